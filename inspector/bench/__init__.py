@@ -1,0 +1,1 @@
+"""Benchmarks behind ``checkpoint-inspector bench …``; each module defines ``register(subparsers)``."""

@@ -1,0 +1,65 @@
+"""Helpers shared by CLI sub-commands: opening stores and printing tables or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from typing import Any, Iterable, Sequence
+
+
+def add_store_arg(parser: argparse.ArgumentParser) -> None:
+    """The positional STORE argument (a path or a SQLAlchemy URL)."""
+    parser.add_argument("store", metavar="STORE", help="store path or SQLAlchemy URL")
+
+
+def add_json_arg(parser: argparse.ArgumentParser) -> None:
+    """The --json flag."""
+    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+
+def to_jsonable(value: Any) -> Any:
+    """Dataclasses, bytes and tuples as plain JSON values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    return value
+
+
+def print_json(value: Any) -> None:
+    """Write ``value`` as indented JSON on stdout."""
+    json.dump(to_jsonable(value), sys.stdout, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write("\n")
+
+
+def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    """A plain aligned text table."""
+    rows = [["" if c is None else str(c) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+def fmt_time(ts: float | None) -> str:
+    """Local time as YYYY-MM-DD HH:MM:SS."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else ""
+
+
+def fmt_size(n: int | None) -> str:
+    """Bytes in human units."""
+    if n is None:
+        return ""
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if abs(value) < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"

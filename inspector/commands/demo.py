@@ -1,0 +1,37 @@
+"""``checkpoint-inspector demo``: build the demo store by running agents, then open the GUI on it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from inspector.demo.build import build_demo_store, default_store_path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``demo`` sub-command."""
+    parser = sub.add_parser("demo", help="build the demo store (real agent runs) and open it")
+    parser.add_argument("--store", default=None, help=f"where to build it (default {default_store_path()})")
+    parser.add_argument("--rebuild", action="store_true", help="rebuild even if the store exists")
+    parser.add_argument("--no-gui", action="store_true", help="only build the store")
+    parser.add_argument("--no-stuck", action="store_true", help="skip the hung agent process")
+    try:
+        from inspector.commands.open import add_gui_arguments
+    except ImportError:  # the GUI command is optional in a core-only install
+        add_gui_arguments = None
+    if add_gui_arguments is not None:
+        add_gui_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build (if needed) and open the demo store."""
+    store = Path(args.store).expanduser() if args.store else default_store_path()
+    if args.rebuild or not store.exists():
+        print(f"building the demo store at {store} …")
+        build_demo_store(store, log=lambda line: print(f"  {line}"), include_stuck=not args.no_stuck)
+    if args.no_gui:
+        print(store)
+        return 0
+    from inspector.commands.open import open_gui
+    return open_gui(str(store), args)

@@ -1,0 +1,1 @@
+"""The demo agent and the builder of the demo store."""

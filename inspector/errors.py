@@ -1,0 +1,39 @@
+"""The error classes that cross layers: user-facing store errors versus bugs."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """The environment's fault (missing, foreign, corrupt, locked, newer store…).
+
+    The message is one sentence a user understands; the CLI prints it and exits 2,
+    the GUI shows it and stays usable.
+    """
+
+
+class NotAStoreError(StoreError):
+    """The path or URL exists but is not a store we can read."""
+
+
+class NewerFormatError(StoreError):
+    """The store was written by a newer version of the format."""
+
+
+class CorruptDataError(StoreError):
+    """A blob, row or payload in the store cannot be decoded."""
+
+
+class ReadOnlyError(StoreError):
+    """A write was attempted on a store opened read-only."""
+
+
+class OwnershipLost(StoreError):
+    """This process no longer owns the run: another process resumed it (newer epoch)."""
+
+
+class TaskStateError(ValueError):
+    """A task state does not follow the documented model; the message says where."""
+
+
+class NotResumableError(StoreError):
+    """The run refuses to be resumed; the message gives the reason."""

@@ -1,0 +1,197 @@
+"""``Checkpointer``: what an agent calls to record checkpoints, heartbeats and task state."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from typing import Any, Iterable
+
+from inspector import taskstate
+from inspector.errors import OwnershipLost, StoreError
+from inspector.model import CheckpointInfo
+from inspector.record import spec as resume_spec
+from inspector.record.handoff import Handoff, read_handoff
+from inspector.record.interval import Interval
+from inspector.record.summary import lengths, summarize
+from inspector.store import create_store
+from inspector.store.native.pieces import PieceEncoder
+from inspector.store.native.writer import NativeWriter, NewCheckpoint
+
+log = logging.getLogger(__name__)
+ALWAYS_WRITTEN = {"input", "final", "fork", "resume"}
+
+
+class _Heartbeat(threading.Thread):
+    """Refreshes the run's heartbeat until stopped; notes when ownership is lost."""
+
+    def __init__(self, owner: "Checkpointer", period: float) -> None:
+        super().__init__(name="checkpoint-heartbeat", daemon=True)
+        self.owner = owner
+        self.period = period
+        self.stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop_event.wait(self.period):
+            try:
+                if not self.owner._writer.heartbeat(self.owner.run_id, self.owner.epoch):
+                    self.owner._lost = True
+                    return
+            except StoreError as err:  # transient: the next beat retries
+                log.warning("heartbeat failed: %s", err)
+
+
+class Checkpointer:
+    """Records one run. Use as a context manager: an exception marks the run failed.
+
+    When the process was launched by a resume (``CHECKPOINT_INSPECTOR_RESUME`` in the
+    environment) it continues that run: ``resumed`` is True and ``restored_state`` /
+    ``restored_tasks`` hold the checkpoint to continue from.
+    """
+
+    def __init__(self, store: str | os.PathLike, *, name: str | None = None, agent: str = "",
+                 interval: Interval | str | None = None, heartbeat: float = 2.0,
+                 resumable: bool = True, not_resumable_reason: str | None = None,
+                 labels: dict | None = None, resume_env: Iterable[str] = (),
+                 handoff: Handoff | None = None) -> None:
+        self.interval = Interval.parse(interval) if isinstance(interval, str) else (interval or Interval())
+        self._handoff = handoff if handoff is not None else read_handoff()
+        self.store = create_store(self._handoff.store if self._handoff else store)
+        self._writer = NativeWriter(self.store)
+        self._encoder = PieceEncoder()
+        self._tasks_encoder = PieceEncoder()
+        self._lost = False
+        self._closed = False
+        self._ops_since = 0
+        self._last_time = time.time()
+        self._pending: tuple | None = None
+        self._tasks: dict | None = None
+        self._tasks_hash: bytes | None = None
+        self._top_form: Any = None
+        self._lengths: dict = {}
+        self.last: CheckpointInfo | None = None
+        self.restored_state: Any = None
+        self.restored_tasks: dict | None = None
+        self.resumed = self._handoff is not None
+        spec = resume_spec.capture(resume_env)
+        if self._handoff:
+            self._continue(self._handoff, spec)
+        else:
+            run = self._writer.create_run(name=name or agent or "run", agent=agent, resume_spec=spec,
+                                          resumable=resumable, labels=labels,
+                                          not_resumable_reason=not_resumable_reason)
+            self.run_id, self.epoch = run.id, run.epoch
+        self._beat = _Heartbeat(self, heartbeat)
+        self._beat.start()
+
+    # -- resume ------------------------------------------------------------------
+    def _continue(self, handoff: Handoff, spec: dict) -> None:
+        self.run_id, self.epoch = handoff.run, handoff.epoch
+        self._writer.claim(self.run_id, self.epoch, host=socket.gethostname(), pid=os.getpid())
+        snap = self.store.load(handoff.checkpoint)
+        if snap.info.run_id != self.run_id:
+            raise StoreError(f"Checkpoint {handoff.checkpoint} does not belong to run {self.run_id}.")
+        self.restored_state, self.restored_tasks = snap.state, snap.tasks
+        self._writer.update_run(self.run_id, resume_spec=spec)
+        self.save(snap.state, kind="resume", name=f"resumed from #{snap.info.seq}",
+                  tasks=snap.tasks, meta={"resumed_from": snap.info.id, "pid": os.getpid()})
+
+    # -- recording ----------------------------------------------------------------
+    def operation(self, count: int = 1) -> None:
+        """Count operations done since the last snapshot (replay cost on recovery)."""
+        self._ops_since += count
+
+    def save(self, state: Any, *, kind: str = "step", name: str = "", tasks: dict | None = None,
+             meta: dict | None = None, force: bool = False) -> CheckpointInfo | None:
+        """Record one operation; write a snapshot when the interval policy says so.
+
+        Returns the checkpoint written, or None when the policy skipped it. Raises
+        OwnershipLost if another process resumed this run, TaskStateError for bad tasks.
+        """
+        if self._lost:
+            raise OwnershipLost(f"Run {self.run_id} was taken over by another process (epoch > {self.epoch}).")
+        if tasks is not None:
+            tasks = taskstate.validate(tasks)
+        self._ops_since += 1
+        if not (force or kind in ALWAYS_WRITTEN or self.interval.due(self._ops_since, self._last_time)):
+            self._pending = (state, kind, name, tasks, meta)
+            if tasks is not None:
+                self._pending_tasks = tasks
+            return None
+        return self._write(state, kind, name, tasks, meta)
+
+    def _write(self, state: Any, kind: str, name: str, tasks: dict | None, meta: dict | None) -> CheckpointInfo:
+        if tasks is None:
+            tasks = getattr(self, "_pending_tasks", None) or self._tasks
+        digest, size, pieces = self._encoder.encode(state)
+        tasks_hash = self._tasks_hash
+        if tasks is not None and (tasks is not self._tasks):
+            tasks_hash, _, task_pieces = self._tasks_encoder.encode(tasks)
+            pieces.update(task_pieces)
+        new_len = lengths(state)
+        change = (summarize(self._top_form, self._encoder.top_form, self._lengths, new_len,
+                            self._tasks, tasks) if self.last else "")
+        new = NewCheckpoint(kind=kind, name=name, state_hash=digest, tasks_hash=tasks_hash,
+                            pieces=pieces, size=size, meta=meta or {}, ops=self._ops_since,
+                            score=taskstate.score(tasks), change=change)
+        try:
+            info = self._writer.append(self.run_id, self.epoch, new)
+        except OwnershipLost:
+            self._lost = True
+            raise
+        except StoreError:
+            self._encoder.forget()   # the cache may name pieces that were rolled back
+            self._tasks_encoder.forget()
+            self._writer._known.clear()
+            raise
+        self._tasks, self._tasks_hash, self._top_form = tasks, tasks_hash, self._encoder.top_form
+        self._lengths = new_len
+        self._pending_tasks = None
+        self._ops_since, self._last_time, self._pending, self.last = 0, time.time(), None, info
+        return info
+
+    def flush(self) -> CheckpointInfo | None:
+        """Write the last skipped save, if the interval policy held one back."""
+        if self._pending is None:
+            return None
+        state, kind, name, tasks, meta = self._pending
+        return self._write(state, kind, name, tasks, meta)
+
+    # -- lifecycle ----------------------------------------------------------------
+    def pause_heartbeat(self) -> None:
+        """Stop sending heartbeats (used to simulate a hung agent)."""
+        self._beat.stop_event.set()
+
+    def finish(self, status: str = "completed", error: str | None = None) -> None:
+        """Flush, set the final status and stop the heartbeat (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._beat.stop_event.set()
+        try:
+            if not self._lost and status == "completed":
+                self.flush()
+            if not self._lost:
+                self._writer.set_status(self.run_id, self.epoch, status, error)
+        finally:
+            self._beat.join(timeout=5)
+            self.store.close()
+
+    def close(self) -> None:
+        """Finish as completed unless already finished."""
+        self.finish("completed")
+
+    def __enter__(self) -> "Checkpointer":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:  # noqa: ANN001
+        if exc_type is None:
+            self.finish("completed")
+        elif issubclass(exc_type, OwnershipLost):
+            self.finish("failed", str(exc))
+        elif issubclass(exc_type, KeyboardInterrupt):
+            self.finish("interrupted", "interrupted by the user")
+        else:
+            self.finish("failed", f"{exc_type.__name__}: {exc}")

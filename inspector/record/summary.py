@@ -1,0 +1,71 @@
+"""A cheap one-line change summary written with each checkpoint ("+1 msg · draft → done")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspector import taskstate
+
+SHORT = {"messages": "msg", "history": "msg", "conversation": "msg"}
+
+
+def lengths(state: Any) -> dict:
+    """Lengths of the top-level lists of a state (O(keys))."""
+    if not isinstance(state, dict):
+        return {}
+    return {k: len(v) for k, v in state.items() if isinstance(v, (list, tuple))}
+
+
+def state_changes(old: Any, new: Any, old_len: dict, new_len: dict) -> list[str]:
+    """Top-level changes between two encoder forms (appends counted, other keys named)."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return [] if old == new else ["state replaced"]
+    parts: list[str] = []
+    named: list[str] = []
+    for key, form in new.items():
+        if key not in old:
+            named.append(f"+{key}")
+            continue
+        if old[key] == form:
+            continue
+        before, after = old_len.get(key), new_len.get(key)
+        if before is not None and after is not None and before != after:
+            delta = after - before
+            label = SHORT.get(str(key), str(key))
+            parts.append(f"{delta:+d} {label}")
+        else:
+            named.append(str(key))
+    named.extend(f"-{k}" for k in old if k not in new)
+    if len(named) > 3:
+        named = named[:3] + [f"+{len(named) - 3} keys"]
+    return parts + named
+
+
+def task_changes(old: dict | None, new: dict | None) -> list[str]:
+    """Task status and review transitions, and the check score when it moved."""
+    before, after = taskstate.task_by_id(old), taskstate.task_by_id(new)
+    parts: list[str] = []
+    for tid, task in after.items():
+        prev = before.get(tid)
+        title = task.get("title") or tid
+        if prev is None:
+            parts.append(f"+task {title}")
+            continue
+        if prev.get("status") != task.get("status"):
+            parts.append(f"{title} → {task.get('status')}")
+        old_review = (prev.get("review") or {}).get("status", "none")
+        new_review = (task.get("review") or {}).get("status", "none")
+        if old_review != new_review:
+            parts.append(f"review {new_review.replace('_', ' ')} on {title}")
+    parts.extend(f"-task {before[t].get('title') or t}" for t in before if t not in after)
+    s0, s1 = taskstate.score(old), taskstate.score(new)
+    if (s0.checks_passed, s0.checks_total) != (s1.checks_passed, s1.checks_total):
+        parts.append(f"checks {s0} → {s1}")
+    return parts
+
+
+def summarize(old_form: Any, new_form: Any, old_len: dict, new_len: dict,
+              old_tasks: dict | None, new_tasks: dict | None) -> str:
+    """The summary line joined with middle dots; empty when nothing changed."""
+    return " · ".join(state_changes(old_form, new_form, old_len, new_len)
+                      + task_changes(old_tasks, new_tasks))

@@ -1,0 +1,101 @@
+"""The one read interface every store adapter (native, LangGraph, …) implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+from inspector.errors import StoreError
+from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+
+
+class Store(ABC):
+    """A checkpoint store opened through ``open_store``; read methods never write."""
+
+    info: StoreInfo
+
+    # -- runs -------------------------------------------------------------
+    @abstractmethod
+    def list_runs(self, *, text: str = "", statuses: Collection[str] | None = None,
+                  limit: int | None = None, offset: int = 0) -> list[RunInfo]:
+        """Runs, most recently updated first, filtered by a text and stored statuses."""
+
+    @abstractmethod
+    def count_runs(self, *, text: str = "", statuses: Collection[str] | None = None) -> int:
+        """How many runs ``list_runs`` would return without paging."""
+
+    @abstractmethod
+    def get_run(self, run_id: str) -> RunInfo:
+        """One run; StoreError when there is no such run."""
+
+    # -- checkpoints --------------------------------------------------------
+    @abstractmethod
+    def list_checkpoints(self, run_id: str, *, after_seq: int = -1,
+                         limit: int | None = None) -> list[CheckpointInfo]:
+        """A run's checkpoints in seq order, those with seq > after_seq, at most limit."""
+
+    @abstractmethod
+    def count_checkpoints(self, run_id: str) -> int:
+        """How many checkpoints the run has."""
+
+    @abstractmethod
+    def get_checkpoint(self, ref: int | str) -> CheckpointInfo:
+        """A checkpoint by id or by ``RUN:SEQ`` (negative SEQ counts from the end)."""
+
+    @abstractmethod
+    def load(self, checkpoint_id: int | str) -> Snapshot:
+        """Decode a checkpoint's state, task state and metadata."""
+
+    def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
+        """The run's checkpoints with the given seqs (default: filter one listing)."""
+        wanted = set(seqs)
+        return [c for c in self.list_checkpoints(run_id) if c.seq in wanted]
+
+    def forks_of(self, run_id: str) -> list[RunInfo]:
+        """Runs forked from a checkpoint of this run."""
+        return [r for r in self.list_runs() if r.parent_run == run_id]
+
+    # -- content-addressed trees (native stores) ----------------------------
+    def read_piece(self, digest: bytes) -> Any:
+        """Decode one stored piece, leaving references as ``Ref``/``ChunkedList`` markers."""
+        raise StoreError("This store does not keep states by content.")
+
+    # -- live updates ---------------------------------------------------------
+    @abstractmethod
+    def cursor(self) -> Any:
+        """An opaque position; pass it to ``changes_since`` later."""
+
+    @abstractmethod
+    def changes_since(self, cursor: Any) -> ChangeSet:
+        """Runs touched and checkpoints added after ``cursor``, with a new cursor."""
+
+    def watch_paths(self) -> list[Path]:
+        """Files whose modification signals a change (empty for server stores)."""
+        return []
+
+    def close(self) -> None:
+        """Release connections."""
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def parse_ref(ref: int | str) -> tuple[str | None, int | str]:
+    """Split a checkpoint reference into (run id, seq) or (None, checkpoint id)."""
+    if isinstance(ref, int):
+        return None, ref
+    text = str(ref).strip()
+    if ":" in text:
+        run, _, seq = text.rpartition(":")
+        try:
+            return run, int(seq)
+        except ValueError:
+            pass
+    if text.isdigit():
+        return None, int(text)
+    return None, text

@@ -1,0 +1,164 @@
+"""Engine creation and the one boundary where driver errors become StoreErrors.
+
+This is the clearly marked place for backend-specific SQL: SQLite pragmas and
+transaction mode, PostgreSQL session settings, and the dialect's INSERT … ON CONFLICT.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import sqlalchemy as sa
+from sqlalchemy import event, exc
+
+from inspector.errors import CorruptDataError, NotAStoreError, StoreError
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+BUSY_TIMEOUT_MS = 10_000
+
+
+@dataclass(frozen=True)
+class Target:
+    """A parsed store location: a SQLite path or a server URL."""
+
+    url: str          # SQLAlchemy URL string
+    display: str      # what the user sees
+    backend: str      # "sqlite" | "postgresql"
+    path: Path | None = None
+
+
+def parse_target(target: str | os.PathLike) -> Target:
+    """Turn a path or SQLAlchemy URL into a Target (no I/O)."""
+    text = os.fspath(target)
+    if "://" in text:
+        url = sa.engine.make_url(text)
+        if url.get_backend_name() == "sqlite":
+            path = Path(url.database or "")
+            return Target(text, str(path), "sqlite", path.expanduser().resolve())
+        if url.get_backend_name() == "postgresql":
+            if url.drivername == "postgresql":
+                url = url.set(drivername="postgresql+psycopg")
+            return Target(url.render_as_string(hide_password=False),
+                          url.render_as_string(hide_password=True), "postgresql")
+        raise StoreError(f"Unsupported database URL scheme {url.drivername!r}; use a SQLite path or postgresql://.")
+    path = Path(text).expanduser().resolve()
+    return Target(f"sqlite:///{path}", str(path), "sqlite", path)
+
+
+def check_sqlite_file(target: Target) -> None:
+    """Refuse a missing path, a directory, an empty file or a file that is not SQLite."""
+    path = target.path
+    assert path is not None
+    if not path.exists():
+        raise StoreError(f"No store at {path}: the file does not exist.")
+    if path.is_dir():
+        raise NotAStoreError(f"{path} is a directory, not a store file.")
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(SQLITE_MAGIC))
+    except OSError as err:
+        raise StoreError(f"Cannot read {path}: {err.strerror or err}.") from err
+    if not head:
+        raise NotAStoreError(f"{path} is empty; it is not a checkpoint store.")
+    if head != SQLITE_MAGIC:
+        raise NotAStoreError(f"{path} is not a checkpoint store (it is not a SQLite database).")
+
+
+def make_engine(target: Target, *, readonly: bool) -> sa.Engine:
+    """An engine for the target; read-only engines cannot write even by mistake."""
+    if target.backend == "sqlite":
+        return _sqlite_engine(target, readonly)
+    return _postgres_engine(target, readonly)
+
+
+def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
+    assert target.path is not None
+    if readonly:
+        quoted = urllib.parse.quote(str(target.path))
+        url = f"sqlite:///file:{quoted}?mode=ro&uri=true"
+    else:
+        target.path.parent.mkdir(parents=True, exist_ok=True)
+        url = f"sqlite:///{target.path}"
+    engine = sa.create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000,
+                                                 "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
+        dbapi_conn.isolation_level = None   # we issue BEGIN ourselves (below)
+        cur = dbapi_conn.cursor()
+        cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        if not readonly:
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn) -> None:  # noqa: ANN001
+        # IMMEDIATE takes the write lock up front, so busy_timeout applies instead of
+        # a deadlock error when a read transaction later wants to write.
+        conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
+
+    return engine
+
+
+def _postgres_engine(target: Target, readonly: bool) -> sa.Engine:
+    connect_args = {"connect_timeout": 10}
+    if readonly:
+        connect_args["options"] = "-c default_transaction_read_only=on"
+    return sa.create_engine(target.url, connect_args=connect_args, pool_pre_ping=True,
+                            pool_size=5, max_overflow=10)
+
+
+def insert_ignore(table: sa.Table, dialect_name: str):  # noqa: ANN201
+    """INSERT … ON CONFLICT DO NOTHING for the engine's dialect."""
+    if dialect_name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    elif dialect_name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:  # pragma: no cover - only the two backends are supported
+        raise StoreError(f"Unsupported database backend {dialect_name}.")
+    return insert(table).on_conflict_do_nothing()
+
+
+def translate(err: BaseException, display: str) -> StoreError:
+    """A driver exception as a one-sentence StoreError."""
+    text = str(getattr(err, "orig", None) or err).strip().splitlines()[0] if str(err) else type(err).__name__
+    low = text.lower()
+    if "file is not a database" in low or "not a database" in low:
+        return NotAStoreError(f"{display} is not a checkpoint store (not a readable SQLite database).")
+    if "malformed" in low or "disk image" in low:
+        return CorruptDataError(f"{display} is corrupt: {text}.")
+    if "locked" in low or "busy" in low:
+        return StoreError(f"{display} is locked by another process; try again in a moment.")
+    if "unable to open" in low:
+        return StoreError(f"Cannot open {display}: {text}.")
+    if "readonly" in low or "read-only" in low or "read only" in low:
+        return StoreError(f"{display} is read-only here: {text}.")
+    if "connection" in low or "could not connect" in low or "server" in low:
+        return StoreError(f"Cannot reach the database at {display}: {text}.")
+    return StoreError(f"Database error on {display}: {text}.")
+
+
+@contextlib.contextmanager
+def guard(display: str) -> Iterator[None]:
+    """Translate SQLAlchemy/driver errors raised inside the block."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except (exc.DBAPIError, exc.OperationalError, exc.DatabaseError) as err:
+        raise translate(err, display) from err
+    except exc.SQLAlchemyError as err:
+        raise translate(err, display) from err
+
+
+def table_columns(engine: sa.Engine, display: str) -> dict[str, set[str]]:
+    """Every table of the database with its column names (for kind detection)."""
+    with guard(display):
+        insp = sa.inspect(engine)
+        return {name: {c["name"] for c in insp.get_columns(name)} for name in insp.get_table_names()}

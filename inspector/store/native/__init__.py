@@ -1,0 +1,1 @@
+"""The native store: schema, content-addressed pieces, reads and fenced writes."""

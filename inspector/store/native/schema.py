@@ -1,0 +1,81 @@
+"""Tables of the native store (SQLAlchemy Core); documented in FORMAT.md beside this file."""
+
+from __future__ import annotations
+
+from sqlalchemy import (BigInteger, Boolean, Column, Float, Index, Integer, LargeBinary,
+                        MetaData, SmallInteger, String, Table, Text, UniqueConstraint)
+
+FORMAT_VERSION = 1
+APPLICATION = "checkpoint-inspector"
+
+metadata = MetaData()
+
+meta = Table(
+    "ci_meta", metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+runs = Table(
+    "ci_runs", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("agent", Text, nullable=False, default=""),
+    Column("status", String(16), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("updated", Float, nullable=False),
+    Column("owner_host", Text),
+    Column("owner_pid", Integer),
+    Column("heartbeat", Float),
+    Column("epoch", Integer, nullable=False, default=1),
+    Column("resume_spec", Text),            # JSON: {"argv": [...], "cwd": str, "env": {...}}
+    Column("resumable", Boolean, nullable=False, default=True),
+    Column("not_resumable_reason", Text),
+    Column("parent_run", String(64)),
+    Column("parent_checkpoint", BigInteger),
+    Column("fork_reason", Text),
+    Column("labels", Text),                 # JSON object
+    Column("last_error", Text),
+    Column("head_seq", Integer, nullable=False, default=-1),
+    Column("checkpoint_count", Integer, nullable=False, default=0),
+    Column("tasks_done", Integer, nullable=False, default=0),
+    Column("tasks_total", Integer, nullable=False, default=0),
+    Column("checks_passed", Integer, nullable=False, default=0),
+    Column("checks_total", Integer, nullable=False, default=0),
+)
+Index("ci_runs_updated", runs.c.updated)
+Index("ci_runs_parent", runs.c.parent_run)
+
+checkpoints = Table(
+    "ci_checkpoints", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("run_id", String(64), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("parent_id", BigInteger),
+    Column("kind", String(16), nullable=False),
+    Column("name", Text, nullable=False, default=""),
+    Column("created", Float, nullable=False),
+    Column("state_hash", LargeBinary(16), nullable=False),
+    Column("tasks_hash", LargeBinary(16)),
+    Column("meta", Text),                   # JSON object
+    Column("size", BigInteger, nullable=False, default=0),
+    Column("size_delta", BigInteger, nullable=False, default=0),
+    Column("ops", Integer, nullable=False, default=1),
+    Column("tasks_done", Integer, nullable=False, default=0),
+    Column("tasks_total", Integer, nullable=False, default=0),
+    Column("checks_passed", Integer, nullable=False, default=0),
+    Column("checks_total", Integer, nullable=False, default=0),
+    Column("change", Text, nullable=False, default=""),
+    Column("epoch", Integer, nullable=False, default=1),
+    UniqueConstraint("run_id", "seq", name="ci_checkpoints_run_seq"),
+)
+
+blobs = Table(
+    "ci_blobs", metadata,
+    Column("hash", LargeBinary(16), primary_key=True),
+    Column("codec", SmallInteger, nullable=False),   # 0 raw msgpack, 1 zstd(msgpack)
+    Column("size", Integer, nullable=False),         # raw (uncompressed) length
+    Column("data", LargeBinary, nullable=False),
+)
+
+REQUIRED_TABLES = {"ci_meta", "ci_runs", "ci_checkpoints", "ci_blobs"}

@@ -1,0 +1,232 @@
+"""The native checkpoint store: reads (the Store interface) on SQLAlchemy Core."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from inspector.errors import CorruptDataError, StoreError
+from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.store.base import Store, parse_ref
+from inspector.store.engine import Target, guard
+from inspector.store.native import blobs, pieces
+from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
+from inspector.store.native.schema import blobs as blob_table
+
+CHECKPOINT_COLUMNS = [c for c in checkpoints.c if c.name != "meta"]
+FETCH_BATCH = 500
+LIVE_OVERLAP = 5.0  # seconds of run updates re-sent after a cursor (clock skew between writers)
+
+
+def _loads(text: str | None, default: Any) -> Any:
+    if not text:
+        return default
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise CorruptDataError(f"A stored JSON field is damaged ({err}).") from err
+
+
+def run_from_row(row: Any) -> RunInfo:
+    """A RunInfo from a ci_runs row."""
+    return RunInfo(
+        id=row.id, name=row.name, agent=row.agent or "", status=row.status,
+        created=row.created, updated=row.updated, checkpoint_count=row.checkpoint_count,
+        head_seq=row.head_seq, owner_host=row.owner_host, owner_pid=row.owner_pid,
+        heartbeat=row.heartbeat, epoch=row.epoch, resumable=bool(row.resumable),
+        not_resumable_reason=row.not_resumable_reason,
+        resume_spec=_loads(row.resume_spec, None), parent_run=row.parent_run,
+        parent_checkpoint=row.parent_checkpoint, fork_reason=row.fork_reason,
+        labels=_loads(row.labels, {}), last_error=row.last_error,
+        tasks_done=row.tasks_done, tasks_total=row.tasks_total,
+        checks_passed=row.checks_passed, checks_total=row.checks_total)
+
+
+def checkpoint_from_row(row: Any, branches: dict | None = None) -> CheckpointInfo:
+    """A CheckpointInfo from a ci_checkpoints row (meta not needed)."""
+    return CheckpointInfo(
+        id=row.id, run_id=row.run_id, seq=row.seq, kind=row.kind, name=row.name,
+        created=row.created, parent_id=row.parent_id, size=row.size,
+        size_delta=row.size_delta, ops=row.ops, tasks_done=row.tasks_done,
+        tasks_total=row.tasks_total, checks_passed=row.checks_passed,
+        checks_total=row.checks_total, change=row.change or "",
+        state_hash=bytes(row.state_hash), tasks_hash=bytes(row.tasks_hash) if row.tasks_hash else None,
+        branch_count=(branches or {}).get(row.id, 0))
+
+
+class NativeStore(Store):
+    """A store written by the recording library (format version ``FORMAT_VERSION``)."""
+
+    def __init__(self, engine: sa.Engine, target: Target, *, read_only: bool) -> None:
+        self.engine = engine
+        self.target = target
+        self.info = StoreInfo(url=target.url, display=target.display, kind="native",
+                              backend=target.backend, format_version=FORMAT_VERSION,
+                              read_only=read_only)
+        self._pieces: OrderedDict[bytes, Any] = OrderedDict()
+        self._pieces_lock = threading.Lock()
+
+    # -- helpers ---------------------------------------------------------------
+    def _rows(self, stmt: sa.Executable) -> list:
+        with guard(self.info.display), self.engine.connect() as conn:
+            return list(conn.execute(stmt))
+
+    def _run_filter(self, stmt: sa.Select, text: str, statuses: Collection[str] | None) -> sa.Select:
+        if text:
+            like = f"%{text}%"
+            stmt = stmt.where(sa.or_(runs.c.name.ilike(like), runs.c.agent.ilike(like),
+                                     runs.c.id.ilike(like)))
+        if statuses:
+            stmt = stmt.where(runs.c.status.in_(list(statuses)))
+        return stmt
+
+    # -- runs ------------------------------------------------------------------
+    def list_runs(self, *, text: str = "", statuses: Collection[str] | None = None,
+                  limit: int | None = None, offset: int = 0) -> list[RunInfo]:
+        stmt = self._run_filter(sa.select(runs), text, statuses)
+        stmt = stmt.order_by(runs.c.updated.desc(), runs.c.id).offset(offset)
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        return [run_from_row(r) for r in self._rows(stmt)]
+
+    def count_runs(self, *, text: str = "", statuses: Collection[str] | None = None) -> int:
+        stmt = self._run_filter(sa.select(sa.func.count()).select_from(runs), text, statuses)
+        return int(self._rows(stmt)[0][0])
+
+    def get_run(self, run_id: str) -> RunInfo:
+        rows = self._rows(sa.select(runs).where(runs.c.id == run_id))
+        if not rows:
+            raise StoreError(f"There is no run {run_id!r} in {self.info.display}.")
+        return run_from_row(rows[0])
+
+    def forks_of(self, run_id: str) -> list[RunInfo]:
+        stmt = sa.select(runs).where(runs.c.parent_run == run_id).order_by(runs.c.created)
+        return [run_from_row(r) for r in self._rows(stmt)]
+
+    # -- checkpoints -----------------------------------------------------------
+    def _branches(self, run_id: str) -> dict:
+        stmt = (sa.select(runs.c.parent_checkpoint, sa.func.count())
+                .where(runs.c.parent_run == run_id).group_by(runs.c.parent_checkpoint))
+        return {r[0]: r[1] for r in self._rows(stmt)}
+
+    def list_checkpoints(self, run_id: str, *, after_seq: int = -1,
+                         limit: int | None = None) -> list[CheckpointInfo]:
+        stmt = (sa.select(*CHECKPOINT_COLUMNS)
+                .where(checkpoints.c.run_id == run_id, checkpoints.c.seq > after_seq)
+                .order_by(checkpoints.c.seq))
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        rows = self._rows(stmt)
+        branches = self._branches(run_id) if rows else {}
+        return [checkpoint_from_row(r, branches) for r in rows]
+
+    def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
+        stmt = (sa.select(*CHECKPOINT_COLUMNS)
+                .where(checkpoints.c.run_id == run_id, checkpoints.c.seq.in_(list(seqs)))
+                .order_by(checkpoints.c.seq))
+        return [checkpoint_from_row(r) for r in self._rows(stmt)]
+
+    def count_checkpoints(self, run_id: str) -> int:
+        stmt = sa.select(sa.func.count()).where(checkpoints.c.run_id == run_id)
+        return int(self._rows(stmt)[0][0])
+
+    def get_checkpoint(self, ref: int | str) -> CheckpointInfo:
+        run_id, key = parse_ref(ref)
+        stmt = sa.select(*CHECKPOINT_COLUMNS)
+        if run_id is not None:
+            seq = int(key)
+            if seq < 0:
+                seq = self.get_run(run_id).head_seq + 1 + seq
+            stmt = stmt.where(checkpoints.c.run_id == run_id, checkpoints.c.seq == seq)
+        elif isinstance(key, int):
+            stmt = stmt.where(checkpoints.c.id == key)
+        else:
+            raise StoreError(f"{ref!r} is not a checkpoint reference (use an id or RUN:SEQ).")
+        rows = self._rows(stmt)
+        if not rows:
+            raise StoreError(f"There is no checkpoint {ref} in {self.info.display}.")
+        return checkpoint_from_row(rows[0], self._branches(rows[0].run_id))
+
+    def load(self, checkpoint_id: int | str) -> Snapshot:
+        info = self.get_checkpoint(checkpoint_id)
+        meta_rows = self._rows(sa.select(checkpoints.c.meta).where(checkpoints.c.id == info.id))
+        state = self.load_value(info.state_hash)
+        tasks = self.load_value(info.tasks_hash) if info.tasks_hash else None
+        return Snapshot(info=info, state=state, tasks=tasks, meta=_loads(meta_rows[0][0], {}))
+
+    # -- pieces ----------------------------------------------------------------
+    def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:
+        found: dict[bytes, Any] = {}
+        missing = []
+        with self._pieces_lock:
+            for d in digests:
+                if d in self._pieces:
+                    found[d] = self._pieces[d]
+                else:
+                    missing.append(d)
+        ordered = sorted(missing)
+        for start in range(0, len(ordered), FETCH_BATCH):
+            batch = ordered[start:start + FETCH_BATCH]
+            rows = self._rows(sa.select(blob_table).where(blob_table.c.hash.in_(batch)))
+            for row in rows:
+                raw = blobs.decompress(row.codec, row.data, row.size)
+                if pieces.digest_of(raw) != bytes(row.hash):
+                    raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
+                found[bytes(row.hash)] = pieces.unpack(raw)
+        lost = set(digests) - found.keys()
+        if lost:
+            raise CorruptDataError(f"{len(lost)} stored piece(s) are missing (the store is damaged).")
+        with self._pieces_lock:
+            for d in missing:
+                self._pieces[d] = found[d]
+            while len(self._pieces) > 20_000:
+                self._pieces.popitem(last=False)
+        return found
+
+    def read_piece(self, digest: bytes) -> Any:
+        return self._fetch_many([digest])[digest]
+
+    def load_value(self, digest: bytes) -> Any:
+        """Decode a whole stored value, fetching its pieces level by level in batches."""
+        table: dict[bytes, Any] = {}
+        frontier = {digest}
+        while frontier:
+            fetched = self._fetch_many(frontier)
+            table.update(fetched)
+            frontier = {d for v in fetched.values() for d in pieces.iter_digests(v)} - table.keys()
+        return pieces.resolve(table[digest], table.__getitem__)
+
+    # -- live ------------------------------------------------------------------
+    def cursor(self) -> Any:
+        with guard(self.info.display), self.engine.connect() as conn:
+            last_id = conn.execute(sa.select(sa.func.max(checkpoints.c.id))).scalar()
+            last_upd = conn.execute(sa.select(sa.func.max(runs.c.updated))).scalar()
+        return (last_id or 0, last_upd or 0.0)
+
+    def changes_since(self, cursor: Any) -> ChangeSet:
+        last_id, last_upd = cursor or (0, 0.0)
+        with guard(self.info.display), self.engine.connect() as conn:
+            new = list(conn.execute(sa.select(*CHECKPOINT_COLUMNS)
+                                    .where(checkpoints.c.id > last_id).order_by(checkpoints.c.id)))
+            touched = list(conn.execute(sa.select(runs.c.id, runs.c.updated)
+                                        .where(runs.c.updated > last_upd - LIVE_OVERLAP)))
+        new_last = max([last_id] + [r.id for r in new])
+        new_upd = max([last_upd] + [r.updated for r in touched])
+        changed_runs = {r.id for r in touched if r.updated > last_upd} | {r.run_id for r in new}
+        return ChangeSet(cursor=(new_last, new_upd), run_ids=tuple(sorted(changed_runs)),
+                         new_checkpoints=tuple(checkpoint_from_row(r) for r in new))
+
+    def watch_paths(self) -> list[Path]:
+        if self.target.path is None:
+            return []
+        p = self.target.path
+        return [p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")]
+
+    def close(self) -> None:
+        self.engine.dispose()

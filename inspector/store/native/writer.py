@@ -1,0 +1,189 @@
+"""Writes to a native store: runs, fenced checkpoint appends, heartbeats, ownership."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import sqlalchemy as sa
+
+from inspector import taskstate
+from inspector.errors import OwnershipLost, ReadOnlyError, StoreError
+from inspector.model import CheckpointInfo, RunInfo
+from inspector.store.engine import guard, insert_ignore
+from inspector.store.native import blobs
+from inspector.store.native.schema import blobs as blob_table
+from inspector.store.native.schema import checkpoints, runs
+from inspector.store.native.store import NativeStore, checkpoint_from_row
+
+NOTIFY_CHANNEL = "checkpoint_inspector"
+
+
+def new_run_id() -> str:
+    """A short random run id (48 bits; unique across machines for practical purposes)."""
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass(frozen=True)
+class NewCheckpoint:
+    """What to append: the state and task-state roots (already encoded) and the summary."""
+
+    kind: str
+    name: str
+    state_hash: bytes
+    tasks_hash: bytes | None
+    pieces: Mapping[bytes, bytes]
+    size: int
+    meta: Mapping[str, Any]
+    ops: int = 1
+    score: taskstate.Score = taskstate.Score()
+    change: str = ""
+    created: float | None = None
+
+
+class NativeWriter:
+    """The write half of a native store; every write is one short transaction."""
+
+    def __init__(self, store: NativeStore) -> None:
+        if store.info.read_only:
+            raise ReadOnlyError(f"{store.info.display} is open read-only.")
+        self.store = store
+        self.engine = store.engine
+        self._known: set[bytes] = set()
+        self._insert_blob = insert_ignore(blob_table, self.engine.dialect.name)
+
+    def _notify(self, conn: sa.Connection, run_id: str) -> None:
+        if self.engine.dialect.name == "postgresql":
+            conn.execute(sa.text("SELECT pg_notify(:ch, :run)"), {"ch": NOTIFY_CHANNEL, "run": run_id})
+
+    # -- runs --------------------------------------------------------------------
+    def create_run(self, *, name: str, agent: str = "", status: str = "running",
+                   resume_spec: dict | None = None, resumable: bool = True,
+                   not_resumable_reason: str | None = None, labels: dict | None = None,
+                   parent_run: str | None = None, parent_checkpoint: int | None = None,
+                   fork_reason: str | None = None, owner: bool = True, run_id: str | None = None) -> RunInfo:
+        """Insert a run; with ``owner`` the calling process owns it (epoch 1)."""
+        now = time.time()
+        values = dict(
+            id=run_id or new_run_id(), name=name, agent=agent, status=status, created=now,
+            updated=now, owner_host=socket.gethostname() if owner else None,
+            owner_pid=_pid() if owner else None, heartbeat=now if owner else None, epoch=1,
+            resume_spec=json.dumps(resume_spec) if resume_spec is not None else None,
+            resumable=resumable, not_resumable_reason=not_resumable_reason,
+            parent_run=parent_run, parent_checkpoint=parent_checkpoint, fork_reason=fork_reason,
+            labels=json.dumps(labels or {}), head_seq=-1, checkpoint_count=0)
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            conn.execute(runs.insert().values(**values))
+            self._notify(conn, values["id"])
+        return self.store.get_run(values["id"])
+
+    def append(self, run_id: str, epoch: int, cp: NewCheckpoint) -> CheckpointInfo:
+        """Append a checkpoint if ``epoch`` still owns the run; else OwnershipLost."""
+        now = cp.created or time.time()
+        new_pieces = [(d, raw) for d, raw in cp.pieces.items() if d not in self._known]
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            head = conn.execute(
+                runs.update().where(runs.c.id == run_id, runs.c.epoch == epoch)
+                .values(head_seq=runs.c.head_seq + 1, checkpoint_count=runs.c.checkpoint_count + 1,
+                        updated=now, heartbeat=now, tasks_done=cp.score.tasks_done,
+                        tasks_total=cp.score.tasks_total, checks_passed=cp.score.checks_passed,
+                        checks_total=cp.score.checks_total)
+                .returning(runs.c.head_seq)).first()
+            if head is None:
+                raise self._lost(conn, run_id, epoch)
+            seq = head[0]
+            if new_pieces:
+                rows = []
+                for digest, raw in new_pieces:
+                    codec, data = blobs.compress(raw)
+                    rows.append({"hash": digest, "codec": codec, "size": len(raw), "data": data})
+                conn.execute(self._insert_blob, rows)
+            prev = conn.execute(sa.select(checkpoints.c.id, checkpoints.c.size)
+                                .where(checkpoints.c.run_id == run_id, checkpoints.c.seq == seq - 1)).first()
+            row = dict(run_id=run_id, seq=seq, parent_id=prev.id if prev else None, kind=cp.kind,
+                       name=cp.name, created=now, state_hash=cp.state_hash, tasks_hash=cp.tasks_hash,
+                       meta=json.dumps(dict(cp.meta), default=str), size=cp.size,
+                       size_delta=cp.size - (prev.size if prev else 0), ops=cp.ops,
+                       tasks_done=cp.score.tasks_done, tasks_total=cp.score.tasks_total,
+                       checks_passed=cp.score.checks_passed, checks_total=cp.score.checks_total,
+                       change=cp.change, epoch=epoch)
+            new_id = conn.execute(checkpoints.insert().values(**row).returning(checkpoints.c.id)).scalar_one()
+            self._notify(conn, run_id)
+        self._known.update(d for d, _ in new_pieces)
+        if len(self._known) > 1_000_000:
+            self._known.clear()
+        return checkpoint_from_row(_Row(id=new_id, **row))
+
+    def _lost(self, conn: sa.Connection, run_id: str, epoch: int) -> StoreError:
+        row = conn.execute(sa.select(runs.c.epoch, runs.c.owner_host, runs.c.owner_pid)
+                           .where(runs.c.id == run_id)).first()
+        if row is None:
+            return StoreError(f"There is no run {run_id!r} in {self.store.info.display}.")
+        return OwnershipLost(f"Run {run_id} was taken over by another process "
+                             f"(epoch {row.epoch} on {row.owner_host} pid {row.owner_pid}; this process had epoch {epoch}).")
+
+    def heartbeat(self, run_id: str, epoch: int) -> bool:
+        """Refresh the heartbeat; False when this epoch no longer owns the run."""
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            result = conn.execute(runs.update().where(runs.c.id == run_id, runs.c.epoch == epoch)
+                                  .values(heartbeat=time.time()))
+            return result.rowcount == 1
+
+    def set_status(self, run_id: str, epoch: int | None, status: str, error: str | None = None) -> bool:
+        """Set the run's status (fenced by epoch unless None); True if it was applied."""
+        stmt = runs.update().where(runs.c.id == run_id)
+        if epoch is not None:
+            stmt = stmt.where(runs.c.epoch == epoch)
+        values: dict[str, Any] = {"status": status, "updated": time.time()}
+        if error is not None or status == "completed":
+            values["last_error"] = error
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            ok = conn.execute(stmt.values(**values)).rowcount == 1
+            if ok:
+                self._notify(conn, run_id)
+            return ok
+
+    def take_ownership(self, run_id: str, *, host: str | None = None, pid: int | None = None,
+                       status: str = "running") -> int:
+        """Bump the run's epoch (fencing off the previous owner) and return the new epoch."""
+        now = time.time()
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            row = conn.execute(runs.update().where(runs.c.id == run_id)
+                               .values(epoch=runs.c.epoch + 1, owner_host=host, owner_pid=pid,
+                                       heartbeat=now, updated=now, status=status, last_error=None)
+                               .returning(runs.c.epoch)).first()
+            if row is None:
+                raise StoreError(f"There is no run {run_id!r} in {self.store.info.display}.")
+            self._notify(conn, run_id)
+            return int(row[0])
+
+    def claim(self, run_id: str, epoch: int, *, host: str, pid: int) -> None:
+        """Record this process as the owner of ``epoch`` (after a resume hand-off)."""
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            done = conn.execute(runs.update().where(runs.c.id == run_id, runs.c.epoch == epoch)
+                                .values(owner_host=host, owner_pid=pid, heartbeat=time.time(),
+                                        status="running")).rowcount
+            if done != 1:
+                raise self._lost(conn, run_id, epoch)
+
+    def update_run(self, run_id: str, **values: Any) -> None:
+        """Set plain columns of a run (resume spec, labels, resumable…)."""
+        for key in ("resume_spec", "labels"):
+            if key in values and not isinstance(values[key], (str, type(None))):
+                values[key] = json.dumps(values[key])
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            conn.execute(runs.update().where(runs.c.id == run_id).values(**values))
+
+
+class _Row:
+    def __init__(self, **kw: Any) -> None:
+        self.__dict__.update(kw)
+
+
+def _pid() -> int:
+    import os
+    return os.getpid()

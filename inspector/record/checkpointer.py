@@ -7,7 +7,9 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
+
+import sqlalchemy as sa
 
 from inspector import taskstate
 from inspector.errors import OwnershipLost, StoreError
@@ -17,11 +19,13 @@ from inspector.record.handoff import Handoff, read_handoff
 from inspector.record.interval import Interval
 from inspector.record.summary import lengths, summarize
 from inspector.store import create_store
+from inspector.store.engine import is_transient
 from inspector.store.native.pieces import PieceEncoder
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
 log = logging.getLogger(__name__)
 ALWAYS_WRITTEN = {"input", "final", "fork", "resume"}
+T = TypeVar("T")
 
 
 class _Heartbeat(threading.Thread):
@@ -55,7 +59,9 @@ class Checkpointer:
                  interval: Interval | str | None = None, heartbeat: float = 2.0,
                  resumable: bool = True, not_resumable_reason: str | None = None,
                  labels: dict | None = None, resume_env: Iterable[str] = (),
-                 handoff: Handoff | None = None) -> None:
+                 handoff: Handoff | None = None, retry_for: float = 120.0) -> None:
+        self.retry_for = retry_for  # seconds a write keeps retrying a lost/refused connection
+        self._start_seq = -1
         self.interval = Interval.parse(interval) if isinstance(interval, str) else (interval or Interval())
         self._handoff = handoff if handoff is not None else read_handoff()
         self.store = create_store(self._handoff.store if self._handoff else store)
@@ -94,6 +100,7 @@ class Checkpointer:
         if snap.info.run_id != self.run_id:
             raise StoreError(f"Checkpoint {handoff.checkpoint} does not belong to run {self.run_id}.")
         self.restored_state, self.restored_tasks = snap.state, snap.tasks
+        self._start_seq = self.store.get_run(self.run_id).head_seq
         self._writer.update_run(self.run_id, resume_spec=spec)
         self.save(snap.state, kind="resume", name=f"resumed from #{snap.info.seq}",
                   tasks=snap.tasks, meta={"resumed_from": snap.info.id, "pid": os.getpid()})
@@ -137,7 +144,8 @@ class Checkpointer:
                             pieces=pieces, size=size, meta=meta or {}, ops=self._ops_since,
                             score=taskstate.score(tasks), change=change)
         try:
-            info = self._writer.append(self.run_id, self.epoch, new)
+            info = self._retry(lambda: self._writer.append(self.run_id, self.epoch, new),
+                               committed=lambda: self._committed(new))
         except OwnershipLost:
             self._lost = True
             raise
@@ -151,6 +159,43 @@ class Checkpointer:
         self._pending_tasks = None
         self._ops_since, self._last_time, self._pending, self.last = 0, time.time(), None, info
         return info
+
+    def _retry(self, attempt: Callable[[], T], committed: Callable[[], T | None] | None = None) -> T:
+        """Run a write, retrying for ``retry_for`` seconds while the server is unreachable.
+
+        A transaction whose connection broke may still have committed, so ``committed``
+        is asked before each retry whether the write is already there.
+        """
+        deadline, delay = time.monotonic() + self.retry_for, 0.1
+        while True:
+            try:
+                return attempt()
+            except (StoreError, sa.exc.SQLAlchemyError) as err:
+                if isinstance(err, OwnershipLost) or not is_transient(err) or time.monotonic() > deadline:
+                    raise
+                log.warning("store unreachable, retrying in %.1f s: %s", delay, err)
+            time.sleep(delay)
+            delay = min(delay * 2, 2.0)
+            if committed is not None:
+                try:
+                    done = committed()
+                except (StoreError, sa.exc.SQLAlchemyError) as err:
+                    if not is_transient(err):
+                        raise
+                    continue
+                if done is not None:
+                    return done
+
+    def _committed(self, new: NewCheckpoint) -> CheckpointInfo | None:
+        """The checkpoint ``new`` if an append that seemed to fail did commit, else None."""
+        floor = self.last.seq if self.last else self._start_seq
+        run = self.store.get_run(self.run_id)
+        if run.head_seq <= floor:
+            return None
+        head = self.store.get_checkpoint(f"{self.run_id}:{floor + 1}")
+        if head.state_hash == new.state_hash and head.kind == new.kind and head.name == new.name:
+            return head
+        return None
 
     def flush(self) -> CheckpointInfo | None:
         """Write the last skipped save, if the interval policy held one back."""
@@ -174,9 +219,10 @@ class Checkpointer:
             if not self._lost and status == "completed":
                 self.flush()
             if not self._lost:
-                self._writer.set_status(self.run_id, self.epoch, status, error)
+                self._retry(lambda: self._writer.set_status(self.run_id, self.epoch, status, error))
         finally:
             self._beat.join(timeout=5)
+            self._writer.close()
             self.store.close()
 
     def close(self) -> None:

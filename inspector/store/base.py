@@ -62,6 +62,10 @@ class Store(ABC):
         """Decode one stored piece, leaving references as ``Ref``/``ChunkedList`` markers."""
         raise StoreError("This store does not keep states by content.")
 
+    def read_pieces(self, digests: Collection[bytes]) -> dict[bytes, Any]:
+        """Decode several pieces at once (adapters override this with one batched query)."""
+        return {d: self.read_piece(d) for d in digests}
+
     # -- live updates ---------------------------------------------------------
     @abstractmethod
     def cursor(self) -> Any:

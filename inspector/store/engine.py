@@ -11,7 +11,7 @@ import os
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
@@ -157,8 +157,63 @@ def guard(display: str) -> Iterator[None]:
         raise translate(err, display) from err
 
 
+# SQLSTATEs after which the same transaction may simply be tried again: the server is
+# shutting down / restarting / refusing connections for now, or a serialization conflict.
+TRANSIENT_SQLSTATES = {"57P01", "57P02", "57P03", "40001", "40P01", "53300"}
+
+
+def is_transient(err: BaseException | None) -> bool:
+    """True when a failed write may succeed if retried: the connection to the server was
+    lost or refused, or the server is restarting (PostgreSQL). Follows ``__cause__`` links,
+    so it sees through StoreError and SQLAlchemy wrappers to the driver's error."""
+    for _ in range(6):
+        if err is None:
+            return False
+        if isinstance(err, (exc.DisconnectionError, exc.TimeoutError)):
+            return True
+        if isinstance(err, exc.DBAPIError):
+            if err.connection_invalidated:
+                return True
+            err = err.orig
+        if type(err).__module__.split(".")[0] == "psycopg":
+            state = getattr(err, "sqlstate", None)
+            if state is None:  # no answer from a server at all: connect failed or socket closed
+                return type(err).__name__ in ("OperationalError", "InterfaceError")
+            return state.startswith("08") or state in TRANSIENT_SQLSTATES
+        err = err.__cause__
+    return False
+
+
 def table_columns(engine: sa.Engine, display: str) -> dict[str, set[str]]:
     """Every table of the database with its column names (for kind detection)."""
     with guard(display):
         insp = sa.inspect(engine)
         return {name: {c["name"] for c in insp.get_columns(name)} for name in insp.get_table_names()}
+
+
+class CompiledStatement:
+    """A Core statement compiled once for a dialect, run on a raw DB-API cursor.
+
+    The recording hot path uses this: SQLAlchemy builds the SQL (so it stays portable),
+    but per-execution overhead drops from ~100 µs to a few µs.
+    """
+
+    def __init__(self, stmt: sa.Executable, dialect: sa.Dialect) -> None:
+        self.compiled = stmt.compile(dialect=dialect)
+        self.sql = self.compiled.string
+        self.positional = bool(dialect.positional)
+        self.names = list(self.compiled.positiontup or []) if self.positional else None
+        self.defaults = {name: bind.value for name, bind in self.compiled.binds.items()
+                         if not bind.required and bind.value is not None}
+
+    def params(self, values: dict) -> Any:
+        """Parameters in the driver's style (defaults of literal binds filled in)."""
+        merged = {**self.defaults, **values}
+        if self.positional:
+            return tuple(merged[name] for name in self.names)
+        return merged
+
+
+def begin_write_sql(dialect_name: str) -> str | None:
+    """The statement that opens a write transaction on a raw connection (None: implicit)."""
+    return "BEGIN IMMEDIATE" if dialect_name == "sqlite" else None

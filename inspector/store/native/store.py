@@ -192,6 +192,9 @@ class NativeStore(Store):
     def read_piece(self, digest: bytes) -> Any:
         return self._fetch_many([digest])[digest]
 
+    def read_pieces(self, digests: Collection[bytes]) -> dict[bytes, Any]:
+        return self._fetch_many(digests)
+
     def load_value(self, digest: bytes) -> Any:
         """Decode a whole stored value, fetching its pieces level by level in batches."""
         table: dict[bytes, Any] = {}

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import sqlalchemy as sa
 
 from inspector import taskstate
 from inspector.errors import OwnershipLost, ReadOnlyError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
-from inspector.store.engine import guard, insert_ignore
+from inspector.store.engine import CompiledStatement, begin_write_sql, guard, insert_ignore, translate
 from inspector.store.native import blobs
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, runs
@@ -55,6 +56,9 @@ class NativeWriter:
         self.engine = store.engine
         self._known: set[bytes] = set()
         self._insert_blob = insert_ignore(blob_table, self.engine.dialect.name)
+        self._heads: dict[str, tuple[int, int, int]] = {}
+        self._conn: sa.Connection | None = None
+        self._statements()
 
     def _notify(self, conn: sa.Connection, run_id: str) -> None:
         if self.engine.dialect.name == "postgresql":
@@ -81,38 +85,102 @@ class NativeWriter:
             self._notify(conn, values["id"])
         return self.store.get_run(values["id"])
 
+    def _statements(self) -> None:
+        """Compile the hot-path statements once for this engine's dialect."""
+        b = sa.bindparam
+        dialect = self.engine.dialect
+        advance = (
+            runs.update().where(runs.c.id == b("rid"), runs.c.epoch == b("ep"))
+            .values(head_seq=runs.c.head_seq + 1, checkpoint_count=runs.c.checkpoint_count + 1,
+                    updated=b("now"), heartbeat=b("now"), tasks_done=b("td"), tasks_total=b("tt"),
+                    checks_passed=b("cp"), checks_total=b("ct"))
+            .returning(runs.c.head_seq))
+        previous = sa.select(checkpoints.c.id, checkpoints.c.size).where(
+            checkpoints.c.run_id == b("rid"), checkpoints.c.seq == b("seq"))
+        columns = [c.name for c in checkpoints.c if c.name != "id"]
+        insert = checkpoints.insert().values({c: b(c) for c in columns}).returning(checkpoints.c.id)
+        blob = insert_ignore(blob_table, dialect.name).values(
+            {c: b(c) for c in ("hash", "codec", "size", "data")})
+        notify = sa.select(sa.func.pg_notify(b("ch"), b("run")))
+        self._sql = {name: CompiledStatement(stmt, dialect) for name, stmt in (
+            ("advance", advance), ("previous", previous), ("insert", insert), ("blob", blob),
+            ("notify", notify))}
+        self._begin = begin_write_sql(dialect.name)
+        self._dbapi_error = dialect.loaded_dbapi.Error
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        """A write transaction on the writer's own long-lived raw connection (the hot path).
+
+        The connection is dropped after any error, so the next save reconnects cleanly.
+        """
+        if self._conn is None:
+            self._conn = self.engine.connect()
+        raw = self._conn.connection.dbapi_connection
+        try:
+            cur = raw.cursor()
+            if self._begin:
+                cur.execute(self._begin)
+            yield cur
+            raw.commit()
+        except BaseException as err:
+            try:
+                raw.rollback()
+            except self._dbapi_error:
+                pass
+            self._conn.invalidate()
+            self._conn.close()
+            self._conn = None
+            if isinstance(err, self._dbapi_error):
+                raise translate(err, self.store.info.display) from err
+            raise
+
+    def _run(self, cur: Any, name: str, values: dict) -> Any:
+        stmt = self._sql[name]
+        cur.execute(stmt.sql, stmt.params(values))
+        return cur
+
+    def close(self) -> None:
+        """Release the writer's connection."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
     def append(self, run_id: str, epoch: int, cp: NewCheckpoint) -> CheckpointInfo:
         """Append a checkpoint if ``epoch`` still owns the run; else OwnershipLost."""
         now = cp.created or time.time()
         new_pieces = [(d, raw) for d, raw in cp.pieces.items() if d not in self._known]
-        with guard(self.store.info.display), self.engine.begin() as conn:
-            head = conn.execute(
-                runs.update().where(runs.c.id == run_id, runs.c.epoch == epoch)
-                .values(head_seq=runs.c.head_seq + 1, checkpoint_count=runs.c.checkpoint_count + 1,
-                        updated=now, heartbeat=now, tasks_done=cp.score.tasks_done,
-                        tasks_total=cp.score.tasks_total, checks_passed=cp.score.checks_passed,
-                        checks_total=cp.score.checks_total)
-                .returning(runs.c.head_seq)).first()
+        score = cp.score
+        with self._transaction() as cur:
+            head = self._run(cur, "advance", {
+                "rid": run_id, "ep": epoch, "now": now, "td": score.tasks_done,
+                "tt": score.tasks_total, "cp": score.checks_passed, "ct": score.checks_total}).fetchone()
             if head is None:
-                raise self._lost(conn, run_id, epoch)
+                with guard(self.store.info.display), self.engine.connect() as conn:
+                    raise self._lost(conn, run_id, epoch)
             seq = head[0]
             if new_pieces:
+                blob = self._sql["blob"]
                 rows = []
                 for digest, raw in new_pieces:
                     codec, data = blobs.compress(raw)
-                    rows.append({"hash": digest, "codec": codec, "size": len(raw), "data": data})
-                conn.execute(self._insert_blob, rows)
-            prev = conn.execute(sa.select(checkpoints.c.id, checkpoints.c.size)
-                                .where(checkpoints.c.run_id == run_id, checkpoints.c.seq == seq - 1)).first()
-            row = dict(run_id=run_id, seq=seq, parent_id=prev.id if prev else None, kind=cp.kind,
+                    rows.append(blob.params({"hash": digest, "codec": codec, "size": len(raw), "data": data}))
+                cur.executemany(blob.sql, rows)
+            prev = self._heads.get(run_id)
+            if prev is None or prev[0] != seq - 1:
+                found = self._run(cur, "previous", {"rid": run_id, "seq": seq - 1}).fetchone()
+                prev = (seq - 1, found[0], found[1]) if found else None
+            row = dict(run_id=run_id, seq=seq, parent_id=prev[1] if prev else None, kind=cp.kind,
                        name=cp.name, created=now, state_hash=cp.state_hash, tasks_hash=cp.tasks_hash,
-                       meta=json.dumps(dict(cp.meta), default=str), size=cp.size,
-                       size_delta=cp.size - (prev.size if prev else 0), ops=cp.ops,
-                       tasks_done=cp.score.tasks_done, tasks_total=cp.score.tasks_total,
-                       checks_passed=cp.score.checks_passed, checks_total=cp.score.checks_total,
+                       meta=json.dumps(dict(cp.meta), default=str) if cp.meta else "{}", size=cp.size,
+                       size_delta=cp.size - (prev[2] if prev else 0), ops=cp.ops,
+                       tasks_done=score.tasks_done, tasks_total=score.tasks_total,
+                       checks_passed=score.checks_passed, checks_total=score.checks_total,
                        change=cp.change, epoch=epoch)
-            new_id = conn.execute(checkpoints.insert().values(**row).returning(checkpoints.c.id)).scalar_one()
-            self._notify(conn, run_id)
+            new_id = self._run(cur, "insert", row).fetchone()[0]
+            if self.engine.dialect.name == "postgresql":
+                self._run(cur, "notify", {"ch": NOTIFY_CHANNEL, "run": run_id})
+        self._heads[run_id] = (seq, new_id, cp.size)
         self._known.update(d for d, _ in new_pieces)
         if len(self._known) > 1_000_000:
             self._known.clear()

@@ -1,0 +1,155 @@
+"""``bench write``: W1 (growing chat state, snapshot per step) vs LangGraph's SqliteSaver; W2 intervals."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sqlite3
+import string
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+from inspector.bench._util import dump, print_table, summary_ms
+from inspector.record import Checkpointer, Interval
+
+SYNCHRONOUS = "NORMAL"   # both stores run WAL + synchronous=NORMAL (same durability)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``bench write``."""
+    parser = sub.add_parser("write", help="save cost vs LangGraph SqliteSaver (W1) and intervals (W2)")
+    parser.add_argument("--steps", type=int, default=1000, help="W1 steps (default 1000)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--skip-langgraph", action="store_true", help="do not run SqliteSaver")
+    parser.set_defaults(func=run)
+
+
+def w1_states(steps: int, seed: int = 42) -> Iterator[tuple[dict, dict]]:
+    """A chat-like state growing by about 1 KB per step, with a task state of 10 tasks."""
+    rnd = random.Random(seed)
+    alphabet = string.ascii_lowercase + "      "
+    state: dict = {"messages": [], "step": 0, "scratchpad": {"notes": "", "tool": None}}
+    tasks = {"goal": "answer the user", "tasks": [
+        {"id": f"t{i}", "title": f"Task {i}", "status": "pending", "progress": 0.0,
+         "checks": [{"name": f"check {i}", "passed": None}]} for i in range(10)]}
+    for step in range(steps):
+        role = ("user", "assistant", "tool")[step % 3]
+        content = "".join(rnd.choices(alphabet, k=900))
+        state["messages"].append({"role": role, "content": content, "id": f"msg-{step}"})
+        state["step"] = step
+        state["scratchpad"] = {"notes": content[:60], "tool": "search" if role == "tool" else None}
+        task = tasks["tasks"][(step // 100) % 10]
+        task["status"] = "done" if step % 100 == 99 else "in_progress"
+        task["progress"] = (step % 100) / 100
+        task["checks"][0]["passed"] = True if step % 100 == 99 else None
+        yield state, tasks
+
+
+def _file_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+def run_ours(path: Path, steps: int, interval: Interval = Interval()) -> dict:
+    """Save W1 through the recording library; per-save timings and bytes on disk."""
+    times: list[float] = []
+    with Checkpointer(path, name="bench", agent="bench", interval=interval, heartbeat=3600) as cp:
+        for state, tasks in w1_states(steps):
+            t0 = time.perf_counter()
+            cp.save(state, kind="llm", name="step", tasks=tasks)
+            times.append(time.perf_counter() - t0)
+        cp.store.engine.dispose()
+    _checkpoint_wal(path)
+    written = cp.last.seq + 1 if cp.last else 0
+    return {"saves": len(times), "snapshots": written, **summary_ms(times),
+            "total_s": sum(times), "bytes": _file_bytes(path)}
+
+
+def _checkpoint_wal(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+def run_langgraph(path: Path, steps: int) -> dict:
+    """Save the same W1 states through SqliteSaver.put (one checkpoint per step)."""
+    from langgraph.checkpoint.base import create_checkpoint, empty_checkpoint
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    conn = sqlite3.connect(path, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    saver.setup()
+    conn.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
+    config = {"configurable": {"thread_id": "bench", "checkpoint_ns": ""}}
+    checkpoint = empty_checkpoint()
+    times: list[float] = []
+    for step, (state, tasks) in enumerate(w1_states(steps)):
+        checkpoint = create_checkpoint(checkpoint, None, step)
+        checkpoint["channel_values"] = {**state, "tasks": tasks}
+        versions = {k: str(step + 1) for k in checkpoint["channel_values"]}
+        checkpoint["channel_versions"] = versions
+        t0 = time.perf_counter()
+        config = saver.put(config, checkpoint, {"source": "loop", "step": step, "parents": {}}, versions)
+        times.append(time.perf_counter() - t0)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return {"saves": len(times), "snapshots": len(times), **summary_ms(times),
+            "total_s": sum(times), "bytes": _file_bytes(path)}
+
+
+def run_w2(tmp: Path, steps: int) -> list[dict]:
+    """The interval trade-off: write time and bytes against operations a recovery replays."""
+    rows = []
+    for every in (1, 5, 20):
+        res = run_ours(tmp / f"w2-{every}.db", steps, Interval.every(every))
+        rows.append({"every": every, "snapshots": res["snapshots"], "total_write_s": res["total_s"],
+                     "bytes": res["bytes"], "max_replay_ops": every - 1,
+                     "mean_replay_ops": (every - 1) / 2})
+    return rows
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run W1 (ours vs SqliteSaver) and W2; print tables or JSON."""
+    with tempfile.TemporaryDirectory(prefix="ci-bench-write-") as tmpdir:
+        tmp = Path(tmpdir)
+        ours = run_ours(tmp / "ours.db", args.steps)
+        theirs = None if args.skip_langgraph else run_langgraph(tmp / "langgraph.db", args.steps)
+        w2 = run_w2(tmp, args.steps)
+    result: dict = {"workload": f"W1: {args.steps} steps, +~1 KB/step, snapshot every step",
+                    "durability": f"WAL, synchronous={SYNCHRONOUS} (both)", "ours": ours,
+                    "sqlitesaver": theirs, "w2": w2}
+    if theirs:
+        result["ratios"] = {
+            "median_speedup": theirs["median_ms"] / ours["median_ms"],
+            "p95_speedup": theirs["p95_ms"] / ours["p95_ms"],
+            "file_size_ratio": theirs["bytes"] / ours["bytes"]}
+        result["targets_met"] = {"median >= 3x": result["ratios"]["median_speedup"] >= 3,
+                                 "p95 >= 10x": result["ratios"]["p95_speedup"] >= 10,
+                                 "file >= 100x smaller": result["ratios"]["file_size_ratio"] >= 100}
+    if args.json:
+        dump(result)
+        return 0
+    _print(result, args.steps)
+    return 0
+
+
+def _print(result: dict, steps: int) -> None:
+    print(result["workload"] + "; " + result["durability"])
+    rows = []
+    for label, res in (("checkpoint-inspector", result["ours"]), ("SqliteSaver", result["sqlitesaver"])):
+        if res:
+            rows.append((label, res["median_ms"], res["p95_ms"], res["max_ms"],
+                         f"{res['bytes'] / 1e6:.2f} MB", f"{res['bytes'] / max(res['snapshots'], 1) / 1e3:.2f} KB"))
+    print_table(("store", "median ms", "p95 ms", "max ms", "file", "per checkpoint"), rows)
+    if "ratios" in result:
+        r = result["ratios"]
+        met = result["targets_met"]
+        print(f"\nratios: median {r['median_speedup']:.1f}x faster ({'met' if met['median >= 3x'] else 'MISSED'} ≥3x), "
+              f"p95 {r['p95_speedup']:.1f}x faster ({'met' if met['p95 >= 10x'] else 'MISSED'} ≥10x), "
+              f"file {r['file_size_ratio']:.0f}x smaller ({'met' if met['file >= 100x smaller'] else 'MISSED'} ≥100x)")
+    print(f"\nW2 interval trade-off ({steps} operations):")
+    print_table(("every N ops", "snapshots", "write s", "file MB", "replay ops max", "replay ops mean"),
+                [(w["every"], w["snapshots"], w["total_write_s"], f"{w['bytes'] / 1e6:.2f}",
+                  w["max_replay_ops"], w["mean_replay_ops"]) for w in result["w2"]])

@@ -1,0 +1,163 @@
+"""Display forms of LangGraph's msgpack extension types (codes 0–7), read without running code.
+
+LangGraph encodes a non-JSON object as an ext whose payload is itself msgpack:
+``(module, name, arg…)``. LangGraph's own reader imports ``module`` and calls ``name`` —
+the remote-code-execution hazard. Here the names are only *compared* against a fixed table
+of harmless types to choose a friendly form; nothing named in the data is imported or called.
+
+Forms (all JSON-able):
+
+* datetime / date / time → ISO text; UUID, Decimal, ip addresses, ZoneInfo, Path → text;
+  set / frozenset / deque → list.
+* dataclasses, namedtuples, pydantic models (LangChain messages, ``Interrupt``…), i.e. ext
+  2, 4 and 5 → ``{"__type__": "module.Name", **fields}``.
+* other ext 0/1 (Enum, custom constructors) → ``{"__type__": "module.Name", "value": arg}``.
+* ext 6 numpy → ``{"__type__": "numpy.ndarray", "dtype", "shape", "order", "nbytes"}``.
+* ext 7 delta-channel snapshot → ``{"__delta_snapshot__": value}``.
+* unknown code → ``{"__ext__": code, "__bytes__": base64, "note"}``; a malformed payload →
+  ``{"__ext__": code, "__error__": reason}``.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+from typing import Any, Callable
+
+EXT_NAMES = {0: "constructor (single arg)", 1: "constructor (positional args)",
+             2: "constructor (keyword args)", 3: "method call", 4: "pydantic v1 model",
+             5: "pydantic v2 model", 6: "numpy array", 7: "delta-channel snapshot"}
+LIST_TYPES = {("builtins", "set"), ("builtins", "frozenset"), ("collections", "deque")}
+TEXT_TYPES = {("uuid", "UUID"), ("decimal", "Decimal"), ("zoneinfo", "ZoneInfo"),
+              ("ipaddress", "IPv4Address"), ("ipaddress", "IPv4Interface"),
+              ("ipaddress", "IPv4Network"), ("ipaddress", "IPv6Address"),
+              ("ipaddress", "IPv6Interface"), ("ipaddress", "IPv6Network")}
+PATH_MODULES = {"pathlib", "pathlib._local"}
+SECRET_MASK = "**********"
+
+Unpack = Callable[[bytes], Any]
+Plain = Callable[[Any], Any]
+
+
+def _raw(code: int, data: bytes, note: str) -> dict:
+    return {"__ext__": code, "__bytes__": base64.b64encode(data).decode("ascii"),
+            "size": len(data), "note": note}
+
+
+def _named(payload: Any, arity: int) -> tuple[str, str] | None:
+    ok = (isinstance(payload, (list, tuple)) and len(payload) >= arity
+          and isinstance(payload[0], str) and isinstance(payload[1], str))
+    return (payload[0], payload[1]) if ok else None
+
+
+def _typed(name: tuple[str, str], fields: Any, plain: Plain) -> dict:
+    type_name = f"{name[0]}.{name[1]}"
+    if isinstance(fields, dict) and all(isinstance(k, str) for k in fields):
+        body = {k: plain(v) for k, v in fields.items() if k != "__type__"}
+        return {"__type__": type_name, **body}
+    return {"__type__": type_name, "value": plain(fields)}
+
+
+def _uuid_text(arg: Any) -> Any:
+    if isinstance(arg, str) and len(arg) == 32:
+        try:
+            int(arg, 16)
+        except ValueError:
+            return arg
+        return f"{arg[:8]}-{arg[8:12]}-{arg[12:16]}-{arg[16:20]}-{arg[20:]}"
+    return arg
+
+
+def _single(name: tuple[str, str], arg: Any, plain: Plain) -> Any:
+    if name in LIST_TYPES:
+        return plain(list(arg)) if isinstance(arg, (list, tuple)) else plain(arg)
+    if name == ("uuid", "UUID"):
+        return _uuid_text(arg)
+    if name in TEXT_TYPES and isinstance(arg, (str, int)):
+        return str(arg)
+    if "Secret" in name[1]:
+        return {"__type__": f"{name[0]}.{name[1]}", "value": SECRET_MASK}
+    return {"__type__": f"{name[0]}.{name[1]}", "value": plain(arg)}
+
+
+def _ints(args: Any, count: int) -> list[int] | None:
+    ok = (isinstance(args, (list, tuple)) and len(args) == count
+          and all(isinstance(a, int) and not isinstance(a, bool) for a in args))
+    return list(args) if ok else None
+
+
+def _positional(name: tuple[str, str], args: Any, plain: Plain) -> Any:
+    if name[0] in PATH_MODULES and isinstance(args, (list, tuple)) and all(isinstance(a, str) for a in args):
+        parts = list(args)
+        if not parts:
+            return "."
+        head = parts[0] if parts[0].endswith(("/", "\\")) else parts[0] + "/"
+        return head + "/".join(parts[1:]) if len(parts) > 1 else parts[0]
+    if name == ("datetime", "date") and (ymd := _ints(args, 3)):
+        try:
+            return dt.date(*ymd).isoformat()
+        except ValueError:
+            pass
+    if name == ("datetime", "timedelta") and (dsu := _ints(args, 3)):
+        return {"__type__": "datetime.timedelta",
+                "seconds": dsu[0] * 86400 + dsu[1] + dsu[2] / 1e6}
+    if name == ("re", "compile") and isinstance(args, (list, tuple)) and args:
+        return {"__type__": "re.Pattern", "pattern": plain(args[0]),
+                "flags": plain(args[1]) if len(args) > 1 else 0}
+    if name[1] == "Send" and isinstance(args, (list, tuple)) and len(args) >= 2:
+        out = {"__type__": f"{name[0]}.{name[1]}", "node": plain(args[0]), "arg": plain(args[1])}
+        if len(args) > 2:
+            out["timeout"] = plain(args[2])
+        return out
+    return {"__type__": f"{name[0]}.{name[1]}", "value": plain(args)}
+
+
+def _time_text(fields: Any) -> str | None:
+    if not isinstance(fields, dict):
+        return None
+    parts = [fields.get(k, 0) for k in ("hour", "minute", "second", "microsecond")]
+    if not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):
+        return None
+    try:
+        return dt.time(*parts).isoformat()
+    except ValueError:
+        return None
+
+
+def _decoded(code: int, payload: Any, plain: Plain) -> Any:
+    if code == 7:
+        return {"__delta_snapshot__": plain(payload)}
+    if code == 6:
+        if isinstance(payload, (list, tuple)) and len(payload) == 4:
+            buf = payload[3]
+            return {"__type__": "numpy.ndarray", "dtype": plain(payload[0]),
+                    "shape": plain(payload[1]), "order": plain(payload[2]),
+                    "nbytes": len(buf) if isinstance(buf, (bytes, bytearray)) else None}
+        return {"__ext__": code, "value": plain(payload)}
+    arity = 4 if code in (3,) else 3
+    name = _named(payload, arity)
+    if name is None:
+        return {"__ext__": code, "value": plain(payload)}
+    arg = payload[2]
+    if code == 0:
+        return _single(name, arg, plain)
+    if code == 1:
+        return _positional(name, arg, plain)
+    if code == 3:
+        if name == ("datetime", "datetime") and payload[3] == "fromisoformat" and isinstance(arg, str):
+            return arg
+        return {"__type__": f"{name[0]}.{name[1]}", "value": plain(arg), "method": plain(payload[3])}
+    if code == 2 and name == ("datetime", "time") and (text := _time_text(arg)):
+        return text
+    return _typed(name, arg, plain)  # 2 (kwargs), 4 (pydantic v1), 5 (pydantic v2)
+
+
+def ext_to_plain(code: int, data: bytes, unpack: Unpack, plain: Plain) -> Any:
+    """The display form of one ext value; ``unpack`` decodes its nested msgpack payload."""
+    if code not in EXT_NAMES:
+        return _raw(code, data, f"unknown msgpack extension type {code}")
+    try:
+        payload = unpack(data)
+    except ValueError as err:
+        return {"__ext__": code, "__error__": f"malformed {EXT_NAMES[code]} payload: {err}"}
+    return _decoded(code, payload, plain)

@@ -1,0 +1,88 @@
+"""Checkpoint ids for LangGraph stores and time/step read from LangGraph's UUIDv6 ids.
+
+A LangGraph checkpoint is identified by (thread_id, checkpoint_ns, checkpoint_id). Our id
+string is ``THREAD@CHECKPOINT_ID`` for the root namespace and ``THREAD@NS@CHECKPOINT_ID``
+for a subgraph, each part percent-encoded so that ``@`` and ``%`` never appear raw and the
+checkpoint part never contains ``:`` (so ``parse_ref`` never mistakes an id for ``RUN:SEQ``).
+Example: ``thread-A@1f1ec390-ef7c-69d9-8002-42ed79031485``.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import NamedTuple
+
+_SAFE = "-_.~!$&'()*+,;=:|/"
+_SAFE_ID = "-_.~!$&'()*+,;=|/"
+_UUID_EPOCH = 0x01B21DD213814000  # 100-ns intervals from 1582-10-15 to 1970-01-01
+
+
+class CheckpointKey(NamedTuple):
+    """Where a LangGraph checkpoint lives."""
+
+    thread_id: str
+    ns: str
+    checkpoint_id: str
+
+
+def make_id(thread_id: str, ns: str, checkpoint_id: str) -> str:
+    """The inspector id of a LangGraph checkpoint."""
+    parts = [urllib.parse.quote(thread_id, safe=_SAFE)]
+    if ns:
+        parts.append(urllib.parse.quote(ns, safe=_SAFE))
+    parts.append(urllib.parse.quote(checkpoint_id, safe=_SAFE_ID))
+    return "@".join(parts)
+
+
+def parse_id(text: str) -> CheckpointKey | None:
+    """The key inside an id made by ``make_id``; None when ``text`` is not such an id."""
+    parts = text.split("@")
+    if len(parts) == 2:
+        thread, cid = parts
+        ns = ""
+    elif len(parts) == 3:
+        thread, ns, cid = parts
+        ns = urllib.parse.unquote(ns)
+        if not ns:
+            return None
+    else:
+        return None
+    if not thread or not cid:
+        return None
+    return CheckpointKey(urllib.parse.unquote(thread), ns, urllib.parse.unquote(cid))
+
+
+def _uuid_int(checkpoint_id: str) -> int | None:
+    text = checkpoint_id.replace("-", "")
+    if len(text) != 32:
+        return None
+    try:
+        return int(text, 16)
+    except ValueError:
+        return None
+
+
+def id_time(checkpoint_id: str) -> float:
+    """Unix time encoded in a UUIDv6 (or v1/v7) checkpoint id; 0.0 when there is none."""
+    value = _uuid_int(checkpoint_id)
+    if value is None:
+        return 0.0
+    version = (value >> 76) & 0xF
+    if version == 7:
+        return (value >> 80) / 1000.0
+    if version not in (1, 6):
+        return 0.0
+    time_low, time_mid = value >> 96, (value >> 80) & 0xFFFF
+    time_hi = (value >> 64) & 0x0FFF
+    ticks = (time_low << 28) | (time_mid << 12) | time_hi if version == 6 \
+        else (time_hi << 48) | (time_mid << 32) | time_low
+    return max(0.0, (ticks - _UUID_EPOCH) / 1e7)
+
+
+def id_step(checkpoint_id: str) -> int | None:
+    """The step LangGraph encodes in the clock sequence of a UUIDv6 id (−1 for input)."""
+    value = _uuid_int(checkpoint_id)
+    if value is None or (value >> 76) & 0xF != 6:
+        return None
+    seq = (value >> 48) & 0x3FFF
+    return seq - 0x4000 if seq >= 0x3FFE else seq

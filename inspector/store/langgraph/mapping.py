@@ -1,0 +1,132 @@
+"""Listing rows → ``CheckpointInfo`` (backend-independent; no checkpoint body is decoded).
+
+Semantics (what the GUI relies on):
+
+* ``seq`` numbers *all* checkpoints of the thread — root and subgraph namespaces — in
+  ``(checkpoint_id, namespace)`` order. LangGraph ids are time-ordered UUIDv6, so this is
+  creation order and a subgraph's checkpoints sit between the root steps around them.
+* ``lane`` is the namespace (``""`` root, ``"planner:<task_id>"`` subgraph). A lane's first
+  checkpoint has no parent inside its namespace; its ``parent_id`` is then the root
+  (enclosing-namespace) checkpoint whose task started the subgraph (``metadata.parents``),
+  so a lane can be drawn branching off the step that ran it.
+* ``kind`` is ``metadata.source`` (input, loop, update, fork); ``name`` is the node(s) whose
+  finished tasks produced a loop checkpoint (read from the parent's ``task_path``), else the
+  source; ``change`` lists the state channels those tasks wrote.
+* ``branch_count`` is the number of children minus one (a fork or ``update_state`` adds one).
+* ``created`` comes from the UUIDv6 id (equal to ``ts`` within microseconds).
+* Task and check counts are 0 in listings (they need the body); ``load`` fills them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any, Iterable
+
+from inspector.model import CHECKPOINT_KINDS, CheckpointInfo
+from inspector.store.langgraph.decode import revive_lc
+from inspector.store.langgraph.ids import id_step, id_time, make_id
+from inspector.store.langgraph.pregel import (NULL_TASK_ID, is_control_channel, node_of,
+                                              parent_namespace, summarise_tasks)
+from inspector.store.langgraph.rows import ListRow, WriteRow
+
+SOURCE_NAMES = {"input": "input", "update": "update", "fork": "fork"}
+
+
+def parse_metadata(raw: Any) -> dict:
+    """Checkpoint metadata as a dict (JSON text, bytes or an already-parsed dict)."""
+    if isinstance(raw, dict):
+        return raw
+    if raw is None:
+        return {}
+    try:
+        text = bytes(raw).decode("utf-8") if isinstance(raw, (bytes, bytearray, memoryview)) else str(raw)
+        value = json.loads(text, object_hook=revive_lc)
+    except (ValueError, RecursionError):
+        return {"__error__": "metadata is not valid JSON"}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def metadata_step(meta: dict, checkpoint_id: str) -> int | None:
+    """``metadata.step``, else the step encoded in the id."""
+    step = meta.get("step")
+    if isinstance(step, int) and not isinstance(step, bool):
+        return step
+    return id_step(checkpoint_id)
+
+
+def kind_of(meta: dict) -> str:
+    """The checkpoint kind: LangGraph's ``metadata.source`` when it is a known one."""
+    source = meta.get("source")
+    return source if isinstance(source, str) and source in CHECKPOINT_KINDS else "step"
+
+
+def group_writes(rows: Iterable[WriteRow]) -> dict[tuple[str, str], list[WriteRow]]:
+    """Write rows grouped by (namespace, checkpoint id)."""
+    grouped: dict[tuple[str, str], list[WriteRow]] = defaultdict(list)
+    for row in rows:
+        grouped[(row.ns, row.checkpoint_id)].append(row)
+    return grouped
+
+
+def producers(parent_writes: list[WriteRow]) -> tuple[list[str], list[str]]:
+    """(nodes whose tasks finished, state channels they wrote) from a parent's writes."""
+    tasks = summarise_tasks((w.task_id, w.task_path, w.channel) for w in parent_writes)
+    nodes = sorted({t.node for t in tasks.values() if t.has_output and t.node})
+    channels = sorted({w.channel for w in parent_writes
+                       if w.task_id != NULL_TASK_ID and not is_control_channel(w.channel)})
+    return nodes, channels
+
+
+def _legacy_writer(meta: dict) -> list[str]:
+    writes = meta.get("writes")
+    return sorted(str(k) for k in writes) if isinstance(writes, dict) else []
+
+
+def name_and_change(meta: dict, parent_writes: list[WriteRow] | None) -> tuple[str, str]:
+    """Timeline name and change summary of one checkpoint."""
+    source = meta.get("source")
+    if source == "loop":
+        nodes, channels = producers(parent_writes or [])
+        nodes = nodes or _legacy_writer(meta)
+        return (", ".join(nodes) if nodes else "loop"), ", ".join(channels)
+    if isinstance(source, str) and source:
+        return SOURCE_NAMES.get(source, source), ""
+    return "checkpoint", ""
+
+
+def lane_parent(thread_id: str, row: ListRow, meta: dict) -> str | None:
+    """The parent id: within the namespace, else the enclosing step that started the lane."""
+    if row.parent_id is not None:
+        return make_id(thread_id, row.ns, row.parent_id)
+    if not row.ns:
+        return None
+    parents = meta.get("parents")
+    outer = parent_namespace(row.ns)
+    if isinstance(parents, dict) and isinstance(parents.get(outer), str):
+        return make_id(thread_id, outer, parents[outer])
+    return None
+
+
+def build_infos(thread_id: str, rows: list[ListRow], offset: int,
+                writes: dict[tuple[str, str], list[WriteRow]],
+                children: dict[tuple[str, str], int]) -> list[CheckpointInfo]:
+    """CheckpointInfos for one listing page starting at seq ``offset``."""
+    infos = []
+    for i, row in enumerate(rows):
+        meta = parse_metadata(row.metadata)
+        parent_writes = writes.get((row.ns, row.parent_id)) if row.parent_id else None
+        name, change = name_and_change(meta, parent_writes)
+        infos.append(CheckpointInfo(
+            id=make_id(thread_id, row.ns, row.checkpoint_id), run_id=thread_id, seq=offset + i,
+            kind=kind_of(meta), name=name, created=id_time(row.checkpoint_id),
+            parent_id=lane_parent(thread_id, row, meta), size=row.size,
+            size_delta=row.size - (row.parent_size or 0), change=change, lane=row.ns,
+            branch_count=max(0, children.get((row.ns, row.checkpoint_id), 1) - 1)))
+    return infos
+
+
+def page_bounds(rows: list[ListRow]) -> tuple[str, str] | None:
+    """The id range covering every checkpoint of a page and its parents."""
+    ids = [r.checkpoint_id for r in rows] + [r.parent_id for r in rows if r.parent_id]
+    return (min(ids), max(ids)) if ids else None

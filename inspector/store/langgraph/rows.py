@@ -1,0 +1,87 @@
+"""Backend-neutral rows a LangGraph reader returns (SQLite today, PostgreSQL later).
+
+A reader runs the SQL for one backend and hands back these plain tuples; everything that
+turns them into our model (``mapping``, ``snapshot``) is shared by all backends. A
+PostgreSQL reader would assemble ``BlobRow.channel_blobs`` from ``checkpoint_blobs``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+
+
+class ThreadRow(NamedTuple):
+    """One thread: first and last checkpoint ids (any namespace) and how many there are."""
+
+    thread_id: str
+    first_id: str
+    last_id: str
+    count: int
+
+
+class ListRow(NamedTuple):
+    """One checkpoint as listed (no state): ids, raw metadata and stored sizes."""
+
+    ns: str
+    checkpoint_id: str
+    parent_id: str | None
+    metadata: Any          # JSON text/bytes (SQLite) or a dict (PostgreSQL JSONB)
+    size: int
+    parent_size: int | None
+
+
+class WriteRow(NamedTuple):
+    """One pending write; ``value`` is None when the query did not fetch values."""
+
+    ns: str
+    checkpoint_id: str
+    task_id: str
+    task_path: str
+    idx: int
+    channel: str
+    type: str | None
+    value: bytes | None
+
+
+class HeadRow(NamedTuple):
+    """The latest root-namespace checkpoint of a thread, with its serialized body."""
+
+    thread_id: str
+    checkpoint_id: str
+    type: str | None
+    blob: bytes | None
+    metadata: Any
+
+
+@dataclass
+class BlobRow:
+    """One checkpoint's serialized body and metadata.
+
+    ``channel_blobs`` (PostgreSQL only) maps channel → (type, bytes) stored outside the body.
+    """
+
+    type: str | None
+    blob: bytes | None
+    metadata: Any
+    parent_id: str | None
+    channel_blobs: dict[str, tuple[str | None, bytes | None]] = field(default_factory=dict)
+
+
+class Reader(Protocol):
+    """What a LangGraph backend reader provides (see ``sqlite_reader.SqliteReader``)."""
+
+    def threads(self, thread_id: str | None = None) -> list[ThreadRow]: ...
+    def heads(self, thread_id: str | None = None) -> list[HeadRow]: ...
+    def head_writes(self, thread_id: str | None = None) -> list[tuple[str, WriteRow]]: ...
+    def count_checkpoints(self, thread_id: str) -> int: ...
+    def list_rows(self, thread_id: str, offset: int, limit: int | None) -> list[ListRow]: ...
+    def write_summaries(self, thread_id: str, lo: str, hi: str) -> list[WriteRow]: ...
+    def child_counts(self, thread_id: str, lo: str, hi: str) -> dict[tuple[str, str], int]: ...
+    def position(self, thread_id: str, ns: str, checkpoint_id: str) -> int | None: ...
+    def locate(self, checkpoint_id: str) -> list[tuple[str, str]]: ...
+    def body(self, thread_id: str, ns: str, checkpoint_id: str) -> BlobRow | None: ...
+    def writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[WriteRow]: ...
+    def namespaces(self, thread_id: str) -> list[str]: ...
+    def cursor(self) -> tuple: ...
+    def changed_since(self, cursor: tuple, upto: tuple) -> tuple[list[tuple[str, str, str]], set[str]]: ...

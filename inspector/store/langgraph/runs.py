@@ -1,0 +1,126 @@
+"""Threads → ``RunInfo``: status from the head checkpoint's pending writes and next nodes.
+
+Status rule (documented for the GUI), looking at the root-namespace head of the thread:
+
+1. ``failed`` — a task of the head's pending step wrote ``__error__`` and no output.
+2. ``interrupted`` — a task raised ``interrupt()`` and has not finished (waits for
+   ``Command(resume=…)``).
+3. ``completed`` — the head has no next nodes and no unfinished task.
+4. otherwise nodes are waiting to run: ``running`` if the head is younger than
+   ``running_window`` seconds, else ``interrupted`` (paused at a static breakpoint, or the
+   process stopped); either way ``invoke(None, config)`` would continue it.
+
+Only the head's ``channel_values`` keys, ``channel_versions``, ``versions_seen`` and the task
+channel are read (a streaming decode that skips every other value).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from inspector.model import RunInfo
+from inspector.store.langgraph.decode import BlobError, decode_plain, decode_typed, plain_or_error
+from inspector.store.langgraph.ids import id_time
+from inspector.store.langgraph.mapping import parse_metadata
+from inspector.store.langgraph.pregel import (ERRORED, FINISHED, INTERRUPTED, TaskWrites,
+                                              next_nodes, summarise_tasks)
+from inspector.store.langgraph.rows import HeadRow, ThreadRow, WriteRow
+from inspector.store.langgraph.tasks import build_task_state
+from inspector.taskstate import score
+
+STANDARD_METADATA = {"source", "step", "parents", "writes"}
+NOT_RESUMABLE = "Resuming a LangGraph thread needs its graph; not available in this version yet."
+
+
+@dataclass(frozen=True)
+class HeadSummary:
+    """What the run list needs from a head body: next nodes and the task channel value."""
+
+    next: tuple[str, ...] | None      # None when the body could not be read
+    tasks_value: Any = None
+
+
+def _read_head_msgpack(blob: bytes, task_channel: str) -> HeadSummary:
+    up = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=max(len(blob), 1))
+    up.feed(blob)
+    names: list[Any] = []
+    tasks_value = None
+    fields: dict[str, Any] = {}
+    for _ in range(up.read_map_header()):
+        key = up.unpack()
+        if key == "channel_values":
+            for _ in range(up.read_map_header()):
+                name = up.unpack()
+                names.append(name)
+                if name == task_channel:
+                    tasks_value = plain_or_error(up.unpack())
+                else:
+                    up.skip()
+        elif key in ("channel_versions", "versions_seen"):
+            fields[key] = up.unpack()
+        else:
+            up.skip()
+    found = next_nodes(names, fields.get("channel_versions"), fields.get("versions_seen"))
+    return HeadSummary(tuple(found), tasks_value)
+
+
+def read_head(head: HeadRow, task_channel: str) -> HeadSummary:
+    """Next nodes and task-channel value of a head body, decoding as little as possible."""
+    try:
+        if head.type == "msgpack" and head.blob is not None:
+            return _read_head_msgpack(bytes(head.blob), task_channel)
+        body = decode_typed(head.type, head.blob)
+    except (BlobError, ValueError, TypeError, msgpack.UnpackException, RecursionError):
+        return HeadSummary(None)
+    if not isinstance(body, dict) or "__opaque__" in body:
+        return HeadSummary(None)
+    values = body.get("channel_values") if isinstance(body.get("channel_values"), dict) else {}
+    found = next_nodes(values.keys(), body.get("channel_versions"), body.get("versions_seen"))
+    return HeadSummary(tuple(found), plain_or_error(values.get(task_channel)))
+
+
+def run_status(tasks: dict[str, TaskWrites], head: HeadSummary, updated: float,
+               running_window: float, now: float | None = None) -> str:
+    """The run status by the rule in this module's docstring."""
+    statuses = {t.status for t in tasks.values()}
+    if ERRORED in statuses:
+        return "failed"
+    if INTERRUPTED in statuses:
+        return "interrupted"
+    waiting = bool(head.next) or any(s != FINISHED for s in statuses)
+    if not waiting:
+        return "completed"
+    now = time.time() if now is None else now
+    return "running" if now - updated < running_window else "interrupted"
+
+
+def _labels(metadata: Any) -> dict:
+    meta = parse_metadata(metadata)
+    return {str(k): v for k, v in meta.items()
+            if k not in STANDARD_METADATA and isinstance(v, (str, int, float, bool))}
+
+
+def build_run(thread: ThreadRow, head: HeadRow | None, summary: HeadSummary,
+              writes: list[WriteRow], *, task_channel: str, running_window: float) -> RunInfo:
+    """One RunInfo from a thread row, its head and the head's pending writes."""
+    tasks = summarise_tasks((w.task_id, w.task_path, w.channel) for w in writes)
+    updated = id_time(thread.last_id)
+    last_error = next((decode_plain(w.type, w.value) for w in writes if w.channel == "__error__"), None)
+    node_tasks = [{"task_id": t.task_id, "node": t.node, "status": t.status} for t in tasks.values()]
+    known = {t.node for t in tasks.values()}
+    node_tasks += [{"task_id": None, "node": n, "status": "pending"}
+                   for n in summary.next or () if n not in known]
+    sc = score(build_task_state({task_channel: summary.tasks_value}, node_tasks, task_channel))
+    return RunInfo(
+        id=thread.thread_id, name=thread.thread_id, agent="langgraph",
+        status=run_status(tasks, summary, updated, running_window),
+        created=id_time(thread.first_id), updated=updated, checkpoint_count=thread.count,
+        head_seq=thread.count - 1, resumable=False, not_resumable_reason=NOT_RESUMABLE,
+        labels=_labels(head.metadata) if head else {},
+        last_error=last_error if isinstance(last_error, str) or last_error is None else str(last_error),
+        tasks_done=sc.tasks_done, tasks_total=sc.tasks_total,
+        checks_passed=sc.checks_passed, checks_total=sc.checks_total)

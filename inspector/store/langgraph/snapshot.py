@@ -1,0 +1,181 @@
+"""One LangGraph checkpoint decoded into a ``Snapshot`` (backend-independent).
+
+``Snapshot.state`` is the decoded ``channel_values`` (control channels — ``branch:to:*`` and
+``__*`` — only with ``show_control``). A body that cannot be decoded gives
+``{"__error__": reason}`` (pickle / encrypted bodies give an ``__opaque__`` marker) and the
+rest of the snapshot still fills in. ``Snapshot.meta`` keys:
+
+``thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, source, step, ts, v,
+serialization, langgraph_metadata, channel_versions, versions_seen, updated_channels,
+next, writes, tasks, interrupts, errors, control_channels, channel_sizes, subgraphs,
+parent_step, delta_snapshots, decode_errors, notes``.
+
+``writes`` items: ``{task_id, node, task_path, idx, channel, type, value}``; ``tasks`` items:
+``{task_id, node, task_path, status (finished|errored|interrupted|pending), channels,
+question, error}``; ``interrupts`` items: ``{task_id, node, id, value, question, pending}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from inspector.errors import TaskStateError
+from inspector.model import CheckpointInfo, Snapshot
+from inspector.store.langgraph.decode import (BlobError, decode_plain, decode_typed, pack,
+                                              plain_or_error)
+from inspector.store.langgraph.mapping import metadata_step, parse_metadata
+from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
+                                              NULL_TASK_ID, PENDING, is_control_channel,
+                                              namespace_task, next_nodes, parent_namespace,
+                                              summarise_tasks)
+from inspector.store.langgraph.rows import BlobRow, WriteRow
+from inspector.store.langgraph.tasks import build_task_state
+from inspector.taskstate import score
+
+
+def decode_body(body: BlobRow) -> tuple[Any, str | None]:
+    """(checkpoint dict — lossless for msgpack — or an opaque marker, error text or None)."""
+    try:
+        value = decode_typed(body.type, body.blob)
+    except BlobError as err:
+        return None, f"cannot decode checkpoint: {err}"
+    if isinstance(value, dict) and "__opaque__" in value:
+        return value, None
+    if not isinstance(value, dict):
+        return None, f"checkpoint body is a {type(value).__name__}, not a map"
+    if body.channel_blobs:
+        values = dict(value.get("channel_values") or {})
+        for channel, (tag, data) in body.channel_blobs.items():
+            try:
+                values[channel] = decode_typed(tag, data)
+            except BlobError as err:
+                values[channel] = {"__error__": f"cannot decode channel {channel}: {err}"}
+        value = dict(value, channel_values=values)
+    return value, None
+
+
+def _size(value: Any) -> int:
+    try:
+        return len(pack(value))
+    except (TypeError, ValueError, OverflowError):
+        return len(json.dumps(plain_or_error(value), default=str))
+
+
+def _question(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        for key in ("question", "message", "prompt", "content", "text"):
+            if isinstance(value.get(key), str):
+                return value[key]
+    return None
+
+
+def split_channels(values: dict, show_control: bool) -> tuple[dict, dict, dict, list[str]]:
+    """(state, control channels, per-channel sizes, delta-snapshot channels)."""
+    state, control, sizes, deltas = {}, {}, {}, []
+    for channel, raw in values.items():
+        plain = plain_or_error(raw)
+        if isinstance(plain, dict) and set(plain) == {"__delta_snapshot__"}:
+            plain = plain["__delta_snapshot__"]
+            deltas.append(str(channel))
+        key = channel if isinstance(channel, str) else json.dumps(plain_or_error(channel))
+        sizes[key] = _size(raw)
+        if is_control_channel(channel):
+            control[key] = plain
+            if not show_control:
+                continue
+        state[key] = plain
+    return state, control, sizes, deltas
+
+
+def describe_writes(rows: list[WriteRow]) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
+    """(writes, tasks, interrupts, errors) from one checkpoint's pending writes."""
+    summary = summarise_tasks((w.task_id, w.task_path, w.channel) for w in rows)
+    writes, interrupts, errors = [], [], []
+    details: dict[str, dict] = {}
+    for w in rows:
+        task = summary.get(w.task_id)
+        node = task.node if task else None
+        value = decode_plain(w.type, w.value)
+        writes.append({"task_id": w.task_id, "node": node, "task_path": w.task_path, "idx": w.idx,
+                       "channel": w.channel, "type": w.type, "value": value})
+        if w.task_id == NULL_TASK_ID or task is None:
+            continue
+        if w.channel == INTERRUPT:
+            for item in value if isinstance(value, list) else [value]:
+                inner = item.get("value") if isinstance(item, dict) and "__type__" in item else item
+                question = _question(inner)
+                interrupts.append({"task_id": w.task_id, "node": node,
+                                   "id": item.get("id") if isinstance(item, dict) else None,
+                                   "value": inner, "question": question,
+                                   "pending": not task.has_output})
+                details.setdefault(w.task_id, {}).setdefault("question", question)
+        elif w.channel == ERROR:
+            text = value if isinstance(value, str) else json.dumps(value, default=str)
+            errors.append({"task_id": w.task_id, "node": node, "error": text})
+            details.setdefault(w.task_id, {})["error"] = text
+    tasks = [{"task_id": t.task_id, "node": t.node, "task_path": t.task_path, "status": t.status,
+              "channels": t.channels, **details.get(t.task_id, {})} for t in summary.values()]
+    return writes, tasks, interrupts, errors
+
+
+def _subgraphs(ns: str, tasks: list[dict], namespaces: list[str]) -> list[dict]:
+    task_ids = {t["task_id"] for t in tasks}
+    found = []
+    for lane in namespaces:
+        if lane and parent_namespace(lane) == ns and (nt := namespace_task(lane)) and nt[1] in task_ids:
+            found.append({"lane": lane, "node": nt[0], "task_id": nt[1]})
+    return found
+
+
+def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id: str,
+                   body: BlobRow, writes: list[WriteRow], namespaces: list[str], *,
+                   show_control: bool = False, task_channel: str = "todos") -> Snapshot:
+    """Decode one checkpoint into a Snapshot (never raises for bad data)."""
+    lg_meta = parse_metadata(body.metadata)
+    checkpoint, error = decode_body(body)
+    errors = [error] if error else []
+    notes: list[str] = []
+    cp = checkpoint if isinstance(checkpoint, dict) and "__opaque__" not in checkpoint else {}
+    values = cp.get("channel_values") if isinstance(cp.get("channel_values"), dict) else {}
+    state, control, sizes, deltas = split_channels(values, show_control)
+    if checkpoint is None:
+        state = {"__error__": error}
+    elif cp is not checkpoint:
+        state = checkpoint
+        notes.append(str(checkpoint.get("note", "checkpoint body not decoded")))
+    version = cp.get("v")
+    if isinstance(version, int) and version > LATEST_CHECKPOINT_VERSION:
+        notes.append(f"checkpoint format v{version} is newer than this inspector knows "
+                     f"(v{LATEST_CHECKPOINT_VERSION}); some fields may be missing")
+    next_list = next_nodes(values.keys(), cp.get("channel_versions"), cp.get("versions_seen"))
+    write_list, tasks, interrupts, task_errors = describe_writes(writes)
+    known = {t["node"] for t in tasks}
+    tasks += [{"task_id": None, "node": n, "task_path": "", "status": PENDING, "channels": []}
+              for n in next_list if n not in known]
+    try:
+        task_state = build_task_state(state if "__error__" not in state else {}, tasks, task_channel)
+    except TaskStateError as err:  # pragma: no cover - build_task_state normalises its input
+        task_state, notes = {"goal": "", "tasks": []}, notes + [str(err)]
+    sc = score(task_state)
+    meta = {
+        "thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id,
+        "parent_checkpoint_id": body.parent_id, "source": lg_meta.get("source"),
+        "step": metadata_step(lg_meta, checkpoint_id), "ts": cp.get("ts"), "v": version,
+        "serialization": body.type, "langgraph_metadata": plain_or_error(lg_meta),
+        "channel_versions": plain_or_error(cp.get("channel_versions") or {}),
+        "versions_seen": plain_or_error(cp.get("versions_seen") or {}),
+        "updated_channels": plain_or_error(cp.get("updated_channels")),
+        "next": next_list, "writes": write_list, "tasks": tasks, "interrupts": interrupts,
+        "errors": task_errors, "control_channels": control, "channel_sizes": sizes,
+        "subgraphs": _subgraphs(ns, tasks, namespaces),
+        "parent_step": info.parent_id if ns and body.parent_id is None else None,
+        "delta_snapshots": deltas, "decode_errors": errors, "notes": notes,
+    }
+    info = dataclasses.replace(info, tasks_done=sc.tasks_done, tasks_total=sc.tasks_total,
+                               checks_passed=sc.checks_passed, checks_total=sc.checks_total)
+    return Snapshot(info=info, state=state, tasks=task_state, meta=meta)
+

@@ -1,0 +1,226 @@
+"""``LangGraphStore``: the read-only ``Store`` over a LangGraph checkpointer database.
+
+Runs are threads; checkpoints of every namespace are listed with ``lane`` = namespace and
+one ``seq`` order (see ``mapping``); ids are ``THREAD@CHECKPOINT_ID`` /
+``THREAD@NS@CHECKPOINT_ID`` (see ``ids``); run status follows ``runs``; snapshots follow
+``snapshot``. Nothing decoded from the database can execute code.
+"""
+
+from __future__ import annotations
+
+import threading
+import urllib.parse
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from inspector.errors import NotAStoreError, StoreError
+from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.store.base import Store, parse_ref
+from inspector.store.engine import table_columns
+from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
+from inspector.store.langgraph.mapping import build_infos, group_writes, page_bounds
+from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
+from inspector.store.langgraph.schema import describe
+from inspector.store.langgraph.snapshot import build_snapshot
+from inspector.store.langgraph.sqlite_reader import SqliteReader
+
+
+def _sqlite_path(engine: sa.Engine) -> Path | None:
+    database = engine.url.database or ""
+    if database.startswith("file:"):
+        database = urllib.parse.unquote(database[len("file:"):].partition("?")[0])
+    return Path(database) if database and database != ":memory:" else None
+
+
+class LangGraphStore(Store):
+    """A LangGraph SqliteSaver database opened for reading.
+
+    Options: ``task_channel`` names the channel mapped to tasks (default ``todos``);
+    ``show_control`` keeps ``branch:to:*``/``__*`` channels in ``Snapshot.state``;
+    ``running_window`` (seconds) separates *running* from *interrupted* waiting threads.
+    """
+
+    def __init__(self, engine: sa.Engine, display: str, read_only: bool = True, *,
+                 url: str | None = None, path: Path | None = None, task_channel: str = "todos",
+                 show_control: bool = False, running_window: float = 300.0,
+                 columns: dict[str, set[str]] | None = None) -> None:
+        schema = describe(columns if columns is not None else table_columns(engine, display))
+        if schema is None:
+            raise NotAStoreError(f"{display} is not a LangGraph checkpoint database.")
+        if schema.layout == "legacy":
+            raise NotAStoreError(f"{display} is a LangGraph database from before langgraph 0.2 "
+                                 "(thread_ts columns), which this version cannot read.")
+        if schema.layout != "sqlite" or engine.dialect.name != "sqlite":
+            raise StoreError(f"{display} is a LangGraph PostgreSQL database; only SQLite "
+                             "LangGraph databases can be read in this version.")
+        self.engine = engine
+        self.reader = SqliteReader(engine, display, schema.has_task_path)
+        self.display = display
+        self.task_channel = task_channel
+        self.show_control = show_control
+        self.running_window = running_window
+        self._path = path or _sqlite_path(engine)
+        self._heads: dict[tuple[str, str], HeadSummary] = {}
+        self._lock = threading.Lock()
+        self.info = StoreInfo(url=url or engine.url.render_as_string(hide_password=True),
+                              display=display, kind="langgraph", backend="sqlite",
+                              format_version=2 if schema.has_task_path else 1, read_only=read_only)
+
+    # -- runs ------------------------------------------------------------------------------
+    def _summary(self, head: Any) -> HeadSummary:
+        key = (head.thread_id, head.checkpoint_id)
+        with self._lock:
+            found = self._heads.get(key)
+        if found is None:
+            found = read_head(head, self.task_channel)
+            with self._lock:
+                self._heads[key] = found
+        return found
+
+    def _runs(self, thread_id: str | None = None) -> list[RunInfo]:
+        threads = self.reader.threads(thread_id)
+        heads = {h.thread_id: h for h in self.reader.heads(thread_id)}
+        writes: dict[str, list] = {}
+        for tid, row in self.reader.head_writes(thread_id):
+            writes.setdefault(tid, []).append(row)
+        runs = []
+        for t in threads:
+            head = heads.get(t.thread_id)
+            summary = self._summary(head) if head else HeadSummary(None)
+            runs.append(build_run(t, head, summary, writes.get(t.thread_id, []),
+                                  task_channel=self.task_channel, running_window=self.running_window))
+        return runs
+
+    def _filtered(self, text: str, statuses: Collection[str] | None) -> list[RunInfo]:
+        needle = text.strip().lower()
+        runs = [r for r in self._runs()
+                if (not needle or needle in r.id.lower())
+                and (statuses is None or r.status in statuses)]
+        runs.sort(key=lambda r: (r.updated, r.id), reverse=True)
+        return runs
+
+    def list_runs(self, *, text: str = "", statuses: Collection[str] | None = None,
+                  limit: int | None = None, offset: int = 0) -> list[RunInfo]:
+        """Threads as runs, most recently updated first."""
+        runs = self._filtered(text, statuses)[max(0, offset):]
+        return runs if limit is None else runs[:max(0, limit)]
+
+    def count_runs(self, *, text: str = "", statuses: Collection[str] | None = None) -> int:
+        """How many threads match."""
+        if not text.strip() and statuses is None:
+            return len(self.reader.threads())
+        return len(self._filtered(text, statuses))
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """One thread as a run."""
+        runs = self._runs(str(run_id))
+        if not runs:
+            raise StoreError(f"No thread {run_id!r} in {self.display}.")
+        return runs[0]
+
+    # -- checkpoints ---------------------------------------------------------------------------
+    def list_checkpoints(self, run_id: str, *, after_seq: int = -1,
+                         limit: int | None = None) -> list[CheckpointInfo]:
+        """A page of the thread's checkpoints (all namespaces) in seq order."""
+        offset = max(0, after_seq + 1)
+        rows = self.reader.list_rows(str(run_id), offset, limit)
+        bounds = page_bounds(rows)
+        if bounds is None:
+            return []
+        writes = group_writes(self.reader.write_summaries(str(run_id), *bounds))
+        children = self.reader.child_counts(str(run_id), *bounds)
+        return build_infos(str(run_id), rows, offset, writes, children)
+
+    def count_checkpoints(self, run_id: str) -> int:
+        """Checkpoints of the thread in every namespace."""
+        return self.reader.count_checkpoints(str(run_id))
+
+    def _key(self, text: str) -> CheckpointKey:
+        key = parse_id(text)
+        if key is not None:
+            return key
+        found = self.reader.locate(text)
+        if len(found) == 1:
+            return CheckpointKey(found[0][0], found[0][1], text)
+        if found:
+            raise StoreError(f"Checkpoint id {text} exists in several threads; "
+                             "use THREAD@CHECKPOINT_ID.")
+        raise StoreError(f"No checkpoint {text!r} in {self.display}.")
+
+    def _at(self, run_id: str, seq: int) -> CheckpointInfo:
+        wanted = seq + self.count_checkpoints(run_id) if seq < 0 else seq
+        page = self.list_checkpoints(run_id, after_seq=wanted - 1, limit=1) if wanted >= 0 else []
+        if not page:
+            if not self.reader.threads(run_id):
+                raise StoreError(f"No thread {run_id!r} in {self.display}.")
+            raise StoreError(f"Thread {run_id!r} has no checkpoint {seq}.")
+        return page[0]
+
+    def get_checkpoint(self, ref: int | str) -> CheckpointInfo:
+        """A checkpoint by id (``THREAD@[NS@]CHECKPOINT_ID`` or a bare unique checkpoint id)
+        or by ``THREAD:SEQ`` (negative SEQ counts from the end)."""
+        run, key = parse_ref(ref)
+        if run is not None:
+            return self._at(run, int(key))
+        if isinstance(key, int):
+            raise StoreError(f"{key} is not a LangGraph checkpoint id; use THREAD:SEQ or "
+                             "THREAD@CHECKPOINT_ID.")
+        ck = self._key(key)
+        seq = self.reader.position(*ck)
+        if seq is None:
+            raise StoreError(f"No checkpoint {key!r} in {self.display}.")
+        return self._at(ck.thread_id, seq)
+
+    def load(self, checkpoint_id: int | str) -> Snapshot:
+        """Decode one checkpoint: state, task state and LangGraph details in ``meta``."""
+        info = self.get_checkpoint(checkpoint_id)
+        ck = parse_id(str(info.id))
+        assert ck is not None
+        body = self.reader.body(*ck)
+        if body is None:
+            raise StoreError(f"Checkpoint {info.id} disappeared from {self.display}.")
+        writes = self.reader.writes(*ck)
+        return build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
+                              self.reader.namespaces(ck.thread_id),
+                              show_control=self.show_control, task_channel=self.task_channel)
+
+    # -- live ------------------------------------------------------------------------------------
+    def cursor(self) -> Any:
+        """(max checkpoints rowid, max writes rowid)."""
+        return self.reader.cursor()
+
+    def changes_since(self, cursor: Any) -> ChangeSet:
+        """Threads that got checkpoints or writes after ``cursor``, and the new checkpoints."""
+        new = self.reader.cursor()
+        old = tuple(cursor) if isinstance(cursor, (tuple, list)) and len(cursor) == 2 else (0, 0)
+        if new == old:
+            return ChangeSet(cursor=new)
+        if new[0] < old[0] or new[1] < old[1]:  # rows deleted or renumbered (VACUUM)
+            return ChangeSet(cursor=new, run_ids=tuple(t.thread_id for t in self.reader.threads()))
+        added, write_threads = self.reader.changed_since(old, new)
+        by_thread: dict[str, set[tuple[str, str]]] = {}
+        for thread_id, ns, cid in added:
+            by_thread.setdefault(thread_id, set()).add((ns, cid))
+        infos: list[CheckpointInfo] = []
+        for thread_id, keys in by_thread.items():
+            ns, cid = min(keys, key=lambda k: (k[1], k[0]))
+            seq = self.reader.position(thread_id, ns, cid)
+            if seq is None:
+                continue
+            wanted = {make_id(thread_id, n, c) for n, c in keys}
+            infos += [i for i in self.list_checkpoints(thread_id, after_seq=seq - 1) if i.id in wanted]
+        run_ids = tuple(sorted(set(by_thread) | write_threads))
+        return ChangeSet(cursor=new, run_ids=run_ids, new_checkpoints=tuple(infos))
+
+    def watch_paths(self) -> list[Path]:
+        """The database file and its -wal and -shm companions."""
+        if self._path is None:
+            return []
+        return [self._path, Path(f"{self._path}-wal"), Path(f"{self._path}-shm")]
+
+    def close(self) -> None:
+        """Dispose of the engine's connections."""
+        self.engine.dispose()

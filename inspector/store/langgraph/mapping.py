@@ -15,10 +15,15 @@ Semantics (what the GUI relies on):
 * ``branch_count`` is the number of children minus one (a fork or ``update_state`` adds one).
 * ``created`` comes from the UUIDv6 id (equal to ``ts`` within microseconds).
 * Task and check counts are 0 in listings (they need the body); ``load`` fills them.
+* ``THREAD:-1`` is the newest checkpoint in any lane (a subgraph's, when the thread
+  stopped inside one); the root head is the last checkpoint with ``lane == ""``.
+* Rare: two subgraphs running in parallel can commit out of id order, so a checkpoint
+  reported by ``changes_since`` may sort before one already listed; re-list from its seq.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import defaultdict
 from typing import Any, Iterable
@@ -26,9 +31,8 @@ from typing import Any, Iterable
 from inspector.model import CHECKPOINT_KINDS, CheckpointInfo
 from inspector.store.langgraph.decode import revive_lc
 from inspector.store.langgraph.ids import id_step, id_time, make_id
-from inspector.store.langgraph.pregel import (NULL_TASK_ID, is_control_channel, node_of,
-                                              parent_namespace, summarise_tasks)
-from inspector.store.langgraph.rows import ListRow, WriteRow
+from inspector.store.langgraph.pregel import is_control_channel, node_of, parent_namespace
+from inspector.store.langgraph.rows import CHANNEL_SEP, ListRow, TaskOutputRow
 
 SOURCE_NAMES = {"input": "input", "update": "update", "fork": "fork"}
 
@@ -41,7 +45,7 @@ def parse_metadata(raw: Any) -> dict:
         return {}
     try:
         text = bytes(raw).decode("utf-8") if isinstance(raw, (bytes, bytearray, memoryview)) else str(raw)
-        value = json.loads(text, object_hook=revive_lc)
+        value = json.loads(text, object_hook=revive_lc) if '"lc"' in text else json.loads(text)
     except (ValueError, RecursionError):
         return {"__error__": "metadata is not valid JSON"}
     return value if isinstance(value, dict) else {"value": value}
@@ -61,21 +65,29 @@ def kind_of(meta: dict) -> str:
     return source if isinstance(source, str) and source in CHECKPOINT_KINDS else "step"
 
 
-def group_writes(rows: Iterable[WriteRow]) -> dict[tuple[str, str], list[WriteRow]]:
-    """Write rows grouped by (namespace, checkpoint id)."""
-    grouped: dict[tuple[str, str], list[WriteRow]] = defaultdict(list)
+def group_outputs(rows: Iterable[TaskOutputRow]) -> dict[tuple[str, str], list[TaskOutputRow]]:
+    """Task output rows grouped by (namespace, checkpoint id)."""
+    grouped: dict[tuple[str, str], list[TaskOutputRow]] = defaultdict(list)
     for row in rows:
         grouped[(row.ns, row.checkpoint_id)].append(row)
     return grouped
 
 
-def producers(parent_writes: list[WriteRow]) -> tuple[list[str], list[str]]:
-    """(nodes whose tasks finished, state channels they wrote) from a parent's writes."""
-    tasks = summarise_tasks((w.task_id, w.task_path, w.channel) for w in parent_writes)
-    nodes = sorted({t.node for t in tasks.values() if t.has_output and t.node})
-    channels = sorted({w.channel for w in parent_writes
-                       if w.task_id != NULL_TASK_ID and not is_control_channel(w.channel)})
-    return nodes, channels
+@functools.lru_cache(maxsize=4096)
+def _task_output(task_path: str, channels: str) -> tuple[str | None, tuple[str, ...]]:
+    """(node, state channels) of one task's outputs (cached: steps repeat their shape)."""
+    names = sorted({c for c in channels.split(CHANNEL_SEP) if not is_control_channel(c)})
+    return node_of(task_path), tuple(names)
+
+
+def producers(outputs: list[TaskOutputRow]) -> tuple[list[str], list[str]]:
+    """(nodes whose tasks finished, state channels they wrote) from a parent's task outputs."""
+    if len(outputs) == 1:
+        node, channels = _task_output(outputs[0].task_path, outputs[0].channels)
+        return ([node] if node else []), list(channels)
+    found = [_task_output(o.task_path, o.channels) for o in outputs]
+    nodes = {n for n, _ in found if n}
+    return sorted(nodes), sorted({c for _, chans in found for c in chans})
 
 
 def _legacy_writer(meta: dict) -> list[str]:
@@ -83,11 +95,11 @@ def _legacy_writer(meta: dict) -> list[str]:
     return sorted(str(k) for k in writes) if isinstance(writes, dict) else []
 
 
-def name_and_change(meta: dict, parent_writes: list[WriteRow] | None) -> tuple[str, str]:
+def name_and_change(meta: dict, parent_outputs: list[TaskOutputRow] | None) -> tuple[str, str]:
     """Timeline name and change summary of one checkpoint."""
     source = meta.get("source")
     if source == "loop":
-        nodes, channels = producers(parent_writes or [])
+        nodes, channels = producers(parent_outputs or [])
         nodes = nodes or _legacy_writer(meta)
         return (", ".join(nodes) if nodes else "loop"), ", ".join(channels)
     if isinstance(source, str) and source:
@@ -95,10 +107,10 @@ def name_and_change(meta: dict, parent_writes: list[WriteRow] | None) -> tuple[s
     return "checkpoint", ""
 
 
-def lane_parent(thread_id: str, row: ListRow, meta: dict) -> str | None:
+def lane_parent(thread_id: str, row: ListRow, meta: dict, ids: dict[tuple[str, str], str]) -> str | None:
     """The parent id: within the namespace, else the enclosing step that started the lane."""
     if row.parent_id is not None:
-        return make_id(thread_id, row.ns, row.parent_id)
+        return ids.get((row.ns, row.parent_id)) or make_id(thread_id, row.ns, row.parent_id)
     if not row.ns:
         return None
     parents = meta.get("parents")
@@ -108,19 +120,27 @@ def lane_parent(thread_id: str, row: ListRow, meta: dict) -> str | None:
     return None
 
 
+def _row_meta(row: ListRow) -> dict:
+    if row.metadata is not None:
+        return parse_metadata(row.metadata)
+    return {"source": row.source, "step": row.step}
+
+
 def build_infos(thread_id: str, rows: list[ListRow], offset: int,
-                writes: dict[tuple[str, str], list[WriteRow]],
+                outputs: dict[tuple[str, str], list[TaskOutputRow]],
                 children: dict[tuple[str, str], int]) -> list[CheckpointInfo]:
     """CheckpointInfos for one listing page starting at seq ``offset``."""
     infos = []
+    ids: dict[tuple[str, str], str] = {}
     for i, row in enumerate(rows):
-        meta = parse_metadata(row.metadata)
-        parent_writes = writes.get((row.ns, row.parent_id)) if row.parent_id else None
-        name, change = name_and_change(meta, parent_writes)
+        meta = _row_meta(row)
+        parent_outputs = outputs.get((row.ns, row.parent_id)) if row.parent_id else None
+        name, change = name_and_change(meta, parent_outputs)
+        ids[(row.ns, row.checkpoint_id)] = own = make_id(thread_id, row.ns, row.checkpoint_id)
         infos.append(CheckpointInfo(
-            id=make_id(thread_id, row.ns, row.checkpoint_id), run_id=thread_id, seq=offset + i,
+            id=own, run_id=thread_id, seq=offset + i,
             kind=kind_of(meta), name=name, created=id_time(row.checkpoint_id),
-            parent_id=lane_parent(thread_id, row, meta), size=row.size,
+            parent_id=lane_parent(thread_id, row, meta, ids), size=row.size,
             size_delta=row.size - (row.parent_size or 0), change=change, lane=row.ns,
             branch_count=max(0, children.get((row.ns, row.checkpoint_id), 1) - 1)))
     return infos

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -32,8 +33,9 @@ def is_control_channel(name: Any) -> bool:
     return isinstance(name, str) and (name.startswith(BRANCH_PREFIX) or name.startswith("__"))
 
 
+@functools.lru_cache(maxsize=4096)
 def node_of(task_path: str | None) -> str | None:
-    """The node name in a task path such as ``"~__pregel_pull, review"``."""
+    """The node name in a task path such as ``"~__pregel_pull, review"`` (cached: paths repeat)."""
     if not task_path:
         return None
     text = task_path.strip().strip("()")
@@ -135,6 +137,25 @@ def next_nodes(channel_names: Iterable[Any], channel_versions: Any, versions_see
         if version_newer(versions.get(channel), seen_version) and node not in found:
             found.append(node)
     return found
+
+
+def with_next(tasks: list[dict], next_list: Iterable[str]) -> list[dict]:
+    """Task dicts (``node``, ``status``…) completed with a pending entry per next node not yet run.
+
+    Without ``task_path`` (older writes tables) tasks have no node name: a single unnamed task
+    and a single unmatched next node are the same task; otherwise unmatched next nodes are
+    only added when no task is unnamed (they may be the unnamed ones).
+    """
+    known = {t.get("node") for t in tasks}
+    missing = [n for n in next_list if n not in known]
+    unnamed = [t for t in tasks if not t.get("node")]
+    if len(unnamed) == 1 and len(missing) == 1:
+        unnamed[0]["node"] = missing[0]
+        return tasks
+    if unnamed:
+        return tasks
+    return tasks + [{"task_id": None, "node": n, "task_path": "", "status": PENDING, "channels": []}
+                    for n in missing]
 
 
 def parent_namespace(ns: str) -> str:

@@ -21,12 +21,19 @@ class ThreadRow(NamedTuple):
 
 
 class ListRow(NamedTuple):
-    """One checkpoint as listed (no state): ids, raw metadata and stored sizes."""
+    """One checkpoint as listed (no state): ids, metadata source/step and stored sizes.
+
+    ``metadata`` (JSON text/bytes, or a dict from PostgreSQL JSONB) is only needed — and may
+    be None otherwise — for a namespace's first checkpoint (``parents``), legacy rows with a
+    ``writes`` key, or metadata whose JSON is invalid.
+    """
 
     ns: str
     checkpoint_id: str
     parent_id: str | None
-    metadata: Any          # JSON text/bytes (SQLite) or a dict (PostgreSQL JSONB)
+    source: Any
+    step: Any
+    metadata: Any
     size: int
     parent_size: int | None
 
@@ -44,8 +51,23 @@ class WriteRow(NamedTuple):
     value: bytes | None
 
 
+class TaskOutputRow(NamedTuple):
+    """One task's output writes at one checkpoint (control writes and the null task left out).
+
+    ``channels`` is the written channel names joined by ``CHANNEL_SEP``.
+    """
+
+    ns: str
+    checkpoint_id: str
+    task_path: str
+    channels: str
+
+
+CHANNEL_SEP = "\x1f"
+
+
 class HeadRow(NamedTuple):
-    """The latest root-namespace checkpoint of a thread, with its serialized body."""
+    """The latest root-namespace checkpoint of a thread (``blob`` only from ``head_bodies``)."""
 
     thread_id: str
     checkpoint_id: str
@@ -73,15 +95,19 @@ class Reader(Protocol):
 
     def threads(self, thread_id: str | None = None) -> list[ThreadRow]: ...
     def heads(self, thread_id: str | None = None) -> list[HeadRow]: ...
+    def head_bodies(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], HeadRow]: ...
     def head_writes(self, thread_id: str | None = None) -> list[tuple[str, WriteRow]]: ...
     def count_checkpoints(self, thread_id: str) -> int: ...
     def list_rows(self, thread_id: str, offset: int, limit: int | None) -> list[ListRow]: ...
-    def write_summaries(self, thread_id: str, lo: str, hi: str) -> list[WriteRow]: ...
+    def task_outputs(self, thread_id: str, lo: str, hi: str) -> list[TaskOutputRow]: ...
     def child_counts(self, thread_id: str, lo: str, hi: str) -> dict[tuple[str, str], int]: ...
     def position(self, thread_id: str, ns: str, checkpoint_id: str) -> int | None: ...
     def locate(self, checkpoint_id: str) -> list[tuple[str, str]]: ...
     def body(self, thread_id: str, ns: str, checkpoint_id: str) -> BlobRow | None: ...
     def writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[WriteRow]: ...
     def namespaces(self, thread_id: str) -> list[str]: ...
+    def ancestry(self, thread_id: str, ns: str, checkpoint_id: str, depth: int) -> list[tuple[str, Any]]: ...
+    def channel_writes(self, thread_id: str, ns: str, channel: str,
+                       checkpoint_ids: list[str]) -> list[WriteRow]: ...
     def cursor(self) -> tuple: ...
     def changed_since(self, cursor: tuple, upto: tuple) -> tuple[list[tuple[str, str, str]], set[str]]: ...

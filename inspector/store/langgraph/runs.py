@@ -27,7 +27,7 @@ from inspector.store.langgraph.decode import BlobError, decode_plain, decode_typ
 from inspector.store.langgraph.ids import id_time
 from inspector.store.langgraph.mapping import parse_metadata
 from inspector.store.langgraph.pregel import (ERRORED, FINISHED, INTERRUPTED, TaskWrites,
-                                              next_nodes, summarise_tasks)
+                                              next_nodes, summarise_tasks, with_next)
 from inspector.store.langgraph.rows import HeadRow, ThreadRow, WriteRow
 from inspector.store.langgraph.tasks import build_task_state
 from inspector.taskstate import score
@@ -110,10 +110,8 @@ def build_run(thread: ThreadRow, head: HeadRow | None, summary: HeadSummary,
     tasks = summarise_tasks((w.task_id, w.task_path, w.channel) for w in writes)
     updated = id_time(thread.last_id)
     last_error = next((decode_plain(w.type, w.value) for w in writes if w.channel == "__error__"), None)
-    node_tasks = [{"task_id": t.task_id, "node": t.node, "status": t.status} for t in tasks.values()]
-    known = {t.node for t in tasks.values()}
-    node_tasks += [{"task_id": None, "node": n, "status": "pending"}
-                   for n in summary.next or () if n not in known]
+    node_tasks = with_next([{"task_id": t.task_id, "node": t.node, "status": t.status}
+                            for t in tasks.values()], summary.next or ())
     sc = score(build_task_state({task_channel: summary.tasks_value}, node_tasks, task_channel))
     return RunInfo(
         id=thread.thread_id, name=thread.thread_id, agent="langgraph",

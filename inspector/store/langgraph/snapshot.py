@@ -8,7 +8,7 @@ rest of the snapshot still fills in. ``Snapshot.meta`` keys:
 ``thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, source, step, ts, v,
 serialization, langgraph_metadata, channel_versions, versions_seen, updated_channels,
 next, writes, tasks, interrupts, errors, control_channels, channel_sizes, subgraphs,
-parent_step, delta_snapshots, decode_errors, notes``.
+parent_step, delta_snapshots, reconstructed, decode_errors, notes``.
 
 ``writes`` items: ``{task_id, node, task_path, idx, channel, type, value}``; ``tasks`` items:
 ``{task_id, node, task_path, status (finished|errored|interrupted|pending), channels,
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from typing import Any, Callable
 
 from inspector.errors import TaskStateError
 from inspector.model import CheckpointInfo, Snapshot
@@ -27,9 +27,9 @@ from inspector.store.langgraph.decode import (BlobError, decode_plain, decode_ty
                                               plain_or_error)
 from inspector.store.langgraph.mapping import metadata_step, parse_metadata
 from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
-                                              NULL_TASK_ID, PENDING, is_control_channel,
+                                              NULL_TASK_ID, is_control_channel,
                                               namespace_task, next_nodes, parent_namespace,
-                                              summarise_tasks)
+                                              summarise_tasks, with_next)
 from inspector.store.langgraph.rows import BlobRow, WriteRow
 from inspector.store.langgraph.tasks import build_task_state
 from inspector.taskstate import score
@@ -133,8 +133,13 @@ def _subgraphs(ns: str, tasks: list[dict], namespaces: list[str]) -> list[dict]:
 
 def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id: str,
                    body: BlobRow, writes: list[WriteRow], namespaces: list[str], *,
-                   show_control: bool = False, task_channel: str = "todos") -> Snapshot:
-    """Decode one checkpoint into a Snapshot (never raises for bad data)."""
+                   show_control: bool = False, task_channel: str = "todos",
+                   rebuild: Callable[[dict, dict], dict[str, dict]] | None = None) -> Snapshot:
+    """Decode one checkpoint into a Snapshot (never raises for bad data).
+
+    ``rebuild(metadata, channel_values)`` returns values for channels the body does not
+    store (DeltaChannel, see ``delta``); they go into the state, flagged in ``reconstructed``.
+    """
     lg_meta = parse_metadata(body.metadata)
     checkpoint, error = decode_body(body)
     errors = [error] if error else []
@@ -142,6 +147,9 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
     cp = checkpoint if isinstance(checkpoint, dict) and "__opaque__" not in checkpoint else {}
     values = cp.get("channel_values") if isinstance(cp.get("channel_values"), dict) else {}
     state, control, sizes, deltas = split_channels(values, show_control)
+    rebuilt = rebuild(lg_meta, values) if rebuild and cp is checkpoint and checkpoint is not None else {}
+    for channel, found in rebuilt.items():
+        state[channel] = found.pop("value")
     if checkpoint is None:
         state = {"__error__": error}
     elif cp is not checkpoint:
@@ -153,9 +161,7 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
                      f"(v{LATEST_CHECKPOINT_VERSION}); some fields may be missing")
     next_list = next_nodes(values.keys(), cp.get("channel_versions"), cp.get("versions_seen"))
     write_list, tasks, interrupts, task_errors = describe_writes(writes)
-    known = {t["node"] for t in tasks}
-    tasks += [{"task_id": None, "node": n, "task_path": "", "status": PENDING, "channels": []}
-              for n in next_list if n not in known]
+    tasks = with_next(tasks, next_list)
     try:
         task_state = build_task_state(state if "__error__" not in state else {}, tasks, task_channel)
     except TaskStateError as err:  # pragma: no cover - build_task_state normalises its input
@@ -173,7 +179,7 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
         "errors": task_errors, "control_channels": control, "channel_sizes": sizes,
         "subgraphs": _subgraphs(ns, tasks, namespaces),
         "parent_step": info.parent_id if ns and body.parent_id is None else None,
-        "delta_snapshots": deltas, "decode_errors": errors, "notes": notes,
+        "delta_snapshots": deltas, "reconstructed": rebuilt, "decode_errors": errors, "notes": notes,
     }
     info = dataclasses.replace(info, tasks_done=sc.tasks_done, tasks_total=sc.tasks_total,
                                checks_passed=sc.checks_passed, checks_total=sc.checks_total)

@@ -1,22 +1,27 @@
 """SQLite-only SQL for SqliteSaver databases: every query the LangGraph adapter runs lives here.
 
 All reads are batched: listing a thread's checkpoints costs three queries per page whatever
-its size (rows without bodies, the parents' write summaries without values, branch counts);
-no query runs per checkpoint. Bodies and write values are read only by ``body``/``writes``
-(one checkpoint) and ``heads`` (one row per thread).
+its size (rows without bodies, the parents' task outputs grouped per task without values,
+branch counts); no query runs per checkpoint. Bodies and write values are read only by
+``body``/``writes`` (one checkpoint), ``head_bodies`` (heads not seen before) and the
+DeltaChannel rebuild (``ancestry``/``channel_writes``, one checkpoint's chain).
 """
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 import sqlalchemy as sa
 
-from inspector.store.engine import guard
-from inspector.store.langgraph.rows import BlobRow, HeadRow, ListRow, ThreadRow, WriteRow
+from inspector.errors import StoreError
+from inspector.store.engine import guard, translate
+from inspector.store.langgraph.pregel import NULL_TASK_ID
+from inspector.store.langgraph.rows import (CHANNEL_SEP, BlobRow, HeadRow, ListRow, TaskOutputRow,
+                                          ThreadRow, WriteRow)
 
 _HEADS = """
-SELECT c.thread_id, c.checkpoint_id, c.type, c.checkpoint, CAST(c.metadata AS TEXT)
+SELECT c.thread_id, c.checkpoint_id, c.type, NULL, CAST(c.metadata AS BLOB)
 FROM checkpoints c
 JOIN (SELECT thread_id, MAX(checkpoint_id) AS head FROM checkpoints
       WHERE checkpoint_ns = '' {where} GROUP BY thread_id) h
@@ -31,17 +36,43 @@ JOIN (SELECT thread_id, MAX(checkpoint_id) AS head FROM checkpoints
   ON w.thread_id = h.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = h.head
 ORDER BY w.thread_id, w.task_id, w.idx
 """
+_META_JSON1 = """
+       CASE WHEN json_valid(CAST(c.metadata AS TEXT))
+            THEN json_extract(CAST(c.metadata AS TEXT), '$.source') END,
+       CASE WHEN json_valid(CAST(c.metadata AS TEXT))
+            THEN json_extract(CAST(c.metadata AS TEXT), '$.step') END,
+       CASE WHEN c.parent_checkpoint_id IS NULL OR NOT json_valid(CAST(c.metadata AS TEXT))
+                 OR json_type(CAST(c.metadata AS TEXT), '$.writes') = 'object'
+            THEN CAST(c.metadata AS BLOB) END,"""
+_META_PLAIN = """
+       NULL, NULL, CAST(c.metadata AS BLOB),"""  # SQLite without JSON functions: parse in Python
 _LIST = """
-SELECT c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, CAST(c.metadata AS TEXT),
+SELECT COALESCE(CAST(c.checkpoint_ns AS TEXT), ''), CAST(c.checkpoint_id AS TEXT),
+       CAST(c.parent_checkpoint_id AS TEXT),{meta}
        COALESCE(LENGTH(c.checkpoint), 0) + COALESCE(LENGTH(c.metadata), 0),
-       COALESCE(LENGTH(p.checkpoint), 0) + COALESCE(LENGTH(p.metadata), 0),
-       p.checkpoint_id IS NOT NULL
-FROM checkpoints c
+       CASE WHEN p.checkpoint_id IS NOT NULL
+            THEN COALESCE(LENGTH(p.checkpoint), 0) + COALESCE(LENGTH(p.metadata), 0) END
+FROM (SELECT rowid AS rid FROM checkpoints WHERE thread_id = :thread
+      ORDER BY checkpoint_id, checkpoint_ns LIMIT :limit OFFSET :offset) page
+JOIN checkpoints c ON c.rowid = page.rid
 LEFT JOIN checkpoints p ON p.thread_id = c.thread_id AND p.checkpoint_ns = c.checkpoint_ns
                        AND p.checkpoint_id = c.parent_checkpoint_id
-WHERE c.thread_id = :thread
 ORDER BY c.checkpoint_id, c.checkpoint_ns
-LIMIT :limit OFFSET :offset
+"""
+
+# metadata is fetched as BLOB: bytes that are not UTF-8 then fail one row's parse, not the query
+_ANCESTRY = """
+WITH RECURSIVE chain(cid, depth) AS (
+  SELECT parent_checkpoint_id, 1 FROM checkpoints
+  WHERE thread_id = :thread AND checkpoint_ns = :ns AND checkpoint_id = :cid
+  UNION ALL
+  SELECT c.parent_checkpoint_id, chain.depth + 1 FROM chain
+  JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.cid
+  WHERE chain.depth < :depth
+)
+SELECT chain.cid, CAST(c.metadata AS BLOB) FROM chain
+JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.cid
+ORDER BY chain.depth
 """
 
 
@@ -59,6 +90,10 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _opt(value: Any) -> str | None:
+    return None if value is None else _text(value)
+
+
 class SqliteReader:
     """Runs the adapter's queries on a SqliteSaver database through a SQLAlchemy engine."""
 
@@ -66,14 +101,33 @@ class SqliteReader:
         self.engine = engine
         self.display = display
         self._task_path = "w.task_path" if has_task_path else "''"
+        self._list_sql: str | None = None
+
+    def _listing_sql(self) -> str:
+        if self._list_sql is None:
+            try:
+                self._all("SELECT json_valid('{}')")
+                meta = _META_JSON1
+            except StoreError:
+                meta = _META_PLAIN
+            self._list_sql = _LIST.format(meta=meta)
+        return self._list_sql
 
     def _all(self, sql: str, **params: Any) -> list[Any]:
+        """Run one query on the pooled connection's sqlite3 cursor (plain tuples, no Row cost)."""
         with guard(self.display), self.engine.connect() as conn:
-            return list(conn.execute(sa.text(sql), params))
+            cur = conn.connection.dbapi_connection.cursor()
+            try:
+                cur.execute(sql, params)
+                return cur.fetchall()
+            except sqlite3.Error as err:
+                raise translate(err, self.display) from err
+            finally:
+                cur.close()
 
     @staticmethod
-    def _where(thread_id: str | None, alias: str = "") -> str:
-        return "" if thread_id is None else f"AND {alias}thread_id = :thread"
+    def _where(thread_id: str | None) -> str:
+        return "" if thread_id is None else "AND thread_id = :thread"
 
     # -- threads ------------------------------------------------------------------------------
     def threads(self, thread_id: str | None = None) -> list[ThreadRow]:
@@ -84,16 +138,32 @@ class SqliteReader:
         return [ThreadRow(_text(r[0]), _text(r[1]), _text(r[2]), _int(r[3])) for r in rows]
 
     def heads(self, thread_id: str | None = None) -> list[HeadRow]:
-        """The root-namespace head of every thread (or one), with body and metadata."""
+        """The root-namespace head of every thread (or one) with metadata; ``blob`` is None."""
         rows = self._all(_HEADS.format(where=self._where(thread_id)), thread=thread_id)
-        return [HeadRow(_text(r[0]), _text(r[1]), r[2], r[3], r[4]) for r in rows]
+        return [HeadRow(_text(r[0]), _text(r[1]), _opt(r[2]), None, r[4]) for r in rows]
+
+    def head_bodies(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], HeadRow]:
+        """Root-namespace bodies for (thread_id, checkpoint_id) pairs, in batches of 400."""
+        found: dict[tuple[str, str], HeadRow] = {}
+        for start in range(0, len(keys), 400):
+            chunk = keys[start:start + 400]
+            pairs = ", ".join(f"(:t{i}, :c{i})" for i in range(len(chunk)))
+            params = {f"t{i}": t for i, (t, _) in enumerate(chunk)}
+            params.update({f"c{i}": c for i, (_, c) in enumerate(chunk)})
+            rows = self._all(f"WITH k(t, c) AS (VALUES {pairs}) "
+                             "SELECT x.thread_id, x.checkpoint_id, x.type, x.checkpoint FROM k "
+                             "JOIN checkpoints x ON x.thread_id = k.t AND x.checkpoint_ns = '' "
+                             "AND x.checkpoint_id = k.c", **params)
+            for r in rows:
+                found[(_text(r[0]), _text(r[1]))] = HeadRow(_text(r[0]), _text(r[1]), _opt(r[2]), r[3], None)
+        return found
 
     def head_writes(self, thread_id: str | None = None) -> list[tuple[str, WriteRow]]:
         """Pending writes of every head: (thread_id, row); only ``__error__`` values are read."""
         sql = _HEAD_WRITES.format(task_path=self._task_path,
                                   where=self._where(thread_id))
         rows = self._all(sql, thread=thread_id)
-        return [(_text(r[0]), WriteRow("", "", _text(r[1]), r[2] or "", _int(r[3]), _text(r[4]), r[5], r[6]))
+        return [(_text(r[0]), WriteRow("", "", _text(r[1]), _text(r[2]), _int(r[3]), _text(r[4]), _opt(r[5]), r[6]))
                 for r in rows]
 
     # -- checkpoints ----------------------------------------------------------------------------
@@ -103,19 +173,33 @@ class SqliteReader:
         return _int(rows[0][0])
 
     def list_rows(self, thread_id: str, offset: int, limit: int | None) -> list[ListRow]:
-        """One page of a thread's checkpoints ordered by (checkpoint_id, namespace), no bodies."""
-        rows = self._all(_LIST, thread=thread_id, offset=max(0, offset),
-                         limit=-1 if limit is None else max(0, limit))
-        return [ListRow(_text(r[0]), _text(r[1]), None if r[2] is None else _text(r[2]), r[3],
-                        _int(r[4]), _int(r[5]) if r[6] else None) for r in rows]
+        """One page of a thread's checkpoints ordered by (checkpoint_id, namespace), no bodies.
 
-    def write_summaries(self, thread_id: str, lo: str, hi: str) -> list[WriteRow]:
-        """Pending writes (no values) of the thread's checkpoints with lo ≤ id ≤ hi."""
-        rows = self._all(f"SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, {self._task_path}, "
-                         "w.idx, w.channel, w.type FROM writes w WHERE w.thread_id = :thread "
-                         "AND w.checkpoint_id BETWEEN :lo AND :hi", thread=thread_id, lo=lo, hi=hi)
-        return [WriteRow(_text(r[0]), _text(r[1]), _text(r[2]), r[3] or "", _int(r[4]), _text(r[5]),
-                         r[6], None) for r in rows]
+        ``metadata.source``/``step`` are extracted in SQL; the metadata text itself is only
+        returned when more is needed (a lane's first checkpoint, legacy ``writes``, bad JSON).
+        """
+        rows = self._all(self._listing_sql(), thread=thread_id, offset=max(0, offset),
+                         limit=-1 if limit is None else max(0, limit))
+        make = ListRow._make
+        return [make(r) for r in rows]
+
+    def task_outputs(self, thread_id: str, lo: str, hi: str) -> list[TaskOutputRow]:
+        """Per (checkpoint, task) the output channels written, for checkpoints lo ≤ id ≤ hi.
+
+        One row per task, not per write; control writes and the null task are left out, so a
+        task appears here iff it finished (LangGraph's rule).
+        """
+        rows = self._all(
+            "SELECT COALESCE(CAST(w.checkpoint_ns AS TEXT), ''), CAST(w.checkpoint_id AS TEXT), "
+            f"COALESCE(CAST({self._task_path} AS TEXT), ''), "
+            "group_concat(CAST(w.channel AS TEXT), :sep) FROM writes w "
+            "WHERE w.thread_id = :thread AND w.checkpoint_id BETWEEN :lo AND :hi "
+            "AND w.task_id != :null_task AND w.channel NOT IN "
+            "('__error__', '__error_source_node__', '__interrupt__', '__resume__') "
+            "GROUP BY w.checkpoint_ns, w.checkpoint_id, w.task_id",
+            thread=thread_id, lo=lo, hi=hi, sep=CHANNEL_SEP, null_task=NULL_TASK_ID)
+        make = TaskOutputRow._make
+        return [make(r) for r in rows]
 
     def child_counts(self, thread_id: str, lo: str, hi: str) -> dict[tuple[str, str], int]:
         """(namespace, parent id) → number of children, for parents lo ≤ id ≤ hi with several."""
@@ -143,13 +227,13 @@ class SqliteReader:
 
     def body(self, thread_id: str, ns: str, checkpoint_id: str) -> BlobRow | None:
         """One checkpoint's serialized body and metadata."""
-        rows = self._all("SELECT type, checkpoint, CAST(metadata AS TEXT), parent_checkpoint_id "
+        rows = self._all("SELECT type, checkpoint, CAST(metadata AS BLOB), parent_checkpoint_id "
                          "FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns "
                          "AND checkpoint_id = :cid", thread=thread_id, ns=ns, cid=checkpoint_id)
         if not rows:
             return None
         r = rows[0]
-        return BlobRow(r[0], r[1], r[2], None if r[3] is None else _text(r[3]))
+        return BlobRow(_opt(r[0]), r[1], r[2], _opt(r[3]))
 
     def writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[WriteRow]:
         """One checkpoint's pending writes with values, in (task, idx) order."""
@@ -157,7 +241,25 @@ class SqliteReader:
                          "FROM writes w WHERE w.thread_id = :thread AND w.checkpoint_ns = :ns "
                          "AND w.checkpoint_id = :cid ORDER BY w.task_id, w.idx",
                          thread=thread_id, ns=ns, cid=checkpoint_id)
-        return [WriteRow(ns, checkpoint_id, _text(r[0]), r[1] or "", _int(r[2]), _text(r[3]), r[4], r[5])
+        return [WriteRow(ns, checkpoint_id, _text(r[0]), _text(r[1]), _int(r[2]), _text(r[3]), _opt(r[4]),
+                         r[5])
+                for r in rows]
+
+    def ancestry(self, thread_id: str, ns: str, checkpoint_id: str, depth: int) -> list[tuple[str, Any]]:
+        """(checkpoint id, metadata text) of the parent chain, nearest first, at most ``depth``."""
+        rows = self._all(_ANCESTRY, thread=thread_id, ns=ns, cid=checkpoint_id, depth=depth)
+        return [(r[0], r[1]) for r in rows]
+
+    def channel_writes(self, thread_id: str, ns: str, channel: str,
+                       checkpoint_ids: list[str]) -> list[WriteRow]:
+        """Pending writes to one channel at the given checkpoints (with values)."""
+        marks = ", ".join(f":c{i}" for i in range(len(checkpoint_ids)))
+        params = {f"c{i}": cid for i, cid in enumerate(checkpoint_ids)}
+        rows = self._all(f"SELECT w.checkpoint_id, w.task_id, {self._task_path}, w.idx, w.type, w.value "
+                         "FROM writes w WHERE w.thread_id = :thread AND w.checkpoint_ns = :ns "
+                         f"AND w.channel = :channel AND w.checkpoint_id IN ({marks or 'NULL'})",
+                         thread=thread_id, ns=ns, channel=channel, **params)
+        return [WriteRow(ns, _text(r[0]), _text(r[1]), _text(r[2]), _int(r[3]), channel, _opt(r[4]), r[5])
                 for r in rows]
 
     def namespaces(self, thread_id: str) -> list[str]:

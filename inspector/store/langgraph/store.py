@@ -20,8 +20,10 @@ from inspector.errors import NotAStoreError, StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import table_columns
+from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
-from inspector.store.langgraph.mapping import build_infos, group_writes, page_bounds
+from inspector.store.langgraph.mapping import build_infos, group_outputs, page_bounds
+from inspector.store.langgraph.rows import HeadRow
 from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
 from inspector.store.langgraph.schema import describe
 from inspector.store.langgraph.snapshot import build_snapshot
@@ -70,29 +72,29 @@ class LangGraphStore(Store):
                               format_version=2 if schema.has_task_path else 1, read_only=read_only)
 
     # -- runs ------------------------------------------------------------------------------
-    def _summary(self, head: Any) -> HeadSummary:
-        key = (head.thread_id, head.checkpoint_id)
+    def _summaries(self, heads: list[HeadRow]) -> dict[str, HeadSummary]:
+        """Head summaries by thread; bodies are read only for heads not seen before."""
         with self._lock:
-            found = self._heads.get(key)
-        if found is None:
-            found = read_head(head, self.task_channel)
+            known = {h.thread_id: self._heads.get((h.thread_id, h.checkpoint_id)) for h in heads}
+        missing = [(h.thread_id, h.checkpoint_id) for h in heads if known[h.thread_id] is None]
+        if missing:
+            bodies = self.reader.head_bodies(missing)
+            fresh = {key: read_head(body, self.task_channel) for key, body in bodies.items()}
             with self._lock:
-                self._heads[key] = found
-        return found
+                self._heads.update(fresh)
+            known.update({key[0]: summary for key, summary in fresh.items()})
+        return {tid: s or HeadSummary(None) for tid, s in known.items()}
 
     def _runs(self, thread_id: str | None = None) -> list[RunInfo]:
         threads = self.reader.threads(thread_id)
         heads = {h.thread_id: h for h in self.reader.heads(thread_id)}
+        summaries = self._summaries(list(heads.values()))
         writes: dict[str, list] = {}
         for tid, row in self.reader.head_writes(thread_id):
             writes.setdefault(tid, []).append(row)
-        runs = []
-        for t in threads:
-            head = heads.get(t.thread_id)
-            summary = self._summary(head) if head else HeadSummary(None)
-            runs.append(build_run(t, head, summary, writes.get(t.thread_id, []),
-                                  task_channel=self.task_channel, running_window=self.running_window))
-        return runs
+        return [build_run(t, heads.get(t.thread_id), summaries.get(t.thread_id, HeadSummary(None)),
+                          writes.get(t.thread_id, []), task_channel=self.task_channel,
+                          running_window=self.running_window) for t in threads]
 
     def _filtered(self, text: str, statuses: Collection[str] | None) -> list[RunInfo]:
         needle = text.strip().lower()
@@ -130,9 +132,17 @@ class LangGraphStore(Store):
         bounds = page_bounds(rows)
         if bounds is None:
             return []
-        writes = group_writes(self.reader.write_summaries(str(run_id), *bounds))
+        outputs = group_outputs(self.reader.task_outputs(str(run_id), *bounds))
         children = self.reader.child_counts(str(run_id), *bounds)
-        return build_infos(str(run_id), rows, offset, writes, children)
+        return build_infos(str(run_id), rows, offset, outputs, children)
+
+    def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
+        """The thread's checkpoints with the given seqs (one small page each when few)."""
+        wanted = sorted({s for s in seqs if s >= 0})
+        if len(wanted) > 20:
+            return super().checkpoints_at(run_id, wanted)
+        found = [self.list_checkpoints(run_id, after_seq=s - 1, limit=1) for s in wanted]
+        return [page[0] for page in found if page]
 
     def count_checkpoints(self, run_id: str) -> int:
         """Checkpoints of the thread in every namespace."""
@@ -185,7 +195,8 @@ class LangGraphStore(Store):
         writes = self.reader.writes(*ck)
         return build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
                               self.reader.namespaces(ck.thread_id),
-                              show_control=self.show_control, task_channel=self.task_channel)
+                              show_control=self.show_control, task_channel=self.task_channel,
+                              rebuild=lambda meta, values: reconstruct(self.reader, ck, meta, values))
 
     # -- live ------------------------------------------------------------------------------------
     def cursor(self) -> Any:

@@ -1,0 +1,1 @@
+"""Tests of the LangGraph store adapter (real langgraph databases)."""

@@ -36,8 +36,9 @@ def state_changes(old: Any, new: Any, old_len: dict, new_len: dict) -> list[str]
         else:
             named.append(str(key))
     named.extend(f"-{k}" for k in old if k not in new)
-    if len(named) > 3:
-        named = named[:3] + [f"+{len(named) - 3} keys"]
+    parts.sort(key=lambda p: p.split()[-1] != "msg")   # message appends first
+    if len(named) > 2:
+        named = named[:2] + [f"+{len(named) - 2} more"]
     return parts + named
 
 
@@ -47,7 +48,7 @@ def task_changes(old: dict | None, new: dict | None) -> list[str]:
     parts: list[str] = []
     for tid, task in after.items():
         prev = before.get(tid)
-        title = task.get("title") or tid
+        title = tid  # ids are short and stable; titles are shown on the board
         if prev is None:
             parts.append(f"+task {title}")
             continue
@@ -57,7 +58,7 @@ def task_changes(old: dict | None, new: dict | None) -> list[str]:
         new_review = (task.get("review") or {}).get("status", "none")
         if old_review != new_review:
             parts.append(f"review {new_review.replace('_', ' ')} on {title}")
-    parts.extend(f"-task {before[t].get('title') or t}" for t in before if t not in after)
+    parts.extend(f"-task {t}" for t in before if t not in after)
     s0, s1 = taskstate.score(old), taskstate.score(new)
     if (s0.checks_passed, s0.checks_total) != (s1.checks_passed, s1.checks_total):
         parts.append(f"checks {s0} → {s1}")
@@ -67,5 +68,5 @@ def task_changes(old: dict | None, new: dict | None) -> list[str]:
 def summarize(old_form: Any, new_form: Any, old_len: dict, new_len: dict,
               old_tasks: dict | None, new_tasks: dict | None) -> str:
     """The summary line joined with middle dots; empty when nothing changed."""
-    return " · ".join(state_changes(old_form, new_form, old_len, new_len)
-                      + task_changes(old_tasks, new_tasks))
+    return " · ".join(task_changes(old_tasks, new_tasks)
+                      + state_changes(old_form, new_form, old_len, new_len))

@@ -1,0 +1,1 @@
+"""Qt models of the desktop inspector (one per file)."""

@@ -1,0 +1,107 @@
+"""A table model over a diff's structural changes: operation, path and what changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFontDatabase
+
+from inspector.diff import ADDED, CHANGED, MOVED, REMOVED, Change, Move, NumberDelta, TextDelta
+from inspector.highlight import to_json_text
+
+COLUMNS = ("", "Path", "Change")
+OP, PATH, WHAT = range(3)
+CHANGE_ROLE = Qt.ItemDataRole.UserRole + 1
+GLYPHS = {ADDED: "+", REMOVED: "−", CHANGED: "~", MOVED: "↕"}
+OP_HUES = {ADDED: "#1a7f37", REMOVED: "#cf222e", CHANGED: "#9a6700", MOVED: "#0969da"}
+OP_HUES_DARK = {ADDED: "#56d364", REMOVED: "#f85149", CHANGED: "#e3b341", MOVED: "#58a6ff"}
+AnyIndex = QModelIndex | QPersistentModelIndex
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """A one-line compact JSON preview of a value, cut to ``limit`` characters."""
+    if isinstance(value, (dict, list)) and len(value) > 50:
+        text = f"{{{len(value)} keys}}" if isinstance(value, dict) else f"[{len(value)} items]"
+    else:
+        text = to_json_text(value, indent=None)
+    text = text.replace("\n", "⏎")
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def change_text(change: Change) -> str:
+    """The 'Change' column: ``old → new`` in short, or what happened to text and lists."""
+    detail = change.detail
+    if change.op == ADDED:
+        return short_repr(change.new, 80)
+    if change.op == REMOVED:
+        return f"was {short_repr(change.old, 80)}"
+    if change.op == MOVED and isinstance(detail, Move):
+        return f"moved from [{detail.source}] to [{detail.target}]"
+    if isinstance(detail, TextDelta):
+        return f"text: +{detail.added} −{detail.removed} {detail.unit}s"
+    if isinstance(detail, NumberDelta):
+        sign = "+" if detail.delta >= 0 else ""
+        return f"{short_repr(change.old, 30)} → {short_repr(change.new, 30)}  ({sign}{detail.delta:g})"
+    return f"{short_repr(change.old, 38)} → {short_repr(change.new, 38)}"
+
+
+class ChangeListModel(QAbstractTableModel):
+    """Rows are structural changes in document order (filter with a QSortFilterProxyModel on PATH)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._changes: tuple[Change, ...] = ()
+        self._dark = False
+        self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+    def set_changes(self, changes: tuple[Change, ...], dark: bool = False) -> None:
+        """Show these changes."""
+        self.beginResetModel()
+        self._changes = tuple(changes)
+        self._dark = dark
+        self.endResetModel()
+
+    def change(self, row: int) -> Change:
+        """The change of a row."""
+        return self._changes[row]
+
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._changes)
+
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
+                and 0 <= section < len(COLUMNS):
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._changes):
+            return None
+        change = self._changes[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == OP:
+                return GLYPHS.get(change.op, "?")
+            return change.display_path if column == PATH else change_text(change)
+        if role == CHANGE_ROLE:
+            return change
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return change.describe()
+        if role == Qt.ItemDataRole.ForegroundRole and column in (OP, PATH):
+            hues = OP_HUES_DARK if self._dark else OP_HUES
+            return QColor(hues.get(change.op, "#57606a")) if column == OP else None
+        if role == Qt.ItemDataRole.FontRole and column == PATH:
+            return self._mono
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == OP:
+            return int(Qt.AlignmentFlag.AlignCenter)
+        return None
+
+    def flags(self, index: AnyIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable

@@ -1,0 +1,109 @@
+"""Page cache of a run's timeline: rows are seqs, pages of 500 load on demand, LRU-bounded; no Qt.
+
+Both adapters number a run's checkpoints 0, 1, 2… (``seq``), so row ``r`` is seq ``r`` and
+any page can be read directly with ``list_checkpoints(after_seq=start - 1, limit=…)`` — the
+scrollbar, End key and scrubber reach the last of 100,000 checkpoints without reading the
+ones before. Each page also carries the checkpoint before it, for the time gap.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from inspector.model import CheckpointInfo
+from inspector.store.base import Store
+
+PAGE_SIZE = 500
+MAX_PAGES = 40  # ~20,000 rows kept; a page left unseen longest is dropped first
+
+
+def fetch_page(store: Store, run_id: str, page: int,
+               page_size: int = PAGE_SIZE) -> tuple[CheckpointInfo | None, list[CheckpointInfo]]:
+    """Page ``page`` of a run's checkpoints and the checkpoint just before it (worker thread)."""
+    start = page * page_size
+    if start == 0:
+        return None, store.list_checkpoints(run_id, after_seq=-1, limit=page_size)
+    rows = store.list_checkpoints(run_id, after_seq=start - 2, limit=page_size + 1)
+    before = rows.pop(0) if rows and rows[0].seq == start - 1 else None
+    return before, rows
+
+
+class PageCache:
+    """Loaded pages of one run's timeline, by page number, least recently used first."""
+
+    def __init__(self, page_size: int = PAGE_SIZE, max_pages: int = MAX_PAGES) -> None:
+        self.page_size = page_size
+        self.max_pages = max_pages
+        self._pages: OrderedDict[int, list[CheckpointInfo]] = OrderedDict()
+        self._before: dict[int, CheckpointInfo | None] = {}
+
+    def clear(self) -> None:
+        """Drop every page."""
+        self._pages.clear()
+        self._before.clear()
+
+    def page_of(self, row: int) -> int:
+        """The page holding ``row``."""
+        return row // self.page_size
+
+    def has_row(self, row: int) -> bool:
+        """Whether ``row`` is loaded."""
+        rows = self._pages.get(row // self.page_size)
+        return rows is not None and row % self.page_size < len(rows)
+
+    def get(self, row: int) -> CheckpointInfo | None:
+        """The checkpoint at ``row`` if loaded (marks its page as recently used)."""
+        page, offset = divmod(row, self.page_size)
+        rows = self._pages.get(page)
+        if rows is None or offset >= len(rows):
+            return None
+        self._pages.move_to_end(page)
+        return rows[offset]
+
+    def peek(self, row: int) -> CheckpointInfo | None:
+        """Like ``get`` without touching the LRU order."""
+        page, offset = divmod(row, self.page_size)
+        rows = self._pages.get(page)
+        return rows[offset] if rows is not None and offset < len(rows) else None
+
+    def previous(self, row: int) -> CheckpointInfo | None:
+        """The checkpoint before ``row`` if known."""
+        if row <= 0:
+            return None
+        page, offset = divmod(row, self.page_size)
+        if offset == 0:
+            return self._before.get(page) or self.peek(row - 1)
+        return self.peek(row - 1)
+
+    def put(self, page: int, before: CheckpointInfo | None, rows: list[CheckpointInfo]) -> list[int]:
+        """Store a loaded page; returns the pages evicted to stay within ``max_pages``."""
+        self._pages[page] = list(rows)
+        self._pages.move_to_end(page)
+        self._before[page] = before
+        evicted = []
+        while len(self._pages) > self.max_pages:
+            old, _ = self._pages.popitem(last=False)
+            self._before.pop(old, None)
+            evicted.append(old)
+        return evicted
+
+    def append(self, info: CheckpointInfo) -> bool:
+        """Add a new checkpoint at row ``info.seq`` when its page is loaded up to the row before."""
+        page, offset = divmod(info.seq, self.page_size)
+        rows = self._pages.get(page)
+        if rows is None:
+            if offset != 0 or not self.has_row(info.seq - 1):
+                return False
+            self._pages[page] = rows = []
+            self._before[page] = self.peek(info.seq - 1)
+        if offset == len(rows):
+            rows.append(info)
+            return True
+        if offset < len(rows):
+            rows[offset] = info
+            return True
+        return False
+
+    def loaded_pages(self) -> list[int]:
+        """Page numbers currently held."""
+        return list(self._pages)

@@ -1,0 +1,164 @@
+"""Qt-free helpers over decoded JSON values: type names, one-line previews, sizes, search."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from inspector.diff.model import format_path
+
+ELIDE_AT = 160          # characters of a string shown in a one-line cell
+MAX_MATCHES = 20_000    # a search stops collecting after this many hits
+_SCALAR_SIZES = {True: 4, False: 5, None: 4}
+
+
+def type_name(value: Any) -> str:
+    """A JSON type name; decoded objects show their class (``HumanMessage``)."""
+    if isinstance(value, dict):
+        tag = value.get("__type__")
+        return tag.rsplit(".", 1)[-1] if isinstance(tag, str) and tag else "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def is_long_text(value: Any) -> bool:
+    """True for strings a cell cannot show whole (long or multi-line)."""
+    return isinstance(value, str) and (len(value) > ELIDE_AT or "\n" in value)
+
+
+def _message_preview(value: dict) -> str:
+    role = value.get("role") or value.get("type")
+    content = value.get("content")
+    if isinstance(role, str) and isinstance(content, str):
+        return f"  {role}: {content}"
+    return ""
+
+
+def preview(value: Any, limit: int = ELIDE_AT) -> str:
+    """One line for a value cell: ``{5 keys}``, ``[24 items]``, an elided string, ``null``."""
+    if isinstance(value, dict):
+        n = len(value)
+        text = f"{{{n} key{'s' if n != 1 else ''}}}" + _message_preview(value)
+    elif isinstance(value, list):
+        n = len(value)
+        text = f"[{n} item{'s' if n != 1 else ''}]"
+    elif isinstance(value, str):
+        text = value.replace("\r\n", "\n").replace("\n", " ⏎ ")
+    elif value is None:
+        return "null"
+    elif isinstance(value, bool):
+        return "true" if value else "false"
+    elif isinstance(value, (bytes, bytearray)):
+        return f"<{len(value)} bytes>"
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def scalar_size(value: Any) -> int:
+    """Approximate compact-JSON size in bytes of a non-container value."""
+    if isinstance(value, str):
+        return len(value.encode("utf-8", "surrogatepass")) + 2
+    if value is None or isinstance(value, bool):
+        return _SCALAR_SIZES[value]
+    if isinstance(value, (int, float)):
+        return len(repr(value))
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    return len(repr(value))
+
+
+def json_sizes(value: Any, cancel: Callable[[], bool] | None = None) -> dict[int, int]:
+    """Approximate compact-JSON sizes of every container in ``value``, keyed by ``id()``.
+
+    Iterative (deep values do not hit the recursion limit); ``cancel()`` is polled.
+    """
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    steps = 0
+    while stack:
+        node, done = stack.pop()
+        if not isinstance(node, (dict, list)) or id(node) in sizes and not done:
+            continue
+        if done:
+            if isinstance(node, dict):
+                total = 2 + sum(scalar_size(str(k)) + 1 + _size(v, sizes) for k, v in node.items())
+            else:
+                total = 2 + sum(_size(v, sizes) for v in node)
+            sizes[id(node)] = total + max(0, len(node) - 1)
+            continue
+        steps += 1
+        if cancel is not None and steps % 5000 == 0 and cancel():
+            break
+        stack.append((node, True))
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, False) for c in children if isinstance(c, (dict, list)))
+    return sizes
+
+
+def _size(value: Any, sizes: dict[int, int]) -> int:
+    if isinstance(value, (dict, list)):
+        return sizes.get(id(value), 0)
+    return scalar_size(value)
+
+
+def fmt_bytes(n: int) -> str:
+    """A short human size: ``512 B``, ``4.2 KB``, ``1.3 MB``."""
+    if n < 1024:
+        return f"{n} B"
+    for unit in ("KB", "MB", "GB"):
+        n /= 1024
+        if n < 1024 or unit == "GB":
+            return f"{n:.1f} {unit}" if n < 100 else f"{n:.0f} {unit}"
+    return f"{n} B"
+
+
+def search_paths(value: Any, needle: str, cancel: Callable[[], bool] | None = None,
+                 limit: int = MAX_MATCHES) -> list[tuple]:
+    """Paths (document order) whose key or scalar value contains ``needle``, case-insensitively."""
+    needle = needle.casefold()
+    if not needle:
+        return []
+    found: list[tuple] = []
+    stack: list[tuple[tuple, Any]] = [((), value)]
+    steps = 0
+    while stack and len(found) < limit:
+        path, node = stack.pop()
+        steps += 1
+        if cancel is not None and steps % 5000 == 0 and cancel():
+            break
+        if path and isinstance(path[-1], str) and needle in path[-1].casefold():
+            found.append(path)
+        elif path and not isinstance(node, (dict, list)) and needle in _search_text(node):
+            found.append(path)
+        if isinstance(node, dict):
+            stack.extend(((*path, k), v) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(node))))
+    return found
+
+
+def _search_text(value: Any) -> str:
+    return value.casefold() if isinstance(value, str) else preview(value, 1 << 30).casefold()
+
+
+def value_at(value: Any, path: tuple) -> Any:
+    """The value at ``path`` (KeyError/IndexError when the path does not exist)."""
+    for part in path:
+        value = value[part]
+    return value
+
+
+__all__ = ["ELIDE_AT", "fmt_bytes", "format_path", "is_long_text", "json_sizes", "preview",
+           "scalar_size", "search_paths", "type_name", "value_at"]

@@ -1,0 +1,361 @@
+"""Qt tree model of the runs: lineage tree, effective status, live merging, model-side sorting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from inspector.model import ChangeSet, RunInfo
+from inspector.ui import formatting
+from inspector.ui.models.run_tree import (Annotations, COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
+                                          COL_STATUS, COL_UPDATED, COLUMN_TITLES, RunNode, RunsLoad,
+                                          RunTree, annotate, load_running, load_runs)
+from inspector.ui.run_status import EffectiveStatus
+from inspector.ui.session import StoreSession
+from inspector.ui.style import mono_font
+
+RunRole = Qt.ItemDataRole.UserRole + 1        # RunInfo
+StatusRole = Qt.ItemDataRole.UserRole + 2     # effective status (str)
+ReasonRole = Qt.ItemDataRole.UserRole + 3     # why the effective status differs ('' if not)
+ForkSeqRole = Qt.ItemDataRole.UserRole + 4    # seq the run was forked at (int | None)
+ProgressRole = Qt.ItemDataRole.UserRole + 5   # (checks passed, checks total)
+
+Index = QModelIndex | QPersistentModelIndex
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
+class RunsModel(QAbstractItemModel):
+    """Every run of the session's store; forks are children of the run they came from.
+
+    Sorting happens here (Python key sort) rather than in a proxy, so 10,000 runs sort
+    in milliseconds; the filter proxy keeps this order. All store reads run in the
+    session's thread pool.
+    """
+
+    runs_loaded = Signal(int)     # a full load finished (number of runs)
+    runs_updated = Signal(list)   # run ids merged incrementally
+    annotated = Signal()          # fork points resolved after a full load
+
+    def __init__(self, session: StoreSession, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.tree = RunTree()
+        self._generation = -1
+        self._mono = mono_font()
+
+    # -- structure ---------------------------------------------------------------
+    def _node(self, index: Index) -> RunNode:
+        if not index.isValid():
+            return self.tree.root
+        return self.tree.by_key[index.internalId()].children[index.row()]
+
+    def node_index(self, node: RunNode, column: int = 0) -> QModelIndex:
+        """The index of ``node`` in ``column``."""
+        return self.createIndex(node.row, column, (node.parent or self.tree.root).key)
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
+        if parent.isValid() and parent.column() != 0:
+            return QModelIndex()
+        node = self._node(parent)
+        if 0 <= row < len(node.children) and 0 <= column < len(COLUMN_TITLES):
+            return self.createIndex(row, column, node.key)
+        return QModelIndex()
+
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+        if not index.isValid() or index.internalId() == 0:
+            return QModelIndex()
+        return self.node_index(self.tree.by_key[index.internalId()])
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        return len(self._node(parent).children)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return len(COLUMN_TITLES)
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:
+        return self.rowCount(parent) > 0
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMN_TITLES):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMN_TITLES[section]
+        if role == Qt.ItemDataRole.TextAlignmentRole and section in (COL_CHECKPOINTS, COL_UPDATED):
+            return _RIGHT
+        return None
+
+    # -- data ------------------------------------------------------------------------
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        node = self._node(index)
+        run, col = node.run, index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(node, col)
+        if role == RunRole:
+            return run
+        if role == StatusRole:
+            return node.status
+        if role == ReasonRole:
+            return node.reason
+        if role == ForkSeqRole:
+            return node.fork_seq
+        if role == ProgressRole:
+            return (run.checks_passed, run.checks_total)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(node, col)
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_CHECKPOINTS, COL_UPDATED):
+            return _RIGHT
+        if role == Qt.ItemDataRole.FontRole and col == COL_ID:
+            return self._mono
+        return None
+
+    def _display(self, node: RunNode, col: int) -> str:
+        run = node.run
+        if col == COL_NAME:
+            return run.name
+        if col == COL_STATUS:
+            return node.status
+        if col == COL_CHECKPOINTS:
+            return formatting.compact_count(run.checkpoint_count)
+        if col == COL_CHECKS:
+            return f"{run.checks_passed}/{run.checks_total}" if run.checks_total else ""
+        if col == COL_UPDATED:
+            return formatting.relative_time(run.updated)
+        if col == COL_ID:
+            return run.id
+        return run.agent
+
+    def _tooltip(self, node: RunNode, col: int) -> str:
+        run = node.run
+        if col == COL_STATUS:
+            if node.reason:
+                return f"{node.status}: {node.reason} (stored status: {run.status})"
+            return f"{node.status}" + (f": {run.last_error}" if run.last_error else "")
+        if col == COL_UPDATED:
+            return f"updated {formatting.full_time(run.updated)}\ncreated {formatting.full_time(run.created)}"
+        if col == COL_CHECKS:
+            return f"{run.checks_passed} of {run.checks_total} checks passed · {run.tasks_done}/{run.tasks_total} tasks done"
+        if col == COL_CHECKPOINTS:
+            return f"{run.checkpoint_count:,} checkpoints"
+        lines = [run.name, f"id {run.id} · agent {run.agent or '—'}"]
+        if run.parent_run:
+            at = f" at #{node.fork_seq}" if node.fork_seq is not None else ""
+            lines.append(f"forked from {run.parent_run}{at}" + (f": {run.fork_reason}" if run.fork_reason else ""))
+        if run.owner_host:
+            lines.append(f"owner {run.owner_host} pid {run.owner_pid} · epoch {run.epoch}")
+        return "\n".join(lines)
+
+    # -- queries ------------------------------------------------------------------------
+    def run_index(self, run_id: str) -> QModelIndex:
+        """The index of a run (column 0), invalid if unknown."""
+        node = self.tree.by_id.get(run_id)
+        return self.node_index(node) if node is not None else QModelIndex()
+
+    def run(self, run_id: str) -> RunInfo | None:
+        """A loaded run by id."""
+        node = self.tree.by_id.get(run_id)
+        return node.run if node is not None else None
+
+    def forks_of(self, run_id: str) -> list[RunInfo]:
+        """The loaded runs forked from ``run_id``."""
+        return [n.run for n in self.tree.by_id.values() if n.run.parent_run == run_id]
+
+    def find_run(self, text: str) -> RunInfo | None:
+        """A run by exact id, unique id prefix or exact name."""
+        if text in self.tree.by_id:
+            return self.tree.by_id[text].run
+        hits = [n.run for n in self.tree.by_id.values() if n.run.id.startswith(text) or n.run.name == text]
+        return hits[0] if len(hits) == 1 else None
+
+    # -- sorting --------------------------------------------------------------------------
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(COLUMN_TITLES):
+            return
+        self._relayout(lambda: self.tree.sort(column, order == Qt.SortOrder.DescendingOrder))
+
+    def _relayout(self, change: Any) -> None:
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        nodes = [(self._node(i), i.column()) for i in old]
+        change()
+        new = [self.node_index(n, c) if n.run.id in self.tree.by_id else QModelIndex() for n, c in nodes]
+        self.changePersistentIndexList(old, new)
+        self.layoutChanged.emit()
+
+    # -- loading ----------------------------------------------------------------------------
+    def reload(self) -> None:
+        """Load the runs in the background: a first page, then the rest (new store), or a merge."""
+        store, generation = self.session.store, self.session.generation
+        if store is None:
+            self.clear()
+            return
+        part = "first" if generation != self._generation else "all"
+        self.session.runner.run(lambda: load_runs(store, part=part),
+                                lambda load: self._on_loaded(generation, load), key="runs:all")
+
+    def clear(self) -> None:
+        """Forget every run (store closed)."""
+        self.beginResetModel()
+        self.tree.clear()
+        self._generation = -1
+        self.endResetModel()
+
+    def apply_changes(self, changes: ChangeSet) -> None:
+        """Merge the runs a live change touched (fetched in the background)."""
+        store, generation = self.session.store, self.session.generation
+        if store is None or not changes.run_ids:
+            return
+        ids = list(changes.run_ids)
+        self.session.runner.run(lambda: load_runs(store, ids), lambda load: self._on_loaded(generation, load))
+
+    def refresh_running(self) -> None:
+        """Re-read and re-diagnose runs stored as running, and refresh relative times."""
+        self._touch_column(COL_UPDATED)
+        store, generation = self.session.store, self.session.generation
+        if store is None or not any(n.run.status == "running" for n in self.tree.by_id.values()):
+            return
+        self.session.runner.run(lambda: load_running(store), lambda load: self._on_loaded(generation, load),
+                                key="runs:running")
+
+    def _on_loaded(self, generation: int, load: RunsLoad) -> None:
+        if not self.session.is_current(generation):
+            return
+        if generation != self._generation:
+            if load.kind != "first":  # the first page for this store is still coming
+                return
+            self._rebuild(load.runs, load.statuses)
+            self._generation = generation
+        elif load.kind == "rest":
+            # thousands of rows at once: a reset is far cheaper than row-by-row inserts
+            # (the runs panel restores its selection after a reset)
+            known = {n.run.id: EffectiveStatus(n.status, n.reason) for n in self.tree.by_id.values()
+                     if n.status != n.run.status}
+            listed = {r.id for r in load.runs}
+            runs = [n.run for n in self.tree.by_id.values() if n.run.id not in listed] + load.runs
+            self._rebuild(runs, {**known, **load.statuses})
+        else:
+            self._merge(load)
+        if load.more:
+            store = self.session.store
+            self.session.runner.run(lambda: load_runs(store, part="rest"),
+                                    lambda rest: self._on_loaded(generation, rest), key="runs:all")
+        elif load.kind != "some":
+            self.runs_loaded.emit(len(self.tree))
+            self._annotate([n.run for n in self.tree.by_id.values()])
+
+    def _rebuild(self, runs: list[RunInfo], statuses: dict[str, EffectiveStatus]) -> None:
+        self.beginResetModel()
+        self.tree.build(runs, statuses)
+        self.endResetModel()
+
+    def _merge(self, load: RunsLoad) -> None:
+        new_runs = []
+        for run in load.runs:
+            node = self.tree.by_id.get(run.id)
+            if node is None:
+                new_runs.append(run)
+            elif run.updated >= node.run.updated:
+                self.tree.update(node, run, load.statuses.get(run.id))
+                self.dataChanged.emit(self.node_index(node, 0), self.node_index(node, len(COLUMN_TITLES) - 1))
+        self._insert_many(new_runs, load)
+        if load.kind == "all":
+            listed = {r.id for r in load.runs}
+            for node in [n for n in self.tree.by_id.values() if n.run.id not in listed]:
+                if node.run.id in self.tree.by_id:
+                    self._remove(node)
+        if any(not self.tree.is_sorted(n) for n in [self.tree.root, *self.tree.by_id.values()] if n.children):
+            self._relayout(lambda: self.tree.sort(self.tree.sort_column, self.tree.descending))
+        self.runs_updated.emit([r.id for r in load.runs])
+        if load.kind == "some" and new_runs:
+            self._annotate(new_runs)
+
+    def _insert_many(self, runs: list[RunInfo], load: RunsLoad) -> None:
+        """Append top-level runs in one go, put forks under their parents, adopt orphans."""
+        batch = {r.id for r in runs}
+        nested = {r.id for r in runs if r.parent_run and (r.parent_run in self.tree.by_id or r.parent_run in batch)}
+        tops = [r for r in runs if r.id not in nested]
+        forks = [r for r in runs if r.id in nested]
+        if tops:
+            root = self.tree.root
+            start = len(root.children)
+            self.beginInsertRows(QModelIndex(), start, start + len(tops) - 1)
+            for run in tops:
+                self.tree.attach(self.tree.make_node(run, load.statuses.get(run.id)), root, len(root.children))
+            self.endInsertRows()
+        while forks:  # parents before their forks (a fork of a fork waits a round)
+            ready = {r.id for r in forks if r.parent_run in self.tree.by_id} or {forks[0].id}
+            for run in forks:
+                if run.id in ready:
+                    self._insert(run, load)
+            forks = [r for r in forks if r.id not in ready]
+        for orphan in self.tree.orphans():
+            self._move_under_parent(orphan)
+
+    def _insert(self, run: RunInfo, load: RunsLoad) -> None:
+        parent = self.tree.parent_for(run)
+        node = self.tree.make_node(run, load.statuses.get(run.id))
+        position = self.tree.insert_position(parent, node)
+        self.beginInsertRows(self._parent_index(parent), position, position)
+        self.tree.attach(node, parent, position)
+        self.endInsertRows()
+
+    def _move_under_parent(self, node: RunNode) -> None:
+        parent = self.tree.by_id[node.run.parent_run]
+        position = self.tree.insert_position(parent, node)
+        if not self.beginMoveRows(QModelIndex(), node.row, node.row, self._parent_index(parent), position):
+            return
+        self.tree.move(node, parent, position)
+        self.endMoveRows()
+
+    def _parent_index(self, parent: RunNode) -> QModelIndex:
+        return self.node_index(parent) if parent is not self.tree.root else QModelIndex()
+
+    def _remove(self, node: RunNode) -> None:
+        parent = node.parent or self.tree.root
+        self.beginRemoveRows(self._parent_index(parent), node.row, node.row)
+        self.tree.detach(node)
+        self.endRemoveRows()
+
+    def _annotate(self, runs: list[RunInfo]) -> None:
+        """Resolve fork points and run deep diagnoses in the background; emits ``annotated``."""
+        forks = [r for r in runs if r.parent_run]
+        alive = [n.run for n in (self.tree.by_id.get(r.id) for r in runs)
+                 if n is not None and n.status == "running"]
+        store, generation = self.session.store, self.session.generation
+        if (not forks and not alive) or store is None:
+            self.annotated.emit()
+            return
+        self.session.runner.run(lambda: annotate(store, forks, alive),
+                                lambda result: self._on_annotated(generation, result))
+
+    def _on_annotated(self, generation: int, result: Annotations) -> None:
+        if not self.session.is_current(generation):
+            return
+        for run_id, seq in result.fork_seqs.items():
+            node = self.tree.by_id.get(run_id)
+            if node is not None:
+                node.fork_seq = seq
+                self.dataChanged.emit(self.node_index(node, COL_NAME), self.node_index(node, COL_NAME))
+        for run_id, diag in result.statuses.items():
+            node = self.tree.by_id.get(run_id)
+            if node is not None and node.run.status in ("running", "stuck", "crashed"):
+                node.status, node.reason = diag.status, diag.reason
+                self.dataChanged.emit(self.node_index(node, 0), self.node_index(node, len(COLUMN_TITLES) - 1))
+        self.annotated.emit()
+
+    def _touch_column(self, column: int) -> None:
+        parents = [self.tree.root] + [n for n in self.tree.by_id.values() if n.children]
+        for parent in parents:
+            if parent.children:
+                index = self.node_index(parent) if parent is not self.tree.root else QModelIndex()
+                self.dataChanged.emit(self.index(0, column, index),
+                                      self.index(len(parent.children) - 1, column, index))

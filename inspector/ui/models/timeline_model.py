@@ -1,0 +1,308 @@
+"""Qt table model of one run's timeline: placeholders at once, pages loaded in the background."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor
+
+from inspector.model import ChangeSet, CheckpointInfo, RunInfo
+from inspector.ui import formatting, icons, style
+from inspector.ui.models.checkpoint_pages import PAGE_SIZE, PageCache, fetch_page
+from inspector.ui.session import StoreSession
+from inspector.ui.style import mono_font
+
+(COL_SEQ, COL_KIND, COL_NAME, COL_TIME, COL_GAP, COL_SIZE, COL_DELTA, COL_CHECKS, COL_FORKS,
+ COL_CHANGE) = range(10)
+COLUMN_TITLES = ("#", "Kind", "Name", "Time", "Gap", "Size", "\u0394 Size", "Checks", "Forks", "Change")
+NUMERIC = {COL_SEQ, COL_GAP, COL_SIZE, COL_DELTA, COL_FORKS}
+
+CheckpointRole = Qt.ItemDataRole.UserRole + 1   # CheckpointInfo | None (None while loading)
+ProgressRole = Qt.ItemDataRole.UserRole + 2     # (checks passed, checks total)
+LaneRole = Qt.ItemDataRole.UserRole + 3         # subgraph namespace ('' for the main lane)
+
+MAX_IN_FLIGHT = 2
+MAX_WANTED = 8      # newest page requests kept; older ones (scrolled past) are dropped
+SLOW_GAP = 30.0     # seconds; a longer gap is highlighted
+
+Index = QModelIndex | QPersistentModelIndex
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
+class TimelineModel(QAbstractTableModel):
+    """The checkpoints of one run; ``rowCount`` is known at once, rows fill in page by page.
+
+    ``data()`` never touches the store: a row that is not loaded shows a placeholder and
+    queues its page. The newest requests are served first, so fast scrolling loads what
+    is on screen, not everything scrolled past.
+    """
+
+    page_loaded = Signal(int, int)   # first row, last row
+    rows_appended = Signal(int)      # how many rows live updates added
+
+    def __init__(self, session: StoreSession, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.cache = PageCache()
+        self.run: RunInfo | None = None
+        self._count = 0
+        self._generation = 0
+        self._store_generation = -1
+        self._wanted: list[int] = []
+        self._in_flight: set[int] = set()
+        self._failed: set[int] = set()  # pages not retried until the run is shown again
+        self._forks: dict[Any, list[RunInfo]] = {}
+        self._mono = mono_font()
+
+    # -- run -------------------------------------------------------------------------
+    def set_run(self, run: RunInfo | None) -> None:
+        """Show ``run`` (None: empty); its first page starts loading at once."""
+        self.beginResetModel()
+        self.run = run
+        self._count = max(run.checkpoint_count, run.head_seq + 1) if run else 0
+        self._generation += 1
+        self._store_generation = self.session.generation
+        self.cache.clear()
+        self._wanted.clear()
+        self._in_flight.clear()
+        self._failed.clear()
+        self._forks.clear()
+        self.endResetModel()
+        if self._count:
+            self.request_row(0)
+
+    def update_run(self, run: RunInfo) -> None:
+        """A newer RunInfo of the shown run: grow the row count if it has more checkpoints."""
+        if self.run is None or run.id != self.run.id:
+            return
+        self.run = run
+        self._grow(max(run.checkpoint_count, run.head_seq + 1))
+
+    def set_forks(self, forks: list[RunInfo]) -> None:
+        """Runs forked from this run (for fork markers and their tooltips)."""
+        by_cp: dict[Any, list[RunInfo]] = {}
+        for fork in forks:
+            by_cp.setdefault(fork.parent_checkpoint, []).append(fork)
+        if by_cp != self._forks:
+            self._forks = by_cp
+            if self._count:
+                self.dataChanged.emit(self.index(0, COL_FORKS), self.index(self._count - 1, COL_FORKS))
+
+    def apply_changes(self, changes: ChangeSet) -> None:
+        """Append new checkpoints of the shown run (live)."""
+        if self.run is None:
+            return
+        mine = sorted((c for c in changes.new_checkpoints if c.run_id == self.run.id), key=lambda c: c.seq)
+        if not mine:
+            return
+        added = self._grow(mine[-1].seq + 1)
+        for info in mine:
+            if self.cache.append(info):
+                row = info.seq
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMN_TITLES) - 1))
+        if added:
+            self.rows_appended.emit(added)
+
+    def _grow(self, count: int) -> int:
+        if count <= self._count:
+            return 0
+        first = self._count
+        self.beginInsertRows(QModelIndex(), first, count - 1)
+        self._count = count
+        self.endInsertRows()
+        return count - first
+
+    # -- access ------------------------------------------------------------------------
+    def checkpoint(self, row: int) -> CheckpointInfo | None:
+        """The checkpoint at ``row`` if loaded."""
+        return self.cache.peek(row) if 0 <= row < self._count else None
+
+    def is_loaded(self, row: int) -> bool:
+        """Whether ``row``'s checkpoint is loaded."""
+        return self.cache.has_row(row)
+
+    def request_row(self, row: int) -> None:
+        """Make sure ``row``'s page is (being) loaded."""
+        if 0 <= row < self._count and not self.cache.has_row(row):
+            self._want(self.cache.page_of(row))
+
+    def forks_at(self, info: CheckpointInfo) -> list[RunInfo]:
+        """Runs forked from ``info``."""
+        return self._forks.get(info.id, [])
+
+    # -- loading ------------------------------------------------------------------------
+    def _want(self, page: int) -> None:
+        if page in self._in_flight or page in self._failed:
+            return
+        if page in self._wanted:
+            self._wanted.remove(page)
+        self._wanted.append(page)
+        del self._wanted[:-MAX_WANTED]
+        self._pump()
+
+    def _pump(self) -> None:
+        store = self.session.store
+        if store is None or self.run is None or not self.session.is_current(self._store_generation):
+            return
+        while self._wanted and len(self._in_flight) < MAX_IN_FLIGHT:
+            page = self._wanted.pop()
+            self._in_flight.add(page)
+            run_id, generation = self.run.id, self._generation
+            self.session.runner.run(lambda p=page: fetch_page(store, run_id, p),
+                                    lambda result, p=page: self._on_page(generation, p, result),
+                                    lambda message, p=page: self._on_page_failed(generation, p, message))
+
+    def _on_page(self, generation: int, page: int, result: tuple[CheckpointInfo | None, list[CheckpointInfo]]) -> None:
+        if generation != self._generation:
+            return
+        self._in_flight.discard(page)
+        before, rows = result
+        self.cache.put(page, before, rows)
+        if rows:
+            self._grow(rows[-1].seq + 1)
+            first, last = page * PAGE_SIZE, min(page * PAGE_SIZE + len(rows), self._count) - 1
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMN_TITLES) - 1))
+            self.page_loaded.emit(first, last)
+        self._pump()
+
+    def _on_page_failed(self, generation: int, page: int, message: str) -> None:
+        if generation == self._generation:
+            self._in_flight.discard(page)
+            self._failed.add(page)
+            self.session.runner.failed.emit(message)
+
+    # -- Qt model -------------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else self._count
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMN_TITLES)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMN_TITLES):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMN_TITLES[section]
+        if role == Qt.ItemDataRole.TextAlignmentRole and section in NUMERIC:
+            return _RIGHT
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < self._count:
+            return None
+        row, col = index.row(), index.column()
+        info = self.cache.get(row)
+        if info is None:
+            return self._placeholder(row, col, role)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(info, row, col)
+        if role == CheckpointRole:
+            return info
+        if role == ProgressRole:
+            return (info.checks_passed, info.checks_total)
+        if role == LaneRole:
+            return info.lane
+        if role == Qt.ItemDataRole.DecorationRole:
+            return self._decoration(info, col)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._foreground(info, row, col)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(info, col)
+        if role == Qt.ItemDataRole.BackgroundRole and info.lane:
+            tint = style.theme().lane_color(info.lane)
+            tint.setAlphaF(0.07)
+            return tint
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in NUMERIC:
+            return _RIGHT
+        if role == Qt.ItemDataRole.FontRole and col in (COL_SEQ, COL_SIZE, COL_DELTA):
+            return self._mono
+        return None
+
+    def _placeholder(self, row: int, col: int, role: int) -> Any:
+        self.request_row(row)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return str(row) if col == COL_SEQ else ("\u2026" if col == COL_NAME else "")
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QColor(style.theme().muted)
+        if role == Qt.ItemDataRole.FontRole and col == COL_SEQ:
+            return self._mono
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in NUMERIC:
+            return _RIGHT
+        return None
+
+    def _fork_count(self, info: CheckpointInfo) -> int:
+        return max(info.branch_count, len(self._forks.get(info.id, ())))
+
+    def _gap(self, info: CheckpointInfo, row: int) -> float | None:
+        before = self.cache.previous(row)
+        return info.created - before.created if before is not None else None
+
+    def _display(self, info: CheckpointInfo, row: int, col: int) -> str:
+        if col == COL_SEQ:
+            return str(info.seq)
+        if col == COL_KIND:
+            return info.kind
+        if col == COL_NAME:
+            return info.name
+        if col == COL_TIME:
+            return formatting.clock_time(info.created)
+        if col == COL_GAP:
+            return formatting.fmt_gap(self._gap(info, row))
+        if col == COL_SIZE:
+            return formatting.fmt_size(info.size)
+        if col == COL_DELTA:
+            return formatting.fmt_delta(info.size_delta) if row else ""
+        if col == COL_CHECKS:
+            return f"{info.checks_passed}/{info.checks_total}" if info.checks_total else ""
+        if col == COL_FORKS:
+            count = self._fork_count(info)
+            return str(count) if count else ""
+        return info.change
+
+    def _decoration(self, info: CheckpointInfo, col: int) -> Any:
+        if col == COL_KIND:
+            return icons.kind_icon(info.kind)
+        if col == COL_FORKS and self._fork_count(info):
+            return icons.icon("kind-fork")
+        return None
+
+    def _foreground(self, info: CheckpointInfo, row: int, col: int) -> Any:
+        theme = style.theme()
+        if col == COL_DELTA and row and info.size_delta:
+            return QColor(theme.positive if info.size_delta > 0 else theme.negative)
+        if col == COL_GAP:
+            gap = self._gap(info, row)
+            return QColor(STALL_COLOR if gap is not None and gap >= SLOW_GAP else theme.muted)
+        if col in (COL_SEQ, COL_TIME):
+            return QColor(theme.muted)
+        return None
+
+    def _tooltip(self, info: CheckpointInfo, col: int) -> str | None:
+        if col == COL_FORKS:
+            forks = self._forks.get(info.id, [])
+            if forks:
+                return "Forked into:\n" + "\n".join(f"\u2022 {f.name}  ({f.id})" for f in forks)
+            if info.branch_count:
+                return f"{info.branch_count} branch(es) start here"
+            return None
+        if col == COL_TIME:
+            return formatting.full_time(info.created)
+        if col == COL_CHANGE and info.change:
+            return info.change.replace(" \u00b7 ", "\n")
+        if col == COL_SIZE:
+            return f"{info.size:,} bytes of state ({info.size_delta:+,} since the previous checkpoint)"
+        text = f"#{info.seq} {info.kind} {info.name}\nid {info.id}"
+        if info.lane:
+            text += f"\nlane {info.lane}"
+        if info.ops > 1:
+            text += f"\n{info.ops} operations since the previous snapshot"
+        return text
+
+
+STALL_COLOR = style.STATUS_COLORS["stuck"]

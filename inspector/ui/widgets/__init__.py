@@ -1,0 +1,1 @@
+"""Qt widgets of the desktop inspector (one per file)."""

@@ -1,0 +1,92 @@
+"""Both values of one structural change: old beside new, or a word/line diff for long text."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget
+
+from inspector.diff import ADDED, REMOVED, Change, TextDelta
+from inspector.highlight import theme_for
+from inspector.ui.widgets.json_view import JsonView
+from inspector.ui.widgets.palette import is_dark, muted_text
+
+MAX_SEGMENT = 4000
+FIRST_CHANGE = "first-change"
+
+
+def delta_html(delta: TextDelta, dark: bool) -> str:
+    """A text delta as HTML: removed text struck through on red, added text on green."""
+    theme = theme_for(dark)
+    out = []
+    anchored = False
+    for tag, text in delta.segments:
+        if tag != "=" and not anchored:
+            out.append(f"<a name='{FIRST_CHANGE}'></a>")
+            anchored = True
+        text = text if len(text) <= MAX_SEGMENT else text[:MAX_SEGMENT] + f"… ({len(text) - MAX_SEGMENT:,} more)"
+        body = html.escape(text).replace("\n", "<br>")
+        if tag == "-":
+            out.append(f"<span style='background-color:{theme.removed_bg};color:{theme.removed_fg};"
+                       f"text-decoration:line-through'>{body}</span>")
+        elif tag == "+":
+            out.append(f"<span style='background-color:{theme.added_bg};color:{theme.added_fg}'>{body}</span>")
+        else:
+            out.append(body)
+    return "<div style='white-space:pre-wrap'>" + "".join(out) + "</div>"
+
+
+class ChangeDetail(QWidget):
+    """Shows the selected change; ``show_change(None)`` shows a hint."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title.setContentsMargins(4, 2, 4, 2)
+        self.old = JsonView(self)
+        self.new = JsonView(self)
+        for view in (self.old, self.new):
+            view.set_gutter_visible(False)
+        pair = QSplitter(Qt.Orientation.Horizontal, self)
+        pair.addWidget(self.old)
+        pair.addWidget(self.new)
+        self.text = QTextBrowser(self)
+        self.text.setOpenLinks(False)
+        self._stack = QStackedWidget(self)
+        self._stack.addWidget(pair)
+        self._stack.addWidget(self.text)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.title)
+        layout.addWidget(self._stack, 1)
+        self.show_change(None)
+
+    def show_change(self, change: Change | None) -> None:
+        """Show both values of a change."""
+        muted = muted_text(self.palette()).name()
+        if change is None:
+            self.title.setText(f"<span style='color:{muted}'>Select a change to see both values</span>")
+            self.old.clear_value()
+            self.new.clear_value()
+            self._stack.setCurrentIndex(0)
+            return
+        self.title.setText(f"<b><code>{html.escape(change.display_path)}</code></b>&nbsp;&nbsp;"
+                           f"<span style='color:{muted}'>{html.escape(change.op)}</span>")
+        if isinstance(change.detail, TextDelta):
+            self.text.setHtml(delta_html(change.detail, is_dark(self.palette())))
+            self._stack.setCurrentIndex(1)
+            self.text.scrollToAnchor(FIRST_CHANGE)
+            return
+        self._stack.setCurrentIndex(0)
+        if change.op == ADDED:
+            self.old.clear_value("(absent before)")
+        else:
+            self.old.set_value(change.old)
+        if change.op == REMOVED:
+            self.new.clear_value("(removed)")
+        else:
+            self.new.set_value(change.new)

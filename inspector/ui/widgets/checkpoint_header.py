@@ -1,0 +1,58 @@
+"""A one-line header naming the checkpoint a panel shows: run, #seq, kind, name and time."""
+
+from __future__ import annotations
+
+import html
+import time
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+from inspector.model import CheckpointInfo, RunInfo
+from inspector.ui.widgets.palette import accent, muted_text, tint
+
+KIND_HUES = {"llm": "#8250df", "tool": "#bf8700", "step": "#0969da", "input": "#1a7f37",
+             "fork": "#bc4c00", "resume": "#1a7f37", "final": "#1a7f37", "update": "#0969da",
+             "loop": "#57606a"}
+
+
+def fmt_time(stamp: float | None) -> str:
+    """Local time of a Unix timestamp (``2026-11-29 21:11:58``), '—' when unknown."""
+    if not stamp:
+        return "—"
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+
+
+def kind_chip(label: QLabel, kind: str) -> str:
+    """Rich text of a small coloured chip for a checkpoint kind."""
+    pal = label.palette()
+    hue = KIND_HUES.get(kind, "#57606a")
+    return (f"<span style='background-color:{tint(pal, hue, 0.22).name()};"
+            f"color:{accent(pal, hue).name()};'>&nbsp;{html.escape(kind)}&nbsp;</span>")
+
+
+class CheckpointHeader(QLabel):
+    """Rich-text header; ``show_checkpoint(None, None)`` shows a placeholder."""
+
+    def __init__(self, parent: QWidget | None = None, placeholder: str = "No checkpoint selected") -> None:
+        super().__init__(parent)
+        self._placeholder = placeholder
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setContentsMargins(4, 2, 4, 2)
+        self.show_checkpoint(None, None)
+
+    def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None) -> None:
+        """Describe a checkpoint (and its run when known)."""
+        muted = muted_text(self.palette()).name()
+        if info is None:
+            self.setText(f"<span style='color:{muted}'>{html.escape(self._placeholder)}</span>")
+            return
+        run_name = html.escape(run.name if run else info.run_id)
+        lane = f" <span style='color:{muted}'>[{html.escape(info.lane)}]</span>" if info.lane else ""
+        self.setText(
+            f"<b>{run_name}</b>&nbsp;&nbsp;<b>#{info.seq}</b>{lane}&nbsp;&nbsp;{kind_chip(self, info.kind)}"
+            f"&nbsp;&nbsp;{html.escape(info.name)}"
+            f"&nbsp;&nbsp;<span style='color:{muted}'>{fmt_time(info.created)}</span>")
+        self.setToolTip(f"checkpoint {info.id} of run {info.run_id}")

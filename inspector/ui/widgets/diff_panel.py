@@ -1,0 +1,409 @@
+"""The Diff tab: two checkpoints compared, semantically, structurally and as text.
+
+By default the shown checkpoint against its parent; or against a pinned/chosen base, or a
+pair from the timeline. Shows the summary, task changes, the structural change list and a
+side-by-side text diff.
+"""
+
+from __future__ import annotations
+
+import html
+
+
+from PySide6.QtCore import QItemSelection, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QActionGroup
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
+                               QLineEdit, QMenu, QProgressBar, QSplitter, QStyle, QToolButton,
+                               QTreeView, QVBoxLayout, QWidget)
+
+from inspector.diff import REMOVED, DiffResult
+from inspector.highlight import SideBySide
+from inspector.model import CheckpointInfo, RunInfo, Snapshot
+from inspector.store.base import Store
+from inspector.ui.models.change_list_model import CHANGE_ROLE, OP, PATH, ChangeListModel
+from inspector.ui.widgets.background import LatestJob
+from inspector.ui.widgets.change_detail import ChangeDetail
+from inspector.ui.widgets.checkpoint_header import kind_chip
+from inspector.ui.widgets.diff_jobs import DiffRequest, run_diff, run_text
+from inspector.ui.widgets.diff_summary_view import DiffSummaryView
+from inspector.ui.widgets.json_view import PreparedText
+from inspector.ui.widgets.palette import is_dark, muted_text
+from inspector.ui.widgets.side_by_side import SideBySideView
+
+PARENT, PINNED, PAIR = "parent", "pinned", "pair"
+STAGES = {"loading": "Loading…", "diffing": "Comparing…", "tasks": "Comparing tasks…",
+          "ancestor": "Finding the common ancestor…", "text": "Formatting the text diff…"}
+
+
+class DiffPanel(QWidget):
+    """Compare two checkpoints. ``set_store``; ``show_snapshot`` (against its parent or the pinned
+    base); ``compare(store, a, b)`` for an explicit pair; ``pin(info)``/``use_parent()``.
+
+    Signals: ``pair_changed(object, object)`` with the compared CheckpointInfos (old, new) and
+    ``diff_ready(object)`` with the DiffResult, both when a diff arrives; ``text_ready()`` when
+    the side-by-side text is shown.
+    """
+
+    pair_changed = Signal(object, object)
+    diff_ready = Signal(object)
+    text_ready = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._store: Store | None = None
+        self._snapshot: Snapshot | None = None
+        self._run: RunInfo | None = None
+        self._mode = PARENT
+        self._pinned: CheckpointInfo | None = None
+        self._request: DiffRequest | None = None
+        self._result: DiffResult | None = None
+        self._pending_path: tuple | None = None
+        self._user_sized = False
+        self._diff_job = LatestJob(self)
+        self._text_job = LatestJob(self)
+        self._choose_job = LatestJob(self)
+        self._build()
+        self._wire()
+        self.show_snapshot(None, None)
+
+    # -- construction --------------------------------------------------------------------
+    def _build(self) -> None:
+        self.base_button = QToolButton(self)
+        self.base_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.base_button.setMenu(self._base_menu())
+        self.target = QLabel(self)
+        self.target.setTextFormat(Qt.TextFormat.RichText)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 0)
+        self.progress.setMaximumWidth(120)
+        self.progress.setMaximumHeight(14)
+        self.progress.setTextVisible(False)
+        self.stage = QLabel(self)
+        self.stage.setEnabled(False)
+        self.summary = DiffSummaryView(self)
+        self.model = ChangeListModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setFilterKeyColumn(PATH)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.filter = QLineEdit(self)
+        self.filter.setPlaceholderText("Filter changes by path")
+        self.filter.setClearButtonEnabled(True)
+        self.changes = self._make_change_view()
+        self.detail = ChangeDetail(self)
+        self.sides = SideBySideView(self)
+        self.prev_hunk = self._tool(QStyle.StandardPixmap.SP_ArrowUp, "Previous difference in the text")
+        self.next_hunk = self._tool(QStyle.StandardPixmap.SP_ArrowDown, "Next difference in the text")
+        self._layout()
+
+    def _tool(self, icon: QStyle.StandardPixmap, tip: str) -> QToolButton:
+        button = QToolButton(self)
+        button.setIcon(self.style().standardIcon(icon))
+        button.setToolTip(tip)
+        button.setAutoRaise(True)
+        return button
+
+    def _base_menu(self) -> QMenu:
+        menu = QMenu(self)
+        group = QActionGroup(self)
+        self.parent_action = menu.addAction("Parent checkpoint", self.use_parent)
+        self.pin_action = menu.addAction("Pin this checkpoint as the base", self.pin_current)
+        for action in (self.parent_action, self.pin_action):
+            action.setCheckable(True)
+            group.addAction(action)
+        self.parent_action.setChecked(True)
+        menu.addSeparator()
+        menu.addAction("Choose a checkpoint…", self._on_choose_triggered)
+        menu.addAction("Swap sides", self.swap)
+        return menu
+
+    def _make_change_view(self) -> QTreeView:
+        view = QTreeView(self)
+        view.setModel(self.proxy)
+        view.setRootIsDecorated(False)
+        view.setUniformRowHeights(True)
+        view.setAlternatingRowColors(True)
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = view.header()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(OP, QHeaderView.ResizeMode.Fixed)
+        header.resizeSection(OP, 28)
+        header.setSectionResizeMode(PATH, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(PATH, 220)
+        return view
+
+    def _layout(self) -> None:
+        self.hunk_label = QLabel(self)
+        self.hunk_label.setEnabled(False)
+        bar = QHBoxLayout()
+        bar.setSpacing(6)
+        for widget, stretch in ((QLabel("Compare", self), 0), (self.base_button, 0), (QLabel("→", self), 0),
+                                (self.target, 1), (self.stage, 0), (self.progress, 0),
+                                (self.hunk_label, 0), (self.prev_hunk, 0), (self.next_hunk, 0)):
+            bar.addWidget(widget, stretch)
+        list_pane = QWidget(self)
+        list_layout = QVBoxLayout(list_pane)
+        list_layout.setContentsMargins(0, 0, 0, 0)
+        list_layout.setSpacing(2)
+        list_layout.addWidget(self.filter)
+        list_layout.addWidget(self.changes, 1)
+        changes = QSplitter(Qt.Orientation.Horizontal, self)
+        changes.addWidget(list_pane)
+        changes.addWidget(self.detail)
+        changes.setStretchFactor(0, 3)
+        changes.setStretchFactor(1, 2)
+        # One vertical splitter, so a short window can trade the summary for the text diff.
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.setChildrenCollapsible(False)
+        for pane, stretch in ((self.summary, 0), (changes, 2), (self.sides, 3)):
+            self.splitter.addWidget(pane)
+            self.splitter.setStretchFactor(self.splitter.indexOf(pane), stretch)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addLayout(bar)
+        layout.addWidget(self.splitter, 1)
+
+    def _wire(self) -> None:
+        self._diff_job.finished.connect(self._on_diff_finished)
+        self._diff_job.failed.connect(self._on_job_failed)
+        self._diff_job.progressed.connect(self._on_job_progressed)
+        self._text_job.finished.connect(self._on_text_finished)
+        self._text_job.failed.connect(self._on_job_failed)
+        self._text_job.progressed.connect(self._on_job_progressed)
+        self._choose_job.finished.connect(self.pin)
+        self._choose_job.failed.connect(self._on_job_failed)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.changes.selectionModel().selectionChanged.connect(self._on_changes_selection_changed)
+        self.prev_hunk.clicked.connect(lambda: self.sides.step_hunk(True))
+        self.next_hunk.clicked.connect(lambda: self.sides.step_hunk(False))
+        self.sides.hunk_changed.connect(self._on_sides_hunk_changed)
+        self.splitter.splitterMoved.connect(self._on_splitter_moved)
+
+    # -- public API ----------------------------------------------------------------------
+    def set_store(self, store: Store | None) -> None:
+        """The store to load the other snapshot from (None forgets it)."""
+        if store is not self._store:
+            self._store = store
+            self._pinned = None if store is None else self._pinned
+
+    def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
+        """Compare a snapshot with its parent, or with the pinned base when one is pinned."""
+        self._snapshot, self._run = snapshot, run
+        if self._mode == PAIR:
+            self._mode = PINNED if self._pinned is not None else PARENT
+        if snapshot is None or self._store is None:
+            self._cancel()
+            self._show_idle("Select a checkpoint to compare it with its parent." if snapshot is None
+                            else "No store to load the other checkpoint from.")
+            return
+        info = snapshot.info
+        if self._mode == PINNED and self._pinned is not None:
+            base: CheckpointInfo | int | str = self._pinned
+        elif info.parent_id is None:
+            self._cancel()
+            self._show_idle(f"#{info.seq} is the first checkpoint of its run: nothing to compare with.",
+                            target=info)
+            return
+        else:
+            base = info.parent_id
+        self._start(DiffRequest(self._store, base, info, (snapshot,)))
+
+    def compare(self, store: Store, a: CheckpointInfo, b: CheckpointInfo) -> None:
+        """Compare two chosen checkpoints (a = old, b = new), e.g. two selected in the timeline."""
+        self.set_store(store)
+        self._mode = PAIR
+        known = (self._snapshot,) if self._snapshot is not None else ()
+        self._start(DiffRequest(store, a, b, known))
+
+    def show_pair(self, a: Snapshot, b: Snapshot, run: RunInfo | None = None) -> None:
+        """Compare two loaded snapshots of the current store (a = old, b = new)."""
+        if self._store is None:
+            self._show_idle("No store to compare in.")
+            return
+        self._mode = PAIR
+        self._start(DiffRequest(self._store, a.info, b.info, (a, b)))
+
+    def pin(self, info: CheckpointInfo) -> None:
+        """Use ``info`` as the base for every following snapshot until ``use_parent``."""
+        self._pinned = info
+        self._mode = PINNED
+        self.pin_action.setChecked(True)
+        self.show_snapshot(self._snapshot, self._run)
+
+    def pin_current(self) -> None:
+        """Pin the shown checkpoint as the base."""
+        if self._snapshot is not None:
+            self.pin(self._snapshot.info)
+        else:
+            self.parent_action.setChecked(True)
+
+    def use_parent(self) -> None:
+        """Go back to comparing each snapshot with its parent."""
+        self._pinned = None
+        self._mode = PARENT
+        self.parent_action.setChecked(True)
+        self.show_snapshot(self._snapshot, self._run)
+
+    def swap(self) -> None:
+        """Swap old and new."""
+        if self._request is not None and self._store is not None:
+            request = self._request
+            self._mode = PAIR
+            self._start(DiffRequest(request.store, request.b, request.a, request.known))
+
+    @property
+    def result(self) -> DiffResult | None:
+        """The last DiffResult shown."""
+        return self._result
+
+    @property
+    def busy(self) -> bool:
+        """True while a comparison or its text diff is running."""
+        return self._diff_job.busy or self._text_job.busy
+
+    def select_change(self, row: int) -> None:
+        """Select a change in the (filtered) list."""
+        index = self.proxy.index(row, 0)
+        self.changes.setCurrentIndex(index)
+
+    # -- running -------------------------------------------------------------------------
+    def _start(self, request: DiffRequest) -> None:
+        self._request, self._result, self._pending_path = request, None, None
+        self._text_job.cancel()
+        self._diff_job.submit(lambda ctx: run_diff(request, ctx))
+        self.model.set_changes(())
+        self.detail.show_change(None)
+        self.sides.clear("Comparing…")
+        self.summary.show_message("Comparing…")
+        self._update_bar()
+
+    def _cancel(self) -> None:
+        self._diff_job.cancel()
+        self._text_job.cancel()
+        self._request = None
+
+    def _show_idle(self, text: str, target: CheckpointInfo | None = None) -> None:
+        self._result = None
+        self.model.set_changes(())
+        self.detail.show_change(None)
+        self.sides.clear("")
+        self.sides.set_titles("", "")
+        self.summary.show_message(text)
+        self._update_bar(target)
+
+    def _update_bar(self, target: CheckpointInfo | None = None) -> None:
+        busy = self.busy
+        self.progress.setVisible(busy)
+        self.stage.setVisible(busy)
+        if not busy:
+            self.stage.setText("")
+        request = self._request
+        label = {PARENT: "parent", PINNED: "pinned", PAIR: "selected"}[self._mode]
+        a = self._result.a if self._result else (request.a if request else None)
+        b = self._result.b if self._result else (request.b if request else target)
+        self.base_button.setText((f"{self._describe(a, short=True)} ({label})" if a is not None else label) + "  ▾")
+        self.target.setText(self._describe(b) if b is not None else "")
+
+    def _describe(self, info: CheckpointInfo | int | str | None, short: bool = False) -> str:
+        if not isinstance(info, CheckpointInfo):
+            return f"checkpoint {info}" if info is not None else ""
+        same_run = self._snapshot is not None and self._snapshot.info.run_id == info.run_id
+        where = f"#{info.seq}" if same_run else f"{info.run_id}:{info.seq}"
+        if short:
+            return where
+        return f"<b>{html.escape(where)}</b> {kind_chip(self.target, info.kind)} {html.escape(info.name)}"
+
+    def _on_job_progressed(self, _done: int, _total: int, stage: str) -> None:
+        self.stage.setText(STAGES.get(stage, stage))
+
+    def _on_job_failed(self, err: BaseException) -> None:
+        self._update_bar()
+        self.summary.show_message(str(err) or type(err).__name__, error=True)
+        self.sides.clear("")
+
+    def _on_diff_finished(self, result: DiffResult) -> None:
+        self._result = result
+        request = self._request
+        if request is not None:   # the text first, so a selected change can wait for it
+            colors, dark = self.sides.tag_colors(), is_dark(self.palette())
+            self._text_job.submit(lambda ctx: run_text(request, result, colors, dark, ctx))
+            self.sides.clear(STAGES["text"])
+        self.summary.show_result(result)
+        self._fit_summary()
+        self.model.set_changes(result.changes, is_dark(self.palette()))
+        self.changes.resizeColumnToContents(PATH)
+        self.changes.setColumnWidth(PATH, min(self.changes.columnWidth(PATH) + 12, 320))
+        muted = muted_text(self.palette()).name()
+        self.sides.set_titles(f"<span style='color:{muted}'>old</span> {self._describe(result.a)}",
+                              f"<span style='color:{muted}'>new</span> {self._describe(result.b)}")
+        self._update_bar()
+        self.stage.setText(STAGES["text"])
+        if self.proxy.rowCount():
+            self.select_change(0)
+        self.pair_changed.emit(result.a, result.b)
+        self.diff_ready.emit(result)
+
+    def _fit_summary(self) -> None:
+        """Give the summary pane the height it needs, unless the user has sized the panes."""
+        if self._user_sized:
+            return
+        sizes = self.splitter.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        wanted = min(self.summary.wanted_height(self.splitter.width()), total // 3)
+        rest = total - wanted
+        self.splitter.setSizes([wanted, rest * 2 // 5, rest - rest * 2 // 5])
+
+    def _on_splitter_moved(self, _pos: int, _index: int) -> None:
+        self._user_sized = True
+
+    def _on_text_finished(self, prepared: tuple[SideBySide, PreparedText, PreparedText]) -> None:
+        aligned = prepared[0]
+        self.sides.set_prepared(*prepared)
+        self._update_bar()
+        self.hunk_label.setText(f"{aligned.hunks.__len__()} differing blocks" if aligned.hunks else
+                                "texts are equal")
+        if self._pending_path is not None:
+            self.sides.scroll_to_path(*self._pending_path)
+            self._pending_path = None
+        elif aligned.hunks:
+            self.sides.step_hunk()
+        self.text_ready.emit()
+
+    def _on_sides_hunk_changed(self, index: int, count: int) -> None:
+        self.hunk_label.setText(f"difference {index + 1} of {count}" if count else "texts are equal")
+
+    def _on_changes_selection_changed(self, _sel: QItemSelection, _desel: QItemSelection) -> None:
+        index = self.changes.currentIndex()
+        change = index.data(CHANGE_ROLE) if index.isValid() else None
+        self.detail.show_change(change)
+        if change is None:
+            return
+        target = (change.path, change.op == REMOVED)
+        if self._text_job.busy:
+            self._pending_path = target
+        else:
+            self.sides.scroll_to_path(*target)
+
+    def _on_choose_triggered(self) -> None:
+        text, ok = QInputDialog.getText(self, "Compare with",
+                                        "Base checkpoint (#SEQ of this run, RUN:SEQ or an id):")
+        if ok and text.strip():
+            self.choose_base(text.strip())
+
+    def choose_base(self, ref: str) -> None:
+        """Pin the checkpoint named by ``ref`` (``#5``/``5`` in the shown run, ``RUN:SEQ``, or an id)."""
+        store = self._store
+        if store is None:
+            return
+        run_id = self._snapshot.info.run_id if self._snapshot else None
+        text = ref.lstrip("#")
+        if run_id and text.lstrip("-").isdigit() and (ref.startswith("#") or ":" not in ref):
+            text = f"{run_id}:{text}"
+        self._choose_job.submit(lambda _ctx: store.get_checkpoint(text))
+
+
+

@@ -1,0 +1,155 @@
+"""The head of the Diff tab: the semantic summary line, divergence, and the task changes list."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from inspector.diff import DiffResult, TaskChange
+from inspector.diff.lineage import describe_divergence
+from inspector.ui.widgets.palette import accent, muted_text
+
+CHECK_WORDS = {True: "✓", False: "✗", None: "?"}
+MAX_VISIBLE_ROWS = 6
+KIND_HUES = {"added": "#1a7f37", "removed": "#cf222e", "status": "#0969da", "review": "#8250df",
+             "check": "#1a7f37", "check_added": "#1a7f37", "check_removed": "#cf222e",
+             "progress": "#57606a", "title": "#57606a", "goal": "#57606a"}
+STATUS_HUES = {"done": "#1a7f37", "failed": "#cf222e", "blocked": "#bf8700"}
+
+
+def _pct(value: object) -> str:
+    return f"{float(value or 0):.0%}" if isinstance(value, (int, float)) or value is None else str(value)
+
+
+def task_change_text(change: TaskChange) -> str:
+    """One readable line for a task change (without the task's name)."""
+    kind, old, new = change.kind, change.old, change.new
+    if kind == "added":
+        return f"new task ({new})"
+    if kind == "removed":
+        return f"removed (was {old})"
+    if kind == "status":
+        return f"{old} → {new}"
+    if kind == "progress":
+        return f"progress {_pct(old)} → {_pct(new)}"
+    if kind == "review":
+        by = f" by {change.reviewer}" if change.reviewer else ""
+        return f"review {str(old).replace('_', ' ')} → {str(new).replace('_', ' ')}{by}"
+    if kind == "check":
+        return f"check “{change.name}” {CHECK_WORDS.get(old, old)} → {CHECK_WORDS.get(new, new)}"
+    if kind == "check_added":
+        return f"new check “{change.name}” {CHECK_WORDS.get(new, new)}"
+    if kind == "check_removed":
+        return f"check “{change.name}” removed (was {CHECK_WORDS.get(old, old)})"
+    if kind == "goal":
+        return f"goal “{old}” → “{new}”"
+    return f"{kind} {old} → {new}"
+
+
+def _hue(change: TaskChange) -> str:
+    if change.regression:
+        return "#cf222e"
+    if change.kind == "status":
+        return STATUS_HUES.get(str(change.new), KIND_HUES["status"])
+    if change.kind in ("check", "check_added") and change.new is False:
+        return "#cf222e"
+    return KIND_HUES.get(change.kind, "#57606a")
+
+
+class DiffSummaryView(QWidget):
+    """Summary and task changes of a DiffResult (regressions flagged red)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.summary.font()
+        font.setPointSizeF(font.pointSizeF() * 1.1)
+        font.setBold(True)
+        self.summary.setFont(font)
+        self.divergence = QLabel(self)
+        self.divergence.setWordWrap(True)
+        self.divergence.setTextFormat(Qt.TextFormat.RichText)
+        self.tasks = QListWidget(self)
+        self.tasks.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.tasks.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.tasks.setUniformItemSizes(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.setSpacing(4)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.divergence)
+        layout.addWidget(self.tasks)
+        self.show_message("")
+
+    def show_message(self, text: str, error: bool = False) -> None:
+        """Show only a message (no result)."""
+        color = accent(self.palette(), "#cf222e") if error else muted_text(self.palette())
+        self.summary.setText(f"<span style='color:{color.name()}'>{html.escape(text)}</span>")
+        self.divergence.hide()
+        self.tasks.clear()
+        self.tasks.hide()
+
+    def show_result(self, result: DiffResult) -> None:
+        """Show the summary, where branches diverged, and each task change."""
+        self.summary.setText(html.escape(result.summary) if not result.empty else "No differences")
+        self._show_divergence(result)
+        self.tasks.clear()
+        pal = self.palette()
+        for change in result.task_changes:
+            flag = "   ⚠ regression" if change.regression else ""
+            item = QListWidgetItem(f"{change.title}: {task_change_text(change)}{flag}")
+            item.setForeground(accent(pal, _hue(change)) if change.regression or change.kind in
+                               ("status", "check", "check_added") else pal.color(pal.ColorRole.Text))
+            if change.regression:
+                font = QFont(item.font())
+                font.setBold(True)
+                item.setFont(font)
+            item.setToolTip(change.describe())
+            item.setData(Qt.ItemDataRole.UserRole, change)
+            self.tasks.addItem(item)
+        rows = min(len(result.task_changes), MAX_VISIBLE_ROWS)
+        self.tasks.setVisible(rows > 0)
+        if rows:
+            row = self.tasks.sizeHintForRow(0)
+            self.tasks.setMaximumHeight(row * rows + 2 * self.tasks.frameWidth() + 2)
+            self.tasks.setMinimumHeight(row * min(rows, 2) + 2 * self.tasks.frameWidth() + 2)
+
+    def _show_divergence(self, result: DiffResult) -> None:
+        ancestor, a, b = result.ancestor, result.a, result.b
+        if a is None or b is None or (ancestor is not None and ancestor.id in (a.id, b.id)):
+            self.divergence.hide()
+            return
+        text = describe_divergence(ancestor, a, b)
+        if result.three_way is not None:
+            both = result.three_way.both_changed
+            text += (f" · {len(result.three_way.to_a)} changes on the left branch, "
+                     f"{len(result.three_way.to_b)} on the right")
+            if both:
+                text += f" · {len(both)} paths changed on both"
+        self.divergence.setText(f"<span style='color:{muted_text(self.palette()).name()}'>"
+                                f"{html.escape(text)}</span>")
+        self.divergence.show()
+
+    def wanted_height(self, width: int) -> int:
+        """The height that shows the summary, divergence and task list in full at ``width``."""
+        margins = self.layout().contentsMargins()
+        inner = max(100, width - margins.left() - margins.right())
+        height = margins.top() + margins.bottom() + self.summary.heightForWidth(inner)
+        for widget in (self.divergence, self.tasks):
+            if not widget.isHidden():
+                extra = widget.heightForWidth(inner) if widget is self.divergence else widget.maximumHeight()
+                height += self.layout().spacing() + max(extra, 0)
+        return height
+
+    def task_lines(self) -> list[str]:
+        """The task change lines shown (for tests)."""
+        return [self.tasks.item(i).text() for i in range(self.tasks.count())]
+
+
+

@@ -1,0 +1,369 @@
+"""The Metadata tab: everything known about a checkpoint and its run.
+
+Timing, sizes and replay cost, run owner, resume spec, lineage, labels, last error, the
+checkpoint's own meta dict (a tree), and a slot for a stuck diagnosis.
+"""
+
+from __future__ import annotations
+
+import html
+import shlex
+import time
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase, QTextDocumentFragment
+from PySide6.QtWidgets import (QFormLayout, QFrame, QHeaderView, QLabel, QPlainTextEdit, QScrollArea,
+                               QTreeView, QVBoxLayout, QWidget)
+
+from inspector.model import CheckpointInfo, RunInfo, Snapshot
+from inspector.store.base import Store
+from inspector.ui.models.json_walk import fmt_bytes, preview
+from inspector.ui.models.state_tree_model import KEY, TYPE, VALUE, StateTreeModel
+from inspector.ui.widgets.background import LatestJob
+from inspector.ui.widgets.checkpoint_header import fmt_time, kind_chip
+from inspector.ui.widgets.palette import accent, is_dark, muted_text, tint
+
+Row = tuple[str, str]   # (label, rich text)
+LABEL_WIDTH = 130
+META_MIN_HEIGHT, META_MAX_HEIGHT = 90, 520
+RESUME_MAX_LINES = 14
+META_EXPAND_AT_MOST = 8   # meta entries with more children start collapsed
+
+
+def fmt_age(seconds: float) -> str:
+    """``12 s``, ``4 min``, ``3 h 5 min``, ``2 d`` for a duration."""
+    seconds = max(0.0, seconds)
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 90:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60)} min"
+    return f"{seconds / 86400:.1f} d"
+
+
+def resume_text(spec: dict | None) -> str:
+    """A resume spec as a readable monospace block: the command, cwd and environment."""
+    if not spec:
+        return ""
+    argv = spec.get("argv") or []
+    lines = ["$ " + (shlex.join(str(a) for a in argv) if isinstance(argv, list) else str(argv))]
+    if spec.get("cwd"):
+        lines.append(f"cwd: {spec['cwd']}")
+    env = spec.get("env") or {}
+    if env:
+        lines.append("env:")
+        lines += [f"  {k}={v}" for k, v in sorted(env.items())]
+    if spec.get("inherit"):
+        lines.append("inherit: " + ", ".join(map(str, spec["inherit"])))
+    for key, value in spec.items():
+        if key not in ("argv", "cwd", "env", "inherit"):
+            lines.append(f"{key}: {value}")
+    return "\n".join(lines)
+
+
+class Section(QFrame):
+    """A titled group of label/value rows; rows are reused between updates."""
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel(f"<b>{html.escape(title)}</b>", self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.form = QFormLayout()
+        self.form.setContentsMargins(12, 0, 0, 0)
+        self.form.setHorizontalSpacing(14)
+        self.form.setVerticalSpacing(3)
+        self.form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.body = QVBoxLayout(self)
+        self.body.setContentsMargins(0, 6, 0, 6)
+        self.body.setSpacing(4)
+        self.body.addWidget(self.title)
+        self.body.addLayout(self.form)
+        self._rows: list[tuple[QLabel, QLabel]] = []
+
+    def set_rows(self, rows: list[Row]) -> None:
+        """Show these rows (label, rich text value); the section hides when there are none."""
+        while len(self._rows) < len(rows):
+            name, value = QLabel(self), QLabel(self)
+            value.setTextFormat(Qt.TextFormat.RichText)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setWordWrap(True)
+            name.setMinimumWidth(LABEL_WIDTH)
+            name.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+            pal = name.palette()
+            pal.setColor(pal.ColorRole.WindowText, muted_text(pal))
+            name.setPalette(pal)
+            self.form.addRow(name, value)
+            self._rows.append((name, value))
+        for i, (name, value) in enumerate(self._rows):
+            visible = i < len(rows)
+            if visible:
+                name.setText(rows[i][0])
+                value.setText(rows[i][1])
+            self.form.setRowVisible(i, visible)
+        self.setVisible(bool(rows) or self.body.count() > 2)
+
+    def values(self) -> dict[str, str]:
+        """Visible rows as {label: plain text} (for tests and copying)."""
+        return {name.text(): _plain(value.text()) for i, (name, value) in enumerate(self._rows) if self.form.isRowVisible(i)}
+
+
+def _plain(rich: str) -> str:
+    return QTextDocumentFragment.fromHtml(rich).toPlainText()
+
+
+class MetadataPanel(QWidget):
+    """Everything known about a checkpoint and its run. ``show_snapshot``; ``show_diagnosis``;
+    ``set_store`` (optional) lets it look up the previous checkpoint for the time gap."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._store: Store | None = None
+        self._snapshot: Snapshot | None = None
+        self._run: RunInfo | None = None
+        self._lookup_job = LatestJob(self)
+        self._lookup_job.finished.connect(self._on_lookup_finished)
+        self._found: dict[str, Any] = {}
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.diagnosis = QLabel(self)
+        self.diagnosis.setWordWrap(True)
+        self.diagnosis.setTextFormat(Qt.TextFormat.RichText)
+        self.diagnosis.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.diagnosis.setMargin(8)
+        self.diagnosis.setAutoFillBackground(True)
+        self.diagnosis.hide()
+        self.checkpoint = Section("Checkpoint", self)
+        self.sizes = Section("Size and replay cost", self)
+        self.run = Section("Run", self)
+        self.resume = Section("Resume spec", self)
+        self.resume_text = QPlainTextEdit(self)
+        self.resume_text.setReadOnly(True)
+        self.resume_text.setFont(mono)
+        self.resume_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.resume.body.addWidget(self.resume_text)
+        self.lineage = Section("Lineage", self)
+        self.labels = Section("Labels", self)
+        self.error = Section("Last error", self)
+        self.error_text = QLabel(self)
+        self.error_text.setWordWrap(True)
+        self.error_text.setFont(mono)
+        self.error_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error_text.setContentsMargins(12, 0, 0, 0)
+        self.error.body.addWidget(self.error_text)
+        self.meta = Section("Checkpoint metadata", self)
+        self.meta_model = StateTreeModel(self)
+        self.meta_model.set_dark(is_dark(self.palette()))
+        self.meta_tree = self._make_meta_tree()
+        self.meta.body.addWidget(self.meta_tree)
+        self.empty = QLabel("No checkpoint selected", self)
+        self.empty.setEnabled(False)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._build_layout()
+        self.show_snapshot(None, None)
+
+    def _make_meta_tree(self) -> QTreeView:
+        tree = QTreeView(self)
+        tree.setModel(self.meta_model)
+        tree.setUniformRowHeights(True)
+        tree.setAlternatingRowColors(True)
+        tree.setColumnHidden(3, True)
+        header = tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(KEY, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(VALUE, QHeaderView.ResizeMode.Stretch)
+        header.resizeSection(KEY, 180)
+        header.resizeSection(TYPE, 90)
+        return tree
+
+    def _build_layout(self) -> None:
+        inner = QWidget()
+        column = QVBoxLayout(inner)
+        column.setContentsMargins(10, 8, 10, 10)
+        column.setSpacing(2)
+        for widget in (self.empty, self.diagnosis, self.checkpoint, self.sizes, self.run, self.resume,
+                       self.lineage, self.labels, self.error, self.meta):
+            column.addWidget(widget)
+        column.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setWidget(inner)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll)
+
+    # -- public API ----------------------------------------------------------------
+    def set_store(self, store: Store | None) -> None:
+        """The store snapshots come from (used to look up the previous checkpoint's time)."""
+        self._store = store
+
+    def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
+        """Describe a checkpoint and its run (None clears)."""
+        self._snapshot, self._run = snapshot, run
+        self._found = {}
+        self.empty.setVisible(snapshot is None)
+        for section in (self.checkpoint, self.sizes, self.run, self.resume, self.lineage, self.labels,
+                        self.error, self.meta):
+            section.setVisible(snapshot is not None)
+        if snapshot is None:
+            self._lookup_job.cancel()
+            self.meta_model.set_value({})
+            return
+        self._fill(snapshot, run)
+        self._look_up(snapshot.info, run)
+
+    def show_diagnosis(self, text: str | None) -> None:
+        """Show (or hide, with None) a stuck diagnosis at the top of the panel."""
+        if not text:
+            self.diagnosis.hide()
+            return
+        pal = self.diagnosis.palette()
+        pal.setColor(pal.ColorRole.Window, tint(self.palette(), "#bf8700", 0.18))
+        self.diagnosis.setPalette(pal)
+        self.diagnosis.setText(f"<b>Stuck diagnosis</b><br>{html.escape(text).replace(chr(10), '<br>')}")
+        self.diagnosis.show()
+
+    # -- filling -------------------------------------------------------------------
+    def _fill(self, snapshot: Snapshot, run: RunInfo | None) -> None:
+        self.setUpdatesEnabled(False)
+        try:
+            info = snapshot.info
+            self.checkpoint.set_rows(self._checkpoint_rows(info, run))
+            self.sizes.set_rows(self._size_rows(info))
+            self.run.set_rows(self._run_rows(run) if run else [])
+            spec = resume_text(run.resume_spec if run else None)
+            self.resume_text.setPlainText(spec)
+            lines = min(spec.count("\n") + 1, RESUME_MAX_LINES)
+            self.resume_text.setFixedHeight(lines * self.resume_text.fontMetrics().lineSpacing() + 28)
+            self.resume.setVisible(bool(spec))
+            self.lineage.set_rows(self._lineage_rows(run, snapshot.meta) if run else [])
+            self.labels.set_rows([(html.escape(str(k)), html.escape(preview(v)))
+                                  for k, v in sorted((run.labels if run else {}).items())])
+            self.error_text.setText(run.last_error if run and run.last_error else "")
+            self.error_text.setStyleSheet(f"color: {accent(self.palette(), '#cf222e').name()}")
+            self.error.setVisible(bool(run and run.last_error))
+            self.meta_model.set_value(dict(snapshot.meta or {}))
+            self._expand_small_meta()
+            self._fit_meta_tree()
+            self.meta.setVisible(True)
+        finally:
+            self.setUpdatesEnabled(True)
+
+    def _expand_small_meta(self) -> None:
+        model = self.meta_model
+        for row in range(model.rowCount()):
+            index = model.index(row, 0)
+            if 0 < model.node(index).total <= META_EXPAND_AT_MOST:
+                self.meta_tree.expand(index)
+
+    def _fit_meta_tree(self) -> None:
+        """Make the meta tree as tall as its shown rows (within limits), so the panel scrolls
+        as one page instead of nesting a small scrolled tree."""
+        model, tree = self.meta_model, self.meta_tree
+        rows = model.rowCount()
+        for row in range(model.rowCount()):
+            index = model.index(row, 0)
+            if tree.isExpanded(index):
+                rows += model.rowCount(index)
+        row_height = tree.sizeHintForRow(0) if rows else 0
+        height = tree.header().sizeHint().height() + rows * max(row_height, 1) + 2 * tree.frameWidth() + 4
+        tree.setFixedHeight(max(META_MIN_HEIGHT, min(height, META_MAX_HEIGHT)))
+
+    def _muted(self, text: str) -> str:
+        return f"<span style='color:{muted_text(self.palette()).name()}'>{html.escape(text)}</span>"
+
+    def _checkpoint_rows(self, info: CheckpointInfo, run: RunInfo | None) -> list[Row]:
+        name = run.name if run and run.name else info.run_id
+        run_text = html.escape(name) + (" " + self._muted(info.run_id) if name != info.run_id else "")
+        rows = [("Run", run_text),
+                ("Checkpoint", f"<b>#{info.seq}</b> " + self._muted(f"id {info.id}")),
+                ("Kind", kind_chip(self.checkpoint.title, info.kind)),
+                ("Name", html.escape(info.name)),
+                ("Created", fmt_time(info.created)),
+                ("Gap", self._gap_text(info))]
+        if info.lane:
+            rows.insert(2, ("Lane", html.escape(info.lane)))
+        if info.change:
+            rows.append(("Change", html.escape(info.change)))
+        if info.branch_count:
+            rows.append(("Branches", f"{info.branch_count} fork(s) start here"))
+        return rows
+
+    def _gap_text(self, info: CheckpointInfo) -> str:
+        if info.parent_id is None:
+            return self._muted("first checkpoint")
+        if "previous" not in self._found:
+            return self._muted("—")
+        return f"{fmt_age(info.created - self._found['previous'])} after the previous checkpoint"
+
+    def _size_rows(self, info: CheckpointInfo) -> list[Row]:
+        delta = f"+{fmt_bytes(info.size_delta)}" if info.size_delta >= 0 else f"−{fmt_bytes(-info.size_delta)}"
+        ops = info.ops
+        return [("State size", fmt_bytes(info.size)),
+                ("Written", f"{delta} " + self._muted("new content stored for this checkpoint")),
+                ("Replay cost", f"{ops} operation{'s' if ops != 1 else ''} since the previous snapshot"),
+                ("Score", f"checks {info.checks_passed}/{info.checks_total} · "
+                          f"tasks {info.tasks_done}/{info.tasks_total}")]
+
+    def _run_rows(self, run: RunInfo) -> list[Row]:
+        owner = " · ".join(p for p in (run.owner_host and f"host {run.owner_host}",
+                                       run.owner_pid and f"pid {run.owner_pid}",
+                                       f"epoch {run.epoch}") if p)
+        heartbeat = (f"{fmt_time(run.heartbeat)} " + self._muted(f"({fmt_age(time.time() - run.heartbeat)} ago)")
+                     if run.heartbeat else self._muted("never"))
+        rows = [("Status", html.escape(run.status)), ("Agent", html.escape(run.agent or "—")),
+                ("Owner", html.escape(owner)), ("Heartbeat", heartbeat),
+                ("Started", fmt_time(run.created)), ("Updated", fmt_time(run.updated)),
+                ("Checkpoints", str(run.checkpoint_count))]
+        if not run.resumable:
+            rows.append(("Resumable", "no — " + html.escape(run.not_resumable_reason or "")))
+        return rows
+
+    def _lineage_rows(self, run: RunInfo, meta: dict[str, Any]) -> list[Row]:
+        if not run.parent_run:
+            return [("Parent", self._muted("none (an original run)"))]
+        parent_name = self._found.get("parent_run_name")
+        run_text = html.escape(parent_name) + " " + self._muted(run.parent_run) if parent_name \
+            else html.escape(run.parent_run)
+        seq = self._found.get("parent_seq")
+        if seq is None and meta.get("source_checkpoint") == run.parent_checkpoint:
+            seq = meta.get("source_seq")
+        point = f"<b>#{seq}</b> " + self._muted(f"id {run.parent_checkpoint}") if seq is not None \
+            else html.escape(str(run.parent_checkpoint))
+        rows = [("Parent run", run_text), ("Parent checkpoint", point)]
+        if run.fork_reason:
+            rows.append(("Fork reason", html.escape(run.fork_reason)))
+        return rows
+
+    # -- background look-ups ----------------------------------------------------------
+    def _look_up(self, info: CheckpointInfo, run: RunInfo | None) -> None:
+        store = self._store
+        wants_parent = run is not None and run.parent_run is not None
+        if store is None or (info.parent_id is None and not wants_parent):
+            self._lookup_job.cancel()
+            return
+
+        def job(_ctx: object) -> tuple[CheckpointInfo, dict[str, Any]]:
+            found: dict[str, Any] = {}
+            if info.parent_id is not None:
+                found["previous"] = store.get_checkpoint(info.parent_id).created
+            if wants_parent:
+                found["parent_run_name"] = store.get_run(run.parent_run).name
+                if run.parent_checkpoint is not None:
+                    found["parent_seq"] = store.get_checkpoint(run.parent_checkpoint).seq
+            return info, found
+
+        self._lookup_job.submit(job)
+
+    def _on_lookup_finished(self, result: tuple[CheckpointInfo, dict[str, Any]]) -> None:
+        info, found = result
+        if self._snapshot is None or self._snapshot.info != info:
+            return
+        self._found = found
+        self.checkpoint.set_rows(self._checkpoint_rows(info, self._run))
+        if self._run is not None:
+            self.lineage.set_rows(self._lineage_rows(self._run, self._snapshot.meta))

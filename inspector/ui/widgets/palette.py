@@ -1,0 +1,42 @@
+"""Palette helpers shared by the panels: darkness, blending and role colours for chat and status."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QPalette
+
+# Hues (not exact colours): the final colour is blended with the palette base so it reads
+# well on light and dark palettes alike.
+STATUS_HUES = {"pending": "#8c959f", "in_progress": "#0969da", "blocked": "#bf8700",
+               "done": "#1a7f37", "failed": "#cf222e"}
+REVIEW_HUES = {"none": "#8c959f", "requested": "#bf8700", "approved": "#1a7f37",
+               "changes_requested": "#cf222e"}
+ROLE_HUES = {"user": "#0969da", "assistant": "#8250df", "tool": "#bf8700", "system": "#57606a",
+             "other": "#57606a"}
+
+
+def is_dark(palette: QPalette) -> bool:
+    """True when the palette's window colour is dark."""
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def blend(a: QColor, b: QColor, t: float) -> QColor:
+    """``a`` moved a fraction ``t`` towards ``b``."""
+    return QColor.fromRgbF(a.redF() + (b.redF() - a.redF()) * t,
+                           a.greenF() + (b.greenF() - a.greenF()) * t,
+                           a.blueF() + (b.blueF() - a.blueF()) * t, 1.0)
+
+
+def tint(palette: QPalette, hue: str, amount: float = 0.14) -> QColor:
+    """A background tint of ``hue`` over the palette's base colour."""
+    return blend(palette.color(QPalette.ColorRole.Base), QColor(hue), amount * (1.6 if is_dark(palette) else 1.0))
+
+
+def accent(palette: QPalette, hue: str) -> QColor:
+    """``hue`` adjusted for legible text or strokes on the palette (lighter on dark palettes)."""
+    color = QColor(hue)
+    return color.lighter(150) if is_dark(palette) else color
+
+
+def muted_text(palette: QPalette) -> QColor:
+    """Secondary text colour (placeholder text role, or text blended towards the base)."""
+    return blend(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.4)

@@ -1,0 +1,298 @@
+"""The Tree page of the State tab: a lazy JSON tree, a detail pane with the full value, find."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QMenu, QPlainTextEdit, QSplitter,
+                               QStackedWidget, QTreeView, QVBoxLayout, QWidget)
+
+from inspector.highlight import to_json_text
+from inspector.ui.models.json_walk import format_path, json_sizes, search_paths, type_name
+from inspector.ui.models.state_tree_model import (KEY, PATH_ROLE, SIZE, TYPE, VALUE, VALUE_ROLE,
+                                                  StateTreeModel)
+from inspector.ui.widgets.background import LatestJob
+from inspector.ui.widgets.json_view import JsonView
+from inspector.ui.widgets.palette import is_dark, muted_text
+
+
+
+def value_text(value: Any) -> str:
+    """What "Copy value" puts on the clipboard: strings raw, everything else as JSON."""
+    return value if isinstance(value, str) else to_json_text(value)
+
+
+class ValueDetail(QWidget):
+    """Shows one value in full: wrapped text for strings, highlighted JSON otherwise."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title.setContentsMargins(6, 4, 6, 2)
+        self.text = QPlainTextEdit(self)
+        self.text.setReadOnly(True)
+        self.json = JsonView(self)
+        self._stack = QStackedWidget(self)
+        self._stack.addWidget(self.text)
+        self._stack.addWidget(self.json)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.title)
+        layout.addWidget(self._stack, 1)
+        self.show_value(None, None)
+
+    def show_value(self, path: tuple | None, value: Any) -> None:
+        """Show the value at ``path`` (None: a hint to select something)."""
+        muted = muted_text(self.palette()).name()
+        if path is None:
+            self.title.setText(f"<span style='color:{muted}'>Select a value to see it in full</span>")
+            self.text.setPlainText("")
+            self._stack.setCurrentWidget(self.text)
+            return
+        kind = type_name(value)
+        extra = f"{len(value):,} characters" if isinstance(value, str) else kind
+        self.title.setText(f"<b><code>{format_path(path)}</code></b>"
+                           f"&nbsp;&nbsp;<span style='color:{muted}'>{extra}</span>")
+        if isinstance(value, str):
+            self.text.setPlainText(value)
+            self._stack.setCurrentWidget(self.text)
+        else:
+            self.json.set_value(value)
+            self._stack.setCurrentWidget(self.json)
+
+
+class StateTreeView(QWidget):
+    """Tree of a state with copy/show-full-text actions and search.
+
+    Signals: ``match_changed(index, count)`` after a search or step; ``matches_ready(count)``.
+    """
+
+    match_changed = Signal(int, int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = StateTreeModel(self)
+        self.model.set_dark(is_dark(self.palette()))
+        self.tree = self._make_tree()
+        self.detail = ValueDetail(self)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+        self._sizes_job = LatestJob(self)
+        self._sizes_job.finished.connect(self.model.set_sizes)
+        self._search_job = LatestJob(self)
+        self._search_job.finished.connect(self._on_search_finished)
+        self._needle = ""
+        self._matches: list[tuple] = []
+        self._match_pos = -1
+        self._step_pending: bool | None = None
+
+    def _make_tree(self) -> QTreeView:
+        tree = QTreeView(self)
+        tree.setModel(self.model)
+        tree.setUniformRowHeights(True)
+        tree.setAlternatingRowColors(True)
+        tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        tree.customContextMenuRequested.connect(self._on_tree_context_menu)
+        tree.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        tree.installEventFilter(self)
+        header = tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(KEY, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(VALUE, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(TYPE, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(SIZE, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(KEY, 200)
+        header.resizeSection(TYPE, 96)
+        header.resizeSection(SIZE, 72)
+        return tree
+
+    # -- content -------------------------------------------------------------------
+    def set_value(self, value: Any) -> None:
+        """Show a value, keeping expanded paths and the selected path where they still exist."""
+        expanded = self._expanded_paths() if self.model.rowCount() else []
+        selected = self.selected_path()
+        self.model.set_value(value)
+        for path in expanded:
+            index = self.model.index_for_path(path)
+            if index.isValid():
+                self.tree.setExpanded(index, True)
+        if selected is not None and self.model.index_for_path(selected).isValid():
+            self.select_path(selected, center=False)
+        else:
+            self.detail.show_value(None, None)
+        self._sizes_job.submit(lambda ctx: json_sizes(value, ctx.cancelled))
+        if self._needle:
+            self._start_search(self._needle, step=None)
+
+    def _expanded_paths(self) -> list[tuple]:
+        out: list[tuple] = []
+        stack = [QModelIndex()]
+        while stack:
+            parent = stack.pop()
+            for row in range(self.model.rowCount(parent)):
+                index = self.model.index(row, 0, parent)
+                if self.tree.isExpanded(index):
+                    out.append(index.data(PATH_ROLE))
+                    stack.append(index)
+        return out
+
+    def selected_path(self) -> tuple | None:
+        """The path of the selected row (None when nothing is selected)."""
+        index = self.tree.currentIndex()
+        return index.data(PATH_ROLE) if index.isValid() and self.tree.selectionModel().hasSelection() else None
+
+    def select_path(self, path: tuple, *, center: bool = True) -> bool:
+        """Expand to, select and scroll to a path; False when the state has no such path."""
+        index = self.model.index_for_path(path)
+        if not index.isValid():
+            return False
+        parent = index.parent()
+        while parent.isValid():
+            self.tree.setExpanded(parent, True)
+            parent = parent.parent()
+        self.tree.setCurrentIndex(index)
+        self.tree.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter if center
+                           else QAbstractItemView.ScrollHint.EnsureVisible)
+        return True
+
+    # -- search --------------------------------------------------------------------
+    def search(self, needle: str) -> None:
+        """Find keys and values containing ``needle``; selects the first match when done."""
+        self._needle = needle
+        if not needle:
+            self._search_job.cancel()
+            self._matches, self._match_pos = [], -1
+            self.model.set_matches(set())
+            self.tree.viewport().update()
+            self.match_changed.emit(-1, 0)
+            return
+        self._start_search(needle, step=False)
+
+    def step(self, backwards: bool) -> None:
+        """Go to the next (or previous) match."""
+        if self._search_job.busy:
+            self._step_pending = backwards
+            return
+        if not self._matches:
+            self.match_changed.emit(-1, 0)
+            return
+        count = len(self._matches)
+        if self._match_pos < 0:
+            self._match_pos = count - 1 if backwards else 0
+        else:
+            self._match_pos = (self._match_pos + (-1 if backwards else 1)) % count
+        self._show_match()
+
+    @property
+    def matches(self) -> list[tuple]:
+        """The paths found by the last search, in document order."""
+        return list(self._matches)
+
+    def _start_search(self, needle: str, step: bool | None) -> None:
+        value = self.model.value()
+        self._step_pending = step
+        self._search_job.submit(lambda ctx: search_paths(value, needle, ctx.cancelled))
+
+    def _on_search_finished(self, matches: list[tuple]) -> None:
+        self._matches, self._match_pos = matches, -1
+        self.model.set_matches(set(matches))
+        self.tree.viewport().update()
+        step, self._step_pending = self._step_pending, None
+        if step is not None and matches:
+            self.step(step)
+        else:
+            self.match_changed.emit(-1, len(matches))
+
+    def _show_match(self) -> None:
+        path = self._matches[self._match_pos]
+        self.model.set_matches(set(self._matches), path)
+        self.select_path(path)
+        self.tree.viewport().update()
+        self.match_changed.emit(self._match_pos, len(self._matches))
+
+    # -- actions -------------------------------------------------------------------
+    def copy_path(self, index: QModelIndex | None = None) -> str:
+        """Put the path of a row (default: the current one) on the clipboard; returns it."""
+        index = index if index is not None else self.tree.currentIndex()
+        text = format_path(index.data(PATH_ROLE)) if index.isValid() else ""
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def copy_value(self, index: QModelIndex | None = None) -> str:
+        """Put the value of a row on the clipboard (strings raw, else JSON); returns it."""
+        index = index if index is not None else self.tree.currentIndex()
+        text = value_text(index.data(VALUE_ROLE)) if index.isValid() else ""
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def show_full_text(self, index: QModelIndex | None = None) -> None:
+        """Select a row and make sure the detail pane showing it in full is visible."""
+        index = index if index is not None else self.tree.currentIndex()
+        if not index.isValid():
+            return
+        self.tree.setCurrentIndex(index)
+        sizes = self.splitter.sizes()
+        if len(sizes) == 2 and sizes[1] < 120:
+            total = sum(sizes)
+            self.splitter.setSizes([total // 2, total - total // 2])
+        self.detail.text.setFocus()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Ctrl+C copies the selected value, Ctrl+Shift+C its path (instead of the cell text)."""
+        if watched is self.tree and event.type() in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+            action = self._copy_action(event)
+            if action is not None:
+                if event.type() == QEvent.Type.KeyPress:
+                    action()
+                event.accept()
+                return True
+        return super().eventFilter(watched, event)
+
+    def _copy_action(self, event: QKeyEvent):  # noqa: ANN202
+        if event.key() != Qt.Key.Key_C:
+            return None
+        mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        ctrl = Qt.KeyboardModifier.ControlModifier
+        if mods == ctrl | Qt.KeyboardModifier.ShiftModifier:
+            return self.copy_path
+        return self.copy_value if mods == ctrl else None
+
+    def _on_selection_changed(self, _sel: QItemSelection, _desel: QItemSelection) -> None:
+        index = self.tree.currentIndex()
+        if index.isValid():
+            self.detail.show_value(index.data(PATH_ROLE), index.data(VALUE_ROLE))
+        else:
+            self.detail.show_value(None, None)
+
+    def _on_tree_context_menu(self, pos: QPoint) -> None:
+        index = self.tree.indexAt(pos)
+        if not index.isValid():
+            return
+        index = index.siblingAtColumn(KEY)
+        value = index.data(VALUE_ROLE)
+        menu = QMenu(self)
+        menu.addAction("Copy value", lambda: self.copy_value(index)).setShortcut(QKeySequence.StandardKey.Copy)
+        menu.addAction(f"Copy path  ({format_path(index.data(PATH_ROLE))})",
+                       lambda: self.copy_path(index)).setShortcut(QKeySequence("Ctrl+Shift+C"))
+        menu.addSeparator()
+        full = menu.addAction("Show full text", lambda: self.show_full_text(index))
+        full.setEnabled(isinstance(value, str))
+        if isinstance(value, (dict, list)) and value:
+            menu.addAction("Expand all below", lambda: self.tree.expandRecursively(index, 3))
+            menu.addAction("Collapse", lambda: self.tree.collapse(index))
+        menu.exec(self.tree.viewport().mapToGlobal(pos))
+
+

@@ -1,0 +1,138 @@
+"""One task on the board: title, progress, review pill and reviewer, checks ✓/✗/?."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QVBoxLayout, QWidget
+
+from inspector.ui.widgets.palette import REVIEW_HUES, STATUS_HUES, accent, muted_text, tint
+
+CHECK_GLYPHS = {True: ("✓", "#1a7f37"), False: ("✗", "#cf222e"), None: ("?", "#8c959f")}
+REVIEW_WORDS = {"none": "", "requested": "review requested", "approved": "approved",
+                "changes_requested": "changes requested"}
+
+
+def review_pill(palette: QPalette, status: str) -> str:
+    """Rich text of a rounded-looking pill for a review status ('' for none)."""
+    word = REVIEW_WORDS.get(status, status)
+    if not word:
+        return ""
+    hue = REVIEW_HUES.get(status, REVIEW_HUES["none"])
+    return (f"<span style='background-color:{tint(palette, hue, 0.25).name()};"
+            f"color:{accent(palette, hue).name()};'>&nbsp;{html.escape(word)}&nbsp;</span>")
+
+
+def check_line(palette: QPalette, check: dict) -> str:
+    """Rich text of one check: glyph, name and detail."""
+    glyph, hue = CHECK_GLYPHS.get(check.get("passed"), CHECK_GLYPHS[None])
+    detail = check.get("detail")
+    muted = muted_text(palette).name()
+    tail = f" <span style='color:{muted}'>— {html.escape(detail)}</span>" if detail else ""
+    return (f"<span style='color:{accent(palette, hue).name()}'><b>{glyph}</b></span>&nbsp;"
+            f"{html.escape(check.get('name', ''))}{tail}")
+
+
+def card_tooltip(task: dict) -> str:
+    """Tooltip of a card: id, review with reviewer and note, checks with details."""
+    review = task.get("review") or {}
+    lines = [f"<b>{html.escape(task.get('title', ''))}</b> <i>({html.escape(task.get('id', ''))})</i>",
+             f"status: {task.get('status')} · progress {round(100 * task.get('progress', 0))}%"]
+    if review.get("status", "none") != "none":
+        who = f" by {html.escape(review['reviewer'])}" if review.get("reviewer") else ""
+        lines.append(f"review: {REVIEW_WORDS.get(review['status'], review['status'])}{who}")
+        if review.get("note"):
+            lines.append(f"note: “{html.escape(review['note'])}”")
+    for check in task.get("checks") or []:
+        glyph = CHECK_GLYPHS.get(check.get("passed"), CHECK_GLYPHS[None])[0]
+        detail = f" — {html.escape(check['detail'])}" if check.get("detail") else ""
+        lines.append(f"{glyph} {html.escape(check.get('name', ''))}{detail}")
+    return "<br>".join(lines)
+
+
+class TaskCard(QFrame):
+    """A reusable card; ``set_task`` updates it in place (no widget churn while scrubbing)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAutoFillBackground(True)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)  # width = column
+        self._task: dict | None = None
+        self.title = QLabel(self)
+        self.title.setWordWrap(True)
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 100)
+        self.progress.setTextVisible(False)
+        self.progress.setFixedHeight(6)
+        self.percent = QLabel(self)
+        self.percent.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.progress.setMinimumWidth(24)
+        self.review = QLabel(self)
+        self.review.setTextFormat(Qt.TextFormat.RichText)
+        self.review.setWordWrap(True)
+        self.checks = QLabel(self)
+        self.checks.setTextFormat(Qt.TextFormat.RichText)
+        self.checks.setWordWrap(True)
+        progress_row = QHBoxLayout()
+        progress_row.setSpacing(6)
+        progress_row.addWidget(self.progress, 1)
+        progress_row.addWidget(self.percent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 8)
+        layout.setSpacing(4)
+        layout.addWidget(self.title)
+        layout.addLayout(progress_row)
+        layout.addWidget(self.review)
+        layout.addWidget(self.checks)
+        self._apply_palette()
+
+    @property
+    def task(self) -> dict | None:
+        """The task shown."""
+        return self._task
+
+    def _apply_palette(self) -> None:
+        pal = self.palette()
+        pal.setColor(QPalette.ColorRole.Window, pal.color(QPalette.ColorRole.Base))
+        self.setPalette(pal)
+        small = self.percent.font()
+        small.setPointSizeF(max(7.0, small.pointSizeF() * 0.9))
+        self.percent.setFont(small)
+        self.percent.setFixedWidth(self.percent.fontMetrics().horizontalAdvance("100%") + 2)
+        self.checks.setFont(small)
+        self.review.setFont(small)
+
+    def set_task(self, task: dict) -> None:
+        """Show a (validated) task; does nothing when it is unchanged."""
+        if task == self._task:
+            return
+        self._task = task
+        pal = self.palette()
+        self.title.setText(task.get("title") or task.get("id", ""))
+        value = round(100 * float(task.get("progress") or 0.0))
+        self.progress.setValue(value)
+        bar = self.progress.palette()
+        bar.setColor(QPalette.ColorRole.Highlight, accent(pal, STATUS_HUES.get(task.get("status"), "#0969da")))
+        self.progress.setPalette(bar)
+        self.percent.setText(f"{value}%")
+        self._set_review(pal, task.get("review") or {})
+        checks = task.get("checks") or []
+        self.checks.setText("<br>".join(check_line(pal, c) for c in checks))
+        self.checks.setVisible(bool(checks))
+        self.setToolTip(card_tooltip(task))
+
+    def _set_review(self, pal: QPalette, review: dict) -> None:
+        status = review.get("status", "none")
+        pill = review_pill(pal, status)
+        reviewer = review.get("reviewer")
+        muted = muted_text(pal).name()
+        name = html.escape(reviewer or "").replace("-", "&#8209;").replace(" ", "&nbsp;")
+        who = f" <span style='color:{muted}'>{name}</span>" if reviewer and pill else ""
+        self.review.setText(pill + who)
+        self.review.setVisible(bool(pill))

@@ -1,0 +1,208 @@
+"""The Tasks tab: the semantic task state as a board (one column per status) under the score."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea,
+                               QSizePolicy, QStackedWidget, QVBoxLayout, QWidget)
+
+from inspector.errors import TaskStateError
+from inspector.model import RunInfo, Snapshot
+from inspector.taskstate import TASK_STATUSES, score, validate
+from inspector.ui.widgets.palette import STATUS_HUES, accent, muted_text, tint
+from inspector.ui.widgets.task_card import TaskCard
+
+STATUS_TITLES = {"pending": "Pending", "in_progress": "In progress", "blocked": "Blocked",
+                 "done": "Done", "failed": "Failed"}
+EMPTY_TEXT = "This checkpoint has no task state"
+
+
+class BoardColumn(QFrame):
+    """One status column: a title with a count, and cards reused across updates."""
+
+    def __init__(self, status: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.status = status
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setAutoFillBackground(True)
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self._cards: list[TaskCard] = []
+        self._body = QWidget()
+        self._body.setAutoFillBackground(False)
+        self._cards_layout = QVBoxLayout(self._body)
+        self._cards_layout.setContentsMargins(0, 0, 0, 0)
+        self._cards_layout.setSpacing(6)
+        self.placeholder = QLabel("No tasks", self._body)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setEnabled(False)
+        self._cards_layout.addWidget(self.placeholder)
+        self._cards_layout.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setWidget(self._body)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # the column's tint shows through the scroll area and its body (cards keep their own)
+        scroll.setObjectName("boardColumnScroll")
+        scroll.setStyleSheet("#boardColumnScroll, #boardColumnScroll > QWidget, "
+                             "#boardColumnScroll > QWidget > QWidget { background: transparent; }")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setSpacing(6)
+        layout.addWidget(self.title)
+        layout.addWidget(scroll, 1)
+        pal = self.palette()
+        pal.setColor(QPalette.ColorRole.Window, tint(pal, STATUS_HUES[status], 0.07))
+        self.setPalette(pal)
+        self.set_tasks([])
+
+    @property
+    def cards(self) -> list[TaskCard]:
+        """The visible cards, in order."""
+        return [c for c in self._cards if not c.isHidden()]
+
+    def set_tasks(self, tasks: list[dict]) -> None:
+        """Show these tasks, reusing existing cards."""
+        while len(self._cards) < len(tasks):
+            card = TaskCard(self._body)
+            self._cards_layout.insertWidget(len(self._cards), card)
+            self._cards.append(card)
+        for card, task in zip(self._cards, tasks):
+            card.set_task(task)
+            card.setVisible(True)
+        for card in self._cards[len(tasks):]:
+            card.setVisible(False)
+        self.placeholder.setVisible(not tasks)
+        pal = self.palette()
+        hue = accent(pal, STATUS_HUES[self.status]).name()
+        muted = muted_text(pal).name()
+        self.title.setText(f"<span style='color:{hue}'>●</span>&nbsp;<b>{STATUS_TITLES[self.status]}</b>"
+                           f"&nbsp;&nbsp;<span style='color:{muted}'>{len(tasks)}</span>")
+
+
+class ScoreBar(QWidget):
+    """The goal and the cumulative score: checks passed/total and tasks done/total."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.goal = QLabel(self)
+        self.goal.setWordWrap(True)
+        font = self.goal.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.goal.setFont(font)
+        self.checks_bar = self._bar(22)
+        self.tasks_bar = self._bar(14)
+        self.checks_label = QLabel(self)
+        self.tasks_label = QLabel(self)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(4)
+        grid.addWidget(self.checks_label, 0, 0)
+        grid.addWidget(self.checks_bar, 0, 1)
+        grid.addWidget(self.tasks_label, 1, 0)
+        grid.addWidget(self.tasks_bar, 1, 1)
+        grid.setColumnStretch(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(6)
+        layout.addWidget(self.goal)
+        layout.addLayout(grid)
+
+    def _bar(self, height: int) -> QProgressBar:
+        bar = QProgressBar(self)
+        bar.setFixedHeight(height)
+        bar.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        bar.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        return bar
+
+    def set_score(self, goal: str, passed: int, checks: int, done: int, tasks: int) -> None:
+        """Show the goal and counts."""
+        self.goal.setText(goal or "(no goal)")
+        self._fill(self.checks_bar, passed, checks, f"{passed} / {checks} checks passed", "#1a7f37")
+        self._fill(self.tasks_bar, done, tasks, f"{done} / {tasks} tasks done", "#0969da")
+        self.checks_label.setText("<b>Checks</b>")
+        self.tasks_label.setText("Tasks")
+
+    def _fill(self, bar: QProgressBar, value: int, total: int, text: str, hue: str) -> None:
+        bar.setRange(0, max(total, 1))
+        bar.setValue(value)
+        bar.setFormat(text if total else text.replace("0 / 0", "no"))
+        pal = bar.palette()
+        pal.setColor(QPalette.ColorRole.Highlight, accent(self.palette(), hue))
+        bar.setPalette(pal)
+
+
+class TasksPanel(QWidget):
+    """Task board at a checkpoint: ``show_snapshot(snapshot, run)`` (None clears).
+
+    Fast enough to call on every timeline step: cards are updated in place.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.score_bar = ScoreBar(self)
+        self.columns = {status: BoardColumn(status, self) for status in TASK_STATUSES}
+        board = QWidget(self)
+        row = QHBoxLayout(board)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        for column in self.columns.values():
+            row.addWidget(column, 1)
+        board_page = QWidget(self)
+        page_layout = QVBoxLayout(board_page)
+        page_layout.setContentsMargins(4, 4, 4, 4)
+        page_layout.setSpacing(8)
+        page_layout.addWidget(self.score_bar)
+        page_layout.addWidget(board, 1)
+        self.empty = QLabel(EMPTY_TEXT, self)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.setEnabled(False)
+        self._stack = QStackedWidget(self)
+        self._stack.addWidget(board_page)
+        self._stack.addWidget(self.empty)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._stack)
+        self._shown: dict | None = None
+        self.show_snapshot(None, None)
+
+    @property
+    def showing_board(self) -> bool:
+        """True when the board (not the empty message) is shown."""
+        return self._stack.currentIndex() == 0
+
+    def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
+        """Show the task state of a snapshot (an empty-state message when it has none)."""
+        raw = snapshot.tasks if snapshot is not None else None
+        if raw is None:
+            self._show_empty(EMPTY_TEXT)
+            return
+        try:
+            tasks = validate(raw)
+        except TaskStateError as err:
+            self._show_empty(f"The task state of this checkpoint is malformed:\n{err}")
+            return
+        if tasks == self._shown and self.showing_board:
+            return
+        self._shown = tasks
+        self.setUpdatesEnabled(False)
+        try:
+            counts = score(tasks)
+            self.score_bar.set_score(tasks["goal"], counts.checks_passed, counts.checks_total,
+                                     counts.tasks_done, counts.tasks_total)
+            for status, column in self.columns.items():
+                column.set_tasks([t for t in tasks["tasks"] if t["status"] == status])
+            self._stack.setCurrentIndex(0)
+        finally:
+            self.setUpdatesEnabled(True)
+
+    def _show_empty(self, text: str) -> None:
+        self._shown = None
+        self.empty.setText(html.escape(text) if "<" in text else text)
+        self._stack.setCurrentIndex(1)

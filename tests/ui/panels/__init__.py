@@ -1,0 +1,1 @@
+"""Tests of the detail panels (State, Tasks, Metadata, Diff)."""

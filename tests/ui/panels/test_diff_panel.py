@@ -1,0 +1,124 @@
+"""The Diff tab: parent diff, explicit pairs, pinning, filtering, clicking a change, supersession."""
+
+from __future__ import annotations
+
+from inspector.diff import diff_checkpoints
+from inspector.ui.models.change_list_model import PATH
+from inspector.ui.widgets.diff_panel import DiffPanel
+
+
+def _panel(qtbot, store) -> DiffPanel:  # noqa: ANN001
+    panel = DiffPanel()
+    panel.set_store(store)
+    qtbot.addWidget(panel)
+    panel.resize(1000, 760)
+    panel.show()
+    return panel
+
+
+def _wait_text(qtbot, panel: DiffPanel) -> None:  # noqa: ANN001
+    qtbot.waitUntil(lambda: not panel.busy, timeout=10000)
+
+
+def test_default_compares_with_the_parent(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+    snap = snap_at(15)
+    panel = _panel(qtbot, panels_store)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000) as ready:
+        panel.show_snapshot(snap, beekeeping)
+    result = ready.args[0]
+    expected = diff_checkpoints(panels_store, snap.info.parent_id, snap.info.id)
+    assert result.a.seq == 14 and result.b.seq == 15
+    assert result.changes == expected.changes
+    assert panel.model.rowCount() == len(expected.changes)
+    assert panel.summary.summary.text().startswith("changes requested")
+    lines = panel.summary.task_lines()
+    assert any("review requested → changes requested by editor-bot" in line for line in lines)
+    _wait_text(qtbot, panel)
+    assert panel.sides.left.blockCount() == panel.sides.right.blockCount()
+    assert panel.sides.hunk_count >= 1
+    # the first change is selected, and both sides wait for the text to scroll to it
+    assert panel.detail.title.text().count(result.changes[0].display_path) == 1
+    line = panel.sides.right.textCursor().blockNumber()
+    assert panel.sides.right.path_at_line(line) == result.changes[0].path
+
+
+def test_clicking_a_change_shows_both_values_and_scrolls_both_sides(qtbot, panels_store, snap_at,  # noqa: ANN001
+                                                                      beekeeping) -> None:
+    panel = _panel(qtbot, panels_store)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000):
+        panel.show_snapshot(snap_at(15), beekeeping)
+    _wait_text(qtbot, panel)
+    row = next(r for r in range(panel.proxy.rowCount()) if panel.proxy.index(r, PATH).data() == "reviews")
+    panel.select_change(row)
+    assert panel.detail.old.busy or panel.detail.old.toPlainText() == "0"
+    qtbot.waitUntil(lambda: panel.detail.new.toPlainText() == "1", timeout=5000)
+    assert panel.detail.old.toPlainText() == "0"
+    line = panel.sides.right.textCursor().blockNumber()
+    assert panel.sides.right.path_at_line(line) == ("reviews",)
+    assert panel.sides.left.path_at_line(line) == ("reviews",)
+    left_bar, right_bar = panel.sides.left.verticalScrollBar(), panel.sides.right.verticalScrollBar()
+    assert left_bar.value() == right_bar.value()
+    right_bar.setValue(0)
+    assert left_bar.value() == 0
+
+
+def test_filter_by_path(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+    panel = _panel(qtbot, panels_store)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000):
+        panel.show_snapshot(snap_at(15), beekeeping)
+    total = panel.proxy.rowCount()
+    qtbot.keyClicks(panel.filter, "messages")
+    assert 0 < panel.proxy.rowCount() < total
+    assert all("messages" in panel.proxy.index(r, PATH).data() for r in range(panel.proxy.rowCount()))
+
+
+def test_fork_against_original_flags_regressions(qtbot, panels_store) -> None:  # noqa: ANN001
+    fork = next(r for r in panels_store.list_runs() if r.parent_run)
+    original_head = panels_store.get_checkpoint(f"{fork.parent_run}:-1")
+    fork_start = panels_store.get_checkpoint(f"{fork.id}:0")   # the fork point: work undone
+    panel = _panel(qtbot, panels_store)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000) as ready:
+        panel.compare(panels_store, original_head, fork_start)
+    result = ready.args[0]
+    assert any(c.regression for c in result.task_changes)
+    flagged = [line for line in panel.summary.task_lines() if "regression" in line]
+    assert len(flagged) == sum(1 for c in result.task_changes if c.regression)
+    assert "diverged" in panel.summary.divergence.text()
+    assert "(selected)" in panel.base_button.text()
+
+
+def test_pin_a_base_then_scrub(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+    panel = _panel(qtbot, panels_store)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000):
+        panel.show_snapshot(snap_at(5), beekeeping)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000):
+        panel.pin_current()
+    assert panel.result.empty     # #5 against itself
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000) as ready:
+        panel.show_snapshot(snap_at(9), beekeeping)
+    assert (ready.args[0].a.seq, ready.args[0].b.seq) == (5, 9)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000) as ready:
+        panel.use_parent()
+    assert (ready.args[0].a.seq, ready.args[0].b.seq) == (8, 9)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000) as ready:
+        panel.choose_base("#2")
+    assert (ready.args[0].a.seq, ready.args[0].b.seq) == (2, 9)
+
+
+def test_first_checkpoint_has_nothing_to_compare(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+    panel = _panel(qtbot, panels_store)
+    panel.show_snapshot(snap_at(0), beekeeping)
+    assert "first checkpoint" in panel.summary.summary.text()
+    assert not panel.busy and panel.model.rowCount() == 0
+
+
+def test_a_newer_pair_supersedes_an_older_one(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+    panel = _panel(qtbot, panels_store)
+    results = []
+    panel.diff_ready.connect(results.append)
+    for seq in range(3, 16):
+        panel.show_snapshot(snap_at(seq), beekeeping)
+    _wait_text(qtbot, panel)
+    assert results and results[-1].b.seq == 15
+    assert panel.result.b.seq == 15
+    assert "#15" in panel.target.text()

@@ -1,8 +1,8 @@
-"""Backend-neutral rows a LangGraph reader returns (SQLite today, PostgreSQL later).
+"""Backend-neutral rows a LangGraph reader returns (``SqliteReader``, ``PgReader``).
 
 A reader runs the SQL for one backend and hands back these plain tuples; everything that
-turns them into our model (``mapping``, ``snapshot``) is shared by all backends. A
-PostgreSQL reader would assemble ``BlobRow.channel_blobs`` from ``checkpoint_blobs``.
+turns them into our model (``mapping``, ``snapshot``) is shared by all backends. The
+PostgreSQL reader assembles ``BlobRow.channel_blobs`` from ``checkpoint_blobs``.
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ from inspector.store.langgraph.tasks import build_task_state
 from inspector.taskstate import score
 
 STANDARD_METADATA = {"source", "step", "parents", "writes"}
-NOT_RESUMABLE = "Resuming a LangGraph thread needs its graph; not available in this version yet."
+NOT_RESUMABLE = ("Resuming a LangGraph thread needs its graph: give it as module:attr "
+                 "(resume --graph, or the store's LangGraph settings).")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""``LangGraphStore``: the read-only ``Store`` over a LangGraph checkpointer database.
+"""``LangGraphStore``: the read-only ``Store`` over a LangGraph checkpointer database (SQLite or PostgreSQL).
 
 Runs are threads; checkpoints of every namespace are listed with ``lane`` = namespace and
 one ``seq`` order (see ``mapping``); ids are ``THREAD@CHECKPOINT_ID`` /
@@ -8,6 +8,7 @@ one ``seq`` order (see ``mapping``); ids are ``THREAD@CHECKPOINT_ID`` /
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import urllib.parse
 from collections.abc import Collection
@@ -23,7 +24,8 @@ from inspector.store.engine import table_columns
 from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import build_infos, group_outputs, page_bounds
-from inspector.store.langgraph.rows import HeadRow
+from inspector.store.langgraph.pg_reader import PgReader
+from inspector.store.langgraph.rows import HeadRow, Reader
 from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
 from inspector.store.langgraph.schema import describe
 from inspector.store.langgraph.snapshot import build_snapshot
@@ -38,38 +40,45 @@ def _sqlite_path(engine: sa.Engine) -> Path | None:
 
 
 class LangGraphStore(Store):
-    """A LangGraph SqliteSaver database opened for reading.
+    """A LangGraph SqliteSaver or PostgresSaver database opened for reading.
 
     Options: ``task_channel`` names the channel mapped to tasks (default ``todos``);
     ``show_control`` keeps ``branch:to:*``/``__*`` channels in ``Snapshot.state``;
-    ``running_window`` (seconds) separates *running* from *interrupted* waiting threads.
+    ``running_window`` (seconds) separates *running* from *interrupted* waiting threads;
+    ``graph`` (``module:attr``) marks threads resumable through the user's graph.
     """
 
     def __init__(self, engine: sa.Engine, display: str, read_only: bool = True, *,
                  url: str | None = None, path: Path | None = None, task_channel: str = "todos",
                  show_control: bool = False, running_window: float = 300.0,
-                 columns: dict[str, set[str]] | None = None) -> None:
+                 columns: dict[str, set[str]] | None = None, graph: str | None = None) -> None:
         schema = describe(columns if columns is not None else table_columns(engine, display))
         if schema is None:
             raise NotAStoreError(f"{display} is not a LangGraph checkpoint database.")
         if schema.layout == "legacy":
             raise NotAStoreError(f"{display} is a LangGraph database from before langgraph 0.2 "
                                  "(thread_ts columns), which this version cannot read.")
-        if schema.layout != "sqlite" or engine.dialect.name != "sqlite":
-            raise StoreError(f"{display} is a LangGraph PostgreSQL database; only SQLite "
-                             "LangGraph databases can be read in this version.")
+        backend = engine.dialect.name
+        if (schema.layout, backend) not in (("sqlite", "sqlite"), ("postgres", "postgresql")):
+            layout = {"sqlite": "SQLite (SqliteSaver)", "postgres": "PostgreSQL (PostgresSaver)"}[schema.layout]
+            raise StoreError(f"{display} has the LangGraph {layout} table layout in a {backend} "
+                             "database, a combination this version cannot read.")
         self.engine = engine
-        self.reader = SqliteReader(engine, display, schema.has_task_path)
+        self.schema = schema
+        pg = PgReader(engine, display, schema.has_task_path, task_channel) if backend != "sqlite" else None
+        self.reader: Reader = pg or SqliteReader(engine, display, schema.has_task_path)
         self.display = display
         self.task_channel = task_channel
         self.show_control = show_control
         self.running_window = running_window
-        self._path = path or _sqlite_path(engine)
+        self.graph = graph
+        self._path = (path or _sqlite_path(engine)) if backend == "sqlite" else None
         self._heads: dict[tuple[str, str], HeadSummary] = {}
         self._lock = threading.Lock()
         self.info = StoreInfo(url=url or engine.url.render_as_string(hide_password=True),
-                              display=display, kind="langgraph", backend="sqlite",
-                              format_version=2 if schema.has_task_path else 1, read_only=read_only)
+                              display=display, kind="langgraph", backend=backend,
+                              format_version=pg.format_version() if pg else 2 if schema.has_task_path else 1,
+                              read_only=read_only)
 
     # -- runs ------------------------------------------------------------------------------
     def _summaries(self, heads: list[HeadRow]) -> dict[str, HeadSummary]:
@@ -92,9 +101,12 @@ class LangGraphStore(Store):
         writes: dict[str, list] = {}
         for tid, row in self.reader.head_writes(thread_id):
             writes.setdefault(tid, []).append(row)
-        return [build_run(t, heads.get(t.thread_id), summaries.get(t.thread_id, HeadSummary(None)),
+        runs = [build_run(t, heads.get(t.thread_id), summaries.get(t.thread_id, HeadSummary(None)),
                           writes.get(t.thread_id, []), task_channel=self.task_channel,
                           running_window=self.running_window) for t in threads]
+        if self.graph:  # resumable through the user's graph (inspector.resume.langgraph)
+            runs = [dataclasses.replace(r, resumable=True, not_resumable_reason=None) for r in runs]
+        return runs
 
     def _filtered(self, text: str, statuses: Collection[str] | None) -> list[RunInfo]:
         needle = text.strip().lower()
@@ -206,7 +218,9 @@ class LangGraphStore(Store):
     def changes_since(self, cursor: Any) -> ChangeSet:
         """Threads that got checkpoints or writes after ``cursor``, and the new checkpoints."""
         new = self.reader.cursor()
-        old = tuple(cursor) if isinstance(cursor, (tuple, list)) and len(cursor) == 2 else (0, 0)
+        origin = getattr(self.reader, "origin", (0, 0))
+        old = tuple(cursor) if isinstance(cursor, (tuple, list)) and len(cursor) == 2 \
+            and type(cursor[0]) is type(origin[0]) else origin
         if new == old:
             return ChangeSet(cursor=new)
         if new[0] < old[0] or new[1] < old[1]:  # rows deleted or renumbered (VACUUM)

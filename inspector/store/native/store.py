@@ -15,7 +15,7 @@ from inspector.errors import CorruptDataError, StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import Target, guard
-from inspector.store.native import blobs, pieces
+from inspector.store.native import blobs, live, pieces
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
 from inspector.store.native.schema import blobs as blob_table
 
@@ -208,21 +208,12 @@ class NativeStore(Store):
     # -- live ------------------------------------------------------------------
     def cursor(self) -> Any:
         with guard(self.info.display), self.engine.connect() as conn:
-            last_id = conn.execute(sa.select(sa.func.max(checkpoints.c.id))).scalar()
-            last_upd = conn.execute(sa.select(sa.func.max(runs.c.updated))).scalar()
-        return (last_id or 0, last_upd or 0.0)
+            return live.read_cursor(conn)
 
     def changes_since(self, cursor: Any) -> ChangeSet:
-        last_id, last_upd = cursor or (0, 0.0)
         with guard(self.info.display), self.engine.connect() as conn:
-            new = list(conn.execute(sa.select(*CHECKPOINT_COLUMNS)
-                                    .where(checkpoints.c.id > last_id).order_by(checkpoints.c.id)))
-            touched = list(conn.execute(sa.select(runs.c.id, runs.c.updated)
-                                        .where(runs.c.updated > last_upd - LIVE_OVERLAP)))
-        new_last = max([last_id] + [r.id for r in new])
-        new_upd = max([last_upd] + [r.updated for r in touched])
-        changed_runs = {r.id for r in touched if r.updated > last_upd} | {r.run_id for r in new}
-        return ChangeSet(cursor=(new_last, new_upd), run_ids=tuple(sorted(changed_runs)),
+            new, changed, nxt = live.read_changes(conn, cursor, CHECKPOINT_COLUMNS)
+        return ChangeSet(cursor=nxt, run_ids=tuple(sorted(changed)),
                          new_checkpoints=tuple(checkpoint_from_row(r) for r in new))
 
     def watch_paths(self) -> list[Path]:
@@ -230,6 +221,16 @@ class NativeStore(Store):
             return []
         p = self.target.path
         return [p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")]
+
+    @property
+    def listen(self) -> Any:
+        """PostgreSQL: ``listen(callback, on_state=None)`` starts a LISTEN/NOTIFY listener that
+        calls ``callback()`` when writers commit, and returns it (``stop()`` it). None on SQLite,
+        which is watched through ``watch_paths()`` instead."""
+        if self.target.backend != "postgresql":
+            return None
+        from inspector.watch.pg_listen import listen_to_store  # the store layer needs no watcher otherwise
+        return lambda callback, on_state=None: listen_to_store(self, callback, on_state)
 
     def close(self) -> None:
         self.engine.dispose()

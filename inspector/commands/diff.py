@@ -1,0 +1,76 @@
+"""``checkpoint-inspector diff STORE A B``: what changed between two checkpoints."""
+
+from __future__ import annotations
+
+import argparse
+
+from inspector.commands._common import add_json_arg, add_store_arg, print_json
+from inspector.diff import Change, DiffResult, TextDelta, describe_divergence, diff_checkpoints, to_json
+from inspector.diff.text import render_delta
+
+DEFAULT_LIMIT = 500
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``diff`` sub-command."""
+    parser = sub.add_parser(
+        "diff", help="diff two checkpoints (state and task state)",
+        description="Show what changed from checkpoint A to checkpoint B: a summary line, the "
+                    "task changes, then the structural changes. A and B are checkpoint ids or "
+                    "RUN:SEQ (negative SEQ counts from the end of the run).")
+    add_store_arg(parser)
+    parser.add_argument("a", metavar="A", help="the older checkpoint (id or RUN:SEQ)")
+    parser.add_argument("b", metavar="B", help="the newer checkpoint (id or RUN:SEQ)")
+    add_json_arg(parser)
+    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
+                        help=f"print at most this many structural changes (default {DEFAULT_LIMIT}; 0: all)")
+    parser.add_argument("--exit-code", action="store_true",
+                        help="exit 1 when the checkpoints differ, 0 when they are equal")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Open the store read-only, diff, print."""
+    from inspector.store import open_store
+
+    with open_store(args.store, readonly=True) as store:
+        result = diff_checkpoints(store, args.a, args.b)
+    if args.json:
+        print_json(to_json(result))
+    else:
+        print_text(result, args.limit)
+    return 1 if args.exit_code and not result.empty else 0
+
+
+def print_text(result: DiffResult, limit: int = DEFAULT_LIMIT) -> None:
+    """The human form: header, summary, lineage, task changes, structural changes."""
+    a, b = result.a, result.b
+    if a is not None and b is not None:
+        print(f"diff {a.run_id}:{a.seq} (#{a.id}) → {b.run_id}:{b.seq} (#{b.id})")
+        if a.run_id != b.run_id or result.three_way is not None:
+            print(describe_divergence(result.ancestor, a, b))
+    print(f"summary: {result.summary}")
+    if result.task_changes:
+        print(f"\ntasks ({len(result.task_changes)}):")
+        for change in result.task_changes:
+            print(f"  {change.describe()}")
+    print(f"\nchanges ({len(result.changes)}):" if result.changes else "\nno state changes")
+    _print_changes(result.changes, limit)
+    if result.three_way is not None:
+        three = result.three_way
+        where = f"{three.ancestor.run_id}:{three.ancestor.seq}"
+        print(f"\nsince the common ancestor {where}: A changed {len(three.to_a)}, "
+              f"B changed {len(three.to_b)}, both changed {len(three.both_changed)} path(s)")
+        for path in three.both_changed[:20]:
+            print(f"  both: {Change(path, 'changed').display_path}")
+
+
+def _print_changes(changes: tuple[Change, ...], limit: int) -> None:
+    shown = changes if limit <= 0 else changes[:limit]
+    for change in shown:
+        print(f"  {change.describe()}")
+        if isinstance(change.detail, TextDelta):
+            text = render_delta(change.detail).replace("\n", "\n      ")
+            print(f"      {text}")
+    if len(shown) < len(changes):
+        print(f"  … {len(changes) - len(shown)} more (use --limit 0 or --json)")

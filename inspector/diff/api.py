@@ -1,0 +1,55 @@
+"""Diff entry points on values: plain values, content-addressed roots, and snapshots."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from inspector.diff.engine import Engine
+from inspector.diff.model import CancelFn, Change, DiffResult, ProgressFn
+from inspector.diff.resolve import FetchMany
+from inspector.diff.summary import result_summary
+from inspector.diff.tasks import task_diff
+from inspector.diff.text import TEXT_MIN
+from inspector.model import Snapshot
+from inspector.store.native.pieces import Ref
+
+
+def diff_values(a: Any, b: Any, *, cancel: CancelFn | None = None, progress: ProgressFn | None = None,
+                text_min: int = TEXT_MIN) -> tuple[Change, ...]:
+    """Structural changes turning plain value ``a`` into ``b``, in document order.
+
+    Equal subtrees are skipped with one C-level ``==``; lists are aligned (appends, inserts,
+    moves); strings of ``text_min`` characters or more get a TextDelta, numbers a NumberDelta.
+    ``cancel()`` returning True raises DiffCancelled; ``progress(stage, done)`` may raise too.
+    Equality is Python's: ``1 == 1.0 == True``.
+    """
+    return Engine(cancel=cancel, progress=progress, text_min=text_min).run(a, b)
+
+
+def diff_pieces(fetch_many: FetchMany, root_a: bytes, root_b: bytes, *,
+                cancel: CancelFn | None = None, progress: ProgressFn | None = None,
+                text_min: int = TEXT_MIN, stats: dict | None = None) -> tuple[Change, ...]:
+    """Structural changes between two content-addressed states given their root digests.
+
+    Subtrees with equal digests are skipped unread; chunked lists are aligned chunk by chunk
+    and only differing chunks are read. Old and new values in the result are plain values.
+    ``stats``, when given, receives the engine's counters (nodes, pieces_read, fetches).
+    """
+    engine = Engine(fetch_many, cancel=cancel, progress=progress, text_min=text_min)
+    changes = engine.run(Ref(root_a, 0), Ref(root_b, 0))
+    if stats is not None:
+        stats.update(engine.stats())
+    return changes
+
+
+def diff_snapshots(a: Snapshot, b: Snapshot, *, cancel: CancelFn | None = None,
+                   progress: ProgressFn | None = None) -> DiffResult:
+    """Diff two loaded snapshots (state and task state), without lineage."""
+    started = time.perf_counter()
+    engine = Engine(cancel=cancel, progress=progress)
+    changes = engine.run(a.state, b.state)
+    task_changes, task_line = task_diff(a.tasks, b.tasks)
+    summary = result_summary(task_line, changes)
+    stats = engine.stats() | {"seconds": time.perf_counter() - started}
+    return DiffResult(changes, task_changes, summary, a.info, b.info, stats=stats)

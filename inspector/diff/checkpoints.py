@@ -1,0 +1,146 @@
+"""Diff two checkpoints of a store: hashed when the store keeps states by content, plain otherwise."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from inspector.diff.api import diff_pieces
+from inspector.diff.engine import Engine
+from inspector.diff.lineage import common_ancestor
+from inspector.diff.model import CancelFn, Change, DiffCancelled, DiffResult, ProgressFn, ThreeWay
+from inspector.diff.resolve import materialize, prefetch, store_fetcher
+from inspector.diff.summary import MESSAGE_KEYS, change_summary, result_summary
+from inspector.diff.tasks import task_diff
+from inspector.errors import StoreError
+from inspector.model import CheckpointInfo, Snapshot
+from inspector.store.base import Store
+from inspector.store.native.pieces import Ref
+
+
+def checkpoint_info(store: Any, ref: CheckpointInfo | int | str) -> CheckpointInfo:
+    """A CheckpointInfo from itself, an id or ``RUN:SEQ``."""
+    return ref if isinstance(ref, CheckpointInfo) else store.get_checkpoint(ref)
+
+
+def keeps_pieces(store: Any) -> bool:
+    """True when the store can read content-addressed pieces (a native store)."""
+    return getattr(type(store), "read_piece", Store.read_piece) is not Store.read_piece
+
+
+class _Reader:
+    """State access for one diff call: pieces by digest, or whole snapshots (loaded once)."""
+
+    def __init__(self, store: Any, cancel: CancelFn | None, progress: ProgressFn | None) -> None:
+        self.store = store
+        self.cancel = cancel
+        self.progress = progress
+        self.pieces = keeps_pieces(store)
+        self.fetch = store_fetcher(store) if self.pieces else None
+        self.snapshots: dict[Any, Snapshot] = {}
+        self.stats = {"nodes": 0, "pieces_read": 0, "fetches": 0}
+
+    def _hashed(self, *infos: CheckpointInfo) -> bool:
+        return self.pieces and all(i.state_hash for i in infos)
+
+    def snapshot(self, info: CheckpointInfo) -> Snapshot:
+        if info.id not in self.snapshots:
+            if self.cancel is not None and self.cancel():
+                raise DiffCancelled("The diff was cancelled.")
+            if self.progress is not None:
+                self.progress("loading", 0)
+            self.snapshots[info.id] = self.store.load(info.id)
+        return self.snapshots[info.id]
+
+    def states(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[Change, ...]:
+        if self._hashed(x, y):
+            stats: dict = {}
+            changes = diff_pieces(self.fetch, x.state_hash, y.state_hash, cancel=self.cancel,
+                                  progress=self.progress, stats=stats)
+        else:
+            engine = Engine(cancel=self.cancel, progress=self.progress)
+            changes = engine.run(self.snapshot(x).state, self.snapshot(y).state)
+            stats = engine.stats()
+        for key, value in stats.items():
+            self.stats[key] = self.stats.get(key, 0) + value
+        return changes
+
+    def tasks(self, info: CheckpointInfo) -> Any:
+        if self._hashed(info):
+            if not info.tasks_hash:
+                return None
+            table: dict[bytes, Any] = {}
+            root = Ref(info.tasks_hash, 0)
+            self.stats["pieces_read"] += prefetch([root], table, self.fetch)
+            return materialize(root, table)
+        return self.snapshot(info).tasks
+
+    def task_changes(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[tuple, str, Any, Any]:
+        if self._hashed(x, y) and x.tasks_hash == y.tasks_hash:
+            return (), "", None, None
+        old, new = self.tasks(x), self.tasks(y)
+        return (*task_diff(old, new), old, new)
+
+
+def diff_checkpoints(store: Any, a: CheckpointInfo | int | str, b: CheckpointInfo | int | str, *,
+                     three_way: bool = True, cancel: CancelFn | None = None,
+                     progress: ProgressFn | None = None) -> DiffResult:
+    """Diff checkpoint ``a`` (old) against ``b`` (new), with their common ancestor.
+
+    When the two lie on different branches (a fork against its original), ``three_way``
+    adds the changes from the ancestor to each side. Runs in any thread; ``cancel()``
+    returning True raises DiffCancelled, ``progress(stage, done)`` reports work done.
+    """
+    started = time.perf_counter()
+    info_a, info_b = checkpoint_info(store, a), checkpoint_info(store, b)
+    reader = _Reader(store, cancel, progress)
+    changes = reader.states(info_a, info_b)
+    if progress is not None:
+        progress("tasks", reader.stats["nodes"])
+    task_changes, task_line, _, _ = reader.task_changes(info_a, info_b)
+    if progress is not None:
+        progress("ancestor", reader.stats["nodes"])
+    ancestor = _ancestor(store, info_a, info_b)
+    branches = None
+    if three_way and ancestor is not None and ancestor.id not in (info_a.id, info_b.id):
+        branches = ThreeWay(ancestor, reader.states(ancestor, info_a), reader.states(ancestor, info_b))
+    summary = result_summary(task_line, changes)
+    stats = dict(reader.stats, seconds=time.perf_counter() - started)
+    return DiffResult(changes, task_changes, summary, info_a, info_b, ancestor, branches, stats)
+
+
+def _ancestor(store: Any, a: CheckpointInfo, b: CheckpointInfo) -> CheckpointInfo | None:
+    try:
+        return common_ancestor(store, a, b)
+    except StoreError:
+        return None     # a broken lineage must not prevent the diff itself
+
+
+def checkpoint_change(store: Any, a: CheckpointInfo, b: CheckpointInfo) -> str:
+    """The timeline label for the step from ``a`` to ``b`` (reads root pieces only when it can)."""
+    reader = _Reader(store, None, None)
+    if reader._hashed(a, b):
+        if a.state_hash == b.state_hash:
+            old_state = new_state = None
+        else:
+            got = reader.fetch([a.state_hash, b.state_hash])
+            old_state, new_state = _open_messages(reader, got[a.state_hash], got[b.state_hash])
+    else:
+        old_state, new_state = reader.snapshot(a).state, reader.snapshot(b).state
+    _, _, old_tasks, new_tasks = reader.task_changes(a, b)
+    return change_summary(old_state, new_state, old_tasks, new_tasks)
+
+
+def _open_messages(reader: _Reader, old: Any, new: Any) -> tuple[Any, Any]:
+    """Read one level of message lists stored as pieces, so their lengths can be compared."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return old, new
+    refs = {k for k in MESSAGE_KEYS & old.keys() & new.keys()
+            if isinstance(old[k], Ref) and isinstance(new[k], Ref) and old[k] != new[k]}
+    if not refs:
+        return old, new
+    got = reader.fetch({x[k].digest for k in refs for x in (old, new)})
+    old, new = dict(old), dict(new)
+    for k in refs:
+        old[k], new[k] = got[old[k].digest], got[new[k].digest]
+    return old, new

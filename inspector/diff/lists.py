@@ -1,0 +1,185 @@
+"""List alignment: trim the equal ends, then match the middle by item fingerprints.
+
+Appending to a list of 500 costs 500 C-level comparisons and reports only the new items;
+an insertion in the middle is one insertion, not a cascade of changed indices. An item
+removed at one place and added, equal, at another is reported as moved.
+
+Ops are tuples: ``("pair", i, j, x, y)`` (an edited item: compare x=a[i] with y=b[j]),
+``("replace", i, j, x, y)`` (a different item in the same place), ``("removed", i, x)``,
+``("added", j, y)`` and ``("moved", i, j, y)``; indices are absolute.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Sequence
+
+from inspector.store.native.pieces import Ref
+
+EXACT_LIMIT = 2000        # middle sizes above this let difflib skip popular items as junk
+SHIFT_PROBES = 64         # equal-length middles: how many differing positions to test for a shift
+_SCALARS = (str, int, float, bool, bytes, type(None))
+
+
+def same(x: Any, y: Any) -> bool:
+    """C-level equality that never raises RecursionError (deep values count as unequal)."""
+    if x is y:
+        return True
+    try:
+        return bool(x == y)
+    except RecursionError:
+        return False
+
+
+def fingerprint(x: Any) -> Any:
+    """A hashable stand-in for an item: equal items give equal fingerprints (almost always
+    the converse too; callers confirm with ``same``)."""
+    if isinstance(x, _SCALARS):
+        return x
+    if isinstance(x, Ref):
+        return x.digest
+    try:
+        return repr(x)
+    except RecursionError:
+        return object()     # unique: a deep item is never matched by fingerprint
+
+
+def trim(a: Sequence, b: Sequence) -> tuple[int, int]:
+    """Lengths of the equal common prefix and (non-overlapping) suffix of two lists."""
+    la, lb = len(a), len(b)
+    n = min(la, lb)
+    prefix = 0
+    if la != lb and isinstance(a, list) and isinstance(b, list):
+        # one C-level slice comparison finds a pure append or truncation without a loop
+        try:
+            prefix = n if a[:n] == b[:n] else 0
+        except RecursionError:
+            prefix = 0
+    while prefix < n and same(a[prefix], b[prefix]):
+        prefix += 1
+    suffix = 0
+    limit = n - prefix
+    while suffix < limit and same(a[la - 1 - suffix], b[lb - 1 - suffix]):
+        suffix += 1
+    return prefix, suffix
+
+
+def align(a: Sequence, b: Sequence, a_off: int = 0, b_off: int = 0) -> list[tuple]:
+    """Ops turning list ``a`` into ``b`` (see module docstring), before move detection."""
+    prefix, suffix = trim(a, b)
+    mid_a = a[prefix:len(a) - suffix]
+    mid_b = b[prefix:len(b) - suffix]
+    return _align_middle(mid_a, mid_b, a_off + prefix, b_off + prefix)
+
+
+def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tuple]:
+    if not a:
+        return [("added", b_off + j, y) for j, y in enumerate(b)]
+    if not b:
+        return [("removed", a_off + i, x) for i, x in enumerate(a)]
+    if len(a) == len(b):
+        positional = _positional(a, b, a_off, b_off)
+        if positional is not None:
+            return positional
+    keys_a = [fingerprint(x) for x in a]
+    keys_b = [fingerprint(y) for y in b]
+    junk = len(a) + len(b) > EXACT_LIMIT
+    opcodes = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=junk).get_opcodes()
+    # items that may have moved: an item of a replaced block that reappears elsewhere is not
+    # paired with its neighbour, so detect_moves can report it as moved
+    loose_a = {keys_a[i] for tag, i1, i2, _, _ in opcodes if tag != "equal" for i in range(i1, i2)}
+    loose_b = {keys_b[j] for tag, _, _, j1, j2 in opcodes if tag != "equal" for j in range(j1, j2)}
+    ops: list[tuple] = []
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            ops.extend(("pair", a_off + i, b_off + j, a[i], b[j])
+                       for i, j in zip(range(i1, i2), range(j1, j2)) if not same(a[i], b[j]))
+            continue
+        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        unpaired_a, unpaired_b = list(range(i1 + paired, i2)), list(range(j1 + paired, j2))
+        for k in range(paired):
+            x, y = a[i1 + k], b[j1 + k]
+            if keys_a[i1 + k] not in loose_b and keys_b[j1 + k] not in loose_a and similar(x, y):
+                ops.append(("pair", a_off + i1 + k, b_off + j1 + k, x, y))
+            else:
+                unpaired_a.append(i1 + k)
+                unpaired_b.append(j1 + k)
+        ops.extend(("removed", a_off + i, a[i]) for i in sorted(unpaired_a))
+        ops.extend(("added", b_off + j, b[j]) for j in sorted(unpaired_b))
+    return ops
+
+
+def similar(x: Any, y: Any) -> bool:
+    """Whether two unequal items look like one item edited (worth a nested diff) rather than
+    one item replaced by another: dicts must share at least one equal value and half their
+    keys; other values of one kind always qualify."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        shared = x.keys() & y.keys()
+        if len(shared) * 2 < max(len(x), len(y)):
+            return False
+        return not shared or any(same(x[k], y[k]) for k in shared)
+    if isinstance(x, bool) or isinstance(y, bool):
+        return type(x) is type(y)
+    if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+        return True
+    return type(x) is type(y)
+
+
+def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tuple] | None:
+    """Pair items index by index when the lists look edited in place (no shift)."""
+    try:
+        differing = [k for k in range(len(a)) if not (a[k] is b[k] or a[k] == b[k])]
+    except RecursionError:
+        differing = [k for k in range(len(a)) if not same(a[k], b[k])]
+    last = len(a) - 1
+    for k in differing[:SHIFT_PROBES]:
+        if (k > 0 and same(b[k], a[k - 1])) or (k < last and same(b[k], a[k + 1])):
+            return None
+    if len(differing) > 1:
+        olds: dict[Any, list[int]] = {}
+        for k in differing:
+            olds.setdefault(fingerprint(a[k]), []).append(k)
+        if any(fingerprint(b[k]) in olds for k in differing):
+            # items changed places: a pure reshuffle is a set of moves, anything else is aligned
+            return _permutation(a, b, differing, olds, a_off, b_off)
+    return [("pair" if similar(a[k], b[k]) else "replace", a_off + k, b_off + k, a[k], b[k])
+            for k in differing]
+
+
+def _permutation(a: Sequence, b: Sequence, differing: list[int], olds: dict[Any, list[int]],
+                 a_off: int, b_off: int) -> list[tuple] | None:
+    """Moves when the differing positions hold the same items in another order, else None."""
+    ops = []
+    for k in differing:
+        candidates = olds.get(fingerprint(b[k]), [])
+        source = next((i for i in candidates if same(a[i], b[k])), None)
+        if source is None:
+            return None
+        candidates.remove(source)
+        ops.append(("moved", a_off + source, b_off + k, b[k]))
+    return ops
+
+
+def detect_moves(ops: list[tuple]) -> list[tuple]:
+    """Replace a removed item and an equal added item by one ``moved`` op."""
+    removed = [(pos, op) for pos, op in enumerate(ops) if op[0] == "removed"]
+    if not removed or not any(op[0] == "added" for op in ops):
+        return ops
+    by_key: dict[Any, list[int]] = {}
+    for pos, op in enumerate(ops):
+        if op[0] == "added":
+            by_key.setdefault(fingerprint(op[2]), []).append(pos)
+    out = list(ops)
+    for pos, (_, i, x) in removed:
+        candidates = by_key.get(fingerprint(x))
+        if not candidates:
+            continue
+        for n, target in enumerate(candidates):
+            _, j, y = ops[target]
+            if same(x, y):
+                out[target] = ("moved", i, j, y)
+                out[pos] = None
+                del candidates[n]
+                break
+    return [op for op in out if op is not None]
+

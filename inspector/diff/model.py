@@ -1,0 +1,246 @@
+"""Frozen result types of a diff: changes, their details, task changes and the whole result."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from inspector.errors import StoreError
+from inspector.model import CheckpointInfo
+
+ADDED = "added"
+REMOVED = "removed"
+CHANGED = "changed"
+MOVED = "moved"
+OPS = (ADDED, REMOVED, CHANGED, MOVED)
+
+CancelFn = Callable[[], bool]
+ProgressFn = Callable[[str, int], None]
+"""``progress(stage, done)``: stage is "loading", "diffing", "tasks" or "ancestor"; done counts work."""
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_WORD = re.compile(r"\w+|[^\w\s]")
+
+
+class DiffCancelled(Exception):
+    """Raised inside a diff when its ``cancel`` callable returned True."""
+
+
+class DiffError(StoreError):
+    """Two values cannot be compared (absurdly deep nesting, broken references)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A line- or word-level diff of two long strings: segments of ('=', '-', '+', text)."""
+
+    unit: str                               # "line" | "word"
+    segments: tuple[tuple[str, str], ...]   # (tag, text) with tag '=', '-' or '+'
+
+    @property
+    def added(self) -> int:
+        """How many lines or words were added."""
+        return sum(_units(text, self.unit) for tag, text in self.segments if tag == "+")
+
+    @property
+    def removed(self) -> int:
+        """How many lines or words were removed."""
+        return sum(_units(text, self.unit) for tag, text in self.segments if tag == "-")
+
+
+def _units(text: str, unit: str) -> int:
+    if unit == "line":
+        return len(text.splitlines()) or 1
+    return len(_WORD.findall(text)) or 1
+
+
+@dataclass(frozen=True, slots=True)
+class NumberDelta:
+    """The difference new - old of two numbers."""
+
+    delta: int | float
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A list item that moved from old index ``source`` to new index ``target``."""
+
+    source: int
+    target: int
+
+
+Detail = TextDelta | NumberDelta | Move | None
+
+
+def format_path(path: tuple) -> str:
+    """A display form of a path: ``messages[501].content``; the root is ``(root)``."""
+    if not path:
+        return "(root)"
+    out: list[str] = []
+    for part in path:
+        if isinstance(part, int) and not isinstance(part, bool):
+            out.append(f"[{part}]")
+        elif isinstance(part, str) and _IDENT.match(part):
+            out.append(f".{part}" if out else part)
+        else:
+            out.append(f"[{part!r}]")
+    return "".join(out)
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """A one-line preview of a value, cut to ``limit`` characters."""
+    if isinstance(value, dict):
+        text = f"{{…{len(value)} keys}}" if len(value) > 4 else _safe_repr(value)
+    elif isinstance(value, list):
+        text = f"[…{len(value)} items]" if len(value) > 4 else _safe_repr(value)
+    else:
+        text = _safe_repr(value)
+    text = text.replace("\n", "⏎")
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f"<deeply nested {type(value).__name__}>"
+    return text if len(text) <= 4000 else text[:4000]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One structural change at ``path`` (tuple of dict keys and list indices).
+
+    List indices follow the new list, except for ``removed`` items (old index). A moved
+    item has ``detail=Move(source, target)`` and ``old == new``.
+    """
+
+    path: tuple
+    op: str
+    old: Any = None
+    new: Any = None
+    detail: Detail = None
+
+    @property
+    def display_path(self) -> str:
+        """The path as ``messages[501].content``."""
+        return format_path(self.path)
+
+    def describe(self) -> str:
+        """One line for a terminal or a list view."""
+        where = self.display_path
+        if self.op == ADDED:
+            return f"+ {where} = {short_repr(self.new)}"
+        if self.op == REMOVED:
+            return f"- {where} (was {short_repr(self.old)})"
+        if self.op == MOVED and isinstance(self.detail, Move):
+            return f"↕ {where} moved from [{self.detail.source}] to [{self.detail.target}]"
+        if isinstance(self.detail, NumberDelta):
+            delta = self.detail.delta
+            sign = "+" if delta >= 0 else ""
+            return f"~ {where}: {short_repr(self.old)} → {short_repr(self.new)} ({sign}{delta:g})"
+        if isinstance(self.detail, TextDelta):
+            d = self.detail
+            return f"~ {where}: text, +{d.added} -{d.removed} {d.unit}s"
+        return f"~ {where}: {short_repr(self.old)} → {short_repr(self.new)}"
+
+
+@dataclass(frozen=True, slots=True)
+class TaskChange:
+    """One semantic change of the task state.
+
+    ``kind`` is one of: added, removed, status, progress, review, check, check_added,
+    check_removed, title, goal. ``name`` is the check's name for check kinds; ``reviewer``
+    the reviewer after a review transition; ``regression`` flags a check going pass → fail
+    (or a done task going back).
+    """
+
+    task_id: str
+    title: str
+    kind: str
+    old: Any = None
+    new: Any = None
+    name: str | None = None
+    reviewer: str | None = None
+    regression: bool = False
+
+    def describe(self) -> str:
+        """One line, e.g. ``task 3 'draft': in_progress → done``."""
+        who = f"task {self.task_id} {self.title!r}" if self.title != self.task_id else f"task {self.task_id!r}"
+        flag = "  [REGRESSION]" if self.regression else ""
+        if self.kind == "added":
+            return f"+ {who} ({self.new})"
+        if self.kind == "removed":
+            return f"- {who} (was {self.old})"
+        if self.kind == "goal":
+            return f"~ goal: {self.old!r} → {self.new!r}"
+        if self.kind == "status":
+            return f"~ {who}: {self.old} → {self.new}{flag}"
+        if self.kind == "progress":
+            delta = (self.new or 0) - (self.old or 0)
+            return f"~ {who}: progress {self.old:.0%} → {self.new:.0%} ({delta:+.0%})"
+        if self.kind == "review":
+            by = f" by {self.reviewer}" if self.reviewer else ""
+            return f"~ {who}: review {self.old} → {self.new}{by}"
+        if self.kind == "check" and self.old == self.new:
+            return f"~ {who}: check {self.name!r} detail changed ({_check_word(self.new)})"
+        if self.kind == "check":
+            return f"~ {who}: check {self.name!r} {_check_word(self.old)} → {_check_word(self.new)}{flag}"
+        if self.kind == "check_added":
+            return f"+ {who}: check {self.name!r} ({_check_word(self.new)})"
+        if self.kind == "check_removed":
+            return f"- {who}: check {self.name!r} (was {_check_word(self.old)})"
+        return f"~ {who}: {self.kind} {self.old} → {self.new}{flag}"
+
+
+def _check_word(passed: Any) -> str:
+    return {True: "pass", False: "fail", None: "not run"}.get(passed, str(passed))
+
+
+@dataclass(frozen=True, slots=True)
+class ThreeWay:
+    """Where two branches diverged: changes from the common ancestor to each side."""
+
+    ancestor: CheckpointInfo
+    to_a: tuple[Change, ...]
+    to_b: tuple[Change, ...]
+
+    @property
+    def both_changed(self) -> tuple[tuple, ...]:
+        """Paths the two branches changed differently since the ancestor (possible conflicts);
+        a change made identically on both sides is not one."""
+        left = {c.path: (c.op, c.new) for c in self.to_a}
+        paths = {c.path for c in self.to_b if c.path in left and not _same_change(left[c.path], c)}
+        return tuple(sorted(paths, key=path_sort_key))
+
+
+def _same_change(left: tuple, change: Change) -> bool:
+    try:
+        return left == (change.op, change.new)
+    except RecursionError:
+        return False
+
+
+def path_sort_key(path: tuple) -> tuple:
+    """Orders paths naturally: list indices numerically, keys by text."""
+    return tuple((0, part, "") if isinstance(part, int) else (1, 0, str(part)) for part in path)
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    """Everything a diff of two snapshots found."""
+
+    changes: tuple[Change, ...]
+    task_changes: tuple[TaskChange, ...] = ()
+    summary: str = ""
+    a: CheckpointInfo | None = None
+    b: CheckpointInfo | None = None
+    ancestor: CheckpointInfo | None = None
+    three_way: ThreeWay | None = None
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        """True when the two snapshots are equal in state and task state."""
+        return not self.changes and not self.task_changes

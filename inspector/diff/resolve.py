@@ -1,0 +1,115 @@
+"""Piece access for the diff: batched fetching and iterative resolution of Ref/ChunkedList markers."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any, Callable
+
+from inspector.errors import CorruptDataError, StoreError
+from inspector.store.native.pieces import ChunkedList, Ref
+
+FetchMany = Callable[[Collection[bytes]], dict[bytes, Any]]
+
+
+def store_fetcher(store: Any) -> FetchMany:
+    """A batched piece reader over a store: its ``read_pieces`` when it has one, else
+    ``read_piece`` one digest at a time."""
+    many = getattr(store, "read_pieces", None)
+    if callable(many):
+        return many
+    return lambda digests: {d: store.read_piece(d) for d in digests}
+
+
+def dict_fetcher(pieces: dict[bytes, Any]) -> FetchMany:
+    """A reader over decoded pieces held in memory (tests, benchmarks, encoders)."""
+    def fetch(digests: Collection[bytes]) -> dict[bytes, Any]:
+        try:
+            return {d: pieces[d] for d in digests}
+        except KeyError as err:
+            raise CorruptDataError("A stored piece is missing (the store is damaged).") from err
+    return fetch
+
+
+def has_markers(value: Any) -> bool:
+    """True when ``value`` holds a Ref or ChunkedList anywhere (iterative scan)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (Ref, ChunkedList)):
+            return True
+        if isinstance(item, dict):
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list, Ref, ChunkedList)))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (dict, list, Ref, ChunkedList)))
+    return False
+
+
+def prefetch(values: list[Any], table: dict[bytes, Any], fetch_many: FetchMany) -> int:
+    """Load every piece the values reach into ``table``, one batch per level; returns how many."""
+    loaded = 0
+    frontier = _digests(values) - table.keys()
+    while frontier:
+        got = fetch_many(frontier)
+        table.update(got)
+        loaded += len(got)
+        frontier = _digests(list(got.values())) - table.keys()
+    return loaded
+
+
+def _digests(values: list[Any]) -> set[bytes]:
+    found: set[bytes] = set()
+    stack = list(values)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Ref):
+            found.add(item.digest)
+        elif isinstance(item, ChunkedList):
+            found.update(c.digest for c in item.chunks)
+        elif isinstance(item, dict):
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list, Ref, ChunkedList)))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (dict, list, Ref, ChunkedList)))
+    return found
+
+
+def expand(chunked: ChunkedList, table: dict[bytes, Any]) -> list:
+    """The items (still as forms) of a chunked list whose chunks are in ``table``."""
+    items: list = []
+    for chunk in chunked.chunks:
+        part = table[chunk.digest]
+        if not isinstance(part, list) or len(part) != chunk.count:
+            raise CorruptDataError("A stored list chunk does not match its table.")
+        items.extend(part)
+    return items
+
+
+def materialize(value: Any, table: dict[bytes, Any], max_depth: int = 100_000) -> Any:
+    """A plain copy of ``value`` with every marker replaced from ``table`` (no recursion)."""
+    holder = [None]
+    stack: list[tuple[Any, Any, Any, int]] = [(holder, 0, value, 0)]
+    while stack:
+        parent, slot, item, depth = stack.pop()
+        if depth > max_depth:
+            raise StoreError(f"A stored value nests deeper than {max_depth} levels.")
+        hops = 0
+        while isinstance(item, Ref):
+            item = table[item.digest]
+            hops += 1
+            if hops > max_depth:
+                raise CorruptDataError("A stored value refers to itself.")
+        if isinstance(item, ChunkedList):
+            item = expand(item, table)
+        if isinstance(item, dict):
+            out: Any = dict(item)
+            for k, v in item.items():
+                if isinstance(v, (dict, list, Ref, ChunkedList)):
+                    stack.append((out, k, v, depth + 1))
+        elif isinstance(item, list):
+            out = list(item)
+            for i, v in enumerate(item):
+                if isinstance(v, (dict, list, Ref, ChunkedList)):
+                    stack.append((out, i, v, depth + 1))
+        else:
+            out = item
+        parent[slot] = out
+    return holder[0]

@@ -1,0 +1,97 @@
+"""JSON form of diff results for scripts (``checkpoint-inspector diff --json``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from inspector.diff.model import (ADDED, REMOVED, Change, DiffResult, Move, NumberDelta, TaskChange,
+                                  TextDelta)
+from inspector.model import CheckpointInfo
+
+
+def plain(value: Any) -> Any:
+    """A JSON-able copy: bytes as hex, tuples as lists, other keys as strings (no recursion)."""
+    holder = [None]
+    stack: list[tuple[Any, Any, Any]] = [(holder, 0, value)]
+    while stack:
+        parent, slot, item = stack.pop()
+        if isinstance(item, dict):
+            out: Any = {}
+            for k, v in item.items():
+                key = k if isinstance(k, str) else str(k)
+                out[key] = None
+                stack.append((out, key, v))
+        elif isinstance(item, (list, tuple)):
+            out = [None] * len(item)
+            stack.extend((out, i, v) for i, v in enumerate(item))
+        elif isinstance(item, (bytes, bytearray)):
+            out = bytes(item).hex()
+        elif item is None or isinstance(item, (str, int, float, bool)):
+            out = item
+        else:
+            out = repr(item)
+        parent[slot] = out
+    return holder[0]
+
+
+def detail_json(detail: Any) -> dict | None:
+    """A change detail as a small object with a ``kind``."""
+    if isinstance(detail, TextDelta):
+        return {"kind": "text", "unit": detail.unit, "added": detail.added, "removed": detail.removed,
+                "segments": [list(s) for s in detail.segments]}
+    if isinstance(detail, NumberDelta):
+        return {"kind": "number", "delta": detail.delta}
+    if isinstance(detail, Move):
+        return {"kind": "move", "from": detail.source, "to": detail.target}
+    return None
+
+
+def change_json(change: Change) -> dict:
+    """One structural change as JSON."""
+    out: dict[str, Any] = {"path": plain(list(change.path)), "display": change.display_path,
+                           "op": change.op}
+    if change.op != ADDED:
+        out["old"] = plain(change.old)
+    if change.op != REMOVED:
+        out["new"] = plain(change.new)
+    detail = detail_json(change.detail)
+    if detail is not None:
+        out["detail"] = detail
+    return out
+
+
+def task_change_json(change: TaskChange) -> dict:
+    """One task change as JSON, with its one-line description."""
+    out = {f.name: plain(getattr(change, f.name)) for f in dataclasses.fields(change)}
+    out["text"] = change.describe()
+    return out
+
+
+def checkpoint_json(info: CheckpointInfo | None) -> dict | None:
+    """The identity of a checkpoint (id, run, seq, kind, name)."""
+    if info is None:
+        return None
+    return {"id": info.id, "run_id": info.run_id, "seq": info.seq, "kind": info.kind,
+            "name": info.name, "ref": f"{info.run_id}:{info.seq}"}
+
+
+def to_json(result: DiffResult) -> dict:
+    """The whole result as one JSON object."""
+    out: dict[str, Any] = {
+        "summary": result.summary,
+        "a": checkpoint_json(result.a),
+        "b": checkpoint_json(result.b),
+        "ancestor": checkpoint_json(result.ancestor),
+        "task_changes": [task_change_json(c) for c in result.task_changes],
+        "changes": [change_json(c) for c in result.changes],
+        "stats": plain(result.stats),
+    }
+    if result.three_way is not None:
+        out["three_way"] = {
+            "ancestor": checkpoint_json(result.three_way.ancestor),
+            "to_a": [change_json(c) for c in result.three_way.to_a],
+            "to_b": [change_json(c) for c in result.three_way.to_b],
+            "both_changed": [plain(list(p)) for p in result.three_way.both_changed],
+        }
+    return out

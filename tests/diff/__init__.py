@@ -1,0 +1,1 @@
+"""Tests of the diff engine (inspector.diff), its CLI command and benchmark."""

@@ -1,0 +1,70 @@
+"""``checkpoint-inspector diff`` run for real in a subprocess on a store written by the recorder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import Lineage
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "inspector", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_diff_prints_summary_tasks_then_changes(lineage_master: Lineage) -> None:
+    run = lineage_master.original
+    done = cli("diff", str(lineage_master.path), f"{run}:2", f"{run}:3")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert f"diff {run}:2" in out.splitlines()[0]
+    assert "summary: 1 task done, checks 3/4 → 4/4 · state: +1 msg, 2 changed" in out
+    assert out.index("tasks (") < out.index("changes (")
+    assert "~ task 'draft': in_progress → done" in out
+    assert "+ messages[3] = {" in out and "~ step: 2 → 3 (+1)" in out
+    assert "{+Paragraph 6" in out     # the line diff of the draft
+
+
+def test_diff_json_for_scripts(lineage_master: Lineage) -> None:
+    done = cli("diff", str(lineage_master.path), f"{lineage_master.original}:5", f"{lineage_master.fork}:0",
+               "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["ancestor"]["ref"] == f"{lineage_master.original}:2"
+    assert data["three_way"]["both_changed"] == [["messages", 3]]
+    ops = {(c["op"], c["display"]) for c in data["changes"]}
+    assert ("changed", "plan") in ops
+    assert all({"path", "display", "op"} <= c.keys() for c in data["changes"])
+
+
+def test_fork_against_original_says_where_the_branches_diverged(lineage_master: Lineage) -> None:
+    done = cli("diff", str(lineage_master.path), f"{lineage_master.original}:5", f"{lineage_master.fork}:0")
+    assert done.returncode == 0, done.stderr
+    assert f"The branches diverged after {lineage_master.original}:2." in done.stdout
+    assert "since the common ancestor" in done.stdout and "both: messages[3]" in done.stdout
+
+
+def test_bad_reference_exits_2_with_one_sentence(lineage_master: Lineage) -> None:
+    done = cli("diff", str(lineage_master.path), f"{lineage_master.original}:0", "nosuchrun:3")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("checkpoint-inspector: ") and "Traceback" not in done.stderr
+
+
+def test_missing_store_exits_2(tmp_path: Path) -> None:
+    done = cli("diff", str(tmp_path / "nope.db"), "a:0", "a:1")
+    assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+def test_exit_code_option(lineage_master: Lineage) -> None:
+    run = lineage_master.original
+    same = cli("diff", str(lineage_master.path), f"{run}:1", f"{run}:1", "--exit-code")
+    assert same.returncode == 0 and "summary: no changes" in same.stdout
+    differ = cli("diff", str(lineage_master.path), f"{run}:1", f"{run}:2", "--exit-code")
+    assert differ.returncode == 1

@@ -1,0 +1,110 @@
+"""The hashed diff over content-addressed pieces: equal subtrees and chunks are never read."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from inspector.diff import ADDED, CHANGED, REMOVED, DiffError, apply, diff_pieces, diff_values
+from inspector.errors import CorruptDataError
+from inspector.store.native.pieces import ChunkedList, PieceEncoder, Ref, unpack
+
+
+class Pieces:
+    """Encoded states and a fetch function that records what the diff asked for."""
+
+    def __init__(self) -> None:
+        self.encoder = PieceEncoder()
+        self.raw: dict[bytes, bytes] = {}
+        self.requested: list[bytes] = []
+
+    def add(self, state) -> bytes:
+        root, _, pieces = self.encoder.encode(state)
+        self.raw.update(pieces)
+        return root
+
+    def fetch(self, digests) -> dict:
+        self.requested.extend(digests)
+        return {d: unpack(self.raw[d]) for d in digests}
+
+
+def history(n: int, seed: int = 0) -> list[dict]:
+    rnd = random.Random(seed)
+    return [{"role": rnd.choice(["user", "assistant"]), "content": f"{i} " + "".join(
+        rnd.choices("abcdefgh ", k=80))} for i in range(n)]
+
+
+def test_equal_roots_read_nothing() -> None:
+    p = Pieces()
+    root = p.add({"messages": history(300)})
+    assert diff_pieces(p.fetch, root, root) == ()
+    assert p.requested == []
+
+
+def test_append_reads_only_the_root_and_the_tail_chunks() -> None:
+    p = Pieces()
+    old = {"messages": history(3000), "big": {"doc": "x" * 5000}}
+    new = copy.deepcopy(old)
+    new["messages"] += history(3, seed=9)
+    root_a, root_b = p.add(old), p.add(new)
+    stats: dict = {}
+    changes = diff_pieces(p.fetch, root_a, root_b, stats=stats)
+    assert [(c.op, c.display_path) for c in changes] == [
+        (ADDED, "messages[3000]"), (ADDED, "messages[3001]"), (ADDED, "messages[3002]")]
+    assert changes[0].new == new["messages"][3000]
+    assert len(p.raw) > 60
+    assert stats["pieces_read"] == len(set(p.requested)) <= 6
+    unpacked_root = unpack(p.raw[root_a])
+    assert unpacked_root["big"]["doc"].digest not in p.requested   # equal Refs are skipped unread
+
+
+def test_edit_in_the_middle_reads_only_the_chunks_that_differ() -> None:
+    p = Pieces()
+    old = {"messages": history(3000)}
+    new = copy.deepcopy(old)
+    new["messages"][1500]["content"] = "edited"
+    new["messages"].insert(2200, {"role": "tool", "content": "inserted"})
+    root_a, root_b = p.add(old), p.add(new)
+    changes = diff_pieces(p.fetch, root_a, root_b)
+    assert [(c.op, c.display_path) for c in changes] == [
+        (CHANGED, "messages[1500].content"), (ADDED, "messages[2200]")]
+    chunks = unpack(p.raw[root_a])["messages"]
+    assert isinstance(chunks, ChunkedList) and len(chunks.chunks) > 50
+    assert len(set(p.requested)) <= 2 + 2 * 3
+
+
+def test_hashed_and_plain_diffs_agree() -> None:
+    p = Pieces()
+    old = {"messages": history(400), "notes": "line\n" * 300, "cfg": {"a": 1, "b": [1, 2, 3]}}
+    new = copy.deepcopy(old)
+    del new["messages"][10]
+    new["messages"].append({"role": "user", "content": "bye"})
+    new["notes"] = new["notes"].replace("line\n", "LINE\n", 1)
+    new["cfg"]["b"].append(4)
+    del new["cfg"]["a"]
+    changes = diff_pieces(p.fetch, p.add(old), p.add(new))
+    assert changes == diff_values(old, new)
+    assert apply(old, changes) == new
+    assert {c.op for c in changes} == {ADDED, REMOVED, CHANGED}
+
+
+def test_list_shrinking_below_the_chunking_threshold() -> None:
+    p = Pieces()
+    old = {"items": history(40)}
+    new = {"items": old["items"][:5]}
+    changes = diff_pieces(p.fetch, p.add(old), p.add(new))
+    assert len(changes) == 35 and all(c.op == REMOVED for c in changes)
+    assert apply(old, changes) == new
+
+
+def test_values_with_markers_need_a_fetch() -> None:
+    with pytest.raises(DiffError, match="no store"):
+        diff_values({"a": Ref(b"\0" * 16, 1)}, {"a": Ref(b"\1" * 16, 1)})
+
+
+def test_missing_piece_is_a_store_error() -> None:
+    from inspector.diff import dict_fetcher
+    with pytest.raises(CorruptDataError):
+        diff_pieces(dict_fetcher({}), b"\0" * 16, b"\1" * 16)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,14 +60,43 @@ def check_sqlite_file(target: Target) -> None:
     if path.is_dir():
         raise NotAStoreError(f"{path} is a directory, not a store file.")
     try:
-        with path.open("rb") as fh:
-            head = fh.read(len(SQLITE_MAGIC))
+        size = path.stat().st_size
+        if not os.access(path, os.R_OK):
+            raise PermissionError(13, "Permission denied")
     except OSError as err:
         raise StoreError(f"Cannot read {path}: {err.strerror or err}.") from err
-    if not head:
+    if not size:
         raise NotAStoreError(f"{path} is empty; it is not a checkpoint store.")
-    if head != SQLITE_MAGIC:
+    if not _is_sqlite(path):
         raise NotAStoreError(f"{path} is not a checkpoint store (it is not a SQLite database).")
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Ask SQLite itself whether ``path`` is a database (never open the file with plain I/O).
+
+    Closing any descriptor of a file drops every POSIX lock this process holds on it, so
+    reading the header with ``open()`` while this process has SQLite connections to the
+    store silently released their locks: another process then checkpointed and deleted
+    the WAL under them (lost writes, "malformed" reads). SQLite shares and defers its own
+    descriptors per file, so a short SQLite connection is safe.
+    """
+    uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as err:
+        raise StoreError(f"Cannot read {path}: {err}.") from err
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+        return True
+    except sqlite3.DatabaseError as err:
+        text = str(err).lower()
+        if "not a database" in text:
+            return False
+        if "locked" in text or "busy" in text:
+            return True
+        raise translate(err, str(path)) from err
+    finally:
+        conn.close()
 
 
 def make_engine(target: Target, *, readonly: bool) -> sa.Engine:

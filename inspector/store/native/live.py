@@ -32,7 +32,7 @@ class LiveCursor:
     last_id: int = 0
     last_upd: float = 0.0
     holes: tuple[tuple[int, float], ...] = ()          # (missing id, monotonic time first missed)
-    runs_seen: frozenset[tuple[str, float]] = frozenset()  # (run id, updated) near last_upd
+    runs_seen: frozenset[tuple[str, float]] | None = None  # (run id, updated) near last_upd
 
 
 def as_cursor(value: Any) -> LiveCursor:
@@ -85,10 +85,10 @@ def read_changes(conn: sa.Connection, cursor: Any,
     holes = [(i, t) for i, t in cur.holes if i not in found and now - t < HOLE_TTL]
     holes += [(i, now) for i in _gaps(cur.last_id, last_id, found)]
     last_upd = max([cur.last_upd, *(r.updated for r in touched)])
-    changed = {r.id for r in touched if (r.id, r.updated) not in cur.runs_seen
-               and r.updated > cur.last_upd - RUN_OVERLAP}
+    if cur.runs_seen is None:   # a fresh or old-style cursor: report what is newer
+        changed = {r.id for r in touched if r.updated > cur.last_upd}
+    else:
+        changed = {r.id for r in touched if (r.id, r.updated) not in cur.runs_seen}
     changed |= {r.run_id for r in new}
-    if not cur.runs_seen and cur.last_upd:   # an old-style cursor: report only newer updates
-        changed = {r.id for r in touched if r.updated > cur.last_upd} | {r.run_id for r in new}
     nxt = LiveCursor(last_id, last_upd, tuple(holes), _runs_seen(touched, last_upd))
     return new, changed, nxt

@@ -1,0 +1,1 @@
+"""Fleet tests: the store on PostgreSQL and SQLite, many writers, restarts, LISTEN/NOTIFY."""

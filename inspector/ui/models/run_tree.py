@@ -223,26 +223,12 @@ def load_runs(store: Store, run_ids: Iterable[str] | None = None, *, part: str =
     return RunsLoad(runs, quick_statuses(runs), kind="some")
 
 
-def load_running(store: Store) -> RunsLoad:
-    """The runs stored as running, re-diagnosed (heartbeats go stale without any write)."""
-    runs = store.list_runs(statuses=["running"])
-    statuses = quick_statuses(runs)
-    statuses.update(deep_statuses(store, [r for r in runs if r.id not in statuses]))
-    return RunsLoad(runs, statuses, kind="some")
-
-
-@dataclass(frozen=True)
-class Annotations:
-    """What a full listing is completed with afterwards: fork points and deep diagnoses."""
-
-    fork_seqs: dict[str, int]
-    statuses: dict[str, EffectiveStatus]
-    diagnosed: frozenset[str]
-
-
-def annotate(store: Store, forks: list[RunInfo], alive: list[RunInfo]) -> Annotations:
-    """Fork points of ``forks`` and deep diagnoses of the seemingly ``alive`` running runs."""
-    return Annotations(fork_points(store, forks), deep_statuses(store, alive), frozenset(r.id for r in alive))
+def load_running(store: Store, run_ids: list[str]) -> RunsLoad:
+    """Re-read runs that looked alive and diagnose them again (heartbeats go stale without a write)."""
+    load = load_runs(store, run_ids)
+    statuses = dict(load.statuses)
+    statuses.update(deep_statuses(store, [r for r in load.runs if r.id not in statuses]))
+    return RunsLoad(load.runs, statuses, kind="some")
 
 
 def fork_points(store: Store, runs: Iterable[RunInfo]) -> dict[str, int]:

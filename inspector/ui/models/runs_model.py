@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
 from inspector.model import ChangeSet, RunInfo
 from inspector.ui import formatting
-from inspector.ui.models.run_tree import (Annotations, COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
+from inspector.ui.models.run_tree import (COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
                                           COL_STATUS, COL_UPDATED, COLUMN_TITLES, RunNode, RunsLoad,
-                                          RunTree, annotate, load_running, load_runs)
-from inspector.ui.run_status import EffectiveStatus
+                                          RunTree, fork_points, load_running, load_runs)
+from inspector.ui.run_status import EffectiveStatus, deep_statuses
 from inspector.ui.session import StoreSession
 from inspector.ui.style import mono_font
 
@@ -35,14 +35,19 @@ class RunsModel(QAbstractItemModel):
 
     runs_loaded = Signal(int)     # a full load finished (number of runs)
     runs_updated = Signal(list)   # run ids merged incrementally
-    annotated = Signal()          # fork points resolved after a full load
+    annotated = Signal()          # deep diagnoses applied after a full load
 
     def __init__(self, session: StoreSession, parent: Any = None) -> None:
         super().__init__(parent)
         self.session = session
         self.tree = RunTree()
         self._generation = -1
+        self.loaded = False  # every run of the store is listed
         self._mono = mono_font()
+        self._fork_asked: set[str] = set()
+        self._fork_wanted: list[RunInfo] = []
+        self._fork_timer = QTimer(self, singleShot=True, interval=0)
+        self._fork_timer.timeout.connect(self._resolve_forks)
 
     # -- structure ---------------------------------------------------------------
     def _node(self, index: Index) -> RunNode:
@@ -107,7 +112,7 @@ class RunsModel(QAbstractItemModel):
         if role == ReasonRole:
             return node.reason
         if role == ForkSeqRole:
-            return node.fork_seq
+            return self._fork_seq(node)
         if role == ProgressRole:
             return (run.checks_passed, run.checks_total)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -148,7 +153,8 @@ class RunsModel(QAbstractItemModel):
             return f"{run.checkpoint_count:,} checkpoints"
         lines = [run.name, f"id {run.id} · agent {run.agent or '—'}"]
         if run.parent_run:
-            at = f" at #{node.fork_seq}" if node.fork_seq is not None else ""
+            seq = self._fork_seq(node)
+            at = f" at #{seq}" if seq is not None else ""
             lines.append(f"forked from {run.parent_run}{at}" + (f": {run.fork_reason}" if run.fork_reason else ""))
         if run.owner_host:
             lines.append(f"owner {run.owner_host} pid {run.owner_pid} · epoch {run.epoch}")
@@ -207,6 +213,9 @@ class RunsModel(QAbstractItemModel):
         self.beginResetModel()
         self.tree.clear()
         self._generation = -1
+        self.loaded = False
+        self._fork_asked.clear()
+        self._fork_wanted.clear()
         self.endResetModel()
 
     def apply_changes(self, changes: ChangeSet) -> None:
@@ -218,12 +227,17 @@ class RunsModel(QAbstractItemModel):
         self.session.runner.run(lambda: load_runs(store, ids), lambda load: self._on_loaded(generation, load))
 
     def refresh_running(self) -> None:
-        """Re-read and re-diagnose runs stored as running, and refresh relative times."""
+        """Refresh relative times; re-read and re-diagnose the runs that still look alive.
+
+        Runs already shown stuck or crashed are not re-read: if they wake up they write,
+        and the watcher brings the change.
+        """
         self._touch_column(COL_UPDATED)
         store, generation = self.session.store, self.session.generation
-        if store is None or not any(n.run.status == "running" for n in self.tree.by_id.values()):
+        alive = [n.run.id for n in self.tree.by_id.values() if n.status == "running"]
+        if store is None or not alive:
             return
-        self.session.runner.run(lambda: load_running(store), lambda load: self._on_loaded(generation, load),
+        self.session.runner.run(lambda: load_running(store, alive), lambda load: self._on_loaded(generation, load),
                                 key="runs:running")
 
     def _on_loaded(self, generation: int, load: RunsLoad) -> None:
@@ -249,12 +263,17 @@ class RunsModel(QAbstractItemModel):
             self.session.runner.run(lambda: load_runs(store, part="rest"),
                                     lambda rest: self._on_loaded(generation, rest), key="runs:all")
         elif load.kind != "some":
+            self.loaded = True
             self.runs_loaded.emit(len(self.tree))
             self._annotate([n.run for n in self.tree.by_id.values()])
 
     def _rebuild(self, runs: list[RunInfo], statuses: dict[str, EffectiveStatus]) -> None:
+        known = {n.run.id: n.fork_seq for n in self.tree.by_id.values() if n.fork_seq is not None}
         self.beginResetModel()
         self.tree.build(runs, statuses)
+        for run_id, seq in known.items():
+            if run_id in self.tree.by_id:
+                self.tree.by_id[run_id].fork_seq = seq
         self.endResetModel()
 
     def _merge(self, load: RunsLoad) -> None:
@@ -272,7 +291,8 @@ class RunsModel(QAbstractItemModel):
             for node in [n for n in self.tree.by_id.values() if n.run.id not in listed]:
                 if node.run.id in self.tree.by_id:
                     self._remove(node)
-        if any(not self.tree.is_sorted(n) for n in [self.tree.root, *self.tree.by_id.values()] if n.children):
+        touched = {self.tree.by_id[r.id].parent or self.tree.root for r in load.runs if r.id in self.tree.by_id}
+        if any(not self.tree.is_sorted(parent) for parent in touched):  # an update may move a row
             self._relayout(lambda: self.tree.sort(self.tree.sort_column, self.tree.descending))
         self.runs_updated.emit([r.id for r in load.runs])
         if load.kind == "some" and new_runs:
@@ -326,31 +346,49 @@ class RunsModel(QAbstractItemModel):
         self.endRemoveRows()
 
     def _annotate(self, runs: list[RunInfo]) -> None:
-        """Resolve fork points and run deep diagnoses in the background; emits ``annotated``."""
-        forks = [r for r in runs if r.parent_run]
+        """Deep-diagnose the seemingly alive running runs in the background; emits ``annotated``."""
         alive = [n.run for n in (self.tree.by_id.get(r.id) for r in runs)
                  if n is not None and n.status == "running"]
         store, generation = self.session.store, self.session.generation
-        if (not forks and not alive) or store is None:
+        if not alive or store is None:
             self.annotated.emit()
             return
-        self.session.runner.run(lambda: annotate(store, forks, alive),
-                                lambda result: self._on_annotated(generation, result))
+        self.session.runner.run(lambda: deep_statuses(store, alive),
+                                lambda statuses: self._on_diagnosed(generation, statuses))
 
-    def _on_annotated(self, generation: int, result: Annotations) -> None:
+    def _on_diagnosed(self, generation: int, statuses: dict[str, EffectiveStatus]) -> None:
         if not self.session.is_current(generation):
             return
-        for run_id, seq in result.fork_seqs.items():
-            node = self.tree.by_id.get(run_id)
-            if node is not None:
-                node.fork_seq = seq
-                self.dataChanged.emit(self.node_index(node, COL_NAME), self.node_index(node, COL_NAME))
-        for run_id, diag in result.statuses.items():
+        for run_id, diag in statuses.items():
             node = self.tree.by_id.get(run_id)
             if node is not None and node.run.status in ("running", "stuck", "crashed"):
                 node.status, node.reason = diag.status, diag.reason
                 self.dataChanged.emit(self.node_index(node, 0), self.node_index(node, len(COLUMN_TITLES) - 1))
         self.annotated.emit()
+
+    # -- fork points, resolved for the forks that are actually painted ---------------------------
+    def _fork_seq(self, node: RunNode) -> int | None:
+        if node.fork_seq is None and node.run.parent_run and node.run.id not in self._fork_asked:
+            self._fork_asked.add(node.run.id)
+            self._fork_wanted.append(node.run)
+            self._fork_timer.start()
+        return node.fork_seq
+
+    def _resolve_forks(self) -> None:
+        forks, self._fork_wanted = self._fork_wanted, []
+        store, generation = self.session.store, self.session.generation
+        if forks and store is not None:
+            self.session.runner.run(lambda: fork_points(store, forks),
+                                    lambda seqs: self._on_fork_points(generation, seqs))
+
+    def _on_fork_points(self, generation: int, seqs: dict[str, int]) -> None:
+        if not self.session.is_current(generation):
+            return
+        for run_id, seq in seqs.items():
+            node = self.tree.by_id.get(run_id)
+            if node is not None:
+                node.fork_seq = seq
+                self.dataChanged.emit(self.node_index(node, COL_NAME), self.node_index(node, COL_NAME))
 
     def _touch_column(self, column: int) -> None:
         parents = [self.tree.root] + [n for n in self.tree.by_id.values() if n.children]

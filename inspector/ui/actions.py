@@ -1,0 +1,106 @@
+"""The window's actions, menus and toolbar (with a "Run" section other features add to)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar, QWidget
+
+from inspector.ui import icons, style
+
+
+@dataclass
+class Actions:
+    """Every action of the main window, plus the menus and toolbar that hold them."""
+
+    open: QAction
+    open_url: QAction
+    build_demo: QAction
+    close_store: QAction
+    quit: QAction
+    refresh: QAction
+    live: QAction
+    find: QAction
+    show_forks: QAction
+    focus_runs: QAction
+    focus_timeline: QAction
+    copy_ref: QAction
+    about: QAction
+    recent_menu: QMenu
+    view_menu: QMenu
+    panels_menu: QMenu
+    run_menu: QMenu
+    toolbar: QToolBar
+    run_separator: QAction
+
+
+def _action(parent: QWidget, text: str, shortcut: QKeySequence | str | None = None,
+            icon: str | None = None, tip: str | None = None, checkable: bool = False) -> QAction:
+    action = QAction(text, parent)
+    if shortcut is not None:
+        action.setShortcut(QKeySequence(shortcut))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+    if icon:
+        action.setIcon(icons.icon(icon))
+    if tip:
+        action.setToolTip(f"{tip} ({action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)})"
+                          if shortcut else tip)
+        action.setStatusTip(tip)
+    action.setCheckable(checkable)
+    return action
+
+
+def build_actions(window: QMainWindow) -> Actions:
+    """Create the actions, the menu bar and the toolbar of ``window``."""
+    a = dict(
+        open=_action(window, "&Open Store\u2026", QKeySequence.StandardKey.Open, "open", "Open a store file"),
+        open_url=_action(window, "Open &URL\u2026", "Ctrl+Shift+O", "url", "Open a store by SQLAlchemy URL"),
+        build_demo=_action(window, "Build &Demo Store", None, "demo", "Run the demo agent and open its store"),
+        close_store=_action(window, "&Close Store", "Ctrl+W", "close", "Close the store"),
+        quit=_action(window, "&Quit", QKeySequence.StandardKey.Quit, None, "Quit"),
+        refresh=_action(window, "&Refresh", QKeySequence.StandardKey.Refresh, "refresh", "Re-read the store"),
+        live=_action(window, "&Live", "Ctrl+L", "live", "Follow changes as agents write", checkable=True),
+        find=_action(window, "&Filter Runs", QKeySequence.StandardKey.Find, "search", "Filter the runs"),
+        show_forks=_action(window, "Show &Forks", "Ctrl+Shift+F", "branch", "Show forks under their runs",
+                           checkable=True),
+        focus_runs=_action(window, "Go to &Runs", "Alt+1", None, "Move the keyboard focus to the runs"),
+        focus_timeline=_action(window, "Go to &Timeline", "Alt+2", None, "Move the keyboard focus to the timeline"),
+        copy_ref=_action(window, "&Copy Checkpoint Reference", "Ctrl+Shift+C", "copy",
+                         "Copy RUN:SEQ of the selected checkpoint"),
+        about=_action(window, "&About Checkpoint Inspector", None, "info", "About"),
+    )
+    a["live"].setChecked(True)
+    a["show_forks"].setChecked(True)
+    bar = window.menuBar()
+    file_menu = bar.addMenu("&File")
+    file_menu.addActions([a["open"], a["open_url"]])
+    recent_menu = file_menu.addMenu(icons.icon("recent"), "Open &Recent")
+    file_menu.addSeparator()
+    file_menu.addAction(a["build_demo"])
+    file_menu.addSeparator()
+    file_menu.addActions([a["close_store"], a["quit"]])
+    view_menu = bar.addMenu("&View")
+    view_menu.addActions([a["refresh"], a["live"]])
+    view_menu.addSeparator()
+    view_menu.addActions([a["find"], a["show_forks"]])
+    view_menu.addSeparator()
+    view_menu.addActions([a["focus_runs"], a["focus_timeline"]])
+    view_menu.addSeparator()
+    panels_menu = view_menu.addMenu("&Panels")
+    run_menu = bar.addMenu("&Run")
+    run_menu.addAction(a["copy_ref"])
+    help_menu = bar.addMenu("&Help")
+    help_menu.addAction(a["about"])
+    toolbar = QToolBar("Main", window)
+    toolbar.setObjectName("mainToolbar")
+    style.polish(toolbar, "toolbar")
+    toolbar.setMovable(False)
+    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    toolbar.addActions([a["open"], a["refresh"], a["live"]])
+    run_separator = toolbar.addSeparator()
+    window.addToolBar(toolbar)
+    panels_menu.addAction(toolbar.toggleViewAction())
+    return Actions(**a, recent_menu=recent_menu, view_menu=view_menu, panels_menu=panels_menu,
+                   run_menu=run_menu, toolbar=toolbar, run_separator=run_separator)

@@ -1,0 +1,105 @@
+"""Start the desktop app: display checks, QApplication set-up, the window, screenshot mode."""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+import sys
+from pathlib import Path
+
+QT_LINUX_LIBRARIES = {  # library → Debian/Ubuntu package (what Qt's xcb platform plugin needs)
+    "xcb-cursor": "libxcb-cursor0",
+    "xkbcommon-x11": "libxkbcommon-x11-0",
+    "xcb-icccm": "libxcb-icccm4",
+    "xcb-keysyms": "libxcb-keysyms1",
+    "EGL": "libegl1",
+}
+NO_DISPLAY = ("No display found (DISPLAY and WAYLAND_DISPLAY are unset); use --screenshot PATH "
+              "to render the window to a PNG instead.")
+SCREENSHOT_SIZE = (1400, 900)
+
+
+def missing_qt_libraries() -> list[str]:
+    """Debian package names of the X11 libraries Qt needs that this system lacks."""
+    return [pkg for lib, pkg in QT_LINUX_LIBRARIES.items() if ctypes.util.find_library(lib) is None]
+
+
+def display_problem(screenshot: bool = False) -> str | None:
+    """One sentence when the GUI cannot start here (Linux without a display), else None."""
+    if screenshot or not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    if not os.environ.get("DISPLAY"):
+        return NO_DISPLAY
+    missing = missing_qt_libraries()
+    if missing:
+        return (f"Qt cannot open a window: the system libraries {', '.join(missing)} are missing "
+                f"(e.g. sudo apt install {' '.join(missing)}); or use --screenshot PATH.")
+    return None
+
+
+def create_app(theme: str = "auto"):  # noqa: ANN201 - QApplication imported lazily
+    """The QApplication (created once) with name, icon and theme set."""
+    from PySide6.QtWidgets import QApplication
+
+    from inspector.ui import icons, refguard, settings, style
+
+    QApplication.setApplicationName(settings.APPLICATION)
+    QApplication.setOrganizationName(settings.ORGANIZATION)
+    QApplication.setApplicationDisplayName(settings.APPLICATION)
+    QApplication.setDesktopFileName("checkpoint-inspector")
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    refguard.install()
+    style.apply_theme(app, theme)
+    app.setWindowIcon(icons.app_icon())
+    return app
+
+
+def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, select: str | None = None,
+            tab: str | None = None, theme: str = "auto", live: bool = True,
+            size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
+    """Open the window on ``store`` (None: welcome page) and run until it closes.
+
+    With ``screenshot`` the window is rendered offscreen once the data asked for by
+    ``select`` ('RUN' or 'RUN:SEQ') and ``tab`` has loaded, saved as a PNG, and the
+    function returns (0, or 2 with a message on stderr).
+    """
+    if screenshot is not None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    app = create_app(theme)
+    from inspector.ui.main_window import MainWindow
+    from inspector.ui.session import StoreSession
+
+    session = StoreSession()
+    if store is not None:
+        session.open(store)  # opens in the thread pool while the window is being built
+    window = MainWindow(session=session, restore_settings=screenshot is None)
+    window.actions.live.setChecked(live)
+    if screenshot is not None:
+        from inspector.ui.screenshot import ScreenshotDriver
+
+        window.resize(*size)
+        driver = ScreenshotDriver(window, Path(screenshot), select, tab)
+        window.show()
+        driver.start()
+    else:
+        _show(window, size, select, tab)
+    code = app.exec()
+    window.close()
+    return code
+
+
+def _show(window, size: tuple[int, int], select: str | None, tab: str | None) -> None:  # noqa: ANN001
+    from inspector.ui import settings
+    from inspector.ui.bench_probe import attach_from_env
+    from inspector.ui.selection import SelectionRequest
+
+    if settings.settings().value("window/geometry") is None:
+        window.resize(*size)
+    if tab:
+        window.details.set_tab(tab)
+    if select:
+        SelectionRequest(window, select)
+    attach_from_env(window)
+    window.show()

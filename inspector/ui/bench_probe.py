@@ -1,0 +1,130 @@
+"""GUI benchmark probe: the real window, offscreen, reporting timings as JSON lines on stdout.
+
+``checkpoint-inspector bench gui`` (``inspector.bench.gui``) launches the real command,
+``checkpoint-inspector open STORE``, with ``$CHECKPOINT_INSPECTOR_BENCH_PROBE`` set, so
+start-up, memory and CPU are those of the app as users run it. Stages, each reported as one JSON line:
+``runs_painted`` (first paint of a non-empty runs list), ``timeline_painted`` (the long run's
+timeline painted), ``timeline_end_painted`` (its last checkpoint selected and painted),
+``live_ready`` (the live run is shown), then one ``row`` line per checkpoint appended live,
+and ``done`` (peak RSS) after the parent writes ``quit`` on stdin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QSocketNotifier, QTimer
+from PySide6.QtWidgets import QApplication
+
+from inspector.bench._gui_store import PROBE_ENV
+
+
+def emit(event: str, **values: object) -> None:
+    """Write one JSON line for the parent."""
+    sys.stdout.write(json.dumps({"event": event, "t": time.time(), **values}) + "\n")
+    sys.stdout.flush()
+
+
+class _PaintWatch(QObject):
+    """Calls ``callback`` once, right after the first paint of ``widget`` for which ``ready()`` holds."""
+
+    def __init__(self, widget: QObject, ready: Callable[[], bool], callback: Callable[[], None]) -> None:
+        super().__init__(widget)
+        self.widget, self.ready, self.callback = widget, ready, callback
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.ready():
+            self.widget.removeEventFilter(self)
+            QTimer.singleShot(0, self.callback)  # after this paint has finished
+        return False
+
+
+class Probe(QObject):
+    """Drives the window through the benchmark stages."""
+
+    def __init__(self, window, long_run: str, live_run: str) -> None:  # noqa: ANN001
+        super().__init__(window)
+        self.window, self.long_run, self.live_run = window, long_run, live_run
+        self.runs_view = window.runs_panel.view
+        self.timeline = window.timeline_panel
+        _PaintWatch(self.runs_view.viewport(), lambda: window.runs_panel.proxy.rowCount() > 0, self._runs_painted)
+        self._stdin = QSocketNotifier(sys.stdin.fileno(), QSocketNotifier.Type.Read, self)
+        self._stdin.activated.connect(self._on_stdin)
+
+    def _runs_painted(self) -> None:
+        emit("runs_painted", runs=len(self.window.runs_panel.model.tree), open_started=self.window.session.open_started)
+        model = self.window.runs_panel.model
+        self._waiting_for_all = model.run(self.long_run) is None  # deep in a big store
+        if model.loaded:
+            emit("runs_all_loaded", runs=len(model.tree))
+            self._select_long_run()
+            return
+        model.runs_loaded.connect(self._on_all_runs)
+        if not self._waiting_for_all:
+            self._select_long_run()
+
+    def _on_all_runs(self, count: int) -> None:
+        self.window.runs_panel.model.runs_loaded.disconnect(self._on_all_runs)
+        emit("runs_all_loaded", runs=count)
+        if self._waiting_for_all:
+            self._select_long_run()
+
+    def _select_long_run(self) -> None:
+        self._t = time.time()
+        self._after_page(lambda first, last: first == 0, self._timeline_painted)
+        self.window.runs_panel.select_run(self.long_run)
+
+    def _after_page(self, accept: Callable[[int, int], bool], then: Callable[[], None]) -> None:
+        model = self.timeline.model
+
+        def on_page(first: int, last: int) -> None:
+            if accept(first, last):
+                model.page_loaded.disconnect(on_page)
+                _PaintWatch(self.timeline.view.viewport(), lambda: True, then)
+                self.timeline.view.viewport().update()
+        model.page_loaded.connect(on_page)
+
+    def _timeline_painted(self) -> None:
+        emit("timeline_painted", ms=(time.time() - self._t) * 1000, rows=self.timeline.model.rowCount())
+        self._t = time.time()
+        last = self.timeline.model.rowCount() - 1
+        self._after_page(lambda first, end: first <= last <= end, self._end_painted)
+        self.timeline.select_row(last)
+
+    def _end_painted(self) -> None:
+        emit("timeline_end_painted", ms=(time.time() - self._t) * 1000)
+        self._after_page(lambda first, last: True, self._live_ready)
+        self.window.runs_panel.select_run(self.live_run)
+
+    def _live_ready(self) -> None:
+        self.timeline.model.rowsInserted.connect(self._on_rows)
+        emit("live_ready", rows=self.timeline.model.rowCount())
+
+    def _on_rows(self, _parent: QModelIndex, first: int, last: int) -> None:
+        now = time.time()
+        for row in range(first, last + 1):
+            sys.stdout.write(json.dumps({"event": "row", "seq": row, "t": now}) + "\n")
+        sys.stdout.flush()
+
+    def _on_stdin(self) -> None:
+        line = sys.stdin.readline()
+        if not line or line.strip() == "quit":
+            self._stdin.setEnabled(False)
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            emit("done", peak_rss_mb=peak / (1024 * 1024 if sys.platform == "darwin" else 1024))
+            self.window.close()
+            QApplication.instance().quit()
+
+
+def attach_from_env(window) -> None:  # noqa: ANN001
+    """Attach the probe when ``$CHECKPOINT_INSPECTOR_BENCH_PROBE`` is 'LONG_RUN,LIVE_RUN'."""
+    value = os.environ.get(PROBE_ENV, "")
+    if value:
+        long_run, _, live_run = value.partition(",")
+        Probe(window, long_run, live_run)

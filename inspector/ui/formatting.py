@@ -1,0 +1,88 @@
+"""Text for the views: relative times, gaps, sizes and size changes (no Qt)."""
+
+from __future__ import annotations
+
+import time
+
+from inspector.commands._common import fmt_size
+
+__all__ = ["relative_time", "fmt_gap", "fmt_size", "fmt_delta", "clock_time", "compact_count", "full_time",
+           "elide_middle"]
+
+
+def relative_time(ts: float | None, now: float | None = None) -> str:
+    """'just now', '42 s ago', '3 min ago', '5 h ago', 'yesterday', '12 days ago' or a date."""
+    if not ts:
+        return ""
+    delta = (time.time() if now is None else now) - ts
+    if delta < 5:
+        return "just now"
+    if delta < 60:
+        return f"{int(delta)} s ago"
+    if delta < 3600:
+        return f"{int(delta // 60)} min ago"
+    if delta < 86_400:
+        return f"{int(delta // 3600)} h ago"
+    days = int(delta // 86_400)
+    if days == 1:
+        return "yesterday"
+    if days < 30:
+        return f"{days} days ago"
+    return time.strftime("%Y-%m-%d", time.localtime(ts))
+
+
+def fmt_gap(seconds: float | None) -> str:
+    """A time gap: '+12 ms', '+1.4 s', '+2 min 05 s', '+3 h 02 min'."""
+    if seconds is None:
+        return ""
+    sign = "-" if seconds < 0 else "+"
+    s = abs(seconds)
+    if s < 1:
+        return f"{sign}{s * 1000:.0f} ms"
+    if s < 60:
+        return f"{sign}{s:.1f} s"
+    if s < 3600:
+        return f"{sign}{int(s // 60)} min {int(s % 60):02d} s"
+    return f"{sign}{int(s // 3600)} h {int(s % 3600 // 60):02d} min"
+
+
+def fmt_delta(n: int) -> str:
+    """A size change with its sign: '+1.2 KB', '−340 B', or '' for no change."""
+    if not n:
+        return ""
+    return ("+" if n > 0 else "\u2212") + fmt_size(abs(n))
+
+
+def clock_time(ts: float, now: float | None = None) -> str:
+    """HH:MM:SS for today, 'MM-DD HH:MM' otherwise (the full time goes in the tooltip)."""
+    local = time.localtime(ts)
+    today = time.localtime(time.time() if now is None else now)
+    if local[:3] == today[:3]:
+        return time.strftime("%H:%M:%S", local)
+    return time.strftime("%m-%d %H:%M", local)
+
+
+def compact_count(n: int) -> str:
+    """'9,999', '12.3k', '100k', '1.2M' — counts that fit a narrow column."""
+    if n < 10_000:
+        return f"{n:,}"
+    if n < 100_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n / 1000:.0f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def full_time(ts: float | None) -> str:
+    """YYYY-MM-DD HH:MM:SS.mmm in local time."""
+    if not ts:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) + f".{int(ts * 1000) % 1000:03d}"
+
+
+def elide_middle(text: str, limit: int) -> str:
+    """Shorten ``text`` to ``limit`` characters with an ellipsis in the middle."""
+    if len(text) <= limit:
+        return text
+    keep = max(1, limit - 1)
+    return text[: keep - keep // 2] + "\u2026" + text[len(text) - keep // 2:]

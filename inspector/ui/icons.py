@@ -1,0 +1,93 @@
+"""Icons from ``resources/icons/*.svg``; monochrome ones are tinted with the palette's text colour."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QIcon, QIconEngine, QPainter, QPixmap
+from PySide6.QtSvg import QSvgRenderer
+
+from inspector.ui import style
+
+log = logging.getLogger(__name__)
+
+ICON_DIR = Path(__file__).resolve().parents[2] / "resources" / "icons"
+
+
+def icon_path(name: str) -> Path:
+    """The SVG file of icon ``name``."""
+    return ICON_DIR / f"{name}.svg"
+
+
+class _SvgEngine(QIconEngine):
+    """Renders an SVG lazily at whatever size is asked for (nothing rendered up front)."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__()
+        self._data = data
+        self._renderer = QSvgRenderer(QByteArray(data))
+        self._cache: dict[tuple[int, int, int], QPixmap] = {}
+
+    def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
+        painter.save()
+        if mode == QIcon.Mode.Disabled:
+            painter.setOpacity(0.4)
+        self._renderer.render(painter, QRectF(rect))
+        painter.restore()
+
+    def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:
+        key = (size.width(), size.height(), int(mode == QIcon.Mode.Disabled))
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = QPixmap(size)
+            cached.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(cached)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            self.paint(painter, QRect(0, 0, size.width(), size.height()), mode, state)
+            painter.end()
+            self._cache[key] = cached
+        return cached
+
+    def clone(self) -> "_SvgEngine":
+        return _SvgEngine(self._data)
+
+
+@functools.lru_cache(maxsize=256)
+def _render(name: str, color: str) -> QIcon:
+    try:
+        text = icon_path(name).read_text(encoding="utf-8")
+    except OSError:
+        log.debug("missing icon %s", name)
+        return QIcon()
+    data = text.replace("currentColor", color).encode()
+    if not QSvgRenderer(QByteArray(data)).isValid():
+        return QIcon()
+    return QIcon(_SvgEngine(data))
+
+
+def icon(name: str, color: str | None = None) -> QIcon:
+    """Icon ``name``; ``currentColor`` in the SVG becomes ``color`` (default: the theme's text)."""
+    return _render(name, color or style.theme().text)
+
+
+def kind_icon(kind: str) -> QIcon:
+    """The icon of a checkpoint kind (a neutral one for unknown kinds)."""
+    return icon(f"kind-{kind}") if icon_path(f"kind-{kind}").exists() else icon("kind-step")
+
+
+def status_icon(status: str) -> QIcon:
+    """The icon of a run status."""
+    return icon(f"status-{status}") if icon_path(f"status-{status}").exists() else icon("status-interrupted")
+
+
+def app_icon() -> QIcon:
+    """The application icon."""
+    return icon("app")
+
+
+def clear_cache() -> None:
+    """Forget rendered icons (after the theme changes)."""
+    _render.cache_clear()

@@ -1,0 +1,353 @@
+"""The main window: builds the panels, menus and status bar and wires their signals (no behaviour)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLineEdit, QMainWindow, QMessageBox,
+                               QStackedWidget, QVBoxLayout, QWidget)
+
+from inspector import __version__
+from inspector.model import ChangeSet, CheckpointInfo, RunInfo, StoreInfo
+from inspector.ui import icons, refguard, settings
+from inspector.ui.actions import build_actions
+from inspector.ui.run_actions import install_run_actions
+from inspector.ui.session import StoreSession
+from inspector.ui.style import ThinSplitter, polish
+from inspector.ui.widgets.banner import Banner
+from inspector.ui.widgets.detail_tabs import DetailTabs
+from inspector.ui.widgets.runs_panel import RunsPanel
+from inspector.ui.widgets.store_status import StoreStatus, describe
+from inspector.ui.widgets.timeline_panel import TimelinePanel
+from inspector.ui.widgets.welcome import WelcomePage
+
+APP_NAME = "Checkpoint Inspector"
+STORE_FILTER = "Checkpoint stores (*.db *.sqlite *.sqlite3 *.ckpt);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    """Runs on the left, the timeline in the centre, detail tabs below it.
+
+    Extension points for other features: ``add_dock()``, ``add_run_action()``, the
+    ``run_changed`` / ``checkpoint_changed`` signals and ``current_run()`` /
+    ``current_checkpoint()`` / ``selected_checkpoints()``.
+    """
+
+    run_changed = Signal(object)          # RunInfo | None
+    checkpoint_changed = Signal(object)   # CheckpointInfo | None
+
+    def __init__(self, *, session: StoreSession | None = None, restore_settings: bool = True,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        refguard.install()  # PySide6 6.12 on Python 3.11: see inspector.ui.refguard
+        self.setWindowIcon(icons.app_icon())
+        self.setAcceptDrops(True)
+        self.session = session or StoreSession()
+        self.session.setParent(self)
+        self.runs_panel = RunsPanel(self.session)
+        self.timeline_panel = TimelinePanel(self.session)
+        self.details = DetailTabs(self.session)
+        self.banner = Banner()
+        self.welcome = WelcomePage()
+        self.store_status = StoreStatus()
+        self._build_layout()
+        self.actions = build_actions(self)
+        self.statusBar().addPermanentWidget(self.store_status)
+        polish(self.statusBar(), "status_bar")
+        self._wire()
+        self._persist = restore_settings
+        if restore_settings:
+            self._restore_settings()
+        self.welcome.set_recent(settings.recent_stores())
+        self._update_title(None)
+        self._enable_store_actions(False)
+        self.run_actions = install_run_actions(self)   # Fork…, Resume…, Console dock
+
+    # -- construction ---------------------------------------------------------------------
+    def _build_layout(self) -> None:
+        self.right_splitter = ThinSplitter(Qt.Orientation.Vertical)
+        self.right_splitter.setObjectName("rightSplitter")
+        self.right_splitter.addWidget(self.timeline_panel)
+        self.right_splitter.addWidget(self.details)
+        self.right_splitter.setStretchFactor(0, 1)
+        self.right_splitter.setStretchFactor(1, 1)
+        self.right_splitter.setSizes([400, 420])
+        self.main_splitter = ThinSplitter(Qt.Orientation.Horizontal)
+        self.main_splitter.setObjectName("mainSplitter")
+        self.main_splitter.addWidget(self.runs_panel)
+        self.main_splitter.addWidget(self.right_splitter)
+        self.main_splitter.setStretchFactor(1, 1)
+        self.main_splitter.setSizes([500, 900])
+        for splitter in (self.main_splitter, self.right_splitter):
+            splitter.setChildrenCollapsible(False)
+            splitter.setHandleWidth(1)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.welcome)
+        self.stack.addWidget(self.main_splitter)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+    def _wire(self) -> None:
+        act, session = self.actions, self.session
+        act.open.triggered.connect(self.choose_file)
+        act.open_url.triggered.connect(self.choose_url)
+        act.build_demo.triggered.connect(self.build_demo)
+        act.close_store.triggered.connect(session.close)
+        act.quit.triggered.connect(self.close)
+        act.refresh.triggered.connect(self.refresh)
+        act.live.toggled.connect(self._on_live_toggled)
+        act.find.triggered.connect(self.runs_panel.focus_filter)
+        act.show_forks.toggled.connect(self.runs_panel.set_show_forks)
+        self.runs_panel.forks_button.toggled.connect(act.show_forks.setChecked)
+        act.focus_runs.triggered.connect(lambda: self.runs_panel.view.setFocus())
+        act.focus_timeline.triggered.connect(lambda: self.timeline_panel.view.setFocus())
+        act.copy_ref.triggered.connect(self._copy_reference)
+        act.about.triggered.connect(self._about)
+        act.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self.welcome.open_requested.connect(self.choose_file)
+        self.welcome.open_url_requested.connect(self.choose_url)
+        self.welcome.build_demo_requested.connect(self.build_demo)
+        self.welcome.recent_chosen.connect(self.open_store)
+        session.opening.connect(lambda target: self.statusBar().showMessage(f"Opening {target} \u2026"))
+        session.opened.connect(self._on_store_opened)
+        session.open_failed.connect(self._on_open_failed)
+        session.closed.connect(self._on_store_closed)
+        session.changed.connect(self._on_store_changed)
+        session.runner.failed.connect(self.show_error)
+        session.bridge.failed.connect(lambda message: self.show_error(message, "warning"))
+        self.runs_panel.run_selected.connect(self._on_run_selected)
+        self.runs_panel.run_updated.connect(self.timeline_panel.update_run)
+        self.runs_panel.model.runs_updated.connect(lambda _ids: self._refresh_forks())
+        self.runs_panel.model.annotated.connect(self._refresh_forks)
+        self.timeline_panel.checkpoint_selected.connect(self._on_checkpoint_selected)
+        self.timeline_panel.checkpoints_selected.connect(self._on_checkpoints_selected)
+
+    # -- extension points --------------------------------------------------------------------
+    def add_dock(self, widget: QWidget, title: str, area: Qt.DockWidgetArea = Qt.DockWidgetArea.BottomDockWidgetArea,
+                 name: str | None = None) -> QDockWidget:
+        """Add a dock (e.g. the Console); its toggle goes in View ▸ Panels and its place is remembered."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name or f"dock-{title.lower().replace(' ', '-')}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        self.restoreDockWidget(dock)
+        self.actions.panels_menu.addAction(dock.toggleViewAction())
+        return dock
+
+    def add_run_action(self, action: QAction, toolbar: bool = True) -> None:
+        """Add an action (fork, resume…) to the Run menu and the toolbar's Run section."""
+        self.actions.run_menu.addAction(action)
+        if toolbar:
+            self.actions.toolbar.addAction(action)
+
+    def current_run(self) -> RunInfo | None:
+        """The selected run."""
+        return self.runs_panel.current_run()
+
+    def current_checkpoint(self) -> CheckpointInfo | None:
+        """The checkpoint shown in the detail tabs."""
+        return self.timeline_panel.current_checkpoint()
+
+    def selected_checkpoints(self) -> list[CheckpointInfo]:
+        """Every selected checkpoint in the timeline, by seq."""
+        return self.timeline_panel.selected_checkpoints()
+
+    # -- commands --------------------------------------------------------------------------------
+    def open_store(self, target: str) -> None:
+        """Open a store (path or SQLAlchemy URL) in the background; failures show in the banner."""
+        self.session.open(str(target))
+
+    def choose_file(self) -> None:
+        """File ▸ Open: pick a store file."""
+        start = str(Path(self.session.info.display).parent) if self.session.info and self.session.info.backend == "sqlite" else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open Checkpoint Store", start, STORE_FILTER)
+        if path:
+            self.open_store(path)
+
+    def choose_url(self) -> None:
+        """File ▸ Open URL: type a SQLAlchemy URL (postgresql://… or sqlite:///…)."""
+        url, ok = QInputDialog.getText(self, "Open Store by URL", "SQLAlchemy URL (postgresql://user@host/db, sqlite:///path):",
+                                       QLineEdit.EchoMode.Normal, "postgresql://")
+        if ok and url.strip():
+            self.open_store(url.strip())
+
+    def build_demo(self) -> None:
+        """Run the demo agent into the default demo store, then open it."""
+        from inspector.demo.build import build_demo_store, default_store_path
+
+        path = default_store_path()
+        if self.session.info is not None and Path(self.session.info.display) == path:
+            self.session.close()
+        self.actions.build_demo.setEnabled(False)
+        self.welcome.set_busy("Building the demo store: running the demo agent \u2026")
+        self.show_error("Building the demo store: running the demo agent a few times \u2026", "info")
+        self.session.runner.run(lambda: build_demo_store(path, log=lambda _line: None),
+                                self._on_demo_built, self._on_demo_failed)
+
+    def refresh(self) -> None:
+        """Re-read runs and pick up changes now (F5)."""
+        if self.session.store is None:
+            return
+        self.runs_panel.refresh()
+        self.session.bridge.poll_now()
+        self.statusBar().showMessage("Refreshed", 2000)
+
+    def show_error(self, message: str, level: str = "error") -> None:
+        """Show a message in the banner and the status bar."""
+        self.banner.show_message(message, level)
+        self.statusBar().showMessage(message, 10_000)
+
+    # -- slots --------------------------------------------------------------------------------------
+    def _on_store_opened(self, info: StoreInfo) -> None:
+        if self.banner.level == "error":
+            self.banner.dismiss()
+        if self._persist:
+            target = info.url if info.backend != "sqlite" else info.display
+            self.welcome.set_recent(settings.remember_store(target))
+        self.stack.setCurrentWidget(self.main_splitter)
+        self.timeline_panel.show_run(None)
+        self.details.show_checkpoint(None, None)
+        self.store_status.set_store(info)
+        self._enable_store_actions(True)
+        self._on_live_toggled(self.actions.live.isChecked())
+        self._update_title(info)
+        self.statusBar().showMessage(f"Opened {info.display}", 4000)
+        self.run_changed.emit(None)
+
+    def _on_open_failed(self, message: str) -> None:
+        self.show_error(message)
+
+    def _on_store_closed(self) -> None:
+        self.stack.setCurrentWidget(self.welcome)
+        self.timeline_panel.show_run(None)
+        self.store_status.set_store(None)
+        self._enable_store_actions(False)
+        self._update_title(None)
+        self.run_changed.emit(None)
+
+    def _on_store_changed(self, changes: ChangeSet) -> None:
+        self.runs_panel.apply_changes(changes)
+        self.timeline_panel.apply_changes(changes)
+
+    def _on_run_selected(self, run: RunInfo) -> None:
+        self.timeline_panel.show_run(run)
+        self._refresh_forks()
+        self.details.show_checkpoint(None, run)
+        self.run_changed.emit(run)
+
+    def _refresh_forks(self) -> None:
+        run = self.timeline_panel.model.run
+        if run is not None:
+            self.timeline_panel.set_forks(self.runs_panel.model.forks_of(run.id))
+
+    def _on_checkpoint_selected(self, info: CheckpointInfo) -> None:
+        self.details.show_checkpoint(info, self.timeline_panel.model.run)
+        self.checkpoint_changed.emit(info)
+
+    def _on_checkpoints_selected(self, infos: list[CheckpointInfo]) -> None:
+        self.details.show_selection(infos, self.timeline_panel.model.run)
+
+    def _on_live_toggled(self, live: bool) -> None:
+        self.session.bridge.set_live(live)
+        self.store_status.set_live(live, self.session.bridge.watching)
+
+    def _on_demo_built(self, path: Path) -> None:
+        self.actions.build_demo.setEnabled(True)
+        self.welcome.set_busy(None)
+        self.open_store(str(path))
+
+    def _on_demo_failed(self, message: str) -> None:
+        self.actions.build_demo.setEnabled(True)
+        self.welcome.set_busy(None)
+        self.show_error(f"The demo store could not be built: {message}")
+
+    def _fill_recent_menu(self) -> None:
+        menu = self.actions.recent_menu
+        menu.clear()
+        for target in settings.recent_stores():
+            menu.addAction(target, lambda t=target: self.open_store(t))
+        if menu.isEmpty():
+            menu.addAction("No recent stores").setEnabled(False)
+        else:
+            menu.addSeparator()
+            menu.addAction("Clear Recent Stores", self._clear_recent)
+
+    def _clear_recent(self) -> None:
+        settings.forget_recent()
+        self.welcome.set_recent([])
+
+    def _copy_reference(self) -> None:
+        info = self.current_checkpoint()
+        if info is not None:
+            QGuiApplication.clipboard().setText(f"{info.run_id}:{info.seq}")
+            self.statusBar().showMessage(f"Copied {info.run_id}:{info.seq}", 3000)
+
+    def _about(self) -> None:
+        QMessageBox.about(self, f"About {APP_NAME}",
+                          f"<b>{APP_NAME}</b> {__version__}<br>Browse, diff, fork and resume the "
+                          "checkpoints of long-running AI agents.<br>Stores are opened read-only.")
+
+    def _enable_store_actions(self, enabled: bool) -> None:
+        for action in (self.actions.refresh, self.actions.close_store, self.actions.copy_ref, self.actions.find):
+            action.setEnabled(enabled)
+
+    def _update_title(self, info: StoreInfo | None) -> None:
+        if info is None:
+            self.setWindowTitle(APP_NAME)
+            return
+        name = Path(info.display).name if info.backend == "sqlite" else info.display
+        self.setWindowTitle(f"{name} ({describe(info)}) \u2014 {APP_NAME}")
+
+    # -- drag and drop -------------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        if urls and urls[0].isLocalFile():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls = event.mimeData().urls()
+        if urls and urls[0].isLocalFile():
+            event.acceptProposedAction()
+            self.open_store(urls[0].toLocalFile())
+
+    # -- settings --------------------------------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        s = settings.settings()
+        for key, restore in (("window/geometry", self.restoreGeometry), ("window/state", self.restoreState),
+                             ("window/main_splitter", self.main_splitter.restoreState),
+                             ("window/right_splitter", self.right_splitter.restoreState),
+                             ("runs/header", self.runs_panel.view.header().restoreState),
+                             ("timeline/header", self.timeline_panel.view.horizontalHeader().restoreState)):
+            value = s.value(key)
+            if isinstance(value, QByteArray):
+                restore(value)
+        live = s.value("live", True)
+        self.actions.live.setChecked(live not in (False, "false", "0"))
+        tab = s.value("details/tab", "")
+        if tab:
+            self.details.set_tab(str(tab))
+
+    def save_settings(self) -> None:
+        """Remember geometry, splitters, column layouts, live and the tab."""
+        s = settings.settings()
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("window/main_splitter", self.main_splitter.saveState())
+        s.setValue("window/right_splitter", self.right_splitter.saveState())
+        s.setValue("runs/header", self.runs_panel.view.header().saveState())
+        s.setValue("timeline/header", self.timeline_panel.view.horizontalHeader().saveState())
+        s.setValue("live", self.actions.live.isChecked())
+        s.setValue("details/tab", self.details.current_tab())
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self._persist:
+            self.save_settings()
+        self.session.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,88 @@
+"""Effective run status: a 'running' run whose owner is gone or silent is shown crashed or stuck.
+
+Two tiers, so a big store's list never waits on diagnoses:
+
+* ``quick_statuses`` reads no store (heartbeat age, and whether the owner process still
+  exists on this host) — it runs with every listing;
+* ``deep_statuses`` may read a few checkpoints per run (a live process that stopped making
+  progress, a loop) — it runs afterwards, only for runs the quick tier found alive.
+
+Both use ``inspector.resume`` (``liveness.owner_of``, ``stuck.diagnose_many``) when present,
+else a small local rule (pid gone on this host → crashed; heartbeat older than
+``STALE_AFTER`` → stuck). Call them from a worker thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from inspector.model import RunInfo
+from inspector.store.base import Store
+
+log = logging.getLogger(__name__)
+
+STALE_AFTER = 30.0
+ACTIVE = ("running", "stuck", "crashed")
+
+
+@dataclass(frozen=True)
+class EffectiveStatus:
+    """What the runs list shows for a run: a status and, when it differs, why."""
+
+    status: str
+    reason: str = ""
+
+
+def _local_owner_state(run: RunInfo, now: float) -> tuple[str, str]:
+    if run.owner_pid and run.owner_host == socket.gethostname():
+        import psutil
+        if not psutil.pid_exists(run.owner_pid):
+            return "gone", f"its process {run.owner_pid} on this host is gone"
+    beat = run.heartbeat or run.updated
+    if beat and now - beat > STALE_AFTER:
+        return "silent", f"no heartbeat for {int(now - beat)} s"
+    return "live", ""
+
+
+def _owner_state(run: RunInfo, now: float) -> tuple[str, str]:
+    try:
+        from inspector.resume.liveness import owner_of
+    except ImportError:
+        return _local_owner_state(run, now)
+    owner = owner_of(run, now=now, heartbeat_threshold=STALE_AFTER)
+    return owner.state, owner.text
+
+
+def quick_statuses(runs: Iterable[RunInfo], now: float | None = None) -> dict[str, EffectiveStatus]:
+    """Run id → crashed/stuck for active runs whose owner is gone or silent (no store reads)."""
+    now = time.time() if now is None else now
+    out: dict[str, EffectiveStatus] = {}
+    for run in runs:
+        if run.status not in ACTIVE:
+            continue
+        state, text = _owner_state(run, now)
+        if state == "gone":
+            out[run.id] = EffectiveStatus("crashed", text)
+        elif state == "silent":
+            out[run.id] = EffectiveStatus("stuck", text)
+    return out
+
+
+def deep_statuses(store: Store, runs: Iterable[RunInfo], now: float | None = None) -> dict[str, EffectiveStatus]:
+    """Run id → stuck/crashed for active runs a full diagnosis flags (may read the store)."""
+    try:
+        from inspector.resume.stuck import diagnose_many
+    except ImportError:
+        return {}
+    active = [r for r in runs if r.status in ACTIVE]
+    try:
+        found = diagnose_many(store, active, now=now, heartbeat_threshold=STALE_AFTER)
+    except Exception:  # noqa: BLE001 - a diagnosis must never break the runs list
+        log.exception("diagnosing runs failed")
+        return {}
+    return {run_id: EffectiveStatus(d.status, getattr(d, "summary", "") or "")
+            for run_id, d in found.items() if d.status in ("stuck", "crashed")}

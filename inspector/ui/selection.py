@@ -1,0 +1,89 @@
+"""Select a run (and a checkpoint) by reference once the data has loaded — signals, no sleeps."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from inspector.ui.main_window import MainWindow
+
+
+def parse_selection(text: str) -> tuple[str, int | None]:
+    """'RUN' or 'RUN:SEQ' (SEQ may be negative, counting from the end)."""
+    run, sep, seq = text.rpartition(":")
+    if sep and run:
+        try:
+            return run, int(seq)
+        except ValueError:
+            pass
+    return text, None
+
+
+class SelectionRequest(QObject):
+    """Waits for the runs list, selects RUN, then SEQ, then waits for the snapshot (if any).
+
+    Emits ``done`` when everything asked for is on screen, ``failed(message)`` otherwise.
+    """
+
+    done = Signal()
+    failed = Signal(str)
+
+    def __init__(self, window: MainWindow, text: str | None, parent: QObject | None = None) -> None:
+        super().__init__(parent or window)
+        self.window = window
+        self.run_ref, self.seq = parse_selection(text) if text else (None, None)
+        self._runs_loaded = False
+        self._waiting_forks = True
+        self._waiting_rows = False
+        self._waiting_snapshot = False
+        self._finished = False
+        model = window.runs_panel.model
+        model.runs_loaded.connect(self._on_runs_loaded)
+        model.annotated.connect(self._on_annotated)
+        window.timeline_panel.model.page_loaded.connect(self._on_page_loaded)
+        window.details.snapshot_loaded.connect(self._on_snapshot_loaded)
+
+    def _on_runs_loaded(self, _count: int) -> None:
+        if self._finished or self._runs_loaded:
+            return
+        self._runs_loaded = True
+        if self.run_ref is None:
+            self._check()
+            return
+        run = self.window.runs_panel.model.find_run(self.run_ref)
+        if run is None:
+            self._fail(f"There is no run {self.run_ref!r} in this store (give an id, an id prefix or a name).")
+            return
+        self._waiting_rows = run.checkpoint_count > 0
+        self.window.runs_panel.select_run(run.id)
+        if self.seq is not None and run.checkpoint_count:
+            seq = self.seq if self.seq >= 0 else run.checkpoint_count + self.seq
+            if not 0 <= seq < run.checkpoint_count:
+                self._fail(f"Run {run.id} has no checkpoint #{self.seq} (it has {run.checkpoint_count}).")
+                return
+            self._waiting_snapshot = True
+            self.window.timeline_panel.select_seq(seq)
+        self._check()
+
+    def _on_annotated(self) -> None:
+        self._waiting_forks = False
+        self._check()
+
+    def _on_page_loaded(self, _first: int, _last: int) -> None:
+        self._waiting_rows = False
+        self._check()
+
+    def _on_snapshot_loaded(self, _snapshot: object) -> None:
+        self._waiting_snapshot = False
+        self._check()
+
+    def _check(self) -> None:
+        if self._finished or not self._runs_loaded:
+            return
+        if not (self._waiting_forks or self._waiting_rows or self._waiting_snapshot):
+            self._finished = True
+            self.done.emit()
+
+    def _fail(self, message: str) -> None:
+        if not self._finished:
+            self._finished = True
+            self.failed.emit(message)

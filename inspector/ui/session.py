@@ -1,0 +1,115 @@
+"""The open store of a window: opening off-thread, switching, watching, closing."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from inspector.model import StoreInfo
+from inspector.store import open_store
+from inspector.store.base import Store
+from inspector.ui.tasks import TaskRunner
+from inspector.ui.watch_bridge import WatchBridge
+
+log = logging.getLogger(__name__)
+
+
+def _open(target: str) -> tuple[Store, Any]:
+    store = open_store(target, readonly=True)
+    try:
+        return store, store.cursor()
+    except BaseException:
+        store.close()
+        raise
+
+
+class StoreSession(QObject):
+    """Holds one read-only store, the task runner all its I/O goes through, and its watcher.
+
+    Opening happens in the thread pool; if it fails, the previous store stays open and
+    ``open_failed`` carries one sentence. ``generation`` changes with every store switch so
+    late results for an old store can be recognised and dropped.
+    """
+
+    opening = Signal(str)        # target being opened
+    opened = Signal(object)      # StoreInfo
+    open_failed = Signal(str)    # one sentence
+    closed = Signal()
+    changed = Signal(object)     # ChangeSet from the watcher
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.runner = TaskRunner(self)
+        self.bridge = WatchBridge(self.runner, self)
+        self.bridge.changed.connect(self.changed)
+        self.store: Store | None = None
+        self.generation = 0
+        self._request = 0
+        self._answered = 0
+        self.open_started = 0.0
+
+    @property
+    def busy_opening(self) -> bool:
+        """True while an open request has not answered yet."""
+        return self._answered < self._request
+
+    @property
+    def info(self) -> StoreInfo | None:
+        """What is open, or None."""
+        return self.store.info if self.store is not None else None
+
+    def open(self, target: str) -> None:
+        """Open ``target`` (path or URL) in the background; see the class docstring."""
+        self._request += 1
+        request = self._request
+        self.open_started = time.time()
+        self.opening.emit(target)
+        self.runner.run(lambda: _open(target), lambda result: self._on_opened(request, result),
+                        lambda message: self._on_open_failed(request, message))
+
+    def close(self) -> None:
+        """Close the current store (the window shows its welcome page)."""
+        self._request += 1
+        self._answered = self._request
+        if self.store is None:
+            return
+        self.bridge.detach()
+        old, self.store = self.store, None
+        self.generation += 1
+        old.close()
+        self.closed.emit()
+
+    def shutdown(self) -> None:
+        """Stop watching, wait for background tasks and close the store (window closing)."""
+        self.bridge.detach()
+        self.runner.shutdown()
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def is_current(self, generation: int) -> bool:
+        """True while the store open at ``generation`` is still the current one."""
+        return generation == self.generation and self.store is not None
+
+    # -- callbacks ------------------------------------------------------------------
+    def _on_opened(self, request: int, result: tuple[Store, Any]) -> None:
+        store, cursor = result
+        self._answered = max(self._answered, request)
+        if request != self._request:  # a newer open or a close superseded this one
+            store.close()
+            return
+        self.bridge.detach()
+        old, self.store = self.store, store
+        self.generation += 1
+        if old is not None:
+            old.close()
+        self.bridge.attach(store, cursor)
+        self.opened.emit(store.info)
+
+    def _on_open_failed(self, request: int, message: str) -> None:
+        self._answered = max(self._answered, request)
+        if request == self._request:
+            self.open_failed.emit(message)

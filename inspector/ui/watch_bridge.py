@@ -1,0 +1,157 @@
+"""Qt bridge over ``inspector.watch``: debounced, off-thread change polls → ``changed(ChangeSet)``.
+
+A change source (watchdog on the SQLite files, or a store's ``listen`` hook) pokes the
+bridge from its own thread. The bridge waits ``DEBOUNCE_MS`` so a burst of writes costs one
+poll, asks ``store.changes_since(cursor)`` in the thread pool, and emits only when the store
+really changed. Stores without a change source are polled every ``FALLBACK_POLL_MS``.
+Nothing ticks while a file-watched store is idle.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from inspector.model import ChangeSet
+from inspector.store.base import Store
+from inspector.ui.tasks import TaskRunner
+from inspector.watch import ChangeSource, ChangeTracker, FileWatcher, open_change_source
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_MS = 150
+FALLBACK_POLL_MS = 2000
+
+
+class WatchBridge(QObject):
+    """Watches one store at a time while live is on; see the module docstring."""
+
+    changed = Signal(object)   # ChangeSet (never empty)
+    failed = Signal(str)       # a poll failed (emitted once per distinct message)
+    polled = Signal()          # a poll finished (changed or not); for tests and benchmarks
+    _poked = Signal()
+
+    def __init__(self, runner: TaskRunner, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self._tracker: ChangeTracker | None = None
+        self._source: ChangeSource | None = None
+        self._live = True
+        self._in_flight = False
+        self._again = False
+        self._last_error = ""
+        self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._poll)
+        self._fallback = QTimer(self, interval=FALLBACK_POLL_MS)
+        self._fallback.timeout.connect(self._poll)
+        self._poked.connect(self._on_poked)
+
+    # -- public API -------------------------------------------------------------
+    @property
+    def live(self) -> bool:
+        """Whether changes are being watched."""
+        return self._live
+
+    @property
+    def watching(self) -> str:
+        """How the store is watched: 'files', 'listen', 'poll' or '' (not watching)."""
+        if self._tracker is None or not self._live:
+            return ""
+        if self._source is None:
+            return "poll"
+        return "files" if isinstance(self._source, FileWatcher) else "listen"
+
+    def attach(self, store: Store, cursor: Any) -> None:
+        """Watch ``store`` from ``cursor`` (taken off-thread when the store was opened)."""
+        self.detach()
+        self._tracker = ChangeTracker(store, cursor)
+        self._source = open_change_source(store, self._poked.emit)
+        if self._live:
+            self._start()
+
+    def detach(self) -> None:
+        """Stop watching the current store (joins the watcher thread)."""
+        self._stop()
+        self._source = None
+        self._tracker = None
+        self._in_flight = False
+        self._again = False
+        self._last_error = ""
+
+    def set_live(self, live: bool) -> None:
+        """Turn watching on or off; turning it on catches up at once."""
+        if live == self._live:
+            return
+        self._live = live
+        if self._tracker is None:
+            return
+        if live:
+            self._start()
+            self.poll_now()
+        else:
+            self._stop()
+
+    def poll_now(self) -> None:
+        """Ask the store for changes now (F5, or catching up after live was off)."""
+        self._poll()
+
+    # -- internals ----------------------------------------------------------------
+    def _start(self) -> None:
+        if self._source is not None:
+            try:
+                self._source.start()
+            except Exception as exc:  # noqa: BLE001 - e.g. inotify limits; fall back to polling
+                log.warning("cannot watch the store (%s); polling every %d ms", exc, FALLBACK_POLL_MS)
+                self._source = None
+        if self._source is None:
+            self._fallback.start()
+
+    def _stop(self) -> None:
+        self._debounce.stop()
+        self._fallback.stop()
+        if self._source is not None:
+            self._source.stop()
+
+    def _on_poked(self) -> None:
+        # throttle rather than restart: a steady stream of writes still gets a poll every
+        # DEBOUNCE_MS instead of being postponed forever
+        if self._live and self._tracker is not None and not self._debounce.isActive():
+            self._debounce.start()
+
+    def _poll(self) -> None:
+        tracker = self._tracker
+        if tracker is None:
+            return
+        if self._in_flight:
+            self._again = True
+            return
+        self._in_flight = True
+        self.runner.run(tracker.poll, lambda changes: self._on_polled(tracker, changes),
+                        lambda message: self._on_poll_failed(tracker, message))
+
+    def _on_polled(self, tracker: ChangeTracker, changes: ChangeSet | None) -> None:
+        if tracker is not self._tracker:
+            return
+        self._finish_poll()
+        self._last_error = ""
+        if changes is not None:
+            self.changed.emit(changes)
+        self.polled.emit()
+
+    def _on_poll_failed(self, tracker: ChangeTracker, message: str) -> None:
+        if tracker is not self._tracker:
+            return
+        self._finish_poll()
+        if message != self._last_error:
+            self._last_error = message
+            self.failed.emit(message)
+        self.polled.emit()
+
+    def _finish_poll(self) -> None:
+        self._in_flight = False
+        if self._again:
+            self._again = False
+            if self._live and not self._debounce.isActive():
+                self._debounce.start()

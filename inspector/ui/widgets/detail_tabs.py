@@ -1,0 +1,207 @@
+"""Detail tabs (State, Tasks, Metadata, Diff) for the selected checkpoint; loads snapshots off-thread.
+
+The panels live in their own modules (``state_panel``, ``tasks_panel``, ``metadata_panel``,
+``diff_panel``); each is a QWidget with ``show_snapshot(snapshot, run)``. A module that is
+not there yet is replaced by a placeholder, so the shell works on its own.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+
+from inspector.model import CheckpointInfo, RunInfo, Snapshot
+from inspector.ui import style
+from inspector.ui.session import StoreSession
+
+log = logging.getLogger(__name__)
+
+TABS = (("state", "State", "state_panel"), ("tasks", "Tasks", "tasks_panel"),
+        ("metadata", "Metadata", "metadata_panel"), ("diff", "Diff", "diff_panel"))
+LOAD_DELAY_MS = 40   # coalesces the selection changes of a fast scrub into one load
+
+
+class PlaceholderPanel(QLabel):
+    """Stands in for a panel module that is not installed."""
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = title
+        style.mute(self)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)
+        self.show_snapshot(None, None)
+
+    def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
+        """Name the checkpoint the missing panel would show."""
+        if snapshot is None:
+            self.setText(f"{self.title}: select a checkpoint.")
+        else:
+            info = snapshot.info
+            self.setText(f"{self.title} of #{info.seq} {info.kind} {info.name}\n(panel not available)")
+
+
+def _panel_class(module_name: str) -> type[QWidget] | None:
+    try:
+        module = importlib.import_module(f"inspector.ui.widgets.{module_name}")
+    except ImportError as exc:
+        if exc.name != f"inspector.ui.widgets.{module_name}":
+            log.exception("the %s module failed to import", module_name)
+        return None
+    found = [cls for _name, cls in inspect.getmembers(module, inspect.isclass)
+             if cls.__module__ == module.__name__ and issubclass(cls, QWidget) and hasattr(cls, "show_snapshot")]
+    found.sort(key=lambda cls: not cls.__name__.endswith("Panel"))
+    return found[0] if found else None
+
+
+def make_panel(module_name: str, title: str, session: StoreSession, parent: QWidget) -> QWidget:
+    """The panel of ``module_name`` (given the session if it takes one), else a placeholder."""
+    cls = _panel_class(module_name)
+    if cls is None:
+        return PlaceholderPanel(title, parent)
+    params = inspect.signature(cls).parameters
+    kwargs: dict[str, object] = {}
+    if "session" in params:
+        kwargs["session"] = session
+    if "parent" in params:
+        kwargs["parent"] = parent
+    try:
+        return cls(**kwargs)
+    except Exception:  # noqa: BLE001 - a broken panel must not take the window down
+        log.exception("the %s panel failed to start", module_name)
+        return PlaceholderPanel(title, parent)
+
+
+class DetailTabs(QWidget):
+    """Loads the current checkpoint's Snapshot in the background and hands it to every panel."""
+
+    snapshot_loaded = Signal(object)   # Snapshot (after every panel was given it)
+    pair_loaded = Signal(object, object)
+
+    def __init__(self, session: StoreSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        style.polish(self.tabs.tabBar(), "tab_bar")
+        self.panels: dict[str, QWidget] = {}      # built panels (a tab's panel is built when first shown)
+        self._pages: dict[str, QWidget] = {}
+        for key, title, _module in TABS:
+            page = QWidget(self.tabs)
+            QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            self._pages[key] = page
+            self.tabs.addTab(page, title)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+        self.snapshot: Snapshot | None = None
+        self._run: RunInfo | None = None
+        self._pair: tuple[Snapshot, Snapshot] | None = None
+        self._request: tuple[CheckpointInfo | None, RunInfo | None] = (None, None)
+        self._timer = QTimer(self, singleShot=True, interval=LOAD_DELAY_MS)
+        self._timer.timeout.connect(self._load)
+        self.tabs.currentChanged.connect(lambda _i: self._ensure_panel(self.current_tab()))
+        self._ensure_panel(self.current_tab())
+        session.opened.connect(self._on_store_opened)
+        session.closed.connect(self._on_store_closed)
+
+    def _ensure_panel(self, key: str) -> QWidget | None:
+        """Build the panel of tab ``key`` if needed and bring it up to date."""
+        if key in self.panels or key not in self._pages:
+            return self.panels.get(key)
+        module, title = next((m, t) for k, t, m in TABS if k == key)
+        page = self._pages[key]
+        panel = make_panel(module, title, self.session, page)
+        style.polish(page, "panel")  # headers, buttons and inputs in the look of the rest
+        page.layout().addWidget(panel)
+        self.panels[key] = panel
+        if self.session.store is not None and hasattr(panel, "set_store"):
+            panel.set_store(self.session.store)
+        self._show_in(key, panel, self.snapshot, self._run)
+        if key == "diff" and self._pair is not None and hasattr(panel, "show_pair"):
+            panel.show_pair(self._pair[0], self._pair[1], self._run)
+        return panel
+
+    # -- public API ------------------------------------------------------------------
+    def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None) -> None:
+        """Show ``info`` (None clears every panel); the snapshot loads shortly after."""
+        self._request = (info, run)
+        if info is None:
+            self._timer.stop()
+            self.session.runner.cancel("detail:snapshot")
+            self._deliver(None, run)
+            return
+        self._timer.start()
+
+    def show_selection(self, infos: list[CheckpointInfo], run: RunInfo | None) -> None:
+        """Two selected checkpoints: give the Diff panel both (it compares a pair)."""
+        store = self.session.store
+        if len(infos) != 2 or store is None:
+            self._pair = None
+            return
+        older, newer = infos
+        self.session.runner.run(lambda: (store.load(older.id), store.load(newer.id)),
+                                lambda pair: self._deliver_pair(pair, run), key="detail:pair")
+
+    def set_tab(self, key: str) -> None:
+        """Bring a tab to the front: 'state', 'tasks', 'metadata' or 'diff'."""
+        page = self._pages.get(key)
+        if page is not None:
+            self.tabs.setCurrentWidget(page)
+            self._ensure_panel(key)
+
+    def current_tab(self) -> str:
+        """The key of the visible tab."""
+        current = self.tabs.currentWidget()
+        return next((k for k, p in self._pages.items() if p is current), "")
+
+    # -- internals -------------------------------------------------------------------------
+    def _on_store_opened(self, _info: object) -> None:
+        self._set_store(self.session.store)
+        self.show_checkpoint(None, None)
+
+    def _on_store_closed(self) -> None:
+        self.show_checkpoint(None, None)
+        self._set_store(None)
+
+    def _set_store(self, store: object) -> None:
+        self._pair = None
+        for panel in self.panels.values():
+            if hasattr(panel, "set_store"):
+                panel.set_store(store)
+
+    def _load(self) -> None:
+        info, run = self._request
+        store = self.session.store
+        if info is None or store is None:
+            return
+        self.session.runner.run(lambda: store.load(info.id), lambda snap: self._deliver(snap, run),
+                                key="detail:snapshot")
+
+    def _deliver(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
+        self.snapshot, self._run = snapshot, run
+        for key, panel in self.panels.items():
+            self._show_in(key, panel, snapshot, run)
+        if snapshot is not None:
+            self.snapshot_loaded.emit(snapshot)
+
+    @staticmethod
+    def _show_in(key: str, panel: QWidget, snapshot: Snapshot | None, run: RunInfo | None) -> None:
+        try:
+            panel.show_snapshot(snapshot, run)
+        except Exception:  # noqa: BLE001 - one failing panel must not hide the others
+            log.exception("the %s panel failed to show a snapshot", key)
+
+    def _deliver_pair(self, pair: tuple[Snapshot, Snapshot], run: RunInfo | None) -> None:
+        self._pair, self._run = pair, run
+        diff = self.panels.get("diff")
+        if diff is not None and hasattr(diff, "show_pair"):
+            try:
+                diff.show_pair(pair[0], pair[1], run)
+            except Exception:  # noqa: BLE001
+                log.exception("the diff panel failed to compare two snapshots")
+        self.pair_loaded.emit(pair[0], pair[1])

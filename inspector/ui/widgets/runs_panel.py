@@ -1,0 +1,260 @@
+"""The runs panel: filter bar, lineage tree of runs with status pills and progress, live refresh."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QMenu, QToolButton, QTreeView, QVBoxLayout, QWidget)
+
+from inspector.model import RUN_STATUSES, ChangeSet, RunInfo
+from inspector.ui import icons, style
+from inspector.ui.models.run_tree import (COL_AGENT, COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
+                                          COL_STATUS, COL_UPDATED, COLUMN_TITLES)
+from inspector.ui.models.runs_filter import RunsFilterProxy
+from inspector.ui.models.runs_model import ForkSeqRole, ProgressRole, RunRole, RunsModel, StatusRole
+from inspector.ui.session import StoreSession
+from inspector.ui.widgets.item_delegates import ProgressDelegate, RunNameDelegate, StatusPillDelegate
+
+REFRESH_MS = 30_000        # relative times and stuck diagnoses
+FILTER_DELAY_MS = 150      # typing pause before filtering
+COLUMN_WIDTHS = {COL_STATUS: 96, COL_CHECKPOINTS: 54, COL_CHECKS: 92, COL_UPDATED: 78, COL_AGENT: 110, COL_ID: 110}
+
+
+class RunsPanel(QWidget):
+    """Every run of the open store; emits ``run_selected`` when the user picks one."""
+
+    run_selected = Signal(object)   # RunInfo
+    run_updated = Signal(object)    # newer RunInfo of the selected run (live)
+
+    def __init__(self, session: StoreSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.model = RunsModel(session, self)
+        self.proxy = RunsFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self._selected_id: str | None = None
+        self._build()
+        self._filter_timer = QTimer(self, singleShot=True, interval=FILTER_DELAY_MS)
+        self._filter_timer.timeout.connect(lambda: self.proxy.set_text(self.filter_edit.text()))
+        self._refresh_timer = QTimer(self, interval=REFRESH_MS)
+        self._refresh_timer.timeout.connect(self.model.refresh_running)
+        self._wire()
+
+    # -- construction ---------------------------------------------------------------
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self._build_header())
+        layout.addWidget(self._build_filter_bar())
+        self.view = QTreeView(self)
+        self.view.setObjectName("runsView")
+        self.view.setFrameShape(QFrame.Shape.NoFrame)
+        self.view.setModel(self.proxy)
+        self.view.setUniformRowHeights(True)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(COL_UPDATED, Qt.SortOrder.DescendingOrder)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setIndentation(14)
+        self.view.setExpandsOnDoubleClick(False)
+        self.view.setItemDelegateForColumn(COL_NAME, RunNameDelegate(RunRole, ForkSeqRole, self.view))
+        self.view.setItemDelegateForColumn(COL_STATUS, StatusPillDelegate(StatusRole, self.view))
+        self.view.setItemDelegateForColumn(COL_CHECKS, ProgressDelegate(ProgressRole, self.view))
+        header = self.view.header()
+        style.polish(header, "header")
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(40)
+        for col, width in COLUMN_WIDTHS.items():
+            header.resizeSection(col, width)
+        header.setSectionHidden(COL_AGENT, True)
+        header.setSectionHidden(COL_ID, True)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._on_header_menu)
+        layout.addWidget(self.view, 1)
+        self.empty_hint = style.mute(QLabel("No runs match the filter.", self.view.viewport()))
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.hide()
+
+    def _build_header(self) -> QFrame:
+        frame = QFrame(self)
+        style.polish(frame, "panel_header")
+        row = QHBoxLayout(frame)
+        row.setContentsMargins(10, 6, 10, 6)
+        title = style.bold(QLabel("Runs", frame))
+        self.count_label = style.mute(QLabel("", frame))
+        row.addWidget(title)
+        row.addStretch(1)
+        row.addWidget(self.count_label)
+        return frame
+
+    def _build_filter_bar(self) -> QWidget:
+        bar = QWidget(self)
+        style.polish(bar, "filter_bar")
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(8, 6, 8, 6)
+        row.setSpacing(4)
+        self.filter_edit = QLineEdit(bar)
+        self.filter_edit.setPlaceholderText("Filter by name, agent or id")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.addAction(icons.icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        row.addWidget(self.filter_edit, 1)
+        self.status_button = QToolButton(bar)
+        self.status_button.setIcon(icons.icon("filter"))
+        self.status_button.setText("Status")
+        self.status_button.setToolTip("Show only runs with these statuses")
+        self.status_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.status_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.status_menu = QMenu(self.status_button)
+        self.status_actions: dict[str, QAction] = {}
+        for status in RUN_STATUSES:
+            action = self.status_menu.addAction(icons.status_icon(status), status)
+            action.setCheckable(True)
+            action.toggled.connect(self._on_status_toggled)
+            self.status_actions[status] = action
+        self.status_menu.addSeparator()
+        self.status_menu.addAction("Show all statuses", lambda: self.set_status_filter(()))
+        self.status_button.setMenu(self.status_menu)
+        row.addWidget(self.status_button)
+        self.forks_button = QToolButton(bar)
+        self.forks_button.setIcon(icons.icon("branch"))
+        self.forks_button.setCheckable(True)
+        self.forks_button.setChecked(True)
+        self.forks_button.setToolTip("Show forks under the run they came from")
+        self.forks_button.toggled.connect(lambda on: self.proxy.set_hide_forks(not on))
+        row.addWidget(self.forks_button)
+        return bar
+
+    def _wire(self) -> None:
+        self.filter_edit.textChanged.connect(lambda _t: self._filter_timer.start())
+        self.view.selectionModel().currentRowChanged.connect(self._on_current_changed)
+        self.model.runs_loaded.connect(self._on_runs_loaded)
+        self.proxy.rowsInserted.connect(self._expand_inserted)
+        self.model.modelReset.connect(self._on_model_reset)
+        self.model.runs_updated.connect(self._on_runs_updated)
+        for signal in (self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.modelReset,
+                       self.proxy.layoutChanged):
+            signal.connect(self._update_counts)
+        self.session.opened.connect(lambda _info: self._on_store_opened())
+        self.session.closed.connect(self._on_store_closed)
+
+    # -- public API ---------------------------------------------------------------------
+    def focus_filter(self) -> None:
+        """Put the cursor in the filter box (Ctrl+F)."""
+        self.filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.filter_edit.selectAll()
+
+    def set_text_filter(self, text: str) -> None:
+        """Filter by text at once (no typing delay)."""
+        self.filter_edit.setText(text)
+        self._filter_timer.stop()
+        self.proxy.set_text(text)
+
+    def set_status_filter(self, statuses: tuple[str, ...] | list[str] | set[str]) -> None:
+        """Show only these effective statuses (empty: all)."""
+        for status, action in self.status_actions.items():
+            action.blockSignals(True)
+            action.setChecked(status in statuses)
+            action.blockSignals(False)
+        self._on_status_toggled()
+
+    def set_show_forks(self, show: bool) -> None:
+        """Show or hide forked runs."""
+        self.forks_button.setChecked(show)
+
+    def current_run(self) -> RunInfo | None:
+        """The selected run."""
+        return self.model.run(self._selected_id) if self._selected_id else None
+
+    def select_run(self, run_id: str) -> bool:
+        """Select a run by id; False if it is not listed (or filtered out)."""
+        source = self.model.run_index(run_id)
+        index = self.proxy.mapFromSource(source)
+        if not index.isValid():
+            return False
+        self.view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        self.view.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        return True
+
+    def apply_changes(self, changes: ChangeSet) -> None:
+        """Merge a live change."""
+        self.model.apply_changes(changes)
+
+    def refresh(self) -> None:
+        """Re-read every run (F5)."""
+        self.model.reload()
+
+    # -- slots ----------------------------------------------------------------------------
+    def _on_store_opened(self) -> None:
+        self._selected_id = None
+        self.model.clear()
+        self.model.reload()
+        self._refresh_timer.start()
+
+    def _on_store_closed(self) -> None:
+        self._refresh_timer.stop()
+        self._selected_id = None
+        self.model.clear()
+
+    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return  # filtered out: keep showing what was selected
+        run = current.data(RunRole)
+        if run is not None and run.id != self._selected_id:
+            self._selected_id = run.id
+            self.run_selected.emit(run)
+
+    def _on_model_reset(self) -> None:
+        self.view.expandAll()
+        if self._selected_id:
+            self.select_run(self._selected_id)
+
+    def _on_runs_loaded(self, _count: int) -> None:
+        self.view.expandAll()
+        self._update_counts()
+        if self._selected_id and self.model.run(self._selected_id) is None:
+            self._selected_id = None
+
+    def _on_runs_updated(self, run_ids: list[str]) -> None:
+        self._update_counts()
+        if self._selected_id in run_ids:
+            run = self.model.run(self._selected_id)
+            if run is not None:
+                self.run_updated.emit(run)
+
+    def _expand_inserted(self, parent: QModelIndex, _first: int, _last: int) -> None:
+        if parent.isValid():  # a new fork: show it under its run
+            self.view.expand(parent)
+
+    def _on_status_toggled(self, *_args: object) -> None:
+        chosen = [s for s, a in self.status_actions.items() if a.isChecked()]
+        self.proxy.set_statuses(chosen)
+        self.status_button.setText(f"Status ({len(chosen)})" if chosen else "Status")
+
+    def _update_counts(self, *_args: object) -> None:
+        total = len(self.model.tree)
+        shown = self.proxy.rowCount()
+        roots = len(self.model.tree.root.children)
+        filtered = bool(self.proxy.text or self.proxy.statuses or self.proxy.hide_forks)
+        self.count_label.setText(f"{shown:,} of {roots:,} shown" if filtered else f"{total:,} runs")
+        self.empty_hint.setVisible(total > 0 and shown == 0)
+        self.empty_hint.resize(self.view.viewport().size())
+
+    def _on_header_menu(self, pos: QPoint) -> None:
+        header = self.view.header()
+        menu = QMenu(self)
+        for col, title in enumerate(COLUMN_TITLES):
+            if col == COL_NAME:
+                continue
+            action = menu.addAction(title)
+            action.setCheckable(True)
+            action.setChecked(not header.isSectionHidden(col))
+            action.toggled.connect(lambda on, c=col: header.setSectionHidden(c, not on))
+        menu.popup(header.mapToGlobal(pos))
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+        super().resizeEvent(event)
+        self.empty_hint.resize(self.view.viewport().size())

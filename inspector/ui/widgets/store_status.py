@@ -1,0 +1,79 @@
+"""Status-bar widgets naming the open store: path, kind, backend, read-only, live state."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from inspector.model import StoreInfo
+from inspector.ui import style
+from inspector.ui.formatting import elide_middle
+from inspector.ui.style import mono_font
+
+KIND_NAMES = {"native": "native", "langgraph": "LangGraph"}
+BACKEND_NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
+
+
+def describe(info: StoreInfo) -> str:
+    """'native · SQLite · read-only' for titles and tooltips."""
+    parts = [KIND_NAMES.get(info.kind, info.kind), BACKEND_NAMES.get(info.backend, info.backend)]
+    parts.append("read-only" if info.read_only else "writable")
+    return " \u00b7 ".join(parts)
+
+
+class _Chip(QLabel):
+    def set_chip(self, text: str, hue: str) -> None:
+        bg, border, fg = style.theme().pill_colors(QColor(hue))
+        self.setText(text)
+        self.setStyleSheet(f"QLabel {{ background: {bg.name(QColor.NameFormat.HexArgb)}; color: {fg.name()};"
+                           f" border: 1px solid {border.name(QColor.NameFormat.HexArgb)};"
+                           f" border-radius: 8px; padding: 0px 7px; }}")
+        self.setVisible(bool(text))
+
+
+class StoreStatus(QWidget):
+    """The permanent right-hand part of the status bar."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 6, 0)
+        row.setSpacing(6)
+        self.path_label = QLabel(self)
+        self.path_label.setFont(mono_font(-1.0))
+        self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.kind_chip = _Chip(self)
+        self.backend_chip = _Chip(self)
+        self.readonly_chip = _Chip(self)
+        self.live_chip = _Chip(self)
+        for widget in (self.path_label, self.kind_chip, self.backend_chip, self.readonly_chip, self.live_chip):
+            row.addWidget(widget)
+        self.info: StoreInfo | None = None
+        self.set_store(None)
+
+    def set_store(self, info: StoreInfo | None) -> None:
+        """Describe the open store (None: nothing open)."""
+        self.info = info
+        if info is None:
+            self.path_label.setText("no store open")
+            self.path_label.setToolTip("")
+            for chip in (self.kind_chip, self.backend_chip, self.readonly_chip, self.live_chip):
+                chip.set_chip("", "#768390")
+            return
+        self.path_label.setText(elide_middle(info.display, 64))
+        self.path_label.setToolTip(f"{info.display}\n{describe(info)}")
+        self.kind_chip.set_chip(KIND_NAMES.get(info.kind, info.kind), "#8250df" if info.kind == "langgraph" else "#0969da")
+        self.backend_chip.set_chip(BACKEND_NAMES.get(info.backend, info.backend), "#768390")
+        self.readonly_chip.set_chip("read-only" if info.read_only else "writable",
+                                    "#1a7f37" if info.read_only else "#d4762c")
+
+    def set_live(self, live: bool, how: str = "") -> None:
+        """Show whether the store is watched ('files', 'listen', 'poll')."""
+        if self.info is None:
+            self.live_chip.set_chip("", "#768390")
+            return
+        self.live_chip.set_chip("\u25cf live" if live else "paused", "#2da44e" if live else "#768390")
+        self.live_chip.setToolTip({"files": "Watching the database files for changes",
+                                   "listen": "Listening for change notifications",
+                                   "poll": "Checking for changes every 2 seconds"}.get(how, "Not watching for changes"))

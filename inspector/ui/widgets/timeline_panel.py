@@ -1,0 +1,238 @@
+"""The timeline panel: a run's checkpoints (lazy table), keyboard navigation and a scrubber."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QSlider,
+                               QTableView, QVBoxLayout, QWidget)
+
+from inspector.model import ChangeSet, CheckpointInfo, RunInfo
+from inspector.ui import style
+from inspector.ui.models.timeline_model import (COL_CHANGE, COL_CHECKS, COL_DELTA, COL_FORKS, COL_GAP,
+                                                COL_KIND, COL_NAME, COL_SEQ, COL_SIZE, COL_TIME,
+                                                LaneRole, ProgressRole, TimelineModel)
+from inspector.ui.session import StoreSession
+from inspector.ui.widgets.item_delegates import LaneDelegate, ProgressDelegate
+
+COLUMN_WIDTHS = {COL_SEQ: 56, COL_KIND: 74, COL_NAME: 140, COL_TIME: 70, COL_GAP: 66, COL_SIZE: 64,
+                 COL_DELTA: 66, COL_CHECKS: 90, COL_FORKS: 50}
+ROW_HEIGHT = 26
+
+
+class TimelineView(QTableView):
+    """A table where Home/End go to the first/last checkpoint (not the first/last column)."""
+
+    def moveCursor(self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier) -> QModelIndex:
+        model = self.model()
+        if model is not None and model.rowCount() and action in (
+                QAbstractItemView.CursorAction.MoveHome, QAbstractItemView.CursorAction.MoveEnd):
+            row = 0 if action == QAbstractItemView.CursorAction.MoveHome else model.rowCount() - 1
+            column = max(0, self.currentIndex().column())
+            return model.index(row, column)
+        return super().moveCursor(action, modifiers)
+
+
+class TimelinePanel(QWidget):
+    """Shows one run's checkpoints; emits the current checkpoint and the multi-selection."""
+
+    checkpoint_selected = Signal(object)    # CheckpointInfo of the current row
+    checkpoints_selected = Signal(list)     # every selected (loaded) CheckpointInfo, by seq
+
+    def __init__(self, session: StoreSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.model = TimelineModel(session, self)
+        self._pending_row: int | None = None
+        self._build()
+        self._wire()
+        self._show_run_header(None)
+
+    # -- construction ------------------------------------------------------------------
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self._build_header())
+        self.view = TimelineView(self)
+        self.view.setObjectName("timelineView")
+        self.view.setFrameShape(QFrame.Shape.NoFrame)
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setShowGrid(False)
+        self.view.setWordWrap(False)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.view.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        vheader = self.view.verticalHeader()
+        vheader.hide()
+        vheader.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vheader.setDefaultSectionSize(ROW_HEIGHT)
+        header = self.view.horizontalHeader()
+        style.polish(header, "header")
+        header.setHighlightSections(False)
+        header.setStretchLastSection(True)
+        header.setMinimumSectionSize(36)
+        for col, width in COLUMN_WIDTHS.items():
+            header.resizeSection(col, width)
+        metrics = self.view.fontMetrics()  # times of other days read "11-27 04:23"
+        header.resizeSection(COL_TIME, max(COLUMN_WIDTHS[COL_TIME], metrics.horizontalAdvance("88-88 88:88") + 20))
+        header.setSectionResizeMode(COL_CHANGE, QHeaderView.ResizeMode.Stretch)
+        self.view.setItemDelegateForColumn(COL_CHECKS, ProgressDelegate(ProgressRole, self.view))
+        self.view.setItemDelegateForColumn(COL_NAME, LaneDelegate(LaneRole, self.view))
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self._build_scrubber())
+        self.empty_hint = style.mute(QLabel("Select a run to see its checkpoints.", self.view.viewport()))
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+    def _build_header(self) -> QFrame:
+        frame = QFrame(self)
+        style.polish(frame, "panel_header")
+        row = QHBoxLayout(frame)
+        row.setContentsMargins(10, 6, 10, 6)
+        title = style.bold(QLabel("Timeline", frame))
+        self.run_label = style.mute(QLabel("", frame))
+        self.run_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.count_label = style.mute(QLabel("", frame))
+        row.addWidget(title)
+        row.addSpacing(8)
+        row.addWidget(self.run_label, 1)
+        row.addWidget(self.count_label)
+        return frame
+
+    def _build_scrubber(self) -> QWidget:
+        bar = QFrame(self)
+        style.polish(bar, "scrubber")
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(10, 4, 10, 4)
+        self.scrubber = QSlider(Qt.Orientation.Horizontal, bar)
+        self.scrubber.setToolTip("Scrub through the run's checkpoints")
+        self.scrubber.setRange(0, 0)
+        self.scrubber.setEnabled(False)
+        self.position_label = style.mute(QLabel("", bar))
+        self.position_label.setMinimumWidth(110)
+        self.position_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self.scrubber, 1)
+        row.addWidget(self.position_label)
+        return bar
+
+    def _wire(self) -> None:
+        selection = self.view.selectionModel()
+        selection.currentRowChanged.connect(self._on_current_row_changed)
+        selection.selectionChanged.connect(self._on_selection_changed)
+        self.scrubber.valueChanged.connect(self._on_scrubbed)
+        self.model.page_loaded.connect(self._on_page_loaded)
+        self.model.modelReset.connect(self._sync_scrubber_range)
+        self.model.rowsInserted.connect(self._sync_scrubber_range)
+
+    # -- public API ------------------------------------------------------------------------
+    def show_run(self, run: RunInfo | None) -> None:
+        """Show ``run``'s timeline (placeholders at once, rows as their pages load)."""
+        self._pending_row = None
+        self.model.set_run(run)
+        self._show_run_header(run)
+        self.view.scrollToTop()
+
+    def update_run(self, run: RunInfo) -> None:
+        """A newer RunInfo of the shown run arrived (live)."""
+        self.model.update_run(run)
+        self._show_count()
+
+    def set_forks(self, forks: list[RunInfo]) -> None:
+        """Runs forked from the shown run (fork markers)."""
+        self.model.set_forks(forks)
+
+    def apply_changes(self, changes: ChangeSet) -> None:
+        """Append live checkpoints of the shown run."""
+        self.model.apply_changes(changes)
+        self._show_count()
+
+    def select_row(self, row: int, center: bool = False) -> None:
+        """Make ``row`` the current and only selected row and scroll it into view."""
+        if not 0 <= row < self.model.rowCount():
+            return
+        index = self.model.index(row, max(0, self.view.currentIndex().column()))
+        self.view.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        hint = QAbstractItemView.ScrollHint.PositionAtCenter if center else QAbstractItemView.ScrollHint.EnsureVisible
+        self.view.scrollTo(index, hint)
+
+    def select_seq(self, seq: int) -> None:
+        """Select checkpoint ``seq`` (negative counts from the end), centred in the view."""
+        self.select_row(seq if seq >= 0 else self.model.rowCount() + seq, center=True)
+
+    def current_checkpoint(self) -> CheckpointInfo | None:
+        """The checkpoint of the current row, if loaded."""
+        index = self.view.currentIndex()
+        return self.model.checkpoint(index.row()) if index.isValid() else None
+
+    def selected_checkpoints(self) -> list[CheckpointInfo]:
+        """Every selected checkpoint that is loaded, in seq order."""
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        return [c for c in (self.model.checkpoint(r) for r in rows) if c is not None]
+
+    # -- slots ------------------------------------------------------------------------------
+    def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        row = current.row()
+        self._sync_scrubber(row)
+        info = self.model.checkpoint(row)
+        if info is None:
+            self._pending_row = row
+            self.model.request_row(row)
+            return
+        self._pending_row = None
+        self.checkpoint_selected.emit(info)
+
+    def _on_selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        self.checkpoints_selected.emit(self.selected_checkpoints())
+
+    def _on_page_loaded(self, first: int, last: int) -> None:
+        row = self._pending_row
+        if row is not None and first <= row <= last:
+            self._pending_row = None
+            info = self.model.checkpoint(row)
+            if info is not None:
+                self.checkpoint_selected.emit(info)
+                if len(self.view.selectionModel().selectedRows()) > 1:
+                    self.checkpoints_selected.emit(self.selected_checkpoints())
+
+    def _on_scrubbed(self, value: int) -> None:
+        if value != self.view.currentIndex().row():
+            self.select_row(value)
+
+    def _sync_scrubber(self, row: int) -> None:
+        self.scrubber.blockSignals(True)
+        self.scrubber.setValue(row)
+        self.scrubber.blockSignals(False)
+        count = self.model.rowCount()
+        self.position_label.setText(f"#{row}  of {count - 1:,}" if count else "")
+
+    def _sync_scrubber_range(self, *_args: object) -> None:
+        count = self.model.rowCount()
+        self.scrubber.blockSignals(True)
+        self.scrubber.setRange(0, max(0, count - 1))
+        self.scrubber.setPageStep(max(1, min(100, count // 20)))
+        self.scrubber.blockSignals(False)
+        self.scrubber.setEnabled(count > 1)
+        current = self.view.currentIndex()
+        self._sync_scrubber(current.row() if current.isValid() else 0)
+        if not current.isValid():
+            self.position_label.setText(f"{count:,} checkpoints" if count else "")
+        self._show_count()
+
+    def _show_run_header(self, run: RunInfo | None) -> None:
+        self.run_label.setText(run.name if run else "")
+        self.run_label.setToolTip(f"{run.name}\n{run.id}" if run else "")
+        self.empty_hint.setVisible(run is None)
+        self.empty_hint.resize(self.view.viewport().size())
+        self._show_count()
+
+    def _show_count(self) -> None:
+        count = self.model.rowCount()
+        self.count_label.setText(f"{count:,} checkpoints" if self.model.run is not None else "")
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+        super().resizeEvent(event)
+        self.empty_hint.resize(self.view.viewport().size())

@@ -1,0 +1,7 @@
+"""Watching a store for changes without Qt: file watcher, change cursor, pluggable change sources."""
+
+from inspector.watch.files import FileWatcher
+from inspector.watch.sources import ChangeSource, open_change_source
+from inspector.watch.tracker import ChangeTracker
+
+__all__ = ["FileWatcher", "ChangeSource", "open_change_source", "ChangeTracker"]

@@ -1,0 +1,81 @@
+"""A watchdog observer on a few files (a SQLite store and its -wal/-shm) with start/stop-and-join."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from watchdog.events import (FileClosedEvent, FileCreatedEvent, FileDeletedEvent,
+                             FileModifiedEvent, FileMovedEvent, FileSystemEvent,
+                             FileSystemEventHandler)
+from watchdog.observers import Observer
+
+log = logging.getLogger(__name__)
+
+# Only events that mean "bytes changed". Opening or closing a file without writing (what a
+# reader does) is ignored, otherwise our own reads would wake us up in a loop.
+WRITE_EVENTS = (FileModifiedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent)
+
+
+class _Handler(FileSystemEventHandler):
+    """Forwards write events on the watched names to a callback."""
+
+    def __init__(self, names: set[str], on_change: Callable[[Path], None]) -> None:
+        self.names = names
+        self.on_change = on_change
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if not isinstance(event, WRITE_EVENTS):
+            return
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            if raw and os.path.basename(os.fsdecode(raw)) in self.names:
+                self.on_change(Path(os.fsdecode(raw)))
+                return
+
+
+class FileWatcher:
+    """Calls ``on_change(path)`` (from a watchdog thread) when one of ``paths`` is written.
+
+    The parent directories are watched (non-recursively) so that files created later, such
+    as a SQLite ``-wal`` file, are seen too. ``stop()`` stops the observer and joins it.
+    """
+
+    def __init__(self, paths: Iterable[Path], on_change: Callable[[Path], None]) -> None:
+        self.paths = [Path(p) for p in paths]
+        self.on_change = on_change
+        self._observer: Observer | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def running(self) -> bool:
+        """True between start() and stop()."""
+        return self._observer is not None
+
+    def start(self) -> None:
+        """Start watching (idempotent)."""
+        with self._lock:
+            if self._observer is not None:
+                return
+            observer = Observer()
+            by_dir: dict[Path, set[str]] = {}
+            for path in self.paths:
+                by_dir.setdefault(path.parent, set()).add(path.name)
+            for folder, names in by_dir.items():
+                observer.schedule(_Handler(names, self.on_change), str(folder), recursive=False)
+            observer.daemon = True
+            observer.start()
+            self._observer = observer
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop watching and join the observer thread (idempotent)."""
+        with self._lock:
+            observer, self._observer = self._observer, None
+        if observer is None:
+            return
+        observer.stop()
+        observer.join(timeout)
+        if observer.is_alive():  # pragma: no cover - watchdog normally stops within a second
+            log.warning("the file watcher did not stop within %.1f s", timeout)

@@ -1,0 +1,70 @@
+"""Fixtures for the GUI tests: Qt warnings fail a test, settings live in a temp dir, windows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, QtMsgType
+from PySide6.QtWidgets import QApplication
+
+# What the offscreen platform prints for every shown window: not a defect of ours.
+IGNORED_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """QSettings of the tests go to a temp dir, never to the user's configuration."""
+    folder = str(tmp_path_factory.mktemp("qsettings"))
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, folder)
+
+
+@pytest.fixture(autouse=True)
+def fail_on_qt_warnings(qtlog) -> Iterator[None]:  # noqa: ANN001 - pytest-qt fixture
+    """A Qt warning, critical or fatal message logged during a GUI test fails it."""
+    yield
+    bad = [r for r in qtlog.records
+           if r.type in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg)
+           and not any(r.message.startswith(m) for m in IGNORED_QT_MESSAGES)]
+    assert not bad, "Qt warnings: " + "; ".join(r.message for r in bad)
+
+
+@pytest.fixture
+def window(qtbot, qapp: QApplication):  # noqa: ANN001, ANN201 - pytest-qt fixtures
+    """A main window (offscreen, settings not restored), closed and drained after the test."""
+    from inspector.ui import style
+    from inspector.ui.main_window import MainWindow
+
+    saved = (qapp.style().name(), qapp.palette(), qapp.styleSheet())
+    style.apply_theme(qapp, "light")
+    win = MainWindow(restore_settings=False)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    yield win
+    win.close()
+    qapp.setStyle(saved[0])  # leave the application as other tests expect it
+    qapp.setPalette(saved[1])
+    qapp.setStyleSheet(saved[2])
+
+
+def open_in(window, qtbot, path: Path | str) -> None:  # noqa: ANN001
+    """Open ``path`` in ``window`` and wait until every run is listed and annotated."""
+    model = window.runs_panel.model
+    with qtbot.waitSignals([model.runs_loaded, model.annotated], timeout=20_000):
+        window.open_store(str(path))
+
+
+def select_run(window, qtbot, run_id: str) -> None:  # noqa: ANN001
+    """Select a run and wait for the first page of its timeline."""
+    with qtbot.waitSignal(window.timeline_panel.model.page_loaded, timeout=10_000):
+        assert window.runs_panel.select_run(run_id)
+
+
+def select_checkpoint(window, qtbot, seq: int):  # noqa: ANN001, ANN201
+    """Select checkpoint ``seq`` in the timeline and return the loaded Snapshot."""
+    with qtbot.waitSignal(window.details.snapshot_loaded, timeout=10_000) as blocker:
+        window.timeline_panel.select_seq(seq)
+    return blocker.args[0]

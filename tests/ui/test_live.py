@@ -1,0 +1,73 @@
+"""Live updates from a real writer process (the demo agent) while the window is open."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from inspector.store import open_store
+from inspector.ui.models.runs_model import RunRole
+from tests.ui.conftest import open_in, select_run
+
+
+def _agent(store: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "inspector.demo", "--store", str(store), *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_checkpoints_appear_in_the_open_run_and_the_selection_stays(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+    open_in(window, qtbot, demo_store)
+    before = set(window.runs_panel.model.tree.by_id)
+    proc = _agent(demo_store, "--seed", "11", "--name", "live one", "--delay", "0.05")
+    try:
+        model = window.runs_panel.model
+        qtbot.waitUntil(lambda: bool(set(model.tree.by_id) - before), timeout=30_000)
+        (new_id,) = set(model.tree.by_id) - before
+        select_run(window, qtbot, new_id)
+        timeline = window.timeline_panel
+        timeline.select_row(0)
+        scroll = timeline.view.verticalScrollBar().value()
+        qtbot.waitUntil(lambda: model.run(new_id).status == "completed", timeout=60_000)
+        assert proc.wait(timeout=30) == 0
+        with open_store(demo_store) as store:
+            expected = [c.id for c in store.list_checkpoints(new_id)]
+        qtbot.waitUntil(lambda: timeline.model.rowCount() == len(expected), timeout=10_000)
+        qtbot.waitUntil(lambda: all(timeline.model.is_loaded(r) for r in range(len(expected))), timeout=10_000)
+        assert [timeline.model.checkpoint(r).id for r in range(len(expected))] == expected
+        assert timeline.view.currentIndex().row() == 0
+        assert timeline.view.verticalScrollBar().value() == scroll
+        assert window.runs_panel.current_run().id == new_id
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_new_run_does_not_disturb_the_selected_one(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+    open_in(window, qtbot, demo_store)
+    panel = window.runs_panel
+    chosen = next(n.run.id for n in panel.model.tree.by_id.values() if not n.run.parent_run)
+    select_run(window, qtbot, chosen)
+    window.timeline_panel.select_row(2)
+    proc = _agent(demo_store, "--seed", "12", "--delay", "0")
+    assert proc.wait(timeout=60) == 0
+    with open_store(demo_store) as store:
+        total = len(store.list_runs())
+    qtbot.waitUntil(lambda: len(panel.model.tree) == total, timeout=20_000)
+    assert panel.current_run().id == chosen
+    assert panel.view.currentIndex().data(RunRole).id == chosen
+    assert window.timeline_panel.view.currentIndex().row() == 2
+
+
+def test_live_off_then_on_catches_up(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+    open_in(window, qtbot, demo_store)
+    window.actions.live.setChecked(False)
+    assert window.session.bridge.watching == ""
+    proc = _agent(demo_store, "--seed", "13", "--delay", "0")
+    assert proc.wait(timeout=60) == 0
+    with open_store(demo_store) as store:
+        total = len(store.list_runs())
+    assert len(window.runs_panel.model.tree) == total - 1
+    window.actions.live.setChecked(True)
+    qtbot.waitUntil(lambda: len(window.runs_panel.model.tree) == total, timeout=20_000)

@@ -1,0 +1,71 @@
+"""``checkpoint-inspector open``: no-display message, --screenshot rendering, bad stores (real processes)."""
+
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import store_files_digest
+
+
+CONFIG_DIR = tempfile.mkdtemp(prefix="ci-test-config-")
+
+
+def _cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = dict(os.environ if env is None else env)
+    env.setdefault("XDG_CONFIG_HOME", CONFIG_DIR)  # never the user's settings
+    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", head[16:24])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display check is for Linux")
+def test_without_a_display_the_gui_says_to_use_screenshot(demo_store: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    result = _cli("open", str(demo_store), env=env)
+    assert result.returncode == 2
+    assert "--screenshot" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_screenshot_renders_the_loaded_window(demo_store: Path, tmp_path: Path) -> None:
+    from inspector.store import open_store
+
+    with open_store(demo_store) as store:
+        run = next(r for r in store.list_runs() if r.checkpoint_count > 5)
+    before = store_files_digest(demo_store)
+    shot = tmp_path / "shots" / "main.png"
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    result = _cli("open", str(demo_store), "--screenshot", str(shot), "--select", f"{run.id}:5",
+                  "--tab", "tasks", env=env)
+    assert result.returncode == 0, result.stderr
+    assert _png_size(shot) == (1400, 900)
+    assert store_files_digest(demo_store) == before
+
+
+def test_screenshot_of_something_that_is_not_a_store_fails_cleanly(tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus.db"
+    bogus.write_text("hello")
+    result = _cli("open", str(bogus), "--screenshot", str(tmp_path / "x.png"))
+    assert result.returncode == 2
+    assert "not a checkpoint store" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_no_store_and_no_demo_store_shows_the_welcome_page(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data"))
+    shot = tmp_path / "welcome.png"
+    result = _cli("open", "--screenshot", str(shot), env=env)
+    assert result.returncode == 0, result.stderr
+    assert _png_size(shot) == (1400, 900)

@@ -1,0 +1,110 @@
+"""The timeline on real stores: exactly the store's checkpoints, paging, keys, scrubber, multi-select."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, Qt
+
+from inspector.bench._gui_store import LONG_RUN_ID, GuiStoreSpec, generate
+from inspector.store import open_store
+from inspector.ui.models.checkpoint_pages import PAGE_SIZE
+from inspector.ui.models.timeline_model import COL_FORKS, CheckpointRole
+from tests.ui.conftest import open_in, select_run
+
+FIELDS = ("id", "seq", "kind", "name", "created", "size", "size_delta", "checks_passed", "checks_total", "change")
+
+
+@pytest.fixture(scope="module")
+def long_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A native store with a 2,500-checkpoint run (written by the benchmark generator)."""
+    return generate(tmp_path_factory.mktemp("long") / "long.db", GuiStoreSpec(runs=6, checkpoints=3000, long_run=2500))
+
+
+def _row(model, row: int) -> tuple:  # noqa: ANN001
+    info = model.index(row, 0).data(CheckpointRole)
+    return tuple(getattr(info, f) for f in FIELDS)
+
+
+def test_selecting_a_run_shows_exactly_its_checkpoints(window, qtbot, demo_store: Path, qtmodeltester) -> None:  # noqa: ANN001
+    open_in(window, qtbot, demo_store)
+    with open_store(demo_store) as store:
+        run = max(store.list_runs(), key=lambda r: r.checkpoint_count)
+        expected = [tuple(getattr(c, f) for f in FIELDS) for c in store.list_checkpoints(run.id)]
+    select_run(window, qtbot, run.id)
+    model = window.timeline_panel.model
+    assert model.rowCount() == len(expected) == run.checkpoint_count
+    assert [_row(model, r) for r in range(model.rowCount())] == expected
+    assert run.name in window.timeline_panel.run_label.text()
+    qtmodeltester.check(model)
+
+
+def test_fork_points_are_marked(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+    open_in(window, qtbot, demo_store)
+    with open_store(demo_store) as store:
+        fork = next(r for r in store.list_runs() if r.parent_run)
+        source = store.get_checkpoint(fork.parent_checkpoint)
+    select_run(window, qtbot, fork.parent_run)
+    model = window.timeline_panel.model
+    marker = model.index(source.seq, COL_FORKS)
+    assert marker.data() == "1"
+    assert fork.name in marker.data(Qt.ItemDataRole.ToolTipRole)
+    assert model.index(source.seq - 1, COL_FORKS).data() == ""
+
+
+def test_a_long_run_opens_at_once_and_loads_pages_on_demand(window, qtbot, long_store: Path) -> None:  # noqa: ANN001
+    open_in(window, qtbot, long_store)
+    select_run(window, qtbot, LONG_RUN_ID)
+    panel, model = window.timeline_panel, window.timeline_panel.model
+    assert model.rowCount() == 2500
+    assert model.cache.loaded_pages() == [0]  # nothing beyond the first page was read
+    panel.view.setFocus()
+    panel.select_row(0)
+    with qtbot.waitSignal(panel.checkpoint_selected, timeout=10_000,
+                          check_params_cb=lambda info: info.seq == 2499):
+        qtbot.keyClick(panel.view, Qt.Key.Key_End)
+    assert panel.view.currentIndex().row() == 2499
+    assert len(model.cache.loaded_pages()) <= 3 < 2500 // PAGE_SIZE
+    with open_store(long_store) as store:
+        last = store.get_checkpoint(f"{LONG_RUN_ID}:2499")
+    assert panel.current_checkpoint() == model.checkpoint(2499)
+    assert panel.current_checkpoint().id == last.id
+    assert panel.scrubber.value() == 2499
+    with qtbot.waitSignal(panel.checkpoint_selected, check_params_cb=lambda info: info.seq == 0):
+        qtbot.keyClick(panel.view, Qt.Key.Key_Home)
+
+
+def test_keys_and_scrubber_move_the_selection(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+    open_in(window, qtbot, demo_store)
+    run_id = max(window.runs_panel.model.tree.by_id.values(), key=lambda n: n.run.checkpoint_count).run.id
+    select_run(window, qtbot, run_id)
+    panel = window.timeline_panel
+    panel.view.setFocus()
+    with qtbot.waitSignal(panel.checkpoint_selected, check_params_cb=lambda info: info.seq == 3):
+        panel.select_row(3)
+    with qtbot.waitSignal(panel.checkpoint_selected, check_params_cb=lambda info: info.seq == 4):
+        qtbot.keyClick(panel.view, Qt.Key.Key_Down)
+    with qtbot.waitSignal(panel.checkpoint_selected, check_params_cb=lambda info: info.seq == 10):
+        panel.scrubber.setValue(10)
+    assert panel.view.currentIndex().row() == 10
+    assert panel.position_label.text().startswith("#10")
+
+
+def test_ctrl_click_selects_two_checkpoints(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+    open_in(window, qtbot, demo_store)
+    run_id = max(window.runs_panel.model.tree.by_id.values(), key=lambda n: n.run.checkpoint_count).run.id
+    select_run(window, qtbot, run_id)
+    panel = window.timeline_panel
+    panel.select_row(2)
+    rect = panel.view.visualRect(panel.model.index(6, 2))
+    with qtbot.waitSignal(window.details.pair_loaded, timeout=10_000) as pair, \
+            qtbot.waitSignal(panel.checkpoints_selected, check_params_cb=lambda infos: len(infos) == 2) as blocker:
+        qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton,
+                         Qt.KeyboardModifier.ControlModifier, rect.center())
+    assert [c.seq for c in blocker.args[0]] == [2, 6]
+    assert [c.seq for c in window.selected_checkpoints()] == [2, 6]
+    assert (pair.args[0].info.seq, pair.args[1].info.seq) == (2, 6)
+    panel.view.selectionModel().select(panel.model.index(4, 0), QItemSelectionModel.SelectionFlag.Select
+                                       | QItemSelectionModel.SelectionFlag.Rows)
+    assert [c.seq for c in panel.selected_checkpoints()] == [2, 4, 6]

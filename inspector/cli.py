@@ -15,28 +15,47 @@ from inspector.errors import StoreError, TaskStateError
 log = logging.getLogger(__name__)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every sub-command module registered (sorted by name)."""
+def command_modules() -> list[str]:
+    """Names of the sub-command modules (``demo_agent`` is the ``demo-agent`` command)."""
+    return sorted(m.name for m in pkgutil.iter_modules(inspector.commands.__path__)
+                  if not m.name.startswith("_"))
+
+
+def _wanted(argv: list[str]) -> str | None:
+    """The one command module a command line needs, so start-up imports only that module."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    if first is None:
+        return None if any(a in ("-h", "--help", "--version") for a in argv) else "open"
+    name = first.replace("-", "_")
+    return name if name in command_modules() else None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every sub-command registered, or only ``only``.
+
+    Registering one command keeps the GUI's start-up free of the other commands' imports
+    (SQL, diff, LangGraph …); ``--help`` and unknown commands get the full parser.
+    """
     parser = argparse.ArgumentParser(
         prog="checkpoint-inspector",
         description="Inspect, diff, fork and resume agent checkpoints (native and LangGraph stores).")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug information")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in sorted(pkgutil.iter_modules(inspector.commands.__path__), key=lambda m: m.name):
-        if not module.name.startswith("_"):
-            importlib.import_module(f"inspector.commands.{module.name}").register(sub)
+    for name in [only] if only else command_modules():
+        importlib.import_module(f"inspector.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user-facing errors print one sentence and return 2."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_wanted(argv))
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     if args.command is None:
-        args = parser.parse_args(["open", *(argv or [])])
+        args = parser.parse_args(["open", *argv])
     try:
         return int(args.func(args) or 0)
     except (StoreError, TaskStateError) as exc:

@@ -102,4 +102,7 @@ def _fork_demo(store: Path, log: Callable[[str], None]) -> None:
         snap = st.load(f"{source.id}:8")
         edited = dict(snap.state, approve_first=True)
         log("forking the first run at #8 with approve_first = true")
-        fork(st, snap.info.id, state=edited, reason="try the draft without the TODO marker")
+        child = fork(st, snap.info.id, state=edited, reason="try the draft without the TODO marker")
+        log("resuming the fork to completion")
+        from inspector.resume.resume import resume_checkpoint
+        resume_checkpoint(st, f"{child.id}:-1", wait=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -3,54 +3,150 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Iterable
 
 from inspector import taskstate
 from inspector.errors import StoreError
-from inspector.model import RunInfo
+from inspector.model import CheckpointInfo, RunInfo
 from inspector.record.summary import lengths, summarize
+from inspector.resume.edits import (EditError, apply_assignments, check_json_value, parse_json_text,
+                                    validate_tasks)
+from inspector.store.base import Store
 from inspector.store.native.pieces import PieceEncoder
 from inspector.store.native.store import NativeStore
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
-_UNSET = object()
+_UNSET: Any = object()
 
 
-def fork(store: NativeStore, ref: int | str, *, reason: str, state: Any = _UNSET,
+def native(store: Store, action: str) -> NativeStore:
+    """``store`` as a writable native store, or a StoreError saying why ``action`` is impossible."""
+    if not isinstance(store, NativeStore):
+        raise StoreError(f"{action.capitalize()} needs a Checkpoint Inspector store; "
+                         f"{store.info.display} is a {store.info.kind} store.")
+    if store.info.read_only:
+        raise StoreError(f"{action.capitalize()} writes to the store, but {store.info.display} is open read-only.")
+    return store
+
+
+def source_fingerprint(store: Store, run_id: str, upto_seq: int | None = None) -> str:
+    """A digest of a run's checkpoint rows (ids, order, kinds, content hashes, scores).
+
+    Checkpoints are append-only, so the fingerprint of the checkpoints up to a seq never
+    changes; fork verifies that with it. Derived counts (branches) are left out.
+    """
+    h = hashlib.sha256()
+    for cp in store.list_checkpoints(run_id):
+        if upto_seq is not None and cp.seq > upto_seq:
+            break
+        row = (cp.id, cp.seq, cp.parent_id, cp.kind, cp.name, cp.created, cp.size, cp.ops,
+               cp.state_hash, cp.tasks_hash, cp.tasks_done, cp.tasks_total, cp.checks_passed,
+               cp.checks_total, cp.change)
+        h.update(repr(row).encode())
+    return h.hexdigest()
+
+
+def _edited_state(original: Any, state: Any) -> Any:
+    if state is _UNSET:
+        return _UNSET
+    check_json_value(state, "state")
+    return _UNSET if state == original else state
+
+
+def _edited_tasks(original: dict | None, tasks: Any) -> Any:
+    if tasks is _UNSET:
+        return _UNSET
+    normal = validate_tasks(tasks)
+    return _UNSET if normal == original else normal
+
+
+@dataclass(frozen=True)
+class ForkOutcome:
+    """A fork in any store: the run to show and the fork's first checkpoint.
+
+    Native stores make a new run; LangGraph stores add a branch checkpoint to the same
+    thread (``run`` is that thread). ``notes`` carry limits the user should know about.
+    """
+
+    run: RunInfo
+    checkpoint_id: int | str
+    notes: tuple[str, ...] = ()
+
+
+def fork_checkpoint(store: Store, ref: int | str | CheckpointInfo, *, reason: str, state: Any = _UNSET,
+                    tasks: Any = _UNSET, name: str | None = None) -> ForkOutcome:
+    """Fork ``ref`` in a native or LangGraph store (LangGraph: ``inspector.resume.langgraph``)."""
+    if store.info.kind == "langgraph":
+        from inspector.resume.langgraph import fork_langgraph
+        if tasks is not _UNSET:
+            raise EditError("A LangGraph task state is derived from the graph's state; edit the state instead.")
+        result = fork_langgraph(store, ref, reason=reason, **({} if state is _UNSET else {"state": state}))
+        return ForkOutcome(store.get_run(result.thread_id), result.checkpoint_id, tuple(result.limits))
+    run = fork(store, ref, reason=reason, state=state, tasks=tasks, name=name)
+    return ForkOutcome(run, store.get_checkpoint(f"{run.id}:0").id)
+
+
+def fork(store: Store, ref: int | str | CheckpointInfo, *, reason: str, state: Any = _UNSET,
          tasks: Any = _UNSET, name: str | None = None) -> RunInfo:
     """Create a run whose first checkpoint (kind ``fork``) is ``ref``'s snapshot, optionally edited.
 
-    The source run is never modified. Unedited state and task state are taken by reference
-    (the same content digests), so forking costs a few hundred bytes.
+    The source run is never modified (verified by the fingerprint of its checkpoints
+    before and after). Unedited state and task state are taken by reference (the same
+    content digests); an edited state stores only the pieces that differ. Invalid edits
+    raise EditError with the reason. (LangGraph stores: the thread that got the branch.)
     """
-    if not reason.strip():
-        raise StoreError("A fork needs a reason (it is kept with the new run).")
-    writer = NativeWriter(store)
-    source = store.get_checkpoint(ref)
-    run = store.get_run(source.run_id)
-    snap = store.load(source.id)
+    if not reason or not reason.strip():
+        raise EditError("A fork needs a reason (it is kept with the new run).")
+    if store.info.kind == "langgraph":
+        return fork_checkpoint(store, ref, reason=reason, state=state, tasks=tasks).run
+    st = native(store, "forking")
+    source = ref if isinstance(ref, CheckpointInfo) else st.get_checkpoint(ref)
+    run = st.get_run(source.run_id)
+    snap = st.load(source.id)
+    state = _edited_state(snap.state, state)
+    tasks = _edited_tasks(snap.tasks, tasks)
+    before = source_fingerprint(st, run.id, source.seq)
+    child = _write_fork(st, run, snap, state, tasks, reason.strip(), name)
+    if source_fingerprint(st, run.id, source.seq) != before:  # pragma: no cover - would be a bug
+        raise StoreError(f"Run {run.id} changed while it was forked; the store may be damaged.")
+    return child
+
+
+def _write_fork(st: NativeStore, run: RunInfo, snap: Any, state: Any, tasks: Any, reason: str,
+                name: str | None) -> RunInfo:
+    writer = NativeWriter(st)
+    try:
+        return _write_fork_with(writer, st, run, snap, state, tasks, reason, name)
+    finally:
+        writer.close()
+
+
+def _write_fork_with(writer: NativeWriter, st: NativeStore, run: RunInfo, snap: Any, state: Any,
+                     tasks: Any, reason: str, name: str | None) -> RunInfo:
+    source = snap.info
     new_state = snap.state if state is _UNSET else state
-    new_tasks = snap.tasks if tasks is _UNSET else (taskstate.validate(tasks) if tasks is not None else None)
+    new_tasks = snap.tasks if tasks is _UNSET else tasks
     pieces: dict[bytes, bytes] = {}
     state_hash, tasks_hash, size = source.state_hash, source.tasks_hash, source.size
-    enc = PieceEncoder()
+    old_form = PieceEncoder()
+    old_form.encode(snap.state)
+    enc = old_form
     if state is not _UNSET:
+        enc = PieceEncoder()
         state_hash, size, pieces = enc.encode(new_state)
-    if tasks is not _UNSET and new_tasks is not None:
-        tasks_hash, _, task_pieces = PieceEncoder().encode(new_tasks)
-        pieces.update(task_pieces)
-    elif tasks is not _UNSET:
+    if tasks is not _UNSET:
         tasks_hash = None
+        if new_tasks is not None:
+            tasks_hash, _, task_pieces = PieceEncoder().encode(new_tasks)
+            pieces.update(task_pieces)
     edited = [part for part, value in (("state", state), ("tasks", tasks)) if value is not _UNSET]
     child = writer.create_run(
         name=name or f"{run.name} (fork of #{source.seq})", agent=run.agent, status="forked",
         resume_spec=copy.deepcopy(run.resume_spec), resumable=run.resumable,
         not_resumable_reason=run.not_resumable_reason, labels=dict(run.labels),
         parent_run=run.id, parent_checkpoint=int(source.id), fork_reason=reason, owner=False)
-    old_form = PieceEncoder()
-    old_form.encode(snap.state)
-    if state is _UNSET:
-        enc.top_form = old_form.top_form
     change = summarize(old_form.top_form, enc.top_form, lengths(snap.state), lengths(new_state),
                        snap.tasks, new_tasks)
     writer.append(child.id, child.epoch, NewCheckpoint(
@@ -60,4 +156,25 @@ def fork(store: NativeStore, ref: int | str, *, reason: str, state: Any = _UNSET
               "source_seq": source.seq, "edited": edited},
         score=taskstate.score(new_tasks), change=change))
     writer.set_status(child.id, None, "forked")
-    return store.get_run(child.id)
+    return st.get_run(child.id)
+
+
+def fork_with_edits(store: Store, ref: int | str, *, reason: str, state_text: str | None = None,
+                    tasks_text: str | None = None, assignments: Iterable[str] = (),
+                    task_assignments: Iterable[str] = (), name: str | None = None) -> ForkOutcome:
+    """Fork with edits given as text: whole JSON documents, then ``PATH=JSON`` assignments.
+
+    This is what the CLI calls (``--state-file``, ``--tasks-file``, ``--set``, ``--set-task``).
+    """
+    assignments, task_assignments = list(assignments), list(task_assignments)
+    state: Any = _UNSET
+    tasks: Any = _UNSET
+    if state_text is not None or assignments or tasks_text is not None or task_assignments:
+        snap = store.load(ref)
+        if state_text is not None or assignments:
+            base = parse_json_text(state_text, "state file") if state_text is not None else snap.state
+            state = apply_assignments(base, assignments, "state")
+        if tasks_text is not None or task_assignments:
+            base = parse_json_text(tasks_text, "task-state file") if tasks_text is not None else snap.tasks
+            tasks = apply_assignments(base, task_assignments, "task state")
+    return fork_checkpoint(store, ref, reason=reason, state=state, tasks=tasks, name=name)

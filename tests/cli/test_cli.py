@@ -25,7 +25,8 @@ def test_runs_checkpoints_show(demo_store: Path) -> None:
     runs = json.loads(_cli("runs", str(demo_store), "--json").stdout)
     with open_store(demo_store) as store:
         assert {r["id"] for r in runs} == {r.id for r in store.list_runs()}
-        done = next(r for r in store.list_runs() if r.status == "completed" and r.labels.get("seed") == 1)
+        done = next(r for r in store.list_runs() if r.status == "completed" and r.labels.get("seed") == 1
+                    and not r.parent_run)
         count = store.count_checkpoints(done.id)
     text = _cli("runs", str(demo_store)).stdout
     assert done.id in text and "completed" in text and "SCORE" in text

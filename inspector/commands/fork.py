@@ -1,0 +1,58 @@
+"""``checkpoint-inspector fork STORE CHECKPOINT --reason TEXT``: fork a checkpoint into a new run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from inspector.errors import StoreError
+from inspector.resume.fork import fork_with_edits
+from inspector.resume.langgraph_cli import install as install_langgraph
+from inspector.store import open_store
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``fork`` sub-command."""
+    parser = sub.add_parser(
+        "fork", help="fork a checkpoint into a new run (optionally with an edited state)",
+        description="Fork CHECKPOINT into a new run. The source run is never modified; unchanged "
+                    "content is shared by reference. Prints the new run id (LangGraph stores: the "
+                    "new branch checkpoint's id).")
+    parser.add_argument("store", metavar="STORE", help="store path or SQLAlchemy URL (opened writable)")
+    parser.add_argument("checkpoint", metavar="CHECKPOINT", help="checkpoint id or RUN:SEQ")
+    parser.add_argument("--reason", required=True, help="why this fork exists (kept with the new run)")
+    parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="PATH=JSON",
+                        help="edit the state, e.g. budget.total=123 or 'messages[2].content=\"x\"'")
+    parser.add_argument("--set-task", dest="task_assignments", action="append", default=[],
+                        metavar="PATH=JSON", help="edit the task state, e.g. 'tasks[0].status=\"done\"'")
+    parser.add_argument("--state-file", metavar="F", help="replace the state by this JSON file (before --set)")
+    parser.add_argument("--tasks-file", metavar="F", help="replace the task state by this JSON file")
+    parser.add_argument("--name", help="name of the new run")
+    parser.set_defaults(func=run)
+    install_langgraph(parser, "fork")   # LangGraph stores: --graph, --trusted, … and their handlers
+
+
+def read_text(path: str | None) -> str | None:
+    """A file's text, or a StoreError naming the file."""
+    if path is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise StoreError(f"Cannot read {path}: {getattr(err, 'strerror', None) or err}.") from err
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fork and print the new run id."""
+    state_text, tasks_text = read_text(args.state_file), read_text(args.tasks_file)
+    with open_store(args.store, readonly=False) as store:
+        outcome = fork_with_edits(store, args.checkpoint, reason=args.reason, state_text=state_text,
+                                  tasks_text=tasks_text, assignments=args.assignments,
+                                  task_assignments=args.task_assignments, name=args.name)
+        native = store.info.kind == "native"
+    # a native fork is a new run; a LangGraph fork is a new branch checkpoint of the thread
+    print(outcome.run.id if native else outcome.checkpoint_id)
+    for note in outcome.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return 0

@@ -1,0 +1,158 @@
+"""Edits applied to a fork: ``PATH=JSON`` assignments and validation of edited states."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+from typing import Any
+
+from inspector import taskstate
+from inspector.errors import StoreError, TaskStateError
+
+_TOKEN = re.compile(r"""
+    \.?(?P<name>[A-Za-z_][A-Za-z0-9_\-]*)      # .key or a leading key
+  | \[(?P<index>-?\d+)\]                        # [3]
+  | \[(?P<quoted>"(?:[^"\\]|\\.)*")\]           # ["any key"]
+""", re.VERBOSE)
+MAX_DEPTH = 500
+
+
+class EditError(StoreError):
+    """An edit of a fork's state or task state is invalid; the message gives the reason."""
+
+
+def parse_path(text: str) -> tuple[str | int, ...]:
+    """``budget.total`` → ('budget', 'total'); ``messages[2].content`` → ('messages', 2, 'content').
+
+    Keys that are not identifiers are written as quoted JSON strings: ``files["draft.md"]``.
+    """
+    text = text.strip()
+    if not text:
+        raise EditError("An edit needs a path (for example budget.total=123).")
+    parts: list[str | int] = []
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None or (match.group("name") and pos == 0 and text.startswith(".")):
+            raise EditError(f"Cannot read the path {text!r} at character {pos + 1}.")
+        if match.group("name") is not None:
+            parts.append(match.group("name"))
+        elif match.group("index") is not None:
+            parts.append(int(match.group("index")))
+        else:
+            parts.append(json.loads(match.group("quoted")))
+        pos = match.end()
+    return tuple(parts)
+
+
+def parse_assignment(text: str) -> tuple[tuple[str | int, ...], Any]:
+    """Split ``PATH=JSON`` into a path and a decoded JSON value."""
+    path_text, sep, value_text = text.partition("=")
+    if not sep:
+        raise EditError(f"The edit {text!r} has no '=' (write PATH=JSON, e.g. budget.total=123).")
+    try:
+        value = json.loads(value_text)
+    except ValueError as err:
+        raise EditError(f"The value of {path_text.strip()} is not valid JSON ({err}); "
+                        "quote strings, e.g. name=\"x\".") from err
+    return parse_path(path_text), value
+
+
+def set_path(root: Any, path: tuple[str | int, ...], value: Any) -> Any:
+    """A deep copy of ``root`` with ``value`` stored at ``path`` (the last key may be new)."""
+    if not path:
+        return copy.deepcopy(value)
+    result = copy.deepcopy(root)
+    node = result
+    for depth, key in enumerate(path):
+        last = depth == len(path) - 1
+        where = _display(path[:depth]) or "(root)"
+        if isinstance(node, dict):
+            if not isinstance(key, str):
+                raise EditError(f"{where} is an object; use a key, not [{key}].")
+            if last:
+                node[key] = copy.deepcopy(value)
+            elif key not in node:
+                raise EditError(f"{_display(path[:depth + 1])} does not exist.")
+            else:
+                node = node[key]
+        elif isinstance(node, list):
+            if not isinstance(key, int):
+                raise EditError(f"{where} is a list; use an index like [0], not .{key}.")
+            if not -len(node) <= key < len(node):
+                raise EditError(f"{_display(path[:depth + 1])} is out of range ({where} has {len(node)} items).")
+            if last:
+                node[key] = copy.deepcopy(value)
+            else:
+                node = node[key]
+        else:
+            raise EditError(f"{where} is a {type(node).__name__}, which has no {_display((key,))}.")
+    return result
+
+
+def _display(path: tuple) -> str:
+    out = ""
+    for key in path:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", key):
+            out += f".{key}" if out else key
+        else:
+            out += f"[{json.dumps(key)}]"
+    return out
+
+
+def check_json_value(value: Any, what: str = "state") -> None:
+    """Refuse values that JSON cannot express (sets, bytes, NaN, non-string keys, objects)."""
+    stack: list[tuple[Any, tuple]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        where = _display(path) or "(root)"
+        if len(path) > MAX_DEPTH:
+            raise EditError(f"The edited {what} is nested more than {MAX_DEPTH} levels deep.")
+        if node is None or isinstance(node, (str, bool, int)):
+            continue
+        if isinstance(node, float):
+            if not math.isfinite(node):
+                raise EditError(f"The edited {what} has a non-finite number at {where}.")
+        elif isinstance(node, dict):
+            for key, child in node.items():
+                if not isinstance(key, str):
+                    raise EditError(f"The edited {what} has a non-string key {key!r} at {where}.")
+                stack.append((child, (*path, key)))
+        elif isinstance(node, list):
+            stack.extend((child, (*path, i)) for i, child in enumerate(node))
+        else:
+            raise EditError(f"The edited {what} holds a {type(node).__name__} at {where}, "
+                            "which is not a JSON value.")
+
+
+def validate_tasks(value: Any) -> dict | None:
+    """The normalised task state, None kept as None; EditError with the reason otherwise."""
+    if value is None:
+        return None
+    check_json_value(value, "task state")
+    try:
+        return taskstate.validate(value)
+    except TaskStateError as err:
+        raise EditError(f"The edited task state is invalid: {err}.") from err
+
+
+def parse_json_text(text: str, what: str) -> Any:
+    """Decode an editor's JSON text; EditError naming the line and column otherwise."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise EditError(f"The {what} is not valid JSON: {err.msg} at line {err.lineno}, "
+                        f"column {err.colno}.") from err
+
+
+def apply_assignments(root: Any, assignments: list[str], what: str = "state") -> Any:
+    """Apply ``PATH=JSON`` assignments in order to a copy of ``root``."""
+    for text in assignments:
+        path, value = parse_assignment(text)
+        root = set_path(root, path, value)
+    check_json_value(root, what)
+    return root

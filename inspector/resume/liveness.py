@@ -1,0 +1,94 @@
+"""Is a run's owner alive? Process checks on this host, heartbeat age everywhere."""
+
+from __future__ import annotations
+
+import socket
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import psutil
+
+from inspector.model import RunInfo
+
+ACTIVE_STATUSES = ("running", "stuck", "crashed")
+PID_REUSE_SLACK = 2.0  # seconds: a process created after the owner's last heartbeat is someone else
+
+
+@lru_cache(maxsize=1)
+def this_host() -> str:
+    """This machine's host name, as the recording library stores it."""
+    return socket.gethostname()
+
+
+def fmt_age(seconds: float | None) -> str:
+    """A short human duration: '12 s', '4 min', '3.2 h'."""
+    if seconds is None:
+        return "never"
+    seconds = max(0.0, seconds)
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def process_gone(pid: int, heartbeat: float | None) -> bool:
+    """True when ``pid`` on this host no longer runs the owner (exited, zombie or reused)."""
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return True
+        started = proc.create_time()
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:  # access denied: it exists, we cannot say more
+        return False
+    return heartbeat is not None and started > heartbeat + PID_REUSE_SLACK
+
+
+@dataclass(frozen=True)
+class Owner:
+    """What is known about the process that owns a run.
+
+    ``state`` is one of: ``none`` (nobody claims the run), ``live`` (heartbeat fresh and,
+    on this host, the process exists), ``gone`` (this host, the process is gone),
+    ``silent`` (heartbeat older than the threshold) or ``starting`` (a resume took
+    ownership and the new process has not claimed the run yet).
+    """
+
+    state: str
+    host: str | None
+    pid: int | None
+    heartbeat_age: float | None
+    text: str
+
+    @property
+    def live(self) -> bool:
+        """True when a process is presumed to be working on the run right now."""
+        return self.state in ("live", "starting")
+
+
+def owner_of(run: RunInfo, *, now: float | None = None, heartbeat_threshold: float = 30.0) -> Owner:
+    """Classify the owner of ``run`` (only runs whose status says running can be owned)."""
+    now = time.time() if now is None else now
+    age = None if run.heartbeat is None else now - run.heartbeat
+    who = f"pid {run.owner_pid} on {run.owner_host}" if run.owner_pid else "no process"
+    if run.status not in ACTIVE_STATUSES:
+        return Owner("none", run.owner_host, run.owner_pid, age, f"nobody (the run is {run.status})")
+    if run.owner_pid is None:
+        if age is not None and age <= heartbeat_threshold:
+            return Owner("starting", None, None, age, "a resumed process is starting")
+        return Owner("silent", None, None, age, f"no process has claimed the run for {fmt_age(age)}")
+    if run.owner_host == this_host() and process_gone(run.owner_pid, run.heartbeat):
+        return Owner("gone", run.owner_host, run.owner_pid, age, f"{who} is gone (crashed or killed)")
+    if age is None or age > heartbeat_threshold:
+        return Owner("silent", run.owner_host, run.owner_pid, age,
+                     f"{who} has sent no heartbeat for {fmt_age(age)} (threshold {fmt_age(heartbeat_threshold)})")
+    return Owner("live", run.owner_host, run.owner_pid, age, f"{who}, last heartbeat {fmt_age(age)} ago")

@@ -1,0 +1,1 @@
+"""Dialogs: Fork… and Resume… (each drives a core function from inspector.resume)."""

@@ -1,0 +1,261 @@
+"""The Fork… dialog: edit a checkpoint's state and task state as validated JSON, review, fork."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QStackedWidget, QTabWidget, QVBoxLayout, QWidget)
+
+from inspector.highlight import to_json_text
+from inspector.model import CheckpointInfo, RunInfo, Snapshot
+from inspector.resume.edit_diff import EditLine, edit_lines, text_diff_lines
+from inspector.resume.edits import check_json_value, parse_json_text, validate_tasks
+from inspector.resume.fork import fork
+from inspector.ui import icons
+from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor, ReviewView
+from inspector.ui.dialogs.store_access import StoreAccess, as_access
+from inspector.ui.tasks import TaskRunner
+from inspector.ui.widgets.palette import accent
+
+_UNSET: Any = object()
+
+
+def _load(access: StoreAccess, ref: int | str) -> tuple[Snapshot, RunInfo, str, str]:
+    """Worker: the snapshot, its run, and both values as complete JSON texts (nothing elided)."""
+    with access.read() as store:
+        snap = store.load(ref)
+        run = store.get_run(snap.info.run_id)
+    return snap, run, to_json_text(snap.state), to_json_text(snap.tasks)
+
+
+def _parse_state(text: str) -> Any:
+    value = parse_json_text(text, "state")
+    check_json_value(value, "state")
+    return value
+
+
+def _parse_tasks(text: str) -> Any:
+    return validate_tasks(parse_json_text(text, "task state"))
+
+
+def _do_fork(access: StoreAccess, checkpoint_id: int | str, reason: str, state: Any, tasks: Any,
+             name: str | None) -> RunInfo:
+    """Worker: open the store writable (an explicit user action) and fork."""
+    kwargs: dict[str, Any] = {}
+    if state is not _UNSET:
+        kwargs["state"] = state
+    if tasks is not _UNSET:
+        kwargs["tasks"] = tasks
+    with access.write() as store:
+        return fork(store, checkpoint_id, reason=reason, name=name or None, **kwargs)
+
+
+class ForkDialog(QDialog):
+    """Fork a checkpoint into a new run, optionally with an edited state and task state.
+
+    Page one edits (validated as you type); page two shows the edit against the original
+    and creates the fork. Signals: ``loaded()`` once the editors hold the checkpoint,
+    ``forked(RunInfo)`` after the fork exists, ``failed(str)`` when loading or forking failed.
+    """
+
+    loaded = Signal()
+    forked = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, store: str | StoreAccess, checkpoint: CheckpointInfo | int | str,
+                 parent: QWidget | None = None, *, runner: TaskRunner | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Fork Checkpoint")
+        self.setWindowIcon(icons.icon("branch"))
+        self.resize(900, 640)
+        self.access = as_access(store)
+        self.store_url = self.access.url
+        self._ref = checkpoint.id if isinstance(checkpoint, CheckpointInfo) else checkpoint
+        self._runner = runner or TaskRunner(self)
+        self.snapshot: Snapshot | None = None
+        self.run: RunInfo | None = None
+        self.review_lines: list[EditLine] = []
+        self.new_run: RunInfo | None = None
+        self._build()
+        self._runner.run(lambda: _load(self.access, self._ref), self._on_loaded, self._on_load_failed)
+
+    # -- layout --------------------------------------------------------------------
+    def _build(self) -> None:
+        self.title = QLabel("Loading the checkpoint…", self)
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(self._build_edit_page())
+        self.pages.addWidget(self._build_review_page())
+        self.error = QLabel(self)
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {accent(self.palette(), BAD_HUE).name()};")
+        self.error.hide()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.pages, 1)
+        layout.addWidget(self.error)
+        layout.addLayout(self._build_buttons())
+        self._update_buttons()
+
+    def _build_edit_page(self) -> QWidget:
+        page = QWidget(self)
+        self.tabs = QTabWidget(page)
+        self.state_editor = JsonEditor(_parse_state, page)
+        self.tasks_editor = JsonEditor(_parse_tasks, page)
+        self.tabs.addTab(self.state_editor, "State")
+        self.tabs.addTab(self.tasks_editor, "Task state")
+        self.reason = QLineEdit(page)
+        self.reason.setPlaceholderText("Why this fork? (required; kept with the new run)")
+        self.name = QLineEdit(page)
+        self.name.setPlaceholderText("default: “<run> (fork of #N)”")
+        form = QFormLayout()
+        form.addRow("&Reason:", self.reason)
+        form.addRow("&Name:", self.name)
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs, 1)
+        layout.addLayout(form)
+        for editor in (self.state_editor, self.tasks_editor):
+            editor.validated.connect(self._update_buttons)
+        self.reason.textChanged.connect(self._update_buttons)
+        return page
+
+    def _build_review_page(self) -> QWidget:
+        page = QWidget(self)
+        self.review_intro = QLabel(page)
+        self.review_intro.setWordWrap(True)
+        self.review = ReviewView(page)
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.review_intro)
+        layout.addWidget(self.review, 1)
+        return page
+
+    def _build_buttons(self) -> QHBoxLayout:
+        self.reset_button = QPushButton("Reset Edits", self)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.back_button = QPushButton("Back", self)
+        self.review_button = QPushButton("Review Fork…", self)
+        self.fork_button = QPushButton(icons.icon("branch"), "Create Fork", self)
+        self.reset_button.clicked.connect(self._on_reset_clicked)
+        self.cancel_button.clicked.connect(self.reject)
+        self.back_button.clicked.connect(lambda: self._show_page(0))
+        self.review_button.clicked.connect(self._on_review_clicked)
+        self.fork_button.clicked.connect(self._on_fork_clicked)
+        row = QHBoxLayout()
+        row.addWidget(self.reset_button)
+        row.addStretch(1)
+        for button in (self.cancel_button, self.back_button, self.review_button, self.fork_button):
+            row.addWidget(button)
+        return row
+
+    # -- state -----------------------------------------------------------------------
+    @property
+    def valid(self) -> bool:
+        """True when both editors hold valid values and a reason is given."""
+        return (self.snapshot is not None and self.state_editor.error is None
+                and self.tasks_editor.error is None and bool(self.reason.text().strip()))
+
+    def edited_values(self) -> tuple[Any, Any]:
+        """(state, tasks) as edited; ``_UNSET`` for a part whose text was not touched."""
+        state = self.state_editor.value if self.state_editor.edited else _UNSET
+        tasks = self.tasks_editor.value if self.tasks_editor.edited else _UNSET
+        return state, tasks
+
+    def _show_page(self, index: int) -> None:
+        self.pages.setCurrentIndex(index)
+        self.error.hide()
+        self._update_buttons()
+
+    def _update_buttons(self, *_args: object) -> None:
+        reviewing = self.pages.currentIndex() == 1
+        self.back_button.setVisible(reviewing)
+        self.fork_button.setVisible(reviewing)
+        self.review_button.setVisible(not reviewing)
+        self.reset_button.setVisible(not reviewing)
+        self.review_button.setEnabled(self.valid)
+        self.review_button.setDefault(not reviewing)
+        self.fork_button.setDefault(reviewing)
+        for index, editor in enumerate((self.state_editor, self.tasks_editor)):
+            base = ("State", "Task state")[index]
+            mark = " ⚠" if editor.error else (" •" if editor.edited else "")
+            self.tabs.setTabText(index, base + mark)
+
+    # -- slots -----------------------------------------------------------------------
+    def _on_loaded(self, result: tuple[Snapshot, RunInfo, str, str]) -> None:
+        snap, run, state_text, tasks_text = result
+        self.snapshot, self.run = snap, run
+        info = snap.info
+        self.title.setText(f"Fork <b>{_esc(run.name)}</b> at <b>#{info.seq}</b> ({info.kind} "
+                           f"{_esc(info.name)}) into a new run. The source run is never modified; "
+                           "whatever you do not edit is shared by reference.")
+        self.state_editor.set_text(state_text)
+        self.tasks_editor.set_text(tasks_text)
+        self._update_buttons()
+        self.loaded.emit()
+
+    def _on_load_failed(self, message: str) -> None:
+        self._show_error(message)
+        self.title.setText("Cannot fork this checkpoint.")
+        self.failed.emit(message)
+
+    def _on_reset_clicked(self) -> None:
+        self.state_editor.reset()
+        self.tasks_editor.reset()
+
+    def _on_review_clicked(self) -> None:
+        ok = self.state_editor.validate() & self.tasks_editor.validate()
+        if not ok or not self.valid or self.snapshot is None:
+            return
+        state, tasks = self.edited_values()
+        snap = self.snapshot
+        new_state = snap.state if state is _UNSET else state
+        new_tasks = snap.tasks if tasks is _UNSET else tasks
+        self.review_lines = edit_lines(snap.state, new_state, snap.tasks, new_tasks)
+        parts = [f"{label}: {'edited' if new != old else 'unchanged, shared by reference'}"
+                 for label, new, old in (("state", new_state, snap.state), ("task state", new_tasks, snap.tasks))]
+        self.review_intro.setText(f"Fork #{snap.info.seq} of “{self.run.name if self.run else ''}” "
+                                  f"because: {self.reason.text().strip()}\n"
+                                  f"{'; '.join(parts).capitalize()}.")
+        shown = list(self.review_lines)
+        for label, editor, new, old in (("state", self.state_editor, new_state, snap.state),
+                                        ("task state", self.tasks_editor, new_tasks, snap.tasks)):
+            if new != old:
+                shown.append(EditLine("#", f"The {label} as text (unified diff)"))
+                shown += text_diff_lines(editor.original, editor.text(), label)
+        self.review.show_lines(shown, "No edits: the fork starts from the checkpoint "
+                                      "exactly, sharing its state by reference.")
+        self._show_page(1)
+
+    def _on_fork_clicked(self) -> None:
+        if self.snapshot is None or not self.valid:
+            return
+        state, tasks = self.edited_values()
+        args = (self.access, self.snapshot.info.id, self.reason.text().strip(), state, tasks,
+                self.name.text().strip())
+        self.fork_button.setEnabled(False)
+        self.fork_button.setText("Forking…")
+        self._runner.run(lambda: _do_fork(*args), self._on_forked, self._on_fork_failed)
+
+    def _on_forked(self, run: RunInfo) -> None:
+        self.new_run = run
+        self.forked.emit(run)
+        self.accept()
+
+    def _on_fork_failed(self, message: str) -> None:
+        self.fork_button.setEnabled(True)
+        self.fork_button.setText("Create Fork")
+        self._show_error(message)
+        self.failed.emit(message)
+
+    def _show_error(self, message: str) -> None:
+        self.error.setText(message)
+        self.error.show()
+
+
+def _esc(text: str) -> str:
+    return html.escape(text or "")

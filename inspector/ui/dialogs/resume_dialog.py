@@ -1,0 +1,260 @@
+"""The Resume… dialog: exactly what will run (argv, directory, environment), owner, replay cost."""
+
+from __future__ import annotations
+
+import html
+import os
+import shlex
+from typing import Any, Callable, Mapping
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (QDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QMessageBox, QPushButton, QSplitter, QVBoxLayout, QWidget)
+
+from inspector.errors import StoreError
+from inspector.highlight import to_json_text
+from inspector.model import CheckpointInfo
+from inspector.record.handoff import ENV_VAR
+from inspector.resume.edits import parse_json_text
+from inspector.resume.launch import LaunchSpec, check_argv, check_env
+from inspector.resume.resume import FORK, ResumePlan, plan_resume, start_resume
+from inspector.ui import icons
+from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor
+from inspector.ui.dialogs.store_access import StoreAccess, as_access
+from inspector.ui.tasks import TaskRunner
+from inspector.ui.widgets.palette import accent
+
+OWNER_HUES = {"live": "#1a7f37", "starting": "#1a7f37", "gone": "#cf222e", "silent": "#bf8700",
+              "none": "#57606a"}
+Confirm = Callable[[QWidget, str, str], bool]
+
+
+def ask_confirmation(parent: QWidget, title: str, text: str) -> bool:
+    """The real confirmation: a question box whose default answer is No."""
+    box = QMessageBox(QMessageBox.Icon.Question, title, text,
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, parent)
+    box.setDefaultButton(QMessageBox.StandardButton.No)
+    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return box.exec() == QMessageBox.StandardButton.Yes
+
+
+def parse_argv(text: str) -> list[str]:
+    """The argv editor's text: a JSON array of strings (exact: no shell, no quoting rules)."""
+    value = parse_json_text(text, "command")
+    if not isinstance(value, list):
+        raise StoreError("The command must be a JSON array of strings, one argument each.")
+    return list(check_argv(value))
+
+
+def parse_env(text: str) -> dict[str, str]:
+    """The environment editor's text: a JSON object of strings."""
+    value = parse_json_text(text, "environment")
+    if not isinstance(value, dict):
+        raise StoreError("The environment must be a JSON object of NAME: \"value\" pairs.")
+    return check_env(value)
+
+
+def _plan(access: StoreAccess, ref: int | str, threshold: float) -> ResumePlan:
+    with access.read() as store:
+        return plan_resume(store, ref, heartbeat_threshold=threshold)
+
+
+def _start(access: StoreAccess, plan: ResumePlan, argv: list[str], cwd: str, env: dict[str, str],
+           reason: str | None) -> LaunchSpec:
+    """Worker: write (confirmed by the user): fork if needed, take ownership."""
+    with access.write() as store:
+        return start_resume(store, plan, argv=argv, cwd=cwd, env=env, reason=reason)
+
+
+def confirmation_text(plan: ResumePlan, argv: list[str], cwd: str) -> str:
+    """What the confirmation box says: the command, where, and what happens to the run."""
+    what = (f"A fork of run {plan.run.id} at #{plan.checkpoint.seq} is made and resumed."
+            if plan.mode == FORK else
+            f"Run {plan.run.id} continues from #{plan.checkpoint.seq} under a new ownership epoch.")
+    return f"Run this command?\n\n{shlex.join(argv)}\n\nin {cwd}\n\n{what}"
+
+
+class ResumeDialog(QDialog):
+    """Shows a resume plan, lets the user edit the command, and prepares the launch on confirmation.
+
+    Nothing is written before the user confirms (``confirm`` — replaceable in tests — returns
+    True). Then the fork (if any) and the ownership take-over happen off the GUI thread and
+    ``launch_ready(LaunchSpec)`` is emitted: hand it to the console dock, which starts the process.
+    Signals: ``plan_loaded(ResumePlan)``, ``launch_ready(LaunchSpec)``, ``failed(str)``.
+    """
+
+    plan_loaded = Signal(object)
+    launch_ready = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, store: str | StoreAccess, checkpoint: CheckpointInfo | int | str, parent: QWidget | None = None,
+                 *, runner: TaskRunner | None = None, heartbeat_threshold: float = 30.0,
+                 confirm: Confirm = ask_confirmation) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Resume Run")
+        self.setWindowIcon(icons.kind_icon("resume"))
+        self.resize(860, 720)
+        self.access = as_access(store)
+        self.store_url = self.access.url
+        self.confirm = confirm
+        self.plan: ResumePlan | None = None
+        self.launch: LaunchSpec | None = None
+        self._runner = runner or TaskRunner(self)
+        ref = checkpoint.id if isinstance(checkpoint, CheckpointInfo) else checkpoint
+        self._build()
+        self._runner.run(lambda: _plan(self.access, ref, heartbeat_threshold), self._on_planned,
+                         self._on_plan_failed)
+
+    # -- layout --------------------------------------------------------------------
+    def _build(self) -> None:
+        self.title = QLabel("Preparing the resume…", self)
+        self.title.setWordWrap(True)
+        self.mode_label, self.owner_label, self.replay_label, self.store_label = (
+            self._info_label() for _ in range(4))
+        form = QFormLayout()
+        form.addRow("What happens:", self.mode_label)
+        form.addRow("Current owner:", self.owner_label)
+        form.addRow("Replay cost:", self.replay_label)
+        form.addRow("Store:", self.store_label)
+        self.argv_editor = JsonEditor(parse_argv, self, gutter=False)
+        self.env_editor = JsonEditor(parse_env, self, gutter=False)
+        self.cwd = QLineEdit(self)
+        self.reason = QLineEdit(self)
+        self.reason.setPlaceholderText("why the fork exists (kept with it)")
+        self.preview = self._info_label(mono=True)
+        self.env_note = self._info_label()
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self._group("Command (one JSON string per argument; never run by a shell)",
+                                       self.argv_editor, self.preview))
+        splitter.addWidget(self._group("Environment (the complete environment of the process)",
+                                       self.env_editor, self.env_note))
+        self.command_form = QFormLayout()
+        self.command_form.addRow("Working &directory:", self.cwd)
+        self.command_form.addRow("Fork &reason:", self.reason)
+        self.error = self._info_label()
+        self.error.setStyleSheet(f"color: {accent(self.palette(), BAD_HUE).name()};")
+        self.error.hide()
+        self.cancel_button = QPushButton("Cancel", self)
+        self.resume_button = QPushButton(icons.kind_icon("resume"), "Resume…", self)
+        self.resume_button.setDefault(True)
+        self.resume_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.reject)
+        self.resume_button.clicked.connect(self._on_resume_clicked)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.resume_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addLayout(form)
+        layout.addWidget(splitter, 1)
+        layout.addLayout(self.command_form)
+        layout.addWidget(self.error)
+        layout.addLayout(buttons)
+        for editor in (self.argv_editor, self.env_editor):
+            editor.validated.connect(self._on_edited)
+        self.cwd.textChanged.connect(self._on_edited)
+
+    def _info_label(self, mono: bool = False) -> QLabel:
+        label = QLabel(self)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setTextFormat(Qt.TextFormat.PlainText if mono else Qt.TextFormat.RichText)
+        if mono:
+            label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        return label
+
+    def _group(self, title: str, editor: QWidget, note: QLabel) -> QGroupBox:
+        box = QGroupBox(title, self)
+        layout = QVBoxLayout(box)
+        layout.addWidget(editor, 1)
+        layout.addWidget(note)
+        return box
+
+    # -- plan ------------------------------------------------------------------------
+    def _on_planned(self, plan: ResumePlan) -> None:
+        self.plan = plan
+        cp = plan.checkpoint
+        self.title.setText(f"<b>Resume “{html.escape(plan.run.name)}” from #{cp.seq}</b> "
+                           f"({cp.kind} {html.escape(cp.name)}).")
+        action = ("<b>Fork first, then resume the fork.</b>" if plan.mode == FORK
+                  else "<b>Continue the same run</b> under a new ownership epoch.")
+        self.mode_label.setText(f"{action} {html.escape(plan.why[:1].upper() + plan.why[1:])}.")
+        hue = accent(self.palette(), OWNER_HUES.get(plan.owner.state, "#57606a")).name()
+        live = " — a live process owns this run, so it is not touched" if plan.owner.live else ""
+        self.owner_label.setText(f"<span style='color:{hue}'>●</span> {html.escape(plan.owner.text)}{live}")
+        self.replay_label.setText(html.escape(plan.replay.describe()))
+        self.store_label.setText(html.escape(plan.store_display))
+        self.argv_editor.set_text(to_json_text(list(plan.argv)))
+        self.env_editor.set_text(to_json_text(dict(plan.env)))
+        self.cwd.setText(plan.cwd)
+        self.reason.setText(f"resume from {plan.run.id}:{cp.seq}")
+        self.command_form.setRowVisible(self.reason, plan.mode == FORK)
+        self.resume_button.setText("Fork && Resume…" if plan.mode == FORK else "Resume…")
+        self._on_edited()
+        self.plan_loaded.emit(plan)
+
+    def _on_plan_failed(self, message: str) -> None:
+        self.title.setText("This run cannot be resumed.")
+        self._show_error(message)
+        self.failed.emit(message)
+
+    def _on_edited(self, *_args: object) -> None:
+        argv, env = self.argv_editor.value, self.env_editor.value
+        if argv is not None:
+            self.preview.setText("$ " + shlex.join(argv))
+        if env is not None and self.plan is not None:
+            self.env_note.setText(env_note(env, self.plan.inherit, self.plan.missing))
+        self.resume_button.setEnabled(self.ready)
+
+    @property
+    def ready(self) -> bool:
+        """True when a plan is loaded and the command, environment and directory are valid."""
+        return (self.plan is not None and self.argv_editor.error is None
+                and self.env_editor.error is None and bool(self.cwd.text().strip()) and self.launch is None)
+
+    # -- launch ------------------------------------------------------------------------
+    def _on_resume_clicked(self) -> None:
+        if not self.ready or self.plan is None:
+            return
+        argv, env, cwd = self.argv_editor.value, self.env_editor.value, self.cwd.text().strip()
+        if not self.confirm(self, "Resume Run", confirmation_text(self.plan, argv, cwd)):
+            return
+        plan, reason = self.plan, self.reason.text().strip() or None
+        self.resume_button.setEnabled(False)
+        self.resume_button.setText("Starting…")
+        self._runner.run(lambda: _start(self.access, plan, argv, cwd, env, reason),
+                         self._on_started, self._on_start_failed)
+
+    def _on_started(self, launch: LaunchSpec) -> None:
+        self.launch = launch
+        self.launch_ready.emit(launch)
+        self.accept()
+
+    def _on_start_failed(self, message: str) -> None:
+        self.resume_button.setText("Fork && Resume…" if self.plan and self.plan.mode == FORK else "Resume…")
+        self._show_error(message)
+        self._on_edited()
+        self.failed.emit(message)
+
+    def _show_error(self, message: str) -> None:
+        self.error.setText(html.escape(message))
+        self.error.show()
+
+
+def env_note(env: Mapping[str, Any], inherit: tuple[str, ...], missing: tuple[str, ...],
+             here: Mapping[str, str] | None = None) -> str:
+    """The line under the environment editor: what is added, and what differs from this process."""
+    here = os.environ if here is None else here
+    parts = [f"Also passed: <code>{ENV_VAR}</code> (the hand-off: store, run, checkpoint, new epoch)"]
+    given = [k for k in inherit if k not in missing]
+    if given:
+        parts.append("from this environment: " + ", ".join(f"<code>{html.escape(k)}</code>" for k in given))
+    if missing:
+        parts.append("<b>not set here, so not passed:</b> " + ", ".join(html.escape(k) for k in missing))
+    differ = sorted(k for k, v in env.items() if here.get(k) != v)
+    if differ:
+        parts.append("differs from this inspector's environment: " + ", ".join(html.escape(k) for k in differ))
+    return ". ".join(parts[:1]) + ("; " + "; ".join(parts[1:]) if parts[1:] else "") + "."
+

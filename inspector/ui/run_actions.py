@@ -1,0 +1,247 @@
+"""Fork…, Resume…, "Resume from Last Good Checkpoint" and the Console dock, added to the main window."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtWidgets import QAbstractItemView, QDialog, QMessageBox
+
+from inspector.model import CheckpointInfo, RunInfo
+from inspector.resume.launch import LaunchSpec
+from inspector.resume.resume import ResumePlan, plan_resume, start_resume
+from inspector.resume.liveness import ACTIVE_STATUSES
+from inspector.resume.stuck import diagnose, last_good_checkpoint
+from inspector.ui import icons
+from inspector.ui.dialogs.fork_dialog import ForkDialog
+from inspector.ui.dialogs.resume_dialog import ResumeDialog, ask_confirmation
+from inspector.ui.dialogs.store_access import StoreAccess
+from inspector.ui.tasks import TaskRunner
+from inspector.ui.widgets.console_dock import ConsoleDock
+
+if TYPE_CHECKING:
+    from inspector.ui.main_window import MainWindow
+
+CONSOLE_HEIGHT = 200
+DIAGNOSIS_KEY = "run-actions:diagnosis"
+
+
+def _last_good_plan(access: StoreAccess, run_id: str) -> ResumePlan:
+    with access.read() as store:
+        return plan_resume(store, last_good_checkpoint(store, run_id))
+
+
+def _start(access: StoreAccess, plan: ResumePlan) -> LaunchSpec:
+    with access.write() as store:
+        return start_resume(store, plan)
+
+
+class RunActions(QObject):
+    """Owns the fork/resume actions and the Console dock of one main window.
+
+    ``confirm`` is the confirmation question (replaceable in tests; never the process).
+    """
+
+    def __init__(self, window: "MainWindow") -> None:
+        super().__init__(window)
+        self.window = window
+        self.confirm = ask_confirmation
+        self.runner = TaskRunner(self)
+        self.dialog: QDialog | None = None
+        self.access: StoreAccess | None = None
+        self.console = ConsoleDock(window, runner=self.runner)
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.console)
+        self.console.hide()
+        window.restoreDockWidget(self.console)
+        window.actions.panels_menu.addAction(self.console.toggleViewAction())
+        self._console_sized = False
+        self.console.visibilityChanged.connect(self._on_console_visibility_changed)
+        self.fork = self._action("&Fork\u2026", icons.icon("branch"), "Ctrl+Shift+K",
+                                 "Fork the selected checkpoint into a new run (optionally edited)")
+        self.resume = self._action("&Resume\u2026", icons.kind_icon("resume"), "Ctrl+Shift+R",
+                                   "Resume the selected run from the selected checkpoint")
+        self.resume_good = self._action("Resume from &Last Good Checkpoint", icons.kind_icon("resume"), None,
+                                        "Resume the selected run where its diagnosis suggests")
+        window.actions.run_menu.addSeparator()
+        window.add_run_action(self.fork)
+        window.add_run_action(self.resume)
+        window.add_run_action(self.resume_good, toolbar=False)
+        self._context_menu(window.runs_panel.view, [self.resume_good, self.resume, self.fork])
+        self._context_menu(window.timeline_panel.view, [self.fork, self.resume])
+        self.fork.triggered.connect(self.open_fork_dialog)
+        self.resume.triggered.connect(self.open_resume_dialog)
+        self.resume_good.triggered.connect(self.resume_last_good)
+        self.console.follow_run.connect(self._on_console_follow_run)
+        self.runner.failed.connect(window.show_error)
+        window.run_changed.connect(self._update_enabled)
+        window.run_changed.connect(self._diagnose)
+        window.runs_panel.run_updated.connect(self._diagnose)
+        window.details.tabs.currentChanged.connect(lambda _i: self._show_diagnosis(keep=True))
+        self._diagnosis: str | None = None
+        window.checkpoint_changed.connect(self._update_enabled)
+        window.session.opened.connect(self._on_store_changed)
+        window.session.closed.connect(self._on_store_changed)
+        window.installEventFilter(self)
+        self._update_enabled()
+
+    def _action(self, text: str, icon: QIcon, shortcut: str | None, tip: str) -> QAction:
+        action = QAction(icon, text, self.window)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
+        return action
+
+    @staticmethod
+    def _context_menu(view: QAbstractItemView, actions: list[QAction]) -> None:
+        if view.contextMenuPolicy() == Qt.ContextMenuPolicy.DefaultContextMenu:
+            view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        view.addActions(actions)
+
+    # -- targets -----------------------------------------------------------------------
+    @property
+    def store_url(self) -> str | None:
+        """URL of the open store when it is one we can fork and resume (native or LangGraph)."""
+        info = self.window.session.info
+        return info.url if info is not None and info.kind in ("native", "langgraph") else None
+
+    def store_access(self) -> StoreAccess | None:
+        """Access to the open store: its session store for reads, one kept writer for writes."""
+        url = self.store_url
+        if url is None:
+            return None
+        if self.access is None or self.access.url != url or self.access.reader is not self.window.session.store:
+            self._on_store_changed()
+            self.access = StoreAccess(url, self.window.session.store, keep_writer=True)
+            self.console.store_access = self.access
+        return self.access
+
+    def _on_store_changed(self, *_args: object) -> None:
+        """The window opened another store or closed it: drop the kept writer."""
+        if self.access is not None:
+            old, self.access = self.access, None
+            self.console.store_access = None
+            self.runner.run(old.close)      # off the GUI thread; pending writes finish first
+
+    def target(self) -> CheckpointInfo | str | None:
+        """The selected checkpoint, else the head of the selected run."""
+        run = self.window.current_run()
+        cp = self.window.current_checkpoint()
+        if cp is not None and (run is None or cp.run_id == run.id):
+            return cp
+        if run is not None:
+            return f"{run.id}:-1"   # resolved to the head when the dialog loads
+        return None
+
+    def _update_enabled(self, *_args: object) -> None:
+        ok = self.store_url is not None
+        run = self.window.current_run()
+        self.fork.setEnabled(ok and self.target() is not None)
+        self.resume.setEnabled(ok and self.target() is not None and (run is None or run.resumable))
+        self.resume_good.setEnabled(ok and run is not None and run.resumable)
+
+    # -- commands ------------------------------------------------------------------------
+    def open_fork_dialog(self) -> ForkDialog | None:
+        """Fork…: edit and fork the target checkpoint; the new run is selected afterwards."""
+        target, access = self.target(), self.store_access()
+        if target is None or access is None:
+            return None
+        dialog = ForkDialog(access, target, self.window)
+        dialog.forked.connect(self._on_forked)
+        self._show(dialog)
+        return dialog
+
+    def open_resume_dialog(self) -> ResumeDialog | None:
+        """Resume…: review exactly what will run, confirm, watch it in the console."""
+        target, access = self.target(), self.store_access()
+        if target is None or access is None:
+            return None
+        dialog = ResumeDialog(access, target, self.window, confirm=self.confirm)
+        dialog.launch_ready.connect(self.console.start)
+        self._show(dialog)
+        return dialog
+
+    def resume_last_good(self) -> None:
+        """One click plus the confirmation: resume the selected run from its last good checkpoint."""
+        run, access = self.window.current_run(), self.store_access()
+        if run is None or access is None:
+            return
+        self.runner.run(lambda: _last_good_plan(access, run.id), self._on_last_good_planned,
+                        self.window.show_error)
+
+    def _on_last_good_planned(self, plan: ResumePlan) -> None:
+        access = self.store_access()
+        if access is None or not self.confirm(self.window, "Resume from Last Good Checkpoint", plan.describe()):
+            return
+        self.runner.run(lambda: _start(access, plan), self.console.start, self.window.show_error)
+
+    def _show(self, dialog: QDialog) -> None:
+        old, self.dialog = self.dialog, dialog
+        if old is not None:
+            old.close()
+            old.deleteLater()
+        dialog.open()
+
+    # -- slots ---------------------------------------------------------------------------------
+    def _on_forked(self, run: RunInfo) -> None:
+        self.window.statusBar().showMessage(f"Forked into run {run.id}", 5000)
+        self._select_soon(run.id)
+
+    def _diagnose(self, run: RunInfo | None) -> None:
+        """Find the selected run's stuck diagnosis (off the GUI thread) for the Metadata tab."""
+        store = self.window.session.store
+        if run is None or store is None or run.status not in ACTIVE_STATUSES:
+            self.window.session.runner.cancel(DIAGNOSIS_KEY)
+            self._show_diagnosis(None)
+            return
+
+        def job() -> str | None:
+            diag = diagnose(store, run)
+            return diag.describe() if diag is not None else None
+        self.window.session.runner.run(job, self._show_diagnosis, lambda _m: self._show_diagnosis(None),
+                                       key=DIAGNOSIS_KEY)
+
+    def _show_diagnosis(self, text: str | None = None, *, keep: bool = False) -> None:
+        if not keep:
+            self._diagnosis = text
+        panel = self.window.details.panels.get("metadata")   # built when its tab is first shown
+        if panel is not None and hasattr(panel, "show_diagnosis"):
+            panel.show_diagnosis(self._diagnosis)
+
+    def _on_console_visibility_changed(self, visible: bool) -> None:
+        if visible and not self._console_sized:  # first appearance: a modest strip, not half the window
+            self._console_sized = True
+            self.window.resizeDocks([self.console], [CONSOLE_HEIGHT], Qt.Orientation.Vertical)
+
+    def _on_console_follow_run(self, run_id: str) -> None:
+        self._select_soon(run_id)
+
+    def _select_soon(self, run_id: str, attempts: int = 20) -> None:
+        """Select a run as soon as the live runs list shows it (a fork appears a moment later)."""
+        if self.window.runs_panel.select_run(run_id) or attempts <= 0:
+            return
+        self.window.refresh()
+        QTimer.singleShot(250, lambda: self._select_soon(run_id, attempts - 1))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched is self.window and event.type() == QEvent.Type.Close and self.console.running():
+            answer = QMessageBox.question(
+                self.window, "Resumed Processes Running",
+                f"{len(self.console.running())} resumed agent process(es) started here are still running. "
+                "Stop them and quit? (They can be resumed again later.)",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return True
+            self.console.shutdown()
+        if watched is self.window and event.type() == QEvent.Type.Close and self.access is not None:
+            self.access.close()
+            self.access = None
+        return super().eventFilter(watched, event)
+
+
+def install_run_actions(window: "MainWindow") -> RunActions:
+    """Add Fork…, Resume…, Resume from Last Good Checkpoint and the Console dock to ``window``."""
+    return RunActions(window)

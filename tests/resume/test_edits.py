@@ -1,0 +1,64 @@
+"""PATH=JSON edit syntax and validation."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.resume.edits import (EditError, apply_assignments, check_json_value, parse_assignment,
+                                    parse_json_text, parse_path, set_path, validate_tasks)
+
+
+@pytest.mark.parametrize("text, path", [
+    ("budget.total", ("budget", "total")),
+    ("messages[2].content", ("messages", 2, "content")),
+    ("messages[-1]", ("messages", -1)),
+    ('files["draft.md"].sha1', ("files", "draft.md", "sha1")),
+    ('["a key"]', ("a key",)),
+])
+def test_parse_path(text: str, path: tuple) -> None:
+    assert parse_path(text) == path
+
+
+@pytest.mark.parametrize("text", ["", ".a", "a..b", "a[x]", "a[1", "a b"])
+def test_bad_paths(text: str) -> None:
+    with pytest.raises(EditError):
+        parse_path(text)
+
+
+def test_assignment_values_are_json() -> None:
+    assert parse_assignment('messages[2].content="x=y"') == (("messages", 2, "content"), "x=y")
+    assert parse_assignment("a=[1, null]") == (("a",), [1, None])
+    with pytest.raises(EditError, match="quote strings"):
+        parse_assignment("name=bob")
+
+
+def test_set_path_copies_and_checks() -> None:
+    original = {"a": [1, {"b": 2}]}
+    assert set_path(original, ("a", 1, "b"), 5) == {"a": [1, {"b": 5}]}
+    assert set_path(original, ("a", 1, "c"), 5) == {"a": [1, {"b": 2, "c": 5}]}
+    assert original == {"a": [1, {"b": 2}]}
+    assert set_path(original, (), 3) == 3
+    with pytest.raises(EditError, match="is a list"):
+        set_path(original, ("a", "x"), 1)
+    with pytest.raises(EditError, match="is an object"):
+        set_path(original, (0,), 1)
+    with pytest.raises(EditError, match="int, which has no"):
+        set_path(original, ("a", 0, "x"), 1)
+
+
+def test_json_checks() -> None:
+    check_json_value({"a": [1, 2.5, None, True, "s"]})
+    for bad, message in (({"a": float("nan")}, "non-finite"), ({1: 2}, "non-string key"),
+                         ({"a": b"x"}, "bytes at a")):
+        with pytest.raises(EditError, match=message):
+            check_json_value(bad)
+    with pytest.raises(EditError, match="Extra data at line 2, column 2"):
+        parse_json_text('{"a": 1\n}}', "state")
+    assert apply_assignments({"a": 1}, ["a=2", "b=3"]) == {"a": 2, "b": 3}
+
+
+def test_task_validation() -> None:
+    assert validate_tasks(None) is None
+    assert validate_tasks({"goal": "g", "tasks": [{"id": "t"}]})["tasks"][0]["status"] == "pending"
+    with pytest.raises(EditError, match="duplicate id"):
+        validate_tasks({"tasks": [{"id": "t"}, {"id": "t"}]})

@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         with cp:
             if cp.resumed:
                 state, tasks = cp.restored_state, cp.restored_tasks
+                print(f"resumed run {cp.run_id} (epoch {cp.epoch}) at step {state['step']}", flush=True)
             else:
                 state, tasks = initial_state(topic, args.seed, args.approve_first), initial_tasks(topic)
                 cp.save(state, kind="input", name="goal", tasks=tasks)
@@ -79,9 +80,12 @@ def run(args: argparse.Namespace) -> int:
                 step.run(state, tasks, tools)
                 state["log"].append(step.name)
                 state["step"] = n
-                cp.save(state, kind=step.kind, name=step.name, tasks=tasks,
-                        meta={"task": step.task, "step": n})
-            cp.save(state, kind="final", name="done", tasks=tasks)
+                saved = cp.save(state, kind=step.kind, name=step.name, tasks=tasks,
+                                meta={"task": step.task, "step": n})
+                print(f"step {n:2d}/{len(PLAN)}  {step.kind:<4} {step.name:<24} "
+                      f"{'checkpoint #' + str(saved.seq) if saved else '(not snapshotted)'}", flush=True)
+            final = cp.save(state, kind="final", name="done", tasks=tasks)
+            print(f"done: run {cp.run_id} completed at checkpoint #{final.seq if final else '?'}", flush=True)
         return 0
     except OwnershipLost as err:
         print(f"demo agent: {err}", file=sys.stderr)

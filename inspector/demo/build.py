@@ -58,11 +58,26 @@ def _wait_for_hang(store: Path, proc: subprocess.Popen, seqs: int, timeout: floa
     raise StoreError("The demo agent did not reach its hang point in time.")
 
 
+def _stop_agents_of(store: Path) -> None:
+    """Stop demo agents still running on ``store`` (a hung one lives 15 minutes)."""
+    import psutil
+
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        cmd = proc.info.get("cmdline") or []
+        if proc.pid != os.getpid() and "inspector.demo" in cmd and str(store) in cmd:
+            try:
+                proc.kill()
+                proc.wait(timeout=5)
+            except (psutil.Error, OSError):
+                pass
+
+
 def build_demo_store(store: Path, *, log: Callable[[str], None] = print,
                      include_stuck: bool = True) -> Path:
     """Create ``store`` from scratch with completed, crashed, failed, waiting, stuck and forked runs."""
     store = Path(store).expanduser().resolve()
     store.parent.mkdir(parents=True, exist_ok=True)
+    _stop_agents_of(store)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{store}{suffix}").unlink(missing_ok=True)
     from inspector.store import create_store

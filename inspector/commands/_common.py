@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any, Iterable, Sequence
 
+from inspector.humanize import fmt_size  # noqa: F401  (re-exported for the commands)
+
 
 def add_store_arg(parser: argparse.ArgumentParser) -> None:
     """The positional STORE argument (a path or a SQLAlchemy URL)."""
@@ -51,15 +53,3 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
 def fmt_time(ts: float | None) -> str:
     """Local time as YYYY-MM-DD HH:MM:SS."""
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else ""
-
-
-def fmt_size(n: int | None) -> str:
-    """Bytes in human units."""
-    if n is None:
-        return ""
-    value = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if abs(value) < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import psutil
 
+from inspector.humanize import fmt_age  # noqa: F401  (re-exported)
 from inspector.model import RunInfo
 
 ACTIVE_STATUSES = ("running", "stuck", "crashed")
@@ -21,22 +22,6 @@ def this_host() -> str:
     return socket.gethostname()
 
 
-def fmt_age(seconds: float | None) -> str:
-    """A short human duration: '12 s', '4 min', '3.2 h'."""
-    if seconds is None:
-        return "never"
-    seconds = max(0.0, seconds)
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} days"
 
 
 def process_gone(pid: int, heartbeat: float | None) -> bool:

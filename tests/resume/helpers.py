@@ -101,3 +101,14 @@ def blob_count(store: Path) -> int:
         return con.execute("SELECT count(*) FROM ci_blobs").fetchone()[0]
     finally:
         con.close()
+
+
+def read_until(proc, text: str, max_lines: int = 200) -> str:  # noqa: ANN001 - a Popen with text stdout
+    """Read the process's stdout line by line until a line contains ``text``; return that line."""
+    for _ in range(max_lines):
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if text in line:
+            return line
+    raise AssertionError(f"the process never printed {text!r}")

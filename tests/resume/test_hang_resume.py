@@ -8,14 +8,14 @@ from inspector.demo.agent import EXIT_OWNERSHIP_LOST
 from inspector.resume.resume import CONTINUE, plan_resume, resume_checkpoint
 from inspector.resume.stuck import diagnose
 from inspector.store import open_store
-from tests.resume.helpers import start_agent, wait_for
+from tests.resume.helpers import read_until, start_agent, wait_for
 
 
 def test_hung_agent_is_fenced_off_when_resumed(tmp_path: Path) -> None:
     store = tmp_path / "s.db"
     hung = start_agent(store, "--seed", "2", "--hang-at", "5", "--hang-for", "4", "--heartbeat", "0.1")
     try:
-        assert "hanging before step 5" in hung.stdout.readline()
+        read_until(hung, "hanging before step 5")
         with open_store(store) as st:
             run = st.list_runs()[0]
             # no heartbeat for more than a second: stuck (the process still exists)

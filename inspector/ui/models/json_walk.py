@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from inspector.humanize import fmt_size as fmt_bytes
 from inspector.diff.model import format_path
 
 ELIDE_AT = 160          # characters of a string shown in a one-line cell
@@ -113,15 +114,6 @@ def _size(value: Any, sizes: dict[int, int]) -> int:
     return scalar_size(value)
 
 
-def fmt_bytes(n: int) -> str:
-    """A short human size: ``512 B``, ``4.2 KB``, ``1.3 MB``."""
-    if n < 1024:
-        return f"{n} B"
-    for unit in ("KB", "MB", "GB"):
-        n /= 1024
-        if n < 1024 or unit == "GB":
-            return f"{n:.1f} {unit}" if n < 100 else f"{n:.0f} {unit}"
-    return f"{n} B"
 
 
 def search_paths(value: Any, needle: str, cancel: Callable[[], bool] | None = None,

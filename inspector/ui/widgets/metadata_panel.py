@@ -16,6 +16,7 @@ from PySide6.QtGui import QFontDatabase, QTextDocumentFragment
 from PySide6.QtWidgets import (QFormLayout, QFrame, QHeaderView, QLabel, QPlainTextEdit, QScrollArea,
                                QTreeView, QVBoxLayout, QWidget)
 
+from inspector.humanize import fmt_age
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store
 from inspector.ui.models.json_walk import fmt_bytes, preview
@@ -31,18 +32,6 @@ RESUME_MAX_LINES = 14
 META_EXPAND_AT_MOST = 8   # meta entries with more children start collapsed
 
 
-def fmt_age(seconds: float) -> str:
-    """``12 s``, ``4 min``, ``3 h 5 min``, ``2 d`` for a duration."""
-    seconds = max(0.0, seconds)
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
-    if seconds < 90:
-        return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 86400:
-        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60)} min"
-    return f"{seconds / 86400:.1f} d"
 
 
 def resume_text(spec: dict | None) -> str:

@@ -14,7 +14,7 @@ from inspector.record import Checkpointer
 from inspector.store import open_store
 from inspector.ui.dialogs.resume_dialog import ResumeDialog
 from inspector.ui.widgets.console_dock import ConsoleDock
-from tests.resume.helpers import final_snapshot, raw_run_dump, start_agent, wait_for
+from tests.resume.helpers import final_snapshot, raw_run_dump, read_until, start_agent, wait_for
 from tests.ui.dialogs.conftest import run_named, store_url
 
 TIMEOUT = 60_000
@@ -149,7 +149,7 @@ def test_hung_run_resumed_from_the_gui_fences_off_the_old_process(qtbot, tmp_pat
     store = tmp_path / "s.db"
     hung = start_agent(store, "--seed", "6", "--hang-at", "4", "--hang-for", "3", "--heartbeat", "0.1")
     try:
-        assert "hanging before step 4" in hung.stdout.readline()
+        read_until(hung, "hanging before step 4")
         run = wait_for(lambda: _only_run(store), what="the run")
         qtbot.waitUntil(lambda: _silent(store, run.id), timeout=TIMEOUT)
         dialog = _dialog(qtbot, store, f"{run.id}:-1", Confirm(True), heartbeat_threshold=0.5)

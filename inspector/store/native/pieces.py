@@ -11,7 +11,7 @@ subtrees of two states have equal digests (the diff skips them unread).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 import struct
@@ -52,6 +52,7 @@ class ChunkedList:
     """A long list stored as consecutive chunks (each a piece holding a list of items)."""
 
     chunks: tuple[Chunk, ...]
+    packed: bytes | None = field(default=None, compare=False, repr=False)  # the ext payload, if known
 
     @property
     def length(self) -> int:
@@ -77,7 +78,7 @@ def _default(obj: Any) -> Any:
     if isinstance(obj, Ref):
         return msgpack.ExtType(EXT_REF, obj.digest + _SIZE.pack(obj.size))
     if isinstance(obj, ChunkedList):
-        return msgpack.ExtType(EXT_CHUNKED, b"".join(
+        return msgpack.ExtType(EXT_CHUNKED, obj.packed or b"".join(
             _CHUNK.pack(c.count, c.size) + c.digest for c in obj.chunks))
     if isinstance(obj, tuple):
         return list(obj)
@@ -173,6 +174,7 @@ class _CachedChunk:
     sizes: list
     marks: list          # the byte deciding content-defined boundaries, per item
     chunk: Chunk
+    packed: bytes | None = None   # this chunk's 28-byte entry in the table
 
 
 class PieceEncoder:
@@ -276,7 +278,12 @@ class PieceEncoder:
             e.chunk.count for e in old)))
         if path is not None:
             self._chunks[path] = chunks
-        table = ChunkedList(tuple(c.chunk for c in chunks))
+        table = ChunkedList(tuple(c.chunk for c in chunks),
+                            b"".join(_CHUNK.pack(c.chunk.count, c.chunk.size) + c.chunk.digest
+                                     if c.packed is None else c.packed for c in chunks))
+        for c in chunks:
+            if c.packed is None:
+                c.packed = _CHUNK.pack(c.chunk.count, c.chunk.size) + c.chunk.digest
         return table, table.size, [item for c in chunks for item in c.items]
 
     def _rechunk(self, value: list, pos: int, rest: list[_CachedChunk], shift: int) -> list[_CachedChunk]:

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QStackedWidget, QTabWidget, QVBoxLayout, QWidget)
 
+from inspector.errors import StoreError
 from inspector.highlight import to_json_text
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.resume.edit_diff import EditLine, edit_lines, text_diff_lines
@@ -50,7 +51,22 @@ def _do_fork(access: StoreAccess, checkpoint_id: int | str, reason: str, state: 
     if tasks is not _UNSET:
         kwargs["tasks"] = tasks
     with access.write() as store:
+        if store.info.kind == "langgraph":
+            return _fork_langgraph(store, checkpoint_id, reason, kwargs)
         return fork(store, checkpoint_id, reason=reason, name=name or None, **kwargs)
+
+
+def _fork_langgraph(store: Any, checkpoint_id: int | str, reason: str, kwargs: dict) -> RunInfo:
+    """A LangGraph fork is a new checkpoint in the same thread (through the graph if one is set)."""
+    from inspector.resume.langgraph import fork_langgraph
+    from inspector.ui.dialogs.langgraph_options import QUIET_SECONDS
+
+    if "tasks" in kwargs:
+        raise StoreError("The task board of a LangGraph thread is derived from its channels; "
+                         "edit the todos channel in the state instead.")
+    edited = {"state": kwargs["state"]} if "state" in kwargs else {}
+    result = fork_langgraph(store, checkpoint_id, reason=reason, quiet_seconds=QUIET_SECONDS, **edited)
+    return store.get_run(result.thread_id)
 
 
 class ForkDialog(QDialog):

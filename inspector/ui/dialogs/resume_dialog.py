@@ -21,6 +21,8 @@ from inspector.resume.launch import LaunchSpec, check_argv, check_env
 from inspector.resume.resume import FORK, ResumePlan, plan_resume, start_resume
 from inspector.ui import icons
 from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor
+from inspector.ui.dialogs.langgraph_options import (LangGraphChoices, LangGraphOptions, PlanOutcome,
+                                                    plan_langgraph, remember)
 from inspector.ui.dialogs.store_access import StoreAccess, as_access
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent
@@ -55,14 +57,22 @@ def parse_env(text: str) -> dict[str, str]:
     return check_env(value)
 
 
-def _plan(access: StoreAccess, ref: int | str, threshold: float) -> ResumePlan:
+def _plan(access: StoreAccess, ref: int | str, threshold: float,
+          choices: LangGraphChoices) -> PlanOutcome:
     with access.read() as store:
-        return plan_resume(store, ref, heartbeat_threshold=threshold)
+        if store.info.kind == "langgraph":
+            return plan_langgraph(store, ref, choices)
+        return PlanOutcome(store.info.kind, plan_resume(store, ref, heartbeat_threshold=threshold))
 
 
 def _start(access: StoreAccess, plan: ResumePlan, argv: list[str], cwd: str, env: dict[str, str],
-           reason: str | None) -> LaunchSpec:
+           reason: str | None, choices: LangGraphChoices | None = None) -> LaunchSpec:
     """Worker: write (confirmed by the user): fork if needed, take ownership."""
+    if choices is not None:   # LangGraph: the runner process writes; remember the graph
+        with access.read() as store:
+            launch = start_resume(store, plan, argv=argv, cwd=cwd, env=env, reason=reason)
+            remember(store, choices)
+            return launch
     with access.write() as store:
         return start_resume(store, plan, argv=argv, cwd=cwd, env=env, reason=reason)
 
@@ -101,10 +111,30 @@ class ResumeDialog(QDialog):
         self.plan: ResumePlan | None = None
         self.launch: LaunchSpec | None = None
         self._runner = runner or TaskRunner(self)
-        ref = checkpoint.id if isinstance(checkpoint, CheckpointInfo) else checkpoint
+        self._ref = checkpoint.id if isinstance(checkpoint, CheckpointInfo) else checkpoint
+        self._threshold = heartbeat_threshold
+        self.kind: str | None = None
         self._build()
-        self._runner.run(lambda: _plan(self.access, ref, heartbeat_threshold), self._on_planned,
-                         self._on_plan_failed)
+        self._request_plan()
+
+    def _request_plan(self) -> None:
+        """Plan (again) off the GUI thread, with the LangGraph choices if any."""
+        choices = self.langgraph.choices()
+        self.resume_button.setEnabled(False)
+        self._runner.run(lambda: _plan(self.access, self._ref, self._threshold, choices),
+                         self._on_outcome, self._on_plan_failed)
+
+    def _on_outcome(self, outcome: PlanOutcome) -> None:
+        self.kind = outcome.kind
+        self.langgraph.setVisible(outcome.kind == "langgraph")
+        if outcome.kind == "langgraph":
+            self.langgraph.show_outcome(outcome)
+        if outcome.plan is None:
+            self.plan = None
+            self._on_plan_failed(outcome.error or "This run cannot be resumed.")
+            return
+        self.error.hide()
+        self._on_planned(outcome.plan)
 
     # -- layout --------------------------------------------------------------------
     def _build(self) -> None:
@@ -150,6 +180,10 @@ class ResumeDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(splitter, 1)
         layout.addLayout(self.command_form)
+        self.langgraph = LangGraphOptions(self)
+        self.langgraph.hide()
+        self.langgraph.replan_requested.connect(self._request_plan)
+        layout.addWidget(self.langgraph)
         layout.addWidget(self.error)
         layout.addLayout(buttons)
         for editor in (self.argv_editor, self.env_editor):
@@ -178,8 +212,12 @@ class ResumeDialog(QDialog):
         cp = plan.checkpoint
         self.title.setText(f"<b>Resume “{html.escape(plan.run.name)}” from #{cp.seq}</b> "
                            f"({cp.kind} {html.escape(cp.name)}).")
-        action = ("<b>Fork first, then resume the fork.</b>" if plan.mode == FORK
-                  else "<b>Continue the same run</b> under a new ownership epoch.")
+        if self.kind == "langgraph":
+            action = ("<b>LangGraph replays from this checkpoint as a new branch</b>" if plan.mode == FORK
+                      else "<b>LangGraph continues the thread</b>")
+        else:
+            action = ("<b>Fork first, then resume the fork.</b>" if plan.mode == FORK
+                      else "<b>Continue the same run</b> under a new ownership epoch.")
         self.mode_label.setText(f"{action} {html.escape(plan.why[:1].upper() + plan.why[1:])}.")
         hue = accent(self.palette(), OWNER_HUES.get(plan.owner.state, "#57606a")).name()
         live = " — a live process owns this run, so it is not touched" if plan.owner.live else ""
@@ -222,9 +260,10 @@ class ResumeDialog(QDialog):
         if not self.confirm(self, "Resume Run", confirmation_text(self.plan, argv, cwd)):
             return
         plan, reason = self.plan, self.reason.text().strip() or None
+        choices = self.langgraph.choices() if self.kind == "langgraph" else None
         self.resume_button.setEnabled(False)
         self.resume_button.setText("Starting…")
-        self._runner.run(lambda: _start(self.access, plan, argv, cwd, env, reason),
+        self._runner.run(lambda: _start(self.access, plan, argv, cwd, env, reason, choices),
                          self._on_started, self._on_start_failed)
 
     def _on_started(self, launch: LaunchSpec) -> None:

@@ -31,11 +31,15 @@ class _Proc:
 
 
 def _mark_failed(access: StoreAccess, spec: LaunchSpec, message: str) -> None:
+    if not spec.epoch:   # a LangGraph runner: the thread has no run row of ours to mark
+        return
     with access.write() as store:
         launch_failed(store, spec, message)
 
 
 def _note_exit(access: StoreAccess, spec: LaunchSpec, code: int) -> bool:
+    if not spec.epoch:   # a LangGraph runner: LangGraph records its own errors
+        return False
     with access.write() as store:
         return launch_exited(store, spec, code)
 

@@ -1,0 +1,115 @@
+"""The LangGraph part of the Resume dialog: graph entry point, trust, and the answer to an interrupt."""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QPushButton, QWidget
+
+from inspector.errors import StoreError
+from inspector.store.base import Store
+
+QUIET_SECONDS = 5.0   # refuse to resume a thread that wrote a checkpoint this recently (may be running)
+
+
+@dataclass(frozen=True)
+class LangGraphChoices:
+    """What the user chose: ``graph`` (module:attr or ''), ``trusted``, ``answer`` text ('' = none)."""
+
+    graph: str = ""
+    trusted: bool = False
+    answer: str = ""
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    """A planning attempt: the store kind, the plan or the reason, and LangGraph context."""
+
+    kind: str
+    plan: Any = None
+    error: str | None = None
+    interrupts: tuple = ()
+    saved_graph: str = ""
+    saved_trusted: bool = False
+    limits: tuple = field(default=())
+
+
+def plan_langgraph(store: Store, ref: int | str, choices: LangGraphChoices) -> PlanOutcome:
+    """Worker: plan a LangGraph resume with the user's choices (a refusal comes back as text)."""
+    from inspector.resume import langgraph as lg
+    from inspector.store.langgraph.settings import load_settings
+
+    saved = load_settings(store.info.url)
+    interrupts = tuple(lg.pending_interrupts(store, ref))
+    options: dict[str, Any] = {"graph": choices.graph or None, "trusted": choices.trusted,
+                               "quiet_seconds": QUIET_SECONDS}
+    try:
+        if choices.answer.strip():
+            try:
+                options["answer"] = json.loads(choices.answer)
+            except ValueError as err:
+                raise StoreError(f"The answer is not valid JSON ({err}); quote text like \"yes\".") from err
+        plan = lg.plan_resume(store, ref, **options)
+        return PlanOutcome("langgraph", plan, None, interrupts, saved.graph or "", saved.trusted)
+    except StoreError as err:
+        return PlanOutcome("langgraph", None, str(err), interrupts, saved.graph or "", saved.trusted)
+
+
+def remember(store: Store, choices: LangGraphChoices) -> None:
+    """Keep the graph and trust chosen for this store (after a confirmed resume)."""
+    from inspector.store.langgraph.settings import load_settings, save_settings
+
+    if choices.graph:
+        save_settings(store.info.url, load_settings(store.info.url).merged(
+            graph=choices.graph, trusted=choices.trusted))
+
+
+class LangGraphOptions(QGroupBox):
+    """Graph entry point, trust and interrupt answer; ``replan_requested`` asks for a new plan."""
+
+    replan_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("LangGraph", parent)
+        self.graph = QLineEdit(self)
+        self.graph.setPlaceholderText("my_agent.graph:app — the compiled graph, as in langgraph.json")
+        self.trusted = QCheckBox("Trusted database (let LangGraph revive any type it names)", self)
+        self.answer = QLineEdit(self)
+        self.answer.setPlaceholderText('answer to the pending interrupt, as JSON (e.g. "approved")')
+        self.question = QLabel(self)
+        self.question.setWordWrap(True)
+        self.note = QLabel("Your graph runs in a separate process, in your environment; the database is "
+                           "decoded with LANGGRAPH_STRICT_MSGPACK=true unless you trust it.", self)
+        self.note.setWordWrap(True)
+        self.replan = QPushButton("Prepare again", self)
+        form = QFormLayout(self)
+        form.addRow("&Graph:", self.graph)
+        form.addRow("", self.trusted)
+        form.addRow("Interrupt:", self.question)
+        form.addRow("&Answer:", self.answer)
+        form.addRow("", self.note)
+        form.addRow("", self.replan)
+        self._form = form
+        self.replan.clicked.connect(self.replan_requested)
+        self.graph.returnPressed.connect(self.replan_requested)
+        self.answer.returnPressed.connect(self.replan_requested)
+
+    def choices(self) -> LangGraphChoices:
+        """The current choices."""
+        return LangGraphChoices(self.graph.text().strip(), self.trusted.isChecked(), self.answer.text())
+
+    def show_outcome(self, outcome: PlanOutcome) -> None:
+        """Fill in saved settings and the pending interrupt's question."""
+        if not self.graph.text() and outcome.saved_graph:
+            self.graph.setText(outcome.saved_graph)
+            self.trusted.setChecked(outcome.saved_trusted)
+        waiting = outcome.interrupts[0] if outcome.interrupts else None
+        self._form.setRowVisible(self.question, waiting is not None)
+        self._form.setRowVisible(self.answer, waiting is not None)
+        if waiting is not None:
+            question = waiting.get("question") or json.dumps(waiting.get("value"), default=str)
+            self.question.setText(f"<b>{html.escape(str(question))}</b> (node {html.escape(str(waiting.get('node')))})")

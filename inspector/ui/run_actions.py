@@ -14,14 +14,21 @@ from inspector.resume.resume import ResumePlan, plan_resume, start_resume
 from inspector.resume.liveness import ACTIVE_STATUSES
 from inspector.resume.stuck import diagnose, last_good_checkpoint
 from inspector.ui import icons
-from inspector.ui.dialogs.fork_dialog import ForkDialog
-from inspector.ui.dialogs.resume_dialog import ResumeDialog, ask_confirmation
 from inspector.ui.dialogs.store_access import StoreAccess
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.console_dock import ConsoleDock
 
 if TYPE_CHECKING:
+    from inspector.ui.dialogs.fork_dialog import ForkDialog
+    from inspector.ui.dialogs.resume_dialog import ResumeDialog
     from inspector.ui.main_window import MainWindow
+
+
+def ask_confirmation(parent, title: str, text: str) -> bool:  # noqa: ANN001
+    """The real confirmation box (its module loads with the dialogs, after the first paint)."""
+    from inspector.ui.dialogs.resume_dialog import ask_confirmation as ask
+    return ask(parent, title, text)
+
 
 CONSOLE_HEIGHT = 200
 DIAGNOSIS_KEY = "run-actions:diagnosis"
@@ -148,6 +155,7 @@ class RunActions(QObject):
         target, access = self.target(), self.store_access()
         if target is None or access is None:
             return None
+        from inspector.ui.dialogs.fork_dialog import ForkDialog
         dialog = ForkDialog(access, target, self.window)
         dialog.forked.connect(self._on_forked)
         self._show(dialog)
@@ -158,6 +166,7 @@ class RunActions(QObject):
         target, access = self.target(), self.store_access()
         if target is None or access is None:
             return None
+        from inspector.ui.dialogs.resume_dialog import ResumeDialog
         dialog = ResumeDialog(access, target, self.window, confirm=self.confirm)
         dialog.launch_ready.connect(self.console.start)
         self._show(dialog)

@@ -160,6 +160,9 @@ def iter_digests(value: Any) -> Iterable[bytes]:
             stack.extend(item)
 
 
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
 @dataclass(slots=True)
 class _Cached:
     copy: Any
@@ -215,6 +218,11 @@ class PieceEncoder:
         return Ref(digest, len(raw)), len(raw)
 
     def _encode(self, value: Any, path: tuple | None, top: bool = False) -> tuple[Any, int, Any]:
+        kind = type(value)
+        if kind in _SCALARS:   # the common leaf: no further checks
+            return value, 9, value
+        if kind is str and (top or len(value) <= INLINE_MAX):
+            return value, len(value) + 5, value
         if isinstance(value, tuple):
             value = list(value)
         chunkable = isinstance(value, list) and len(value) >= CHUNK_MIN_ITEMS

@@ -24,12 +24,29 @@ from inspector.ui.widgets.palette import accent
 _UNSET: Any = object()
 
 
-def _load(access: StoreAccess, ref: int | str) -> tuple[Snapshot, RunInfo, str, str]:
-    """Worker: the snapshot, its run, and both values as complete JSON texts (nothing elided)."""
+def _load(access: StoreAccess, ref: int | str) -> tuple[Snapshot, RunInfo, str, str, str]:
+    """Worker: the snapshot, its run, both values as complete JSON texts, and a LangGraph note."""
     with access.read() as store:
         snap = store.load(ref)
         run = store.get_run(snap.info.run_id)
-    return snap, run, to_json_text(snap.state), to_json_text(snap.tasks)
+        note = langgraph_note(store) if store.info.kind == "langgraph" else ""
+    return snap, run, to_json_text(snap.state), to_json_text(snap.tasks), note
+
+
+def langgraph_note(store: Any) -> str:
+    """How a LangGraph fork will be made: through the user's graph, or raw with its limits."""
+    from inspector.store.langgraph.fork import RAW_FORK_LIMITS
+    from inspector.store.langgraph.settings import load_settings
+
+    graph = load_settings(store.info.url).graph
+    if graph:
+        return (f"LangGraph: the fork runs <code>update_state</code> through your graph "
+                f"<code>{_esc(graph)}</code> in a separate process, so reducers and routing apply. "
+                "It becomes a new checkpoint of the same thread.")
+    limits = "".join(f"<li>{_esc(text)}</li>" for text in RAW_FORK_LIMITS)
+    return ("LangGraph, no graph set for this store: a <b>raw fork</b> writes a new checkpoint with the "
+            f"edited channel values, which LangGraph continues as the thread's head. Limits:<ul>{limits}</ul>"
+            "Set the graph in Resume… to fork and resume through LangGraph itself.")
 
 
 def _parse_state(text: str) -> Any:
@@ -202,13 +219,16 @@ class ForkDialog(QDialog):
             self.tabs.setTabText(index, base + mark)
 
     # -- slots -----------------------------------------------------------------------
-    def _on_loaded(self, result: tuple[Snapshot, RunInfo, str, str]) -> None:
-        snap, run, state_text, tasks_text = result
+    def _on_loaded(self, result: tuple[Snapshot, RunInfo, str, str, str]) -> None:
+        snap, run, state_text, tasks_text, note = result
         self.snapshot, self.run = snap, run
         info = snap.info
         self.title.setText(f"Fork <b>{_esc(run.name)}</b> at <b>#{info.seq}</b> ({info.kind} "
                            f"{_esc(info.name)}) into a new run. The source run is never modified; "
-                           "whatever you do not edit is shared by reference.")
+                           "whatever you do not edit is shared by reference." if not note else
+                           f"Fork thread <b>{_esc(run.name)}</b> at <b>#{info.seq}</b> ({info.kind} "
+                           f"{_esc(info.name)}). Existing checkpoints are never modified.<br>{note}")
+        self.tasks_editor.setEnabled(not note)   # a LangGraph task board is derived, not stored
         self.state_editor.set_text(state_text)
         self.tasks_editor.set_text(tasks_text)
         self._update_buttons()

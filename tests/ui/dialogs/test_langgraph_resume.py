@@ -79,6 +79,7 @@ def test_raw_fork_of_a_langgraph_checkpoint_from_the_fork_dialog(qtbot, lg_copy:
     qtbot.addWidget(dialog)
     with qtbot.waitSignal(dialog.loaded, timeout=TIMEOUT):
         dialog.show()
+    assert "raw fork" in dialog.title.text() and "reducers are not applied" in dialog.title.text()
     _replace(qtbot, dialog.state_editor, '"priority": "high"', '"priority": "low"')
     qtbot.keyClicks(dialog.reason, "try low priority")
     qtbot.mouseClick(dialog.review_button, Qt.MouseButton.LeftButton)

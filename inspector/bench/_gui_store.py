@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from inspector import taskstate
 from inspector.store import create_store, init_schema
 from inspector.store.native import blobs
-from inspector.store.native.pieces import PieceEncoder
+from inspector.store.native.pieces import PieceEncoder, encode_flat
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, meta, runs
 
@@ -69,7 +69,7 @@ def _states() -> tuple[list[tuple[bytes, int]], list[tuple[bytes, taskstate.Scor
             {"id": f"t{k}", "title": f"Task {k}", "status": "done" if k < i else "pending",
              "checks": [{"name": "ok", "passed": k < i}]} for k in range(5)]}
         task_state = taskstate.validate(task_state)
-        digest, _size, new = PieceEncoder().encode(task_state)
+        digest, _size, new = encode_flat(task_state)
         pieces.update(new)
         tasks.append((digest, taskstate.score(task_state)))
     return states, tasks, pieces

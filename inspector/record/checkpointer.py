@@ -20,7 +20,7 @@ from inspector.record.interval import Interval
 from inspector.record.summary import lengths, summarize
 from inspector.store import create_store
 from inspector.store.engine import is_transient
-from inspector.store.native.pieces import PieceEncoder
+from inspector.store.native.pieces import PieceEncoder, encode_flat
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
 log = logging.getLogger(__name__)
@@ -67,7 +67,6 @@ class Checkpointer:
         self.store = create_store(self._handoff.store if self._handoff else store)
         self._writer = NativeWriter(self.store)
         self._encoder = PieceEncoder()
-        self._tasks_encoder = PieceEncoder()
         self._lost = False
         self._closed = False
         self._ops_since = 0
@@ -135,7 +134,7 @@ class Checkpointer:
         digest, size, pieces = self._encoder.encode(state)
         tasks_hash = self._tasks_hash
         if tasks is not None and (tasks is not self._tasks):
-            tasks_hash, _, task_pieces = self._tasks_encoder.encode(tasks)
+            tasks_hash, _, task_pieces = encode_flat(tasks)   # a task state is one small piece
             pieces.update(task_pieces)
         new_len = lengths(state)
         change = (summarize(self._top_form, self._encoder.top_form, self._lengths, new_len,
@@ -151,7 +150,6 @@ class Checkpointer:
             raise
         except StoreError:
             self._encoder.forget()   # the cache may name pieces that were rolled back
-            self._tasks_encoder.forget()
             self._writer._known.clear()
             raise
         self._tasks, self._tasks_hash, self._top_form = tasks, tasks_hash, self._encoder.top_form

@@ -14,7 +14,7 @@ from inspector.record.summary import lengths, summarize
 from inspector.resume.edits import (EditError, apply_assignments, check_json_value, parse_json_text,
                                     validate_tasks)
 from inspector.store.base import Store
-from inspector.store.native.pieces import PieceEncoder
+from inspector.store.native.pieces import PieceEncoder, encode_flat
 from inspector.store.native.store import NativeStore
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
@@ -139,7 +139,7 @@ def _write_fork_with(writer: NativeWriter, st: NativeStore, run: RunInfo, snap: 
     if tasks is not _UNSET:
         tasks_hash = None
         if new_tasks is not None:
-            tasks_hash, _, task_pieces = PieceEncoder().encode(new_tasks)
+            tasks_hash, _, task_pieces = encode_flat(new_tasks)
             pieces.update(task_pieces)
     edited = [part for part, value in (("state", state), ("tasks", tasks)) if value is not _UNSET]
     child = writer.create_run(

@@ -180,6 +180,13 @@ class _CachedChunk:
     packed: bytes | None = None   # this chunk's 28-byte entry in the table
 
 
+def encode_flat(value: Any) -> tuple[bytes, int, dict[bytes, bytes]]:
+    """Store a small value (a task state) as one piece: (digest, size, {digest: raw})."""
+    raw = pack(value)
+    digest = digest_of(raw)
+    return digest, len(raw), {digest: raw}
+
+
 class PieceEncoder:
     """Encodes successive states of one run; unchanged parts cost a C-level comparison.
 

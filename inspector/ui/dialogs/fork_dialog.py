@@ -113,7 +113,8 @@ class ForkDialog(QDialog):
         self.review_lines: list[EditLine] = []
         self.new_run: RunInfo | None = None
         self._build()
-        self._runner.run(lambda: _load(self.access, self._ref), self._on_loaded, self._on_load_failed)
+        access, ref = self.access, self._ref   # the job must not hold the dialog (see resume_dialog)
+        self._runner.run(lambda: _load(access, ref), self._on_loaded, self._on_load_failed)
 
     # -- layout --------------------------------------------------------------------
     def _build(self) -> None:

@@ -119,9 +119,10 @@ class ResumeDialog(QDialog):
 
     def _request_plan(self) -> None:
         """Plan (again) off the GUI thread, with the LangGraph choices if any."""
-        choices = self.langgraph.choices()
+        # the job must not hold the dialog: a widget released on a worker thread breaks Qt
+        choices, access, ref, threshold = self.langgraph.choices(), self.access, self._ref, self._threshold
         self.resume_button.setEnabled(False)
-        self._runner.run(lambda: _plan(self.access, self._ref, self._threshold, choices),
+        self._runner.run(lambda: _plan(access, ref, threshold, choices),
                          self._on_outcome, self._on_plan_failed)
 
     def _on_outcome(self, outcome: PlanOutcome) -> None:
@@ -263,7 +264,8 @@ class ResumeDialog(QDialog):
         choices = self.langgraph.choices() if self.kind == "langgraph" else None
         self.resume_button.setEnabled(False)
         self.resume_button.setText("Starting…")
-        self._runner.run(lambda: _start(self.access, plan, argv, cwd, env, reason, choices),
+        access = self.access
+        self._runner.run(lambda: _start(access, plan, argv, cwd, env, reason, choices),
                          self._on_started, self._on_start_failed)
 
     def _on_started(self, launch: LaunchSpec) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from inspector.demo.build import build_demo_store, default_store_path
@@ -27,6 +28,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build (if needed) and open the demo store."""
     store = Path(args.store).expanduser() if args.store else default_store_path()
+    if not args.no_gui:
+        from inspector.ui.app import display_problem
+
+        problem = display_problem(getattr(args, "screenshot", None) is not None)
+        if problem is not None:   # say so before spending time on agents nobody can watch
+            print(f"checkpoint-inspector: {problem}", file=sys.stderr)
+            return 2
     if args.rebuild or not store.exists():
         print(f"building the demo store at {store} …")
         build_demo_store(store, log=lambda line: print(f"  {line}"), include_stuck=not args.no_stuck)

@@ -85,7 +85,8 @@ class Checkpointer:
             self._continue(self._handoff, spec)
         else:
             run = self._writer.create_run(name=name or agent or "run", agent=agent, resume_spec=spec,
-                                          resumable=resumable, labels=labels,
+                                          resumable=resumable,
+                                          labels={**(labels or {}), "heartbeat_s": heartbeat},
                                           not_resumable_reason=not_resumable_reason)
             self.run_id, self.epoch = run.id, run.epoch
         self._beat = _Heartbeat(self, heartbeat)

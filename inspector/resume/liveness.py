@@ -60,9 +60,22 @@ class Owner:
         return self.state in ("live", "starting")
 
 
+def effective_threshold(run: RunInfo, threshold: float) -> float:
+    """The heartbeat threshold for ``run``: ten of its own periods, capped by ``threshold``."""
+    period = (run.labels or {}).get("heartbeat_s")
+    if isinstance(period, (int, float)) and not isinstance(period, bool) and period > 0:
+        return min(threshold, max(10 * float(period), 5.0))
+    return threshold
+
+
 def owner_of(run: RunInfo, *, now: float | None = None, heartbeat_threshold: float = 30.0) -> Owner:
-    """Classify the owner of ``run`` (only runs whose status says running can be owned)."""
+    """Classify the owner of ``run`` (only runs whose status says running can be owned).
+
+    A run that recorded its heartbeat period (label ``heartbeat_s``) is silent after ten
+    missed beats, when that is sooner than ``heartbeat_threshold``.
+    """
     now = time.time() if now is None else now
+    heartbeat_threshold = effective_threshold(run, heartbeat_threshold)
     age = None if run.heartbeat is None else now - run.heartbeat
     who = f"pid {run.owner_pid} on {run.owner_host}" if run.owner_pid else "no process"
     if run.status not in ACTIVE_STATUSES:

@@ -84,3 +84,13 @@ def test_bad_checkpoint_ref(demo_store: Path) -> None:
 def test_python_dash_m_and_version() -> None:
     result = _cli("--version")
     assert result.returncode == 0 and "checkpoint-inspector" in result.stdout
+
+
+def test_demo_without_a_display_says_so_before_building(tmp_path: Path) -> None:
+    import os
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    result = subprocess.run([*CLI, "demo"], capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 2 and "--screenshot" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "data").exists(), "nothing is built when nobody can watch"

@@ -32,7 +32,7 @@ def test_checkpoint_sizes_and_run(qtbot, panels_store, snap_at, beekeeping) -> N
     assert "ago" in run["Heartbeat"]
     spec = panel.resume_text.toPlainText()
     assert spec.startswith("$ ") and "inspector.demo" in spec and "cwd: " in spec and "env:" in spec
-    assert panel.labels.values() == {"seed": "1", "topic": "urban beekeeping"}
+    assert panel.labels.values() == {"seed": "1", "topic": "urban beekeeping", "heartbeat_s": "1.0"}
     meta = panel.meta_model
     assert {meta.index(r, 0).data() for r in range(meta.rowCount())} == set(snap.meta)
 

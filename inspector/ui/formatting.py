@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from inspector.commands._common import fmt_size
+from inspector.humanize import fmt_size
 
 __all__ = ["relative_time", "fmt_gap", "fmt_size", "fmt_delta", "clock_time", "compact_count", "full_time",
            "elide_middle"]

@@ -137,8 +137,13 @@ class NativeStore(Store):
         return int(self._rows(stmt)[0][0])
 
     def get_checkpoint(self, ref: int | str) -> CheckpointInfo:
+        row = self._checkpoint_row(ref, CHECKPOINT_COLUMNS)
+        return checkpoint_from_row(row, self._branches(row.run_id))
+
+    def _checkpoint_row(self, ref: int | str, columns: Any) -> Any:
+        """The row of a checkpoint given by id or RUN:SEQ, with ``columns``."""
         run_id, key = parse_ref(ref)
-        stmt = sa.select(*CHECKPOINT_COLUMNS)
+        stmt = sa.select(*columns)
         if run_id is not None:
             seq = int(key)
             if seq < 0:
@@ -151,14 +156,15 @@ class NativeStore(Store):
         rows = self._rows(stmt)
         if not rows:
             raise StoreError(f"There is no checkpoint {ref} in {self.info.display}.")
-        return checkpoint_from_row(rows[0], self._branches(rows[0].run_id))
+        return rows[0]
 
     def load(self, checkpoint_id: int | str) -> Snapshot:
-        info = self.get_checkpoint(checkpoint_id)
-        meta_rows = self._rows(sa.select(checkpoints.c.meta).where(checkpoints.c.id == info.id))
-        state = self.load_value(info.state_hash)
-        tasks = self.load_value(info.tasks_hash) if info.tasks_hash else None
-        return Snapshot(info=info, state=state, tasks=tasks, meta=_loads(meta_rows[0][0], {}))
+        row = self._checkpoint_row(checkpoint_id, list(checkpoints.c))
+        info = checkpoint_from_row(row, self._branches(row.run_id))
+        roots = [d for d in (info.state_hash, info.tasks_hash) if d]
+        values = self.load_values(roots)   # state and task state fetched together, level by level
+        tasks = values[info.tasks_hash] if info.tasks_hash else None
+        return Snapshot(info=info, state=values[info.state_hash], tasks=tasks, meta=_loads(row.meta, {}))
 
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:
@@ -197,13 +203,17 @@ class NativeStore(Store):
 
     def load_value(self, digest: bytes) -> Any:
         """Decode a whole stored value, fetching its pieces level by level in batches."""
+        return self.load_values([digest])[digest]
+
+    def load_values(self, digests: Collection[bytes]) -> dict[bytes, Any]:
+        """Decode several stored values at once (shared pieces are fetched once)."""
         table: dict[bytes, Any] = {}
-        frontier = {digest}
+        frontier = set(digests)
         while frontier:
             fetched = self._fetch_many(frontier)
             table.update(fetched)
             frontier = {d for v in fetched.values() for d in pieces.iter_digests(v)} - table.keys()
-        return pieces.resolve(table[digest], table.__getitem__)
+        return {d: pieces.resolve(table[d], table.__getitem__) for d in digests}
 
     # -- live ------------------------------------------------------------------
     def cursor(self) -> Any:

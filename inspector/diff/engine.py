@@ -13,15 +13,15 @@ import difflib
 import gc
 import threading
 from operator import itemgetter
-from typing import Iterator
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
-from inspector.diff.lists import align, detect_moves, same, trim
+from inspector.diff.lists import align, align_encoded, detect_moves, same, trim
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
-from inspector.diff.resolve import FetchMany, expand, has_markers, materialize, prefetch
+from inspector.diff.resolve import FetchMany, FetchRaw, expand, has_markers, materialize, prefetch
 from inspector.diff.text import TEXT_MIN, text_delta
-from inspector.store.native.pieces import ChunkedList, Ref
+from inspector.errors import CorruptDataError
+from inspector.store.native.pieces import ChunkedList, Ref, split_items, unpack
 
 MAX_DEPTH = 20_000
 TICK_EVERY = 512
@@ -59,21 +59,24 @@ def gc_paused() -> Iterator[None]:
 class Engine:
     """One diff run; create one per comparison (it caches the pieces it reads)."""
 
-    def __init__(self, fetch_many: FetchMany | None = None, *, cancel: CancelFn | None = None,
-                 progress: ProgressFn | None = None, text_min: int = TEXT_MIN,
-                 max_depth: int = MAX_DEPTH) -> None:
+    def __init__(self, fetch_many: FetchMany | None = None, *, fetch_raw: FetchRaw | None = None,
+                 cancel: CancelFn | None = None, progress: ProgressFn | None = None,
+                 text_min: int = TEXT_MIN, max_depth: int = MAX_DEPTH) -> None:
         self.fetch_many = fetch_many
+        self.fetch_raw = fetch_raw
         self.cancel = cancel
         self.progress = progress
         self.text_min = text_min
         self.max_depth = max_depth
         self.table: dict[bytes, Any] = {}
+        self.items: dict[bytes, list] = {}     # list chunks: encoded items (or decoded ones)
         self.nodes = 0
         self.pieces_read = 0
         self.fetches = 0
+        self.items_decoded = 0      # list items decoded out of raw chunks (the others compared encoded)
         self._found: list[tuple[tuple, Change]] = []
         self._ready: list[tuple] = []
-        self._waiting: list[tuple[list[bytes], Callable[[], None]]] = []
+        self._waiting: list[tuple[list[bytes], list[bytes], Callable[[], None]]] = []
         self._next_tick = TICK_EVERY
 
     # -- driver ------------------------------------------------------------------
@@ -84,7 +87,7 @@ class Engine:
                 return self._run(a, b)
             finally:
                 # freed while the collector still sleeps: it never has to scan them
-                self.table = {}
+                self.table, self.items = {}, {}
                 self._ready, self._waiting, self._found = [], [], []
 
     def _run(self, a: Any, b: Any) -> tuple[Change, ...]:
@@ -102,7 +105,8 @@ class Engine:
 
     def stats(self) -> dict:
         """Counters for benchmarks and the GUI status line."""
-        return {"nodes": self.nodes, "pieces_read": self.pieces_read, "fetches": self.fetches}
+        return {"nodes": self.nodes, "pieces_read": self.pieces_read, "fetches": self.fetches,
+                "items_decoded": self.items_decoded}
 
     def _tick(self) -> None:
         self.nodes += 1
@@ -120,29 +124,54 @@ class Engine:
         self._ready.append((key, path, a, b, unequal))
 
     # -- pieces ------------------------------------------------------------------
-    def _after(self, digests: list[bytes], then: Callable[[], None]) -> None:
-        if all(d in self.table for d in digests):
+    def _after(self, digests: list[bytes], then: Callable[[], None], chunks: list[bytes] = ()) -> None:
+        """Run ``then`` once the pieces ``digests`` and the list chunks ``chunks`` are read."""
+        if all(d in self.table for d in digests) and all(d in self.items for d in chunks):
             then()
         elif self.fetch_many is None:
             raise DiffError("These values hold references to stored pieces but no store to read them from.")
         else:
-            self._waiting.append((digests, then))
+            self._waiting.append((digests, list(chunks), then))
 
     def _fetch_waiting(self) -> None:
         waiting, self._waiting = self._waiting, []
-        missing = {d for digests, _ in waiting for d in digests} - self.table.keys()
+        missing = {d for digests, _, _ in waiting for d in digests} - self.table.keys()
+        chunks = {d for _, digests, _ in waiting for d in digests} - self.items.keys()
+        if chunks and self.fetch_raw is not None:
+            for digest, raw in self.fetch_raw(chunks).items():
+                self.items[digest] = split_items(raw)
+            self.pieces_read += len(chunks)
+        elif chunks:
+            missing |= chunks
         if missing:
             assert self.fetch_many is not None
             got = self.fetch_many(missing)
-            self.fetches += 1
             self.pieces_read += len(got)
             self.table.update(got)
+            for digest in chunks - self.items.keys():
+                self.items[digest] = got[digest]
+        if missing or chunks:
+            self.fetches += 1
             if self.cancel is not None and self.cancel():
                 raise DiffCancelled("The diff was cancelled.")
             if self.progress is not None:
                 self.progress("diffing", self.nodes)
-        for _, then in waiting:
+        for _, _, then in waiting:
             then()
+
+    def _unpack_item(self, raw: bytes) -> Any:
+        self.items_decoded += 1
+        return unpack(raw)
+
+    def _chunk_items(self, chunked: ChunkedList) -> list:
+        """The items (encoded or as forms) of a chunked list whose chunks are read."""
+        items: list = []
+        for chunk in chunked.chunks:
+            part = self.items[chunk.digest]
+            if not isinstance(part, list) or len(part) != chunk.count:
+                raise CorruptDataError("A stored list chunk does not match its table.")
+            items.extend(part)
+        return items
 
     def _deref(self, x: Any) -> Any:
         return self.table[x.digest] if type(x) is Ref else x
@@ -274,9 +303,13 @@ class Engine:
         def then() -> None:
             ops: list[tuple] = []
             for ra, rb, start_a, start_b in regions:
-                ops.extend(align(expand(ra, self.table), expand(rb, self.table), start_a, start_b))
+                items_a, items_b = self._chunk_items(ra), self._chunk_items(rb)
+                if self.fetch_raw is None:      # chunks were read decoded
+                    ops.extend(align(items_a, items_b, start_a, start_b))
+                else:
+                    ops.extend(align_encoded(items_a, items_b, start_a, start_b, self._unpack_item))
             self._emit_ops(key, path, detect_moves(ops))
-        self._after(wanted, then)
+        self._after([], then, chunks=wanted)
 
 
 def _is_number(x: Any) -> bool:

@@ -12,7 +12,7 @@ Ops are tuples: ``("pair", i, j, x, y)`` (an edited item: compare x=a[i] with y=
 from __future__ import annotations
 
 import difflib
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from inspector.store.native.pieces import Ref
 
@@ -72,6 +72,36 @@ def align(a: Sequence, b: Sequence, a_off: int = 0, b_off: int = 0) -> list[tupl
     return _align_middle(mid_a, mid_b, a_off + prefix, b_off + prefix)
 
 
+def align_encoded(a: list[bytes], b: list[bytes], a_off: int, b_off: int,
+                  decode: Callable[[bytes], Any]) -> list[tuple]:
+    """``align`` for items still in their encoding (``decode`` turns one into its value):
+    equal encodings are equal items, so only the items that differ, and their neighbours
+    (to see shifts), are decoded.
+
+    When the middles differ in length, or a differing item reappears elsewhere (a move),
+    every middle item is decoded and aligned as usual.
+    """
+    prefix, suffix = trim(a, b)
+    mid_a, mid_b = a[prefix:len(a) - suffix], b[prefix:len(b) - suffix]
+    a_off, b_off = a_off + prefix, b_off + prefix
+    if mid_a and len(mid_a) == len(mid_b):
+        da, db = list(mid_a), list(mid_b)
+        differing = [k for k in range(len(da)) if da[k] != db[k]]
+        olds = {da[k] for k in differing}
+        # an item found elsewhere in the other list means items moved: align them all below
+        if len(differing) < 2 or not any(db[k] in olds for k in differing):
+            wanted = {n for k in differing for n in (k - 1, k, k + 1) if 0 <= n < len(da)}
+            for k in wanted:
+                if da[k] == db[k]:
+                    da[k] = db[k] = decode(da[k])
+                else:
+                    da[k], db[k] = decode(da[k]), decode(db[k])
+            ops = _positional(da, db, a_off, b_off, moves=False)
+            if ops is not None:
+                return ops
+    return align([decode(x) for x in mid_a], [decode(y) for y in mid_b], a_off, b_off)
+
+
 def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tuple]:
     if not a:
         return [("added", b_off + j, y) for j, y in enumerate(b)]
@@ -125,8 +155,10 @@ def similar(x: Any, y: Any) -> bool:
     return type(x) is type(y)
 
 
-def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tuple] | None:
-    """Pair items index by index when the lists look edited in place (no shift)."""
+def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = True
+                ) -> list[tuple] | None:
+    """Pair items index by index when the lists look edited in place (no shift); ``moves``
+    False when the caller knows no differing item reappears at another differing place."""
     try:
         differing = [k for k in range(len(a)) if not (a[k] is b[k] or a[k] == b[k])]
     except RecursionError:
@@ -135,7 +167,7 @@ def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tuple]
     for k in differing[:SHIFT_PROBES]:
         if (k > 0 and same(b[k], a[k - 1])) or (k < last and same(b[k], a[k + 1])):
             return None
-    if len(differing) > 1:
+    if moves and len(differing) > 1:
         olds: dict[Any, list[int]] = {}
         for k in differing:
             olds.setdefault(fingerprint(a[k]), []).append(k)

@@ -9,6 +9,7 @@ from inspector.errors import CorruptDataError, StoreError
 from inspector.store.native.pieces import ChunkedList, Ref
 
 FetchMany = Callable[[Collection[bytes]], dict[bytes, Any]]
+FetchRaw = Callable[[Collection[bytes]], dict[bytes, bytes]]
 
 
 def store_fetcher(store: Any) -> FetchMany:
@@ -18,6 +19,12 @@ def store_fetcher(store: Any) -> FetchMany:
     if callable(many):
         return many
     return lambda digests: {d: store.read_piece(d) for d in digests}
+
+
+def raw_fetcher(store: Any) -> FetchRaw | None:
+    """The store's reader of raw (undecoded) piece bytes, if it has one."""
+    raw = getattr(store, "read_raw_pieces", None)
+    return raw if callable(raw) else None
 
 
 def dict_fetcher(pieces: dict[bytes, Any]) -> FetchMany:

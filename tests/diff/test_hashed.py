@@ -13,7 +13,7 @@ from inspector.store.native.pieces import ChunkedList, PieceEncoder, Ref, unpack
 
 
 class Pieces:
-    """Encoded states and a fetch function that records what the diff asked for."""
+    """Encoded states and fetch functions that record what the diff asked for."""
 
     def __init__(self) -> None:
         self.encoder = PieceEncoder()
@@ -29,6 +29,20 @@ class Pieces:
         self.requested.extend(digests)
         return {d: unpack(self.raw[d]) for d in digests}
 
+    def fetch_raw(self, digests) -> dict:
+        self.requested.extend(digests)
+        return {d: self.raw[d] for d in digests}
+
+
+@pytest.fixture(params=["decoded", "raw"])
+def diff(request):
+    """diff_pieces reading list chunks decoded, or raw (split into encoded items)."""
+    def run(p: Pieces, root_a: bytes, root_b: bytes, **kwargs):
+        if request.param == "raw":
+            kwargs["fetch_raw"] = p.fetch_raw
+        return diff_pieces(p.fetch, root_a, root_b, **kwargs)
+    return run
+
 
 def history(n: int, seed: int = 0) -> list[dict]:
     rnd = random.Random(seed)
@@ -36,21 +50,21 @@ def history(n: int, seed: int = 0) -> list[dict]:
         rnd.choices("abcdefgh ", k=80))} for i in range(n)]
 
 
-def test_equal_roots_read_nothing() -> None:
+def test_equal_roots_read_nothing(diff) -> None:
     p = Pieces()
     root = p.add({"messages": history(300)})
-    assert diff_pieces(p.fetch, root, root) == ()
+    assert diff(p, root, root) == ()
     assert p.requested == []
 
 
-def test_append_reads_only_the_root_and_the_tail_chunks() -> None:
+def test_append_reads_only_the_root_and_the_tail_chunks(diff) -> None:
     p = Pieces()
     old = {"messages": history(3000), "big": {"doc": "x" * 5000}}
     new = copy.deepcopy(old)
     new["messages"] += history(3, seed=9)
     root_a, root_b = p.add(old), p.add(new)
     stats: dict = {}
-    changes = diff_pieces(p.fetch, root_a, root_b, stats=stats)
+    changes = diff(p, root_a, root_b, stats=stats)
     assert [(c.op, c.display_path) for c in changes] == [
         (ADDED, "messages[3000]"), (ADDED, "messages[3001]"), (ADDED, "messages[3002]")]
     assert changes[0].new == new["messages"][3000]
@@ -60,14 +74,14 @@ def test_append_reads_only_the_root_and_the_tail_chunks() -> None:
     assert unpacked_root["big"]["doc"].digest not in p.requested   # equal Refs are skipped unread
 
 
-def test_edit_in_the_middle_reads_only_the_chunks_that_differ() -> None:
+def test_edit_in_the_middle_reads_only_the_chunks_that_differ(diff) -> None:
     p = Pieces()
     old = {"messages": history(3000)}
     new = copy.deepcopy(old)
     new["messages"][1500]["content"] = "edited"
     new["messages"].insert(2200, {"role": "tool", "content": "inserted"})
     root_a, root_b = p.add(old), p.add(new)
-    changes = diff_pieces(p.fetch, root_a, root_b)
+    changes = diff(p, root_a, root_b)
     assert [(c.op, c.display_path) for c in changes] == [
         (CHANGED, "messages[1500].content"), (ADDED, "messages[2200]")]
     chunks = unpack(p.raw[root_a])["messages"]
@@ -75,7 +89,7 @@ def test_edit_in_the_middle_reads_only_the_chunks_that_differ() -> None:
     assert len(set(p.requested)) <= 2 + 2 * 3
 
 
-def test_hashed_and_plain_diffs_agree() -> None:
+def test_hashed_and_plain_diffs_agree(diff) -> None:
     p = Pieces()
     old = {"messages": history(400), "notes": "line\n" * 300, "cfg": {"a": 1, "b": [1, 2, 3]}}
     new = copy.deepcopy(old)
@@ -84,17 +98,17 @@ def test_hashed_and_plain_diffs_agree() -> None:
     new["notes"] = new["notes"].replace("line\n", "LINE\n", 1)
     new["cfg"]["b"].append(4)
     del new["cfg"]["a"]
-    changes = diff_pieces(p.fetch, p.add(old), p.add(new))
+    changes = diff(p, p.add(old), p.add(new))
     assert changes == diff_values(old, new)
     assert apply(old, changes) == new
     assert {c.op for c in changes} == {ADDED, REMOVED, CHANGED}
 
 
-def test_list_shrinking_below_the_chunking_threshold() -> None:
+def test_list_shrinking_below_the_chunking_threshold(diff) -> None:
     p = Pieces()
     old = {"items": history(40)}
     new = {"items": old["items"][:5]}
-    changes = diff_pieces(p.fetch, p.add(old), p.add(new))
+    changes = diff(p, p.add(old), p.add(new))
     assert len(changes) == 35 and all(c.op == REMOVED for c in changes)
     assert apply(old, changes) == new
 
@@ -108,3 +122,40 @@ def test_missing_piece_is_a_store_error() -> None:
     from inspector.diff import dict_fetcher
     with pytest.raises(CorruptDataError):
         diff_pieces(dict_fetcher({}), b"\0" * 16, b"\1" * 16)
+
+
+def test_raw_chunks_decode_only_the_items_that_differ() -> None:
+    p = Pieces()
+    old = {"facts": [{"id": i, "text": f"fact {i}", "tags": ["a", "b"]} for i in range(2000)]}
+    new = copy.deepcopy(old)
+    for i in (7, 700, 1400):
+        new["facts"][i]["tags"][1] = "changed"
+    stats: dict = {}
+    changes = diff_pieces(p.fetch, p.add(old), p.add(new), fetch_raw=p.fetch_raw, stats=stats)
+    assert [c.display_path for c in changes] == ["facts[7].tags[1]", "facts[700].tags[1]",
+                                                  "facts[1400].tags[1]"]
+    # each edited item and its two neighbours, on both sides (neighbours decoded once)
+    assert stats["items_decoded"] <= 3 * 4
+
+
+def test_raw_chunks_compare_equal_values_with_other_encodings_as_equal() -> None:
+    p = Pieces()
+    old = {"rows": [{"a": i, "b": 2} for i in range(100)] + [{"x": 1.0}]}
+    new = {"rows": [{"a": i, "b": 2} for i in range(100)] + [{"x": 1}]}
+    new["rows"][50] = {"b": 2, "a": 50}     # same dict, keys in another order: other bytes
+    assert diff_pieces(p.fetch, p.add(old), p.add(new), fetch_raw=p.fetch_raw) == ()
+
+
+def test_raw_chunks_report_moves_and_shifts_like_decoded_ones() -> None:
+    p = Pieces()
+    old = {"items": [{"n": i, "body": "x" * 20} for i in range(300)]}
+    moved = copy.deepcopy(old)
+    moved["items"][10], moved["items"][20] = moved["items"][20], moved["items"][10]
+    shifted = copy.deepcopy(old)
+    shifted["items"].insert(40, {"n": -1})
+    del shifted["items"][45]
+    for new in (moved, shifted):
+        root_a, root_b = p.add(old), p.add(new)
+        raw = diff_pieces(p.fetch, root_a, root_b, fetch_raw=p.fetch_raw)
+        assert raw == diff_pieces(p.fetch, root_a, root_b) == diff_values(old, new)
+        assert apply(old, raw) == new

@@ -18,12 +18,17 @@ FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCh
 
 
 def hashed_diff(old, new):
-    """Encode both states like the recording library does (one encoder, in order) and diff."""
+    """Encode both states like the recording library does (one encoder, in order) and diff,
+    reading list chunks both decoded and raw (the two must agree)."""
     encoder = PieceEncoder()
     root_a, _, raw_a = encoder.encode(old)
     root_b, _, raw_b = encoder.encode(new)
-    pieces = {d: unpack(raw) for d, raw in {**raw_a, **raw_b}.items()}
-    return diff_pieces(dict_fetcher(pieces), root_a, root_b)
+    raw = {**raw_a, **raw_b}
+    pieces = {d: unpack(r) for d, r in raw.items()}
+    decoded = diff_pieces(dict_fetcher(pieces), root_a, root_b)
+    encoded = diff_pieces(dict_fetcher(pieces), root_a, root_b, fetch_raw=dict_fetcher(raw))
+    assert encoded == decoded       # chunks split into encoded items give the same diff
+    return encoded
 
 
 @FAST

@@ -120,6 +120,31 @@ def unpack(raw: bytes) -> Any:
         raise CorruptDataError(f"A stored piece cannot be decoded ({exc}).") from exc
 
 
+def split_items(raw: bytes) -> list[bytes]:
+    """The items of a chunk piece, each still in its msgpack encoding (nothing is decoded).
+
+    Equal encodings mean equal values, so two chunks can be compared item by item with
+    C-level bytes comparisons and only the items that differ need ``unpack``.
+    """
+    unpacker = msgpack.Unpacker(max_buffer_size=max(len(raw), 1))
+    unpacker.feed(raw)
+    try:
+        count = unpacker.read_array_header()
+        items: list[bytes] = []
+        append, skip, tell = items.append, unpacker.skip, unpacker.tell
+        start = tell()
+        for _ in range(count):
+            skip()
+            end = tell()
+            append(raw[start:end])
+            start = end
+    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
+        raise CorruptDataError(f"A stored list chunk cannot be decoded ({exc}).") from exc
+    if start != len(raw):
+        raise CorruptDataError("A stored list chunk has bytes after its items.")
+    return items
+
+
 def resolve(value: Any, fetch: Callable[[bytes], Any], depth: int = 0) -> Any:
     """Replace every marker in ``value`` by the content it names, using ``fetch``."""
     if depth > 10_000:

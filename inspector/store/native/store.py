@@ -21,6 +21,8 @@ from inspector.store.native.schema import blobs as blob_table
 
 CHECKPOINT_COLUMNS = [c for c in checkpoints.c if c.name != "meta"]
 FETCH_BATCH = 500
+PIECE_CACHE_ITEMS = 20_000          # decoded pieces kept (the GUI re-reads what it just showed)
+RAW_CACHE_BYTES = 64 * 1024 * 1024  # raw piece bytes kept for diffs
 LIVE_OVERLAP = 5.0  # seconds of run updates re-sent after a cursor (clock skew between writers)
 
 
@@ -70,12 +72,14 @@ class NativeStore(Store):
                               backend=target.backend, format_version=FORMAT_VERSION,
                               read_only=read_only)
         self._pieces: OrderedDict[bytes, Any] = OrderedDict()
+        self._raw: OrderedDict[bytes, bytes] = OrderedDict()
+        self._raw_bytes = 0
         self._pieces_lock = threading.Lock()
 
     # -- helpers ---------------------------------------------------------------
     def _rows(self, stmt: sa.Executable) -> list:
         with guard(self.info.display), self.engine.connect() as conn:
-            return list(conn.execute(stmt))
+            return conn.execute(stmt).fetchall()
 
     def _run_filter(self, stmt: sa.Select, text: str, statuses: Collection[str] | None) -> sa.Select:
         if text:
@@ -176,24 +180,63 @@ class NativeStore(Store):
                     found[d] = self._pieces[d]
                 else:
                     missing.append(d)
-        ordered = sorted(missing)
-        for start in range(0, len(ordered), FETCH_BATCH):
-            batch = ordered[start:start + FETCH_BATCH]
-            rows = self._rows(sa.select(blob_table).where(blob_table.c.hash.in_(batch)))
-            for row in rows:
-                raw = blobs.decompress(row.codec, row.data, row.size)
-                if pieces.digest_of(raw) != bytes(row.hash):
-                    raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
-                found[bytes(row.hash)] = pieces.unpack(raw)
-        lost = set(digests) - found.keys()
-        if lost:
-            raise CorruptDataError(f"{len(lost)} stored piece(s) are missing (the store is damaged).")
+        if not missing:
+            return found
+        for d, raw in self.read_raw_pieces(missing).items():
+            found[d] = pieces.unpack(raw)
         with self._pieces_lock:
             for d in missing:
                 self._pieces[d] = found[d]
-            while len(self._pieces) > 20_000:
+            while len(self._pieces) > PIECE_CACHE_ITEMS:
                 self._pieces.popitem(last=False)
         return found
+
+    def read_raw_pieces(self, digests: Collection[bytes]) -> dict[bytes, bytes]:
+        """The raw (decompressed, verified, not decoded) bytes of several pieces.
+
+        The diff splits list chunks into encoded items and decodes only those that differ.
+        """
+        found: dict[bytes, bytes] = {}
+        missing = []
+        with self._pieces_lock:
+            for d in digests:
+                raw = self._raw.get(d)
+                if raw is None:
+                    missing.append(d)
+                else:
+                    found[d] = raw
+        if not missing:
+            return found
+        fetched: dict[bytes, bytes] = {}
+        missing = list(dict.fromkeys(missing))
+        ordered = sorted(missing)
+        for start in range(0, len(ordered), FETCH_BATCH):
+            batch = ordered[start:start + FETCH_BATCH]
+            for row in self._rows(sa.select(blob_table).where(blob_table.c.hash.in_(batch))):
+                raw = blobs.decompress(row.codec, row.data, row.size)
+                digest = bytes(row.hash)
+                if pieces.digest_of(raw) != digest:
+                    raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
+                fetched[digest] = raw
+        if len(fetched) != len(missing):
+            lost = len(set(missing) - fetched.keys())
+            raise CorruptDataError(f"{lost} stored piece(s) are missing (the store is damaged).")
+        with self._pieces_lock:
+            for d, raw in fetched.items():
+                if d not in self._raw:
+                    self._raw[d] = raw
+                    self._raw_bytes += len(raw)
+            while self._raw_bytes > RAW_CACHE_BYTES and self._raw:
+                self._raw_bytes -= len(self._raw.popitem(last=False)[1])
+        found.update(fetched)
+        return found
+
+    def clear_caches(self) -> None:
+        """Forget every piece read so far (the next reads go to the database)."""
+        with self._pieces_lock:
+            self._pieces.clear()
+            self._raw.clear()
+            self._raw_bytes = 0
 
     def read_piece(self, digest: bytes) -> Any:
         return self._fetch_many([digest])[digest]

@@ -117,6 +117,31 @@ def test_corrupt_blob_is_reported_and_others_still_load(store_path: Path) -> Non
         assert store.load(f"{run_id}:0").state["n"] == 0
 
 
+def test_raw_pieces_are_verified_and_the_raw_cache_is_bounded(store_path: Path, monkeypatch) -> None:
+    from inspector.store.native import store as native_store
+    from inspector.store.native.pieces import iter_digests, unpack
+
+    run_id = _record(store_path, steps=40)
+    monkeypatch.setattr(native_store, "RAW_CACHE_BYTES", 600)
+    with open_store(store_path) as store:
+        head = store.get_checkpoint(f"{run_id}:-1")
+        root = store.read_pieces([head.state_hash])[head.state_hash]
+        digests = [head.state_hash, *iter_digests(root)]
+        raw = store.read_raw_pieces(digests)
+        assert set(raw) == set(digests)
+        assert all(unpack(raw[d]) == store.read_piece(d) for d in digests)
+        assert store._raw_bytes <= 600 and sum(map(len, store._raw.values())) == store._raw_bytes
+        store.clear_caches()
+        assert not store._raw and not store._pieces and store._raw_bytes == 0
+    with sqlite3.connect(store_path) as conn:
+        conn.execute("update ci_blobs set data = x'00112233' where hash = ?", (digests[-1],))
+    with open_store(store_path) as store:
+        with pytest.raises(CorruptDataError):
+            store.read_raw_pieces([digests[-1]])
+        with pytest.raises(CorruptDataError, match="missing"):
+            store.read_raw_pieces([b"\0" * 16])
+
+
 def test_opening_and_reading_never_writes(demo_store: Path) -> None:
     before = store_files_digest(demo_store)
     with open_store(demo_store) as store:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from inspector.demo.build import default_store_path
+from inspector.demo.paths import default_store_path
 
 TABS = ("state", "tasks", "metadata", "diff")
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from inspector.demo.paths import default_store_path  # noqa: F401  (re-exported)
 from inspector.errors import StoreError
 from inspector.store import open_store
 
@@ -33,12 +34,6 @@ DEMO_RUNS = (
     DemoRun("stuck (hangs before step 12)", ("--seed", "6", "--hang-at", "12", "--hang-for", "900",
                                               "--heartbeat", "1"), detached=True),
 )
-
-
-def default_store_path() -> Path:
-    """Where ``checkpoint-inspector demo`` keeps its store (the user data directory)."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
-    return Path(base) / "checkpoint-inspector" / "demo.db"
 
 
 def agent_command(store: Path, *args: str) -> list[str]:

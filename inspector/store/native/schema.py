@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy import (BigInteger, Boolean, Column, Float, Index, Integer, LargeBinary,
                         MetaData, SmallInteger, String, Table, Text, UniqueConstraint)
 
-FORMAT_VERSION = 1
+from inspector.store.native import FORMAT_VERSION  # noqa: F401  (re-exported)
+
 APPLICATION = "checkpoint-inspector"
 
 metadata = MetaData()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Collection
@@ -16,6 +15,7 @@ from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreI
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import Target, guard
 from inspector.store.native import blobs, live, pieces
+from inspector.store.native.rows import checkpoint_from_row, json_field, run_from_row  # noqa: F401  (re-exported)
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
 from inspector.store.native.schema import blobs as blob_table
 
@@ -24,42 +24,6 @@ FETCH_BATCH = 500
 PIECE_CACHE_ITEMS = 20_000          # decoded pieces kept (the GUI re-reads what it just showed)
 RAW_CACHE_BYTES = 64 * 1024 * 1024  # raw piece bytes kept for diffs
 LIVE_OVERLAP = 5.0  # seconds of run updates re-sent after a cursor (clock skew between writers)
-
-
-def _loads(text: str | None, default: Any) -> Any:
-    if not text:
-        return default
-    try:
-        return json.loads(text)
-    except ValueError as err:
-        raise CorruptDataError(f"A stored JSON field is damaged ({err}).") from err
-
-
-def run_from_row(row: Any) -> RunInfo:
-    """A RunInfo from a ci_runs row."""
-    return RunInfo(
-        id=row.id, name=row.name, agent=row.agent or "", status=row.status,
-        created=row.created, updated=row.updated, checkpoint_count=row.checkpoint_count,
-        head_seq=row.head_seq, owner_host=row.owner_host, owner_pid=row.owner_pid,
-        heartbeat=row.heartbeat, epoch=row.epoch, resumable=bool(row.resumable),
-        not_resumable_reason=row.not_resumable_reason,
-        resume_spec=_loads(row.resume_spec, None), parent_run=row.parent_run,
-        parent_checkpoint=row.parent_checkpoint, fork_reason=row.fork_reason,
-        labels=_loads(row.labels, {}), last_error=row.last_error,
-        tasks_done=row.tasks_done, tasks_total=row.tasks_total,
-        checks_passed=row.checks_passed, checks_total=row.checks_total)
-
-
-def checkpoint_from_row(row: Any, branches: dict | None = None) -> CheckpointInfo:
-    """A CheckpointInfo from a ci_checkpoints row (meta not needed)."""
-    return CheckpointInfo(
-        id=row.id, run_id=row.run_id, seq=row.seq, kind=row.kind, name=row.name,
-        created=row.created, parent_id=row.parent_id, size=row.size,
-        size_delta=row.size_delta, ops=row.ops, tasks_done=row.tasks_done,
-        tasks_total=row.tasks_total, checks_passed=row.checks_passed,
-        checks_total=row.checks_total, change=row.change or "",
-        state_hash=bytes(row.state_hash), tasks_hash=bytes(row.tasks_hash) if row.tasks_hash else None,
-        branch_count=(branches or {}).get(row.id, 0))
 
 
 class NativeStore(Store):
@@ -168,7 +132,7 @@ class NativeStore(Store):
         roots = [d for d in (info.state_hash, info.tasks_hash) if d]
         values = self.load_values(roots)   # state and task state fetched together, level by level
         tasks = values[info.tasks_hash] if info.tasks_hash else None
-        return Snapshot(info=info, state=values[info.state_hash], tasks=tasks, meta=_loads(row.meta, {}))
+        return Snapshot(info=info, state=values[info.state_hash], tasks=tasks, meta=json_field(row.meta, {}))
 
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:

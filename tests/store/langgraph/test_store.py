@@ -255,3 +255,9 @@ def test_listing_without_sqlite_json_functions_is_identical(lg_master):
         plain.reader._list_sql = _LIST.format(meta=_META_PLAIN)  # as on a SQLite without JSON1
         for thread in THREADS:
             assert plain.list_checkpoints(thread) == json1.list_checkpoints(thread)
+
+
+def test_a_langgraph_database_gets_no_native_preview(lg_master):
+    from inspector.store.native.preview import preview_runs
+
+    assert preview_runs(str(lg_master), 10) is None   # the window then opens it the usual way

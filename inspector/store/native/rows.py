@@ -1,0 +1,46 @@
+"""Rows of the native tables as model objects (no SQLAlchemy: the store preview uses them too)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from inspector.errors import CorruptDataError
+from inspector.model import CheckpointInfo, RunInfo
+
+
+def json_field(text: str | None, default: Any) -> Any:
+    """A JSON text column decoded (``default`` when empty); CorruptDataError when damaged."""
+    if not text:
+        return default
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise CorruptDataError(f"A stored JSON field is damaged ({err}).") from err
+
+
+def run_from_row(row: Any) -> RunInfo:
+    """A RunInfo from a ci_runs row."""
+    return RunInfo(
+        id=row.id, name=row.name, agent=row.agent or "", status=row.status,
+        created=row.created, updated=row.updated, checkpoint_count=row.checkpoint_count,
+        head_seq=row.head_seq, owner_host=row.owner_host, owner_pid=row.owner_pid,
+        heartbeat=row.heartbeat, epoch=row.epoch, resumable=bool(row.resumable),
+        not_resumable_reason=row.not_resumable_reason,
+        resume_spec=json_field(row.resume_spec, None), parent_run=row.parent_run,
+        parent_checkpoint=row.parent_checkpoint, fork_reason=row.fork_reason,
+        labels=json_field(row.labels, {}), last_error=row.last_error,
+        tasks_done=row.tasks_done, tasks_total=row.tasks_total,
+        checks_passed=row.checks_passed, checks_total=row.checks_total)
+
+
+def checkpoint_from_row(row: Any, branches: dict | None = None) -> CheckpointInfo:
+    """A CheckpointInfo from a ci_checkpoints row (meta not needed)."""
+    return CheckpointInfo(
+        id=row.id, run_id=row.run_id, seq=row.seq, kind=row.kind, name=row.name,
+        created=row.created, parent_id=row.parent_id, size=row.size,
+        size_delta=row.size_delta, ops=row.ops, tasks_done=row.tasks_done,
+        tasks_total=row.tasks_total, checks_passed=row.checks_passed,
+        checks_total=row.checks_total, change=row.change or "",
+        state_hash=bytes(row.state_hash), tasks_hash=bytes(row.tasks_hash) if row.tasks_hash else None,
+        branch_count=(branches or {}).get(row.id, 0))

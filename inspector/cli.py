@@ -22,16 +22,19 @@ def command_modules() -> list[str]:
 
 
 def _wanted(argv: list[str]) -> str | None:
-    """The one command module a command line needs, so start-up imports only that module."""
+    """The one command module a command line needs, so start-up imports only that module
+    ('' for none: ``--version``); None when every command is needed (help, unknown)."""
     first = next((a for a in argv if not a.startswith("-")), None)
     if first is None:
-        return None if any(a in ("-h", "--help", "--version") for a in argv) else "open"
+        if any(a in ("-h", "--help") for a in argv):
+            return None
+        return "" if "--version" in argv else "open"
     name = first.replace("-", "_")
     return name if name in command_modules() else None
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser with every sub-command registered, or only ``only``.
+    """The argument parser with every sub-command registered, or only ``only`` ('' for none).
 
     Registering one command keeps the GUI's start-up free of the other commands' imports
     (SQL, diff, LangGraph …); ``--help`` and unknown commands get the full parser.
@@ -42,7 +45,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug information")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in [only] if only else command_modules():
+    for name in command_modules() if only is None else [only] if only else []:
         importlib.import_module(f"inspector.commands.{name}").register(sub)
     return parser
 

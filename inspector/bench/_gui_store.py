@@ -33,7 +33,6 @@ CHANGES = ("+1 msg · +1 log · step", "+1 log · step · files", "+1 msg · ste
            "+1 msg · +1 log · step · Draft → done · checks 3/5 → 4/5", "")
 LONG_RUN_ID = "bench-long-run"
 LIVE_RUN_ID = "bench-live-run"
-PROBE_ENV = "CHECKPOINT_INSPECTOR_BENCH_PROBE"  # 'LONG_RUN,LIVE_RUN': the app attaches its probe
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,10 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
 
     session = StoreSession()
     if store is not None:
-        session.open(store)  # opens in the thread pool while the window is being built
+        # the first runs are read in the thread pool while the window is being built; the
+        # store itself (SQLAlchemy) opens once they are painted (see MainWindow.open_store)
+        from inspector.ui.models.run_tree import preview_load
+        session.open(store, preview=preview_load if screenshot is None else None)
     window = MainWindow(session=session, restore_settings=screenshot is None)
     window.actions.live.setChecked(live)
     if screenshot is not None:
@@ -91,15 +94,17 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
 
 
 def _show(window, size: tuple[int, int], select: str | None, tab: str | None) -> None:  # noqa: ANN001
+    from inspector.bench import PROBE_ENV
     from inspector.ui import settings
-    from inspector.ui.bench_probe import attach_from_env
     from inspector.ui.selection import SelectionRequest
 
     if settings.settings().value("window/geometry") is None:
         window.resize(*size)
     if tab:
-        window.details.set_tab(tab)
+        window.details.set_tab(tab, build=False)
     if select:
         SelectionRequest(window, select)
-    attach_from_env(window)
+    if os.environ.get(PROBE_ENV):
+        from inspector.ui.bench_probe import attach_from_env
+        attach_from_env(window)
     window.show()

@@ -18,31 +18,17 @@ import sys
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QSocketNotifier, QTimer
+from PySide6.QtCore import QModelIndex, QObject, QSocketNotifier
 from PySide6.QtWidgets import QApplication
 
-from inspector.bench._gui_store import PROBE_ENV
+from inspector.bench import PROBE_ENV
+from inspector.ui.startup import PaintWatch
 
 
 def emit(event: str, **values: object) -> None:
     """Write one JSON line for the parent."""
     sys.stdout.write(json.dumps({"event": event, "t": time.time(), **values}) + "\n")
     sys.stdout.flush()
-
-
-class _PaintWatch(QObject):
-    """Calls ``callback`` once, right after the first paint of ``widget`` for which ``ready()`` holds."""
-
-    def __init__(self, widget: QObject, ready: Callable[[], bool], callback: Callable[[], None]) -> None:
-        super().__init__(widget)
-        self.widget, self.ready, self.callback = widget, ready, callback
-        widget.installEventFilter(self)
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint and self.ready():
-            self.widget.removeEventFilter(self)
-            QTimer.singleShot(0, self.callback)  # after this paint has finished
-        return False
 
 
 class Probe(QObject):
@@ -53,14 +39,16 @@ class Probe(QObject):
         self.window, self.long_run, self.live_run = window, long_run, live_run
         self.runs_view = window.runs_panel.view
         self.timeline = window.timeline_panel
-        _PaintWatch(self.runs_view.viewport(), lambda: window.runs_panel.proxy.rowCount() > 0, self._runs_painted)
+        PaintWatch(self.runs_view.viewport(), lambda: window.runs_panel.proxy.rowCount() > 0, self._runs_painted)
         self._stdin = QSocketNotifier(sys.stdin.fileno(), QSocketNotifier.Type.Read, self)
         self._stdin.activated.connect(self._on_stdin)
 
     def _runs_painted(self) -> None:
-        emit("runs_painted", runs=len(self.window.runs_panel.model.tree), open_started=self.window.session.open_started)
+        emit("runs_painted", runs=len(self.window.runs_panel.model.tree), open_started=self.window.session.open_started,
+             cpu_s=time.process_time(), modules=len(sys.modules))
         model = self.window.runs_panel.model
-        self._waiting_for_all = model.run(self.long_run) is None  # deep in a big store
+        # a preview is painted before the store opens: the later stages wait for the store
+        self._waiting_for_all = model.previewing or model.run(self.long_run) is None  # deep in a big store
         if model.loaded:
             emit("runs_all_loaded", runs=len(model.tree))
             self._select_long_run()
@@ -86,7 +74,7 @@ class Probe(QObject):
         def on_page(first: int, last: int) -> None:
             if accept(first, last):
                 model.page_loaded.disconnect(on_page)
-                _PaintWatch(self.timeline.view.viewport(), lambda: True, then)
+                PaintWatch(self.timeline.view.viewport(), lambda: True, then)
                 self.timeline.view.viewport().update()
         model.page_loaded.connect(on_page)
 

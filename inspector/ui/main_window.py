@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLineEdit, QMainWindow, QMessageBox,
                                QStackedWidget, QVBoxLayout, QWidget)
 
@@ -13,8 +13,10 @@ from inspector import __version__
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, StoreInfo
 from inspector.ui import icons, refguard, settings
 from inspector.ui.actions import build_actions
+from inspector.ui.models.run_tree import RunsLoad, preview_load
 from inspector.ui.run_actions import install_run_actions
 from inspector.ui.session import StoreSession
+from inspector.ui.startup import Startup
 from inspector.ui.style import ThinSplitter, polish
 from inspector.ui.widgets.banner import Banner
 from inspector.ui.widgets.detail_tabs import DetailTabs
@@ -46,9 +48,10 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.session = session or StoreSession()
         self.session.setParent(self)
+        self.startup = Startup(self)   # what is not visible yet is built after the first paint
         self.runs_panel = RunsPanel(self.session)
         self.timeline_panel = TimelinePanel(self.session)
-        self.details = DetailTabs(self.session)
+        self.details = DetailTabs(self.session, startup=self.startup)
         self.banner = Banner()
         self.welcome = WelcomePage()
         self.store_status = StoreStatus()
@@ -64,6 +67,10 @@ class MainWindow(QMainWindow):
         self._update_title(None)
         self._enable_store_actions(False)
         self.run_actions = install_run_actions(self)   # Fork…, Resume…, Console dock
+        runs = self.runs_panel
+        self.startup.watch(runs.view.viewport(), lambda: runs.proxy.rowCount() > 0 or runs.model.loaded)
+        self.startup.watch(self.welcome, lambda: not self.session.busy_opening)
+        self.session.open_failed.connect(lambda _m: self.startup.finish())
 
     # -- construction ---------------------------------------------------------------------
     def _build_layout(self) -> None:
@@ -116,6 +123,7 @@ class MainWindow(QMainWindow):
         self.welcome.build_demo_requested.connect(self.build_demo)
         self.welcome.recent_chosen.connect(self.open_store)
         session.opening.connect(lambda target: self.statusBar().showMessage(f"Opening {target} \u2026"))
+        session.previewed.connect(self._on_store_previewed)
         session.opened.connect(self._on_store_opened)
         session.open_failed.connect(self._on_open_failed)
         session.closed.connect(self._on_store_closed)
@@ -160,9 +168,12 @@ class MainWindow(QMainWindow):
         return self.timeline_panel.selected_checkpoints()
 
     # -- commands --------------------------------------------------------------------------------
-    def open_store(self, target: str) -> None:
-        """Open a store (path or SQLAlchemy URL) in the background; failures show in the banner."""
-        self.session.open(str(target))
+    def open_store(self, target: str, *, preview: bool = False) -> None:
+        """Open a store (path or SQLAlchemy URL) in the background; failures show in the banner.
+
+        ``preview``: paint a native SQLite store's most recent runs first, read without
+        SQLAlchemy, and open the store right after that paint (the app's start-up)."""
+        self.session.open(str(target), preview=preview_load if preview else None)
 
     def choose_file(self) -> None:
         """File ▸ Open: pick a store file."""
@@ -221,7 +232,17 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Opened {info.display}", 4000)
         self.run_changed.emit(None)
 
+    def _on_store_previewed(self, load: RunsLoad) -> None:
+        """The most recent runs, read before the store opened: show them, open it after the paint."""
+        self.stack.setCurrentWidget(self.main_splitter)
+        self.store_status.set_opening(self.session.opening_target)
+        self.runs_panel.model.show_preview(load)
+        self.startup.later(self.session.release)
+
     def _on_open_failed(self, message: str) -> None:
+        if self.session.store is None and self.runs_panel.model.previewing:
+            self.runs_panel.model.clear()      # runs of a store that did not open: not shown
+            self.stack.setCurrentWidget(self.welcome)
         self.show_error(message)
 
     def _on_store_closed(self) -> None:
@@ -332,7 +353,7 @@ class MainWindow(QMainWindow):
         self.actions.live.setChecked(live not in (False, "false", "0"))
         tab = s.value("details/tab", "")
         if tab:
-            self.details.set_tab(str(tab))
+            self.details.set_tab(str(tab), build=False)
 
     def save_settings(self) -> None:
         """Remember geometry, splitters, column layouts, live and the tab."""
@@ -345,6 +366,10 @@ class MainWindow(QMainWindow):
         s.setValue("timeline/header", self.timeline_panel.view.horizontalHeader().saveState())
         s.setValue("live", self.actions.live.isChecked())
         s.setValue("details/tab", self.details.current_tab())
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.startup.arm()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._persist:

@@ -9,19 +9,19 @@ from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QMessageBox
 
 from inspector.model import CheckpointInfo, RunInfo
-from inspector.resume.launch import LaunchSpec
-from inspector.resume.resume import ResumePlan, plan_resume, start_resume
-from inspector.resume.liveness import ACTIVE_STATUSES
-from inspector.resume.stuck import diagnose, last_good_checkpoint
 from inspector.ui import icons
-from inspector.ui.dialogs.store_access import StoreAccess
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.console_dock import ConsoleDock
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # the resume machinery (processes, psutil) loads on first use, after the first paint
+    from inspector.resume.launch import LaunchSpec
+    from inspector.resume.resume import ResumePlan
     from inspector.ui.dialogs.fork_dialog import ForkDialog
     from inspector.ui.dialogs.resume_dialog import ResumeDialog
+    from inspector.ui.dialogs.store_access import StoreAccess
     from inspector.ui.main_window import MainWindow
+
+ACTIVE_STATUSES = ("running", "stuck", "crashed")   # runs worth a stuck diagnosis (as in resume.liveness)
 
 
 def ask_confirmation(parent, title: str, text: str) -> bool:  # noqa: ANN001
@@ -35,13 +35,25 @@ DIAGNOSIS_KEY = "run-actions:diagnosis"
 
 
 def _last_good_plan(access: StoreAccess, run_id: str) -> ResumePlan:
+    from inspector.resume.resume import plan_resume
+    from inspector.resume.stuck import last_good_checkpoint
+
     with access.read() as store:
         return plan_resume(store, last_good_checkpoint(store, run_id))
 
 
 def _start(access: StoreAccess, plan: ResumePlan) -> LaunchSpec:
+    from inspector.resume.resume import start_resume
+
     with access.write() as store:
         return start_resume(store, plan)
+
+
+def _diagnosis(store: object, run: RunInfo) -> str | None:
+    from inspector.resume.stuck import diagnose
+
+    diag = diagnose(store, run)
+    return diag.describe() if diag is not None else None
 
 
 class RunActions(QObject):
@@ -120,6 +132,7 @@ class RunActions(QObject):
         if url is None:
             return None
         if self.access is None or self.access.url != url or self.access.reader is not self.window.session.store:
+            from inspector.ui.dialogs.store_access import StoreAccess
             self._on_store_changed()
             self.access = StoreAccess(url, self.window.session.store, keep_writer=True)
             self.console.store_access = self.access
@@ -205,12 +218,8 @@ class RunActions(QObject):
             self.window.session.runner.cancel(DIAGNOSIS_KEY)
             self._show_diagnosis(None)
             return
-
-        def job() -> str | None:
-            diag = diagnose(store, run)
-            return diag.describe() if diag is not None else None
-        self.window.session.runner.run(job, self._show_diagnosis, lambda _m: self._show_diagnosis(None),
-                                       key=DIAGNOSIS_KEY)
+        self.window.session.runner.run(lambda: _diagnosis(store, run), self._show_diagnosis,
+                                       lambda _m: self._show_diagnosis(None), key=DIAGNOSIS_KEY)
 
     def _show_diagnosis(self, text: str | None = None, *, keep: bool = False) -> None:
         if not keep:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from inspector.model import StoreInfo
-from inspector.store import open_store
 from inspector.store.base import Store
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.watch_bridge import WatchBridge
@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 
 
 def _open(target: str) -> tuple[Store, Any]:
+    from inspector.store import open_store   # SQLAlchemy loads here, in the worker
+
     store = open_store(target, readonly=True)
     try:
         return store, store.cursor()
@@ -35,6 +37,7 @@ class StoreSession(QObject):
     """
 
     opening = Signal(str)        # target being opened
+    previewed = Signal(object)   # what open(preview=…) found before the store is open
     opened = Signal(object)      # StoreInfo
     open_failed = Signal(str)    # one sentence
     closed = Signal()
@@ -49,6 +52,8 @@ class StoreSession(QObject):
         self.generation = 0
         self._request = 0
         self._answered = 0
+        self._held: tuple[int, str] | None = None   # an open waiting for release() after a preview
+        self.opening_target = ""                     # what open() was last given
         self.open_started = 0.0
 
     @property
@@ -61,18 +66,39 @@ class StoreSession(QObject):
         """What is open, or None."""
         return self.store.info if self.store is not None else None
 
-    def open(self, target: str) -> None:
-        """Open ``target`` (path or URL) in the background; see the class docstring."""
+    def open(self, target: str, *, preview: Callable[[str], Any] | None = None) -> None:
+        """Open ``target`` (path or URL) in the background; see the class docstring.
+
+        ``preview(target)``, when given, runs first in the worker: a quick look that does
+        not open the store (or None). A result is sent as ``previewed`` and the real open
+        then waits for ``release()`` (the window calls it after its first paint).
+        """
         self._request += 1
         request = self._request
+        self._held = None
+        self.opening_target = target
         self.open_started = time.time()
         self.opening.emit(target)
+        if preview is not None:
+            self.runner.run(lambda: preview(target), lambda found: self._on_previewed(request, target, found),
+                            lambda _message: self._start_open(request, target))
+            return
+        self._start_open(request, target)
+
+    def release(self) -> None:
+        """Start the open that a preview held back (nothing when none waits)."""
+        held, self._held = self._held, None
+        if held is not None and held[0] == self._request:
+            self._start_open(*held)
+
+    def _start_open(self, request: int, target: str) -> None:
         self.runner.run(lambda: _open(target), lambda result: self._on_opened(request, result),
                         lambda message: self._on_open_failed(request, message))
 
     def close(self) -> None:
         """Close the current store (the window shows its welcome page)."""
         self._request += 1
+        self._held = None
         self._answered = self._request
         if self.store is None:
             return
@@ -95,6 +121,15 @@ class StoreSession(QObject):
         return generation == self.generation and self.store is not None
 
     # -- callbacks ------------------------------------------------------------------
+    def _on_previewed(self, request: int, target: str, found: Any) -> None:
+        if request != self._request:
+            return
+        if found is None:
+            self._start_open(request, target)
+            return
+        self._held = (request, target)
+        self.previewed.emit(found)
+
     def _on_opened(self, request: int, result: tuple[Store, Any]) -> None:
         store, cursor = result
         self._answered = max(self._answered, request)

@@ -10,14 +10,16 @@ Nothing ticks while a file-watched store is idle.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from inspector.model import ChangeSet
 from inspector.store.base import Store
 from inspector.ui.tasks import TaskRunner
-from inspector.watch import ChangeSource, ChangeTracker, FileWatcher, open_change_source
+
+if TYPE_CHECKING:   # watchdog loads when a store is first watched, not with the window
+    from inspector.watch import ChangeSource, ChangeTracker
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +63,14 @@ class WatchBridge(QObject):
             return ""
         if self._source is None:
             return "poll"
+        from inspector.watch import FileWatcher
+
         return "files" if isinstance(self._source, FileWatcher) else "listen"
 
     def attach(self, store: Store, cursor: Any) -> None:
         """Watch ``store`` from ``cursor`` (taken off-thread when the store was opened)."""
+        from inspector.watch import ChangeTracker, open_change_source
+
         self.detach()
         self._tracker = ChangeTracker(store, cursor)
         self._source = open_change_source(store, self._poked.emit)

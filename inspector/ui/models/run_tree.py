@@ -223,6 +223,15 @@ def load_runs(store: Store, run_ids: Iterable[str] | None = None, *, part: str =
     return RunsLoad(runs, quick_statuses(runs), kind="some")
 
 
+def preview_load(target: str) -> RunsLoad | None:
+    """The first page of a native SQLite store's runs read without opening it (no SQLAlchemy;
+    see ``inspector.store.native.preview``), or None. Call from a worker thread."""
+    from inspector.store.native.preview import preview_runs
+
+    runs = preview_runs(target, FIRST_PAGE)
+    return None if runs is None else RunsLoad(runs, quick_statuses(runs), kind="first")
+
+
 def load_running(store: Store, run_ids: list[str]) -> RunsLoad:
     """Re-read runs that looked alive and diagnose them again (heartbeats go stale without a write)."""
     load = load_runs(store, run_ids)

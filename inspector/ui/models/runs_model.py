@@ -43,6 +43,7 @@ class RunsModel(QAbstractItemModel):
         self.tree = RunTree()
         self._generation = -1
         self.loaded = False  # every run of the store is listed
+        self.previewing = False  # showing runs read before the store opened (see show_preview)
         self._mono = mono_font()
         self._fork_asked: set[str] = set()
         self._fork_wanted: list[RunInfo] = []
@@ -208,8 +209,15 @@ class RunsModel(QAbstractItemModel):
         self.session.runner.run(lambda: load_runs(store, part=part),
                                 lambda load: self._on_loaded(generation, load), key="runs:all")
 
+    def show_preview(self, load: RunsLoad) -> None:
+        """Show the most recent runs, read before the store opened; the store's own first
+        page replaces them once it is open."""
+        self._rebuild(load.runs, load.statuses)
+        self.previewing = True
+
     def clear(self) -> None:
         """Forget every run (store closed)."""
+        self.previewing = False
         self.beginResetModel()
         self.tree.clear()
         self._generation = -1
@@ -246,6 +254,7 @@ class RunsModel(QAbstractItemModel):
         if generation != self._generation:
             if load.kind != "first":  # the first page for this store is still coming
                 return
+            self.previewing = False
             self._rebuild(load.runs, load.statuses)
             self._generation = generation
         elif load.kind == "rest":

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QProcess, QProcessEnvironment, Signal
 from PySide6.QtGui import QFontDatabase, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
-from inspector.resume.launch import LaunchSpec, launch_exited, launch_failed
-from inspector.ui.dialogs.store_access import StoreAccess
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent
+
+if TYPE_CHECKING:   # loaded with the first launch, not with the window
+    from inspector.resume.launch import LaunchSpec
+    from inspector.ui.dialogs.store_access import StoreAccess
 
 MAX_LINES = 20_000
 HUES = {"err": "#cf222e", "ok": "#1a7f37", "info": "#0969da"}
@@ -33,6 +36,8 @@ class _Proc:
 def _mark_failed(access: StoreAccess, spec: LaunchSpec, message: str) -> None:
     if not spec.epoch:   # a LangGraph runner: the thread has no run row of ours to mark
         return
+    from inspector.resume.launch import launch_failed
+
     with access.write() as store:
         launch_failed(store, spec, message)
 
@@ -40,6 +45,8 @@ def _mark_failed(access: StoreAccess, spec: LaunchSpec, message: str) -> None:
 def _note_exit(access: StoreAccess, spec: LaunchSpec, code: int) -> bool:
     if not spec.epoch:   # a LangGraph runner: LangGraph records its own errors
         return False
+    from inspector.resume.launch import launch_exited
+
     with access.write() as store:
         return launch_exited(store, spec, code)
 
@@ -192,6 +199,8 @@ class ConsoleDock(QDockWidget):
 
     def _access(self, spec: LaunchSpec) -> StoreAccess:
         """The window's store access when it is the launch's store, else one per call."""
+        from inspector.ui.dialogs.store_access import StoreAccess
+
         access = self.store_access
         return access if access is not None and access.url == spec.store_url else StoreAccess(spec.store_url)
 

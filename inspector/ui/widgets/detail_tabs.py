@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.ui import style
 from inspector.ui.session import StoreSession
+from inspector.ui.startup import Startup
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,9 @@ class DetailTabs(QWidget):
     snapshot_loaded = Signal(object)   # Snapshot (after every panel was given it)
     pair_loaded = Signal(object, object)
 
-    def __init__(self, session: StoreSession, parent: QWidget | None = None) -> None:
+    def __init__(self, session: StoreSession, parent: QWidget | None = None, *,
+                 startup: Startup | None = None) -> None:
+        """``startup``: build the visible tab's panel after the window's first paint, not now."""
         super().__init__(parent)
         self.session = session
         self.tabs = QTabWidget(self)
@@ -104,10 +107,22 @@ class DetailTabs(QWidget):
         self._request: tuple[CheckpointInfo | None, RunInfo | None] = (None, None)
         self._timer = QTimer(self, singleShot=True, interval=LOAD_DELAY_MS)
         self._timer.timeout.connect(self._load)
-        self.tabs.currentChanged.connect(lambda _i: self._ensure_panel(self.current_tab()))
-        self._ensure_panel(self.current_tab())
+        self._deferred = startup is not None and not startup.finished
+        self.tabs.currentChanged.connect(lambda _i: self._ensure_current())
+        if startup is not None:
+            startup.later(self._undefer)
+        self._ensure_current()
         session.opened.connect(self._on_store_opened)
         session.closed.connect(self._on_store_closed)
+
+    def _undefer(self) -> None:
+        self._deferred = False
+        self._ensure_current()
+
+    def _ensure_current(self) -> None:
+        """Build the visible tab's panel, unless start-up defers it past the first paint."""
+        if not self._deferred:
+            self._ensure_panel(self.current_tab())
 
     def _ensure_panel(self, key: str) -> QWidget | None:
         """Build the panel of tab ``key`` if needed and bring it up to date."""
@@ -130,6 +145,8 @@ class DetailTabs(QWidget):
     def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None) -> None:
         """Show ``info`` (None clears every panel); the snapshot loads shortly after."""
         self._request = (info, run)
+        if info is not None:
+            self._undefer()     # a checkpoint to show: its panel cannot wait
         if info is None:
             self._timer.stop()
             self.session.runner.cancel("detail:snapshot")
@@ -147,12 +164,14 @@ class DetailTabs(QWidget):
         self.session.runner.run(lambda: (store.load(older.id), store.load(newer.id)),
                                 lambda pair: self._deliver_pair(pair, run), key="detail:pair")
 
-    def set_tab(self, key: str) -> None:
-        """Bring a tab to the front: 'state', 'tasks', 'metadata' or 'diff'."""
+    def set_tab(self, key: str, *, build: bool = True) -> None:
+        """Bring a tab to the front: 'state', 'tasks', 'metadata' or 'diff'; its panel is
+        built now, or with ``build=False`` when start-up gets to it (restoring settings)."""
         page = self._pages.get(key)
         if page is not None:
             self.tabs.setCurrentWidget(page)
-            self._ensure_panel(key)
+            if build:
+                self._undefer()
 
     def current_tab(self) -> str:
         """The key of the visible tab."""

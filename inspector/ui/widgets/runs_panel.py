@@ -34,6 +34,7 @@ class RunsPanel(QWidget):
         self.proxy = RunsFilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self._selected_id: str | None = None
+        self._reselect: str | None = None   # picked in a preview, selected again once the store is open
         self._build()
         self._filter_timer = QTimer(self, singleShot=True, interval=FILTER_DELAY_MS)
         self._filter_timer.timeout.connect(lambda: self.proxy.set_text(self.filter_edit.text()))
@@ -189,8 +190,12 @@ class RunsPanel(QWidget):
 
     # -- slots ----------------------------------------------------------------------------
     def _on_store_opened(self) -> None:
+        # after a preview its rows stay until the store's first page replaces them (no blank
+        # flash), and a run picked meanwhile is selected again then, with the store open
+        self._reselect = self._selected_id if self.model.previewing else None
         self._selected_id = None
-        self.model.clear()
+        if not self.model.previewing:
+            self.model.clear()
         self.model.reload()
         self._refresh_timer.start()
 
@@ -209,7 +214,10 @@ class RunsPanel(QWidget):
 
     def _on_model_reset(self) -> None:
         self.view.expandAll()
-        if self._selected_id:
+        if self._reselect and not self.model.previewing:
+            run_id, self._reselect = self._reselect, None
+            self.select_run(run_id)
+        elif self._selected_id:
             self.select_run(self._selected_id)
 
     def _on_runs_loaded(self, _count: int) -> None:

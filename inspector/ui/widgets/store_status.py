@@ -68,6 +68,12 @@ class StoreStatus(QWidget):
         self.readonly_chip.set_chip("read-only" if info.read_only else "writable",
                                     "#1a7f37" if info.read_only else "#d4762c")
 
+    def set_opening(self, display: str) -> None:
+        """A store is being opened (its first runs may already be listed)."""
+        self.set_store(None)
+        self.path_label.setText(f"opening {elide_middle(display, 56)} \u2026")
+        self.path_label.setToolTip(display)
+
     def set_live(self, live: bool, how: str = "") -> None:
         """Show whether the store is watched ('files', 'listen', 'poll')."""
         if self.info is None:

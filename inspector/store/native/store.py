@@ -23,6 +23,9 @@ CHECKPOINT_COLUMNS = [c for c in checkpoints.c if c.name != "meta"]
 FETCH_BATCH = 500
 PIECE_CACHE_ITEMS = 20_000          # decoded pieces kept (the GUI re-reads what it just showed)
 RAW_CACHE_BYTES = 64 * 1024 * 1024  # raw piece bytes kept for diffs
+_SELECT_BLOBS = (f"SELECT {blob_table.c.hash.name}, {blob_table.c.codec.name}, {blob_table.c.size.name}, "
+                 f"{blob_table.c.data.name} FROM {blob_table.name} WHERE {blob_table.c.hash.name} IN")
+_PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}   # the drivers of SQLite and PostgreSQL
 LIVE_OVERLAP = 5.0  # seconds of run updates re-sent after a cursor (clock skew between writers)
 
 
@@ -159,6 +162,7 @@ class NativeStore(Store):
         """The raw (decompressed, verified, not decoded) bytes of several pieces.
 
         The diff splits list chunks into encoded items and decodes only those that differ.
+        All batches are read on one connection, then decompressed together.
         """
         found: dict[bytes, bytes] = {}
         missing = []
@@ -171,19 +175,26 @@ class NativeStore(Store):
                     found[d] = raw
         if not missing:
             return found
+        ordered = sorted(set(missing))
+        rows: list = []
+        with guard(self.info.display), self.engine.connect() as conn:
+            mark = _PLACEHOLDERS[conn.dialect.paramstyle]
+            for start in range(0, len(ordered), FETCH_BATCH):
+                batch = ordered[start:start + FETCH_BATCH]
+                # plain driver SQL: SQLAlchemy's per-parameter handling of an IN list of
+                # hundreds of digests cost more than the query itself
+                sql = f"{_SELECT_BLOBS} ({', '.join([mark] * len(batch))})"
+                rows.extend(conn.exec_driver_sql(sql, tuple(batch)).all())
+        raws = blobs.decompress_many([(codec, data, size) for _, codec, size, data in rows])
         fetched: dict[bytes, bytes] = {}
-        missing = list(dict.fromkeys(missing))
-        ordered = sorted(missing)
-        for start in range(0, len(ordered), FETCH_BATCH):
-            batch = ordered[start:start + FETCH_BATCH]
-            for row in self._rows(sa.select(blob_table).where(blob_table.c.hash.in_(batch))):
-                raw = blobs.decompress(row.codec, row.data, row.size)
-                digest = bytes(row.hash)
-                if pieces.digest_of(raw) != digest:
-                    raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
-                fetched[digest] = raw
-        if len(fetched) != len(missing):
-            lost = len(set(missing) - fetched.keys())
+        digest_of = pieces.digest_of
+        for row, raw in zip(rows, raws):
+            digest = bytes(row[0])
+            if digest_of(raw) != digest:
+                raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
+            fetched[digest] = raw
+        if len(fetched) != len(ordered):
+            lost = len(set(ordered) - fetched.keys())
             raise CorruptDataError(f"{lost} stored piece(s) are missing (the store is damaged).")
         with self._pieces_lock:
             for d, raw in fetched.items():

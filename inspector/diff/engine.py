@@ -91,10 +91,11 @@ class Engine:
                 self._ready, self._waiting, self._found = [], [], []
 
     def _run(self, a: Any, b: Any) -> tuple[Change, ...]:
-        self._ready.append(((), (), a, b, False))
-        while self._ready or self._waiting:
-            while self._ready:
-                self._step(*self._ready.pop())
+        ready, step = self._ready, self._step
+        ready.append(((), (), a, b, False))
+        while ready or self._waiting:
+            while ready:
+                step(*ready.pop())
             if self._waiting:
                 self._fetch_waiting()
         self._found.sort(key=itemgetter(0))
@@ -109,13 +110,12 @@ class Engine:
                 "items_decoded": self.items_decoded}
 
     def _tick(self) -> None:
-        self.nodes += 1
-        if self.nodes >= self._next_tick:
-            self._next_tick += TICK_EVERY
-            if self.cancel is not None and self.cancel():
-                raise DiffCancelled("The diff was cancelled.")
-            if self.progress is not None:
-                self.progress("diffing", self.nodes)
+        """Every ``TICK_EVERY`` nodes (``_step`` counts them): cancel or report progress."""
+        self._next_tick += TICK_EVERY
+        if self.cancel is not None and self.cancel():
+            raise DiffCancelled("The diff was cancelled.")
+        if self.progress is not None:
+            self.progress("diffing", self.nodes)
 
     def _emit(self, key: tuple, change: Change) -> None:
         self._found.append((key, change))
@@ -177,20 +177,27 @@ class Engine:
         return self.table[x.digest] if type(x) is Ref else x
 
     def _materialize(self, changes: list[Change]) -> list[Change]:
-        values = [v for c in changes for v in (c.old, c.new) if has_markers(v)]
-        if not values:
+        """The changes with every marker in their old/new values replaced by its content."""
+        marked = [(n, _holds_markers(c.old), _holds_markers(c.new)) for n, c in enumerate(changes)]
+        marked = [m for m in marked if m[1] or m[2]]
+        if not marked:
             return changes
+        values = [v for n, in_old, in_new in marked
+                  for v, held in ((changes[n].old, in_old), (changes[n].new, in_new)) if held]
         self.pieces_read += prefetch(values, self.table, self.fetch_many)
-        out = []
-        for c in changes:
-            old = materialize(c.old, self.table, self.max_depth) if has_markers(c.old) else c.old
-            new = materialize(c.new, self.table, self.max_depth) if has_markers(c.new) else c.new
-            out.append(Change(c.path, c.op, old, new, c.detail))
+        out = list(changes)
+        for n, in_old, in_new in marked:
+            c = changes[n]
+            old = materialize(c.old, self.table, self.max_depth) if in_old else c.old
+            new = materialize(c.new, self.table, self.max_depth) if in_new else c.new
+            out[n] = Change(c.path, c.op, old, new, c.detail)
         return out
 
     # -- the walk ------------------------------------------------------------------
     def _step(self, key: tuple, path: tuple, a: Any, b: Any, unequal: bool) -> None:
-        self._tick()
+        self.nodes += 1
+        if self.nodes >= self._next_tick:
+            self._tick()
         if a is b:
             return
         if len(path) > self.max_depth:
@@ -286,11 +293,7 @@ class Engine:
         mid_a, mid_b = a.chunks[prefix:len(da) - suffix], b.chunks[prefix:len(db) - suffix]
         regions = []
         keys_a, keys_b = da[prefix:len(da) - suffix], db[prefix:len(db) - suffix]
-        if set(keys_a).isdisjoint(keys_b):     # no chunk in common: one region, no matching
-            opcodes = [("replace", 0, len(keys_a), 0, len(keys_b))]
-        else:
-            opcodes = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes()
-        for tag, i1, i2, j1, j2 in opcodes:
+        for tag, i1, i2, j1, j2 in chunk_opcodes(keys_a, keys_b):
             a_run, b_run = mid_a[i1:i2], mid_b[j1:j2]
             if tag != "equal":
                 regions.append((ChunkedList(a_run), ChunkedList(b_run), a_pos, b_pos))
@@ -312,5 +315,39 @@ class Engine:
         self._after([], then, chunks=wanted)
 
 
+def chunk_opcodes(keys_a: list[bytes], keys_b: list[bytes]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes turning the chunk digests ``keys_a`` into ``keys_b``.
+
+    Two common cases need no matching: no chunk in common (one region), and lists of equal
+    length whose shared chunks each occur once in both, at the same index (chunks edited
+    in place). SequenceMatcher can only match those chunks where they are, so its
+    opcodes are the runs of equal and unequal indices, built here directly.
+    """
+    set_a, set_b = set(keys_a), set(keys_b)
+    shared = set_a & set_b
+    if not shared:
+        return [("replace", 0, len(keys_a), 0, len(keys_b))]
+    n = len(keys_a)
+    if n == len(keys_b) == len(set_a) == len(set_b):
+        equal = [keys_a[i] == keys_b[i] for i in range(n)]
+        if sum(equal) == len(shared):
+            opcodes = []
+            start = 0
+            for i in range(1, n + 1):
+                if i == n or equal[i] != equal[start]:
+                    opcodes.append(("equal" if equal[start] else "replace", start, i, start, i))
+                    start = i
+            return opcodes
+    return difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes()
+
+
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+_SCALAR_TYPES = frozenset({str, int, float, bool, bytes, type(None)})
+
+
+def _holds_markers(value: Any) -> bool:
+    """``has_markers``, without a scan for the common scalar leaf."""
+    return type(value) not in _SCALAR_TYPES and has_markers(value)

@@ -12,6 +12,8 @@ Ops are tuples: ``("pair", i, j, x, y)`` (an edited item: compare x=a[i] with y=
 from __future__ import annotations
 
 import difflib
+from itertools import compress
+from operator import ne
 from typing import Any, Callable, Sequence
 
 from inspector.store.native.pieces import Ref
@@ -81,24 +83,32 @@ def align_encoded(a: list[bytes], b: list[bytes], a_off: int, b_off: int,
     When the middles differ in length, or a differing item reappears elsewhere (a move),
     every middle item is decoded and aligned as usual.
     """
-    prefix, suffix = trim(a, b)
-    mid_a, mid_b = a[prefix:len(a) - suffix], b[prefix:len(b) - suffix]
-    a_off, b_off = a_off + prefix, b_off + prefix
-    if mid_a and len(mid_a) == len(mid_b):
+    if len(a) != len(b):
+        prefix, suffix = trim(a, b)
+        return align([decode(x) for x in a[prefix:len(a) - suffix]],
+                     [decode(y) for y in b[prefix:len(b) - suffix]], a_off + prefix, b_off + prefix)
+    # bytes compare exactly, so one C-level pass finds every differing index (and the trim)
+    changed = list(compress(range(len(a)), map(ne, a, b)))
+    if not changed:
+        return []
+    first, last = changed[0], changed[-1]
+    mid_a, mid_b = a[first:last + 1], b[first:last + 1]
+    a_off, b_off = a_off + first, b_off + first
+    differing = [k - first for k in changed]
+    olds = {mid_a[k] for k in differing}
+    # an item found elsewhere in the other list means items moved: align them all below
+    if len(differing) < 2 or not any(mid_b[k] in olds for k in differing):
         da, db = list(mid_a), list(mid_b)
-        differing = [k for k in range(len(da)) if da[k] != db[k]]
-        olds = {da[k] for k in differing}
-        # an item found elsewhere in the other list means items moved: align them all below
-        if len(differing) < 2 or not any(db[k] in olds for k in differing):
-            wanted = {n for k in differing for n in (k - 1, k, k + 1) if 0 <= n < len(da)}
-            for k in wanted:
-                if da[k] == db[k]:
-                    da[k] = db[k] = decode(da[k])
-                else:
-                    da[k], db[k] = decode(da[k]), decode(db[k])
-            ops = _positional(da, db, a_off, b_off, moves=False)
-            if ops is not None:
-                return ops
+        wanted = {n for k in differing for n in (k - 1, k, k + 1) if 0 <= n < len(da)}
+        for k in wanted:
+            if da[k] == db[k]:
+                da[k] = db[k] = decode(da[k])
+            else:
+                da[k], db[k] = decode(da[k]), decode(db[k])
+        # equal encodings stay equal: only the indices that differed encoded can differ now
+        ops = _positional(da, db, a_off, b_off, moves=False, maybe=differing)
+        if ops is not None:
+            return ops
     return align([decode(x) for x in mid_a], [decode(y) for y in mid_b], a_off, b_off)
 
 
@@ -155,14 +165,16 @@ def similar(x: Any, y: Any) -> bool:
     return type(x) is type(y)
 
 
-def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = True
-                ) -> list[tuple] | None:
+def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = True,
+                maybe: list[int] | None = None) -> list[tuple] | None:
     """Pair items index by index when the lists look edited in place (no shift); ``moves``
-    False when the caller knows no differing item reappears at another differing place."""
+    False when the caller knows no differing item reappears at another differing place;
+    ``maybe``, when given, the only indices (ascending) where the items can differ."""
+    indices = range(len(a)) if maybe is None else maybe
     try:
-        differing = [k for k in range(len(a)) if not (a[k] is b[k] or a[k] == b[k])]
+        differing = [k for k in indices if not (a[k] is b[k] or a[k] == b[k])]
     except RecursionError:
-        differing = [k for k in range(len(a)) if not same(a[k], b[k])]
+        differing = [k for k in indices if not same(a[k], b[k])]
     last = len(a) - 1
     for k in differing[:SHIFT_PROBES]:
         if (k > 0 and same(b[k], a[k - 1])) or (k < last and same(b[k], a[k + 1])):

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import copy
+import difflib
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inspector.diff import ADDED, CHANGED, REMOVED, DiffError, apply, diff_pieces, diff_values
+from inspector.diff.engine import chunk_opcodes
 from inspector.errors import CorruptDataError
 from inspector.store.native.pieces import ChunkedList, PieceEncoder, Ref, unpack
 
@@ -159,3 +163,18 @@ def test_raw_chunks_report_moves_and_shifts_like_decoded_ones() -> None:
         raw = diff_pieces(p.fetch, root_a, root_b, fetch_raw=p.fetch_raw)
         assert raw == diff_pieces(p.fetch, root_a, root_b) == diff_values(old, new)
         assert apply(old, raw) == new
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_chunk_opcodes_are_difflibs(data) -> None:
+    alphabet = [bytes([n]) for n in range(data.draw(st.integers(1, 12)))]
+    keys_a = data.draw(st.lists(st.sampled_from(alphabet), max_size=8))
+    if data.draw(st.booleans()):    # chunks edited in place: same length, some kept where they were
+        keys_b = [k if data.draw(st.booleans()) else bytes([100 + data.draw(st.integers(0, 40))]) for k in keys_a]
+    else:
+        keys_b = data.draw(st.lists(st.sampled_from(alphabet), max_size=8))
+    expected = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes()
+    if not set(keys_a) & set(keys_b):   # no chunk in common: one region (not difflib's split)
+        expected = [("replace", 0, len(keys_a), 0, len(keys_b))]
+    assert [tuple(op) for op in chunk_opcodes(keys_a, keys_b)] == [tuple(op) for op in expected]

@@ -9,12 +9,12 @@ an order key (the ordinals of its ancestors) so the result comes out in document
 from __future__ import annotations
 
 import contextlib
-import difflib
 import gc
 import threading
 from operator import itemgetter
 from typing import Any, Callable, Iterator
 
+from inspector.diff.matching import matcher
 from inspector.diff.lists import align, align_encoded, detect_moves, same, trim
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
@@ -338,7 +338,7 @@ def chunk_opcodes(keys_a: list[bytes], keys_b: list[bytes]) -> list[tuple[str, i
                     opcodes.append(("equal" if equal[start] else "replace", start, i, start, i))
                     start = i
             return opcodes
-    return difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes()
+    return matcher(keys_a, keys_b).get_opcodes()
 
 
 def _is_number(x: Any) -> bool:

@@ -11,11 +11,11 @@ Ops are tuples: ``("pair", i, j, x, y)`` (an edited item: compare x=a[i] with y=
 
 from __future__ import annotations
 
-import difflib
 from itertools import compress
 from operator import ne
 from typing import Any, Callable, Sequence
 
+from inspector.diff.matching import matcher
 from inspector.store.native.pieces import Ref
 
 EXACT_LIMIT = 2000        # middle sizes above this let difflib skip popular items as junk
@@ -124,7 +124,7 @@ def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tupl
     keys_a = [fingerprint(x) for x in a]
     keys_b = [fingerprint(y) for y in b]
     junk = len(a) + len(b) > EXACT_LIMIT
-    opcodes = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=junk).get_opcodes()
+    opcodes = matcher(keys_a, keys_b, junk).get_opcodes()
     # items that may have moved: an item of a replaced block that reappears elsewhere is not
     # paired with its neighbour, so detect_moves can report it as moved
     loose_a = {keys_a[i] for tag, i1, i2, _, _ in opcodes if tag != "equal" for i in range(i1, i2)}

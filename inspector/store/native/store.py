@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,11 @@ _PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}   # the drivers
 LIVE_OVERLAP = 5.0  # seconds of run updates re-sent after a cursor (clock skew between writers)
 
 
+@functools.lru_cache(maxsize=64)
+def _row_type(names: tuple[str, ...]) -> type:
+    return namedtuple("Row", names, rename=True)  # type: ignore[misc]
+
+
 class NativeStore(Store):
     """A store written by the recording library (format version ``FORMAT_VERSION``)."""
 
@@ -45,8 +51,12 @@ class NativeStore(Store):
 
     # -- helpers ---------------------------------------------------------------
     def _rows(self, stmt: sa.Executable) -> list:
+        """The rows as named tuples: attribute access on them is C-level, where SQLAlchemy's
+        Row resolves every attribute in Python (listing 10,000 runs spent 0.35 s there)."""
         with guard(self.info.display), self.engine.connect() as conn:
-            return conn.execute(stmt).fetchall()
+            result = conn.execute(stmt)
+            row_type = _row_type(tuple(result.keys()))
+            return [row_type._make(row) for row in result.fetchall()]
 
     def _run_filter(self, stmt: sa.Select, text: str, statuses: Collection[str] | None) -> sa.Select:
         if text:

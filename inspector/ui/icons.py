@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRect, QRectF, QSize, Qt
@@ -14,7 +15,15 @@ from inspector.ui import style
 
 log = logging.getLogger(__name__)
 
-ICON_DIR = Path(__file__).resolve().parents[2] / "resources" / "icons"
+def find_icon_dir(source: Path = Path(__file__).resolve().parents[2], prefix: Path = Path(sys.prefix)) -> Path:
+    """``resources/icons`` of a source checkout (editable installs), else where a wheel put
+    them (``<prefix>/share/checkpoint-inspector/icons``, see pyproject's data-files)."""
+    checkout = source / "resources" / "icons"
+    installed = prefix / "share" / "checkpoint-inspector" / "icons"
+    return checkout if checkout.is_dir() or not installed.is_dir() else installed
+
+
+ICON_DIR = find_icon_dir()
 
 
 def icon_path(name: str) -> Path:

@@ -236,12 +236,24 @@ class Engine:
                     continue
             except RecursionError:
                 pass
-            self._ready.append((key + (n,), path + (k,), va, vb, _KNOWN_UNEQUAL))
+            if type(va) in _LEAF_TYPES and type(vb) in _LEAF_TYPES:
+                self._unequal_leaves(key + (n,), path + (k,), va, vb)
+            else:
+                self._ready.append((key + (n,), path + (k,), va, vb, _KNOWN_UNEQUAL))
         if common < len(a):
             base = len(b)
             for n, (k, va) in enumerate(a.items()):
                 if k not in b:
                     self._emit(key + (base + n,), Change(path + (k,), REMOVED, va, None))
+
+    def _unequal_leaves(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
+        """What ``_step`` does with two unequal scalars, without a trip through the stack."""
+        self.nodes += 1
+        if self.nodes >= self._next_tick:
+            self._tick()
+        if len(path) > self.max_depth:
+            raise DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
+        self._leaf(key, path, a, b)
 
     def _leaf(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
         detail = None
@@ -255,7 +267,11 @@ class Engine:
         for n, op in enumerate(ops):
             kind = op[0]
             if kind == "pair":
-                self._push(key + (n,), path + (op[2],), op[3], op[4], _KNOWN_UNEQUAL)
+                x, y = op[3], op[4]
+                if type(x) in _LEAF_TYPES and type(y) in _LEAF_TYPES and x is not y:
+                    self._unequal_leaves(key + (n,), path + (op[2],), x, y)
+                else:
+                    self._push(key + (n,), path + (op[2],), x, y, _KNOWN_UNEQUAL)
             elif kind == "replace":
                 self._emit(key + (n,), Change(path + (op[2],), CHANGED, op[3], op[4]))
             elif kind == "added":
@@ -345,7 +361,7 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-_SCALAR_TYPES = frozenset({str, int, float, bool, bytes, type(None)})
+_SCALAR_TYPES = _LEAF_TYPES = frozenset({str, int, float, bool, bytes, type(None)})
 
 
 def _holds_markers(value: Any) -> bool:

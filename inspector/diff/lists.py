@@ -154,10 +154,18 @@ def similar(x: Any, y: Any) -> bool:
     one item replaced by another: dicts must share at least one equal value and half their
     keys; other values of one kind always qualify."""
     if isinstance(x, dict) and isinstance(y, dict):
-        shared = x.keys() & y.keys()
-        if len(shared) * 2 < max(len(x), len(y)):
-            return False
-        return not shared or any(same(x[k], y[k]) for k in shared)
+        if len(x) == len(y) and x.keys() == y.keys():     # the common case: no key set to build
+            shared: Any = x
+        else:
+            shared = x.keys() & y.keys()
+            if len(shared) * 2 < max(len(x), len(y)):
+                return False
+        if not shared:
+            return True
+        try:
+            return any(x[k] is y[k] or x[k] == y[k] for k in shared)
+        except RecursionError:
+            return any(same(x[k], y[k]) for k in shared)
     if isinstance(x, bool) or isinstance(y, bool):
         return type(x) is type(y)
     if isinstance(x, (int, float)) and isinstance(y, (int, float)):

@@ -86,3 +86,23 @@ def test_equal_subtrees_share_digests() -> None:
     d2, _, p2 = PieceEncoder().encode({"x": copy.deepcopy(big), "n": 2})
     assert d1 != d2
     assert set(p1) & set(p2), "the unchanged 5 KB subtree is one shared piece"
+
+
+def test_decoded_markers_are_ordinary_frozen_markers() -> None:
+    import dataclasses
+
+    import pytest
+
+    from inspector.store.native.pieces import Chunk, ChunkedList, Ref, pack
+
+    ref = Ref(b"r" * 16, 700)
+    chunked = ChunkedList((Chunk(3, b"a" * 16, 90), Chunk(2**31, b"b" * 16, 2**40)))
+    got_ref, got_chunked = unpack(pack([ref, chunked]))
+    assert (got_ref, got_chunked) == (ref, chunked)
+    assert (hash(got_ref), hash(got_chunked)) == (hash(ref), hash(chunked))
+    assert (repr(got_ref), repr(got_chunked)) == (repr(ref), repr(chunked))
+    assert got_chunked.packed is None and got_chunked.length == 2**31 + 3
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got_ref.size = 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got_chunked.chunks[0].count = 1

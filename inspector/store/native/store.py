@@ -24,8 +24,8 @@ CHECKPOINT_COLUMNS = [c for c in checkpoints.c if c.name != "meta"]
 FETCH_BATCH = 500
 PIECE_CACHE_ITEMS = 20_000          # decoded pieces kept (the GUI re-reads what it just showed)
 RAW_CACHE_BYTES = 64 * 1024 * 1024  # raw piece bytes kept for diffs
-_SELECT_BLOBS = (f"SELECT {blob_table.c.hash.name}, {blob_table.c.codec.name}, {blob_table.c.size.name}, "
-                 f"{blob_table.c.data.name} FROM {blob_table.name} WHERE {blob_table.c.hash.name} IN")
+_BLOB_COLUMNS = (blob_table.c.hash, blob_table.c.codec, blob_table.c.size, blob_table.c.data)
+_SELECT_BLOBS = f"SELECT {', '.join(c.name for c in _BLOB_COLUMNS)} FROM {blob_table.name} WHERE {blob_table.c.hash.name} IN"
 _PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}   # the drivers of SQLite and PostgreSQL
 LIVE_OVERLAP = 5.0  # seconds of run updates re-sent after a cursor (clock skew between writers)
 
@@ -188,9 +188,12 @@ class NativeStore(Store):
         ordered = sorted(set(missing))
         rows: list = []
         with guard(self.info.display), self.engine.connect() as conn:
-            mark = _PLACEHOLDERS[conn.dialect.paramstyle]
+            mark = _PLACEHOLDERS.get(conn.dialect.paramstyle)
             for start in range(0, len(ordered), FETCH_BATCH):
                 batch = ordered[start:start + FETCH_BATCH]
+                if mark is None:    # a driver with another parameter style: SQLAlchemy writes it
+                    rows.extend(conn.execute(sa.select(*_BLOB_COLUMNS).where(blob_table.c.hash.in_(batch))).all())
+                    continue
                 # plain driver SQL: SQLAlchemy's per-parameter handling of an IN list of
                 # hundreds of digests cost more than the query itself
                 sql = f"{_SELECT_BLOBS} ({', '.join([mark] * len(batch))})"

@@ -142,6 +142,25 @@ def test_raw_pieces_are_verified_and_the_raw_cache_is_bounded(store_path: Path, 
             store.read_raw_pieces([b"\0" * 16])
 
 
+@pytest.mark.parametrize("placeholders", [None, {}], ids=["driver SQL", "SQLAlchemy query"])
+def test_raw_pieces_in_several_batches_on_either_query(store_path: Path, monkeypatch, placeholders) -> None:
+    from inspector.store.native import store as native_store
+    from inspector.store.native.pieces import iter_digests, unpack
+
+    run_id = _record(store_path, steps=40)
+    monkeypatch.setattr(native_store, "FETCH_BATCH", 3)
+    if placeholders is not None:    # a driver whose parameter style the store does not write itself
+        monkeypatch.setattr(native_store, "_PLACEHOLDERS", placeholders)
+    with open_store(store_path) as store:
+        head = store.get_checkpoint(f"{run_id}:-1")
+        root = store.read_pieces([head.state_hash])[head.state_hash]
+        digests = [head.state_hash, *iter_digests(root)]
+        store.clear_caches()
+        raw = store.read_raw_pieces(digests + digests[:2])     # repeats are read once
+        assert set(raw) == set(digests) and len(digests) > 3
+        assert all(unpack(raw[d]) == store.read_piece(d) for d in digests)
+
+
 def test_opening_and_reading_never_writes(demo_store: Path) -> None:
     before = store_files_digest(demo_store)
     with open_store(demo_store) as store:

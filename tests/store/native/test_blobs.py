@@ -26,12 +26,17 @@ def test_a_batch_gives_each_blob_in_order() -> None:
 
 def test_a_big_batch_on_threads_gives_the_same(monkeypatch) -> None:
     monkeypatch.setattr(blobs, "THREADS_FROM_BYTES", 1)
+    monkeypatch.setattr(blobs, "_THREADS", 2)
     raws, stored = _blobs(300)
     assert blobs.decompress_many(stored) == raws
 
 
+@pytest.mark.parametrize("threads", [False, True])
 @pytest.mark.parametrize("damage", ["bytes", "truncated", "size", "smaller", "codec"])
-def test_one_damaged_blob_fails_the_batch(damage: str) -> None:
+def test_one_damaged_blob_fails_the_batch(damage: str, threads: bool, monkeypatch) -> None:
+    if threads:
+        monkeypatch.setattr(blobs, "THREADS_FROM_BYTES", 1)
+        monkeypatch.setattr(blobs, "_THREADS", 2)
     raws, stored = _blobs(40)
     n = next(i for i, (codec, _, _) in enumerate(stored) if codec == blobs.CODEC_ZSTD)
     codec, data, size = stored[n]
@@ -44,7 +49,9 @@ def test_one_damaged_blob_fails_the_batch(damage: str) -> None:
         blobs.decompress_many(stored)
 
 
-def test_sizes_the_batch_call_cannot_take_are_decompressed_alone() -> None:
+def test_sizes_the_batch_call_cannot_take_are_decompressed_alone(monkeypatch) -> None:
+    monkeypatch.setattr(blobs, "THREADS_FROM_BYTES", 1)
+    monkeypatch.setattr(blobs, "_THREADS", 2)
     empty = zstandard.ZstdCompressor().compress(b"")     # never written (too small), but a store may hold it
     raws, stored = _blobs(10)
     assert blobs.decompress_many([*stored, (blobs.CODEC_ZSTD, empty, 0)]) == [*raws, b""]

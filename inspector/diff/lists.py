@@ -77,8 +77,8 @@ def align(a: Sequence, b: Sequence, a_off: int = 0, b_off: int = 0) -> list[tupl
 def align_encoded(a: list[bytes], b: list[bytes], a_off: int, b_off: int,
                   decode: Callable[[bytes], Any]) -> list[tuple]:
     """``align`` for items still in their encoding (``decode`` turns one into its value):
-    equal encodings are equal items, so only the items that differ, and their neighbours
-    (to see shifts), are decoded.
+    equal encodings are equal items, so only the items that differ are decoded, and those
+    of their neighbours that could equal them (to see shifts).
 
     When the middles differ in length, or a differing item reappears elsewhere (a move),
     every middle item is decoded and aligned as usual.
@@ -99,17 +99,44 @@ def align_encoded(a: list[bytes], b: list[bytes], a_off: int, b_off: int,
     # an item found elsewhere in the other list means items moved: align them all below
     if len(differing) < 2 or not any(mid_b[k] in olds for k in differing):
         da, db = list(mid_a), list(mid_b)
-        wanted = {n for k in differing for n in (k - 1, k, k + 1) if 0 <= n < len(da)}
-        for k in wanted:
-            if da[k] == db[k]:
-                da[k] = db[k] = decode(da[k])
-            else:
-                da[k], db[k] = decode(da[k]), decode(db[k])
+        for k in differing:
+            da[k], db[k] = decode(da[k]), decode(db[k])
+        decoded = set(differing)
+
+        def shifted(k: int) -> bool:
+            """Whether new item ``k`` equals an old neighbour. A neighbour still encoded (the
+            same on both sides) is decoded only when it could: an item equal to the new one
+            holds the text of the new one's first string, so its encoding holds its bytes."""
+            new, text = db[k], first_text(db[k])
+            for j in (k - 1, k + 1):
+                if j < 0 or j == len(da):
+                    continue
+                if j not in decoded:
+                    if text is not None and text not in da[j]:
+                        continue
+                    da[j] = db[j] = decode(da[j])
+                    decoded.add(j)
+                if same(new, da[j]):
+                    return True
+            return False
         # equal encodings stay equal: only the indices that differed encoded can differ now
-        ops = _positional(da, db, a_off, b_off, moves=False, maybe=differing)
+        ops = _positional(da, db, a_off, b_off, moves=False, maybe=differing, shifted=shifted)
         if ops is not None:
             return ops
     return align([decode(x) for x in mid_a], [decode(y) for y in mid_b], a_off, b_off)
+
+
+def first_text(value: Any) -> bytes | None:
+    """The UTF-8 bytes of the first string in a decoded item (the item itself or a value of
+    the dict), or None: any value equal to the item holds that string, so its msgpack
+    encoding holds these bytes."""
+    if type(value) is str:
+        return value.encode()
+    if type(value) is dict:
+        for v in value.values():
+            if type(v) is str:
+                return v.encode()
+    return None
 
 
 def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tuple]:
@@ -174,10 +201,13 @@ def similar(x: Any, y: Any) -> bool:
 
 
 def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = True,
-                maybe: list[int] | None = None) -> list[tuple] | None:
+                maybe: list[int] | None = None, shifted: Callable[[int], bool] | None = None
+                ) -> list[tuple] | None:
     """Pair items index by index when the lists look edited in place (no shift); ``moves``
     False when the caller knows no differing item reappears at another differing place;
-    ``maybe``, when given, the only indices (ascending) where the items can differ."""
+    ``maybe``, when given, the only indices (ascending) where the items can differ;
+    ``shifted(k)``, when given, tells whether ``b[k]`` equals ``a[k - 1]`` or ``a[k + 1]``
+    (the neighbours in ``a`` may then be left encoded)."""
     indices = range(len(a)) if maybe is None else maybe
     try:
         differing = [k for k in indices if not (a[k] is b[k] or a[k] == b[k])]
@@ -185,7 +215,8 @@ def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = 
         differing = [k for k in indices if not same(a[k], b[k])]
     last = len(a) - 1
     for k in differing[:SHIFT_PROBES]:
-        if (k > 0 and same(b[k], a[k - 1])) or (k < last and same(b[k], a[k + 1])):
+        if shifted(k) if shifted is not None else (
+                (k > 0 and same(b[k], a[k - 1])) or (k < last and same(b[k], a[k + 1]))):
             return None
     if moves and len(differing) > 1:
         olds: dict[Any, list[int]] = {}

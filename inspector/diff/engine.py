@@ -14,8 +14,8 @@ import threading
 from operator import itemgetter
 from typing import Any, Callable, Iterator
 
-from inspector.diff.matching import matcher
 from inspector.diff.lists import align, align_encoded, detect_moves, same, trim
+from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
 from inspector.diff.resolve import FetchMany, FetchRaw, expand, has_markers, materialize, prefetch
@@ -236,7 +236,7 @@ class Engine:
                     continue
             except RecursionError:
                 pass
-            if type(va) in _LEAF_TYPES and type(vb) in _LEAF_TYPES:
+            if type(va) in _SCALARS and type(vb) in _SCALARS:
                 self._unequal_leaves(key + (n,), path + (k,), va, vb)
             else:
                 self._ready.append((key + (n,), path + (k,), va, vb, _KNOWN_UNEQUAL))
@@ -268,7 +268,7 @@ class Engine:
             kind = op[0]
             if kind == "pair":
                 x, y = op[3], op[4]
-                if type(x) in _LEAF_TYPES and type(y) in _LEAF_TYPES and x is not y:
+                if type(x) in _SCALARS and type(y) in _SCALARS and x is not y:
                     self._unequal_leaves(key + (n,), path + (op[2],), x, y)
                 else:
                     self._push(key + (n,), path + (op[2],), x, y, _KNOWN_UNEQUAL)
@@ -361,9 +361,9 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-_SCALAR_TYPES = _LEAF_TYPES = frozenset({str, int, float, bool, bytes, type(None)})
+_SCALARS = frozenset({str, int, float, bool, bytes, type(None)})
 
 
 def _holds_markers(value: Any) -> bool:
     """``has_markers``, without a scan for the common scalar leaf."""
-    return type(value) not in _SCALAR_TYPES and has_markers(value)
+    return type(value) not in _SCALARS and has_markers(value)

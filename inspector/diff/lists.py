@@ -107,7 +107,7 @@ def align_encoded(a: list[bytes], b: list[bytes], a_off: int, b_off: int,
             """Whether new item ``k`` equals an old neighbour. A neighbour still encoded (the
             same on both sides) is decoded only when it could: an item equal to the new one
             holds the text of the new one's first string, so its encoding holds its bytes."""
-            new, text = db[k], first_text(db[k])
+            new, text = db[k], _first_text(db[k])
             for j in (k - 1, k + 1):
                 if j < 0 or j == len(da):
                     continue
@@ -126,7 +126,7 @@ def align_encoded(a: list[bytes], b: list[bytes], a_off: int, b_off: int,
     return align([decode(x) for x in mid_a], [decode(y) for y in mid_b], a_off, b_off)
 
 
-def first_text(value: Any) -> bytes | None:
+def _first_text(value: Any) -> bytes | None:
     """The UTF-8 bytes of the first string in a decoded item (the item itself or a value of
     the dict), or None: any value equal to the item holds that string, so its msgpack
     encoding holds these bytes."""
@@ -214,9 +214,11 @@ def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = 
     except RecursionError:
         differing = [k for k in indices if not same(a[k], b[k])]
     last = len(a) - 1
+    if shifted is None:
+        def shifted(k: int) -> bool:
+            return (k > 0 and same(b[k], a[k - 1])) or (k < last and same(b[k], a[k + 1]))
     for k in differing[:SHIFT_PROBES]:
-        if shifted(k) if shifted is not None else (
-                (k > 0 and same(b[k], a[k - 1])) or (k < last and same(b[k], a[k + 1]))):
+        if shifted(k):
             return None
     if moves and len(differing) > 1:
         olds: dict[Any, list[int]] = {}

@@ -147,6 +147,12 @@ def unpack(raw: bytes) -> Any:
         raise CorruptDataError(f"A stored piece cannot be decoded ({exc}).") from exc
 
 
+def may_hold_markers(raw: bytes) -> bool:
+    """False when the bytes of a piece cannot hold a Ref or a ChunkedList: either is a
+    msgpack extension of 24 or 28·n bytes, which starts with byte 0xc7, 0xc8 or 0xc9."""
+    return b"\xc7" in raw or b"\xc8" in raw or b"\xc9" in raw
+
+
 def split_items(raw: bytes) -> list[bytes]:
     """The items of a chunk piece, each still in its msgpack encoding (nothing is decoded).
 

@@ -106,3 +106,12 @@ def test_decoded_markers_are_ordinary_frozen_markers() -> None:
         got_ref.size = 1
     with pytest.raises(dataclasses.FrozenInstanceError):
         got_chunked.chunks[0].count = 1
+
+
+def test_bytes_without_extension_headers_hold_no_markers() -> None:
+    from inspector.store.native.pieces import Chunk, ChunkedList, Ref, encode_flat, may_hold_markers, pack
+
+    for value in (Ref(b"r" * 16, 1), ChunkedList(()), ChunkedList(tuple(Chunk(1, b"c" * 16, 2) for _ in range(3000)))):
+        assert may_hold_markers(pack({"x": [value]}))
+    digest, _, pieces = encode_flat({"goal": "g", "tasks": [{"id": "a", "progress": 0.5, "checks": []}]})
+    assert not may_hold_markers(pieces[digest])

@@ -15,6 +15,7 @@ CODEC_RAW = 0
 CODEC_ZSTD = 1
 MIN_COMPRESS = 96
 BATCH_MAX_PIECE = 16 * 1024 * 1024    # larger pieces are decompressed alone (one buffer each)
+BATCH_MAX_BYTES = 256 * 1024 * 1024   # a batch claiming more (a damaged size column?) goes blob by blob
 THREADS_FROM_BYTES = 1024 * 1024      # batches this big are decompressed on several threads
 _THREADS = max(1, min(os.cpu_count() or 1, 4))
 _local = threading.local()
@@ -60,12 +61,12 @@ def decompress_many(blobs: Sequence[tuple[int, bytes, int]]) -> list[bytes]:
     with one thread that call is slower than one ``decompress`` per blob, so small batches
     and one-CPU machines take the plain loop). Only blobs of a plausible size go into that
     call: it is given each blob's size from the table, never a size of zero (an empty
-    frame there crashes the zstandard library) nor an absurd one (it allocates a buffer
-    for the whole batch at once).
+    frame there crashes the zstandard library) nor absurd ones (it allocates buffers for
+    the whole batch at once).
     """
     batch = [n for n, (codec, _, size) in enumerate(blobs) if codec == CODEC_ZSTD and 0 < size <= BATCH_MAX_PIECE]
     sizes = [blobs[n][2] for n in batch]
-    if _THREADS < 2 or len(batch) < 2 or sum(sizes) < THREADS_FROM_BYTES:
+    if _THREADS < 2 or len(batch) < 2 or not THREADS_FROM_BYTES <= sum(sizes) <= BATCH_MAX_BYTES:
         return [decompress(codec, data, size) for codec, data, size in blobs]
     out: list[bytes | None] = [None] * len(blobs)
     for n, raw in zip(batch, _zstd_batch([blobs[n][1] for n in batch], sizes)):

@@ -57,3 +57,14 @@ def test_sizes_the_batch_call_cannot_take_are_decompressed_alone(monkeypatch) ->
     assert blobs.decompress_many([*stored, (blobs.CODEC_ZSTD, empty, 0)]) == [*raws, b""]
     with pytest.raises(CorruptDataError):
         blobs.decompress_many([*stored, (blobs.CODEC_ZSTD, stored[-1][1], 0)])
+
+
+def test_a_batch_claiming_absurd_sizes_goes_blob_by_blob(monkeypatch) -> None:
+    monkeypatch.setattr(blobs, "THREADS_FROM_BYTES", 1)
+    monkeypatch.setattr(blobs, "_THREADS", 2)
+    raws, stored = _blobs(50)
+    monkeypatch.setattr(blobs, "BATCH_MAX_BYTES", sum(len(r) for r in raws) - 1)
+    assert blobs.decompress_many(stored) == raws
+    codec, data, size = next(b for b in stored if b[0] == blobs.CODEC_ZSTD)
+    with pytest.raises(CorruptDataError):
+        blobs.decompress_many([*stored, (codec, data, blobs.BATCH_MAX_PIECE)])

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 RUN_STATUSES = ("running", "completed", "failed", "crashed", "interrupted", "stuck", "forked")
+ACTIVE_STATUSES = ("running", "stuck", "crashed")   # runs whose owner may still be at work
 CHECKPOINT_KINDS = ("input", "llm", "tool", "step", "fork", "resume", "final", "update", "loop")
 
 

@@ -10,9 +10,8 @@ from functools import lru_cache
 import psutil
 
 from inspector.humanize import fmt_age  # noqa: F401  (re-exported)
-from inspector.model import RunInfo
+from inspector.model import ACTIVE_STATUSES, RunInfo
 
-ACTIVE_STATUSES = ("running", "stuck", "crashed")
 PID_REUSE_SLACK = 2.0  # seconds: a process created after the owner's last heartbeat is someone else
 
 

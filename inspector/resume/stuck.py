@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from inspector.errors import StoreError
-from inspector.model import CheckpointInfo, RunInfo
-from inspector.resume.liveness import ACTIVE_STATUSES, Owner, fmt_age, owner_of
+from inspector.model import ACTIVE_STATUSES, CheckpointInfo, RunInfo
+from inspector.resume.liveness import Owner, fmt_age, owner_of
 from inspector.store.base import Store
 
 RECENT = 40            # checkpoints looked at for the usual step gap and loops

@@ -8,7 +8,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QMessageBox
 
-from inspector.model import CheckpointInfo, RunInfo
+from inspector.model import ACTIVE_STATUSES, CheckpointInfo, RunInfo
 from inspector.ui import icons
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.console_dock import ConsoleDock
@@ -20,8 +20,6 @@ if TYPE_CHECKING:   # the resume machinery (processes, psutil) loads on first us
     from inspector.ui.dialogs.resume_dialog import ResumeDialog
     from inspector.ui.dialogs.store_access import StoreAccess
     from inspector.ui.main_window import MainWindow
-
-ACTIVE_STATUSES = ("running", "stuck", "crashed")   # runs worth a stuck diagnosis (as in resume.liveness)
 
 
 def ask_confirmation(parent, title: str, text: str) -> bool:  # noqa: ANN001

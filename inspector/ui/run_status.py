@@ -20,13 +20,12 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from inspector.model import RunInfo
+from inspector.model import ACTIVE_STATUSES, RunInfo
 from inspector.store.base import Store
 
 log = logging.getLogger(__name__)
 
 STALE_AFTER = 30.0
-ACTIVE = ("running", "stuck", "crashed")
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ def quick_statuses(runs: Iterable[RunInfo], now: float | None = None) -> dict[st
     now = time.time() if now is None else now
     out: dict[str, EffectiveStatus] = {}
     for run in runs:
-        if run.status not in ACTIVE:
+        if run.status not in ACTIVE_STATUSES:
             continue
         state, text = _owner_state(run, now)
         if state == "gone":
@@ -78,7 +77,7 @@ def deep_statuses(store: Store, runs: Iterable[RunInfo], now: float | None = Non
         from inspector.resume.stuck import diagnose_many
     except ImportError:
         return {}
-    active = [r for r in runs if r.status in ACTIVE]
+    active = [r for r in runs if r.status in ACTIVE_STATUSES]
     try:
         found = diagnose_many(store, active, now=now, heartbeat_threshold=STALE_AFTER)
     except Exception:  # noqa: BLE001 - a diagnosis must never break the runs list

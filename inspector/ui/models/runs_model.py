@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
-from inspector.model import ChangeSet, RunInfo
+from inspector.model import ACTIVE_STATUSES, ChangeSet, RunInfo
 from inspector.ui import formatting
 from inspector.ui.models.run_tree import (COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
                                           COL_STATUS, COL_UPDATED, COLUMN_TITLES, RunNode, RunsLoad,
@@ -370,7 +370,7 @@ class RunsModel(QAbstractItemModel):
             return
         for run_id, diag in statuses.items():
             node = self.tree.by_id.get(run_id)
-            if node is not None and node.run.status in ("running", "stuck", "crashed"):
+            if node is not None and node.run.status in ACTIVE_STATUSES:
                 node.status, node.reason = diag.status, diag.reason
                 self.dataChanged.emit(self.node_index(node, 0), self.node_index(node, len(COLUMN_TITLES) - 1))
         self.annotated.emit()

@@ -34,6 +34,7 @@ def test_bench_diff_json_in_a_subprocess() -> None:
         assert row["changes"] > 0
         for way in ("plain", "pieces", "store", "warm"):
             assert row[f"{way}_ms"] > 0 and row[f"{way}_ratio"] > 0
+            assert 0 < row[f"{way}_best_ms"] <= row[f"{way}_ms"]
         assert row["deepdiff_ms"] > 0
     assert report["pairs"][0]["changes"] == 2     # one message and the step counter
     assert {t["target"][:6] for t in report["targets"]} == {"pair 1", "pair 2"}

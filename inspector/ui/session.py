@@ -52,7 +52,7 @@ class StoreSession(QObject):
         self.generation = 0
         self._request = 0
         self._answered = 0
-        self._held: tuple[int, str] | None = None   # an open waiting for release() after a preview
+        self._held: int | None = None   # the request whose open waits for release() after a preview
         self.opening_target = ""                     # what open() was last given
         self.open_started = 0.0
 
@@ -88,8 +88,8 @@ class StoreSession(QObject):
     def release(self) -> None:
         """Start the open that a preview held back (nothing when none waits)."""
         held, self._held = self._held, None
-        if held is not None and held[0] == self._request:
-            self._start_open(*held)
+        if held is not None and held == self._request:
+            self._start_open(held, self.opening_target)
 
     def _start_open(self, request: int, target: str) -> None:
         self.runner.run(lambda: _open(target), lambda result: self._on_opened(request, result),
@@ -127,7 +127,7 @@ class StoreSession(QObject):
         if found is None:
             self._start_open(request, target)
             return
-        self._held = (request, target)
+        self._held = request
         self.previewed.emit(found)
 
     def _on_opened(self, request: int, result: tuple[Store, Any]) -> None:

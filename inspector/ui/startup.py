@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
 FALLBACK_MS = 1500
@@ -34,8 +34,6 @@ class PaintWatch(QObject):
 
 class Startup(QObject):
     """The second phase of a window's start-up (see the module docstring)."""
-
-    done = Signal()
 
     def __init__(self, parent: QObject, fallback_ms: int = FALLBACK_MS) -> None:
         super().__init__(parent)
@@ -69,4 +67,3 @@ class Startup(QObject):
         pending, self._pending = self._pending, []
         for callback in pending:
             callback()
-        self.done.emit()

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import sqlite3
 import urllib.parse
-from collections import namedtuple
 from pathlib import Path
 
 from inspector.errors import StoreError
 from inspector.model import RunInfo
 from inspector.store.native import FORMAT_VERSION
-from inspector.store.native.rows import run_from_row
+from inspector.store.native.rows import row_type, run_from_row
 
 BUSY_TIMEOUT_S = 0.2   # a preview is worth a short wait at most
 
@@ -43,8 +42,8 @@ def preview_runs(target: str, limit: int) -> list[RunInfo] | None:
         if version is None or not str(version[0]).isdigit() or int(version[0]) > FORMAT_VERSION:
             return None
         cursor = conn.execute("SELECT * FROM ci_runs ORDER BY updated DESC, id LIMIT ?", (limit,))
-        row_type = namedtuple("RunRow", [d[0] for d in cursor.description])  # type: ignore[misc]
-        return [run_from_row(row_type._make(values)) for values in cursor.fetchall()]
+        make = row_type(tuple(d[0] for d in cursor.description))._make
+        return [run_from_row(make(values)) for values in cursor.fetchall()]
     except (sqlite3.Error, StoreError, ValueError, TypeError):
         return None
     finally:

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import json
+from collections import namedtuple
 from typing import Any
 
 from inspector.errors import CorruptDataError
 from inspector.model import CheckpointInfo, RunInfo
+
+
+@functools.lru_cache(maxsize=64)
+def row_type(names: tuple[str, ...]) -> type:
+    """A named-tuple type for rows with these columns: attribute access on it is C-level,
+    where SQLAlchemy's Row resolves every attribute in Python (listing 10,000 runs spent
+    0.35 s there)."""
+    return namedtuple("Row", names, rename=True)  # type: ignore[misc]
 
 
 def json_field(text: str | None, default: Any) -> Any:

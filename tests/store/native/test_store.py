@@ -142,15 +142,15 @@ def test_raw_pieces_are_verified_and_the_raw_cache_is_bounded(store_path: Path, 
             store.read_raw_pieces([b"\0" * 16])
 
 
-@pytest.mark.parametrize("placeholders", [None, {}], ids=["driver SQL", "SQLAlchemy query"])
-def test_raw_pieces_in_several_batches_on_either_query(store_path: Path, monkeypatch, placeholders) -> None:
+@pytest.mark.parametrize("sizes", [None, (3,)], ids=["batches padded to a compiled size", "exact batches"])
+def test_raw_pieces_in_several_batches(store_path: Path, monkeypatch, sizes) -> None:
     from inspector.store.native import store as native_store
     from inspector.store.native.pieces import iter_digests, unpack
 
     run_id = _record(store_path, steps=40)
     monkeypatch.setattr(native_store, "FETCH_BATCH", 3)
-    if placeholders is not None:    # a driver whose parameter style the store does not write itself
-        monkeypatch.setattr(native_store, "_PLACEHOLDERS", placeholders)
+    if sizes is not None:    # the compiled IN-list sizes the batches are padded up to
+        monkeypatch.setattr(native_store, "_BLOB_BATCHES", sizes)
     with open_store(store_path) as store:
         head = store.get_checkpoint(f"{run_id}:-1")
         root = store.read_pieces([head.state_hash])[head.state_hash]

@@ -1,3 +1,3 @@
 """Checkpoint Inspector: record, inspect, diff, fork and resume agent checkpoints."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

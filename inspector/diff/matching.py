@@ -42,3 +42,9 @@ class _RangeMatcher(difflib.SequenceMatcher):
 def matcher(a: Any, b: Any, junk: bool = False) -> difflib.SequenceMatcher:
     """difflib's matcher of two token lists (``junk``: let it skip popular tokens)."""
     return difflib.SequenceMatcher(None, a, b, autojunk=True) if junk else _RangeMatcher(a, b)
+
+
+def word_matcher(a: list[str], b: list[str], junk: bool = False) -> difflib.SequenceMatcher:
+    """difflib's matcher of word tokens where whitespace never starts a match, only extends one
+    (two rewritten sentences do not pair up on their spaces: one old part, one new part)."""
+    return difflib.SequenceMatcher(str.isspace, a, b, autojunk=junk)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from inspector.diff.matching import matcher
+from inspector.diff.matching import matcher, word_matcher
 from inspector.diff.model import TextDelta
 
 TEXT_MIN = 80              # strings at least this long get a text diff
@@ -41,7 +41,8 @@ def text_delta(old: str, new: str) -> TextDelta:
     _add(segments, "=", "".join(a[:start]))
     mid_a, mid_b = a[start:len(a) - end], b[start:len(b) - end]
     junk = len(mid_a) + len(mid_b) > _MAX_TOKENS_EXACT
-    for tag, i1, i2, j1, j2 in matcher(mid_a, mid_b, junk).get_opcodes():
+    match = word_matcher if unit == "word" else matcher
+    for tag, i1, i2, j1, j2 in match(mid_a, mid_b, junk).get_opcodes():
         old_part, new_part = "".join(mid_a[i1:i2]), "".join(mid_b[j1:j2])
         if tag == "equal":
             _add(segments, "=", old_part)
@@ -73,7 +74,7 @@ def _refine(old_lines: list[str], new_lines: list[str]) -> list[tuple[str, str]]
 def _word_segments(old: str, new: str) -> list[tuple[str, str]]:
     a, b = tokens(old, "word"), tokens(new, "word")
     out: list[tuple[str, str]] = []
-    for tag, i1, i2, j1, j2 in matcher(a, b).get_opcodes():
+    for tag, i1, i2, j1, j2 in word_matcher(a, b).get_opcodes():
         if tag == "equal":
             out.append(("=", "".join(a[i1:i2])))
             continue

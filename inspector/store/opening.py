@@ -80,7 +80,14 @@ def create_store(target: str | os.PathLike) -> NativeStore:
         columns = table_columns(engine, tgt.display)
         kind = describe_kind(columns)
         if kind == "native":
-            _check_version(_native_version(engine, tgt.display), tgt.display)
+            version = _native_version(engine, tgt.display)
+            _check_version(version, tgt.display)
+            if version < FORMAT_VERSION:
+                # this program writes the newer format (format 1 pieces stay readable): programs
+                # that read only the older one must refuse the store rather than misread it
+                with guard(tgt.display), engine.begin() as conn:
+                    conn.execute(meta.update().where(meta.c.key == "format_version")
+                                 .values(value=str(FORMAT_VERSION)))
         elif kind is None and not (columns.keys() & REQUIRED_TABLES) and (tgt.backend != "sqlite" or not columns):
             try:
                 init_schema(engine, tgt.display)

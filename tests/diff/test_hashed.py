@@ -19,8 +19,11 @@ from inspector.store.native.pieces import ChunkedList, PieceEncoder, Ref, unpack
 class Pieces:
     """Encoded states and fetch functions that record what the diff asked for."""
 
+    chunk_format = 2
+
     def __init__(self) -> None:
         self.encoder = PieceEncoder()
+        self.encoder.chunk_format = self.chunk_format
         self.raw: dict[bytes, bytes] = {}
         self.requested: list[bytes] = []
 
@@ -38,11 +41,15 @@ class Pieces:
         return {d: self.raw[d] for d in digests}
 
 
-@pytest.fixture(params=["decoded", "raw"])
-def diff(request):
-    """diff_pieces reading list chunks decoded, or raw (split into encoded items)."""
+@pytest.fixture(params=["decoded", "raw", "raw format 1"])
+def diff(request, monkeypatch):
+    """diff_pieces reading list chunks decoded, or raw (split into encoded items); the chunks
+    written as this version does, or as format 1 stores hold them (plain arrays)."""
+    if request.param == "raw format 1":
+        monkeypatch.setattr(Pieces, "chunk_format", 1)
+
     def run(p: Pieces, root_a: bytes, root_b: bytes, **kwargs):
-        if request.param == "raw":
+        if request.param != "decoded":
             kwargs["fetch_raw"] = p.fetch_raw
         return diff_pieces(p.fetch, root_a, root_b, **kwargs)
     return run

@@ -17,17 +17,34 @@ from .strategies import edited, histories, json_values, task_pairs
 FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def _encoded(*states, chunk_formats=(2, 2)):
+    """Roots and raw pieces of states encoded in order, each with its chunk format (one
+    encoder while the format stays, as the recording library does; a new one when it changes,
+    as after an upgrade)."""
+    roots, raw, encoder = [], {}, None
+    for state, chunk_format in zip(states, chunk_formats):
+        if encoder is None or encoder.chunk_format != chunk_format:
+            encoder = PieceEncoder()
+            encoder.chunk_format = chunk_format
+        root, _, pieces = encoder.encode(state)
+        roots.append(root)
+        raw.update(pieces)
+    return roots, raw
+
+
 def hashed_diff(old, new):
     """Encode both states like the recording library does (one encoder, in order) and diff,
-    reading list chunks both decoded and raw (the two must agree)."""
-    encoder = PieceEncoder()
-    root_a, _, raw_a = encoder.encode(old)
-    root_b, _, raw_b = encoder.encode(new)
-    raw = {**raw_a, **raw_b}
+    reading list chunks both decoded and raw (the two must agree), and with the chunks in
+    format 1 (older stores) or old and new in different formats (an upgraded store)."""
+    (root_a, root_b), raw = _encoded(old, new)
     pieces = {d: unpack(r) for d, r in raw.items()}
     decoded = diff_pieces(dict_fetcher(pieces), root_a, root_b)
     encoded = diff_pieces(dict_fetcher(pieces), root_a, root_b, fetch_raw=dict_fetcher(raw))
     assert encoded == decoded       # chunks split into encoded items give the same diff
+    for formats in ((1, 1), (1, 2)):
+        (root_a, root_b), raw = _encoded(old, new, chunk_formats=formats)
+        pieces = {d: unpack(r) for d, r in raw.items()}
+        assert diff_pieces(dict_fetcher(pieces), root_a, root_b, fetch_raw=dict_fetcher(raw)) == encoded
     return encoded
 
 

@@ -4,7 +4,9 @@ A state is msgpack. A container or string whose encoding exceeds ``INLINE_MAX`` 
 stored as its own *piece* and replaced in its parent by a ``Ref`` (msgpack ext 1). A long
 list is split into chunks by content-defined boundaries and replaced by a ``ChunkedList``
 (ext 2) naming its chunks; appending to a message history therefore writes the new items,
-the last chunk and the small parent, never the history again. A piece's id is the
+the last chunk and the small parent, never the history again. A chunk piece frames each
+item's encoding as a msgpack bin (ext 3), so a reader splits it into items without decoding
+them (the diff compares items as bytes). A piece's id is the
 xxh3-128 digest of its raw (uncompressed) bytes, so equal content is stored once and equal
 subtrees of two states have equal digests (the diff skips them unread).
 """
@@ -28,6 +30,7 @@ CHUNK_MAX_ITEMS = 128
 CHUNK_MAX_BYTES = 64 * 1024
 EXT_REF = 1
 EXT_CHUNKED = 2
+EXT_FRAMED = 3            # a chunk piece (format 2): its items' encodings, each framed as a bin
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +119,7 @@ def _decoded_chunked(chunks: tuple[Chunk, ...]) -> ChunkedList:
     return chunked
 
 
-def _ext_hook(code: int, data: bytes) -> Any:
+def _marker_hook(code: int, data: bytes) -> Any:
     try:
         if code == EXT_REF and len(data) == 24:
             return _decoded_ref(data[:16], _SIZE.unpack_from(data, 16)[0])
@@ -124,7 +127,43 @@ def _ext_hook(code: int, data: bytes) -> Any:
             return _decoded_chunked(tuple([_decoded_chunk(*entry) for entry in _CHUNK_ENTRY.iter_unpack(data)]))
     except struct.error as exc:
         raise CorruptDataError(f"A stored piece has a malformed reference ({exc}).") from exc
+    if code == EXT_FRAMED:
+        raise CorruptDataError("A stored list item holds a list chunk.")
     raise CorruptDataError(f"A stored piece uses an unknown extension type {code}.")
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == EXT_FRAMED:       # a whole chunk piece: its items, decoded in one C call
+        frames = _frames(data)
+        return msgpack.unpackb(_array_header(len(frames)) + b"".join(frames), ext_hook=_marker_hook,
+                               raw=False, strict_map_key=False)
+    return _marker_hook(code, data)
+
+
+_array_header = msgpack.Packer().pack_array_header
+# msgpack ext 8/16/32 (how a chunk piece of format 2 starts): width of the length, payload offset
+_EXT_LENGTHS = {0xc7: (1, 3), 0xc8: (2, 4), 0xc9: (4, 6)}
+
+
+def frame_chunk(encoded: list[bytes]) -> bytes:
+    """A chunk piece (format 2) holding the items whose msgpack encodings are ``encoded``."""
+    return msgpack.packb(msgpack.ExtType(EXT_FRAMED, msgpack.packb(encoded, use_bin_type=True)))
+
+
+def _unpack_plain(raw: bytes | memoryview) -> Any:
+    """msgpack without markers (extensions come back as ExtType); CorruptDataError if malformed."""
+    try:
+        return msgpack.unpackb(raw)
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise CorruptDataError(f"A stored list chunk cannot be decoded ({exc}).") from exc
+
+
+def _frames(payload: bytes | memoryview) -> list[bytes]:
+    """The item encodings framed in a chunk piece's payload (a msgpack array of bins)."""
+    frames = _unpack_plain(payload)
+    if type(frames) is not list or not set(map(type, frames)) <= {bytes}:
+        raise CorruptDataError("A stored list chunk is malformed.")
+    return frames
 
 
 def pack(value: Any) -> bytes:
@@ -157,8 +196,22 @@ def split_items(raw: bytes) -> list[bytes]:
     """The items of a chunk piece, each still in its msgpack encoding (nothing is decoded).
 
     Equal encodings mean equal values, so two chunks can be compared item by item with
-    C-level bytes comparisons and only the items that differ need ``unpack``.
+    C-level bytes comparisons and only the items that differ need ``unpack``. A chunk of
+    format 2 frames its items, so one C call splits it; a format 1 chunk (a plain array)
+    is walked item by item.
     """
+    head = _EXT_LENGTHS.get(raw[0]) if raw else None
+    if head is not None:
+        width, start = head
+        if (len(raw) < start or raw[start - 1] != EXT_FRAMED
+                or int.from_bytes(raw[1:1 + width], "big") != len(raw) - start):
+            raise CorruptDataError("A stored list chunk is malformed.")
+        return _frames(memoryview(raw)[start:])
+    if raw and 0xd4 <= raw[0] <= 0xd8:       # fixext: a chunk of one or two tiny items
+        top = _unpack_plain(raw)
+        if type(top) is not msgpack.ExtType or top.code != EXT_FRAMED:
+            raise CorruptDataError("A stored list chunk is malformed.")
+        return _frames(top.data)
     unpacker = msgpack.Unpacker(max_buffer_size=max(len(raw), 1))
     unpacker.feed(raw)
     try:
@@ -232,6 +285,7 @@ class _Cached:
 class _CachedChunk:
     items: list          # private copies of the items
     forms: list          # what the chunk piece stores for each item
+    encoded: list        # ... and its msgpack encoding
     sizes: list
     marks: list          # the byte deciding content-defined boundaries, per item
     chunk: Chunk
@@ -251,6 +305,8 @@ class PieceEncoder:
     The cache keeps a private copy of each stored subtree (keyed by its path), so an agent
     that mutates its state in place is still diffed correctly.
     """
+
+    chunk_format = 2    # 1 writes chunks as older versions did (plain arrays): tests read such stores
 
     def __init__(self) -> None:
         self._cache: dict[tuple, _Cached] = {}
@@ -368,10 +424,10 @@ class PieceEncoder:
         for entry in rest:
             old_starts[old_pos] = entry
             for j, item in enumerate(entry.items):
-                hints[old_pos + j] = (item, entry.forms[j], entry.sizes[j], entry.marks[j])
+                hints[old_pos + j] = (item, entry.forms[j], entry.encoded[j], entry.sizes[j], entry.marks[j])
             old_pos += entry.chunk.count
         chunks: list[_CachedChunk] = []
-        cur = _CachedChunk([], [], [], [], Chunk(0, b"", 0))
+        cur = _CachedChunk([], [], [], [], [], Chunk(0, b"", 0))
         size = 0
         i = start
         n = len(value)
@@ -385,19 +441,21 @@ class PieceEncoder:
             item = value[i]
             hint = hints.get(i) or hints.get(i - shift)
             if hint is not None and type(hint[0]) is type(item) and hint[0] == item:
-                copy, form, item_size, mark = hint
+                copy, form, encoded, item_size, mark = hint
             else:
                 form, item_size, copy = self._encode(item, None)
-                mark = (form.digest if isinstance(form, Ref) else digest_of(self._pack(form)))[0]
+                encoded = self._pack(form)
+                mark = (form.digest if isinstance(form, Ref) else digest_of(encoded))[0]
             cur.items.append(copy)
             cur.forms.append(form)
+            cur.encoded.append(encoded)
             cur.sizes.append(item_size)
             cur.marks.append(mark)
             size += item_size
             i += 1
             if (mark & CHUNK_MASK) == 0 or len(cur.items) >= CHUNK_MAX_ITEMS or size >= CHUNK_MAX_BYTES:
                 chunks.append(self._close_chunk(cur, size))
-                cur, size = _CachedChunk([], [], [], [], Chunk(0, b"", 0)), 0
+                cur, size = _CachedChunk([], [], [], [], [], Chunk(0, b"", 0)), 0
         if cur.items:
             chunks.append(self._close_chunk(cur, size))
         return chunks
@@ -413,7 +471,7 @@ class PieceEncoder:
         return None
 
     def _close_chunk(self, cur: _CachedChunk, size: int) -> _CachedChunk:
-        raw = self._pack(cur.forms)
+        raw = frame_chunk(cur.encoded) if self.chunk_format == 2 else self._pack(cur.forms)
         digest = digest_of(raw)
         self.new_pieces.setdefault(digest, raw)
         cur.chunk = Chunk(len(cur.forms), digest, max(size, len(raw)))

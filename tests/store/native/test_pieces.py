@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import copy
 
+import msgpack
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.store.native.pieces import PieceEncoder, resolve, unpack
+from inspector.errors import CorruptDataError
+from inspector.store.native.pieces import PieceEncoder, frame_chunk, pack, resolve, split_items, unpack
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False)
@@ -21,17 +24,20 @@ def _decode(table: dict, digest: bytes):
 
 
 @settings(max_examples=60, deadline=None)
-@given(json_values, json_values)
-def test_round_trip_and_determinism(a, b) -> None:
+@given(json_values, json_values, st.sampled_from([1, 2]))
+def test_round_trip_and_determinism(a, b, chunk_format) -> None:
     table: dict = {}
     enc = PieceEncoder()
+    enc.chunk_format = chunk_format     # format 1 chunks (older stores) decode the same
     da, _, pieces = enc.encode({"a": a})
     table.update(pieces)
     db, _, pieces = enc.encode({"a": a, "b": b})
     table.update(pieces)
     assert _decode(table, da) == {"a": a}
     assert _decode(table, db) == {"a": a, "b": b}
-    fresh, _, _ = PieceEncoder().encode({"a": a, "b": b})
+    fresh_encoder = PieceEncoder()
+    fresh_encoder.chunk_format = chunk_format
+    fresh, _, _ = fresh_encoder.encode({"a": a, "b": b})
     assert fresh == db, "the digest depends only on content, not on the encoder's history"
 
 
@@ -115,3 +121,51 @@ def test_bytes_without_extension_headers_hold_no_markers() -> None:
         assert may_hold_markers(pack({"x": [value]}))
     digest, _, pieces = encode_flat({"goal": "g", "tasks": [{"id": "a", "progress": 0.5, "checks": []}]})
     assert not may_hold_markers(pieces[digest])
+
+
+@pytest.mark.parametrize("items", [[0], [1, 2], [None] * 3, ["x" * 40] * 17, list(range(200)),
+                                   [{"k": [1, 2], "t": "y" * 300}] * 250, ["z" * 70_000]],
+                         ids=["fixext4", "ext8", "three", "ext8 long", "ints", "ext16", "ext32"])
+def test_chunks_split_into_their_items_encodings_in_both_formats(items) -> None:
+    encoded = [pack(item) for item in items]
+    framed, plain = frame_chunk(encoded), pack(items)
+    assert split_items(framed) == split_items(plain) == encoded
+    assert unpack(framed) == unpack(plain) == items
+
+
+def test_real_chunks_are_framed_and_split_without_decoding() -> None:
+    state = {"facts": [{"id": i, "text": f"fact {i} " * 9} for i in range(400)]}
+    _, _, table = PieceEncoder().encode(state)
+    chunks = [raw for raw in table.values() if raw[0] in (0xc7, 0xc8, 0xc9)]
+    assert len(chunks) >= 5
+    items = [item for raw in chunks for item in split_items(raw)]
+    assert sorted(unpack(item)["id"] for item in items) == list(range(400))
+
+
+def _ext(code: int, payload: bytes) -> bytes:
+    return msgpack.packb(msgpack.ExtType(code, payload))
+
+
+@pytest.mark.parametrize("raw", [
+    frame_chunk([pack(1), pack("two")])[:-1],                    # truncated
+    frame_chunk([pack(1), pack("two")]) + b"\x00",               # trailing byte
+    _ext(4, msgpack.packb([pack(1)] * 20)),                      # another extension type
+    _ext(3, msgpack.packb(["not bytes"] * 20)),                  # frames that are not bins
+    _ext(3, msgpack.packb({"a": 1})),                            # not an array
+    _ext(3, b"\xdd\xff\xff\xff\xff"),                          # an array claiming 4 billion frames
+    _ext(3, b"\x91\xc4\x02\x01"),                               # a frame cut short
+    b"\xd6\x03\x91\xc4\x02\x01",                                # fixext 4 with a frame cut short
+], ids=["truncated", "trailing", "ext type", "str frames", "map", "huge count", "short frame", "fixext cut"])
+def test_malformed_chunks_are_corrupt_data(raw) -> None:
+    with pytest.raises(CorruptDataError):
+        split_items(raw)
+    with pytest.raises(CorruptDataError):
+        unpack(raw)
+
+
+def test_a_chunk_inside_an_item_is_corrupt_data() -> None:
+    inner = frame_chunk([pack(1)])
+    nested = frame_chunk([msgpack.packb(msgpack.ExtType(3, msgpack.packb([pack(1)])))])
+    assert unpack(inner) == [1]
+    with pytest.raises(CorruptDataError, match="holds a list chunk"):
+        unpack(nested)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import msgpack
 import pytest
 import sqlalchemy as sa
 
@@ -64,6 +65,58 @@ def test_newer_format_is_a_clear_error(store_path: Path) -> None:
         conn.execute("update ci_meta set value='99' where key='format_version'")
     with pytest.raises(NewerFormatError, match="newer"):
         open_store(store_path)
+
+
+def _history_state(n: int, edit: int | None = None) -> dict:
+    facts = [{"id": i, "text": f"fact {i} " * 8} for i in range(n)]
+    if edit is not None:
+        facts[edit]["text"] = "edited"
+    return {"facts": facts}
+
+
+def _framed_chunks(path: Path) -> int:
+    """How many pieces of the store are list chunks of format 2 (framed items, ext 3)."""
+    with sqlite3.connect(path) as conn:
+        digests = [bytes(row[0]) for row in conn.execute("select hash from ci_blobs")]
+    with open_store(path) as store:
+        raw = store.read_raw_pieces(digests)
+    tops = [msgpack.unpackb(piece) for piece in raw.values()]
+    return sum(1 for top in tops if isinstance(top, msgpack.ExtType) and top.code == 3)
+
+
+def test_a_format_1_store_is_read_and_upgraded_by_its_next_writer(store_path: Path, monkeypatch) -> None:
+    from inspector.diff import diff_checkpoints
+    from inspector.store.native.pieces import PieceEncoder
+
+    # a store as the previous version wrote it: format 1 in ci_meta, list chunks as plain arrays
+    with monkeypatch.context() as old_writer:
+        old_writer.setattr(PieceEncoder, "chunk_format", 1)
+        with Checkpointer(store_path, name="old", heartbeat=60) as cp:
+            cp.save(_history_state(300), force=True)
+            cp.save(_history_state(300, edit=7), force=True)
+            run_id = cp.run_id
+    with sqlite3.connect(store_path) as conn:
+        conn.execute("update ci_meta set value = '1' where key = 'format_version'")
+    assert _framed_chunks(store_path) == 0
+    before = store_files_digest(store_path)
+    with open_store(store_path) as store:
+        assert store.load(f"{run_id}:1").state == _history_state(300, edit=7)
+        (change,) = diff_checkpoints(store, f"{run_id}:0", f"{run_id}:1").changes
+        assert change.display_path == "facts[7].text" and change.new == "edited"
+    assert store_files_digest(store_path) == before, "reading a format 1 store wrote to it"
+
+    # this version writes format 2 chunks into it and marks the store so older readers refuse it
+    with Checkpointer(store_path, name="new", heartbeat=60) as cp:
+        cp.save(_history_state(300, edit=9), force=True)
+        new_run = cp.run_id
+    with sqlite3.connect(store_path) as conn:
+        assert conn.execute("select value from ci_meta where key = 'format_version'").fetchone()[0] == "2"
+    assert _framed_chunks(store_path) >= 5
+    with open_store(store_path) as store:
+        assert store.info.format_version == 2
+        assert store.load(f"{new_run}:0").state == _history_state(300, edit=9)
+        changes = diff_checkpoints(store, f"{run_id}:1", f"{new_run}:0").changes   # format 1 against 2
+        assert [c.display_path for c in changes] == ["facts[7].text", "facts[9].text"]
 
 
 @pytest.mark.parametrize("content", [b"", b"\x00\x01garbage" * 100, b"SQLite format 3\x00" + b"\xff" * 50])

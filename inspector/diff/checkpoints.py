@@ -9,7 +9,8 @@ from inspector.diff.api import diff_pieces
 from inspector.diff.engine import Engine
 from inspector.diff.lineage import common_ancestor
 from inspector.diff.model import CancelFn, Change, DiffCancelled, DiffResult, ProgressFn, ThreeWay
-from inspector.diff.resolve import has_markers, materialize, prefetch, raw_fetcher, store_fetcher
+from inspector.diff.resolve import (has_markers, materialize, prefetch, raw_fetcher, raw_streamer,
+                                    store_fetcher)
 from inspector.diff.summary import MESSAGE_KEYS, change_summary, result_summary
 from inspector.diff.tasks import task_diff
 from inspector.errors import StoreError
@@ -38,6 +39,7 @@ class _Reader:
         self.pieces = keeps_pieces(store)
         self.fetch = store_fetcher(store) if self.pieces else None
         self.fetch_raw = raw_fetcher(store) if self.pieces else None
+        self.stream_raw = raw_streamer(store) if self.pieces else None
         self.snapshots: dict[Any, Snapshot] = {}
         self.stats = {"nodes": 0, "pieces_read": 0, "fetches": 0}
 
@@ -57,7 +59,8 @@ class _Reader:
         if self._hashed(x, y):
             stats: dict = {}
             changes = diff_pieces(self.fetch, x.state_hash, y.state_hash, cancel=self.cancel,
-                                  progress=self.progress, stats=stats, fetch_raw=self.fetch_raw)
+                                  progress=self.progress, stats=stats, fetch_raw=self.fetch_raw,
+                                  stream_raw=self.stream_raw)
         else:
             engine = Engine(cancel=self.cancel, progress=self.progress)
             changes = engine.run(self.snapshot(x).state, self.snapshot(y).state)

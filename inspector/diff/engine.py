@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
+from collections import deque
 from operator import itemgetter
 from typing import Any, Callable, Iterator
 
@@ -18,7 +19,7 @@ from inspector.diff.lists import align, align_encoded, detect_moves, same, trim
 from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
-from inspector.diff.resolve import FetchMany, FetchRaw, expand, has_markers, materialize, prefetch
+from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw, expand, has_markers, materialize, prefetch
 from inspector.diff.text import TEXT_MIN, text_delta
 from inspector.errors import CorruptDataError
 from inspector.store.native.pieces import ChunkedList, Ref, split_items, unpack
@@ -60,10 +61,13 @@ class Engine:
     """One diff run; create one per comparison (it caches the pieces it reads)."""
 
     def __init__(self, fetch_many: FetchMany | None = None, *, fetch_raw: FetchRaw | None = None,
-                 cancel: CancelFn | None = None, progress: ProgressFn | None = None,
-                 text_min: int = TEXT_MIN, max_depth: int = MAX_DEPTH) -> None:
+                 stream_raw: StreamRaw | None = None, cancel: CancelFn | None = None,
+                 progress: ProgressFn | None = None, text_min: int = TEXT_MIN,
+                 max_depth: int = MAX_DEPTH) -> None:
         self.fetch_many = fetch_many
         self.fetch_raw = fetch_raw
+        self.stream_raw = stream_raw
+        self.raw_chunks = fetch_raw is not None or stream_raw is not None   # chunks split, items encoded
         self.cancel = cancel
         self.progress = progress
         self.text_min = text_min
@@ -136,28 +140,55 @@ class Engine:
     def _fetch_waiting(self) -> None:
         waiting, self._waiting = self._waiting, []
         missing = {d for digests, _, _ in waiting for d in digests} - self.table.keys()
-        chunks = {d for _, digests, _ in waiting for d in digests} - self.items.keys()
-        if chunks and self.fetch_raw is not None:
-            for digest, raw in self.fetch_raw(chunks).items():
-                self.items[digest] = split_items(raw)
-            self.pieces_read += len(chunks)
-        elif chunks:
-            missing |= chunks
+        # in the order of the steps waiting for them: parts of a stream complete steps in order
+        chunks = list(dict.fromkeys(d for _, digests, _ in waiting for d in digests if d not in self.items))
+        raw = self.raw_chunks
+        if chunks and not raw:
+            missing.update(chunks)
         if missing:
             assert self.fetch_many is not None
             got = self.fetch_many(missing)
             self.pieces_read += len(got)
             self.table.update(got)
-            for digest in chunks - self.items.keys():
-                self.items[digest] = got[digest]
+            if not raw:
+                for digest in chunks:
+                    self.items[digest] = got[digest]
         if missing or chunks:
             self.fetches += 1
-            if self.cancel is not None and self.cancel():
-                raise DiffCancelled("The diff was cancelled.")
-            if self.progress is not None:
-                self.progress("diffing", self.nodes)
+            self._tick_fetch()
+        if chunks and raw:
+            if self.stream_raw is not None:
+                self._stream_chunks(chunks, waiting)
+                return
+            assert self.fetch_raw is not None
+            for digest, piece in self.fetch_raw(chunks).items():
+                self.items[digest] = split_items(piece)
+            self.pieces_read += len(chunks)
         for _, _, then in waiting:
             then()
+
+    def _stream_chunks(self, chunks: list[bytes], waiting: list) -> None:
+        """Read raw chunks part by part and walk on as each part comes in: the steps waiting
+        for it run (and what they queue) while the store decompresses the next parts."""
+        pending = deque(waiting)
+        ready, step, items, table = self._ready, self._step, self.items, self.table
+        for part in self.stream_raw(chunks):
+            for digest, piece in part.items():
+                items[digest] = split_items(piece)
+            self.pieces_read += len(part)
+            while pending and all(d in items for d in pending[0][1]) and all(d in table for d in pending[0][0]):
+                pending.popleft()[2]()
+            while ready:
+                step(*ready.pop())
+            self._tick_fetch()
+        for _, _, then in pending:      # every chunk is in now (a store raises for a missing one)
+            then()
+
+    def _tick_fetch(self) -> None:
+        if self.cancel is not None and self.cancel():
+            raise DiffCancelled("The diff was cancelled.")
+        if self.progress is not None:
+            self.progress("diffing", self.nodes)
 
     def _unpack_item(self, raw: bytes) -> Any:
         self.items_decoded += 1
@@ -323,7 +354,7 @@ class Engine:
             ops: list[tuple] = []
             for ra, rb, start_a, start_b in regions:
                 items_a, items_b = self._chunk_items(ra), self._chunk_items(rb)
-                if self.fetch_raw is None:      # chunks were read decoded
+                if not self.raw_chunks:         # chunks were read decoded
                     ops.extend(align(items_a, items_b, start_a, start_b))
                 else:
                     ops.extend(align_encoded(items_a, items_b, start_a, start_b, self._unpack_item))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Callable
 
 from inspector.errors import CorruptDataError, StoreError
@@ -10,6 +10,7 @@ from inspector.store.native.pieces import ChunkedList, Ref
 
 FetchMany = Callable[[Collection[bytes]], dict[bytes, Any]]
 FetchRaw = Callable[[Collection[bytes]], dict[bytes, bytes]]
+StreamRaw = Callable[[Sequence[bytes]], Iterable[dict[bytes, bytes]]]
 
 
 def store_fetcher(store: Any) -> FetchMany:
@@ -25,6 +26,12 @@ def raw_fetcher(store: Any) -> FetchRaw | None:
     """The store's reader of raw (undecoded) piece bytes, if it has one."""
     raw = getattr(store, "read_raw_pieces", None)
     return raw if callable(raw) else None
+
+
+def raw_streamer(store: Any) -> StreamRaw | None:
+    """The store's reader of raw piece bytes in parts (decompressed beside the caller), if any."""
+    stream = getattr(store, "stream_raw_pieces", None)
+    return stream if callable(stream) else None
 
 
 def dict_fetcher(pieces: dict[bytes, Any]) -> FetchMany:

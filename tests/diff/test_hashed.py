@@ -40,16 +40,26 @@ class Pieces:
         self.requested.extend(digests)
         return {d: self.raw[d] for d in digests}
 
+    def stream_raw(self, digests, part: int = 3):
+        """Raw pieces in parts of ``part`` (as a store streams them), each part asked for
+        only once the previous one has been used."""
+        digests = list(digests)
+        for start in range(0, len(digests), part):
+            yield self.fetch_raw(digests[start:start + part])
 
-@pytest.fixture(params=["decoded", "raw", "raw format 1"])
+
+@pytest.fixture(params=["decoded", "raw", "raw streamed", "raw format 1"])
 def diff(request, monkeypatch):
-    """diff_pieces reading list chunks decoded, or raw (split into encoded items); the chunks
-    written as this version does, or as format 1 stores hold them (plain arrays)."""
+    """diff_pieces reading list chunks decoded, or raw (split into encoded items) at once or
+    streamed in parts; the chunks written as this version does, or as format 1 stores hold
+    them (plain arrays)."""
     if request.param == "raw format 1":
         monkeypatch.setattr(Pieces, "chunk_format", 1)
 
     def run(p: Pieces, root_a: bytes, root_b: bytes, **kwargs):
-        if request.param != "decoded":
+        if request.param == "raw streamed":
+            kwargs["stream_raw"] = p.stream_raw
+        elif request.param != "decoded":
             kwargs["fetch_raw"] = p.fetch_raw
         return diff_pieces(p.fetch, root_a, root_b, **kwargs)
     return run
@@ -201,3 +211,42 @@ def test_raw_chunks_agree_when_an_item_may_equal_its_old_neighbour_in_other_byte
     raw = diff_pieces(p.fetch, root_a, root_b, fetch_raw=p.fetch_raw)
     assert raw == diff_pieces(p.fetch, root_a, root_b) == diff_values(old, new)
     assert apply(old, raw) == new
+
+
+def test_streamed_chunks_shared_by_two_lists_and_read_across_parts() -> None:
+    p = Pieces()
+    facts = [{"id": i, "text": f"fact {i} " * 5} for i in range(400)]
+    old = {"a": facts, "b": copy.deepcopy(facts), "c": facts[:200]}
+    new = copy.deepcopy(old)
+    for key in ("a", "b"):          # the same edits: both lists want the same new chunks
+        new[key][10]["text"] = "edited"
+        new[key][390]["text"] = "edited too"
+    new["c"].insert(50, {"id": -1})
+    root_a, root_b = p.add(old), p.add(new)
+    asked: list[list[bytes]] = []
+
+    def stream(digests):
+        asked.append(list(digests))
+        yield from p.stream_raw(digests, part=1)
+    streamed = diff_pieces(p.fetch, root_a, root_b, stream_raw=stream)
+    assert streamed == diff_pieces(p.fetch, root_a, root_b) == diff_values(old, new)
+    assert all(len(set(ds)) == len(ds) for ds in asked), "a chunk wanted twice is read once"
+
+
+def test_a_cancel_between_streamed_parts_stops_the_diff() -> None:
+    from inspector.diff import DiffCancelled
+
+    p = Pieces()
+    old = {"facts": [{"id": i, "text": f"fact {i} " * 5} for i in range(3000)]}
+    new = copy.deepcopy(old)
+    for i in range(0, 3000, 7):
+        new["facts"][i]["text"] = "edited"
+    parts: list[int] = []
+
+    def stream(digests):
+        for part in p.stream_raw(digests, part=4):
+            parts.append(len(part))
+            yield part
+    with pytest.raises(DiffCancelled):
+        diff_pieces(p.fetch, p.add(old), p.add(new), stream_raw=stream, cancel=lambda: len(parts) >= 3)
+    assert len(parts) == 3, "the diff stopped at the part after the cancel"

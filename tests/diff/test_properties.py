@@ -41,6 +41,9 @@ def hashed_diff(old, new):
     decoded = diff_pieces(dict_fetcher(pieces), root_a, root_b)
     encoded = diff_pieces(dict_fetcher(pieces), root_a, root_b, fetch_raw=dict_fetcher(raw))
     assert encoded == decoded       # chunks split into encoded items give the same diff
+    streamed = diff_pieces(dict_fetcher(pieces), root_a, root_b, stream_raw=lambda ds: (
+        {d: raw[d] for d in list(ds)[n:n + 2]} for n in range(0, len(ds), 2)))
+    assert streamed == decoded      # and so do chunks read in parts, walked as each part comes
     for formats in ((1, 1), (1, 2)):
         (root_a, root_b), raw = _encoded(old, new, chunk_formats=formats)
         pieces = {d: unpack(r) for d, r in raw.items()}

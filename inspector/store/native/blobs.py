@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import zstandard
 
@@ -64,12 +66,52 @@ def decompress_many(blobs: Sequence[tuple[int, bytes, int]]) -> list[bytes]:
     frame there crashes the zstandard library) nor absurd ones (it allocates buffers for
     the whole batch at once).
     """
-    batch = [n for n, (codec, _, size) in enumerate(blobs) if codec == CODEC_ZSTD and 0 < size <= BATCH_MAX_PIECE]
-    sizes = [blobs[n][2] for n in batch]
-    if _THREADS < 2 or len(batch) < 2 or not THREADS_FROM_BYTES <= sum(sizes) <= BATCH_MAX_BYTES:
+    batch = _batchable(blobs)
+    if _THREADS < 2 or len(batch) < 2 or sum(blobs[n][2] for n in batch) < THREADS_FROM_BYTES:
         return [decompress(codec, data, size) for codec, data, size in blobs]
+    return _gather(blobs, batch, _zstd_call([blobs[n][1] for n in batch], _sizes(blobs, batch), _THREADS))
+
+
+def decompress_later(blobs: Sequence[tuple[int, bytes, int]]) -> Callable[[], list[bytes]]:
+    """Start decompressing ``blobs`` on a worker thread and return a function that waits for
+    them and gives what ``decompress_many`` gives.
+
+    The worker makes one C call for the zstd blobs, which releases the GIL throughout: the
+    caller's Python work (a diff walking the parts read before) goes on beside it. (One
+    call per blob would need the GIL between blobs and wait for the caller at every one.)
+    """
+    batch = _batchable(blobs)
+    if len(batch) < 2:
+        return lambda: decompress_many(blobs)
+    future = _worker().submit(_zstd_call, [blobs[n][1] for n in batch], _sizes(blobs, batch), 1)
+    return lambda: _gather(blobs, batch, future.result())
+
+
+def _batchable(blobs: Sequence[tuple[int, bytes, int]]) -> list[int]:
+    """Indices of the blobs one batched zstd call may take (see ``decompress_many``)."""
+    batch = [n for n, (codec, _, size) in enumerate(blobs) if codec == CODEC_ZSTD and 0 < size <= BATCH_MAX_PIECE]
+    return batch if sum(blobs[n][2] for n in batch) <= BATCH_MAX_BYTES else []
+
+
+def _sizes(blobs: Sequence[tuple[int, bytes, int]], batch: list[int]) -> bytes:
+    return struct.pack(f"={len(batch)}Q", *[blobs[n][2] for n in batch])
+
+
+def _zstd_call(frames: list[bytes], sizes: bytes, threads: int) -> Any:
+    """Decompress zstd frames of known sizes (each at least 1) in one C call."""
+    try:
+        return _codecs()[1].multi_decompress_to_buffer(frames, decompressed_sizes=sizes, threads=threads)
+    except zstandard.ZstdError as err:
+        raise CorruptDataError(f"A stored piece is damaged ({err}).") from err
+
+
+def _gather(blobs: Sequence[tuple[int, bytes, int]], batch: list[int], result: Any) -> list[bytes]:
+    """Every blob's raw bytes: the batch's from ``result``, the others decompressed here."""
     out: list[bytes | None] = [None] * len(blobs)
-    for n, raw in zip(batch, _zstd_batch([blobs[n][1] for n in batch], sizes)):
+    for k, n in enumerate(batch):
+        raw = result[k].tobytes()
+        if len(raw) != blobs[n][2]:
+            raise CorruptDataError("A stored piece has the wrong length (the store is damaged).")
         out[n] = raw
     for n, blob in enumerate(blobs):
         if out[n] is None:
@@ -77,14 +119,14 @@ def decompress_many(blobs: Sequence[tuple[int, bytes, int]]) -> list[bytes]:
     return out      # every slot is filled above
 
 
-def _zstd_batch(frames: list[bytes], sizes: list[int]) -> list[bytes]:
-    """Decompress zstd frames of known sizes (each at least 1) in one call, on threads."""
-    try:
-        result = _codecs()[1].multi_decompress_to_buffer(
-            frames, decompressed_sizes=struct.pack(f"={len(sizes)}Q", *sizes), threads=_THREADS)
-    except zstandard.ZstdError as err:
-        raise CorruptDataError(f"A stored piece is damaged ({err}).") from err
-    raws = [result[n].tobytes() for n in range(len(frames))]
-    if any(len(raw) != size for raw, size in zip(raws, sizes)):
-        raise CorruptDataError("A stored piece has the wrong length (the store is damaged).")
-    return raws
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _worker() -> ThreadPoolExecutor:
+    """The one worker thread of ``decompress_later`` (started on first use)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ci-zstd")
+        return _pool

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,11 @@ from inspector.store.native.schema import blobs as blob_table
 
 CHECKPOINT_COLUMNS = [c for c in checkpoints.c if c.name != "meta"]
 FETCH_BATCH = 500
+STREAM_PART = 64                    # pieces per part of stream_raw_pieces
 PIECE_CACHE_ITEMS = 20_000          # decoded pieces kept (the GUI re-reads what it just showed)
 RAW_CACHE_BYTES = 64 * 1024 * 1024  # raw piece bytes kept for diffs
 _BLOB_COLUMNS = (blob_table.c.hash, blob_table.c.codec, blob_table.c.size, blob_table.c.data)
-_BLOB_BATCHES = (8, 64, FETCH_BATCH)   # IN-list sizes compiled once; a batch is padded up to one
+_BLOB_BATCHES = (8, STREAM_PART, FETCH_BATCH)   # IN-list sizes compiled once; a batch is padded up to one
 LIVE_OVERLAP = 5.0  # seconds of run updates re-sent after a cursor (clock skew between writers)
 
 
@@ -167,28 +168,60 @@ class NativeStore(Store):
         The diff splits list chunks into encoded items and decodes only those that differ.
         All batches are read on one connection, then decompressed together.
         """
+        found, missing = self._cached_raw(digests)
+        if not missing:
+            return found
+        ordered = sorted(missing)
+        with guard(self.info.display), self.engine.connect() as conn:
+            rows = [row for start in range(0, len(ordered), FETCH_BATCH)
+                    for row in self._blob_rows(conn, ordered[start:start + FETCH_BATCH])]
+        found.update(self._verified(ordered, rows, blobs.decompress_many([(c, d, n) for _, c, n, d in rows])))
+        return found
+
+    def stream_raw_pieces(self, digests: Collection[bytes], part: int = STREAM_PART) -> Iterator[dict[bytes, bytes]]:
+        """``read_raw_pieces`` in parts of about ``part`` pieces, in the order asked: while the
+        caller works on one part, the next ones are decompressed on a worker thread.
+
+        All parts are read from the database first (one connection, held briefly); pieces
+        already in the cache come in the first part.
+        """
+        found, missing = self._cached_raw(digests)
+        if found or not missing:
+            yield found
+        pending = []
+        part = max(1, min(part, FETCH_BATCH))
+        with guard(self.info.display), self.engine.connect() as conn:
+            for start in range(0, len(missing), part):
+                batch = missing[start:start + part]
+                rows = self._blob_rows(conn, batch)
+                pending.append((batch, rows, blobs.decompress_later([(c, d, n) for _, c, n, d in rows])))
+        for batch, rows, raws in pending:
+            yield self._verified(batch, rows, raws())
+
+    def _cached_raw(self, digests: Collection[bytes]) -> tuple[dict[bytes, bytes], list[bytes]]:
+        """The raw pieces in the cache, and the other digests (once each, in order)."""
         found: dict[bytes, bytes] = {}
-        missing = []
+        missing: dict[bytes, None] = {}
         with self._pieces_lock:
             for d in digests:
                 raw = self._raw.get(d)
                 if raw is None:
-                    missing.append(d)
+                    missing[d] = None
                 else:
                     found[d] = raw
-        if not missing:
-            return found
-        ordered = sorted(set(missing))
-        rows: list = []
-        with guard(self.info.display), self.engine.connect() as conn:
-            for start in range(0, len(ordered), FETCH_BATCH):
-                batch = ordered[start:start + FETCH_BATCH]
-                size = next(n for n in _BLOB_BATCHES if n >= len(batch))
-                stmt = self._blob_select(size, conn.dialect)
-                padded = batch + [batch[-1]] * (size - len(batch))   # a repeated digest matches once
-                params = stmt.params({f"d{n}": digest for n, digest in enumerate(padded)})
-                rows.extend(conn.exec_driver_sql(stmt.sql, params).all())
-        raws = blobs.decompress_many([(codec, data, size) for _, codec, size, data in rows])
+        return found, list(missing)
+
+    def _blob_rows(self, conn: sa.Connection, batch: list[bytes]) -> list:
+        """The blob rows (hash, codec, size, data) of up to ``FETCH_BATCH`` distinct digests."""
+        size = next(n for n in _BLOB_BATCHES if n >= len(batch))
+        stmt = self._blob_select(size, conn.dialect)
+        padded = batch + [batch[-1]] * (size - len(batch))   # a repeated digest matches once
+        params = stmt.params({f"d{n}": digest for n, digest in enumerate(padded)})
+        return conn.exec_driver_sql(stmt.sql, params).all()
+
+    def _verified(self, asked: list[bytes], rows: list, raws: list[bytes]) -> dict[bytes, bytes]:
+        """The decompressed pieces of ``rows`` checked against their digests (all ``asked``
+        must be there), and kept in the raw cache."""
         fetched: dict[bytes, bytes] = {}
         digest_of = pieces.digest_of
         for row, raw in zip(rows, raws):
@@ -196,8 +229,8 @@ class NativeStore(Store):
             if digest_of(raw) != digest:
                 raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
             fetched[digest] = raw
-        if len(fetched) != len(ordered):
-            lost = len(set(ordered) - fetched.keys())
+        if len(fetched) != len(asked):
+            lost = len(set(asked) - fetched.keys())
             raise CorruptDataError(f"{lost} stored piece(s) are missing (the store is damaged).")
         with self._pieces_lock:
             for d, raw in fetched.items():
@@ -206,8 +239,7 @@ class NativeStore(Store):
                     self._raw_bytes += len(raw)
             while self._raw_bytes > RAW_CACHE_BYTES and self._raw:
                 self._raw_bytes -= len(self._raw.popitem(last=False)[1])
-        found.update(fetched)
-        return found
+        return fetched
 
     def _blob_select(self, size: int, dialect: sa.Dialect) -> CompiledStatement:
         """The read of ``size`` pieces, compiled once (SQLAlchemy's per-parameter handling of

@@ -1,4 +1,5 @@
-"""Blob decompression: one batch call gives what one call per blob gives, and damage is an error."""
+"""Blob decompression: one batch call (on threads, or on the worker thread beside the caller)
+gives what one call per blob gives, and damage is an error."""
 
 from __future__ import annotations
 
@@ -16,27 +17,42 @@ def _blobs(count: int) -> tuple[list[bytes], list[tuple[int, bytes, int]]]:
     return raws, [(*blobs.compress(raw), len(raw)) for raw in raws]
 
 
-def test_a_batch_gives_each_blob_in_order() -> None:
-    raws, stored = _blobs(300)
-    assert {codec for codec, _, _ in stored} == {blobs.CODEC_RAW, blobs.CODEC_ZSTD}
-    assert blobs.decompress_many(stored) == raws
-    assert blobs.decompress_many(stored[:1]) == raws[:1]
-    assert blobs.decompress_many([]) == []
-
-
-def test_a_big_batch_on_threads_gives_the_same(monkeypatch) -> None:
-    monkeypatch.setattr(blobs, "THREADS_FROM_BYTES", 1)
-    monkeypatch.setattr(blobs, "_THREADS", 2)
-    raws, stored = _blobs(300)
-    assert blobs.decompress_many(stored) == raws
-
-
-@pytest.mark.parametrize("threads", [False, True])
-@pytest.mark.parametrize("damage", ["bytes", "truncated", "size", "smaller", "codec"])
-def test_one_damaged_blob_fails_the_batch(damage: str, threads: bool, monkeypatch) -> None:
-    if threads:
+@pytest.fixture(params=["one call per blob", "batch on threads", "batch on the worker"])
+def decompress(request, monkeypatch):
+    """``decompress_many`` as a plain loop or as one threaded batch call, or ``decompress_later``."""
+    if request.param == "batch on threads":
         monkeypatch.setattr(blobs, "THREADS_FROM_BYTES", 1)
         monkeypatch.setattr(blobs, "_THREADS", 2)
+    if request.param == "batch on the worker":
+        return lambda stored: blobs.decompress_later(stored)()
+    return blobs.decompress_many
+
+
+def test_a_batch_gives_each_blob_in_order(decompress) -> None:
+    raws, stored = _blobs(300)
+    assert {codec for codec, _, _ in stored} == {blobs.CODEC_RAW, blobs.CODEC_ZSTD}
+    assert decompress(stored) == raws
+    assert decompress(stored[:1]) == raws[:1]
+    assert decompress([]) == []
+
+
+def test_decompress_later_returns_at_once_and_the_worker_does_the_work() -> None:
+    import threading
+
+    raws, stored = _blobs(300)
+    release = threading.Event()
+    blocker = blobs._worker().submit(release.wait, 10)      # the worker is busy for now
+    got: list = []
+    caller = threading.Thread(target=lambda: got.append(blobs.decompress_later(stored)))
+    caller.start()
+    caller.join(5)
+    assert got, "decompress_later waited for the busy worker instead of queueing the work"
+    release.set()
+    assert blocker.result() is True and got[0]() == raws
+
+
+@pytest.mark.parametrize("damage", ["bytes", "truncated", "size", "smaller", "codec"])
+def test_one_damaged_blob_fails_the_batch(damage: str, decompress) -> None:
     raws, stored = _blobs(40)
     n = next(i for i, (codec, _, _) in enumerate(stored) if codec == blobs.CODEC_ZSTD)
     codec, data, size = stored[n]
@@ -46,25 +62,21 @@ def test_one_damaged_blob_fails_the_batch(damage: str, threads: bool, monkeypatc
                  "smaller": (codec, data, size - 1),
                  "codec": (7, data, size)}[damage]
     with pytest.raises(CorruptDataError):
-        blobs.decompress_many(stored)
+        decompress(stored)
 
 
-def test_sizes_the_batch_call_cannot_take_are_decompressed_alone(monkeypatch) -> None:
-    monkeypatch.setattr(blobs, "THREADS_FROM_BYTES", 1)
-    monkeypatch.setattr(blobs, "_THREADS", 2)
+def test_sizes_the_batch_call_cannot_take_are_decompressed_alone(decompress) -> None:
     empty = zstandard.ZstdCompressor().compress(b"")     # never written (too small), but a store may hold it
     raws, stored = _blobs(10)
-    assert blobs.decompress_many([*stored, (blobs.CODEC_ZSTD, empty, 0)]) == [*raws, b""]
+    assert decompress([*stored, (blobs.CODEC_ZSTD, empty, 0)]) == [*raws, b""]
     with pytest.raises(CorruptDataError):
-        blobs.decompress_many([*stored, (blobs.CODEC_ZSTD, stored[-1][1], 0)])
+        decompress([*stored, (blobs.CODEC_ZSTD, stored[-1][1], 0)])
 
 
-def test_a_batch_claiming_absurd_sizes_goes_blob_by_blob(monkeypatch) -> None:
-    monkeypatch.setattr(blobs, "THREADS_FROM_BYTES", 1)
-    monkeypatch.setattr(blobs, "_THREADS", 2)
+def test_a_batch_claiming_absurd_sizes_goes_blob_by_blob(decompress, monkeypatch) -> None:
     raws, stored = _blobs(50)
     monkeypatch.setattr(blobs, "BATCH_MAX_BYTES", sum(len(r) for r in raws) - 1)
-    assert blobs.decompress_many(stored) == raws
+    assert decompress(stored) == raws
     codec, data, size = next(b for b in stored if b[0] == blobs.CODEC_ZSTD)
     with pytest.raises(CorruptDataError):
-        blobs.decompress_many([*stored, (codec, data, blobs.BATCH_MAX_PIECE)])
+        decompress([*stored, (codec, data, blobs.BATCH_MAX_PIECE)])

@@ -193,6 +193,10 @@ def test_raw_pieces_are_verified_and_the_raw_cache_is_bounded(store_path: Path, 
             store.read_raw_pieces([digests[-1]])
         with pytest.raises(CorruptDataError, match="missing"):
             store.read_raw_pieces([b"\0" * 16])
+        with pytest.raises(CorruptDataError):
+            list(store.stream_raw_pieces(digests, part=2))
+        with pytest.raises(CorruptDataError, match="missing"):
+            list(store.stream_raw_pieces([digests[0], b"\0" * 16]))
 
 
 @pytest.mark.parametrize("sizes", [None, (3,)], ids=["batches padded to a compiled size", "exact batches"])
@@ -212,6 +216,13 @@ def test_raw_pieces_in_several_batches(store_path: Path, monkeypatch, sizes) -> 
         raw = store.read_raw_pieces(digests + digests[:2])     # repeats are read once
         assert set(raw) == set(digests) and len(digests) > 3
         assert all(unpack(raw[d]) == store.read_piece(d) for d in digests)
+        store.clear_caches()
+        store.read_raw_pieces(digests[-2:])                    # in the cache: they come first
+        parts = list(store.stream_raw_pieces(digests + digests[:2], part=3))
+        assert list(parts[0]) == digests[-2:] and all(len(p) <= 3 for p in parts[1:])
+        assert [d for p in parts[1:] for d in p] == digests[:-2], "parts follow the order asked"
+        assert all(unpack(p[d]) == store.read_piece(d) for p in parts for d in p)
+        assert list(store.stream_raw_pieces(digests[-1:])) == [{digests[-1]: raw[digests[-1]]}]
 
 
 def test_opening_and_reading_never_writes(demo_store: Path) -> None:

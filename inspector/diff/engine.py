@@ -139,49 +139,60 @@ class Engine:
 
     def _fetch_waiting(self) -> None:
         waiting, self._waiting = self._waiting, []
-        missing = {d for digests, _, _ in waiting for d in digests} - self.table.keys()
-        # in the order of the steps waiting for them: parts of a stream complete steps in order
-        chunks = list(dict.fromkeys(d for _, digests, _ in waiting for d in digests if d not in self.items))
-        raw = self.raw_chunks
-        if chunks and not raw:
-            missing.update(chunks)
-        if missing:
-            assert self.fetch_many is not None
-            got = self.fetch_many(missing)
+        table, items = self.table, self.items
+        pieces = list(dict.fromkeys(d for digests, _, _ in waiting for d in digests if d not in table))
+        chunks = list(dict.fromkeys(d for _, digests, _ in waiting for d in digests if d not in items))
+        if pieces or chunks:
+            self.fetches += 1
+            self._tick_fetch()
+            if self.stream_raw is not None:
+                self._stream(pieces, chunks, waiting)
+                return
+            self._read(pieces, chunks)
+        for _, _, then in waiting:
+            then()
+
+    def _read(self, pieces: list[bytes], chunks: list[bytes]) -> None:
+        """Read pieces (decoded) and list chunks (raw and split, or decoded) in one go."""
+        assert self.fetch_many is not None
+        raw = self.fetch_raw is not None
+        wanted = pieces if raw else list(dict.fromkeys(pieces + chunks))
+        if wanted:
+            got = self.fetch_many(wanted)
             self.pieces_read += len(got)
             self.table.update(got)
             if not raw:
                 for digest in chunks:
                     self.items[digest] = got[digest]
-        if missing or chunks:
-            self.fetches += 1
-            self._tick_fetch()
-        if chunks and raw:
-            if self.stream_raw is not None:
-                self._stream_chunks(chunks, waiting)
-                return
-            assert self.fetch_raw is not None
+        if raw and chunks:
             for digest, piece in self.fetch_raw(chunks).items():
                 self.items[digest] = split_items(piece)
             self.pieces_read += len(chunks)
-        for _, _, then in waiting:
-            then()
 
-    def _stream_chunks(self, chunks: list[bytes], waiting: list) -> None:
-        """Read raw chunks part by part and walk on as each part comes in: the steps waiting
-        for it run (and what they queue) while the store decompresses the next parts."""
+    def _stream(self, pieces: list[bytes], chunks: list[bytes], waiting: list) -> None:
+        """Read pieces and list chunks raw, part by part, and walk on as each part comes in:
+        the steps waiting for it run (and what they queue) while the store decompresses the
+        next parts. Digests are asked in the order of the steps waiting for them, so the
+        parts complete those steps in order."""
+        as_piece, as_chunk = set(pieces), set(chunks)
+        order = dict.fromkeys(d for digests, wanted, _ in waiting for d in (*digests, *wanted)
+                              if d in as_piece or d in as_chunk)
         pending = deque(waiting)
         ready, step, items, table = self._ready, self._step, self.items, self.table
-        for part in self.stream_raw(chunks):
+        assert self.stream_raw is not None
+        for part in self.stream_raw(list(order)):
             for digest, piece in part.items():
-                items[digest] = split_items(piece)
+                if digest in as_chunk:
+                    items[digest] = split_items(piece)
+                if digest in as_piece:
+                    table[digest] = unpack(piece)
             self.pieces_read += len(part)
-            while pending and all(d in items for d in pending[0][1]) and all(d in table for d in pending[0][0]):
+            while pending and all(d in table for d in pending[0][0]) and all(d in items for d in pending[0][1]):
                 pending.popleft()[2]()
             while ready:
                 step(*ready.pop())
             self._tick_fetch()
-        for _, _, then in pending:      # every chunk is in now (a store raises for a missing one)
+        for _, _, then in pending:      # everything is in now (a store raises for a missing piece)
             then()
 
     def _tick_fetch(self) -> None:

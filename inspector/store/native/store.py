@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from inspector.errors import CorruptDataError, StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
-from inspector.store.engine import CompiledStatement, Target, guard
+from inspector.store.engine import CompiledStatement, Target, guard, translate
 from inspector.store.native import blobs, live, pieces
 from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # noqa: F401  (re-exported)
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
@@ -217,7 +217,14 @@ class NativeStore(Store):
         stmt = self._blob_select(size, conn.dialect)
         padded = batch + [batch[-1]] * (size - len(batch))   # a repeated digest matches once
         params = stmt.params({f"d{n}": digest for n, digest in enumerate(padded)})
-        return conn.exec_driver_sql(stmt.sql, params).all()
+        cur = conn.connection.dbapi_connection.cursor()     # plain tuples: no Row per blob
+        try:
+            cur.execute(stmt.sql, params)
+            return cur.fetchall()
+        except conn.dialect.loaded_dbapi.Error as err:
+            raise translate(err, self.info.display) from err
+        finally:
+            cur.close()
 
     def _verified(self, asked: list[bytes], rows: list, raws: list[bytes]) -> dict[bytes, bytes]:
         """The decompressed pieces of ``rows`` checked against their digests (all ``asked``

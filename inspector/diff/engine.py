@@ -295,23 +295,30 @@ class Engine:
             self._tick()
         if len(path) > self.max_depth:
             raise DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
-        self._leaf(key, path, a, b)
+        self._found.append((key, _changed(path, a, b, self.text_min)))
+
+    def _unequal_dicts(self, key: tuple, path: tuple, a: dict, b: dict) -> None:
+        """What ``_step`` does with two unequal dicts, without a trip through the stack."""
+        self.nodes += 1
+        if self.nodes >= self._next_tick:
+            self._tick()
+        if len(path) > self.max_depth:
+            raise DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
+        self._dict(key, path, a, b)
 
     def _leaf(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
-        detail = None
-        if isinstance(a, str) and isinstance(b, str) and max(len(a), len(b)) >= self.text_min:
-            detail = text_delta(a, b)
-        elif _is_number(a) and _is_number(b):
-            detail = NumberDelta(b - a)
-        self._emit(key, Change(path, CHANGED, a, b, detail))
+        self._found.append((key, _changed(path, a, b, self.text_min)))
 
     def _emit_ops(self, key: tuple, path: tuple, ops: list[tuple]) -> None:
         for n, op in enumerate(ops):
             kind = op[0]
             if kind == "pair":
                 x, y = op[3], op[4]
-                if type(x) in _SCALARS and type(y) in _SCALARS and x is not y:
+                tx, ty = type(x), type(y)
+                if tx in _SCALARS and ty in _SCALARS and x is not y:
                     self._unequal_leaves(key + (n,), path + (op[2],), x, y)
+                elif tx is dict and ty is dict:     # an edited record: no trip through the stack
+                    self._unequal_dicts(key + (n,), path + (op[2],), x, y)
                 else:
                     self._push(key + (n,), path + (op[2],), x, y, _KNOWN_UNEQUAL)
             elif kind == "replace":
@@ -397,6 +404,17 @@ def chunk_opcodes(keys_a: list[bytes], keys_b: list[bytes]) -> list[tuple[str, i
                     start = i
             return opcodes
     return matcher(keys_a, keys_b).get_opcodes()
+
+
+def _changed(path: tuple, a: Any, b: Any, text_min: int) -> Change:
+    """The change of a leaf from ``a`` to ``b``, with a text or number delta when they have one."""
+    detail = None
+    if isinstance(a, str) and isinstance(b, str):
+        if len(a) >= text_min or len(b) >= text_min:
+            detail = text_delta(a, b)
+    elif _is_number(a) and _is_number(b):
+        detail = NumberDelta(b - a)
+    return Change(path, CHANGED, a, b, detail)
 
 
 def _is_number(x: Any) -> bool:

@@ -66,6 +66,10 @@ def test_unedited_fork_shares_content_by_reference(store: Path) -> None:
         same = fork(st, f"{source.id}:10", reason="same state", state=st.load(f"{source.id}:10").state)
         a, b = st.get_checkpoint(f"{source.id}:10"), st.get_checkpoint(f"{child.id}:0")
         assert (b.state_hash, b.tasks_hash) == (a.state_hash, a.tasks_hash)
+        # the two forks are counted on their source checkpoint however it is read
+        listed = {c.seq: c.branch_count for c in st.list_checkpoints(source.id)}
+        assert listed[10] == a.branch_count == st.load(a.id).info.branch_count == 2
+        assert sum(listed.values()) == 2 and b.branch_count == 0
         assert st.load(f"{same.id}:0").meta["edited"] == []        # an equal "edit" is no edit
     assert blob_count(store) == pieces
 

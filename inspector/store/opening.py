@@ -31,6 +31,16 @@ def _check_version(version: int, display: str) -> None:
             f"this version reads up to {FORMAT_VERSION}); upgrade to open it.")
 
 
+def _raise_version(engine: sa.Engine, display: str, version: int) -> int:
+    """Mark an older store opened for writing with this version's format (its pieces stay
+    readable as they are; what this program writes next needs this version to read): older
+    programs then refuse it instead of misreading it. Returns the store's version now."""
+    if version < FORMAT_VERSION:
+        with guard(display), engine.begin() as conn:
+            conn.execute(meta.update().where(meta.c.key == "format_version").values(value=str(FORMAT_VERSION)))
+    return max(version, FORMAT_VERSION)
+
+
 def describe_kind(columns: dict[str, set[str]]) -> str | None:
     """'native', 'langgraph' or None from a database's tables and columns."""
     if REQUIRED_TABLES <= columns.keys():
@@ -55,11 +65,13 @@ def open_store(target: str | os.PathLike, readonly: bool = True, **options) -> S
     try:
         kind = describe_kind(table_columns(engine, tgt.display))
         if kind == "native":
-            _check_version(_native_version(engine, tgt.display), tgt.display)
+            version = _native_version(engine, tgt.display)
+            _check_version(version, tgt.display)
             if not readonly:
                 engine.dispose()
                 engine = make_engine(tgt, readonly=False)
-            return NativeStore(engine, tgt, read_only=readonly)
+                version = _raise_version(engine, tgt.display, version)
+            return NativeStore(engine, tgt, read_only=readonly, format_version=version)
         if kind == "langgraph":
             from inspector.store.langgraph import open_langgraph
             return open_langgraph(engine, tgt, readonly=readonly, **options)
@@ -82,12 +94,7 @@ def create_store(target: str | os.PathLike) -> NativeStore:
         if kind == "native":
             version = _native_version(engine, tgt.display)
             _check_version(version, tgt.display)
-            if version < FORMAT_VERSION:
-                # this program writes the newer format (format 1 pieces stay readable): programs
-                # that read only the older one must refuse the store rather than misread it
-                with guard(tgt.display), engine.begin() as conn:
-                    conn.execute(meta.update().where(meta.c.key == "format_version")
-                                 .values(value=str(FORMAT_VERSION)))
+            _raise_version(engine, tgt.display, version)
         elif kind is None and not (columns.keys() & REQUIRED_TABLES) and (tgt.backend != "sqlite" or not columns):
             try:
                 init_schema(engine, tgt.display)

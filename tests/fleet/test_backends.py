@@ -164,3 +164,25 @@ def test_read_only_store_refuses_writes(store_url: str) -> None:
             with store.engine.begin() as conn:
                 conn.execute(blobs.delete())
         assert store.get_run(cp.run_id).checkpoint_count == 1
+
+
+def test_hashed_diff_reads_pieces_in_streamed_parts(store_url: str) -> None:
+    from inspector.diff import diff_checkpoints, diff_values
+
+    old = {"facts": [{"id": i, "text": f"fact {i} " * 6, "tags": ["a", "b"]} for i in range(600)], "n": 1}
+    new = {"facts": [dict(f) for f in old["facts"]], "n": 2}
+    for i in range(0, 600, 41):
+        new["facts"][i] = {**new["facts"][i], "text": f"edited {i}"}
+    with Checkpointer(store_url, name="diff", agent="t") as cp:
+        first, second = cp.save(old, force=True), cp.save(new, force=True)
+    with open_store(store_url) as store:
+        result = diff_checkpoints(store, first.id, second.id)
+        assert result.changes == diff_values(old, new) and len(result.changes) == 16
+        chunks = len(store.read_piece(first.state_hash)["facts"].chunks)
+        # the edited chunks of both sides (15 edits), not the others
+        assert 2 * 10 <= result.stats["pieces_read"] < 2 * chunks
+        cached = list(store.stream_raw_pieces([first.state_hash, second.state_hash]))
+        assert [set(p) for p in cached] == [{first.state_hash, second.state_hash}]   # kept by the diff
+        store.clear_caches()
+        parts = list(store.stream_raw_pieces([first.state_hash, second.state_hash], part=1))
+        assert [list(p) for p in parts] == [[first.state_hash], [second.state_hash]]

@@ -15,6 +15,7 @@ from inspector.cli import main
 from inspector.errors import StoreError
 from inspector.record import Checkpointer
 from inspector.store import open_store
+from inspector.store.native import FORMAT_VERSION
 from inspector.watch.pg_listen import make_pg_watcher
 from tests.pg_plugin import PgServer
 
@@ -51,7 +52,7 @@ def test_init_is_idempotent(store_url: str, capsys: pytest.CaptureFixture[str]) 
     assert {"ci_meta", "ci_runs", "ci_checkpoints", "ci_blobs"} <= first[0]
     assert main(["init", store_url, "--json"]) == 0
     assert tables_and_meta(url) == first
-    assert '"format_version": 1' in capsys.readouterr().out
+    assert f'"format_version": {FORMAT_VERSION}' in capsys.readouterr().out
     with open_store(store_url) as store:
         assert store.info.kind == "native" and store.list_runs() == []
 

@@ -34,13 +34,14 @@ LIVE_OVERLAP = 5.0  # seconds of run updates re-sent after a cursor (clock skew 
 
 
 class NativeStore(Store):
-    """A store written by the recording library (format version ``FORMAT_VERSION``)."""
+    """A store written by the recording library (format version up to ``FORMAT_VERSION``)."""
 
-    def __init__(self, engine: sa.Engine, target: Target, *, read_only: bool) -> None:
+    def __init__(self, engine: sa.Engine, target: Target, *, read_only: bool,
+                 format_version: int = FORMAT_VERSION) -> None:
         self.engine = engine
         self.target = target
         self.info = StoreInfo(url=target.url, display=target.display, kind="native",
-                              backend=target.backend, format_version=FORMAT_VERSION,
+                              backend=target.backend, format_version=format_version,
                               read_only=read_only)
         self._pieces: OrderedDict[bytes, Any] = OrderedDict()
         self._raw: OrderedDict[bytes, bytes] = OrderedDict()

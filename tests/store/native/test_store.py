@@ -84,8 +84,10 @@ def _framed_chunks(path: Path) -> int:
     return sum(1 for top in tops if isinstance(top, msgpack.ExtType) and top.code == 3)
 
 
-def test_a_format_1_store_is_read_and_upgraded_by_its_next_writer(store_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("writer", ["recording", "fork"])
+def test_a_format_1_store_is_read_and_upgraded_by_its_next_writer(store_path: Path, monkeypatch, writer) -> None:
     from inspector.diff import diff_checkpoints
+    from inspector.resume.fork import fork
     from inspector.store.native.pieces import PieceEncoder
 
     # a store as the previous version wrote it: format 1 in ci_meta, list chunks as plain arrays
@@ -100,15 +102,21 @@ def test_a_format_1_store_is_read_and_upgraded_by_its_next_writer(store_path: Pa
     assert _framed_chunks(store_path) == 0
     before = store_files_digest(store_path)
     with open_store(store_path) as store:
+        assert store.info.format_version == 1
         assert store.load(f"{run_id}:1").state == _history_state(300, edit=7)
         (change,) = diff_checkpoints(store, f"{run_id}:0", f"{run_id}:1").changes
         assert change.display_path == "facts[7].text" and change.new == "edited"
     assert store_files_digest(store_path) == before, "reading a format 1 store wrote to it"
 
     # this version writes format 2 chunks into it and marks the store so older readers refuse it
-    with Checkpointer(store_path, name="new", heartbeat=60) as cp:
-        cp.save(_history_state(300, edit=9), force=True)
-        new_run = cp.run_id
+    if writer == "recording":
+        with Checkpointer(store_path, name="new", heartbeat=60) as cp:
+            cp.save(_history_state(300, edit=9), force=True)
+            new_run = cp.run_id
+    else:
+        with open_store(store_path, readonly=False) as store:
+            assert store.info.format_version == 2
+            new_run = fork(store, f"{run_id}:1", reason="edit", state=_history_state(300, edit=9)).id
     with sqlite3.connect(store_path) as conn:
         assert conn.execute("select value from ci_meta where key = 'format_version'").fetchone()[0] == "2"
     assert _framed_chunks(store_path) >= 5

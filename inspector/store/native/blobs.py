@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import struct
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import zstandard
@@ -72,19 +72,37 @@ def decompress_many(blobs: Sequence[tuple[int, bytes, int]]) -> list[bytes]:
     return _gather(blobs, batch, _zstd_call([blobs[n][1] for n in batch], _sizes(blobs, batch), _THREADS))
 
 
-def decompress_later(blobs: Sequence[tuple[int, bytes, int]]) -> Callable[[], list[bytes]]:
-    """Start decompressing ``blobs`` on a worker thread and return a function that waits for
-    them and gives what ``decompress_many`` gives.
+class Later:
+    """Blobs being decompressed on the worker thread: call it to wait for their raw bytes."""
+
+    def __init__(self, blobs: Sequence[tuple[int, bytes, int]]) -> None:
+        self.blobs = blobs
+        self.batch = _batchable(blobs)
+        self.future: Future | None = None
+        if len(self.batch) >= 2:
+            frames = [blobs[n][1] for n in self.batch]
+            self.future = _worker().submit(_zstd_call, frames, _sizes(blobs, self.batch), 1)
+
+    def __call__(self) -> list[bytes]:
+        if self.future is None:
+            return decompress_many(self.blobs)
+        return _gather(self.blobs, self.batch, self.future.result())
+
+    def cancel(self) -> None:
+        """Drop the work if the worker has not started it (the caller no longer wants it)."""
+        if self.future is not None:
+            self.future.cancel()
+
+
+def decompress_later(blobs: Sequence[tuple[int, bytes, int]]) -> Later:
+    """Start decompressing ``blobs`` on a worker thread; calling the result waits for them
+    and gives what ``decompress_many`` gives.
 
     The worker makes one C call for the zstd blobs, which releases the GIL throughout: the
     caller's Python work (a diff walking the parts read before) goes on beside it. (One
     call per blob would need the GIL between blobs and wait for the caller at every one.)
     """
-    batch = _batchable(blobs)
-    if len(batch) < 2:
-        return lambda: decompress_many(blobs)
-    future = _worker().submit(_zstd_call, [blobs[n][1] for n in batch], _sizes(blobs, batch), 1)
-    return lambda: _gather(blobs, batch, future.result())
+    return Later(blobs)
 
 
 def _batchable(blobs: Sequence[tuple[int, bytes, int]]) -> list[int]:

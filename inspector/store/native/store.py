@@ -200,8 +200,12 @@ class NativeStore(Store):
                 batch = missing[start:start + part]
                 rows = self._blob_rows(conn, batch)
                 pending.append((batch, rows, blobs.decompress_later([(c, d, n) for _, c, n, d in rows])))
-        for batch, rows, raws in pending:
-            yield self._verified(batch, rows, raws())
+        try:
+            for batch, rows, raws in pending:
+                yield self._verified(batch, rows, raws())
+        finally:        # a caller that stops early (a cancelled diff) leaves no work queued
+            for _, _, raws in pending:
+                raws.cancel()
 
     def _cached_raw(self, digests: Collection[bytes]) -> tuple[dict[bytes, bytes], list[bytes]]:
         """The raw pieces in the cache, and the other digests (once each, in order)."""

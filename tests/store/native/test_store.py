@@ -233,6 +233,39 @@ def test_raw_pieces_in_several_batches(store_path: Path, monkeypatch, sizes) -> 
         assert list(store.stream_raw_pieces(digests[-1:])) == [{digests[-1]: raw[digests[-1]]}]
 
 
+def test_a_stream_left_early_drops_the_parts_not_yet_decompressed(store_path: Path, monkeypatch) -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from inspector.store.native import blobs
+    from inspector.store.native.pieces import iter_digests
+
+    with Checkpointer(store_path, name="chunks", heartbeat=60) as cp:
+        head = cp.save(_history_state(2000), force=True)
+    with open_store(store_path) as store:
+        digests = list(iter_digests(store.read_pieces([head.state_hash])[head.state_hash]))
+        assert len(digests) > 20
+    pool, release, started = ThreadPoolExecutor(max_workers=1), threading.Event(), []
+    monkeypatch.setattr(blobs, "_worker", lambda: pool)
+
+    def later(parts):
+        started.append(blobs.Later(parts))
+        if len(started) == 1:       # after the first part, the worker is kept busy
+            pool.submit(release.wait, 10)
+        return started[-1]
+    monkeypatch.setattr(blobs, "decompress_later", later)
+    try:
+        with open_store(store_path) as store:
+            stream = store.stream_raw_pieces(digests, part=4)
+            assert len(next(stream)) == 4
+            stream.close()
+        queued = [p.future for p in started[1:] if p.future is not None]
+        assert queued and all(f.cancelled() for f in queued)
+    finally:
+        release.set()
+        pool.shutdown()
+
+
 def test_opening_and_reading_never_writes(demo_store: Path) -> None:
     before = store_files_digest(demo_store)
     with open_store(demo_store) as store:

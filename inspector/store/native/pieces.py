@@ -285,7 +285,7 @@ class _Cached:
 class _CachedChunk:
     items: list          # private copies of the items
     forms: list          # what the chunk piece stores for each item
-    encoded: list        # ... and its msgpack encoding
+    encoded: list        # ... and its msgpack encoding (only until the chunk is closed)
     sizes: list
     marks: list          # the byte deciding content-defined boundaries, per item
     chunk: Chunk
@@ -424,7 +424,7 @@ class PieceEncoder:
         for entry in rest:
             old_starts[old_pos] = entry
             for j, item in enumerate(entry.items):
-                hints[old_pos + j] = (item, entry.forms[j], entry.encoded[j], entry.sizes[j], entry.marks[j])
+                hints[old_pos + j] = (item, entry.forms[j], entry.sizes[j], entry.marks[j])
             old_pos += entry.chunk.count
         chunks: list[_CachedChunk] = []
         cur = _CachedChunk([], [], [], [], [], Chunk(0, b"", 0))
@@ -441,7 +441,8 @@ class PieceEncoder:
             item = value[i]
             hint = hints.get(i) or hints.get(i - shift)
             if hint is not None and type(hint[0]) is type(item) and hint[0] == item:
-                copy, form, encoded, item_size, mark = hint
+                copy, form, item_size, mark = hint
+                encoded = self._pack(form)
             else:
                 form, item_size, copy = self._encode(item, None)
                 encoded = self._pack(form)
@@ -472,6 +473,7 @@ class PieceEncoder:
 
     def _close_chunk(self, cur: _CachedChunk, size: int) -> _CachedChunk:
         raw = frame_chunk(cur.encoded) if self.chunk_format == 2 else self._pack(cur.forms)
+        cur.encoded = []     # the encoder's cache keeps no second copy of the items
         digest = digest_of(raw)
         self.new_pieces.setdefault(digest, raw)
         cur.chunk = Chunk(len(cur.forms), digest, max(size, len(raw)))

@@ -290,21 +290,21 @@ class Engine:
 
     def _unequal_leaves(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
         """What ``_step`` does with two unequal scalars, without a trip through the stack."""
-        self.nodes += 1
-        if self.nodes >= self._next_tick:
-            self._tick()
-        if len(path) > self.max_depth:
-            raise DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
+        self._enter(path)
         self._found.append((key, _changed(path, a, b, self.text_min)))
 
     def _unequal_dicts(self, key: tuple, path: tuple, a: dict, b: dict) -> None:
         """What ``_step`` does with two unequal dicts, without a trip through the stack."""
+        self._enter(path)
+        self._dict(key, path, a, b)
+
+    def _enter(self, path: tuple) -> None:
+        """Count a node (``_tick`` every ``TICK_EVERY``) and refuse absurdly deep nesting."""
         self.nodes += 1
         if self.nodes >= self._next_tick:
             self._tick()
         if len(path) > self.max_depth:
             raise DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
-        self._dict(key, path, a, b)
 
     def _leaf(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
         self._found.append((key, _changed(path, a, b, self.text_min)))

@@ -79,7 +79,7 @@ class Later:
         self.blobs = blobs
         self.batch = _batchable(blobs)
         self.future: Future | None = None
-        if len(self.batch) >= 2:
+        if _THREADS >= 2 and len(self.batch) >= 2:    # on one CPU the caller's loop is faster
             frames = [blobs[n][1] for n in self.batch]
             self.future = _worker().submit(_zstd_call, frames, _sizes(blobs, self.batch), 1)
 

@@ -24,6 +24,7 @@ def decompress(request, monkeypatch):
         monkeypatch.setattr(blobs, "THREADS_FROM_BYTES", 1)
         monkeypatch.setattr(blobs, "_THREADS", 2)
     if request.param == "batch on the worker":
+        monkeypatch.setattr(blobs, "_THREADS", 2)      # a one-CPU machine decompresses in the caller
         return lambda stored: blobs.decompress_later(stored)()
     return blobs.decompress_many
 
@@ -36,9 +37,10 @@ def test_a_batch_gives_each_blob_in_order(decompress) -> None:
     assert decompress([]) == []
 
 
-def test_decompress_later_returns_at_once_and_the_worker_does_the_work() -> None:
+def test_decompress_later_returns_at_once_and_the_worker_does_the_work(monkeypatch) -> None:
     import threading
 
+    monkeypatch.setattr(blobs, "_THREADS", 2)
     raws, stored = _blobs(300)
     release = threading.Event()
     blocker = blobs._worker().submit(release.wait, 10)      # the worker is busy for now
@@ -80,3 +82,10 @@ def test_a_batch_claiming_absurd_sizes_goes_blob_by_blob(decompress, monkeypatch
     codec, data, size = next(b for b in stored if b[0] == blobs.CODEC_ZSTD)
     with pytest.raises(CorruptDataError):
         decompress([*stored, (codec, data, blobs.BATCH_MAX_PIECE)])
+
+
+def test_on_one_cpu_the_caller_decompresses(monkeypatch) -> None:
+    monkeypatch.setattr(blobs, "_THREADS", 1)
+    raws, stored = _blobs(300)
+    later = blobs.decompress_later(stored)
+    assert later.future is None and later() == raws

@@ -247,6 +247,7 @@ def test_a_stream_left_early_drops_the_parts_not_yet_decompressed(store_path: Pa
         assert len(digests) > 20
     pool, release, started = ThreadPoolExecutor(max_workers=1), threading.Event(), []
     monkeypatch.setattr(blobs, "_worker", lambda: pool)
+    monkeypatch.setattr(blobs, "_THREADS", 2)
 
     def later(parts):
         started.append(blobs.Later(parts))

@@ -12,7 +12,7 @@ Ops are tuples: ``("pair", i, j, x, y)`` (an edited item: compare x=a[i] with y=
 from __future__ import annotations
 
 from itertools import compress
-from operator import ne
+from operator import eq, ne
 from typing import Any, Callable, Sequence
 
 from inspector.diff.matching import matcher
@@ -180,8 +180,13 @@ def similar(x: Any, y: Any) -> bool:
     """Whether two unequal items look like one item edited (worth a nested diff) rather than
     one item replaced by another: dicts must share at least one equal value and half their
     keys; other values of one kind always qualify."""
+    if type(x) is dict and type(y) is dict and x and len(x) == len(y) and tuple(x) == tuple(y):
+        try:        # the common case: the same keys in the same order, values compared pairwise in C
+            return any(map(eq, x.values(), y.values()))
+        except RecursionError:
+            pass
     if isinstance(x, dict) and isinstance(y, dict):
-        if len(x) == len(y) and x.keys() == y.keys():     # the common case: no key set to build
+        if len(x) == len(y) and x.keys() == y.keys():     # no key set to build
             shared: Any = x
         else:
             shared = x.keys() & y.keys()

@@ -6,6 +6,7 @@ import argparse
 
 from inspector.commands._common import add_json_arg, add_store_arg, print_json
 from inspector.diff import Change, DiffResult, TextDelta, describe_divergence, diff_checkpoints, to_json
+from inspector.diff.grouping import ItemRange, group_changes
 from inspector.diff.text import render_delta
 
 DEFAULT_LIMIT = 500
@@ -23,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("b", metavar="B", help="the newer checkpoint (id or RUN:SEQ)")
     add_json_arg(parser)
     parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
-                        help=f"print at most this many structural changes (default {DEFAULT_LIMIT}; 0: all)")
+                        help=f"print at most this many lines of structural changes (default {DEFAULT_LIMIT}; "
+                             "0: all)")
     parser.add_argument("--exit-code", action="store_true",
                         help="exit 1 when the checkpoints differ, 0 when they are equal")
     parser.set_defaults(func=run)
@@ -66,11 +68,14 @@ def print_text(result: DiffResult, limit: int = DEFAULT_LIMIT) -> None:
 
 
 def _print_changes(changes: tuple[Change, ...], limit: int) -> None:
-    shown = changes if limit <= 0 else changes[:limit]
-    for change in shown:
-        print(f"  {change.describe()}")
-        if isinstance(change.detail, TextDelta):
-            text = render_delta(change.detail).replace("\n", "\n      ")
+    """One line per change, items added or removed together in one line (see grouping)."""
+    rows = group_changes(changes)
+    shown = rows if limit <= 0 else rows[:limit]
+    for row in shown:
+        print(f"  {row.describe()}")
+        if isinstance(row.detail, TextDelta):
+            text = render_delta(row.detail).replace("\n", "\n      ")
             print(f"      {text}")
-    if len(shown) < len(changes):
-        print(f"  … {len(changes) - len(shown)} more (use --limit 0 or --json)")
+    if len(shown) < len(rows):
+        hidden = sum(len(row.changes) if isinstance(row, ItemRange) else 1 for row in rows[len(shown):])
+        print(f"  … {hidden} more (use --limit 0 or --json)")

@@ -68,3 +68,25 @@ def test_exit_code_option(lineage_master: Lineage) -> None:
     assert same.returncode == 0 and "summary: no changes" in same.stdout
     differ = cli("diff", str(lineage_master.path), f"{run}:1", f"{run}:2", "--exit-code")
     assert differ.returncode == 1
+
+
+def test_items_added_together_print_as_one_line(tmp_path: Path) -> None:
+    from inspector.record import Checkpointer
+
+    store = tmp_path / "s.db"
+    history = [{"role": "user", "content": f"question {i}"} for i in range(30)]
+    tools = [{"role": "tool", "name": "search", "result": f"hit {i}"} for i in range(10)]
+    with Checkpointer(store, name="grouped", heartbeat=60) as cp:
+        cp.save({"messages": history}, force=True)
+        cp.save({"messages": history[:20] + history[25:] + tools}, force=True)   # 5 cut, 10 appended
+        run = cp.run_id
+    done = cli("diff", str(store), f"{run}:0", f"{run}:1")
+    assert done.returncode == 0, done.stderr
+    assert "changes (15):" in done.stdout
+    assert "  - messages[20…24]: 5 items removed, first was {'role': 'user', 'content': 'question 20'}" in done.stdout
+    assert "  + messages[25…34]: 10 items added, first {'role': 'tool', 'name': 'search', 'result': 'hit 0'}" \
+        in done.stdout
+    limited = cli("diff", str(store), f"{run}:0", f"{run}:1", "--limit", "1")
+    assert "… 10 more (use --limit 0 or --json)" in limited.stdout
+    data = json.loads(cli("diff", str(store), f"{run}:0", f"{run}:1", "--json").stdout)
+    assert len(data["changes"]) == 15      # scripts still get one change per item

@@ -8,6 +8,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QColor, QFontDatabase
 
 from inspector.diff import ADDED, CHANGED, MOVED, REMOVED, Change, Move, NumberDelta, TextDelta
+from inspector.diff.grouping import ItemRange, group_changes
 from inspector.highlight import to_json_text
 
 COLUMNS = ("", "Path", "Change")
@@ -29,8 +30,12 @@ def short_repr(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def change_text(change: Change) -> str:
+def change_text(change: Change | ItemRange) -> str:
     """The 'Change' column: ``old → new`` in short, or what happened to text and lists."""
+    if isinstance(change, ItemRange):
+        first = change.changes[0]
+        value = first.new if change.op == ADDED else first.old
+        return f"{change.summary}: {short_repr(value, 60)}, …"
     detail = change.detail
     if change.op == ADDED:
         return short_repr(change.new, 80)
@@ -47,23 +52,24 @@ def change_text(change: Change) -> str:
 
 
 class ChangeListModel(QAbstractTableModel):
-    """Rows are structural changes in document order (filter with a QSortFilterProxyModel on PATH)."""
+    """Rows are structural changes in document order, items added or removed together in one
+    row (an ItemRange); filter with a QSortFilterProxyModel on PATH."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._changes: tuple[Change, ...] = ()
+        self._changes: tuple[Change | ItemRange, ...] = ()
         self._dark = False
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
     def set_changes(self, changes: tuple[Change, ...], dark: bool = False) -> None:
         """Show these changes."""
         self.beginResetModel()
-        self._changes = tuple(changes)
+        self._changes = tuple(group_changes(changes))
         self._dark = dark
         self.endResetModel()
 
-    def change(self, row: int) -> Change:
-        """The change of a row."""
+    def change(self, row: int) -> Change | ItemRange:
+        """The change (or range of added/removed items) of a row."""
         return self._changes[row]
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802

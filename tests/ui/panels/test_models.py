@@ -70,3 +70,20 @@ def test_change_list_model_passes_modeltester(qtmodeltester, panels_store, beeke
     assert model.index(0, 1).data(Qt.ItemDataRole.DisplayRole) == result.changes[0].display_path
     assert model.rowCount(model.index(0, 0)) == 0 and model.rowCount(QModelIndex()) > 0
     qtmodeltester.check(model, force_py=True)
+
+
+def test_change_list_rows_group_items_added_together(qtmodeltester) -> None:  # noqa: ANN001
+    from inspector.diff import ADDED, diff_values
+    from inspector.diff.grouping import ItemRange
+
+    old = {"messages": [{"content": f"m{i}"} for i in range(10)], "step": 1}
+    new = {"messages": old["messages"] + [{"content": f"n{i}"} for i in range(6)], "step": 2}
+    model = ChangeListModel()
+    model.set_changes(diff_values(old, new))
+    assert model.rowCount() == 2
+    row = model.index(0, 0).data(CHANGE_ROLE)
+    assert isinstance(row, ItemRange) and row.op == ADDED and row.new == new["messages"][10:]
+    assert model.index(0, 1).data(Qt.ItemDataRole.DisplayRole) == "messages[10…15]"
+    assert model.index(0, 2).data(Qt.ItemDataRole.DisplayRole) == "6 items added: {\"content\": \"n0\"}, …"
+    assert model.index(0, 0).data(Qt.ItemDataRole.DisplayRole) == "+"
+    qtmodeltester.check(model, force_py=True)

@@ -90,3 +90,37 @@ def test_items_added_together_print_as_one_line(tmp_path: Path) -> None:
     assert "… 10 more (use --limit 0 or --json)" in limited.stdout
     data = json.loads(cli("diff", str(store), f"{run}:0", f"{run}:1", "--json").stdout)
     assert len(data["changes"]) == 15      # scripts still get one change per item
+
+
+def test_a_malformed_list_chunk_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
+    import dataclasses
+    import sqlite3
+
+    import msgpack
+
+    from inspector.record import Checkpointer
+    from inspector.store import open_store
+    from inspector.store.native.pieces import ChunkedList, digest_of, pack, unpack
+
+    store = tmp_path / "s.db"
+    with Checkpointer(store, name="bad chunk", heartbeat=60) as cp:
+        cp.save({"facts": [{"id": i, "text": f"fact {i}"} for i in range(200)]}, force=True)
+        second = cp.save({"facts": [{"id": i, "text": f"fact {i}!"} for i in range(200)]}, force=True)
+        run = cp.run_id
+    # a chunk whose frames are not bins, stored under its own (correct) digest, and a root naming it
+    bad = msgpack.packb(msgpack.ExtType(3, msgpack.packb([1, 2, 3])))
+    with open_store(store) as st:
+        root = unpack(st.read_raw_pieces([second.state_hash])[second.state_hash])
+    chunks = list(root["facts"].chunks)
+    chunks[0] = dataclasses.replace(chunks[0], digest=digest_of(bad), count=3)
+    new_root = pack({"facts": ChunkedList(tuple(chunks))})
+    with sqlite3.connect(store) as conn:
+        for raw in (bad, new_root):
+            conn.execute("insert or ignore into ci_blobs (hash, codec, size, data) values (?, 0, ?, ?)",
+                         (digest_of(raw), len(raw), raw))
+        conn.execute("update ci_checkpoints set state_hash = ? where id = ?", (digest_of(new_root), second.id))
+    for args in (("diff", str(store), f"{run}:0", f"{run}:1"), ("show", str(store), f"{run}:1")):
+        done = cli(*args)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(lines) == 1, done.stderr
+        assert "list chunk is malformed" in lines[0] and "Traceback" not in done.stderr

@@ -49,6 +49,7 @@ def test_decompress_later_returns_at_once_and_the_worker_does_the_work(monkeypat
     caller.start()
     caller.join(5)
     assert got, "decompress_later waited for the busy worker instead of queueing the work"
+    assert got[0].future is not None and not got[0].future.done(), "the work was not left to the worker"
     release.set()
     assert blocker.result() is True and got[0]() == raws
 

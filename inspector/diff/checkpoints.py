@@ -90,6 +90,8 @@ class _Reader:
     def task_changes(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[tuple, str, Any, Any]:
         if self._hashed(x, y) and x.tasks_hash == y.tasks_hash:
             return (), "", None, None
+        if self._hashed(x, y) and self.fetch_raw is not None:
+            self.fetch_raw([d for d in (x.tasks_hash, y.tasks_hash) if d])   # both in one read
         old, new = self.tasks(x), self.tasks(y)
         return (*task_diff(old, new), old, new)
 

@@ -65,9 +65,10 @@ class Engine:
                  progress: ProgressFn | None = None, text_min: int = TEXT_MIN,
                  max_depth: int = MAX_DEPTH) -> None:
         self.fetch_many = fetch_many
-        self.fetch_raw = fetch_raw
+        if stream_raw is None and fetch_raw is not None:     # raw pieces all at once: one part
+            stream_raw = lambda digests: (fetch_raw(digests),)   # noqa: E731
         self.stream_raw = stream_raw
-        self.raw_chunks = fetch_raw is not None or stream_raw is not None   # chunks split, items encoded
+        self.raw_chunks = stream_raw is not None    # list chunks are split, their items compared encoded
         self.cancel = cancel
         self.progress = progress
         self.text_min = text_min
@@ -153,21 +154,13 @@ class Engine:
             then()
 
     def _read(self, pieces: list[bytes], chunks: list[bytes]) -> None:
-        """Read pieces (decoded) and list chunks (raw and split, or decoded) in one go."""
+        """Read pieces and list chunks decoded, in one go (no raw reader)."""
         assert self.fetch_many is not None
-        raw = self.fetch_raw is not None
-        wanted = pieces if raw else list(dict.fromkeys(pieces + chunks))
-        if wanted:
-            got = self.fetch_many(wanted)
-            self.pieces_read += len(got)
-            self.table.update(got)
-            if not raw:
-                for digest in chunks:
-                    self.items[digest] = got[digest]
-        if raw and chunks:
-            for digest, piece in self.fetch_raw(chunks).items():
-                self.items[digest] = split_items(piece)
-            self.pieces_read += len(chunks)
+        got = self.fetch_many(list(dict.fromkeys(pieces + chunks)))
+        self.pieces_read += len(got)
+        self.table.update(got)
+        for digest in chunks:
+            self.items[digest] = got[digest]
 
     def _stream(self, pieces: list[bytes], chunks: list[bytes], waiting: list) -> None:
         """Read pieces and list chunks raw, part by part, and walk on as each part comes in:

@@ -88,37 +88,10 @@ def check_part(entry: Chunk, part: Any, table: ChunkedList | ChunkedMap) -> None
 
 
 def resolve(value: Any, fetch: Callable[[bytes], Any], depth: int = 0) -> Any:
-    """Replace every marker in ``value`` by the content it names, using ``fetch``."""
-    if depth > 10_000:
-        raise CorruptDataError("A stored state nests references too deeply.")
-    kind = type(value)
-    if kind is Ref:
-        return resolve(fetch(value.digest), fetch, depth + 1)
-    if kind is ChunkedList or kind is ChunkedMap:
-        out: Any = [] if kind is ChunkedList else {}
-        for entry in value.chunks:
-            part = fetch(entry.digest)
-            check_part(entry, part, value)
-            if value.height:
-                part = resolve(part, fetch, depth + 1)
-                out.extend(part) if kind is ChunkedList else out.update(part)
-            elif kind is ChunkedList:
-                out.extend(resolve(item, fetch, depth + 1) for item in part)
-            else:
-                out.update((k, resolve(v, fetch, depth + 1)) for k, v in part.items())
-        return out
-    if kind is dict:
-        if not any(type(v) in _NESTED for v in value.values()):
-            return value
-        return {k: resolve(v, fetch, depth + 1) for k, v in value.items()}
-    if kind is list:
-        if not any(type(v) in _NESTED for v in value):
-            return value
-        return [resolve(v, fetch, depth + 1) for v in value]
-    return value
-
-
-_NESTED = frozenset({Ref, ChunkedList, ChunkedMap, dict, list})
+    """Replace every marker in ``value`` by the content it names, using ``fetch``, within
+    the read budgets (``inspector.codec.expand``; ``depth`` is unused)."""
+    from inspector.codec.expand import resolve_value
+    return resolve_value(value, fetch)
 
 
 def iter_digests(value: Any) -> Iterable[bytes]:

@@ -11,7 +11,7 @@ from inspector.ui import formatting
 from inspector.ui.models.run_tree import (COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
                                           COL_STATUS, COL_UPDATED, COLUMN_TITLES, RunNode, RunsLoad,
                                           RunTree, fork_points, load_running, load_runs)
-from inspector.ui.run_status import EffectiveStatus, deep_statuses
+from inspector.resume.status import EffectiveStatus, deep_statuses
 from inspector.ui.session import StoreSession
 from inspector.ui.style import mono_font
 

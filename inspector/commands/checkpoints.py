@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import (add_json_arg, add_store_arg, fmt_size, fmt_time, print_json,
-                                        print_table)
+from inspector.commands._common import (add_json_arg, add_store_arg, fmt_size, fmt_time,
+                                        print_json_records, print_table)
 from inspector.store import open_store
 from inspector.store.refs import resolve_run
 
@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args.store) as store:
         cps = store.list_checkpoints(resolve_run(store, args.run).id)
     if args.json:
-        print_json([dict(id=c.id, seq=c.seq, kind=c.kind, name=c.name, created=c.created,
+        print_json_records([dict(id=c.id, seq=c.seq, kind=c.kind, name=c.name, created=c.created,
                          parent=c.parent_id, size=c.size, size_delta=c.size_delta, ops=c.ops,
                          tasks={"done": c.tasks_done, "total": c.tasks_total},
                          score={"passed": c.checks_passed, "total": c.checks_total},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, fmt_time, print_json, print_table
+from inspector.commands._common import add_json_arg, add_store_arg, fmt_time, print_json_records, print_table
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.resume.status import EffectiveStatus, effective_statuses, shown_status
 from inspector.store import open_store
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.status:
         runs = [r for r in runs if shown_status(r, statuses) in args.status]
     if args.json:
-        print_json([run_json(r, statuses, parents) for r in runs])
+        print_json_records([run_json(r, statuses, parents) for r in runs])
     else:
         print_table(HEADERS, [run_row(r, statuses, parents) for r in runs])
     return 0

@@ -172,6 +172,11 @@ class RunsModel(QAbstractItemModel):
         node = self.tree.by_id.get(run_id)
         return node.run if node is not None else None
 
+    def status_of(self, run_id: str) -> str:
+        """The status the list shows for a run (a diagnosis may say crashed or stuck), '' if unknown."""
+        node = self.tree.by_id.get(run_id)
+        return (node.status or node.run.status) if node is not None else ""
+
     def forks_of(self, run_id: str) -> list[RunInfo]:
         """The loaded runs forked from ``run_id``."""
         return [n.run for n in self.tree.by_id.values() if n.run.parent_run == run_id]

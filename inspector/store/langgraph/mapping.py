@@ -145,6 +145,11 @@ def _row_meta(row: ListRow) -> dict:
     return {"source": row.source, "step": row.step}
 
 
+def row_source(row: ListRow) -> Any:
+    """A listed row's ``metadata.source``."""
+    return row.source if row.source is not None else _row_meta(row).get("source")
+
+
 def build_infos(thread_id: str, rows: list[ListRow], offset: int,
                 outputs: dict[tuple[str, str], list[TaskOutputRow]],
                 children: dict[tuple[str, str], int],

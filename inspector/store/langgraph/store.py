@@ -24,7 +24,7 @@ from inspector.store.engine import table_columns
 from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import (build_infos, group_outputs, has_push, page_bounds,
-                                               parse_metadata)
+                                               parse_metadata, row_source)
 from inspector.store.langgraph.pregel import PREGEL_TASKS, is_control_channel, send_nodes
 from inspector.store.langgraph.pg_reader import PgReader
 from inspector.store.langgraph.rows import HeadRow, Reader
@@ -156,7 +156,7 @@ class LangGraphStore(Store):
         children = self.reader.child_counts(str(run_id), *bounds)
         sends = {key: self._sends(str(run_id), *key) for key, found in outputs.items() if has_push(found)}
         infos = build_infos(str(run_id), rows, offset, outputs, children, sends)
-        edited = {r.checkpoint_id: r for r in rows if r.source in ("update", "fork") and r.parent_id}
+        edited = {r.checkpoint_id: r for r in rows if r.parent_id and row_source(r) in ("update", "fork")}
         if edited:
             infos = [dataclasses.replace(i, change=self._edit_change(str(run_id), edited[key.checkpoint_id]))
                      if (key := parse_id(str(i.id))) and key.checkpoint_id in edited else i for i in infos]
@@ -179,7 +179,7 @@ class LangGraphStore(Store):
             parent = self._versions(thread_id, row.ns, row.parent_id)
             moved = sorted(str(c) for c, v in mine.items()
                            if not is_control_channel(c) and parent.get(c) != v)
-            known = ", ".join(moved) if moved else ("copy" if row.source == "fork" else "")
+            known = ", ".join(moved) if moved else ("copy" if row_source(row) == "fork" else "")
             with self._lock:
                 self._change_cache[key] = known
         return known

@@ -9,12 +9,31 @@ import sys
 import time
 from typing import Any, Iterable, Sequence
 
+from inspector import limits
 from inspector.humanize import fmt_size  # noqa: F401  (re-exported for the commands)
 
 
 def add_store_arg(parser: argparse.ArgumentParser) -> None:
-    """The positional STORE argument (a path or a SQLAlchemy URL)."""
+    """The positional STORE argument (a path or a SQLAlchemy URL), with the read budgets."""
     parser.add_argument("store", metavar="STORE", help="store path or SQLAlchemy URL")
+    add_budget_args(parser)
+
+
+def add_budget_args(parser: argparse.ArgumentParser) -> None:
+    """``--max-piece-mb`` … : the read budgets of ``inspector.limits`` for this command."""
+    group = parser.add_argument_group("read budgets (what a damaged or hostile store may cost)")
+    now = limits.current()
+    for name, budget in limits.BUDGETS.items():
+        value = getattr(now, {"piece": "piece_bytes", "state": "state_bytes"}.get(name, name))
+        shown = value // limits.MB if budget.unit == "MB" else value
+        group.add_argument(budget.flag, type=int, default=None, metavar="N", dest=f"budget_{name}",
+                           help=f"the {budget.what} (now {shown:,}{' MB' if budget.unit else ''}; "
+                                f"setting {budget.env})")
+
+
+def apply_budget_args(args: argparse.Namespace) -> None:
+    """Put the budgets given on the command line in force for this process."""
+    limits.configure(**{name: getattr(args, f"budget_{name}", None) for name in limits.BUDGETS})
 
 
 def add_json_arg(parser: argparse.ArgumentParser) -> None:

@@ -14,7 +14,7 @@ from inspector.errors import CorruptDataError, StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
-from inspector.store.native import blobs, live, pieces
+from inspector.store.native import blobs, expand, live, pieces
 from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # noqa: F401  (re-exported)
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
 from inspector.store.native.schema import blobs as blob_table
@@ -142,7 +142,7 @@ class NativeStore(Store):
         row = self._checkpoint_row(checkpoint_id, [*checkpoints.c, _BRANCH_COUNT])
         info = checkpoint_from_row(row, {row.id: row.branch_count})
         roots = [d for d in (info.state_hash, info.tasks_hash) if d]
-        values = self.load_values(roots)   # state and task state fetched together, level by level
+        values = self.load_values(roots, f"The state of checkpoint {info.run_id}:{info.seq}")
         tasks = values[info.tasks_hash] if info.tasks_hash else None
         return Snapshot(info=info, state=values[info.state_hash], tasks=tasks, meta=json_field(row.meta, {}))
 
@@ -284,15 +284,16 @@ class NativeStore(Store):
         """Decode a whole stored value, fetching its pieces level by level in batches."""
         return self.load_values([digest])[digest]
 
-    def load_values(self, digests: Collection[bytes]) -> dict[bytes, Any]:
-        """Decode several stored values at once (shared pieces are fetched once)."""
+    def load_values(self, digests: Collection[bytes], what: str = "A stored state") -> dict[bytes, Any]:
+        """Decode several stored values at once (shared pieces are fetched once, level by
+        level), measured against the read budgets before they are built (``expand``)."""
         table: dict[bytes, Any] = {}
         frontier = set(digests)
         while frontier:
             fetched = self._fetch_many(frontier)
             table.update(fetched)
             frontier = {d for v in fetched.values() for d in pieces.iter_digests(v)} - table.keys()
-        return {d: pieces.resolve(table[d], table.__getitem__) for d in digests}
+        return expand.resolve_all(list(dict.fromkeys(digests)), table, what)
 
     # -- live ------------------------------------------------------------------
     def cursor(self) -> Any:

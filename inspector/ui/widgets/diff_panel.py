@@ -21,7 +21,7 @@ from inspector.highlight import SideBySide
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store
 from inspector.ui.models.change_list_model import CHANGE_ROLE, OP, PATH, ChangeListModel
-from inspector.ui.widgets.background import LatestJob
+from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.change_detail import ChangeDetail
 from inspector.ui.widgets.checkpoint_header import kind_chip
 from inspector.ui.widgets.diff_jobs import DiffRequest, run_diff, run_text

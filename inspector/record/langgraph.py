@@ -120,6 +120,7 @@ class _Lane:
         self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)
         self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
         self.goal = ""
+        self.settled: dict[str, tuple[str, str | None]] = {}   # checkpoint → (status, error) from its writes
 
 
 class InspectorSaver(BaseCheckpointSaver[str]):
@@ -247,6 +248,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             meta_text = json.dumps(meta, ensure_ascii=False, default=str)
             nxt = next_nodes(values.keys(), versions, checkpoint.get("versions_seen"))
             status = "running" if nxt or values.get(PUSH_CHANNEL) else "completed"
+            settled = lane.settled.get(checkpoint["id"])
             tasks_hash, score = self._task_state(lane, values, new_versions, new_pieces)
             outputs = lane.outputs.pop(parent_id, {}) if parent_id else {}
             nodes = sorted({n for path, _ in outputs.values() if (n := node_of(path))})
@@ -277,6 +279,10 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             run_id = self._lanes_db.lane_run(thread_id, ns)
             if run_id is not None:
                 (self._running.add if status == "running" else self._running.discard)(run_id)
+            if settled is not None:
+                self._settle(thread_id, ns, *settled)
+            elif status == "completed" and not ns:
+                self._settle(thread_id, ns, "completed")
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns,
                                  "checkpoint_id": checkpoint["id"]}}
 
@@ -340,18 +346,32 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             chans.update(c for c, _ in writes)
             outputs[task_id] = (path or task_path, chans)
             channels = {c for c, _ in writes}
+            settled = None
             if ERROR in channels:
-                error = next(v for c, v in writes if c == ERROR)
-                self._lanes_db.set_lane_status(thread_id, ns, "failed", _error_text(error))
-                self._discard(thread_id, ns)
+                settled = ("failed", _error_text(next(v for c, v in writes if c == ERROR)))
             elif INTERRUPT in channels:
-                self._lanes_db.set_lane_status(thread_id, ns, "interrupted")
-                self._discard(thread_id, ns)
+                settled = ("interrupted", None)
+            if settled is not None:
+                # LangGraph may write a checkpoint's writes before the checkpoint itself (both
+                # in the background): its put then keeps this status
+                lane.settled[checkpoint_id] = settled
+                if len(lane.settled) > 64:
+                    lane.settled.pop(next(iter(lane.settled)))
+                self._settle(thread_id, ns, *settled)
 
-    def _discard(self, thread_id: str, ns: str) -> None:
+    def _settle(self, thread_id: str, ns: str, status: str, error: str | None = None) -> None:
+        """Set a lane's status, and that of its subgraph lanes still running (an interrupt
+        or an error inside a subgraph stops the lanes around it too, and the end of the
+        root lane ends every lane of the thread)."""
         run_id = self._lanes_db.lane_run(thread_id, ns)
-        if run_id is not None:
+        if run_id is not None and status != "completed":
+            self._lanes_db.set_lane_status(thread_id, ns, status, error)
             self._running.discard(run_id)
+        for other, _, lane_ns in self._lanes_db.lanes_of([thread_id]):
+            nested = (not ns and lane_ns) or lane_ns.startswith(ns + "|") if ns else bool(lane_ns)
+            if other in self._running and nested:
+                self._lanes_db.set_lane_status(thread_id, lane_ns, status, error)
+                self._running.discard(other)
 
     # -- reading ---------------------------------------------------------------------------
     def _tuple(self, row: StoredCheckpoint) -> CheckpointTuple:

@@ -106,6 +106,7 @@ class LaneStore(NativeWriter):
         self.heartbeat_s = heartbeat_s
         self._lanes: dict[tuple[str, str], str] = {}
         self._head: dict[str, tuple[str, int, int, int]] = {}   # run → (checkpoint id, db id, seq, size)
+        self._unlinked: set[tuple[str, str]] = set()   # subgraph lanes whose parent step is not stored yet
         self._lane_statements()
 
     # -- statements --------------------------------------------------------------------
@@ -218,10 +219,22 @@ class LaneStore(NativeWriter):
     def put(self, thread_id: str, ns: str, cp: LaneCheckpoint) -> int:
         """Append one checkpoint to its lane (replace it if that id is already stored)."""
         parent_ref: tuple[str | None, int | None] = (None, None)
-        if ns and cp.parent_lane is not None and (thread_id, ns) not in self._lanes:
+        fresh = (thread_id, ns) not in self._lanes
+        if ns and cp.parent_lane is not None and (fresh or (thread_id, ns) in self._unlinked):
+            # the step that ran this subgraph: its checkpoint may still be on its way (LangGraph
+            # writes in the background), then the link is made by a later checkpoint
             found = self.find(thread_id, *cp.parent_lane)
+            outer = found[2] if found else self.lane_run(thread_id, cp.parent_lane[0])
+            parent_ref = (outer, found[0] if found else None)
             if found:
-                parent_ref = (found[2], found[0])
+                self._unlinked.discard((thread_id, ns))
+            else:
+                self._unlinked.add((thread_id, ns))
+            if not fresh and found:
+                run = self.lane_run(thread_id, ns)
+                with guard(self.store.info.display), self.engine.begin() as conn:
+                    conn.execute(runs.update().where(runs.c.id == run).values(
+                        parent_run=parent_ref[0], parent_checkpoint=parent_ref[1]))
         run_id = self.lane_run(thread_id, ns, create=True, parent=parent_ref)
         assert run_id is not None
         head = self._head.get(run_id)

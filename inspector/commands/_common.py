@@ -55,9 +55,43 @@ def to_jsonable(value: Any) -> Any:
 
 
 def print_json(value: Any) -> None:
-    """Write ``value`` as indented JSON on stdout."""
-    json.dump(to_jsonable(value), sys.stdout, indent=2, ensure_ascii=False, default=str)
+    """Write ``value`` as indented JSON on stdout (one write: ``json.dump`` to a terminal or
+    pipe made one call per token, millions for a long listing)."""
+    sys.stdout.write(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False, default=str))
     sys.stdout.write("\n")
+
+
+_RECORD_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=str)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as the strings "NaN", "Infinity", "-Infinity"
+    (strict JSON has no such numbers; a damaged store may hold them)."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return str(value).replace("inf", "Infinity").replace("nan", "NaN")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _encode_record(record: dict[str, Any]) -> str:
+    try:
+        return _RECORD_ENCODER.encode(record)
+    except ValueError:                       # a non-finite float somewhere in it
+        return _RECORD_ENCODER.encode(_finite(record))
+
+
+def print_json_records(records: Iterable[dict[str, Any]]) -> None:
+    """Write a listing (``runs``, ``checkpoints`` …) as a JSON array with one record per line.
+
+    Listings can hold 100,000 records: an indented dump runs json's pure-Python encoder over
+    every token (seconds), one record per line runs its C encoder (what ``jq`` and ``grep``
+    read as easily). Records hold only JSON values (str keys; nested dicts and lists).
+    """
+    lines = [_encode_record(record) for record in records]
+    sys.stdout.write("[\n  " + ",\n  ".join(lines) + "\n]\n" if lines else "[]\n")
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:

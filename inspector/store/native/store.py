@@ -16,6 +16,7 @@ from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreI
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
 from inspector.store.native import blobs, expand, live, pieces
+from inspector.store.native.pins import pinned_ids
 from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # noqa: F401  (re-exported)
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
 from inspector.store.native.schema import blobs as blob_table
@@ -105,7 +106,18 @@ class NativeStore(Store):
             stmt = stmt.limit(limit)
         rows = self._rows(stmt)
         branches = self._branches(run_id) if rows else {}
-        return [checkpoint_from_row(r, branches) for r in rows]
+        infos = [checkpoint_from_row(r, branches) for r in rows]
+        return self._with_pins(run_id, infos)
+
+    def _with_pins(self, run_id: str, infos: list[CheckpointInfo]) -> list[CheckpointInfo]:
+        """Mark the pinned ones (a store without a ``ci_pins`` table has none)."""
+        if not infos:
+            return infos
+        with guard(self.info.display), self.engine.connect() as conn:
+            pinned = pinned_ids(conn, run_id)
+        if not pinned:
+            return infos
+        return [dataclasses.replace(i, pinned=True) if i.id in pinned else i for i in infos]
 
     def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
         stmt = (sa.select(*CHECKPOINT_COLUMNS)
@@ -119,7 +131,7 @@ class NativeStore(Store):
 
     def get_checkpoint(self, ref: int | str) -> CheckpointInfo:
         row = self._checkpoint_row(ref, [*CHECKPOINT_COLUMNS, _BRANCH_COUNT])
-        return checkpoint_from_row(row, {row.id: row.branch_count})
+        return self._with_pins(row.run_id, [checkpoint_from_row(row, {row.id: row.branch_count})])[0]
 
     def _checkpoint_row(self, ref: int | str, columns: Any) -> Any:
         """The row of a checkpoint given by id or RUN:SEQ, with ``columns``."""

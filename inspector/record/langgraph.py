@@ -138,7 +138,6 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         self.tasks_channel = tasks_channel
         self._lock = threading.RLock()
         self._lower = _Lowering()
-        self._write_encoder = PieceEncoder()
         self._lanes: dict[tuple[str, str], _Lane] = {}
         self._running: set[str] = set()
         self._stop = threading.Event()
@@ -320,24 +319,15 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         replace = all(w[0] in WRITES_IDX_MAP for w in writes)
         with self._lock:
             rows: list[LaneWrite] = []
-            new_pieces: dict[bytes, bytes] = {}
             for idx, (channel, value) in enumerate(writes):
                 form = self._lower.lower(value, self.serde)
                 try:
-                    digest, size, found = self._write_encoder.encode(form)
+                    data = piece_codec.pack(form)
                 except (TypeError, ValueError, OverflowError):
-                    self._write_encoder.forget()
-                    digest, size, found = self._write_encoder.encode(self._lower._leaf(value, self.serde))
-                data = found.pop(digest)
-                new_pieces.update(found)
+                    data = piece_codec.pack(self._lower._leaf(value, self.serde))
                 rows.append(LaneWrite(task_id=task_id, idx=WRITES_IDX_MAP.get(channel, idx), channel=channel,
-                                      task_path=task_path, data=data, size=size))
-            try:
-                self._lanes_db.put_writes(thread_id, ns, checkpoint_id, rows, new_pieces, replace=replace)
-            except BaseException:
-                self._write_encoder.forget()
-                self._lanes_db._known.clear()
-                raise
+                                      task_path=task_path, data=data))
+            self._lanes_db.put_writes(thread_id, ns, checkpoint_id, rows, replace=replace)
             lane = self._lane(thread_id, ns)
             outputs = lane.outputs.setdefault(checkpoint_id, {})
             if len(lane.outputs) > 64:
@@ -388,8 +378,9 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                   if row.parent_checkpoint_id else None)
         return CheckpointTuple(config, checkpoint, json.loads(row.metadata), parent, pending)
 
-    def _write_value(self, data: bytes) -> Any:
-        return piece_codec.resolve(piece_codec.unpack(data), self._store.read_piece)
+    @staticmethod
+    def _write_value(data: bytes) -> Any:
+        return piece_codec.unpack(data)
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         conf = config["configurable"]
@@ -426,6 +417,15 @@ class InspectorSaver(BaseCheckpointSaver[str]):
     def _drop_lanes(self, thread_ids: Sequence[str]) -> None:
         for key in [k for k in self._lanes if k[0] in set(thread_ids)]:
             del self._lanes[key]
+        self._forget_pieces()
+
+    def _forget_pieces(self) -> None:
+        """After a deletion some stored pieces may be unreferenced (and collected by a prune):
+        every lane encodes its next state from scratch, so nothing refers to a piece it
+        only remembers."""
+        for lane in self._lanes.values():
+            lane.encoder.forget()
+            lane.channels = {}
 
     def delete_thread(self, thread_id: str) -> None:
         with self._lock:
@@ -437,6 +437,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         with self._lock:
             self._lanes_db.delete_for_runs([str(r) for r in run_ids])
+            self._forget_pieces()
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         with self._lock:

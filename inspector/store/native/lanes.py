@@ -55,14 +55,14 @@ class LaneCheckpoint:
 
 @dataclass(frozen=True)
 class LaneWrite:
-    """One pending write: the value's root form (plain msgpack with markers) and its pieces."""
+    """One pending write: the value as plain msgpack (self-contained: no piece references, so
+    a piece collector that walks checkpoints only can never strand it)."""
 
     task_id: str
     idx: int
     channel: str
     task_path: str
     data: bytes
-    size: int
 
 
 @dataclass
@@ -145,7 +145,7 @@ class LaneStore(NativeWriter):
             index_elements=[lg_writes.c.thread_id, lg_writes.c.checkpoint_ns, lg_writes.c.checkpoint_id,
                             lg_writes.c.task_id, lg_writes.c.idx],
             set_={"channel": up.excluded.channel, "task_path": up.excluded.task_path,
-                  "data": up.excluded.data, "size": up.excluded.size})
+                  "codec": up.excluded.codec, "data": up.excluded.data, "size": up.excluded.size})
         self._lsql["write_replace"] = CompiledStatement(up, d)
 
     def _x(self, cur: Any, name: str, values: dict) -> Any:
@@ -295,18 +295,20 @@ class LaneStore(NativeWriter):
         self._remember(new)
         return db_id
 
-    def put_writes(self, thread_id: str, ns: str, checkpoint_id: str, writes: Sequence[LaneWrite],
-                   pieces: Mapping[bytes, bytes], *, replace: bool) -> None:
+    def put_writes(self, thread_id: str, ns: str, checkpoint_id: str, writes: Sequence[LaneWrite], *,
+                   replace: bool) -> None:
         """Store pending writes of a checkpoint (replace or keep existing (task, idx) rows)."""
         if not writes:
             return
         stmt = self._lsql["write_replace" if replace else "write_ignore"]
+        rows = []
+        for w in writes:
+            codec, data = blobs.compress(w.data)
+            rows.append(stmt.params(dict(thread_id=thread_id, checkpoint_ns=ns, checkpoint_id=checkpoint_id,
+                                         task_id=w.task_id, idx=w.idx, channel=w.channel, task_path=w.task_path,
+                                         codec=codec, data=data, size=len(w.data))))
         with self._transaction() as cur:
-            new = self._blobs(cur, pieces)
-            cur.executemany(stmt.sql, [stmt.params(dict(
-                thread_id=thread_id, checkpoint_ns=ns, checkpoint_id=checkpoint_id, task_id=w.task_id,
-                idx=w.idx, channel=w.channel, task_path=w.task_path, data=w.data, size=w.size)) for w in writes])
-        self._remember(new)
+            cur.executemany(stmt.sql, rows)
 
     def set_lane_status(self, thread_id: str, ns: str, status: str, error: str | None = None) -> None:
         """Set the status of a lane's run (interrupted, failed…)."""
@@ -356,12 +358,14 @@ class LaneStore(NativeWriter):
             for start in range(0, len(cids), 500):
                 part = cids[start:start + 500]
                 rows = conn.execute(sa.select(lg_writes.c.checkpoint_id, lg_writes.c.task_id, lg_writes.c.channel,
-                                              lg_writes.c.data, lg_writes.c.task_path, lg_writes.c.idx)
+                                              lg_writes.c.data, lg_writes.c.task_path, lg_writes.c.idx,
+                                              lg_writes.c.codec, lg_writes.c.size)
                                     .where(lg_writes.c.thread_id == tid, lg_writes.c.checkpoint_ns == ns,
                                            lg_writes.c.checkpoint_id.in_(part))
                                     .order_by(lg_writes.c.checkpoint_id, lg_writes.c.task_id, lg_writes.c.idx))
                 for r in rows:
-                    out.setdefault((tid, ns, r[0]), []).append((r[1], r[2], bytes(r[3]), r[4], r[5]))
+                    raw = blobs.decompress(r[6], r[3], r[7])
+                    out.setdefault((tid, ns, r[0]), []).append((r[1], r[2], raw, r[4], r[5]))
         return out
 
     def list(self, thread_id: str | None, ns: str | None, checkpoint_id: str | None,
@@ -409,6 +413,7 @@ class LaneStore(NativeWriter):
 
     # -- deletion, copies ------------------------------------------------------------------
     def _forget(self, run_ids: Iterable[str]) -> None:
+        self._known.clear()    # pieces only the deleted rows reached may be collected now
         gone = set(run_ids)
         self._lanes = {k: v for k, v in self._lanes.items() if v not in gone}
         for run_id in gone:
@@ -456,6 +461,7 @@ class LaneStore(NativeWriter):
                 self._notify(conn, run_id)
         for run_id in touched:
             self._head.pop(run_id, None)
+        self._known.clear()
 
     def _renumber(self, conn: sa.Connection, run_id: str) -> None:
         """Give a run's remaining checkpoints seqs 0..n-1 again (in their order)."""

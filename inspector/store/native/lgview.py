@@ -20,7 +20,7 @@ from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.langgraph.decode import BlobError, decode_typed, pack
 from inspector.store.langgraph.rows import BlobRow, WriteRow
 from inspector.store.langgraph.snapshot import build_snapshot
-from inspector.store.native import pieces
+from inspector.store.native import blobs, pieces
 from inspector.store.native.schema import lg_checkpoints, lg_lanes, lg_writes
 
 LEAF = "__lg__"
@@ -62,7 +62,7 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
             lg_writes.c.thread_id == row.thread_id, lg_writes.c.checkpoint_ns == row.checkpoint_ns,
             lg_writes.c.checkpoint_id == row.checkpoint_id).order_by(
             lg_writes.c.task_path, lg_writes.c.task_id, lg_writes.c.idx)):
-        value = from_leaves(pieces.resolve(pieces.unpack(bytes(w.data)), fetch))
+        value = from_leaves(pieces.unpack(blobs.decompress(w.codec, bytes(w.data), w.size)))
         writes.append(WriteRow(w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx,
                                w.channel, "msgpack", pack(value)))
     namespaces = [r[0] for r in conn.execute(sa.select(lg_lanes.c.checkpoint_ns).where(

@@ -127,8 +127,9 @@ lg_writes = Table(
     Column("idx", Integer, primary_key=True),
     Column("channel", Text, nullable=False),
     Column("task_path", Text, nullable=False, default=""),
-    Column("data", LargeBinary, nullable=False),  # root form of the value (markers → ci_blobs)
-    Column("size", BigInteger, nullable=False, default=0),
+    Column("codec", SmallInteger, nullable=False, default=0),   # 0 raw, 1 zstd (as ci_blobs)
+    Column("data", LargeBinary, nullable=False),  # the whole value, plain msgpack (no markers)
+    Column("size", BigInteger, nullable=False, default=0),   # raw length
 )
 
 LANGGRAPH_TABLES = {"ci_lg_lanes", "ci_lg_checkpoints", "ci_lg_writes"}

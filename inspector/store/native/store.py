@@ -11,11 +11,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from inspector import codec as pieces
+from inspector.codec import expand
 from inspector.errors import CorruptDataError, StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
-from inspector.store.native import blobs, expand, live, pieces
+from inspector.store.native import blobs, live
 from inspector.store.native.pins import pinned_ids
 from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # noqa: F401  (re-exported)
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs

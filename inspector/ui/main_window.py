@@ -146,6 +146,7 @@ class MainWindow(QMainWindow):
         session.bridge.failed.connect(lambda message: self.show_error(message, "warning"))
         self.runs_panel.run_selected.connect(self._on_run_selected)
         self.runs_panel.run_updated.connect(self.timeline_panel.update_run)
+        self.runs_panel.run_updated.connect(self.details.update_run)
         self.runs_panel.model.runs_updated.connect(lambda _ids: self._refresh_forks())
         self.runs_panel.model.annotated.connect(self._refresh_forks)
         self.timeline_panel.checkpoint_selected.connect(self._on_checkpoint_selected)

@@ -55,9 +55,13 @@ def print_plan(plan: PrunePlan) -> None:
             print(f"… and {len(plan.runs) - TOP:,} more runs")
         print()
     verb = "Removed" if plan.applied else "Would remove"
-    print(f"{verb} {plan.remove_checkpoints:,} of {plan.total_checkpoints:,} checkpoints in {len(plan.runs):,} runs "
-          f"and {plan.pieces:,} unreferenced pieces: {fmt_size(plan.bytes)} "
-          f"({fmt_size(plan.rows_bytes)} of rows, {fmt_size(plan.content_bytes)} of content).")
+    pieces = "pieces" if plan.kind == "native" else "blobs"
+    runs = "run" if len(plan.runs) == 1 else "runs"
+    print(f"{verb} {plan.remove_checkpoints:,} of {plan.total_checkpoints:,} checkpoints in {len(plan.runs):,} {runs} "
+          + (f"and {plan.pieces:,} unreferenced {pieces}" if plan.pieces or plan.kind == "native" else "")
+          + f": {fmt_size(plan.bytes)} ({fmt_size(plan.rows_bytes)} of rows"
+          + (f", {fmt_size(plan.content_bytes)} of content" if plan.content_bytes or plan.kind == "native" else "")
+          + ").")
     kept = {k: v for k, v in plan.protected.items() if v}
     if kept:
         print("Kept although selected: " + ", ".join(f"{v:,} ({k})" for k, v in kept.items()) + ".")

@@ -20,7 +20,7 @@ from inspector.retention.rules import PrunePlan, RunPlan
 from inspector.usage.graph import PieceCache
 
 Progress = Callable[[str], None]
-GC_BATCH = 2000
+GC_BATCH = min(2000, prune_sql.ID_BATCH)
 
 
 def _cache(store: NativeStore) -> PieceCache:

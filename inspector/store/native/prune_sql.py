@@ -10,6 +10,7 @@ concurrent writers for its few milliseconds.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -22,7 +23,9 @@ from inspector.store.native.schema import checkpoints, pins, runs
 
 LIVE_STATUS = "running"
 LG_LANES = "ci_lg_lanes"     # issue 19's LangGraph lanes: their own prune, never touched here
-ID_BATCH = 5000
+# checkpoints (and pieces) per deleting transaction; the crash tests make it small so that a
+# kill lands between many transactions
+ID_BATCH = max(1, int(os.environ.get("CHECKPOINT_INSPECTOR_PRUNE_BATCH", "5000") or 5000))
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from inspector.errors import StoreError
 from inspector.resume.fork import fork_with_edits
+from inspector.resume.frameworks_cli import install as install_frameworks
 from inspector.resume.langgraph_cli import install as install_langgraph
 from inspector.store import open_store
 
@@ -30,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--tasks-file", metavar="F", help="replace the task state by this JSON file")
     parser.add_argument("--name", help="name of the new run")
     parser.set_defaults(func=run)
-    install_langgraph(parser, "fork")   # LangGraph stores: --graph, --trusted, … and their handlers
+    install_langgraph(parser, "fork")
+    install_frameworks(parser, "fork")   # other adapters: their reason, or the framework's own command   # LangGraph stores: --graph, --trusted, … and their handlers
 
 
 def read_text(path: str | None) -> str | None:

@@ -11,7 +11,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from inspector.errors import CorruptDataError, StoreError
-from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
 from inspector.store.native import blobs, live, pieces
@@ -42,7 +42,8 @@ class NativeStore(Store):
         self.target = target
         self.info = StoreInfo(url=target.url, display=target.display, kind="native",
                               backend=target.backend, format_version=format_version,
-                              read_only=read_only)
+                              read_only=read_only, capabilities=NATIVE_CAPABILITIES,
+                              label="Checkpoint Inspector")
         self._pieces: OrderedDict[bytes, Any] = OrderedDict()
         self._raw: OrderedDict[bytes, bytes] = OrderedDict()
         self._raw_bytes = 0

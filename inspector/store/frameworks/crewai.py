@@ -91,8 +91,9 @@ def task_board(snapshot: Any) -> dict:
     """The crew's tasks in the documented task-state shape (plus each task's output and agent)."""
     crew = _crew(snapshot)
     inputs = crew.get("checkpoint_inputs") or {}
-    goal = f"crew {crew.get('name') or 'crew'}" + (f" — inputs {json.dumps(inputs, ensure_ascii=False)[:200]}"
-                                                   if inputs else "")
+    name = crew.get("name") if crew.get("name") not in (None, "", "crew") else None
+    shown = ", ".join(f"{k}={v}" for k, v in inputs.items())[:200] if isinstance(inputs, dict) else ""
+    goal = (f"Crew {name!r}" if name else "Crew") + (f" — inputs: {shown}" if shown else "")
     failed = snapshot.get("trigger") == "task_failed" if isinstance(snapshot, dict) else False
     tasks = []
     raw_tasks = crew.get("tasks") if isinstance(crew.get("tasks"), list) else []
@@ -329,7 +330,13 @@ class CrewAIStore(CatalogStore):
 
     @staticmethod
     def _describe(r: Record, previous: Record | None) -> tuple[str, str]:
-        before = dict(previous.summary["status"]) if previous else {}
+        if previous is None:   # the first snapshot: what is done so far
+            done = [t for t, s in r.summary["status"] if s == "done"]
+            rest = len(r.summary["status"]) - len(done)
+            name = done[-1] if done else str(r.summary.get("trigger") or "snapshot")
+            return name, (f"{r.summary.get('trigger') or 'snapshot'} · done: {', '.join(done) or 'none'}"
+                          f" · {rest} to do")
+        before = dict(previous.summary["status"])
         changed = [(title, status) for title, status in r.summary["status"] if before.get(title) != status]
         done = [t for t, s in changed if s == "done"]
         name = done[-1] if done else (changed[-1][0] if changed else str(r.summary.get("trigger") or "snapshot"))

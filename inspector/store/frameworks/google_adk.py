@@ -190,11 +190,12 @@ class GoogleADKStore(CatalogStore):
                                       "state": parse_json(state, "session state"),
                                       "app_state": apps.get((str(app),)), "user_state": users.get((str(app), str(user)))}
             evs = events.get(run_id, [])
-            drafts = []
-            for ev in evs:
+            drafts, total = [], 0
+            for ev in evs:   # a checkpoint's size is the session's events so far
                 kind, name, change = classify(ev.data)
+                total += ev.size
                 drafts.append(CheckpointInfo(id="", run_id="", seq=0, kind=kind, name=name, created=ev.created,
-                                             size=ev.size, change=change))
+                                             size=total, change=change))
             infos = number_checkpoints(run_id, drafts)
             checkpoints[run_id] = infos
             runs.append(self._run(run_id, str(app), str(user), str(sid), parse_time(created), parse_time(updated),

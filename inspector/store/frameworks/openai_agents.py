@@ -289,18 +289,23 @@ class OpenAIAgentsStore(CatalogStore):
     def _drafts(self, sid: str, branch: str, rows: list[_Row], source: tuple[str, int] | None,
                 lanes: dict) -> tuple[list[CheckpointInfo], tuple[str, str | None] | None]:
         """Checkpoint drafts of one lane and its (parent run, parent checkpoint) when a branch."""
+        total = 0   # a checkpoint's size is the conversation's (its items so far)
+
         def draft(row: _Row) -> CheckpointInfo:
+            nonlocal total
+            total += row.size
             return CheckpointInfo(id="", run_id="", seq=0, kind=row.kind, name=row.name, created=row.created,
-                                  size=row.size, change=row.change)
+                                  size=total, change=row.change)
         if source is None:
             return [draft(r) for r in rows], None
         origin, shared = source
         origin_run = sid if origin == "main" else f"{sid}/{origin}"
         prefix, own = rows[:shared], rows[shared:]
+        total = sum(r.size for r in prefix)
         turn = own[0].turn if own and own[0].turn is not None else (prefix[-1].turn or 0) + 1 if prefix else 1
         fork = CheckpointInfo(id="", run_id="", seq=0, kind="fork", name=f"branch from turn {turn}",
                               created=(own[0].created if own else rows[-1].created if rows else 0.0),
-                              size=sum(r.size for r in prefix),
+                              size=total,
                               change=f"branch {branch!r}: {len(prefix)} earlier items shared with {origin or 'main'}")
         parent = None
         if origin:

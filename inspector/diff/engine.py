@@ -19,6 +19,7 @@ from inspector.diff.lists import align, align_encoded, detect_moves, same, trim
 from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
+from inspector import limits
 from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw, expand, has_markers, materialize, prefetch
 from inspector.diff.text import TEXT_MIN, text_delta
 from inspector.errors import CorruptDataError
@@ -117,6 +118,8 @@ class Engine:
     def _tick(self) -> None:
         """Every ``TICK_EVERY`` nodes (``_step`` counts them): cancel or report progress."""
         self._next_tick += TICK_EVERY
+        if self.nodes > 2 * limits.current().nodes:     # both sides' values, each within budget
+            raise limits.BudgetExceeded("nodes", f"Comparing these states visits over {self.nodes:,} values")
         if self.cancel is not None and self.cancel():
             raise DiffCancelled("The diff was cancelled.")
         if self.progress is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Callable
 
+from inspector import limits
 from inspector.errors import CorruptDataError, StoreError
 from inspector.store.native.pieces import ChunkedList, Ref
 
@@ -101,8 +102,13 @@ def materialize(value: Any, table: dict[bytes, Any], max_depth: int = 100_000) -
     """A plain copy of ``value`` with every marker replaced from ``table`` (no recursion)."""
     holder = [None]
     stack: list[tuple[Any, Any, Any, int]] = [(holder, 0, value, 0)]
+    budget = limits.current().nodes
+    count = 0
     while stack:
         parent, slot, item, depth = stack.pop()
+        count += 1
+        if count > budget:
+            raise limits.BudgetExceeded("nodes", f"A changed value expands to over {budget:,} values")
         if depth > max_depth:
             raise StoreError(f"A stored value nests deeper than {max_depth} levels.")
         hops = 0

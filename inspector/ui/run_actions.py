@@ -14,8 +14,6 @@ from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.console_dock import ConsoleDock
 
 if TYPE_CHECKING:   # the resume machinery (processes, psutil) loads on first use, after the first paint
-    from inspector.resume.launch import LaunchSpec
-    from inspector.resume.resume import ResumePlan
     from inspector.ui.dialogs.fork_dialog import ForkDialog
     from inspector.ui.dialogs.resume_dialog import ResumeDialog
     from inspector.ui.dialogs.store_access import StoreAccess
@@ -35,19 +33,11 @@ GOOD_TIP = "Resume the selected run where its diagnosis suggests"
 DIAGNOSIS_KEY = "run-actions:diagnosis"
 
 
-def _last_good_plan(access: StoreAccess, run_id: str) -> ResumePlan:
-    from inspector.resume.resume import plan_resume
+def _last_good(access: StoreAccess, run_id: str) -> CheckpointInfo:
     from inspector.resume.stuck import last_good_checkpoint
 
     with access.read() as store:
-        return plan_resume(store, last_good_checkpoint(store, run_id))
-
-
-def _start(access: StoreAccess, plan: ResumePlan) -> LaunchSpec:
-    from inspector.resume.resume import start_resume
-
-    with access.write() as store:
-        return start_resume(store, plan)
+        return last_good_checkpoint(store, run_id)
 
 
 def _diagnosis(store: object, run: RunInfo) -> str | None:
@@ -96,6 +86,8 @@ class RunActions(QObject):
         window.run_changed.connect(self._diagnose)
         window.runs_panel.run_updated.connect(self._diagnose)
         window.details.tabs.currentChanged.connect(lambda _i: self._show_diagnosis(keep=True))
+        window.run_notice.resume_requested.connect(self.resume_last_good)
+        window.runs_panel.model.annotated.connect(lambda: self._show_diagnosis(keep=True))
         self._diagnosis: str | None = None
         window.checkpoint_changed.connect(self._update_enabled)
         window.session.opened.connect(self._on_store_changed)
@@ -192,9 +184,9 @@ class RunActions(QObject):
         self._show(dialog)
         return dialog
 
-    def open_resume_dialog(self) -> ResumeDialog | None:
+    def open_resume_dialog(self, target: CheckpointInfo | str | None = None) -> ResumeDialog | None:
         """Resume…: review exactly what will run, confirm, watch it in the console."""
-        target, access = self.target(), self.store_access()
+        target, access = target or self.target(), self.store_access()
         if target is None or access is None:
             return None
         if self._through_framework():
@@ -203,6 +195,7 @@ class RunActions(QObject):
         from inspector.ui.dialogs.resume_dialog import ResumeDialog
         dialog = ResumeDialog(access, target, self.window, confirm=self.confirm)
         dialog.launch_ready.connect(self.console.start)
+        dialog.launch_ready.connect(self._note_write)
         self._show(dialog)
         return dialog
 
@@ -227,21 +220,18 @@ class RunActions(QObject):
         self.runner.run(plan.launch, self.console.start, self.window.show_error)  # type: ignore[attr-defined]
 
     def resume_last_good(self) -> None:
-        """One click plus the confirmation: resume the selected run from its last good checkpoint."""
+        """The Resume dialog, planned from the checkpoint the selected run's diagnosis suggests."""
         run, access = self.window.current_run(), self.store_access()
         if run is None or access is None:
             return
         if self._through_framework():
             self.run_through_framework("resume", f"{run.id}:-1")
             return
-        self.runner.run(lambda: _last_good_plan(access, run.id), self._on_last_good_planned,
-                        self.window.show_error)
+        self.runner.run(lambda: _last_good(access, run.id), self._on_last_good_found,
+                        self.window.show_error, key="run-actions:last-good")
 
-    def _on_last_good_planned(self, plan: ResumePlan) -> None:
-        access = self.store_access()
-        if access is None or not self.confirm(self.window, "Resume from Last Good Checkpoint", plan.describe()):
-            return
-        self.runner.run(lambda: _start(access, plan), self.console.start, self.window.show_error)
+    def _on_last_good_found(self, checkpoint: CheckpointInfo) -> None:
+        self.open_resume_dialog(checkpoint)
 
     def _show(self, dialog: QDialog) -> None:
         old, self.dialog = self.dialog, dialog
@@ -251,7 +241,11 @@ class RunActions(QObject):
         dialog.open()
 
     # -- slots ---------------------------------------------------------------------------------
+    def _note_write(self, *_args: object) -> None:
+        self.window.store_status.note_write()
+
     def _on_forked(self, run: RunInfo) -> None:
+        self._note_write()
         self.window.statusBar().showMessage(f"Forked into run {run.id}", 5000)
         self._select_soon(run.id)
 
@@ -268,6 +262,9 @@ class RunActions(QObject):
     def _show_diagnosis(self, text: str | None = None, *, keep: bool = False) -> None:
         if not keep:
             self._diagnosis = text
+        run = self.window.current_run()
+        status = self.window.runs_panel.model.status_of(run.id) if run is not None else ""
+        self.window.run_notice.show_run(run, status, self._diagnosis)
         panel = self.window.details.panels.get("metadata")   # built when its tab is first shown
         if panel is not None and hasattr(panel, "show_diagnosis"):
             panel.show_diagnosis(self._diagnosis)

@@ -232,28 +232,10 @@ def split_items(raw: bytes) -> list[bytes]:
 
 
 def resolve(value: Any, fetch: Callable[[bytes], Any], depth: int = 0) -> Any:
-    """Replace every marker in ``value`` by the content it names, using ``fetch``."""
-    if depth > 10_000:
-        raise CorruptDataError("A stored state nests references too deeply.")
-    if isinstance(value, Ref):
-        return resolve(fetch(value.digest), fetch, depth + 1)
-    if isinstance(value, ChunkedList):
-        out: list = []
-        for chunk in value.chunks:
-            items = fetch(chunk.digest)
-            if not isinstance(items, list) or len(items) != chunk.count:
-                raise CorruptDataError("A stored list chunk does not match its table.")
-            out.extend(resolve(item, fetch, depth + 1) for item in items)
-        return out
-    if isinstance(value, dict):
-        if not any(isinstance(v, (Ref, ChunkedList, dict, list)) for v in value.values()):
-            return value
-        return {k: resolve(v, fetch, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
-        if not any(isinstance(v, (Ref, ChunkedList, dict, list)) for v in value):
-            return value
-        return [resolve(v, fetch, depth + 1) for v in value]
-    return value
+    """Replace every marker in ``value`` by the content it names, using ``fetch``, within
+    the read budgets (``inspector.store.native.expand``; ``depth`` is unused)."""
+    from inspector.store.native.expand import resolve_value
+    return resolve_value(value, fetch)
 
 
 def iter_digests(value: Any) -> Iterable[bytes]:

@@ -79,4 +79,15 @@ blobs = Table(
     Column("data", LargeBinary, nullable=False),
 )
 
+# Pinned checkpoints (never pruned). Not required: stores made before pins have no such table,
+# and only writers create it (``inspector.store.native.pins.ensure_table``); readers tolerate its absence.
+pins = Table(
+    "ci_pins", metadata,
+    Column("checkpoint_id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=False),
+    Column("run_id", String(64), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("note", Text, nullable=False, default=""),
+)
+Index("ci_pins_run", pins.c.run_id)
+
 REQUIRED_TABLES = {"ci_meta", "ci_runs", "ci_checkpoints", "ci_blobs"}

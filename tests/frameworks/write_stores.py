@@ -96,9 +96,12 @@ def main() -> int:
             sqlite_version = subprocess.run(
                 [str(python), "-c", "import sqlite3; print(sqlite3.sqlite_version)"], check=True,
                 capture_output=True, text=True).stdout.strip()
+            newer = subprocess.run([str(python), "-c", "import pysqlite3.dbapi2 as s; print(s.sqlite_version)"],
+                                   capture_output=True, text=True).stdout.strip()
             record[name] = {"packages": versions(python, shown), "python": subprocess.run(
                 [str(python), "-c", "import platform; print(platform.python_version())"], check=True,
                 capture_output=True, text=True).stdout.strip(), "sqlite": sqlite_version,
+                **({"pysqlite3_sqlite": newer} if newer else {}),
                 "stores": sorted(p.name for p in out.iterdir())}
         print(f"{name}: wrote {', '.join(record[name]['stores'])}")
     record_path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")

@@ -88,6 +88,22 @@ async def main(out: Path) -> None:
     service = DatabaseSessionService(f"sqlite+aiosqlite:///{db}")
     await write(service)
     await service.db_engine.dispose()
+    await legacy_v0(out / "adk_database_v0.db")
+
+
+async def legacy_v0(path: Path) -> None:
+    """A database made with ADK's v0 schema (older ADK releases; ADK still writes to one it finds):
+    ``actions`` are pickled there."""
+    import sqlalchemy as sa
+    from google.adk.sessions.database_session_service import DatabaseSessionService
+    from google.adk.sessions.schemas.v0 import Base as BaseV0
+    path.unlink(missing_ok=True)
+    engine = sa.create_engine(f"sqlite:///{path}")
+    BaseV0.metadata.create_all(engine)
+    engine.dispose()
+    service = DatabaseSessionService(f"sqlite+aiosqlite:///{path}")
+    await converse(service, "ana", "s-legacy", ["add plums", "thanks"], {"budget": 5})
+    await service.db_engine.dispose()
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from inspector import limits
 from inspector.errors import CorruptDataError, StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store, parse_ref
@@ -49,7 +50,8 @@ def opaque(reason: str) -> dict:
 
 
 def parse_json(text: str | bytes | None, what: str = "value") -> Any:
-    """JSON text as a value, or an opaque marker when it is too big, too deep or not JSON."""
+    """JSON text as a value, or an opaque marker when it is pickled, over the piece budget, nested
+    past the depth budget (``inspector.limits``) or not JSON."""
     if text is None:
         return None
     if isinstance(text, (bytes, bytearray, memoryview)):
@@ -60,22 +62,28 @@ def parse_json(text: str | bytes | None, what: str = "value") -> Any:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return opaque(f"{what}: {len(data)} bytes of binary data")
-    if len(text) > MAX_VALUE_BYTES:
-        return opaque(f"{what}: {len(text) // 1024} KiB of JSON, over the {MAX_VALUE_BYTES // 2**20} MiB "
-                      "limit for one value")
+    budget = limits.current()
+    if len(text) > min(MAX_VALUE_BYTES, budget.piece_bytes):
+        return opaque(f"{what}: {len(text) // 1024} KiB of JSON, over the "
+                      f"{min(MAX_VALUE_BYTES, budget.piece_bytes) // 2**20} MiB limit for one value")
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError:
         return opaque(f"{what}: JSON nested too deeply to show")
     except ValueError:
         return opaque(f"{what}: not valid JSON ({len(text)} characters)")
+    if isinstance(value, (dict, list)) and limits.depth_of(value, budget.depth) > budget.depth:
+        return opaque(f"{what}: nested deeper than the nesting depth budget of {budget.depth} "
+                      f"(raise it with {limits.BUDGETS['depth'].flag})")
+    return value
 
 
 class Budget:
     """Counts the JSON text a catalog reads; past the limit reading stops with a sentence."""
 
-    def __init__(self, display: str, limit: int = MAX_CATALOG_BYTES) -> None:
-        self.display, self.limit, self.used = display, limit, 0
+    def __init__(self, display: str, limit: int | None = None) -> None:
+        self.display, self.used = display, 0
+        self.limit = MAX_CATALOG_BYTES if limit is None else limit
 
     def take(self, size: int) -> None:
         """Count ``size`` bytes; StoreError once the catalog would read more than the limit."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from inspector import limits
+
 MAX_DEPTH = 200
 
 
@@ -60,7 +62,7 @@ def _number(raw: bytes, kind: int) -> Any:
 
 
 def _value(buf: bytes, pos: int, end: int, depth: int) -> tuple[Any, int]:
-    if depth > MAX_DEPTH:
+    if depth > min(MAX_DEPTH, limits.current().depth):
         raise JsonbError("nested too deeply")
     kind, start, stop = _header(buf, pos, end)
     if kind in (0, 1, 2):

@@ -141,7 +141,7 @@ class TaskCard(QFrame):
         self.checks.setVisible(bool(checks))
         output = task.get("output") or ""
         agent = task.get("agent") or ""
-        text = (f"{agent}: " if agent else "") + output
+        text = ((f"{agent}: " if agent else "") + output) if output else ""
         self.output.setText(text if len(text) <= OUTPUT_CHARS else text[:OUTPUT_CHARS - 1] + "…")
         self.output.setVisible(bool(text))
         self.setToolTip(card_tooltip(task))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from inspector.errors import StoreError
 from inspector.resume.fork import fork_with_edits, preview_fork
+from inspector.resume.frameworks_cli import install as install_frameworks
 from inspector.resume.langgraph_cli import install as install_langgraph
 from inspector.store import open_store
 from inspector.store.refs import resolve_checkpoint
@@ -35,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="check the edits and print what would be written; write nothing")
     parser.set_defaults(func=run)
     install_langgraph(parser, "fork")   # LangGraph stores: --graph, --trusted, … and their handlers
+    install_frameworks(parser, "fork")   # other adapters: their reason, or the framework's own command
 
 
 def read_text(path: str | None) -> str | None:

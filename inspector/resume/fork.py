@@ -14,7 +14,7 @@ from inspector.record.summary import lengths, summarize
 from inspector.resume.edits import (EditError, apply_assignments, check_json_value, parse_json_text,
                                     validate_tasks)
 from inspector.store.base import Store
-from inspector.store.native.pieces import PieceEncoder, encode_flat
+from inspector.codec import PieceEncoder, encode_flat
 from inspector.store.native.store import NativeStore
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 

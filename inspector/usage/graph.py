@@ -18,7 +18,7 @@ from typing import Any
 import msgpack
 
 from inspector.errors import StoreError
-from inspector.store.native import pieces
+from inspector import codec as pieces
 
 Fetch = Callable[[Collection[bytes]], dict[bytes, Any]]   # digest -> (stored bytes, raw bytes)
 MAX_PIECES = 4_000_000    # pieces the walk keeps in memory (about 1 GB); more is refused with a sentence

@@ -11,11 +11,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from inspector import codec as pieces
+from inspector.codec import expand
 from inspector.errors import CorruptDataError, StoreError
-from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
-from inspector.store.native import blobs, expand, live, pieces
+from inspector.store.native import blobs, live
 from inspector.store.native.pins import pinned_ids
 from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # noqa: F401  (re-exported)
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
@@ -44,7 +46,8 @@ class NativeStore(Store):
         self.target = target
         self.info = StoreInfo(url=target.url, display=target.display, kind="native",
                               backend=target.backend, format_version=format_version,
-                              read_only=read_only)
+                              read_only=read_only, capabilities=NATIVE_CAPABILITIES,
+                              label="Checkpoint Inspector")
         self._pieces: OrderedDict[bytes, Any] = OrderedDict()
         self._raw: OrderedDict[bytes, bytes] = OrderedDict()
         self._raw_bytes = 0
@@ -157,7 +160,18 @@ class NativeStore(Store):
         roots = [d for d in (info.state_hash, info.tasks_hash) if d]
         values = self.load_values(roots, f"The state of checkpoint {info.run_id}:{info.seq}")
         tasks = values[info.tasks_hash] if info.tasks_hash else None
-        return Snapshot(info=info, state=values[info.state_hash], tasks=tasks, meta=json_field(row.meta, {}))
+        meta = json_field(row.meta, {})
+        if isinstance(meta, dict) and "langgraph" in meta:   # a lane written by InspectorSaver
+            lane = self._lane_snapshot(info, values[info.state_hash])
+            if lane is not None:
+                return dataclasses.replace(lane, meta={**meta, **lane.meta})
+        return Snapshot(info=info, state=values[info.state_hash], tasks=tasks, meta=meta)
+
+    def _lane_snapshot(self, info: CheckpointInfo, state: Any) -> Snapshot | None:
+        """LangGraph's view of a LangGraph lane's checkpoint (see ``lgview``)."""
+        from inspector.store.native import lgview
+        with guard(self.info.display), self.engine.connect() as conn:
+            return lgview.lane_snapshot(conn, info, state, self.read_piece)
 
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:

@@ -14,9 +14,10 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
+from inspector import codec as pieces
 from inspector.errors import CorruptDataError
 from inspector.store.engine import guard
-from inspector.store.native import blobs, pieces
+from inspector.store.native import blobs
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, runs
 from inspector.store.native.store import FETCH_BATCH, NativeStore

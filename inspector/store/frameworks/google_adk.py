@@ -264,8 +264,8 @@ class GoogleADKStore(CatalogStore):
         usage = [e.data.get("usage_metadata") for e in evs if isinstance(e.data, dict)
                  and isinstance(e.data.get("usage_metadata"), dict)]
         shown: dict[str, Any] = {}
-        if notes:
-            shown["_approximate"] = notes
+        if notes:   # one text, so the state tree shows it on its first row without expanding
+            shown["_approximate"] = " ".join(notes)
         shown.update({"state": state, "user_state_written": user, "app_state_written": app,
                       "messages": messages,
                       "usage": {"calls": len(usage), "total_tokens": sum(int(u.get("total_token_count") or 0)

@@ -165,6 +165,7 @@ class OpenAIAgentsStore(CatalogStore):
         self._items: dict[int, str] = {}
         self._lane_of: dict[str, tuple[str, str, int | None]] = {}
         self._lanes_cache: dict = {}
+        self._branch_made: dict[tuple[str, str], float] = {}   # when a branch's first row was written
         self._tools_cache: dict[str, str] = {}
         self._usage_cache: dict = {}
 
@@ -227,11 +228,12 @@ class OpenAIAgentsStore(CatalogStore):
         lanes: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
         structured: set[str] = set()
         if self.tables.structure:
-            for sid, mid, branch, turn in self._all(
-                    f"SELECT session_id, message_id, branch_id, branch_turn_number FROM {q(self.tables.structure)} "
-                    "ORDER BY sequence_number, id"):
-                lanes.setdefault((str(sid), str(branch or "main")), []).append(
-                    (int(mid), int(turn) if isinstance(turn, int) else None))
+            for sid, mid, branch, turn, made in self._all(
+                    f"SELECT session_id, message_id, branch_id, branch_turn_number, created_at "
+                    f"FROM {q(self.tables.structure)} ORDER BY sequence_number, id"):
+                key = (str(sid), str(branch or "main"))
+                lanes.setdefault(key, []).append((int(mid), int(turn) if isinstance(turn, int) else None))
+                self._branch_made.setdefault(key, parse_time(made))
                 structured.add(str(sid))
         for mid, (sid, _created, _text) in messages.items():  # sessions written without structure rows
             if sid not in structured:
@@ -304,7 +306,8 @@ class OpenAIAgentsStore(CatalogStore):
         total = sum(r.size for r in prefix)
         turn = own[0].turn if own and own[0].turn is not None else (prefix[-1].turn or 0) + 1 if prefix else 1
         fork = CheckpointInfo(id="", run_id="", seq=0, kind="fork", name=f"branch from turn {turn}",
-                              created=(own[0].created if own else rows[-1].created if rows else 0.0),
+                              created=self._branch_made.get((sid, branch))
+                              or (own[0].created if own else rows[-1].created if rows else 0.0),
                               size=total,
                               change=f"branch {branch!r}: {len(prefix)} earlier items shared with {origin or 'main'}")
         parent = None
@@ -330,7 +333,7 @@ class OpenAIAgentsStore(CatalogStore):
         labels = {"session": sid, "branch": branch, "items": len(rows)}
         if turns:
             labels["tokens"] = sum(t["total_tokens"] for t in turns)
-        return RunInfo(id=run_id, name=sid if branch == "main" else f"{sid} · {branch}", agent="openai-agents",
+        return RunInfo(id=run_id, name=sid if branch == "main" else branch, agent="openai-agents",
                        status="forked" if parent and status == "completed" else status,
                        created=created, updated=updated, checkpoint_count=len(infos), head_seq=len(infos) - 1,
                        resumable=False, not_resumable_reason=RESUME_REASON,

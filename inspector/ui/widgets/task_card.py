@@ -35,7 +35,7 @@ def check_line(palette: QPalette, check: dict) -> str:
             f"{html.escape(check.get('name', ''))}{tail}")
 
 
-OUTPUT_CHARS = 160
+OUTPUT_CHARS = 80
 
 
 def card_tooltip(task: dict) -> str:
@@ -88,7 +88,8 @@ class TaskCard(QFrame):
         self.checks.setWordWrap(True)
         self.output = QLabel(self)        # a task's output and agent, when the store has them (CrewAI)
         self.output.setTextFormat(Qt.TextFormat.PlainText)
-        self.output.setWordWrap(True)
+        self.output.setWordWrap(False)   # one line (clipped by the column; the tooltip has it all)
+        self.output.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.output.setVisible(False)
         progress_row = QHBoxLayout()
         progress_row.setSpacing(6)
@@ -141,7 +142,7 @@ class TaskCard(QFrame):
         self.checks.setVisible(bool(checks))
         output = task.get("output") or ""
         agent = task.get("agent") or ""
-        text = ((f"{agent}: " if agent else "") + output) if output else ""
+        text = " ".join((((f"{agent}: " if agent else "") + output) if output else "").split())
         self.output.setText(text if len(text) <= OUTPUT_CHARS else text[:OUTPUT_CHARS - 1] + "…")
         self.output.setVisible(bool(text))
         self.setToolTip(card_tooltip(task))

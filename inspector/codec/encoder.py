@@ -23,6 +23,7 @@ import msgpack
 import xxhash
 
 from inspector.codec.encoded import UNSEEN, Bulk, Encoded
+from inspector.codec.gcpause import gc_paused
 from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
 from inspector.codec.markers import (Chunk, ChunkedList, ChunkedMap, Ref, digest_of, frame_chunk,
                                      new_packer, pack)
@@ -83,7 +84,8 @@ class PieceEncoder:
     def encode(self, value: Any) -> tuple[bytes, int, dict[bytes, bytes]]:
         """Store ``value`` as a root piece: (root digest, logical size, new pieces)."""
         self.new_pieces = {}
-        result = self._encode(value, ("$",), top=True)
+        with gc_paused():
+            result = self._encode(value, ("$",), top=True)
         self.top_form = result.form
         raw = self._pack(result.form)
         digest = digest_of(raw)
@@ -367,14 +369,20 @@ class _ListLayout:
         forms, copies, sizes = self._hints(start, end)
         encoded: list = [None] * (end - start)
         fresh = [i for i, form in enumerate(forms) if form is _NO]
-        if fresh:
-            bulk = enc.bulk([self.value[start + i] for i in fresh])
-            for j, i in enumerate(fresh):
-                forms[i], sizes[i], copies[i], encoded[i] = (bulk.forms[j], bulk.sizes[j], bulk.copies[j],
-                                                             bulk.encoded[j])
-        hinted = [i for i, raw in enumerate(encoded) if raw is None]
-        for i, raw in zip(hinted, map(enc._pack, [forms[i] for i in hinted])):
-            encoded[i] = raw
+        if len(fresh) == end - start:
+            forms, sizes, copies, encoded = enc.bulk(self.value[start:end])
+        else:
+            if fresh:
+                bulk = enc.bulk([self.value[start + i] for i in fresh])
+                taken = [form is _NO for form in forms]
+                forms = _merge(taken, forms, bulk.forms)
+                sizes = _merge(taken, sizes, bulk.sizes)
+                copies = _merge(taken, copies, bulk.copies)
+                fresh_encoded = iter(bulk.encoded)
+                pack = enc._pack
+                encoded = [next(fresh_encoded) if new else pack(form) for new, form in zip(taken, forms)]
+            else:
+                encoded = list(map(enc._pack, forms))
         count = end - start
         dense = bool(self.old) and count >= COARSE_MIN_RUN and len(fresh) * COARSE_MIN_CHANGED >= count
         rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else (
@@ -392,3 +400,9 @@ class _ListLayout:
 
 
 _NO = object()     # no old form for this item
+
+
+def _merge(taken: list[bool], old: list, new: list) -> list:
+    """``old`` with its ``taken`` slots filled, in order, from ``new``."""
+    fill = iter(new)
+    return [next(fill) if t else o for t, o in zip(taken, old)]

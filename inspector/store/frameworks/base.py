@@ -49,11 +49,16 @@ def opaque(reason: str) -> dict:
     return {"__opaque__": reason}
 
 
-def parse_json(text: str | bytes | None, what: str = "value") -> Any:
+def parse_json(text: Any, what: str = "value") -> Any:
     """JSON text as a value, or an opaque marker when it is pickled, over the piece budget, nested
     past the depth budget (``inspector.limits``) or not JSON."""
     if text is None:
         return None
+    if isinstance(text, (dict, list)):   # a JSON/JSONB column the driver decoded already
+        depth = limits.current().depth
+        if limits.depth_of(text, depth) > depth:
+            return opaque(f"{what}: nested deeper than the nesting depth budget of {depth}")
+        return text
     if isinstance(text, (bytes, bytearray, memoryview)):
         data = bytes(text)
         if data.startswith(b"\x80"):

@@ -12,6 +12,7 @@ shown as opaque and never unpickled.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -168,9 +169,10 @@ class GoogleADKStore(CatalogStore):
         events: dict[str, list[_Event]] = {}
         for row in rows:
             if v1:
-                text = row[6] if isinstance(row[6], str) else bytes(row[6] or b"").decode("utf-8", "replace")
-                budget.take(len(text))
-                data = parse_json(text, "event")
+                raw = row[6]
+                size = len(raw) if isinstance(raw, (str, bytes)) else len(json.dumps(raw, default=str))
+                budget.take(size)
+                data = parse_json(raw, "event")
             else:
                 content = row[7]
                 budget.take(len(content) if isinstance(content, (str, bytes)) else 0)
@@ -180,7 +182,7 @@ class GoogleADKStore(CatalogStore):
             stamp = data.get("timestamp") if isinstance(data, dict) else None
             created = float(stamp) if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) else parse_time(row[5])
             events.setdefault(run_key(row[1], row[2], row[0]), []).append(
-                _Event(str(row[3]), str(row[4]), created, len(str(row[6] if v1 else row[7] or "")), data))
+                _Event(str(row[3]), str(row[4]), created, size if v1 else len(str(row[7] or "")), data))
         self._events = events
         self._sessions = {}
         runs, checkpoints = [], {}

@@ -86,9 +86,20 @@ class Walk:
         self.shared: set[bytes] = set()
         self.field_bytes: dict[str, int] = {}
 
-    def visit(self, ordinal: int, state: bytes, tasks: bytes | None, tasks_label: str) -> int:
-        """Walk one checkpoint's roots; the stored bytes it added."""
+    def visit(self, ordinal: int, state: bytes, tasks: bytes | None, tasks_label: str,
+              fields: dict[str, int] | None = None) -> int:
+        """Walk one checkpoint's roots; the stored bytes it added (by field also into ``fields``)."""
         cache, intro = self.cache, self.intro
+        seen_state = intro.get(state)
+        seen_tasks = intro.get(tasks) if tasks else -1
+        if seen_state is not None and seen_tasks is not None and seen_state != ordinal and seen_tasks != ordinal:
+            # the common case: the same state as an earlier checkpoint (nothing new is stored)
+            if state not in self.shared:
+                self._mark(state)
+            if tasks and tasks not in self.shared:
+                self._mark(tasks)
+            return 0
+        self._fields = fields
         roots = [state] + ([tasks] if tasks else [])
         cache.load([d for d in roots if d not in intro], roots={state})
         added = 0
@@ -129,8 +140,12 @@ class Walk:
             frontier = following
         return added
 
+    _fields: dict[str, int] | None = None
+
     def _count(self, label: str, n: int) -> None:
         self.field_bytes[label] = self.field_bytes.get(label, 0) + n
+        if self._fields is not None:
+            self._fields[label] = self._fields.get(label, 0) + n
 
     def _mark(self, digest: bytes) -> None:
         stack = [digest]

@@ -394,7 +394,7 @@ class _ListLayout:
         dense = bool(self.old) and _dense(count, len(fresh))
         rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else (
             CHUNK_MASK, CHUNK_MAX_ITEMS, CHUNK_MAX_BYTES)
-        ends = cuts(list(map(_hash64, encoded)), list(map(len, encoded)), *rule)
+        ends = cuts(_marks(forms, encoded), sizes, *rule)     # logical sizes, as format 2 counted
         made = []
         a = 0
         for b in ends:
@@ -407,6 +407,14 @@ class _ListLayout:
 
 
 _NO = object()     # no old form for this item
+
+
+def _marks(forms: list, encoded: list[bytes]) -> list[int]:
+    """The byte deciding list chunk boundaries, per item: the first byte of the digest of the
+    piece a Ref names, else of the digest of the item's encoding (as format 2 cut them, so an
+    old and a new writer cut the same list alike)."""
+    return [form.digest[0] if type(form) is Ref else digest[0]
+            for form, digest in zip(forms, map(digest_of, encoded))]
 
 
 def _dense(count: int, changed: int) -> bool:

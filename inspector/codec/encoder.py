@@ -20,7 +20,6 @@ from operator import eq
 from typing import Any, Callable, NamedTuple
 
 import msgpack
-import xxhash
 
 from inspector.codec.encoded import UNSEEN, Bulk, Encoded
 from inspector.codec.gcpause import gc_paused
@@ -30,10 +29,10 @@ from inspector.codec.markers import (Chunk, ChunkedList, ChunkedMap, Ref, digest
 
 INLINE_MAX = 512          # bytes: larger children become pieces of their own
 CHUNK_MIN_ITEMS = 16      # lists at least this long are chunked
-CHUNK_MASK = 0x1F         # content-defined boundary: about 32 items per chunk on average
+CHUNK_MASK = 0x1F         # content-defined boundary (mark byte): about 32 items per chunk on average
 CHUNK_MAX_ITEMS = 128
 CHUNK_MAX_BYTES = 64 * 1024
-COARSE_MASK = 0x1FF       # dense rewrites: about 512 items per chunk
+COARSE_MASK = 0xFF        # dense rewrites: a zero mark byte, about 256 items per chunk
 COARSE_MAX_ITEMS = 4096
 COARSE_MAX_BYTES = 1024 * 1024
 COARSE_MIN_RUN = 256      # a rewritten run this long, with ...
@@ -43,7 +42,6 @@ TABLE_MASK = 0x1F         # sub-table boundaries: about 32 entries each
 FORMAT = 3                # the newest piece layout this encoder writes
 
 _SCALARS = frozenset({int, float, bool, type(None)})
-_hash64 = xxhash.xxh3_64_intdigest
 _array_header = msgpack.Packer().pack_array_header
 
 
@@ -230,15 +228,19 @@ def _plain(value: Any) -> Any:
 
 
 def _groups(entries: list[Chunk]) -> list[list[Chunk]]:
-    """Entries cut into sub-tables after an entry whose digest's last byte says so."""
+    """Entries cut into sub-tables after an entry whose digest's last byte says so (at most
+    ``TABLE_MAX`` entries each)."""
     groups: list[list[Chunk]] = []
     start = 0
-    for n, entry in enumerate(entries):
-        if not entry.digest[-1] & TABLE_MASK or n + 1 - start >= TABLE_MAX:
-            groups.append(entries[start:n + 1])
-            start = n + 1
-    if start < len(entries):
-        groups.append(entries[start:])
+    for end in [n + 1 for n, entry in enumerate(entries) if not entry.digest[-1] & TABLE_MASK]:
+        while end - start > TABLE_MAX:
+            groups.append(entries[start:start + TABLE_MAX])
+            start += TABLE_MAX
+        groups.append(entries[start:end])
+        start = end
+    while start < len(entries):
+        groups.append(entries[start:start + TABLE_MAX])
+        start += TABLE_MAX
     return groups
 
 

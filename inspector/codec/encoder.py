@@ -20,6 +20,7 @@ from operator import eq
 from typing import Any, Callable, NamedTuple
 
 import msgpack
+import xxhash
 
 from inspector.codec.encoded import UNSEEN, Bulk, Encoded
 from inspector.codec.gcpause import gc_paused
@@ -335,6 +336,8 @@ class _ListLayout:
         copies: list = [None] * count
         sizes: list = [0] * count
         old_n = self.offsets[-1]
+        if self.shift == 0 and count >= COARSE_MIN_RUN and end <= old_n and self._sampled_dense(start, end):
+            return None
         for delta in ((0,) if self.shift == 0 else (0, self.shift)):
             lo = start - delta
             a, b = max(lo, 0), min(end - delta, old_n)
@@ -351,6 +354,14 @@ class _ListLayout:
                 if forms[i] is _NO:
                     forms[i], copies[i], sizes[i] = old_forms[j], items[j], old_sizes[j]
         return forms, copies, sizes
+
+    def _sampled_dense(self, start: int, end: int) -> bool:
+        """Whether 64 items spread over ``start:end`` (in place) say the run is dense."""
+        step = max(1, (end - start) // 64)
+        picks = range(start, end, step)
+        old = [self._old_range(i, i + 1)[0][0] for i in picks]
+        changed = sum(1 for i, o in zip(picks, old) if not (self.value[i] is o or self.value[i] == o))
+        return _dense(end - start, changed * step)
 
     def _old_range(self, lo: int, hi: int) -> tuple[list, list, list]:
         """The old items ``lo:hi`` (copies, forms, sizes)."""
@@ -415,8 +426,15 @@ def _marks(forms: list, encoded: list[bytes]) -> list[int]:
     """The byte deciding list chunk boundaries, per item: the first byte of the digest of the
     piece a Ref names, else of the digest of the item's encoding (as format 2 cut them, so an
     old and a new writer cut the same list alike)."""
-    return [form.digest[0] if type(form) is Ref else digest[0]
-            for form, digest in zip(forms, map(digest_of, encoded))]
+    marks = [digest[0] for digest in map(_digest128, encoded)]
+    if Ref in map(type, forms):
+        for n, form in enumerate(forms):
+            if type(form) is Ref:
+                marks[n] = form.digest[0]
+    return marks
+
+
+_digest128 = xxhash.xxh3_128_digest
 
 
 def _dense(count: int, changed: int) -> bool:

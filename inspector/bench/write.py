@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sqlite3
 import string
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from inspector.bench._util import dump, print_table, summary_ms
 from inspector.record import Checkpointer, Interval
@@ -52,7 +51,7 @@ def _file_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
 
 
-def run_ours(path: Path, steps: int, interval: Interval = Interval()) -> dict:
+def run_ours(path: Path, steps: int, interval: Interval | None = None) -> dict:
     """Save W1 through the recording library; per-save timings and bytes on disk."""
     times: list[float] = []
     with Checkpointer(path, name="bench", agent="bench", interval=interval, heartbeat=3600) as cp:

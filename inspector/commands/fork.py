@@ -8,7 +8,7 @@ from pathlib import Path
 
 from inspector.errors import StoreError
 from inspector.resume.fork import fork_with_edits
-from inspector.resume.langgraph_cli import install as install_langgraph
+from inspector.commands._langgraph import install as install_langgraph
 from inspector.store import open_store
 
 

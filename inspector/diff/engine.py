@@ -13,7 +13,8 @@ import gc
 import threading
 from collections import deque
 from operator import itemgetter
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from inspector.diff.lists import align, align_encoded, detect_moves, same, trim
 from inspector.diff.matching import matcher
@@ -66,7 +67,7 @@ class Engine:
                  max_depth: int = MAX_DEPTH) -> None:
         self.fetch_many = fetch_many
         if stream_raw is None and fetch_raw is not None:     # raw pieces all at once: one part
-            stream_raw = lambda digests: (fetch_raw(digests),)   # noqa: E731
+            stream_raw = lambda digests: (fetch_raw(digests),)
         self.stream_raw = stream_raw
         self.raw_chunks = stream_raw is not None    # list chunks are split, their items compared encoded
         self.cancel = cancel

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from inspector.errors import CorruptDataError, StoreError
 from inspector.store.native.pieces import ChunkedList, Ref

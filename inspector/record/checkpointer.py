@@ -7,7 +7,8 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
 
 import sqlalchemy as sa
 
@@ -31,7 +32,7 @@ T = TypeVar("T")
 class _Heartbeat(threading.Thread):
     """Refreshes the run's heartbeat until stopped; notes when ownership is lost."""
 
-    def __init__(self, owner: "Checkpointer", period: float) -> None:
+    def __init__(self, owner: Checkpointer, period: float) -> None:
         super().__init__(name="checkpoint-heartbeat", daemon=True)
         self.owner = owner
         self.period = period
@@ -228,10 +229,10 @@ class Checkpointer:
         """Finish as completed unless already finished."""
         self.finish("completed")
 
-    def __enter__(self) -> "Checkpointer":
+    def __enter__(self) -> Checkpointer:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:  # noqa: ANN001
+    def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
             self.finish("completed")
         elif issubclass(exc_type, OwnershipLost):

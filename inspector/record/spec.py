@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Iterable
+from collections.abc import Iterable
 
 BASE_ENV = ("PATH", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CONDA_PREFIX", "HOME", "USER",
             "LANG", "LC_ALL", "TZ", "PYTHONUNBUFFERED")

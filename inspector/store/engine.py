@@ -12,7 +12,8 @@ import sqlite3
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
@@ -118,7 +119,7 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
                                                  "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
+    def _on_connect(dbapi_conn, _record) -> None:
         dbapi_conn.isolation_level = None   # we issue BEGIN ourselves (below)
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -128,7 +129,7 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
         cur.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn) -> None:  # noqa: ANN001
+    def _on_begin(conn) -> None:
         # IMMEDIATE takes the write lock up front, so busy_timeout applies instead of
         # a deadlock error when a read transaction later wants to write.
         conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
@@ -144,7 +145,7 @@ def _postgres_engine(target: Target, readonly: bool) -> sa.Engine:
                             pool_size=5, max_overflow=10)
 
 
-def insert_ignore(table: sa.Table, dialect_name: str):  # noqa: ANN201
+def insert_ignore(table: sa.Table, dialect_name: str):
     """INSERT … ON CONFLICT DO NOTHING for the engine's dialect."""
     if dialect_name == "sqlite":
         from sqlalchemy.dialects.sqlite import insert

@@ -7,8 +7,8 @@ import os
 import sqlalchemy as sa
 
 from inspector.errors import NewerFormatError, NotAStoreError, StoreError
-from inspector.store.base import Store, parse_ref
-from inspector.store.engine import (Target, check_sqlite_file, guard, make_engine, parse_target,
+from inspector.store.base import Store
+from inspector.store.engine import (check_sqlite_file, guard, make_engine, parse_target,
                                     table_columns)
 from inspector.store.native.schema import FORMAT_VERSION, REQUIRED_TABLES, meta, metadata
 from inspector.store.native.store import NativeStore
@@ -43,7 +43,7 @@ def _raise_version(engine: sa.Engine, display: str, version: int) -> int:
 
 def describe_kind(columns: dict[str, set[str]]) -> str | None:
     """'native', 'langgraph' or None from a database's tables and columns."""
-    if REQUIRED_TABLES <= columns.keys():
+    if columns.keys() >= REQUIRED_TABLES:
         return "native"
     try:
         from inspector.store.langgraph import is_langgraph_schema

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QIcon, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QDialog, QMessageBox
+from PySide6.QtWidgets import QAbstractItemView, QDialog, QMainWindow, QMessageBox
 
 from inspector.model import ACTIVE_STATUSES, CheckpointInfo, RunInfo
 from inspector.ui import icons
@@ -18,11 +18,11 @@ if TYPE_CHECKING:   # the resume machinery (processes, psutil) loads on first us
     from inspector.resume.resume import ResumePlan
     from inspector.ui.dialogs.fork_dialog import ForkDialog
     from inspector.ui.dialogs.resume_dialog import ResumeDialog
-    from inspector.ui.dialogs.store_access import StoreAccess
-    from inspector.ui.main_window import MainWindow
+    from inspector.ui.session import StoreSession
+    from inspector.ui.store_access import StoreAccess
 
 
-def ask_confirmation(parent, title: str, text: str) -> bool:  # noqa: ANN001
+def ask_confirmation(parent, title: str, text: str) -> bool:
     """The real confirmation box (its module loads with the dialogs, after the first paint)."""
     from inspector.ui.dialogs.resume_dialog import ask_confirmation as ask
     return ask(parent, title, text)
@@ -30,6 +30,31 @@ def ask_confirmation(parent, title: str, text: str) -> bool:  # noqa: ANN001
 
 CONSOLE_HEIGHT = 200
 DIAGNOSIS_KEY = "run-actions:diagnosis"
+
+
+class RunActionsHost(Protocol):
+    """What the run actions use of the window they join (``MainWindow``, a ``QMainWindow``).
+
+    Typed here so that this module needs nothing of ``main_window``, which installs it.
+    """
+
+    session: StoreSession
+    actions: Any            # the window's menus (``run_menu``, ``panels_menu``)
+    details: Any            # the detail tabs
+    runs_panel: Any
+    timeline_panel: Any
+    run_changed: Any        # Signal(RunInfo | None)
+    checkpoint_changed: Any  # Signal(CheckpointInfo | None)
+
+    def current_run(self) -> RunInfo | None: ...
+
+    def current_checkpoint(self) -> CheckpointInfo | None: ...
+
+    def add_run_action(self, action: QAction, toolbar: bool = True) -> None: ...
+
+    def show_error(self, message: str, level: str = "error") -> None: ...
+
+    def refresh(self) -> None: ...
 
 
 def _last_good_plan(access: StoreAccess, run_id: str) -> ResumePlan:
@@ -60,9 +85,10 @@ class RunActions(QObject):
     ``confirm`` is the confirmation question (replaceable in tests; never the process).
     """
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, host: RunActionsHost) -> None:
+        window = cast(QMainWindow, host)    # the host is a main window: the Qt parent of all here
         super().__init__(window)
-        self.window = window
+        self.window, self.host = window, host
         self.confirm = ask_confirmation
         self.runner = TaskRunner(self)
         self.dialog: QDialog | None = None
@@ -71,7 +97,7 @@ class RunActions(QObject):
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.console)
         self.console.hide()
         window.restoreDockWidget(self.console)
-        window.actions.panels_menu.addAction(self.console.toggleViewAction())
+        host.actions.panels_menu.addAction(self.console.toggleViewAction())
         self._console_sized = False
         self.console.visibilityChanged.connect(self._on_console_visibility_changed)
         self.fork = self._action("&Fork\u2026", icons.icon("branch"), "Ctrl+Shift+K",
@@ -80,25 +106,25 @@ class RunActions(QObject):
                                    "Resume the selected run from the selected checkpoint")
         self.resume_good = self._action("Resume from &Last Good Checkpoint", icons.kind_icon("resume"), None,
                                         "Resume the selected run where its diagnosis suggests")
-        window.actions.run_menu.addSeparator()
-        window.add_run_action(self.fork)
-        window.add_run_action(self.resume)
-        window.add_run_action(self.resume_good, toolbar=False)
-        self._context_menu(window.runs_panel.view, [self.resume_good, self.resume, self.fork])
-        self._context_menu(window.timeline_panel.view, [self.fork, self.resume])
+        host.actions.run_menu.addSeparator()
+        host.add_run_action(self.fork)
+        host.add_run_action(self.resume)
+        host.add_run_action(self.resume_good, toolbar=False)
+        self._context_menu(host.runs_panel.view, [self.resume_good, self.resume, self.fork])
+        self._context_menu(host.timeline_panel.view, [self.fork, self.resume])
         self.fork.triggered.connect(self.open_fork_dialog)
         self.resume.triggered.connect(self.open_resume_dialog)
         self.resume_good.triggered.connect(self.resume_last_good)
         self.console.follow_run.connect(self._on_console_follow_run)
-        self.runner.failed.connect(window.show_error)
-        window.run_changed.connect(self._update_enabled)
-        window.run_changed.connect(self._diagnose)
-        window.runs_panel.run_updated.connect(self._diagnose)
-        window.details.tabs.currentChanged.connect(lambda _i: self._show_diagnosis(keep=True))
+        self.runner.failed.connect(host.show_error)
+        host.run_changed.connect(self._update_enabled)
+        host.run_changed.connect(self._diagnose)
+        host.runs_panel.run_updated.connect(self._diagnose)
+        host.details.tabs.currentChanged.connect(lambda _i: self._show_diagnosis(keep=True))
         self._diagnosis: str | None = None
-        window.checkpoint_changed.connect(self._update_enabled)
-        window.session.opened.connect(self._on_store_changed)
-        window.session.closed.connect(self._on_store_changed)
+        host.checkpoint_changed.connect(self._update_enabled)
+        host.session.opened.connect(self._on_store_changed)
+        host.session.closed.connect(self._on_store_changed)
         window.installEventFilter(self)
         self._update_enabled()
 
@@ -121,7 +147,7 @@ class RunActions(QObject):
     @property
     def store_url(self) -> str | None:
         """URL of the open store when it is one we can fork and resume (native or LangGraph)."""
-        info = self.window.session.info
+        info = self.host.session.info
         return info.url if info is not None and info.kind in ("native", "langgraph") else None
 
     def store_access(self) -> StoreAccess | None:
@@ -129,10 +155,10 @@ class RunActions(QObject):
         url = self.store_url
         if url is None:
             return None
-        if self.access is None or self.access.url != url or self.access.reader is not self.window.session.store:
-            from inspector.ui.dialogs.store_access import StoreAccess
+        if self.access is None or self.access.url != url or self.access.reader is not self.host.session.store:
+            from inspector.ui.store_access import StoreAccess
             self._on_store_changed()
-            self.access = StoreAccess(url, self.window.session.store, keep_writer=True)
+            self.access = StoreAccess(url, self.host.session.store, keep_writer=True)
             self.console.store_access = self.access
         return self.access
 
@@ -145,8 +171,8 @@ class RunActions(QObject):
 
     def target(self) -> CheckpointInfo | str | None:
         """The selected checkpoint, else the head of the selected run."""
-        run = self.window.current_run()
-        cp = self.window.current_checkpoint()
+        run = self.host.current_run()
+        cp = self.host.current_checkpoint()
         if cp is not None and (run is None or cp.run_id == run.id):
             return cp
         if run is not None:
@@ -155,7 +181,7 @@ class RunActions(QObject):
 
     def _update_enabled(self, *_args: object) -> None:
         ok = self.store_url is not None
-        run = self.window.current_run()
+        run = self.host.current_run()
         self.fork.setEnabled(ok and self.target() is not None)
         self.resume.setEnabled(ok and self.target() is not None and (run is None or run.resumable))
         self.resume_good.setEnabled(ok and run is not None and run.resumable)
@@ -185,17 +211,17 @@ class RunActions(QObject):
 
     def resume_last_good(self) -> None:
         """One click plus the confirmation: resume the selected run from its last good checkpoint."""
-        run, access = self.window.current_run(), self.store_access()
+        run, access = self.host.current_run(), self.store_access()
         if run is None or access is None:
             return
         self.runner.run(lambda: _last_good_plan(access, run.id), self._on_last_good_planned,
-                        self.window.show_error)
+                        self.host.show_error)
 
     def _on_last_good_planned(self, plan: ResumePlan) -> None:
         access = self.store_access()
         if access is None or not self.confirm(self.window, "Resume from Last Good Checkpoint", plan.describe()):
             return
-        self.runner.run(lambda: _start(access, plan), self.console.start, self.window.show_error)
+        self.runner.run(lambda: _start(access, plan), self.console.start, self.host.show_error)
 
     def _show(self, dialog: QDialog) -> None:
         old, self.dialog = self.dialog, dialog
@@ -211,18 +237,18 @@ class RunActions(QObject):
 
     def _diagnose(self, run: RunInfo | None) -> None:
         """Find the selected run's stuck diagnosis (off the GUI thread) for the Metadata tab."""
-        store = self.window.session.store
+        store = self.host.session.store
         if run is None or store is None or run.status not in ACTIVE_STATUSES:
-            self.window.session.runner.cancel(DIAGNOSIS_KEY)
+            self.host.session.runner.cancel(DIAGNOSIS_KEY)
             self._show_diagnosis(None)
             return
-        self.window.session.runner.run(lambda: _diagnosis(store, run), self._show_diagnosis,
+        self.host.session.runner.run(lambda: _diagnosis(store, run), self._show_diagnosis,
                                        lambda _m: self._show_diagnosis(None), key=DIAGNOSIS_KEY)
 
     def _show_diagnosis(self, text: str | None = None, *, keep: bool = False) -> None:
         if not keep:
             self._diagnosis = text
-        panel = self.window.details.panels.get("metadata")   # built when its tab is first shown
+        panel = self.host.details.panels.get("metadata")   # built when its tab is first shown
         if panel is not None and hasattr(panel, "show_diagnosis"):
             panel.show_diagnosis(self._diagnosis)
 
@@ -236,12 +262,12 @@ class RunActions(QObject):
 
     def _select_soon(self, run_id: str, attempts: int = 20) -> None:
         """Select a run as soon as the live runs list shows it (a fork appears a moment later)."""
-        if self.window.runs_panel.select_run(run_id) or attempts <= 0:
+        if self.host.runs_panel.select_run(run_id) or attempts <= 0:
             return
-        self.window.refresh()
+        self.host.refresh()
         QTimer.singleShot(250, lambda: self._select_soon(run_id, attempts - 1))
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if watched is self.window and event.type() == QEvent.Type.Close and self.console.running():
             answer = QMessageBox.question(
                 self.window, "Resumed Processes Running",
@@ -258,6 +284,6 @@ class RunActions(QObject):
         return super().eventFilter(watched, event)
 
 
-def install_run_actions(window: "MainWindow") -> RunActions:
+def install_run_actions(window: RunActionsHost) -> RunActions:
     """Add Fork…, Resume…, Resume from Last Good Checkpoint and the Console dock to ``window``."""
     return RunActions(window)

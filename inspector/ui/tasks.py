@@ -53,7 +53,7 @@ class _Job(QRunnable):
     def run(self) -> None:
         try:
             result = self.fn()
-        except Exception as exc:  # noqa: BLE001 - every failure must reach the GUI as a message
+        except Exception as exc:  # every failure must reach the GUI as a message
             if not isinstance(exc, (StoreError, TaskStateError)):
                 log.error("background task failed:\n%s", traceback.format_exc())
             self.report(self.task_id, False, exc)

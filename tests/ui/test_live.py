@@ -16,7 +16,7 @@ def _agent(store: Path, *args: str) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def test_checkpoints_appear_in_the_open_run_and_the_selection_stays(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_checkpoints_appear_in_the_open_run_and_the_selection_stays(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     before = set(window.runs_panel.model.tree.by_id)
     proc = _agent(demo_store, "--seed", "11", "--name", "live one", "--delay", "0.05")
@@ -44,7 +44,7 @@ def test_checkpoints_appear_in_the_open_run_and_the_selection_stays(window, qtbo
             proc.wait()
 
 
-def test_a_new_run_does_not_disturb_the_selected_one(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_a_new_run_does_not_disturb_the_selected_one(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     panel = window.runs_panel
     chosen = next(n.run.id for n in panel.model.tree.by_id.values() if not n.run.parent_run)
@@ -60,7 +60,7 @@ def test_a_new_run_does_not_disturb_the_selected_one(window, qtbot, demo_store: 
     assert window.timeline_panel.view.currentIndex().row() == 2
 
 
-def test_live_off_then_on_catches_up(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_live_off_then_on_catches_up(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     window.actions.live.setChecked(False)
     assert window.session.bridge.watching == ""

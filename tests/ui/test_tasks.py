@@ -10,7 +10,7 @@ from inspector.errors import StoreError
 from inspector.ui.tasks import TaskRunner
 
 
-def test_result_arrives_on_the_gui_thread(qtbot) -> None:  # noqa: ANN001
+def test_result_arrives_on_the_gui_thread(qtbot) -> None:
     runner = TaskRunner()
     gui = QThread.currentThread()
     worker_threads, results = [], []
@@ -29,7 +29,7 @@ def test_result_arrives_on_the_gui_thread(qtbot) -> None:  # noqa: ANN001
     runner.shutdown()
 
 
-def test_errors_become_one_sentence(qtbot, caplog) -> None:  # noqa: ANN001
+def test_errors_become_one_sentence(qtbot, caplog) -> None:
     runner = TaskRunner()
     messages: list[str] = []
 
@@ -49,7 +49,7 @@ def test_errors_become_one_sentence(qtbot, caplog) -> None:  # noqa: ANN001
     runner.shutdown()
 
 
-def test_a_newer_task_with_the_same_key_supersedes_an_older_one(qtbot) -> None:  # noqa: ANN001
+def test_a_newer_task_with_the_same_key_supersedes_an_older_one(qtbot) -> None:
     runner = TaskRunner()
     release = threading.Event()
     delivered: list[str] = []

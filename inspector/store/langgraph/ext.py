@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 EXT_NAMES = {0: "constructor (single arg)", 1: "constructor (positional args)",
              2: "constructor (keyword args)", 3: "method call", 4: "pydantic v1 model",

@@ -14,7 +14,8 @@ subtrees of two states have equal digests (the diff skips them unread).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 import struct
 

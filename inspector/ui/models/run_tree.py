@@ -25,8 +25,8 @@ class RunNode:
 
     key: int
     run: RunInfo | None
-    parent: "RunNode | None" = None
-    children: list["RunNode"] = field(default_factory=list)
+    parent: RunNode | None = None
+    children: list[RunNode] = field(default_factory=list)
     row: int = 0
     status: str = ""
     reason: str = ""
@@ -248,6 +248,6 @@ def fork_points(store: Store, runs: Iterable[RunInfo]) -> dict[str, int]:
             continue
         try:
             out[run.id] = store.get_checkpoint(run.parent_checkpoint).seq
-        except Exception:  # noqa: BLE001 - a missing source checkpoint only hides "#seq"
+        except Exception:  # a missing source checkpoint only hides "#seq"
             continue
     return out

@@ -64,7 +64,7 @@ def _ensure_dispatcher() -> None:
 class JobContext:
     """Handed to a job: ``cancelled()`` polls supersession, ``progress()`` reports to the GUI."""
 
-    def __init__(self, owner: "LatestJob", token: int) -> None:
+    def __init__(self, owner: LatestJob, token: int) -> None:
         self._owner = owner
         self.token = token
         self._last_progress = 0.0
@@ -102,7 +102,8 @@ class _Runnable(QRunnable):
         except (JobCancelled, DiffCancelled, InterruptedError):
             return   # superseded: nobody waits for this result
         except Exception as err:  # delivered to the GUI, which shows or logs it
-            _post(lambda: owner._deliver(token, err, failed=True))
+            error = err   # Python unbinds ``err`` when the except block ends, before the lambda runs
+            _post(lambda: owner._deliver(token, error, failed=True))
             return
         _post(lambda: owner._deliver(token, result, failed=False))
 

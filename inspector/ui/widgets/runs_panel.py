@@ -263,6 +263,6 @@ class RunsPanel(QWidget):
             action.toggled.connect(lambda on, c=col: header.setSectionHidden(c, not on))
         menu.popup(header.mapToGlobal(pos))
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+    def resizeEvent(self, event) -> None:  # Qt override
         super().resizeEvent(event)
         self.empty_hint.resize(self.view.viewport().size())

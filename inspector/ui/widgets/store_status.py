@@ -63,7 +63,8 @@ class StoreStatus(QWidget):
             return
         self.path_label.setText(elide_middle(info.display, 64))
         self.path_label.setToolTip(f"{info.display}\n{describe(info)}")
-        self.kind_chip.set_chip(KIND_NAMES.get(info.kind, info.kind), "#8250df" if info.kind == "langgraph" else "#0969da")
+        color = "#8250df" if info.kind == "langgraph" else "#0969da"
+        self.kind_chip.set_chip(KIND_NAMES.get(info.kind, info.kind), color)
         self.backend_chip.set_chip(BACKEND_NAMES.get(info.backend, info.backend), "#768390")
         self.readonly_chip.set_chip("read-only" if info.read_only else "writable",
                                     "#1a7f37" if info.read_only else "#d4762c")

@@ -71,7 +71,7 @@ class BoardColumn(QFrame):
             card = TaskCard(self._body)
             self._cards_layout.insertWidget(len(self._cards), card)
             self._cards.append(card)
-        for card, task in zip(self._cards, tasks):
+        for card, task in zip(self._cards, tasks, strict=False):
             card.set_task(task)
             card.setVisible(True)
         for card in self._cards[len(tasks):]:

@@ -233,6 +233,6 @@ class TimelinePanel(QWidget):
         count = self.model.rowCount()
         self.count_label.setText(f"{count:,} checkpoints" if self.model.run is not None else "")
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+    def resizeEvent(self, event) -> None:  # Qt override
         super().resizeEvent(event)
         self.empty_hint.resize(self.view.viewport().size())

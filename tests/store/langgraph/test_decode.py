@@ -64,7 +64,7 @@ def _plain(obj):
     (ipaddress.IPv4Address("10.0.0.1"), "10.0.0.1"),
     (ZoneInfo("Europe/Paris"), "Europe/Paris"),
     (pathlib.Path("/tmp/a/b"), "/tmp/a/b"),
-    (dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc), "2026-01-02T03:04:05+00:00"),
+    (dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC), "2026-01-02T03:04:05+00:00"),
     (dt.date(2026, 1, 2), "2026-01-02"),
     (dt.time(3, 4, 5), "03:04:05"),
     (dt.timedelta(days=1, seconds=2), {"__type__": "datetime.timedelta", "seconds": 86402.0}),

@@ -10,6 +10,7 @@ import sys
 
 import inspector.commands
 from inspector import __version__
+from inspector.commands._common import apply_budget_args
 from inspector.errors import StoreError, TaskStateError
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args = parser.parse_args(["open", *argv])
     try:
+        apply_budget_args(args)
         return int(args.func(args) or 0)
     except (StoreError, TaskStateError) as exc:
         print(f"checkpoint-inspector: {exc}", file=sys.stderr)

@@ -37,3 +37,18 @@ class TaskStateError(ValueError):
 
 class NotResumableError(StoreError):
     """The run refuses to be resumed; the message gives the reason."""
+
+
+class UnstorableStateError(TypeError, ValueError):
+    """The recording library cannot store this state: a value of a type JSON has no form
+    for, or (``StateTooDeepError``) nesting deeper than it can encode. Nothing was written;
+    the run goes on and the next ``save`` may succeed. (A TypeError and a ValueError, so
+    callers catching either, as before, still do.)"""
+
+
+class StateTooDeepError(UnstorableStateError):
+    """The state nests more levels deep than the recording library can store."""
+
+
+class ResumeSpecError(ValueError):
+    """A resume spec is not ``{"argv": [str, …], "cwd": str, "env": {str: str}, "inherit": [str]}``."""

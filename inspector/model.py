@@ -80,6 +80,7 @@ class CheckpointInfo:
     tasks_hash: bytes | None = None
     lane: str = ""  # subgraph namespace ("" for the main lane)
     branch_count: int = 0  # runs forked from this checkpoint (or LangGraph children - 1)
+    pinned: bool = False   # prune never removes it (native stores: ``ci_pins``)
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,31 @@ import time
 from typing import Any
 from collections.abc import Iterable, Sequence
 
+from inspector import limits
 from inspector.humanize import fmt_size  # noqa: F401  (re-exported for the commands)
 
 
 def add_store_arg(parser: argparse.ArgumentParser) -> None:
-    """The positional STORE argument (a path or a SQLAlchemy URL)."""
+    """The positional STORE argument (a path or a SQLAlchemy URL), with the read budgets."""
     parser.add_argument("store", metavar="STORE", help="store path or SQLAlchemy URL")
+    add_budget_args(parser)
+
+
+def add_budget_args(parser: argparse.ArgumentParser) -> None:
+    """``--max-piece-mb`` … : the read budgets of ``inspector.limits`` for this command."""
+    group = parser.add_argument_group("read budgets (what a damaged or hostile store may cost)")
+    now = limits.current()
+    for name, budget in limits.BUDGETS.items():
+        value = getattr(now, {"piece": "piece_bytes", "state": "state_bytes"}.get(name, name))
+        shown = value // limits.MB if budget.unit == "MB" else value
+        group.add_argument(budget.flag, type=int, default=None, metavar="N", dest=f"budget_{name}",
+                           help=f"the {budget.what} (now {shown:,}{' MB' if budget.unit else ''}; "
+                                f"setting {budget.env})")
+
+
+def apply_budget_args(args: argparse.Namespace) -> None:
+    """Put the budgets given on the command line in force for this process."""
+    limits.configure(**{name: getattr(args, f"budget_{name}", None) for name in limits.BUDGETS})
 
 
 def add_json_arg(parser: argparse.ArgumentParser) -> None:
@@ -37,9 +56,43 @@ def to_jsonable(value: Any) -> Any:
 
 
 def print_json(value: Any) -> None:
-    """Write ``value`` as indented JSON on stdout."""
-    json.dump(to_jsonable(value), sys.stdout, indent=2, ensure_ascii=False, default=str)
+    """Write ``value`` as indented JSON on stdout (one write: ``json.dump`` to a terminal or
+    pipe made one call per token, millions for a long listing)."""
+    sys.stdout.write(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False, default=str))
     sys.stdout.write("\n")
+
+
+_RECORD_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=str)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as the strings "NaN", "Infinity", "-Infinity"
+    (strict JSON has no such numbers; a damaged store may hold them)."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return str(value).replace("inf", "Infinity").replace("nan", "NaN")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _encode_record(record: dict[str, Any]) -> str:
+    try:
+        return _RECORD_ENCODER.encode(record)
+    except ValueError:                       # a non-finite float somewhere in it
+        return _RECORD_ENCODER.encode(_finite(record))
+
+
+def print_json_records(records: Iterable[dict[str, Any]]) -> None:
+    """Write a listing (``runs``, ``checkpoints`` …) as a JSON array with one record per line.
+
+    Listings can hold 100,000 records: an indented dump runs json's pure-Python encoder over
+    every token (seconds), one record per line runs its C encoder (what ``jq`` and ``grep``
+    read as easily). Records hold only JSON values (str keys; nested dicts and lists).
+    """
+    lines = [_encode_record(record) for record in records]
+    sys.stdout.write("[\n  " + ",\n  ".join(lines) + "\n]\n" if lines else "[]\n")
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:

@@ -20,6 +20,7 @@ from inspector.resume.edits import apply_assignments, parse_json_text
 from inspector.resume.langgraph import fork_langgraph, plan_resume, settings_for, start_resume
 from inspector.resume.launch import spawn
 from inspector.store import open_store
+from inspector.store.refs import resolve_checkpoint
 from inspector.store.langgraph.fork import DEFAULT_QUIET_SECONDS
 from inspector.store.langgraph.settings import save_settings
 
@@ -56,6 +57,10 @@ def install(parser: argparse.ArgumentParser, command: str) -> None:
     def run(args: argparse.Namespace) -> int:
         with open_store(args.store) as probe:
             kind = probe.info.kind
+            # one reference syntax for every store: names, id prefixes, RUN:-1 …
+            args.checkpoint = resolve_checkpoint(probe, args.checkpoint).id
+        if getattr(args, "dry_run", False):
+            return original(args)      # a preview reads only; the same code for every store
         return handler(args) if kind == "langgraph" else original(args)
 
     parser.set_defaults(func=run)

@@ -7,7 +7,10 @@ import json
 
 from inspector import taskstate
 from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, fmt_time, print_json
+from inspector.model import RunInfo, Snapshot
+from inspector.resume.status import effective_statuses, shown_status
 from inspector.store import open_store
+from inspector.store.refs import format_ref, resolve_checkpoint
 
 STATUS_MARK = {"done": "✓", "in_progress": "…", "pending": " ", "blocked": "!", "failed": "✗"}
 
@@ -16,7 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``show`` sub-command."""
     parser = sub.add_parser("show", help="show one checkpoint (state, task state, metadata)")
     add_store_arg(parser)
-    parser.add_argument("checkpoint", metavar="CHECKPOINT", help="checkpoint id or RUN:SEQ")
+    parser.add_argument("checkpoint", metavar="CHECKPOINT",
+                        help="RUN:SEQ (RUN: id, unique id prefix or name; SEQ < 0 counts from the end), "
+                             "RUN alone (its head) or a checkpoint id")
     add_json_arg(parser)
     parser.set_defaults(func=run)
 
@@ -24,12 +29,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print one checkpoint."""
     with open_store(args.store) as store:
-        snap = store.load(args.checkpoint)
+        snap = store.load(resolve_checkpoint(store, args.checkpoint).id)
+        run = store.get_run(snap.info.run_id)
+        status = shown_status(run, effective_statuses(store, [run]))
     info = snap.info
     if args.json:
-        print_json({"checkpoint": info, "state": snap.state, "tasks": snap.tasks, "meta": snap.meta})
+        print_json({"checkpoint": info, "ref": format_ref(info), "run": {"id": run.id, "name": run.name,
+                    "status": status, "error": run.last_error}, "state": snap.state, "tasks": snap.tasks,
+                    "meta": snap.meta})
         return 0
-    print(f"checkpoint {info.id}  run {info.run_id}  #{info.seq}  {info.kind} {info.name}")
+    print_header(snap, run, status)
     print(f"created {fmt_time(info.created)}  size {fmt_size(info.size)}  ops since previous {info.ops}")
     if info.change:
         print(f"change: {info.change}")
@@ -49,3 +58,14 @@ def run(args: argparse.Namespace) -> int:
         print("\nmetadata:")
         print(json.dumps(snap.meta, indent=2, ensure_ascii=False, default=str))
     return 0
+
+
+def print_header(snap: Snapshot, run: RunInfo, status: str) -> None:
+    """The checkpoint as RUN:SEQ, then its run with the status shown and, first, a run's error."""
+    info = snap.info
+    print(f"checkpoint {format_ref(info)}  (id {info.id})  {info.kind} {info.name}")
+    head = "" if info.seq == run.head_seq else f", head {run.id}:{run.head_seq}"
+    print(f"run {run.id} {run.name!r}: {status}, {run.checkpoint_count} "
+          f"checkpoint{'' if run.checkpoint_count == 1 else 's'}{head}")
+    if run.last_error:
+        print(f"error: {run.last_error}")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 import sqlalchemy as sa
 
 from inspector import taskstate
-from inspector.errors import OwnershipLost, StoreError
+from inspector.errors import OwnershipLost, StateTooDeepError, StoreError, UnstorableStateError
 from inspector.model import CheckpointInfo
 from inspector.record import spec as resume_spec
 from inspector.record.handoff import Handoff, read_handoff
@@ -21,7 +21,7 @@ from inspector.record.interval import Interval
 from inspector.record.summary import lengths, summarize
 from inspector.store import create_store
 from inspector.store.engine import is_transient
-from inspector.store.native.pieces import PieceEncoder, encode_flat
+from inspector.codec import PieceEncoder, encode_flat
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
 log = logging.getLogger(__name__)
@@ -130,13 +130,31 @@ class Checkpointer:
             return None
         return self._write(state, kind, name, tasks, meta)
 
+    def _encode(self, value: Any, flat: bool = False) -> tuple[bytes, int, dict[bytes, bytes]]:
+        """``value`` encoded into pieces; UnstorableStateError (nothing written, the encoder's
+        cache dropped) when it holds what a state cannot or nests too deeply."""
+        try:
+            return encode_flat(value) if flat else self._encoder.encode(value)
+        except RecursionError as err:
+            self._encoder.forget()
+            raise StateTooDeepError(f"The {'task state' if flat else 'state'} nests too deeply to "
+                                    "be stored (a few hundred levels at most); nothing was saved.") from err
+        except UnstorableStateError:
+            self._encoder.forget()
+            raise
+        except (TypeError, ValueError, OverflowError) as err:
+            self._encoder.forget()
+            deep = "nested" in str(err).lower() or "recursion" in str(err).lower()
+            cls = StateTooDeepError if deep else UnstorableStateError
+            raise cls(f"The {'task state' if flat else 'state'} cannot be stored ({err}); nothing was saved.") from err
+
     def _write(self, state: Any, kind: str, name: str, tasks: dict | None, meta: dict | None) -> CheckpointInfo:
         if tasks is None:
             tasks = getattr(self, "_pending_tasks", None) or self._tasks
-        digest, size, pieces = self._encoder.encode(state)
+        digest, size, pieces = self._encode(state)
         tasks_hash = self._tasks_hash
         if tasks is not None and (tasks is not self._tasks):
-            tasks_hash, _, task_pieces = encode_flat(tasks)   # a task state is one small piece
+            tasks_hash, _, task_pieces = self._encode(tasks, flat=True)   # a task state is one small piece
             pieces.update(task_pieces)
         new_len = lengths(state)
         change = (summarize(self._top_form, self._encoder.top_form, self._lengths, new_len,

@@ -7,6 +7,8 @@ import re
 import sys
 from collections.abc import Iterable
 
+from inspector.store.native.rows import check_spec  # noqa: F401  (re-exported: the library validates what it writes)
+
 BASE_ENV = ("PATH", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CONDA_PREFIX", "HOME", "USER",
             "LANG", "LC_ALL", "TZ", "PYTHONUNBUFFERED")
 SECRET = re.compile(r"(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH)", re.IGNORECASE)
@@ -39,3 +41,4 @@ def capture(extra_env: Iterable[str] = (), environ: dict | None = None) -> dict:
         else:
             kept[key] = env[key]
     return {"argv": current_argv(), "cwd": os.getcwd(), "env": kept, "inherit": inherit}
+

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import IO
 from collections.abc import Mapping, Sequence
 
-from inspector.errors import NotResumableError, StoreError
+from inspector.errors import NotResumableError, ResumeSpecError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.resume.fork import fork, native
 from inspector.resume.launch import (LaunchSpec, check_argv, check_cwd, check_env, handoff_env, inherited,
@@ -17,6 +17,7 @@ from inspector.resume.liveness import owner_of
 from inspector.resume.plan import CONTINUE, FORK, ResumePlan
 from inspector.resume.replay import replay_cost
 from inspector.store.base import Store
+from inspector.store.native.rows import check_spec
 from inspector.store.native.writer import NativeWriter
 
 __all__ = ["CONTINUE", "FORK", "ResumeOutcome", "ResumePlan", "plan_resume", "resume_checkpoint",
@@ -25,10 +26,14 @@ __all__ = ["CONTINUE", "FORK", "ResumeOutcome", "ResumePlan", "plan_resume", "re
 
 def _spec(run: RunInfo) -> dict:
     spec = run.resume_spec
-    if not isinstance(spec, dict) or not spec.get("argv"):
+    if spec is None or (isinstance(spec, dict) and not spec.get("argv")):
         raise NotResumableError(f"Run {run.id} cannot be resumed: it has no resume spec "
                                 "(it was not recorded by the recording library).")
-    return spec
+    try:
+        return check_spec(spec)
+    except ResumeSpecError as err:
+        raise NotResumableError(f"Run {run.id} cannot be resumed: its stored resume spec is damaged "
+                                f"({str(err).rstrip('.')}).") from err
 
 
 def plan_resume(store: Store, ref: int | str | CheckpointInfo, *, now: float | None = None,

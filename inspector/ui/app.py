@@ -62,7 +62,7 @@ def create_app(theme: str = "auto"):  # QApplication imported lazily
 
 
 def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, select: str | None = None,
-            tab: str | None = None, theme: str = "auto", live: bool = True,
+            tab: str | None = None, theme: str | None = None, live: bool = True,
             size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
     """Open the window on ``store`` (None: welcome page) and run until it closes.
 
@@ -72,7 +72,7 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
     """
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    app = create_app(theme)
+    app = create_app(theme or _saved_theme(screenshot is None))
     from inspector.ui.main_window import MainWindow
     from inspector.ui.session import StoreSession
 
@@ -96,6 +96,15 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
     code = app.exec()
     window.close()
     return code
+
+
+def _saved_theme(use_settings: bool) -> str:
+    """The theme chosen in View ▸ Theme (screenshots ignore it: they follow --theme or auto)."""
+    if not use_settings:
+        return "auto"
+    from inspector.ui import settings
+    value = str(settings.settings().value("theme", "auto"))
+    return value if value in ("auto", "light", "dark") else "auto"
 
 
 def _show(window, size: tuple[int, int], select: str | None, tab: str | None) -> None:

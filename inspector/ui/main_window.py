@@ -6,12 +6,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QShowEvent
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLineEdit, QMainWindow, QMessageBox,
-                               QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QDialog, QDockWidget, QFileDialog, QInputDialog, QLineEdit,
+                               QMainWindow, QMenu, QStackedWidget, QVBoxLayout, QWidget)
 
-from inspector import __version__
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, StoreInfo
-from inspector.ui import icons, refguard, settings
+from inspector.ui import help as help_windows
+from inspector.ui import icons, refguard, settings, style
 from inspector.ui.actions import build_actions
 from inspector.ui.models.run_tree import RunsLoad, preview_load
 from inspector.ui.run_actions import install_run_actions
@@ -20,6 +20,7 @@ from inspector.ui.startup import Startup
 from inspector.ui.style import ThinSplitter, polish
 from inspector.ui.widgets.banner import Banner
 from inspector.ui.widgets.detail_tabs import DetailTabs
+from inspector.ui.widgets.run_notice import RunNotice
 from inspector.ui.widgets.runs_panel import RunsPanel
 from inspector.ui.widgets.store_status import StoreStatus, describe
 from inspector.ui.widgets.timeline_panel import TimelinePanel
@@ -48,11 +49,13 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.session = session or StoreSession()
         self.session.setParent(self)
+        self.help_dialog: QDialog | None = None
         self.startup = Startup(self)   # what is not visible yet is built after the first paint
         self.runs_panel = RunsPanel(self.session)
         self.timeline_panel = TimelinePanel(self.session)
         self.details = DetailTabs(self.session, startup=self.startup)
         self.banner = Banner()
+        self.run_notice = RunNotice()
         self.welcome = WelcomePage()
         self.store_status = StoreStatus()
         self._build_layout()
@@ -61,6 +64,7 @@ class MainWindow(QMainWindow):
         polish(self.statusBar(), "status_bar")
         self._wire()
         self._persist = restore_settings
+        self._check_theme(style.current_mode())
         if restore_settings:
             self._restore_settings()
         self.welcome.set_recent(settings.recent_stores())
@@ -76,7 +80,13 @@ class MainWindow(QMainWindow):
     def _build_layout(self) -> None:
         self.right_splitter = ThinSplitter(Qt.Orientation.Vertical)
         self.right_splitter.setObjectName("rightSplitter")
-        self.right_splitter.addWidget(self.timeline_panel)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.setSpacing(0)
+        top_layout.addWidget(self.run_notice)
+        top_layout.addWidget(self.timeline_panel, 1)
+        self.right_splitter.addWidget(top)
         self.right_splitter.addWidget(self.details)
         self.right_splitter.setStretchFactor(0, 1)
         self.right_splitter.setStretchFactor(1, 1)
@@ -116,7 +126,11 @@ class MainWindow(QMainWindow):
         act.focus_runs.triggered.connect(lambda: self.runs_panel.view.setFocus())
         act.focus_timeline.triggered.connect(lambda: self.timeline_panel.view.setFocus())
         act.copy_ref.triggered.connect(self._copy_reference)
-        act.about.triggered.connect(self._about)
+        act.about.triggered.connect(lambda: self._show_help(help_windows.about_dialog(self)))
+        act.usage.triggered.connect(lambda: self._show_help(help_windows.usage_dialog(self)))
+        act.shortcuts.triggered.connect(
+            lambda: self._show_help(help_windows.shortcuts_dialog(self, self._all_actions())))
+        act.theme_group.triggered.connect(lambda action: self.set_theme(action.data()))
         act.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self.welcome.open_requested.connect(self.choose_file)
         self.welcome.open_url_requested.connect(self.choose_url)
@@ -311,10 +325,33 @@ class MainWindow(QMainWindow):
             QGuiApplication.clipboard().setText(f"{info.run_id}:{info.seq}")
             self.statusBar().showMessage(f"Copied {info.run_id}:{info.seq}", 3000)
 
-    def _about(self) -> None:
-        QMessageBox.about(self, f"About {APP_NAME}",
-                          f"<b>{APP_NAME}</b> {__version__}<br>Browse, diff, fork and resume the "
-                          "checkpoints of long-running AI agents.<br>Stores are opened read-only.")
+    def _show_help(self, dialog: QDialog) -> None:
+        old, self.help_dialog = self.help_dialog, dialog
+        if old is not None:
+            old.close()
+            old.deleteLater()
+        dialog.show()
+
+    def _all_actions(self) -> list[QAction]:
+        found: list[QAction] = []
+        for menu in self.menuBar().findChildren(QMenu):
+            found += [a for a in menu.actions() if not a.isSeparator()]
+        return found
+
+    def set_theme(self, mode: str) -> None:
+        """View ▸ Theme: light, dark or the system's; applied now and remembered."""
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            style.apply_theme(app, mode)
+        for action in self.actions.theme_group.actions():
+            action.setChecked(action.data() == mode)
+        if self._persist:
+            settings.settings().setValue("theme", mode)
+        self.update()
+
+    def _check_theme(self, mode: str) -> None:
+        for action in self.actions.theme_group.actions():
+            action.setChecked(action.data() == mode)
 
     def _enable_store_actions(self, enabled: bool) -> None:
         for action in (self.actions.refresh, self.actions.close_store, self.actions.copy_ref, self.actions.find):

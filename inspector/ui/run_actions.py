@@ -14,12 +14,10 @@ from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.console_dock import ConsoleDock
 
 if TYPE_CHECKING:   # the resume machinery (processes, psutil) loads on first use, after the first paint
-    from inspector.resume.launch import LaunchSpec
-    from inspector.resume.resume import ResumePlan
     from inspector.ui.dialogs.fork_dialog import ForkDialog
     from inspector.ui.dialogs.resume_dialog import ResumeDialog
-    from inspector.ui.session import StoreSession
     from inspector.ui.store_access import StoreAccess
+    from inspector.ui.session import StoreSession
 
 
 def ask_confirmation(parent, title: str, text: str) -> bool:
@@ -30,6 +28,20 @@ def ask_confirmation(parent, title: str, text: str) -> bool:
 
 CONSOLE_HEIGHT = 200
 DIAGNOSIS_KEY = "run-actions:diagnosis"
+
+
+def _last_good(access: StoreAccess, run_id: str) -> CheckpointInfo:
+    from inspector.resume.stuck import last_good_checkpoint
+
+    with access.read() as store:
+        return last_good_checkpoint(store, run_id)
+
+
+def _diagnosis(store: object, run: RunInfo) -> str | None:
+    from inspector.resume.stuck import diagnose
+
+    diag = diagnose(store, run)
+    return diag.describe() if diag is not None else None
 
 
 class RunActionsHost(Protocol):
@@ -43,6 +55,8 @@ class RunActionsHost(Protocol):
     details: Any            # the detail tabs
     runs_panel: Any
     timeline_panel: Any
+    run_notice: Any
+    store_status: Any
     run_changed: Any        # Signal(RunInfo | None)
     checkpoint_changed: Any  # Signal(CheckpointInfo | None)
 
@@ -55,28 +69,6 @@ class RunActionsHost(Protocol):
     def show_error(self, message: str, level: str = "error") -> None: ...
 
     def refresh(self) -> None: ...
-
-
-def _last_good_plan(access: StoreAccess, run_id: str) -> ResumePlan:
-    from inspector.resume.resume import plan_resume
-    from inspector.resume.stuck import last_good_checkpoint
-
-    with access.read() as store:
-        return plan_resume(store, last_good_checkpoint(store, run_id))
-
-
-def _start(access: StoreAccess, plan: ResumePlan) -> LaunchSpec:
-    from inspector.resume.resume import start_resume
-
-    with access.write() as store:
-        return start_resume(store, plan)
-
-
-def _diagnosis(store: object, run: RunInfo) -> str | None:
-    from inspector.resume.stuck import diagnose
-
-    diag = diagnose(store, run)
-    return diag.describe() if diag is not None else None
 
 
 class RunActions(QObject):
@@ -121,6 +113,8 @@ class RunActions(QObject):
         host.run_changed.connect(self._diagnose)
         host.runs_panel.run_updated.connect(self._diagnose)
         host.details.tabs.currentChanged.connect(lambda _i: self._show_diagnosis(keep=True))
+        host.run_notice.resume_requested.connect(self.resume_last_good)
+        host.runs_panel.model.annotated.connect(lambda: self._show_diagnosis(keep=True))
         self._diagnosis: str | None = None
         host.checkpoint_changed.connect(self._update_enabled)
         host.session.opened.connect(self._on_store_changed)
@@ -198,30 +192,28 @@ class RunActions(QObject):
         self._show(dialog)
         return dialog
 
-    def open_resume_dialog(self) -> ResumeDialog | None:
+    def open_resume_dialog(self, target: CheckpointInfo | str | None = None) -> ResumeDialog | None:
         """Resume…: review exactly what will run, confirm, watch it in the console."""
-        target, access = self.target(), self.store_access()
+        target, access = target or self.target(), self.store_access()
         if target is None or access is None:
             return None
         from inspector.ui.dialogs.resume_dialog import ResumeDialog
         dialog = ResumeDialog(access, target, self.window, confirm=self.confirm)
         dialog.launch_ready.connect(self.console.start)
+        dialog.launch_ready.connect(self._note_write)
         self._show(dialog)
         return dialog
 
     def resume_last_good(self) -> None:
-        """One click plus the confirmation: resume the selected run from its last good checkpoint."""
+        """The Resume dialog, planned from the checkpoint the selected run's diagnosis suggests."""
         run, access = self.host.current_run(), self.store_access()
         if run is None or access is None:
             return
-        self.runner.run(lambda: _last_good_plan(access, run.id), self._on_last_good_planned,
-                        self.host.show_error)
+        self.runner.run(lambda: _last_good(access, run.id), self._on_last_good_found,
+                        self.host.show_error, key="run-actions:last-good")
 
-    def _on_last_good_planned(self, plan: ResumePlan) -> None:
-        access = self.store_access()
-        if access is None or not self.confirm(self.window, "Resume from Last Good Checkpoint", plan.describe()):
-            return
-        self.runner.run(lambda: _start(access, plan), self.console.start, self.host.show_error)
+    def _on_last_good_found(self, checkpoint: CheckpointInfo) -> None:
+        self.open_resume_dialog(checkpoint)
 
     def _show(self, dialog: QDialog) -> None:
         old, self.dialog = self.dialog, dialog
@@ -231,7 +223,11 @@ class RunActions(QObject):
         dialog.open()
 
     # -- slots ---------------------------------------------------------------------------------
+    def _note_write(self, *_args: object) -> None:
+        self.host.store_status.note_write()
+
     def _on_forked(self, run: RunInfo) -> None:
+        self._note_write()
         self.window.statusBar().showMessage(f"Forked into run {run.id}", 5000)
         self._select_soon(run.id)
 
@@ -248,6 +244,9 @@ class RunActions(QObject):
     def _show_diagnosis(self, text: str | None = None, *, keep: bool = False) -> None:
         if not keep:
             self._diagnosis = text
+        run = self.host.current_run()
+        status = self.host.runs_panel.model.status_of(run.id) if run is not None else ""
+        self.host.run_notice.show_run(run, status, self._diagnosis)
         panel = self.host.details.panels.get("metadata")   # built when its tab is first shown
         if panel is not None and hasattr(panel, "show_diagnosis"):
             panel.show_diagnosis(self._diagnosis)
@@ -267,7 +266,7 @@ class RunActions(QObject):
         self.host.refresh()
         QTimer.singleShot(250, lambda: self._select_soon(run_id, attempts - 1))
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.window and event.type() == QEvent.Type.Close and self.console.running():
             answer = QMessageBox.question(
                 self.window, "Resumed Processes Running",

@@ -11,7 +11,7 @@ from typing import Any
 from collections.abc import Callable
 
 from inspector.store import open_store
-from inspector.store.native.pieces import iter_digests, unpack
+from inspector.codec import iter_digests, unpack
 
 
 def agent_argv(store: Path, *args: str) -> list[str]:

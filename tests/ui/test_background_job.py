@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.ui.widgets.background import LatestJob
+from inspector.ui.tasks import LatestJob
 
 
 def test_a_failing_job_reaches_failed_with_its_exception(qtbot) -> None:

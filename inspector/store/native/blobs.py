@@ -11,6 +11,7 @@ from typing import Any
 
 import zstandard
 
+from inspector import limits
 from inspector.errors import CorruptDataError
 
 CODEC_RAW = 0
@@ -40,19 +41,45 @@ def compress(raw: bytes) -> tuple[int, bytes]:
 
 
 def decompress(codec: int, data: bytes, size: int) -> bytes:
-    """The raw piece bytes; CorruptDataError on a damaged blob."""
+    """The raw piece bytes; CorruptDataError on a damaged blob, BudgetExceeded past the
+    piece budget. Nothing larger than ``size`` (the size column) is ever allocated: a frame
+    whose header claims another size is damaged, one without a content size is streamed."""
+    if not isinstance(size, int) or size < 0:
+        raise CorruptDataError("A stored piece has an unreadable size (the store is damaged).")
+    if size > limits.current().piece_bytes:
+        raise limits.BudgetExceeded("piece", f"A stored piece of {size:,} bytes")
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise CorruptDataError("A stored piece is not binary data (the store is damaged).")
     if codec == CODEC_RAW:
         raw = bytes(data)
     elif codec == CODEC_ZSTD:
-        try:
-            raw = _codecs()[1].decompress(bytes(data), max_output_size=max(size, 1))
-        except zstandard.ZstdError as err:
-            raise CorruptDataError(f"A stored piece is damaged ({err}).") from err
+        raw = _unzstd(bytes(data), size)
     else:
         raise CorruptDataError(f"A stored piece uses an unknown codec {codec}.")
     if len(raw) != size:
         raise CorruptDataError("A stored piece has the wrong length (the store is damaged).")
     return raw
+
+
+def _unzstd(data: bytes, size: int) -> bytes:
+    """One zstd frame decompressed to at most ``size`` + 1 bytes (never what its header says)."""
+    try:
+        declared = zstandard.get_frame_parameters(data).content_size
+        if declared == zstandard.CONTENTSIZE_UNKNOWN:
+            reader = _codecs()[1].stream_reader(data, read_across_frames=True)
+            parts, got = [], 0
+            while got <= size:
+                part = reader.read(size + 1 - got)
+                if not part:
+                    break
+                parts.append(part)
+                got += len(part)
+            return b"".join(parts)
+        if declared != size:
+            raise CorruptDataError("A stored piece has the wrong length (the store is damaged).")
+        return _codecs()[1].decompress(data, max_output_size=max(size, 1))
+    except zstandard.ZstdError as err:
+        raise CorruptDataError(f"A stored piece is damaged ({err}).") from err
 
 
 def decompress_many(blobs: Sequence[tuple[int, bytes, int]]) -> list[bytes]:
@@ -107,7 +134,9 @@ def decompress_later(blobs: Sequence[tuple[int, bytes, int]]) -> Later:
 
 def _batchable(blobs: Sequence[tuple[int, bytes, int]]) -> list[int]:
     """Indices of the blobs one batched zstd call may take (see ``decompress_many``)."""
-    batch = [n for n, (codec, _, size) in enumerate(blobs) if codec == CODEC_ZSTD and 0 < size <= BATCH_MAX_PIECE]
+    most = min(BATCH_MAX_PIECE, limits.current().piece_bytes)
+    batch = [n for n, (codec, _, size) in enumerate(blobs)
+             if codec == CODEC_ZSTD and isinstance(size, int) and 0 < size <= most]
     return batch if sum(blobs[n][2] for n in batch) <= BATCH_MAX_BYTES else []
 
 

@@ -7,7 +7,8 @@ import json
 from collections import namedtuple
 from typing import Any
 
-from inspector.errors import CorruptDataError
+from inspector import limits
+from inspector.errors import CorruptDataError, ResumeSpecError
 from inspector.model import CheckpointInfo, RunInfo
 
 
@@ -24,9 +25,12 @@ def json_field(text: str | None, default: Any) -> Any:
     if not text:
         return default
     try:
-        return json.loads(text)
-    except ValueError as err:
+        value = json.loads(text)
+    except RecursionError as err:
+        raise CorruptDataError("A stored JSON field nests too deep to be read (the store is damaged).") from err
+    except (ValueError, TypeError) as err:
         raise CorruptDataError(f"A stored JSON field is damaged ({err}).") from err
+    return limits.check_depth(value, "A stored JSON field")
 
 
 def run_from_row(row: Any) -> RunInfo:
@@ -54,3 +58,24 @@ def checkpoint_from_row(row: Any, branches: dict | None = None) -> CheckpointInf
         checks_total=row.checks_total, change=row.change or "",
         state_hash=bytes(row.state_hash), tasks_hash=bytes(row.tasks_hash) if row.tasks_hash else None,
         branch_count=(branches or {}).get(row.id, 0))
+
+
+def check_spec(spec: object) -> dict:
+    """``spec`` itself when it is a well-formed resume spec (``argv`` a non-empty list of
+    strings, ``cwd`` a string, ``env`` a map of strings to strings, ``inherit`` a list of
+    strings); ResumeSpecError saying what is wrong otherwise. Checked when a spec is written
+    and again when one is read (a stored argv that is a string must not run letter by letter)."""
+    if not isinstance(spec, dict):
+        raise ResumeSpecError("The resume spec is not an object.")
+    argv = spec.get("argv")
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        raise ResumeSpecError("The resume spec's argv is not a non-empty list of strings.")
+    if not isinstance(spec.get("cwd", ""), str):
+        raise ResumeSpecError("The resume spec's cwd is not a string.")
+    env = spec.get("env") or {}
+    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise ResumeSpecError("The resume spec's env is not a map of strings to strings.")
+    inherit = spec.get("inherit") or []
+    if not isinstance(inherit, list) or not all(isinstance(k, str) for k in inherit):
+        raise ResumeSpecError("The resume spec's inherit is not a list of names.")
+    return spec

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterator
@@ -10,12 +11,15 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from inspector import codec as pieces
+from inspector.codec import expand
 from inspector.errors import CorruptDataError, StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
-from inspector.store.native import blobs, live, pieces
-from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # re-exported
+from inspector.store.native import blobs, live
+from inspector.store.native.pins import pinned_ids
+from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
 from inspector.store.native.schema import blobs as blob_table
 
@@ -104,7 +108,18 @@ class NativeStore(Store):
             stmt = stmt.limit(limit)
         rows = self._rows(stmt)
         branches = self._branches(run_id) if rows else {}
-        return [checkpoint_from_row(r, branches) for r in rows]
+        infos = [checkpoint_from_row(r, branches) for r in rows]
+        return self._with_pins(run_id, infos)
+
+    def _with_pins(self, run_id: str, infos: list[CheckpointInfo]) -> list[CheckpointInfo]:
+        """Mark the pinned ones (a store without a ``ci_pins`` table has none)."""
+        if not infos:
+            return infos
+        with guard(self.info.display), self.engine.connect() as conn:
+            pinned = pinned_ids(conn, run_id)
+        if not pinned:
+            return infos
+        return [dataclasses.replace(i, pinned=True) if i.id in pinned else i for i in infos]
 
     def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
         stmt = (sa.select(*CHECKPOINT_COLUMNS)
@@ -118,7 +133,7 @@ class NativeStore(Store):
 
     def get_checkpoint(self, ref: int | str) -> CheckpointInfo:
         row = self._checkpoint_row(ref, [*CHECKPOINT_COLUMNS, _BRANCH_COUNT])
-        return checkpoint_from_row(row, {row.id: row.branch_count})
+        return self._with_pins(row.run_id, [checkpoint_from_row(row, {row.id: row.branch_count})])[0]
 
     def _checkpoint_row(self, ref: int | str, columns: Any) -> Any:
         """The row of a checkpoint given by id or RUN:SEQ, with ``columns``."""
@@ -142,9 +157,20 @@ class NativeStore(Store):
         row = self._checkpoint_row(checkpoint_id, [*checkpoints.c, _BRANCH_COUNT])
         info = checkpoint_from_row(row, {row.id: row.branch_count})
         roots = [d for d in (info.state_hash, info.tasks_hash) if d]
-        values = self.load_values(roots)   # state and task state fetched together, level by level
+        values = self.load_values(roots, f"The state of checkpoint {info.run_id}:{info.seq}")
         tasks = values[info.tasks_hash] if info.tasks_hash else None
-        return Snapshot(info=info, state=values[info.state_hash], tasks=tasks, meta=json_field(row.meta, {}))
+        meta = json_field(row.meta, {})
+        if isinstance(meta, dict) and "langgraph" in meta:   # a lane written by InspectorSaver
+            lane = self._lane_snapshot(info, values[info.state_hash])
+            if lane is not None:
+                return dataclasses.replace(lane, meta={**meta, **lane.meta})
+        return Snapshot(info=info, state=values[info.state_hash], tasks=tasks, meta=meta)
+
+    def _lane_snapshot(self, info: CheckpointInfo, state: Any) -> Snapshot | None:
+        """LangGraph's view of a LangGraph lane's checkpoint (see ``lgview``)."""
+        from inspector.store.native import lgview
+        with guard(self.info.display), self.engine.connect() as conn:
+            return lgview.lane_snapshot(conn, info, state, self.read_piece)
 
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:
@@ -284,15 +310,16 @@ class NativeStore(Store):
         """Decode a whole stored value, fetching its pieces level by level in batches."""
         return self.load_values([digest])[digest]
 
-    def load_values(self, digests: Collection[bytes]) -> dict[bytes, Any]:
-        """Decode several stored values at once (shared pieces are fetched once)."""
+    def load_values(self, digests: Collection[bytes], what: str = "A stored state") -> dict[bytes, Any]:
+        """Decode several stored values at once (shared pieces are fetched once, level by
+        level), measured against the read budgets before they are built (``expand``)."""
         table: dict[bytes, Any] = {}
         frontier = set(digests)
         while frontier:
             fetched = self._fetch_many(frontier)
             table.update(fetched)
             frontier = {d for v in fetched.values() for d in pieces.iter_digests(v)} - table.keys()
-        return {d: pieces.resolve(table[d], table.__getitem__) for d in digests}
+        return expand.resolve_all(list(dict.fromkeys(digests)), table, what)
 
     # -- live ------------------------------------------------------------------
     def cursor(self) -> Any:

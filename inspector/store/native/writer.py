@@ -20,6 +20,7 @@ from inspector.store.engine import CompiledStatement, begin_write_sql, guard, in
 from inspector.store.native import blobs
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, runs
+from inspector.store.native.rows import check_spec
 from inspector.store.native.store import NativeStore, checkpoint_from_row
 
 NOTIFY_CHANNEL = "checkpoint_inspector"
@@ -72,6 +73,8 @@ class NativeWriter:
                    parent_run: str | None = None, parent_checkpoint: int | None = None,
                    fork_reason: str | None = None, owner: bool = True, run_id: str | None = None) -> RunInfo:
         """Insert a run; with ``owner`` the calling process owns it (epoch 1)."""
+        if resume_spec is not None:
+            check_spec(resume_spec)
         now = time.time()
         values = dict(
             id=run_id or new_run_id(), name=name, agent=agent, status=status, created=now,
@@ -244,6 +247,8 @@ class NativeWriter:
 
     def update_run(self, run_id: str, **values: Any) -> None:
         """Set plain columns of a run (resume spec, labels, resumable…)."""
+        if isinstance(values.get("resume_spec"), dict):
+            check_spec(values["resume_spec"])
         for key in ("resume_spec", "labels"):
             if key in values and not isinstance(values[key], (str, type(None))):
                 values[key] = json.dumps(values[key])

@@ -11,7 +11,7 @@ from inspector.ui import formatting
 from inspector.ui.models.run_tree import (COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
                                           COL_STATUS, COL_UPDATED, COLUMN_TITLES, RunNode, RunsLoad,
                                           RunTree, fork_points, load_running, load_runs)
-from inspector.ui.run_status import EffectiveStatus, deep_statuses
+from inspector.resume.status import EffectiveStatus, deep_statuses
 from inspector.ui.session import StoreSession
 from inspector.ui.style import mono_font
 
@@ -172,6 +172,11 @@ class RunsModel(QAbstractItemModel):
         """A loaded run by id."""
         node = self.tree.by_id.get(run_id)
         return node.run if node is not None else None
+
+    def status_of(self, run_id: str) -> str:
+        """The status the list shows for a run (a diagnosis may say crashed or stuck), '' if unknown."""
+        node = self.tree.by_id.get(run_id)
+        return (node.status or node.run.status) if node is not None else ""
 
     def forks_of(self, run_id: str) -> list[RunInfo]:
         """The loaded runs forked from ``run_id``."""

@@ -14,7 +14,7 @@ from inspector.diff.model import format_path
 from inspector.model import RunInfo, Snapshot
 from inspector.ui.models.conversation_model import MATCH_ROLE, MESSAGE_ROLE, PATH_ROLE, ConversationModel
 from inspector.ui.models.messages import ChatMessage, Conversation, build_conversation, find_message_lists
-from inspector.ui.widgets.background import JobContext, LatestJob
+from inspector.ui.tasks import JobContext, LatestJob
 from inspector.ui.widgets.palette import ROLE_HUES, accent, blend, muted_text, tint
 
 MAX_BUBBLE_CHARS = 3000

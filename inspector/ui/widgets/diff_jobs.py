@@ -10,7 +10,7 @@ from inspector.diff import DiffResult, diff_checkpoints
 from inspector.highlight import SideBySide, align
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.base import Store
-from inspector.ui.widgets.background import JobContext
+from inspector.ui.tasks import JobContext
 from inspector.ui.widgets.json_view import PreparedText, prepare_json
 from inspector.ui.widgets.side_by_side import prepare_sides
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 from inspector.highlight import (Span, elide_long_lines, json_spans, line_paths, spans_by_line,
                                  theme_for, to_json_text)
 from inspector.ui.highlighter import SpanHighlighter, bake_document
-from inspector.ui.widgets.background import JobContext, LatestJob
+from inspector.ui.tasks import JobContext, LatestJob
 from inspector.ui.widgets.palette import is_dark
 
 MAX_MARKED_MATCHES = 5000   # beyond this only the current match is marked

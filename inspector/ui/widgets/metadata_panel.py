@@ -21,7 +21,7 @@ from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store
 from inspector.ui.models.json_walk import fmt_bytes, preview
 from inspector.ui.models.state_tree_model import KEY, TYPE, VALUE, StateTreeModel
-from inspector.ui.widgets.background import LatestJob
+from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.checkpoint_header import fmt_time, kind_chip
 from inspector.ui.widgets.palette import accent, is_dark, muted_text, tint
 

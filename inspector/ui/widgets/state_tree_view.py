@@ -13,7 +13,7 @@ from inspector.highlight import to_json_text
 from inspector.ui.models.json_walk import format_path, json_sizes, search_paths, type_name
 from inspector.ui.models.state_tree_model import (KEY, PATH_ROLE, SIZE, TYPE, VALUE, VALUE_ROLE,
                                                   StateTreeModel)
-from inspector.ui.widgets.background import LatestJob
+from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.json_view import JsonView
 from inspector.ui.widgets.palette import is_dark, muted_text
 

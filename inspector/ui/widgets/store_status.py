@@ -68,6 +68,16 @@ class StoreStatus(QWidget):
         self.backend_chip.set_chip(BACKEND_NAMES.get(info.backend, info.backend), "#768390")
         self.readonly_chip.set_chip("read-only" if info.read_only else "writable",
                                     "#1a7f37" if info.read_only else "#d4762c")
+        self.readonly_chip.setToolTip("Nothing in this store has been changed by this window"
+                                      if info.read_only else "Opened for writing")
+
+    def note_write(self) -> None:
+        """This window wrote to the store (a confirmed fork or resume): the badge says so."""
+        if self.info is None:
+            return
+        self.readonly_chip.set_chip("read-only + your writes" if self.info.read_only else "writable", "#d4762c")
+        self.readonly_chip.setToolTip("Browsing is read-only; this window wrote to the store when you "
+                                      "confirmed a fork or a resume (through a separate writer).")
 
     def set_opening(self, display: str) -> None:
         """A store is being opened (its first runs may already be listed)."""

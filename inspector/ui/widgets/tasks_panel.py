@@ -18,6 +18,7 @@ from inspector.ui.widgets.task_card import TaskCard
 STATUS_TITLES = {"pending": "Pending", "in_progress": "In progress", "blocked": "Blocked",
                  "done": "Done", "failed": "Failed"}
 EMPTY_TEXT = "This checkpoint has no task state"
+NO_CHECKPOINT_TEXT = "No checkpoint selected: pick one in the timeline to see its task board"
 
 
 class BoardColumn(QFrame):
@@ -159,7 +160,7 @@ class TasksPanel(QWidget):
         page_layout.setSpacing(8)
         page_layout.addWidget(self.score_bar)
         page_layout.addWidget(board, 1)
-        self.empty = QLabel(EMPTY_TEXT, self)
+        self.empty = QLabel(NO_CHECKPOINT_TEXT, self)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.empty.setEnabled(False)
@@ -179,7 +180,10 @@ class TasksPanel(QWidget):
 
     def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         """Show the task state of a snapshot (an empty-state message when it has none)."""
-        raw = snapshot.tasks if snapshot is not None else None
+        if snapshot is None:
+            self._show_empty(NO_CHECKPOINT_TEXT)
+            return
+        raw = snapshot.tasks
         if raw is None:
             self._show_empty(EMPTY_TEXT)
             return

@@ -6,6 +6,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt,
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QSlider,
                                QTableView, QVBoxLayout, QWidget)
 
+from inspector.humanize import plural
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo
 from inspector.ui import style
 from inspector.ui.models.timeline_model import (COL_CHANGE, COL_CHECKS, COL_DELTA, COL_FORKS, COL_GAP,
@@ -207,7 +208,9 @@ class TimelinePanel(QWidget):
         self.scrubber.setValue(row)
         self.scrubber.blockSignals(False)
         count = self.model.rowCount()
-        self.position_label.setText(f"#{row}  of {count - 1:,}" if count else "")
+        info = self.model.checkpoint(row) if count else None
+        seq = f"#{info.seq}" if info is not None else f"row {row + 1:,}"
+        self.position_label.setText(f"{seq} \u00b7 {row + 1:,} of {count:,}" if count else "")
 
     def _sync_scrubber_range(self, *_args: object) -> None:
         count = self.model.rowCount()
@@ -219,7 +222,7 @@ class TimelinePanel(QWidget):
         current = self.view.currentIndex()
         self._sync_scrubber(current.row() if current.isValid() else 0)
         if not current.isValid():
-            self.position_label.setText(f"{count:,} checkpoints" if count else "")
+            self.position_label.setText(plural(count, "checkpoint") if count else "")
         self._show_count()
 
     def _show_run_header(self, run: RunInfo | None) -> None:
@@ -231,7 +234,7 @@ class TimelinePanel(QWidget):
 
     def _show_count(self) -> None:
         count = self.model.rowCount()
-        self.count_label.setText(f"{count:,} checkpoints" if self.model.run is not None else "")
+        self.count_label.setText(plural(count, "checkpoint") if self.model.run is not None else "")
 
     def resizeEvent(self, event) -> None:  # Qt override
         super().resizeEvent(event)

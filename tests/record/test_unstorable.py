@@ -1,0 +1,57 @@
+"""The recording library refuses what it cannot store with its own exceptions."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.errors import NotResumableError, ResumeSpecError, StateTooDeepError, UnstorableStateError
+from inspector.record import Checkpointer
+from inspector.resume.resume import plan_resume
+from inspector.store import open_store
+from inspector.store.native.writer import NativeWriter
+
+
+def _nested(levels: int) -> object:
+    value: object = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_too_deep_and_foreign_states_are_refused_and_the_run_goes_on(tmp_path) -> None:
+    path = tmp_path / "s.db"
+    with Checkpointer(path, name="deep") as cp:
+        with pytest.raises(StateTooDeepError):
+            cp.save({"a": _nested(600)})
+        with pytest.raises(UnstorableStateError, match="type object"):
+            cp.save({"a": object()})
+        with pytest.raises(TypeError):          # still a TypeError for callers catching that
+            cp.save({"a": {1, 2}})
+        cp.save({"a": 1})
+    with open_store(path) as store:
+        run = store.list_runs()[0]
+        assert [c.seq for c in store.list_checkpoints(run.id)] == [0]
+        assert store.load(f"{run.id}:0").state == {"a": 1}
+
+
+@pytest.mark.parametrize("spec", [{"argv": "python agent.py"}, {"argv": ["python", 3]},
+                                  {"argv": ["python"], "env": {"A": 1}}, ["python"]])
+def test_a_malformed_resume_spec_is_refused_when_written(tmp_path, spec) -> None:
+    with Checkpointer(tmp_path / "s.db", name="ok") as cp:
+        writer = NativeWriter(cp.store)
+        with pytest.raises(ResumeSpecError):
+            writer.create_run(name="bad", resume_spec=spec)
+        with pytest.raises(ResumeSpecError):
+            writer.update_run(cp.run_id, resume_spec=spec if isinstance(spec, dict) else {"argv": spec[0]})
+
+
+def test_a_stored_argv_that_is_a_string_is_not_resumable(tmp_path) -> None:
+    import sqlite3
+    path = tmp_path / "s.db"
+    with Checkpointer(path, name="r") as cp:
+        cp.save({"a": 1})
+        run_id = cp.run_id
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE ci_runs SET resume_spec=? WHERE id=?", ('{"argv": "nope", "cwd": "."}', run_id))
+    with open_store(path) as store, pytest.raises(NotResumableError, match="argv is not a non-empty list of strings"):
+        plan_resume(store, f"{run_id}:0")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from inspector.errors import StoreError
+from inspector.commands._frameworks import install as install_frameworks
 from inspector.commands._langgraph import install as install_langgraph
 from inspector.resume.fork import fork_with_edits, preview_fork
 from inspector.store import open_store
@@ -35,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="check the edits and print what would be written; write nothing")
     parser.set_defaults(func=run)
     install_langgraph(parser, "fork")   # LangGraph stores: --graph, --trusted, … and their handlers
+    install_frameworks(parser, "fork")   # other adapters: their reason, or the framework's own command
 
 
 def read_text(path: str | None) -> str | None:

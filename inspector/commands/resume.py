@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from inspector.commands._common import confirm
+from inspector.commands._frameworks import install as install_frameworks
 from inspector.commands._langgraph import install as install_langgraph
 from inspector.resume.launch import launch_exited, spawn
 from inspector.resume.resume import FORK, plan_resume, start_resume
@@ -27,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--threshold", type=float, default=30.0, metavar="SECONDS",
                         help="heartbeat age after which the current owner is presumed dead (default 30)")
     parser.set_defaults(func=run)
-    install_langgraph(parser, "resume")   # LangGraph stores: --graph, --trusted, … and their handlers
+    install_langgraph(parser, "resume")    # LangGraph stores: --graph, --trusted, … and their handlers
+    install_frameworks(parser, "resume")   # other adapters: their reason, or the framework's own command
 
 
 def run(args: argparse.Namespace) -> int:

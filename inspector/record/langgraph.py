@@ -65,6 +65,7 @@ class _Lowering:
 
     def __init__(self) -> None:
         self._leaves: dict[int, tuple[Any, Any, dict]] = {}
+        self._forms: dict[int, tuple[dict, Any, Any]] = {}    # id(leaf) → (leaf, object, snapshot)
 
     def lower(self, value: Any, serde: SerializerProtocol) -> Any:
         kind = type(value)
@@ -77,6 +78,24 @@ class _Lowering:
         if kind is dict and LEAF not in value and all(type(k) is str for k in value):
             return {k: self.lower(v, serde) for k, v in value.items()}
         return self._leaf(value, serde)
+
+    def revive(self, form: Any, serde: SerializerProtocol) -> Any:
+        """``raise_value`` that hands back the very object a leaf was made from while it is
+        unchanged (its attributes still equal the private copy taken when it was stored),
+        instead of deserializing it again. Containers are always new."""
+        kind = type(form)
+        if kind is dict:
+            if LEAF in form:
+                hit = self._forms.get(id(form))
+                if hit is not None and hit[0] is form:
+                    obj, snapshot = hit[1], hit[2]
+                    if (getattr(obj, "__dict__", None), getattr(obj, "__pydantic_extra__", None)) == snapshot:
+                        return obj
+                return serde.loads_typed((form[LEAF], form["b"]))
+            return {k: self.revive(v, serde) for k, v in form.items()}
+        if kind is list:
+            return [self.revive(v, serde) for v in form]
+        return form
 
     def _leaf(self, value: Any, serde: SerializerProtocol) -> dict:
         attrs = getattr(value, "__dict__", None)
@@ -91,11 +110,13 @@ class _Lowering:
         leaf = {LEAF: tag, "b": data}
         if len(self._leaves) > 200_000:
             self._leaves.clear()
+            self._forms.clear()
         try:
             snapshot = copy.deepcopy((attrs, extra))
         except Exception:   # an attribute that cannot be copied: never cache this object
             return leaf
         self._leaves[id(value)] = (value, snapshot, leaf)
+        self._forms[id(leaf)] = (leaf, value, snapshot)
         return leaf
 
 
@@ -120,6 +141,7 @@ class _Lane:
         self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)
         self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
         self.goal = ""
+        self.state: tuple[bytes, dict] | None = None   # (digest, forms) of the state last put
         self.settled: dict[str, tuple[str, str | None]] = {}   # checkpoint → (status, error) from its writes
 
 
@@ -273,8 +295,10 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             except BaseException:
                 lane.encoder.forget()
                 lane.channels = {}
+                lane.state = None
                 self._lanes_db._known.clear()
                 raise
+            lane.state = (digest, state)
             run_id = self._lanes_db.lane_run(thread_id, ns)
             if run_id is not None:
                 (self._running.add if status == "running" else self._running.discard)(run_id)
@@ -365,9 +389,14 @@ class InspectorSaver(BaseCheckpointSaver[str]):
 
     # -- reading ---------------------------------------------------------------------------
     def _tuple(self, row: StoredCheckpoint) -> CheckpointTuple:
-        state = self._store.load_values([row.state_hash])[row.state_hash]
+        lane = self._lanes.get((row.thread_id, row.checkpoint_ns))
+        if lane is not None and lane.state is not None and lane.state[0] == row.state_hash:
+            # the state this saver last put in the lane (same digest: same content): no read
+            values = self._lower.revive(lane.state[1], self.serde)
+        else:
+            values = raise_value(self._store.load_values([row.state_hash])[row.state_hash], self.serde)
         checkpoint = self.serde.loads_typed((row.body_type, row.body))
-        checkpoint["channel_values"] = raise_value(state, self.serde)
+        checkpoint["channel_values"] = values
         writes = sorted(row.writes, key=lambda w: (w[3], w[0], w[4]))
         pending = [(task, channel, raise_value(self._write_value(data), self.serde))
                    for task, channel, data, _, _ in writes]
@@ -426,6 +455,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         for lane in self._lanes.values():
             lane.encoder.forget()
             lane.channels = {}
+            lane.state = None
 
     def delete_thread(self, thread_id: str) -> None:
         with self._lock:

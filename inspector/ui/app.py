@@ -72,6 +72,7 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
     """
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        _quiet_offscreen_notes()
     app = create_app(theme or _saved_theme(screenshot is None))
     from inspector.ui.main_window import MainWindow
     from inspector.ui.session import StoreSession
@@ -96,6 +97,25 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
     code = app.exec()
     window.close()
     return code
+
+
+OFFSCREEN_NOTES = ("This plugin does not support propagateSizeHints()",)
+
+
+def _quiet_offscreen_notes() -> None:
+    """Screenshot mode: drop what the offscreen platform says about every window it shows.
+
+    It is not a problem of the app (that plugin simply has no window manager to hint);
+    every other Qt message still goes to stderr.
+    """
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    def handler(kind: QtMsgType, _context: object, message: str) -> None:
+        if kind == QtMsgType.QtWarningMsg and message.startswith(OFFSCREEN_NOTES):
+            return
+        sys.stderr.write(message + "\n")
+
+    qInstallMessageHandler(handler)
 
 
 def _saved_theme(use_settings: bool) -> str:

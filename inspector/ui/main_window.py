@@ -16,6 +16,7 @@ from inspector.ui.actions import build_actions
 from inspector.ui.models.run_tree import RunsLoad, preview_load
 from inspector.ui.run_actions import install_run_actions
 from inspector.ui.session import StoreSession
+from inspector.ui.storage_actions import install_storage
 from inspector.ui.startup import Startup
 from inspector.ui.style import ThinSplitter, polish
 from inspector.ui.widgets.banner import Banner
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self._update_title(None)
         self._enable_store_actions(False)
         self.run_actions = install_run_actions(self)   # Fork…, Resume…, Console dock
+        self.storage = install_storage(self)           # View ▸ Storage: charts and Prune…
         runs = self.runs_panel
         self.startup.watch(runs.view.viewport(), lambda: runs.proxy.rowCount() > 0 or runs.model.loaded)
         self.startup.watch(self.welcome, lambda: not self.session.busy_opening)
@@ -146,6 +148,7 @@ class MainWindow(QMainWindow):
         session.bridge.failed.connect(lambda message: self.show_error(message, "warning"))
         self.runs_panel.run_selected.connect(self._on_run_selected)
         self.runs_panel.run_updated.connect(self.timeline_panel.update_run)
+        self.runs_panel.run_updated.connect(self.details.update_run)
         self.runs_panel.model.runs_updated.connect(lambda _ids: self._refresh_forks())
         self.runs_panel.model.annotated.connect(self._refresh_forks)
         self.timeline_panel.checkpoint_selected.connect(self._on_checkpoint_selected)

@@ -27,6 +27,9 @@ def ask_confirmation(parent, title: str, text: str) -> bool:
 
 
 CONSOLE_HEIGHT = 200
+FORK_TIP = "Fork the selected checkpoint into a new run (optionally edited)"
+RESUME_TIP = "Resume the selected run from the selected checkpoint"
+GOOD_TIP = "Resume the selected run where its diagnosis suggests"
 DIAGNOSIS_KEY = "run-actions:diagnosis"
 
 
@@ -92,12 +95,10 @@ class RunActions(QObject):
         host.actions.panels_menu.addAction(self.console.toggleViewAction())
         self._console_sized = False
         self.console.visibilityChanged.connect(self._on_console_visibility_changed)
-        self.fork = self._action("&Fork\u2026", icons.icon("branch"), "Ctrl+Shift+K",
-                                 "Fork the selected checkpoint into a new run (optionally edited)")
-        self.resume = self._action("&Resume\u2026", icons.kind_icon("resume"), "Ctrl+Shift+R",
-                                   "Resume the selected run from the selected checkpoint")
+        self.fork = self._action("&Fork\u2026", icons.icon("branch"), "Ctrl+Shift+K", FORK_TIP)
+        self.resume = self._action("&Resume\u2026", icons.kind_icon("resume"), "Ctrl+Shift+R", RESUME_TIP)
         self.resume_good = self._action("Resume from &Last Good Checkpoint", icons.kind_icon("resume"), None,
-                                        "Resume the selected run where its diagnosis suggests")
+                                        GOOD_TIP)
         host.actions.run_menu.addSeparator()
         host.add_run_action(self.fork)
         host.add_run_action(self.resume)
@@ -140,9 +141,16 @@ class RunActions(QObject):
     # -- targets -----------------------------------------------------------------------
     @property
     def store_url(self) -> str | None:
-        """URL of the open store when it is one we can fork and resume (native or LangGraph)."""
+        """URL of the open store when its adapter offers fork or resume (``StoreInfo.capabilities``)."""
         info = self.host.session.info
-        return info.url if info is not None and info.kind in ("native", "langgraph") else None
+        if info is None or not (info.capabilities.fork.available or info.capabilities.resume.available):
+            return None
+        return info.url
+
+    def _through_framework(self) -> bool:
+        """True when fork/resume go through another framework's command (not native or LangGraph)."""
+        info = self.host.session.info
+        return info is not None and info.kind not in ("native", "langgraph")
 
     def store_access(self) -> StoreAccess | None:
         """Access to the open store: its session store for reads, one kept writer for writes."""
@@ -174,17 +182,29 @@ class RunActions(QObject):
         return None
 
     def _update_enabled(self, *_args: object) -> None:
-        ok = self.store_url is not None
+        info = self.host.session.info
+        caps = info.capabilities if info is not None else None
         run = self.host.current_run()
-        self.fork.setEnabled(ok and self.target() is not None)
-        self.resume.setEnabled(ok and self.target() is not None and (run is None or run.resumable))
-        self.resume_good.setEnabled(ok and run is not None and run.resumable)
+        can_fork = caps is not None and caps.fork.available
+        can_resume = caps is not None and caps.resume.available
+        self.fork.setEnabled(can_fork and self.target() is not None)
+        self.resume.setEnabled(can_resume and self.target() is not None and (run is None or run.resumable))
+        self.resume_good.setEnabled(can_resume and run is not None and run.resumable)
+        for action, cap, tip in ((self.fork, caps.fork if caps else None, FORK_TIP),
+                                 (self.resume, caps.resume if caps else None, RESUME_TIP),
+                                 (self.resume_good, caps.resume if caps else None, GOOD_TIP)):
+            text = tip if cap is None or cap.available else f"{tip} — not available here: {cap.reason}"
+            action.setToolTip(text)
+            action.setStatusTip(text)
 
     # -- commands ------------------------------------------------------------------------
     def open_fork_dialog(self) -> ForkDialog | None:
         """Fork…: edit and fork the target checkpoint; the new run is selected afterwards."""
         target, access = self.target(), self.store_access()
         if target is None or access is None:
+            return None
+        if self._through_framework():
+            self.run_through_framework("fork", target)
             return None
         from inspector.ui.dialogs.fork_dialog import ForkDialog
         dialog = ForkDialog(access, target, self.window)
@@ -197,6 +217,9 @@ class RunActions(QObject):
         target, access = target or self.target(), self.store_access()
         if target is None or access is None:
             return None
+        if self._through_framework():
+            self.run_through_framework("resume", target)
+            return None
         from inspector.ui.dialogs.resume_dialog import ResumeDialog
         dialog = ResumeDialog(access, target, self.window, confirm=self.confirm)
         dialog.launch_ready.connect(self.console.start)
@@ -204,10 +227,33 @@ class RunActions(QObject):
         self._show(dialog)
         return dialog
 
+    def run_through_framework(self, action: str, target: CheckpointInfo | str) -> None:
+        """Fork or resume through the store's framework: plan off the GUI thread, show the exact
+        command in the confirmation box, then run it in the Console dock."""
+        store = self.host.session.store
+        if store is None:
+            return
+        ref = target.id if isinstance(target, CheckpointInfo) else target
+
+        def plan() -> object:
+            from inspector.resume.frameworks import plan as plan_framework
+            return plan_framework(store, ref, action)
+
+        self.runner.run(plan, lambda found: self._on_framework_planned(action, found), self.host.show_error)
+
+    def _on_framework_planned(self, action: str, plan: object) -> None:
+        title = f"{action.capitalize()} through {getattr(plan, 'framework', 'the framework')}"
+        if not self.confirm(self.window, title, plan.describe()):  # type: ignore[attr-defined]
+            return
+        self.runner.run(plan.launch, self.console.start, self.host.show_error)  # type: ignore[attr-defined]
+
     def resume_last_good(self) -> None:
         """The Resume dialog, planned from the checkpoint the selected run's diagnosis suggests."""
         run, access = self.host.current_run(), self.store_access()
         if run is None or access is None:
+            return
+        if self._through_framework():
+            self.run_through_framework("resume", f"{run.id}:-1")
             return
         self.runner.run(lambda: _last_good(access, run.id), self._on_last_good_found,
                         self.host.show_error, key="run-actions:last-good")

@@ -18,7 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from inspector.errors import NotAStoreError, StoreError
-from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.model import LANGGRAPH_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import table_columns
 from inspector.store.langgraph.delta import reconstruct
@@ -86,7 +86,8 @@ class LangGraphStore(Store):
         self.info = StoreInfo(url=url or engine.url.render_as_string(hide_password=True),
                               display=display, kind="langgraph", backend=backend,
                               format_version=pg.format_version() if pg else 2 if schema.has_task_path else 1,
-                              read_only=read_only)
+                              read_only=read_only, capabilities=LANGGRAPH_CAPABILITIES,
+                              label="LangGraph")
 
     # -- runs ------------------------------------------------------------------------------
     def _summaries(self, heads: list[HeadRow]) -> dict[str, HeadSummary]:

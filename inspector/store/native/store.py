@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from inspector import codec as pieces
 from inspector.codec import expand
 from inspector.errors import CorruptDataError, StoreError
-from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
 from inspector.store.native import blobs, live
@@ -46,7 +46,8 @@ class NativeStore(Store):
         self.target = target
         self.info = StoreInfo(url=target.url, display=target.display, kind="native",
                               backend=target.backend, format_version=format_version,
-                              read_only=read_only)
+                              read_only=read_only, capabilities=NATIVE_CAPABILITIES,
+                              label="Checkpoint Inspector")
         self._pieces: OrderedDict[bytes, Any] = OrderedDict()
         self._raw: OrderedDict[bytes, bytes] = OrderedDict()
         self._raw_bytes = 0

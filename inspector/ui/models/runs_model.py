@@ -308,10 +308,26 @@ class RunsModel(QAbstractItemModel):
                     self._remove(node)
         touched = {self.tree.by_id[r.id].parent or self.tree.root for r in load.runs if r.id in self.tree.by_id}
         if any(not self.tree.is_sorted(parent) for parent in touched):  # an update may move a row
-            self._relayout(lambda: self.tree.sort(self.tree.sort_column, self.tree.descending))
+            if self.hold_order:
+                self._sort_pending = True     # not under the user's cursor: when it leaves
+            else:
+                self._resort()
         self.runs_updated.emit([r.id for r in load.runs])
         if load.kind == "some" and new_runs:
             self._annotate(new_runs)
+
+    hold_order = False
+    _sort_pending = False
+
+    def set_hold_order(self, hold: bool) -> None:
+        """While held, live updates do not move rows (the pointer is over the list); re-sort on release."""
+        self.hold_order = hold
+        if not hold and self._sort_pending:
+            self._resort()
+
+    def _resort(self) -> None:
+        self._sort_pending = False
+        self._relayout(lambda: self.tree.sort(self.tree.sort_column, self.tree.descending))
 
     def _insert_many(self, runs: list[RunInfo], load: RunsLoad) -> None:
         """Append top-level runs in one go, put forks under their parents, adopt orphans."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QMenu, QToolButton, QTreeView, QVBoxLayout, QWidget)
@@ -78,6 +78,7 @@ class RunsPanel(QWidget):
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._on_header_menu)
         layout.addWidget(self.view, 1)
+        self.view.viewport().installEventFilter(self)
         self.empty_hint = style.mute(QLabel("No runs match the filter.", self.view.viewport()))
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.hide()
@@ -279,6 +280,11 @@ class RunsPanel(QWidget):
             action.toggled.connect(lambda on, c=col: header.setSectionHidden(c, not on))
         menu.popup(header.mapToGlobal(pos))
 
-    def resizeEvent(self, event) -> None:  # Qt override
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.view.viewport() and event.type() in (QEvent.Type.Enter, QEvent.Type.Leave):
+            self.model.set_hold_order(event.type() == QEvent.Type.Enter)   # rows stay under the cursor
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.empty_hint.resize(self.view.viewport().size())

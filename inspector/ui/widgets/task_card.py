@@ -35,6 +35,9 @@ def check_line(palette: QPalette, check: dict) -> str:
             f"{html.escape(check.get('name', ''))}{tail}")
 
 
+OUTPUT_CHARS = 160
+
+
 def card_tooltip(task: dict) -> str:
     """Tooltip of a card: id, review with reviewer and note, checks with details."""
     review = task.get("review") or {}
@@ -49,6 +52,10 @@ def card_tooltip(task: dict) -> str:
         glyph = CHECK_GLYPHS.get(check.get("passed"), CHECK_GLYPHS[None])[0]
         detail = f" — {html.escape(check['detail'])}" if check.get("detail") else ""
         lines.append(f"{glyph} {html.escape(check.get('name', ''))}{detail}")
+    if task.get("agent"):
+        lines.append(f"agent: {html.escape(task['agent'])}")
+    if task.get("output"):
+        lines.append(f"output: {html.escape(task['output'][:1500])}")
     return "<br>".join(lines)
 
 
@@ -79,6 +86,10 @@ class TaskCard(QFrame):
         self.checks = QLabel(self)
         self.checks.setTextFormat(Qt.TextFormat.RichText)
         self.checks.setWordWrap(True)
+        self.output = QLabel(self)        # a task's output and agent, when the store has them (CrewAI)
+        self.output.setTextFormat(Qt.TextFormat.PlainText)
+        self.output.setWordWrap(True)
+        self.output.setVisible(False)
         progress_row = QHBoxLayout()
         progress_row.setSpacing(6)
         progress_row.addWidget(self.progress, 1)
@@ -90,6 +101,7 @@ class TaskCard(QFrame):
         layout.addLayout(progress_row)
         layout.addWidget(self.review)
         layout.addWidget(self.checks)
+        layout.addWidget(self.output)
         self._apply_palette()
 
     @property
@@ -107,6 +119,8 @@ class TaskCard(QFrame):
         self.percent.setFixedWidth(self.percent.fontMetrics().horizontalAdvance("100%") + 2)
         self.checks.setFont(small)
         self.review.setFont(small)
+        self.output.setFont(small)
+        self.output.setStyleSheet(f"color: {muted_text(pal).name()}")
 
     def set_task(self, task: dict) -> None:
         """Show a (validated) task; does nothing when it is unchanged."""
@@ -125,6 +139,11 @@ class TaskCard(QFrame):
         checks = task.get("checks") or []
         self.checks.setText("<br>".join(check_line(pal, c) for c in checks))
         self.checks.setVisible(bool(checks))
+        output = task.get("output") or ""
+        agent = task.get("agent") or ""
+        text = ((f"{agent}: " if agent else "") + output) if output else ""
+        self.output.setText(text if len(text) <= OUTPUT_CHARS else text[:OUTPUT_CHARS - 1] + "…")
+        self.output.setVisible(bool(text))
         self.setToolTip(card_tooltip(task))
 
     def _set_review(self, pal: QPalette, review: dict) -> None:

@@ -21,6 +21,18 @@ EMPTY_TEXT = "This checkpoint has no task state"
 NO_CHECKPOINT_TEXT = "No checkpoint selected: pick one in the timeline to see its task board"
 
 
+def with_outputs(tasks: dict, raw: dict) -> dict:
+    """The validated task state with each task's ``output`` and ``agent`` text kept (adapters such
+    as CrewAI's give them; the documented model has no such field, so validation drops them)."""
+    extra = {str(t.get("id")): t for t in raw.get("tasks") or [] if isinstance(t, dict)}
+    for task in tasks["tasks"]:
+        source = extra.get(task["id"], {})
+        for key in ("output", "agent"):
+            if isinstance(source.get(key), str) and source[key]:
+                task[key] = source[key]
+    return tasks
+
+
 class BoardColumn(QFrame):
     """One status column: a title with a count, and cards reused across updates."""
 
@@ -188,7 +200,7 @@ class TasksPanel(QWidget):
             self._show_empty(EMPTY_TEXT)
             return
         try:
-            tasks = validate(raw)
+            tasks = with_outputs(validate(raw), raw)
         except TaskStateError as err:
             self._show_empty(f"The task state of this checkpoint is malformed:\n{err}")
             return

@@ -144,9 +144,20 @@ class TimelinePanel(QWidget):
         self.model.set_forks(forks)
 
     def apply_changes(self, changes: ChangeSet) -> None:
-        """Append live checkpoints of the shown run."""
+        """Append live checkpoints of the shown run; a view left at the head follows the new head."""
+        before = self.model.rowCount()
+        current = self.view.currentIndex()
+        at_head = current.isValid() and current.row() == before - 1 and \
+            len(self.view.selectionModel().selectedRows()) <= 1
+        bar = self.view.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum()
         self.model.apply_changes(changes)
         self._show_count()
+        after = self.model.rowCount()
+        if after > before and at_head:
+            self.select_row(after - 1)
+        elif after > before and at_bottom and not current.isValid():
+            self.view.scrollToBottom()
 
     def select_row(self, row: int, center: bool = False) -> None:
         """Make ``row`` the current and only selected row and scroll it into view."""

@@ -312,7 +312,7 @@ class RunActions(QObject):
         self.host.refresh()
         QTimer.singleShot(250, lambda: self._select_soon(run_id, attempts - 1))
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if watched is self.window and event.type() == QEvent.Type.Close and self.console.running():
             answer = QMessageBox.question(
                 self.window, "Resumed Processes Running",

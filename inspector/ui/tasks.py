@@ -180,7 +180,7 @@ class _Job(QRunnable):
 def _call(fn: Callable[..., Any], ctx: JobContext, with_context: bool) -> Outcome:
     try:
         return Outcome(value=fn(ctx) if with_context else fn())
-    except Exception as exc:
+    except Exception as exc:  # every failure must reach the GUI as an Outcome
         if not isinstance(exc, _KNOWN_ERRORS) and not _is_cancelled(exc):
             log.error("background job failed:\n%s", traceback.format_exc())
         return Outcome(error=exc)
@@ -282,7 +282,7 @@ class TaskRunner(QObject):
     def shutdown(self) -> None:
         """Drop every pending outcome and wait for running jobs to return."""
         self._closed = True
-        for key in self._tokens:
+        for key in self._tokens.keys():  # noqa: SIM118 - _Generations is not a dict; keys() is its method
             if key is not None:
                 self.cancel(key)
         self._pool.clear()

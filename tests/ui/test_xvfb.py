@@ -33,7 +33,7 @@ def test_the_app_runs_in_a_real_x_server(demo_store: Path, tmp_path: Path) -> No
     assert len({image.pixel(x, y) for x in range(0, 1024, 37) for y in range(0, 700, 29)}) > 20   # not blank
 
 
-class open_store_name:
+class open_store_name:  # a tiny context manager: the RUN:SEQ to select
     def __init__(self, store: Path) -> None:
         self.store = store
 

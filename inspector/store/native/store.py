@@ -19,7 +19,7 @@ from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
 from inspector.store.native import blobs, live
 from inspector.store.native.pins import pinned_ids
-from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row
+from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # re-exported
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
 from inspector.store.native.schema import blobs as blob_table
 

@@ -16,6 +16,7 @@ from inspector import taskstate
 from inspector.errors import OwnershipLost, StateTooDeepError, StoreError, UnstorableStateError
 from inspector.model import CheckpointInfo
 from inspector.record import spec as resume_spec
+from inspector.record.backoff import retry_delays
 from inspector.record.handoff import Handoff, read_handoff
 from inspector.record.interval import Interval
 from inspector.record.summary import lengths, summarize
@@ -184,16 +185,16 @@ class Checkpointer:
         A transaction whose connection broke may still have committed, so ``committed``
         is asked before each retry whether the write is already there.
         """
-        deadline, delay = time.monotonic() + self.retry_for, 0.1
+        deadline, delays = time.monotonic() + self.retry_for, retry_delays()
         while True:
             try:
                 return attempt()
             except (StoreError, sa.exc.SQLAlchemyError) as err:
                 if isinstance(err, OwnershipLost) or not is_transient(err) or time.monotonic() > deadline:
                     raise
-                log.warning("store unreachable, retrying in %.1f s: %s", delay, err)
+                delay = next(delays)
+                log.warning("store unreachable, retrying in %.2f s: %s", delay, err)
             time.sleep(delay)
-            delay = min(delay * 2, 2.0)
             if committed is not None:
                 try:
                     done = committed()

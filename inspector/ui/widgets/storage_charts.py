@@ -59,7 +59,7 @@ class Chart(pg.PlotWidget):
             axes["bottom"] = pg.DateAxisItem(orientation="bottom")
         super().__init__(axisItems=axes)
         self.title = title
-        self.setMinimumSize(260, 190)
+        self.setMinimumSize(240, 170)
         self.setMenuEnabled(False)
         self.getPlotItem().hideButtons()
         self.empty = pg.TextItem("", anchor=(0.5, 0.5))
@@ -225,8 +225,9 @@ def draw_tradeoff(chart: Chart, report: UsageReport) -> None:
     item = reset(chart)
     points = report.detail.tradeoff if report.detail is not None else ()
     if len(points) < 2:
-        chart.show_empty("select a native run with a few checkpoints" if report.kind == "native"
-                         else "LangGraph records no operations between checkpoints")
+        chart.show_empty("select a run" if report.detail is None
+                         else "LangGraph records no operations between checkpoints" if report.kind != "native"
+                         else "the run has too few checkpoints")
         return
     t = style.theme()
     xs = np.array([p.replay_mean for p in points], dtype=float)

@@ -66,7 +66,7 @@ class TaskCard(QFrame):
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)  # width = column
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)  # width = column; height = text
         self._task: dict | None = None
         self.title = QLabel(self)
         self.title.setWordWrap(True)
@@ -156,3 +156,19 @@ class TaskCard(QFrame):
         who = f" <span style='color:{muted}'>{name}</span>" if reviewer and pill else ""
         self.review.setText(pill + who)
         self.review.setVisible(bool(pill))
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+        super().resizeEvent(event)
+        self._fit_wrapped()
+
+    def _fit_wrapped(self) -> None:
+        """Wrapped labels ask for the height their text needs at this width (a long title is never cut)."""
+        changed = False
+        for label in (self.title, self.review, self.checks):
+            if not label.isHidden() and label.width() > 0:
+                wanted = label.heightForWidth(label.width())
+                if wanted != label.minimumHeight():
+                    label.setMinimumHeight(max(0, wanted))
+                    changed = True
+        if changed:
+            self.updateGeometry()

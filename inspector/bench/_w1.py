@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import string
 from collections.abc import Iterator
+from typing import Any
 
 
 def w1_states(steps: int, seed: int = 42) -> Iterator[tuple[dict, dict]]:
@@ -12,7 +13,7 @@ def w1_states(steps: int, seed: int = 42) -> Iterator[tuple[dict, dict]]:
     rnd = random.Random(seed)
     alphabet = string.ascii_lowercase + "      "
     state: dict = {"messages": [], "step": 0, "scratchpad": {"notes": "", "tool": None}}
-    tasks = {"goal": "answer the user", "tasks": [
+    tasks: dict[str, Any] = {"goal": "answer the user", "tasks": [
         {"id": f"t{i}", "title": f"Task {i}", "status": "pending", "progress": 0.0,
          "checks": [{"name": f"check {i}", "passed": None}]} for i in range(10)]}
     for step in range(steps):

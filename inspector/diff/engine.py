@@ -8,14 +8,12 @@ an order key (the ordinals of its ancestors) so the result comes out in document
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import threading
 from collections import deque
 from operator import itemgetter
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from inspector.codec import Chunk, ChunkedList, ChunkedMap, Ref, check_part, split_items, split_map, unpack
+from inspector.codec.gcpause import gc_paused
 from inspector.diff.lists import align, align_encoded, detect_moves, same, trim
 from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
@@ -29,35 +27,6 @@ MAX_DEPTH = 20_000
 TICK_EVERY = 512
 _KNOWN_UNEQUAL = True
 _MISSING = object()
-_gc_lock = threading.Lock()
-_gc_pauses = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Suspend the cyclic garbage collector while a diff decodes and walks big trees.
-
-    Decoding allocates hundreds of thousands of containers; with big states alive each
-    automatic collection rescans them all (measured: 3-4x slower decoding). The trees
-    built here have no cycles, so nothing waits for the collector. Nested and concurrent
-    diffs share one pause; the last one out restores the previous setting.
-    """
-    global _gc_pauses, _gc_was_enabled
-    with _gc_lock:
-        if _gc_pauses == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_was_enabled:
-                gc.enable()
-
-
 class Engine:
     """One diff run; create one per comparison (it caches the pieces it reads)."""
 

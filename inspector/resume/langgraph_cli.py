@@ -111,11 +111,12 @@ def _confirm(prompt: str) -> bool:
 
 def resume_command(args: argparse.Namespace) -> int:
     """Plan, show, confirm and run the LangGraph runner; with --wait return its exit code."""
-    answer: Any = _UNSET
-    if getattr(args, "answer", None) is not None:
-        answer = parse_json_text(args.answer, "--answer value")
+    # no --answer: pass nothing (plan_resume's own "no answer" default; a sentinel of this
+    # module would be taken for an answer value)
+    answer = ({} if getattr(args, "answer", None) is None
+              else {"answer": parse_json_text(args.answer, "--answer value")})
     with open_store(args.store) as store:
-        plan = plan_resume(store, args.checkpoint, answer=answer, graph=args.graph,
+        plan = plan_resume(store, args.checkpoint, **answer, graph=args.graph,
                            trusted=args.trusted or None, force=args.force)
         print(plan.describe(), flush=True)
         if not args.yes and not _confirm("Run this command? [y/N] "):

@@ -58,13 +58,14 @@ def plan(store: NativeStore, rules: Rules, *, pieces: bool = True) -> PrunePlan:
     rows_bytes = int(rows_total * len(found) / total) if total else 0
     content, count = 0, 0
     if pieces and found:
-        gone = {c.id for c in found}
-        roots = set()
-        for row in usage_sql.iter_checkpoints(store):
-            if row.id not in gone:
-                roots.add(row.state_hash)
-                if row.tasks_hash:
-                    roots.add(row.tasks_hash)
+        doomed: dict[bytes, int] = {}
+        for cand in found:
+            for digest in (cand.state_hash, cand.tasks_hash):
+                if digest:
+                    doomed[bytes(digest)] = doomed.get(bytes(digest), 0) + 1
+        with guard(display), engine.connect() as conn:
+            counts = prune_sql.root_counts(conn)
+        roots = {d for d, n in counts.items() if n > doomed.get(d, 0)}   # still referred to afterwards
         keep = reachable(_cache(store), roots)
         with guard(display), engine.connect() as conn:
             for digest, size in usage_sql.all_piece_sizes(conn):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (QApplication, QDialog, QDockWidget, QFileDialog, QInputDialog, QLineEdit,
                                QMainWindow, QMenu, QStackedWidget, QVBoxLayout, QWidget)
@@ -28,6 +28,7 @@ from inspector.ui.widgets.timeline_panel import TimelinePanel
 from inspector.ui.widgets.welcome import WelcomePage
 
 APP_NAME = "Checkpoint Inspector"
+RUNS_MIN_WIDTH, RUNS_MAX_WIDTH = 420, 560   # the runs list's first width (names readable, details room)
 STORE_FILTER = "Checkpoint stores (*.db *.sqlite *.sqlite3 *.ckpt);;All files (*)"
 
 
@@ -111,6 +112,7 @@ class MainWindow(QMainWindow):
         layout.setSpacing(0)
         layout.addWidget(self.banner)
         layout.addWidget(self.stack, 1)
+        self.stack.currentChanged.connect(self._size_splitters_soon)
         self.setCentralWidget(central)
 
     def _wire(self) -> None:
@@ -351,6 +353,25 @@ class MainWindow(QMainWindow):
             settings.settings().setValue("theme", mode)
         self.update()
 
+    _splitters_sized = False
+
+    def _size_splitters_soon(self, *_args: object) -> None:
+        """Once, when the panels are first on screen: after that layout has given them their width."""
+        if not self._splitters_sized and self.isVisible() and self.stack.currentWidget() is self.main_splitter:
+            self._splitters_sized = True
+            QTimer.singleShot(0, self._size_splitters)
+
+    def _size_splitters(self) -> None:
+        """First show without remembered sizes: the runs list gets what its names need, not a fixed share."""
+        if self._persist and settings.settings().value("window/main_splitter") is not None:
+            return
+        width = sum(self.main_splitter.sizes()) or self.width()
+        runs = max(RUNS_MIN_WIDTH, min(RUNS_MAX_WIDTH, int(width * 0.45)))
+        self.main_splitter.setSizes([runs, max(1, width - runs)])
+        height = sum(self.right_splitter.sizes())
+        if height > 0:   # the details get the larger share: the diff and the task board need rows
+            self.right_splitter.setSizes([height * 2 // 5, height - height * 2 // 5])
+
     def _check_theme(self, mode: str) -> None:
         for action in self.actions.theme_group.actions():
             action.setChecked(action.data() == mode)
@@ -409,6 +430,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
+        self._size_splitters_soon()
         self.startup.arm()
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -86,9 +86,20 @@ class Walk:
         self.shared: set[bytes] = set()
         self.field_bytes: dict[str, int] = {}
 
-    def visit(self, ordinal: int, state: bytes, tasks: bytes | None, tasks_label: str) -> int:
-        """Walk one checkpoint's roots; the stored bytes it added."""
+    def visit(self, ordinal: int, state: bytes, tasks: bytes | None, tasks_label: str,
+              fields: dict[str, int] | None = None) -> int:
+        """Walk one checkpoint's roots; the stored bytes it added (by field also into ``fields``)."""
         cache, intro = self.cache, self.intro
+        seen_state = intro.get(state)
+        seen_tasks = intro.get(tasks) if tasks else -1
+        if seen_state is not None and seen_tasks is not None and seen_state != ordinal and seen_tasks != ordinal:
+            # the common case: the same state as an earlier checkpoint (nothing new is stored)
+            if state not in self.shared:
+                self._mark(state)
+            if tasks and tasks not in self.shared:
+                self._mark(tasks)
+            return 0
+        self._fields = fields
         roots = [state] + ([tasks] if tasks else [])
         cache.load([d for d in roots if d not in intro], roots={state})
         added = 0
@@ -113,7 +124,9 @@ class Walk:
                 self._count(key, stored * inline // total)
                 frontier.extend((c, key) for c in kids)
         while frontier:
-            cache.load(d for d, _ in frontier if d not in intro)
+            # a piece no field claims yet (a chunked map's chunks under the root) is split by key
+            cache.load([d for d, _ in frontier if d not in intro],
+                       roots={d for d, label in frontier if label == ROOT})
             following: list[tuple[bytes, str]] = []
             for digest, label in frontier:
                 seen = intro.get(digest)
@@ -124,13 +137,24 @@ class Walk:
                 intro[digest] = ordinal
                 stored = cache.stored[digest]
                 added += stored
-                self._count(label, stored)
-                following.extend((c, label) for c in cache.children[digest])
+                split = cache.split.get(digest) if label == ROOT else None
+                if split is None:
+                    self._count(label, stored)
+                    following.extend((c, label) for c in cache.children[digest])
+                    continue
+                total = sum(inline for inline, _ in split.values()) or 1
+                for key, (inline, kids) in split.items():
+                    self._count(key, stored * inline // total)
+                    following.extend((c, key) for c in kids)
             frontier = following
         return added
 
+    _fields: dict[str, int] | None = None
+
     def _count(self, label: str, n: int) -> None:
         self.field_bytes[label] = self.field_bytes.get(label, 0) + n
+        if self._fields is not None:
+            self._fields[label] = self._fields.get(label, 0) + n
 
     def _mark(self, digest: bytes) -> None:
         stack = [digest]

@@ -40,14 +40,7 @@ def native_usage(store: NativeStore, run_id: str | None = None, *, pieces: bool 
     done = 0
     for ordinal, row in enumerate(usage_sql.iter_checkpoints(store)):
         entry = per_run.setdefault(row.run_id, {"bytes": 0.0, "logical": 0, "count": 0, "fields": {}})
-        before = dict(walk.field_bytes) if pieces else None
-        added = walk.visit(ordinal, row.state_hash, row.tasks_hash, TASKS_FIELD) if pieces else 0
-        if before is not None and added:
-            fields = entry["fields"]
-            for key, value in walk.field_bytes.items():
-                gained = value - before.get(key, 0)
-                if gained:
-                    fields[key] = fields.get(key, 0) + gained
+        added = walk.visit(ordinal, row.state_hash, row.tasks_hash, TASKS_FIELD, entry["fields"]) if pieces else 0
         entry["bytes"] += added + per_row
         entry["logical"] += row.size
         entry["count"] += 1

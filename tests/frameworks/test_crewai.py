@@ -74,3 +74,39 @@ def test_damaged_snapshot_is_opaque_not_a_crash(store_copy) -> None:
     with open_store(path) as store:
         states = [json.dumps(store.load(c.id).state) for r in store.list_runs() for c in store.list_checkpoints(r.id)]
         assert sum("damaged JSONB" in s for s in states) == 1
+
+
+def test_a_snapshot_written_into_a_branch_folder_wakes_the_listener(store_copy) -> None:
+    import shutil
+    import threading
+
+    path = store_copy("crewai_json")
+    store_copy.modified = True
+    woke = threading.Event()
+    with open_store(path) as store:
+        cursor = store.cursor()
+        stop = store.listen(woke.set)
+        try:
+            source = sorted((path / "main").glob("*.json"))[0]
+            (path / "again").mkdir()
+            shutil.copy(source, path / "again" / "20991231T000000_deadbeef_p-none.json")
+            assert woke.wait(10)
+        finally:
+            stop()
+        changes = store.changes_since(cursor)
+        assert "again" in changes.run_ids or "main~2" in changes.run_ids
+        assert len(changes.new_checkpoints) == 1
+
+
+def test_the_runner_in_an_environment_without_crewai_says_so(store_copy, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from inspector.resume.launch import spawn
+
+    with open_store(store_copy("crewai_json")) as store:
+        launch = plan(store, "main:0", "fork", python=sys.executable, cwd=str(tmp_path)).launch()
+    proc = spawn(launch, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3 and b"crewai is not installed in this Python" in err
+    assert b"Traceback" not in err

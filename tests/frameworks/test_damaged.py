@@ -29,7 +29,7 @@ def test_adk_v0_pickled_actions_stay_opaque_and_are_never_run(store_copy, tmp_pa
     with open_store(path) as store:
         assert store.info.kind == "google-adk" and "v0" in store.info.label
         head = store.load("s-legacy:-1")
-        assert "pickled" in " ".join(head.state["_approximate"])
+        assert "pickled" in head.state["_approximate"]
         assert head.state["state"] == {"budget": 5, "cart": ["plums"], "last_reply": "You said: thanks"}
         assert [m["role"] for m in head.state["messages"]][:3] == ["user", "assistant", "tool"]
     canary = tmp_path / "executed"

@@ -29,7 +29,7 @@ def test_sessions_events_and_state_rebuilt_from_deltas(store_copy, name: str) ->
         assert head.state["state"]["cart"] == ["apples", "pears"]
         assert head.state["current"]["app_state"] == {"items_sold": 3}   # other sessions added one
         assert head.state["app_state_written"] == {"items_sold": 2}
-        notes = " ".join(head.state["_approximate"])
+        notes = head.state["_approximate"]
         assert "create_session" in notes and "app: and user:" in notes
         assert head.meta["rebuild"] == "approximate"
         roles = [m["role"] for m in head.state["messages"]]

@@ -87,3 +87,14 @@ def test_live_and_stuck_from_rows_the_sdk_would_add(store_copy) -> None:
         assert run.status == "stuck" and "never finished" in run.last_error
         diag = diagnose(store, run)
         assert diag is not None and diag.status == "stuck"
+
+
+def test_async_sessions_read_and_encrypted_items_stay_sealed(store_copy) -> None:
+    with open_store(store_copy("agents_async_encrypted.db")) as store:
+        assert {r.id for r in store.list_runs()} == {"async-chat", "secret-chat"}
+        assert [c.kind for c in store.list_checkpoints("async-chat")] == ["input", "llm"]
+        sealed = store.list_checkpoints("secret-chat")
+        assert {c.name for c in sealed} == {"encrypted"} and "not decoded" in sealed[0].change
+        state = store.load("secret-chat:-1").state
+        assert "X123" not in json.dumps(state)
+        assert all(m["type"] == "encrypted" for m in state["messages"])

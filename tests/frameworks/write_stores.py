@@ -24,11 +24,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 FRAMEWORKS = {
-    "openai-agents": (["openai-agents==0.24.0", "sqlalchemy", "aiosqlite", "greenlet"], "writer_openai_agents.py",
-                      ["openai-agents", "openai", "sqlalchemy", "aiosqlite"]),
+    "openai-agents": (["openai-agents==0.24.0", "sqlalchemy", "aiosqlite", "greenlet", "psycopg[binary]",
+                       "cryptography"],
+                      "writer_openai_agents.py",
+                      ["openai-agents", "openai", "sqlalchemy", "aiosqlite", "psycopg"]),
     "crewai": (["crewai==1.15.30", "pysqlite3-binary"], "writer_crewai.py", ["crewai", "openai", "pysqlite3-binary"]),
-    "google-adk": (["google-adk[db]==2.13.0", "aiosqlite"], "writer_google_adk.py",
-                   ["google-adk", "google-genai", "sqlalchemy", "aiosqlite"]),
+    "google-adk": (["google-adk[db]==2.13.0", "aiosqlite", "psycopg[binary]"], "writer_google_adk.py",
+                   ["google-adk", "google-genai", "sqlalchemy", "aiosqlite", "psycopg"]),
 }
 
 
@@ -64,6 +66,29 @@ def compact(path: Path) -> None:
         conn.close()
 
 
+PG_DUMPS = {"openai-agents": "agents_postgres.sql", "google-adk": "adk_postgres.sql"}
+
+
+def start_postgres():  # noqa: ANN201
+    """A throw-away PostgreSQL server (the project's own helper), or None without one."""
+    sys.path.insert(0, str(HERE.parents[1]))
+    try:
+        from inspector.bench._pgserver import TempPostgres
+        return TempPostgres().start()
+    except Exception as err:  # noqa: BLE001 - no server binaries here: SQLite stores only
+        print(f"no PostgreSQL server ({err}); PostgreSQL stores not written")
+        return None
+
+
+def dump(server, database: str, target: Path) -> None:  # noqa: ANN001
+    """The database as plain SQL (tables and rows) for the tests to load."""
+    proc = server._cmd("pg_dump", "--no-owner", "--no-privileges", "--no-comments", "--inserts",
+                       "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres", database)
+    lines = [line for line in proc.stdout.splitlines()
+             if not line.startswith(("SET ", "SELECT pg_catalog.set_config", "\\restrict", "\\unrestrict", "--"))]
+    target.write_text("\n".join(line for line in lines if line.strip()) + "\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--venvs", type=Path, default=Path.home() / ".cache" / "checkpoint-inspector-frameworks")
@@ -73,6 +98,15 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     record_path = args.out / "VERSIONS.json"
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
+    server = start_postgres() if any(n in PG_DUMPS for n in args.only or FRAMEWORKS) else None
+    try:
+        return write_all(args, record, record_path, server)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def write_all(args: argparse.Namespace, record: dict, record_path: Path, server) -> int:  # noqa: ANN001
     for name in args.only or sorted(FRAMEWORKS):
         requirements, writer, shown = FRAMEWORKS[name]
         python = ensure_env(args.venvs, name, requirements)
@@ -80,7 +114,14 @@ def main() -> int:
             out = Path(tmp) / "out"
             env = {"PATH": str(python.parent), "HOME": tmp, "OPENAI_API_KEY": "not-used",
                    "CREWAI_DISABLE_TELEMETRY": "true", "OTEL_SDK_DISABLED": "true", "PYTHONUNBUFFERED": "1"}
+            database = f"fixture_{name.replace('-', '_')}"
+            if server is not None and name in PG_DUMPS:
+                server._cmd("psql", "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres", "-c",
+                            f"DROP DATABASE IF EXISTS {database}", "-c", f"CREATE DATABASE {database}")
+                env["FIXTURE_PG_URL"] = server.url_for(database)
             subprocess.run([str(python), str(HERE / writer), str(out)], check=True, cwd=tmp, env=env)
+            if "FIXTURE_PG_URL" in env:
+                dump(server, database, out / PG_DUMPS[name])
             for item in sorted(out.iterdir()):
                 target = args.out / item.name
                 if target.is_dir():

@@ -8,6 +8,7 @@ DatabaseSessionService (SQLite URL).
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import AsyncGenerator
@@ -89,6 +90,10 @@ async def main(out: Path) -> None:
     await write(service)
     await service.db_engine.dispose()
     await legacy_v0(out / "adk_database_v0.db")
+    if os.environ.get("FIXTURE_PG_URL"):   # DatabaseSessionService on PostgreSQL (dumped as SQL)
+        service = DatabaseSessionService(os.environ["FIXTURE_PG_URL"])
+        await write(service)
+        await service.db_engine.dispose()
 
 
 async def legacy_v0(path: Path) -> None:

@@ -173,3 +173,27 @@ def test_timeline_names_and_changes_match_langgraph(corpus_sqlite, name: str) ->
     finally:
         store.close()
     assert not problems, "\n".join(problems)
+
+
+def test_run_statuses_follow_langgraph(corpus_sqlite, tmp_path) -> None:
+    """Thread statuses: a fork made through update_state waits to be resumed (interrupted, never
+    running, so never stuck); a failed task → failed; an interrupt → interrupted; done → completed."""
+    import shutil
+
+    from inspector.resume.stuck import stuck_runs
+    target = tmp_path / "c.db"
+    shutil.copyfile(corpus_sqlite, target)
+    with sqlite_saver(target) as saver:
+        graph = open_graph(next(s for s in SCENARIOS if s.name == "forks"), saver)
+        first = list(graph.get_state_history({"configurable": {"thread_id": "forks-1"}}))[-2]
+        graph.update_state(first.config, {"mode": "skip"}, as_node="plan")
+    store = _store(f"sqlite:///file:{target}?mode=ro&uri=true")
+    try:
+        runs = {r.id: r for r in store.list_runs()}
+        assert runs["forks-1"].status == "interrupted"            # written a moment ago, yet waiting
+        assert runs["mapreduce-2"].status == "failed"
+        assert runs["subgraph-2"].status == runs["typed-2"].status == "interrupted"
+        assert runs["react-1"].status == runs["durability-exit"].status == "completed"
+        assert "forks-1" not in {d.run_id for d in stuck_runs(store)}
+    finally:
+        store.close()

@@ -139,3 +139,29 @@ def test_pin_errors_and_format2_store_gets_the_table_only_from_writers(tmp_path:
     con = sqlite3.connect(path)
     assert con.execute("SELECT value FROM ci_meta WHERE key = 'format_version'").fetchone()[0] == str(FORMAT_VERSION)   # pins change no format
     con.close()
+
+
+@pytest.mark.postgres
+def test_usage_and_prune_on_postgresql(pg_url: str, capsys) -> None:
+    ids = build(pg_url)
+    assert main(["pin", pg_url, f"{ids['short']}:5"]) == 0
+    capsys.readouterr()
+    assert main(["usage", pg_url, ids["long"], "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["backend"] == "postgresql" and doc["tables"]["ci_blobs"] > 0
+    assert doc["total_bytes"] == sum(doc["tables"].values())
+    assert len(doc["detail"]["checkpoints"]) == 60 and next(iter(doc["fields"])) in ("messages", "(checkpoint rows)")
+    with open_store(pg_url) as st:
+        keep = {c.id: st.load(c.id).state for c in (st.get_checkpoint(f"{ids['short']}:5"),
+                                                     st.get_checkpoint(f"{ids['long']}:20"))}
+    assert main(["prune", pg_url, "--keep-last", "3", "--apply", "--vacuum", "--json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["remove_checkpoints"] == 62 and done["pieces"] > 0
+    with open_store(pg_url) as st:
+        for cid, state in keep.items():
+            assert st.load(cid).state == state
+        for run in st.list_runs():
+            infos = st.list_checkpoints(run.id)
+            assert [c.seq for c in infos] == list(range(run.checkpoint_count))
+            for info in infos:                        # every survivor still reads in full
+                st.load(info.id)

@@ -70,3 +70,21 @@ def test_task_cards_show_crewai_outputs(qtbot, tmp_path: Path) -> None:  # noqa:
     assert done[0].output.text().startswith("Researcher: Result") and not done[0].output.isHidden()
     assert "output: Result" in done[0].toolTip()
     assert [c.output.isHidden() for c in panel.columns["pending"].cards] == [True]
+
+
+def test_items_the_sdk_adds_appear_live(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    import json
+    import sqlite3
+
+    path = _copy(tmp_path, "agents_sqlite.db")
+    open_in(window, qtbot, path)
+    select_run(window, qtbot, "quick-chat")
+    timeline = window.timeline_panel
+    assert timeline.model.rowCount() == 2
+    conn = sqlite3.connect(path)   # the row SQLiteSession.add_items writes for a new user message
+    conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)",
+                 ("quick-chat", json.dumps({"role": "user", "content": "one more thing"})))
+    conn.commit()
+    conn.close()
+    qtbot.waitUntil(lambda: timeline.model.rowCount() == 3, timeout=20_000)
+    qtbot.waitUntil(lambda: window.runs_panel.model.run("quick-chat").status == "running", timeout=20_000)

@@ -49,11 +49,16 @@ def opaque(reason: str) -> dict:
     return {"__opaque__": reason}
 
 
-def parse_json(text: str | bytes | None, what: str = "value") -> Any:
+def parse_json(text: Any, what: str = "value") -> Any:
     """JSON text as a value, or an opaque marker when it is pickled, over the piece budget, nested
     past the depth budget (``inspector.limits``) or not JSON."""
     if text is None:
         return None
+    if isinstance(text, (dict, list)):   # a JSON/JSONB column the driver decoded already
+        depth = limits.current().depth
+        if limits.depth_of(text, depth) > depth:
+            return opaque(f"{what}: nested deeper than the nesting depth budget of {depth}")
+        return text
     if isinstance(text, (bytes, bytearray, memoryview)):
         data = bytes(text)
         if data.startswith(b"\x80"):
@@ -232,6 +237,22 @@ class CatalogStore(Store):
             added += catalog.checkpoints.get(row[0], ())[start:]
         touched += [run_id for run_id in old if run_id not in {r[0] for r in new}]
         return ChangeSet(cursor=new, run_ids=tuple(touched), new_checkpoints=tuple(added))
+
+
+class EngineCatalogStore(CatalogStore):
+    """A ``CatalogStore`` over one SQLAlchemy engine (SQLite file or PostgreSQL database)."""
+
+    def __init__(self, engine: Any, target: Any) -> None:
+        super().__init__(target.display)
+        self.engine, self.target = engine, target
+
+    def watch_paths(self) -> list[Path]:
+        """The SQLite file and its companions (none for a server database)."""
+        return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
+
+    def close(self) -> None:
+        """Dispose of the engine."""
+        self.engine.dispose()
 
 
 def number_checkpoints(run_id: str, drafts: list[CheckpointInfo]) -> tuple[CheckpointInfo, ...]:

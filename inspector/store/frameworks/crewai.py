@@ -135,6 +135,10 @@ def state_of(snapshot: Any) -> dict:
         output = task.get("output") if isinstance(task, dict) else None
         if isinstance(output, dict) and isinstance(output.get("messages"), list):
             messages += output["messages"]
+            last = output["messages"][-1] if output["messages"] else None
+            if output.get("raw") and not (isinstance(last, dict) and last.get("role") == "assistant"):
+                # crewai keeps the prompt messages; the agent's answer is the task's raw output
+                messages.append({"role": "assistant", "name": output.get("agent"), "content": output["raw"]})
     agents = [{"role": a.get("role"), "goal": a.get("goal")} for a in crew.get("agents") or [] if isinstance(a, dict)]
     return {"crew": crew.get("name"), "inputs": crew.get("checkpoint_inputs") or {},
             "trigger": snapshot.get("trigger"), "crewai_version": snapshot.get("crewai_version"),
@@ -202,6 +206,8 @@ class CrewAIStore(CatalogStore):
         self._by_ref: dict[str, Record] = {}
         backend = "folder" if location is not None else (target.backend if target else "sqlite")
         url = str(location) if location is not None else (target.url if target else display)
+        if location is not None:   # new snapshot files appear in branch folders: watch the tree
+            self.listen = self._listen_folder
         self.info = StoreInfo(url=url, display=display, kind="crewai", backend=backend, format_version=None,
                               read_only=True, capabilities=CAPABILITIES,
                               label="CrewAI (JSON)" if location is not None else "CrewAI (SQLite)")
@@ -357,7 +363,8 @@ class CrewAIStore(CatalogStore):
         if parent_ref and status == "completed":
             status = "forked"
         done = statuses.count("done")
-        return RunInfo(id=run_id, name=f"{last.summary.get('crew') or 'crew'} · {chain[0].branch}",
+        crew = last.summary.get("crew")
+        return RunInfo(id=run_id, name=f"{crew} · {run_id}" if crew and crew != "crew" else run_id,
                        agent="crewai", status=status, created=chain[0].created, updated=last.created,
                        checkpoint_count=len(infos), head_seq=len(infos) - 1, resumable=True,
                        parent_run=parent_ref.rpartition(":")[0] if parent_ref else None,
@@ -411,6 +418,30 @@ class CrewAIStore(CatalogStore):
                 pass
             return dirs
         return sqlite_watch_paths(self.target.path if self.target else None)
+
+    def _listen_folder(self, callback: Any) -> Any:
+        """Call ``callback()`` (from a watchdog thread) when a snapshot file is written anywhere
+        under the folder; returns the callable that stops watching."""
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event: Any) -> None:
+                names = (str(event.src_path), str(getattr(event, "dest_path", "") or ""))
+                if event.event_type in ("created", "modified", "moved", "deleted", "closed") \
+                        and any(n.endswith(".json") for n in names):
+                    callback()
+
+        assert self.location is not None
+        observer = Observer()
+        observer.schedule(Handler(), str(self.location), recursive=True)
+        observer.daemon = True
+        observer.start()
+
+        def stop() -> None:
+            observer.stop()
+            observer.join(timeout=5)
+        return stop
 
     def close(self) -> None:
         """Dispose of the engine (SQLite stores)."""

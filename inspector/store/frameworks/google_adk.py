@@ -12,9 +12,9 @@ shown as opaque and never unpickled.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -23,8 +23,8 @@ from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, R
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
 from inspector.store.engine import Target, guard, table_columns
-from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, CatalogStore, number_checkpoints,
-                                             opaque, parse_json, sqlite_watch_paths)
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore,
+                                             number_checkpoints, opaque, parse_json)
 from inspector.store.frameworks.openai_agents import parse_time, q
 
 SESSION_COLUMNS = frozenset({"app_name", "user_id", "id", "state", "create_time", "update_time"})
@@ -119,13 +119,13 @@ def is_final(data: Any) -> bool:
         "function_call" in p or "function_response" in p for p in parts)
 
 
-class GoogleADKStore(CatalogStore):
+class GoogleADKStore(EngineCatalogStore):
     """An ADK session database opened read-only."""
 
     def __init__(self, engine: sa.Engine, target: Target, version: str,
                  running_window: float = RUNNING_WINDOW) -> None:
-        super().__init__(target.display)
-        self.engine, self.target, self.version = engine, target, version
+        super().__init__(engine, target)
+        self.version = version
         self.running_window = running_window
         self._events: dict[str, list[_Event]] = {}
         self._sessions: dict[str, dict] = {}
@@ -168,9 +168,10 @@ class GoogleADKStore(CatalogStore):
         events: dict[str, list[_Event]] = {}
         for row in rows:
             if v1:
-                text = row[6] if isinstance(row[6], str) else bytes(row[6] or b"").decode("utf-8", "replace")
-                budget.take(len(text))
-                data = parse_json(text, "event")
+                raw = row[6]
+                size = len(raw) if isinstance(raw, (str, bytes)) else len(json.dumps(raw, default=str))
+                budget.take(size)
+                data = parse_json(raw, "event")
             else:
                 content = row[7]
                 budget.take(len(content) if isinstance(content, (str, bytes)) else 0)
@@ -180,7 +181,7 @@ class GoogleADKStore(CatalogStore):
             stamp = data.get("timestamp") if isinstance(data, dict) else None
             created = float(stamp) if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) else parse_time(row[5])
             events.setdefault(run_key(row[1], row[2], row[0]), []).append(
-                _Event(str(row[3]), str(row[4]), created, len(str(row[6] if v1 else row[7] or "")), data))
+                _Event(str(row[3]), str(row[4]), created, size if v1 else len(str(row[7] or "")), data))
         self._events = events
         self._sessions = {}
         runs, checkpoints = [], {}
@@ -264,8 +265,8 @@ class GoogleADKStore(CatalogStore):
         usage = [e.data.get("usage_metadata") for e in evs if isinstance(e.data, dict)
                  and isinstance(e.data.get("usage_metadata"), dict)]
         shown: dict[str, Any] = {}
-        if notes:
-            shown["_approximate"] = notes
+        if notes:   # one text, so the state tree shows it on its first row without expanding
+            shown["_approximate"] = " ".join(notes)
         shown.update({"state": state, "user_state_written": user, "app_state_written": app,
                       "messages": messages,
                       "usage": {"calls": len(usage), "total_tokens": sum(int(u.get("total_token_count") or 0)
@@ -277,14 +278,6 @@ class GoogleADKStore(CatalogStore):
                 "app": session.get("app"), "user": session.get("user"), "session": session.get("id"),
                 "event": event, "rebuild": "approximate" if notes else "exact"}
         return Snapshot(info=info, state=shown, tasks=None, meta=meta)
-
-    def watch_paths(self) -> list[Path]:
-        """The SQLite file and its companions."""
-        return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
-
-    def close(self) -> None:
-        """Dispose of the engine."""
-        self.engine.dispose()
 
 
 class GoogleADKAdapter(StoreAdapter):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -24,8 +23,8 @@ from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, R
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
 from inspector.store.engine import Target, guard
-from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, CatalogStore, number_checkpoints,
-                                             parse_json, sqlite_watch_paths)
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore,
+                                             number_checkpoints, parse_json)
 
 MESSAGES = frozenset({"id", "session_id", "message_data", "created_at"})
 SESSIONS = frozenset({"session_id", "created_at", "updated_at"})
@@ -90,10 +89,17 @@ def _text(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def is_encrypted(item: dict) -> bool:
+    """An EncryptedSession envelope ({"__enc__": 1, "payload": …}): shown, never decrypted."""
+    return item.get("__enc__") == 1 and "payload" in item
+
+
 def classify(item: Any, tools: dict[str, str]) -> tuple[str, str, str]:
     """(checkpoint kind, name, one-line change) of one session item."""
     if not isinstance(item, dict):
         return "step", "item", "unreadable item"
+    if is_encrypted(item):
+        return "step", "encrypted", f"encrypted item (EncryptedSession, key {item.get('kid')!r}; not decoded)"
     kind = item.get("type")
     if kind == "function_call":
         name = str(item.get("name") or "tool")
@@ -118,6 +124,9 @@ def to_message(item: Any, tools: dict[str, str]) -> dict:
     """One item as a chat message the conversation view reads (the raw fields kept)."""
     if not isinstance(item, dict):
         return {"role": "other", "content": item}
+    if is_encrypted(item):
+        return {"role": "other", "type": "encrypted", "content": "[encrypted by EncryptedSession; not decoded]",
+                "kid": item.get("kid")}
     kind = item.get("type")
     if kind == "function_call":
         return {"role": "assistant", "content": "", "type": "function_call", "call_id": item.get("call_id"),
@@ -144,13 +153,13 @@ class _Row:
     turn: int | None = None
 
 
-class OpenAIAgentsStore(CatalogStore):
+class OpenAIAgentsStore(EngineCatalogStore):
     """An OpenAI Agents SDK session database opened read-only."""
 
     def __init__(self, engine: sa.Engine, target: Target, tables: Tables, *, read_only: bool = True,
                  running_window: float = RUNNING_WINDOW) -> None:
-        super().__init__(target.display)
-        self.engine, self.target, self.tables = engine, target, tables
+        super().__init__(engine, target)
+        self.tables = tables
         self.running_window = running_window
         advanced = tables.structure is not None
         fork = (Capability(True, "An AdvancedSQLiteSession branch from a user turn "
@@ -165,6 +174,7 @@ class OpenAIAgentsStore(CatalogStore):
         self._items: dict[int, str] = {}
         self._lane_of: dict[str, tuple[str, str, int | None]] = {}
         self._lanes_cache: dict = {}
+        self._branch_made: dict[tuple[str, str], float] = {}   # when a branch's first row was written
         self._tools_cache: dict[str, str] = {}
         self._usage_cache: dict = {}
 
@@ -227,11 +237,12 @@ class OpenAIAgentsStore(CatalogStore):
         lanes: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
         structured: set[str] = set()
         if self.tables.structure:
-            for sid, mid, branch, turn in self._all(
-                    f"SELECT session_id, message_id, branch_id, branch_turn_number FROM {q(self.tables.structure)} "
-                    "ORDER BY sequence_number, id"):
-                lanes.setdefault((str(sid), str(branch or "main")), []).append(
-                    (int(mid), int(turn) if isinstance(turn, int) else None))
+            for sid, mid, branch, turn, made in self._all(
+                    f"SELECT session_id, message_id, branch_id, branch_turn_number, created_at "
+                    f"FROM {q(self.tables.structure)} ORDER BY sequence_number, id"):
+                key = (str(sid), str(branch or "main"))
+                lanes.setdefault(key, []).append((int(mid), int(turn) if isinstance(turn, int) else None))
+                self._branch_made.setdefault(key, parse_time(made))
                 structured.add(str(sid))
         for mid, (sid, _created, _text) in messages.items():  # sessions written without structure rows
             if sid not in structured:
@@ -304,7 +315,8 @@ class OpenAIAgentsStore(CatalogStore):
         total = sum(r.size for r in prefix)
         turn = own[0].turn if own and own[0].turn is not None else (prefix[-1].turn or 0) + 1 if prefix else 1
         fork = CheckpointInfo(id="", run_id="", seq=0, kind="fork", name=f"branch from turn {turn}",
-                              created=(own[0].created if own else rows[-1].created if rows else 0.0),
+                              created=self._branch_made.get((sid, branch))
+                              or (own[0].created if own else rows[-1].created if rows else 0.0),
                               size=total,
                               change=f"branch {branch!r}: {len(prefix)} earlier items shared with {origin or 'main'}")
         parent = None
@@ -330,7 +342,7 @@ class OpenAIAgentsStore(CatalogStore):
         labels = {"session": sid, "branch": branch, "items": len(rows)}
         if turns:
             labels["tokens"] = sum(t["total_tokens"] for t in turns)
-        return RunInfo(id=run_id, name=sid if branch == "main" else f"{sid} · {branch}", agent="openai-agents",
+        return RunInfo(id=run_id, name=sid if branch == "main" else branch, agent="openai-agents",
                        status="forked" if parent and status == "completed" else status,
                        created=created, updated=updated, checkpoint_count=len(infos), head_seq=len(infos) - 1,
                        resumable=False, not_resumable_reason=RESUME_REASON,
@@ -360,14 +372,6 @@ class OpenAIAgentsStore(CatalogStore):
             if done and info.kind != "fork" and meta.get("turn") == done[-1]["turn"]:
                 meta["turn_usage"] = done[-1]
         return Snapshot(info=info, state=state, tasks=None, meta=meta)
-
-    def watch_paths(self) -> list[Path]:
-        """The SQLite file and its companions."""
-        return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
-
-    def close(self) -> None:
-        """Dispose of the engine."""
-        self.engine.dispose()
 
 
 class OpenAIAgentsAdapter(StoreAdapter):

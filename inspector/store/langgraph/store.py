@@ -89,6 +89,17 @@ class LangGraphStore(Store):
                               read_only=read_only, capabilities=LANGGRAPH_CAPABILITIES,
                               label="LangGraph")
 
+    def apply_settings(self, *, graph: str | None, task_channel: str) -> None:
+        """New LangGraph settings take effect at once (the GUI's LangGraph Settings): runs become
+        resumable through ``graph``; the task board follows ``task_channel``."""
+        with self._lock:
+            self.graph = graph
+            if task_channel != self.task_channel:
+                self.task_channel = task_channel
+                self._heads.clear()
+                if isinstance(self.reader, PgReader):
+                    self.reader.task_channel = task_channel
+
     # -- runs ------------------------------------------------------------------------------
     def _summaries(self, heads: list[HeadRow]) -> dict[str, HeadSummary]:
         """Head summaries by thread; bodies are read only for heads not seen before."""

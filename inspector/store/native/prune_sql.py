@@ -45,6 +45,8 @@ class Candidate(NamedTuple):
     run_id: str
     seq: int
     created: float
+    state_hash: bytes
+    tasks_hash: bytes | None
 
 
 def _selected(rules: Rules) -> list[sa.ColumnElement]:
@@ -88,18 +90,44 @@ def _unprotected(conn: sa.Connection) -> sa.ColumnElement:
 def candidates(conn: sa.Connection, rules: Rules) -> Iterator[Candidate]:
     """Every checkpoint the rules select and nothing protects, by run and seq (streamed)."""
     c = checkpoints.c
-    stmt = (sa.select(c.id, c.run_id, c.seq, c.created).select_from(checkpoints.join(runs, runs.c.id == c.run_id))
+    stmt = (sa.select(c.id, c.run_id, c.seq, c.created, c.state_hash, c.tasks_hash)
+            .select_from(checkpoints.join(runs, runs.c.id == c.run_id))
             .where(*_selected(rules), _unprotected(conn)).order_by(c.run_id, c.seq))
-    for row in conn.execution_options(stream_results=True, yield_per=ID_BATCH).execute(stmt):
-        yield Candidate(int(row[0]), row[1], int(row[2]), float(row[3]))
+    compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
+    cur = conn.connection.dbapi_connection.cursor()     # plain tuples: hundreds of thousands of rows
+    try:
+        params = compiled.construct_params()
+        cur.execute(compiled.string, tuple(params[k] for k in compiled.positiontup) if conn.dialect.positional
+                    else params)
+        make = Candidate._make
+        while True:
+            rows = cur.fetchmany(ID_BATCH)
+            if not rows:
+                return
+            for row in rows:
+                yield make(row)
+    finally:
+        cur.close()
 
 
 def protected_counts(conn: sa.Connection, rules: Rules) -> dict[str, int]:
-    """How many checkpoints the rules select that each protection keeps (one may count twice)."""
-    out = {}
-    base = sa.select(sa.func.count()).select_from(checkpoints.join(runs, runs.c.id == checkpoints.c.run_id))
-    for reason, cond in protections(conn).items():
-        out[reason] = int(conn.execute(base.where(*_selected(rules), cond)).scalar() or 0)
+    """How many checkpoints the rules select that each protection keeps (one may count twice),
+    counted in one pass."""
+    found = protections(conn)
+    stmt = (sa.select(*[sa.func.coalesce(sa.func.sum(sa.case((cond, 1), else_=0)), 0) for cond in found.values()])
+            .select_from(checkpoints.join(runs, runs.c.id == checkpoints.c.run_id)).where(*_selected(rules)))
+    row = conn.execute(stmt).one()
+    return {reason: int(n or 0) for reason, n in zip(found, row)}
+
+
+def root_counts(conn: sa.Connection) -> dict[bytes, int]:
+    """How many checkpoints refer to each state and task-state root."""
+    c = checkpoints.c
+    out: dict[bytes, int] = {}
+    for column in (c.state_hash, c.tasks_hash):
+        for digest, n in conn.execute(sa.select(column, sa.func.count()).where(column.is_not(None)).group_by(column)):
+            key = bytes(digest)
+            out[key] = out.get(key, 0) + int(n)
     return out
 
 

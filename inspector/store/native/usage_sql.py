@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from inspector import codec as pieces
 from inspector.errors import CorruptDataError
-from inspector.store.engine import guard
+from inspector.store.engine import CompiledStatement, guard, translate
 from inspector.store.native import blobs
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, runs
@@ -90,58 +90,30 @@ def list_runs(store: NativeStore, run_id: str | None = None) -> list[RunRow]:
 
 
 def iter_checkpoints(store: NativeStore, run_id: str | None = None) -> Iterator[CheckpointRow]:
-    """Every checkpoint (of one run, or of all) by run (oldest run first) and seq, in pages."""
-    order = [r.id for r in list_runs(store, run_id)]
-    batch: list[str] = []
-    for rid in order:
-        batch.append(rid)
-        if len(batch) >= 200:
-            yield from _checkpoints_of(store, batch)
-            batch = []
-    if batch:
-        yield from _checkpoints_of(store, batch)
-
-
-def _checkpoints_of(store: NativeStore, run_ids: list[str]) -> Iterator[CheckpointRow]:
-    rank = {rid: n for n, rid in enumerate(run_ids)}
-    with guard(store.info.display), store.engine.connect() as conn:
-        # one page of runs at a time; a huge run is read in pages of seq ranges
-        counts = dict(conn.execute(sa.select(checkpoints.c.run_id, sa.func.count())
-                                   .where(checkpoints.c.run_id.in_(run_ids))
-                                   .group_by(checkpoints.c.run_id)).all())
-    small = [r for r in run_ids if counts.get(r, 0) <= PAGE]
-    rows: list[CheckpointRow] = []
-    if small:
-        with guard(store.info.display), store.engine.connect() as conn:
-            for start in range(0, len(small), 50):
-                part = small[start:start + 50]
-                rows.extend(CheckpointRow(r[0], r[1], r[2], r[3], bytes(r[4]), bytes(r[5]) if r[5] else None,
-                                          *r[6:]) for r in conn.execute(
-                    sa.select(*_COLUMNS).where(checkpoints.c.run_id.in_(part))))
-    rows.sort(key=lambda r: (rank[r.run_id], r.seq))
-    by_run: dict[str, list[CheckpointRow]] = {}
-    for row in rows:
-        by_run.setdefault(row.run_id, []).append(row)
-    rows = []
-    for rid in run_ids:
-        if rid in by_run:
-            yield from by_run.pop(rid)
-        elif counts.get(rid, 0) > PAGE:
-            yield from _big_run(store, rid)
-
-
-def _big_run(store: NativeStore, run_id: str) -> Iterator[CheckpointRow]:
+    """Every checkpoint (of one run, or of all) in the order they were written (by id: a
+    fork's checkpoints come after the one it starts from), in pages of ``PAGE``."""
+    c = checkpoints.c
+    stmt = sa.select(*_COLUMNS).where(c.id > sa.bindparam("after"))
+    if run_id is not None:
+        stmt = stmt.where(c.run_id == run_id)
+    compiled = CompiledStatement(stmt.order_by(c.id).limit(PAGE), store.engine.dialect)
+    make = CheckpointRow._make
     after = -1
     while True:
         with guard(store.info.display), store.engine.connect() as conn:
-            page = conn.execute(sa.select(*_COLUMNS).where(checkpoints.c.run_id == run_id,
-                                                           checkpoints.c.seq > after)
-                                .order_by(checkpoints.c.seq).limit(PAGE)).all()
+            cur = conn.connection.dbapi_connection.cursor()     # plain tuples: a million rows
+            try:
+                cur.execute(compiled.sql, compiled.params({"after": after}))   # run and limit are compiled in
+                page = cur.fetchall()
+            except conn.dialect.loaded_dbapi.Error as err:
+                raise translate(err, store.info.display) from err
+            finally:
+                cur.close()
         if not page:
             return
-        for r in page:
-            yield CheckpointRow(r[0], r[1], r[2], r[3], bytes(r[4]), bytes(r[5]) if r[5] else None, *r[6:])
-        after = page[-1][1]
+        for row in page:
+            yield make(row)
+        after = page[-1][2]
 
 
 def read_pieces(store: NativeStore, digests: Collection[bytes]) -> dict[bytes, StoredPiece]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QItemSelection, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QActionGroup
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QSizePolicy, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QMenu, QProgressBar, QSplitter, QStyle, QToolButton,
                                QTreeView, QVBoxLayout, QWidget)
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:   # the picker loads on first use
 from inspector.ui.widgets.palette import is_dark, muted_text
 from inspector.ui.widgets.side_by_side import SideBySideView
 
+LIST_ROWS = 5   # change rows the list gets before the texts take the rest
 PARENT, PINNED, PAIR = "parent", "pinned", "pair"
 STAGES = {"loading": "Loading…", "diffing": "Comparing…", "tasks": "Comparing tasks…",
           "ancestor": "Finding the common ancestor…", "text": "Formatting the text diff…"}
@@ -153,6 +154,8 @@ class DiffPanel(QWidget):
                                 (self.target, 1), (self.stage, 0), (self.progress, 0),
                                 (self.hunk_label, 0), (self.prev_hunk, 0), (self.next_hunk, 0)):
             bar.addWidget(widget, stretch)
+        for label in (self.target, self.stage):   # a narrow window clips, never widens
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, label.sizePolicy().verticalPolicy())
         list_pane = QWidget(self)
         list_layout = QVBoxLayout(list_pane)
         list_layout.setContentsMargins(0, 0, 0, 0)
@@ -374,7 +377,10 @@ class DiffPanel(QWidget):
             return
         wanted = min(self.summary.wanted_height(self.splitter.width()), total // 3)
         rest = total - wanted
-        self.splitter.setSizes([wanted, rest * 2 // 5, rest - rest * 2 // 5])
+        rows = self.filter.sizeHint().height() + self.changes.header().height() + \
+            LIST_ROWS * max(self.changes.sizeHintForRow(0), self.fontMetrics().lineSpacing() + 4)
+        listed = max(rest * 2 // 5, min(rest * 3 // 5, rows))   # a short window still lists a few changes
+        self.splitter.setSizes([wanted, listed, rest - listed])
 
     def _on_splitter_moved(self, _pos: int, _index: int) -> None:
         self._user_sized = True

@@ -73,8 +73,12 @@ class RunNotice(QFrame):
         else:
             first, rest = _split(diagnosis or f"{status}: the run's owner stopped answering.")
             label, _, summary = first.partition(": ")
-            self._fill(status, f"<b>{html.escape(label.capitalize())}:</b> {html.escape(summary or label)}",
-                       rest, resumable=run.resumable)
+            summary = summary or label
+            if summary.casefold().startswith(label.casefold()):   # "Stuck after #11 …": say it once
+                headline = f"<b>{html.escape(summary[:len(label)])}</b>{html.escape(summary[len(label):])}"
+            else:
+                headline = f"<b>{html.escape(label.capitalize())}:</b> {html.escape(summary)}"
+            self._fill(status, headline, rest, resumable=run.resumable)
 
     def _fill(self, status: str, headline: str, rest: str, *, resumable: bool) -> None:
         self.headline.setText(headline)

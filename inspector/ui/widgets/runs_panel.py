@@ -19,7 +19,7 @@ from inspector.ui.widgets.item_delegates import ProgressDelegate, RunNameDelegat
 
 REFRESH_MS = 30_000        # relative times and stuck diagnoses
 FILTER_DELAY_MS = 150      # typing pause before filtering
-COLUMN_WIDTHS = {COL_STATUS: 90, COL_CHECKPOINTS: 48, COL_CHECKS: 78, COL_UPDATED: 76, COL_AGENT: 110, COL_ID: 110}
+COLUMN_WIDTHS = {COL_STATUS: 90, COL_CHECKPOINTS: 56, COL_CHECKS: 78, COL_UPDATED: 76, COL_AGENT: 110, COL_ID: 110}
 
 
 class RunsPanel(QWidget):

@@ -35,7 +35,7 @@ def check_line(palette: QPalette, check: dict) -> str:
             f"{html.escape(check.get('name', ''))}{tail}")
 
 
-OUTPUT_CHARS = 160
+OUTPUT_CHARS = 80
 
 
 def card_tooltip(task: dict) -> str:
@@ -66,7 +66,7 @@ class TaskCard(QFrame):
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)  # width = column
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)  # width = column; height = text
         self._task: dict | None = None
         self.title = QLabel(self)
         self.title.setWordWrap(True)
@@ -88,7 +88,8 @@ class TaskCard(QFrame):
         self.checks.setWordWrap(True)
         self.output = QLabel(self)        # a task's output and agent, when the store has them (CrewAI)
         self.output.setTextFormat(Qt.TextFormat.PlainText)
-        self.output.setWordWrap(True)
+        self.output.setWordWrap(False)   # one line (clipped by the column; the tooltip has it all)
+        self.output.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.output.setVisible(False)
         progress_row = QHBoxLayout()
         progress_row.setSpacing(6)
@@ -141,7 +142,7 @@ class TaskCard(QFrame):
         self.checks.setVisible(bool(checks))
         output = task.get("output") or ""
         agent = task.get("agent") or ""
-        text = ((f"{agent}: " if agent else "") + output) if output else ""
+        text = " ".join((((f"{agent}: " if agent else "") + output) if output else "").split())
         self.output.setText(text if len(text) <= OUTPUT_CHARS else text[:OUTPUT_CHARS - 1] + "…")
         self.output.setVisible(bool(text))
         self.setToolTip(card_tooltip(task))
@@ -155,3 +156,19 @@ class TaskCard(QFrame):
         who = f" <span style='color:{muted}'>{name}</span>" if reviewer and pill else ""
         self.review.setText(pill + who)
         self.review.setVisible(bool(pill))
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+        super().resizeEvent(event)
+        self._fit_wrapped()
+
+    def _fit_wrapped(self) -> None:
+        """Wrapped labels ask for the height their text needs at this width (a long title is never cut)."""
+        changed = False
+        for label in (self.title, self.review, self.checks):
+            if not label.isHidden() and label.width() > 0:
+                wanted = label.heightForWidth(label.width())
+                if wanted != label.minimumHeight():
+                    label.setMinimumHeight(max(0, wanted))
+                    changed = True
+        if changed:
+            self.updateGeometry()

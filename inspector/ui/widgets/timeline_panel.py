@@ -195,6 +195,7 @@ class TimelinePanel(QWidget):
             self.model.request_row(row)
             return
         self._pending_row = None
+        self._sync_scrubber(row)     # now with the checkpoint's seq
         self.checkpoint_selected.emit(info)
 
     def _on_selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
@@ -206,6 +207,7 @@ class TimelinePanel(QWidget):
             self._pending_row = None
             info = self.model.checkpoint(row)
             if info is not None:
+                self._sync_scrubber(row)
                 self.checkpoint_selected.emit(info)
                 if len(self.view.selectionModel().selectedRows()) > 1:
                     self.checkpoints_selected.emit(self.selected_checkpoints())

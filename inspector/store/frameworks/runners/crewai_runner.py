@@ -16,6 +16,22 @@ import importlib
 import sys
 
 
+def use_newer_sqlite() -> None:
+    """crewai's SQLite provider needs SQLite >= 3.45 (jsonb()); when this Python's is older and
+    pysqlite3 (a newer SQLite) is installed, the provider is given that one."""
+    import sqlite3
+    if tuple(int(x) for x in sqlite3.sqlite_version.split(".")[:2]) >= (3, 45):
+        return
+    try:
+        import pysqlite3.dbapi2 as newer
+    except ImportError:
+        print(f"crewai_runner: this Python's SQLite is {sqlite3.sqlite_version}; crewai's SQLite provider "
+              "needs 3.45 or newer (install pysqlite3-binary, or use a newer Python).", file=sys.stderr)
+        return
+    from crewai.state.provider import sqlite_provider
+    sqlite_provider.sqlite3 = newer
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="crewai_runner")
     parser.add_argument("action", choices=["resume", "fork"])
@@ -32,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as err:
         print(f"crewai_runner: crewai is not installed in this Python ({sys.executable}): {err}", file=sys.stderr)
         return 3
+    if args.provider == "sqlite":
+        use_newer_sqlite()
     extra = {"provider": SqliteProvider()} if args.provider == "sqlite" else {}
     config = CheckpointConfig(location=args.location, restore_from=args.restore_from,
                               on_events=["task_completed"], **extra)
@@ -39,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         crew = Crew.fork(config, branch=args.branch)
     else:
         crew = Crew.from_checkpoint(config)
+    # the snapshot carries the checkpoint settings of the run that wrote it (its location may be
+    # where the store was then): write the new snapshots into the store that was opened
+    crew.checkpoint = CheckpointConfig(location=args.location, on_events=["task_completed"], **extra)
     if args.setup:
         module, _, name = args.setup.partition(":")
         sys.path.insert(0, "")

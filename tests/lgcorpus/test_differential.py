@@ -197,3 +197,33 @@ def test_run_statuses_follow_langgraph(corpus_sqlite, tmp_path) -> None:
         assert "forks-1" not in {d.run_id for d in stuck_runs(store)}
     finally:
         store.close()
+
+
+def test_adjacent_diffs_leave_step_tasks_out_and_edits_are_not_regressions(corpus_sqlite, tmp_path) -> None:
+    import shutil
+
+    from inspector.diff.checkpoints import diff_checkpoints
+    target = tmp_path / "c.db"
+    shutil.copyfile(corpus_sqlite, target)
+    with sqlite_saver(target) as saver:
+        graph = open_graph(next(s for s in SCENARIOS if s.name == "agent"), saver)
+        head = graph.get_state({"configurable": {"thread_id": "agent-1"}})
+        todos = [dict(t) for t in head.values["todos"]]
+        todos[0]["status"] = "in_progress"                       # completed → in progress, by hand
+        graph.update_state(head.config, {"todos": todos}, as_node="model")
+    store = _store(f"sqlite:///file:{target}?mode=ro&uri=true")
+    try:
+        infos = store.list_checkpoints("agent-1")
+        for old, new in zip(infos, infos[1:]):
+            if new.kind != "loop" or str(new.parent_id) != str(old.id):
+                continue
+            result = diff_checkpoints(store, old.id, new.id, three_way=False)
+            assert not [c for c in result.task_changes if c.task_id.startswith("node:")], (old.seq, new.seq)
+        fork = infos[-1]
+        assert fork.kind == "update"
+        result = diff_checkpoints(store, fork.parent_id, fork.id, three_way=False)
+        status = [c for c in result.task_changes if c.kind == "status"]
+        assert status and status[0].new == "in_progress" and not any(c.regression for c in result.task_changes)
+        assert "regression" not in result.summary
+    finally:
+        store.close()

@@ -227,3 +227,21 @@ def test_adjacent_diffs_leave_step_tasks_out_and_edits_are_not_regressions(corpu
         assert "regression" not in result.summary
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def test_timeline_says_what_a_waiting_checkpoint_asks(request, backend) -> None:
+    """A checkpoint with a pending interrupt shows its question in the Change column — in the
+    subgraph lane and on the main-graph step that ran the subgraph; an answered one does not."""
+    url = (f"sqlite:///file:{request.getfixturevalue('corpus_sqlite')}?mode=ro&uri=true" if backend == "sqlite"
+           else request.getfixturevalue("corpus_pg"))
+    store = _store(url)
+    try:
+        waiting = [i for i in store.list_checkpoints("subgraph-2") if i.change.startswith("waiting: ")]
+        assert {bool(i.lane) for i in waiting} == {True, False}
+        assert all("Approve the draft?" in i.change for i in waiting)
+        assert not [i for i in store.list_checkpoints("subgraph-1") if i.change.startswith("waiting: ")]
+        typed = [i for i in store.list_checkpoints("typed-2") if i.change.startswith("waiting: ")]
+        assert [i.seq for i in typed] == [2] and "Approve the amount?" in typed[0].change
+    finally:
+        store.close()

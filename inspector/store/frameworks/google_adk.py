@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -24,8 +23,8 @@ from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, R
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
 from inspector.store.engine import Target, guard, table_columns
-from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, CatalogStore, number_checkpoints,
-                                             opaque, parse_json, sqlite_watch_paths)
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore,
+                                             number_checkpoints, opaque, parse_json)
 from inspector.store.frameworks.openai_agents import parse_time, q
 
 SESSION_COLUMNS = frozenset({"app_name", "user_id", "id", "state", "create_time", "update_time"})
@@ -120,13 +119,13 @@ def is_final(data: Any) -> bool:
         "function_call" in p or "function_response" in p for p in parts)
 
 
-class GoogleADKStore(CatalogStore):
+class GoogleADKStore(EngineCatalogStore):
     """An ADK session database opened read-only."""
 
     def __init__(self, engine: sa.Engine, target: Target, version: str,
                  running_window: float = RUNNING_WINDOW) -> None:
-        super().__init__(target.display)
-        self.engine, self.target, self.version = engine, target, version
+        super().__init__(engine, target)
+        self.version = version
         self.running_window = running_window
         self._events: dict[str, list[_Event]] = {}
         self._sessions: dict[str, dict] = {}
@@ -279,14 +278,6 @@ class GoogleADKStore(CatalogStore):
                 "app": session.get("app"), "user": session.get("user"), "session": session.get("id"),
                 "event": event, "rebuild": "approximate" if notes else "exact"}
         return Snapshot(info=info, state=shown, tasks=None, meta=meta)
-
-    def watch_paths(self) -> list[Path]:
-        """The SQLite file and its companions."""
-        return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
-
-    def close(self) -> None:
-        """Dispose of the engine."""
-        self.engine.dispose()
 
 
 class GoogleADKAdapter(StoreAdapter):

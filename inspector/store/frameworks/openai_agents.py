@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -24,8 +23,8 @@ from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, R
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
 from inspector.store.engine import Target, guard
-from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, CatalogStore, number_checkpoints,
-                                             parse_json, sqlite_watch_paths)
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore,
+                                             number_checkpoints, parse_json)
 
 MESSAGES = frozenset({"id", "session_id", "message_data", "created_at"})
 SESSIONS = frozenset({"session_id", "created_at", "updated_at"})
@@ -144,13 +143,13 @@ class _Row:
     turn: int | None = None
 
 
-class OpenAIAgentsStore(CatalogStore):
+class OpenAIAgentsStore(EngineCatalogStore):
     """An OpenAI Agents SDK session database opened read-only."""
 
     def __init__(self, engine: sa.Engine, target: Target, tables: Tables, *, read_only: bool = True,
                  running_window: float = RUNNING_WINDOW) -> None:
-        super().__init__(target.display)
-        self.engine, self.target, self.tables = engine, target, tables
+        super().__init__(engine, target)
+        self.tables = tables
         self.running_window = running_window
         advanced = tables.structure is not None
         fork = (Capability(True, "An AdvancedSQLiteSession branch from a user turn "
@@ -363,14 +362,6 @@ class OpenAIAgentsStore(CatalogStore):
             if done and info.kind != "fork" and meta.get("turn") == done[-1]["turn"]:
                 meta["turn_usage"] = done[-1]
         return Snapshot(info=info, state=state, tasks=None, meta=meta)
-
-    def watch_paths(self) -> list[Path]:
-        """The SQLite file and its companions."""
-        return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
-
-    def close(self) -> None:
-        """Dispose of the engine."""
-        self.engine.dispose()
 
 
 class OpenAIAgentsAdapter(StoreAdapter):

@@ -21,7 +21,8 @@ def test_plain_sessions_are_runs_and_items_checkpoints(store_copy, name: str, ru
     with open_store(store_copy(name)) as store:
         assert store.info.kind == "openai-agents" and store.info.read_only
         assert {r.id: r.checkpoint_count for r in store.list_runs()} == runs
-        assert not store.info.capabilities.fork.available and "AdvancedSQLiteSession" in store.info.capabilities.fork.reason
+        fork = store.info.capabilities.fork
+        assert not fork.available and "AdvancedSQLiteSession" in fork.reason
         assert not store.info.capabilities.resume.available and store.info.capabilities.live.available
         run_id = next(iter(runs))
         kinds = [(c.kind, c.name) for c in store.list_checkpoints(run_id)]

@@ -30,7 +30,8 @@ def test_adk_store_lacks_fork_and_resume_and_says_why(window, qtbot, tmp_path: P
     assert "Fork: no" in window.store_status.kind_chip.toolTip()
 
 
-def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbot,  # noqa: ANN001
+                                                                     tmp_path: Path) -> None:
     path = _copy(tmp_path, "crewai_json")
     before = sorted(p.name for p in path.rglob("*.json"))
     open_in(window, qtbot, path)

@@ -232,7 +232,8 @@ class OpenAIAgentsStore(EngineCatalogStore):
         self._lanes_cache, self._tools_cache, self._usage_cache = lanes, tools, usage
         return Catalog(tuple(runs), checkpoints)
 
-    def _lanes(self, messages: dict[int, tuple[str, float, str]]) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
+    def _lanes(self, messages: dict[int, tuple[str, float, str]]
+               ) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
         """(session, branch) → [(message id, branch turn)] in order."""
         lanes: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
         structured: set[str] = set()

@@ -324,9 +324,10 @@ class _ListLayout:
                     break
         return found
 
-    def _hints(self, start: int, end: int) -> tuple[list, list, list]:
+    def _hints(self, start: int, end: int) -> tuple[list, list, list] | None:
         """Old forms, copies and sizes of the items ``start:end`` that are unchanged (at
-        their old place or shifted by the change in length); ``_NO`` form where none is."""
+        their old place or shifted by the change in length); ``_NO`` form where none is.
+        None when the run is dense (see ``_dense``): it is then encoded in bulk, whole."""
         count = end - start
         forms: list = [_NO] * count
         copies: list = [None] * count
@@ -340,7 +341,10 @@ class _ListLayout:
             items, old_forms, old_sizes = self._old_range(a, b)
             base = a - lo
             window = self.value[start + base:start + base + b - a]
-            for j in [j for j, same in enumerate(map(eq, window, items)) if same is True]:
+            same = list(map(eq, window, items))
+            if delta == 0 and self.shift == 0 and b - a == count and _dense(count, count - same.count(True)):
+                return None
+            for j in [j for j, hit in enumerate(same) if hit is True]:
                 i = j + base
                 if forms[i] is _NO:
                     forms[i], copies[i], sizes[i] = old_forms[j], items[j], old_sizes[j]
@@ -366,10 +370,14 @@ class _ListLayout:
         """Encode items ``start:end`` and close the chunks the rule cuts there (and the rest
         when ``end`` is the list's end); returns them and where the unclosed rest starts."""
         enc = self.enc
-        forms, copies, sizes = self._hints(start, end)
-        encoded: list = [None] * (end - start)
+        count = end - start
+        hints = self._hints(start, end)
+        if hints is None:       # dense: no item is worth looking up
+            forms, copies, sizes = [_NO] * count, [], []
+        else:
+            forms, copies, sizes = hints
         fresh = [i for i, form in enumerate(forms) if form is _NO]
-        if len(fresh) == end - start:
+        if len(fresh) == count:
             forms, sizes, copies, encoded = enc.bulk(self.value[start:end])
         else:
             if fresh:
@@ -383,8 +391,7 @@ class _ListLayout:
                 encoded = [next(fresh_encoded) if new else pack(form) for new, form in zip(taken, forms)]
             else:
                 encoded = list(map(enc._pack, forms))
-        count = end - start
-        dense = bool(self.old) and count >= COARSE_MIN_RUN and len(fresh) * COARSE_MIN_CHANGED >= count
+        dense = bool(self.old) and _dense(count, len(fresh))
         rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else (
             CHUNK_MASK, CHUNK_MAX_ITEMS, CHUNK_MAX_BYTES)
         ends = cuts(list(map(_hash64, encoded)), list(map(len, encoded)), *rule)
@@ -400,6 +407,11 @@ class _ListLayout:
 
 
 _NO = object()     # no old form for this item
+
+
+def _dense(count: int, changed: int) -> bool:
+    """Whether a rewritten run of ``count`` items of which ``changed`` changed is dense."""
+    return count >= COARSE_MIN_RUN and changed * COARSE_MIN_CHANGED >= count
 
 
 def _merge(taken: list[bool], old: list, new: list) -> list:

@@ -30,6 +30,7 @@ CONSOLE_HEIGHT = 200
 FORK_TIP = "Fork the selected checkpoint into a new run (optionally edited)"
 RESUME_TIP = "Resume the selected run from the selected checkpoint"
 GOOD_TIP = "Resume the selected run where its diagnosis suggests"
+LG_SETTINGS_TIP = "The LangGraph graph, Python, working directory and trust of this store (apply at once)"
 DIAGNOSIS_KEY = "run-actions:diagnosis"
 
 
@@ -75,6 +76,9 @@ class RunActions(QObject):
         window.add_run_action(self.fork)
         window.add_run_action(self.resume)
         window.add_run_action(self.resume_good, toolbar=False)
+        self.lg_settings = self._action("LangGraph &Settings…", icons.icon("branch"), None, LG_SETTINGS_TIP)
+        window.add_run_action(self.lg_settings, toolbar=False)
+        self.lg_settings.triggered.connect(self.open_langgraph_settings)
         self._context_menu(window.runs_panel.view, [self.resume_good, self.resume, self.fork])
         self._context_menu(window.timeline_panel.view, [self.fork, self.resume])
         self.fork.triggered.connect(self.open_fork_dialog)
@@ -159,15 +163,50 @@ class RunActions(QObject):
         run = self.window.current_run()
         can_fork = caps is not None and caps.fork.available
         can_resume = caps is not None and caps.resume.available
+        langgraph = info is not None and info.kind == "langgraph"
+        # a LangGraph thread is resumable through its graph, which the Resume dialog asks for
+        run_ok = run is None or run.resumable or langgraph
         self.fork.setEnabled(can_fork and self.target() is not None)
-        self.resume.setEnabled(can_resume and self.target() is not None and (run is None or run.resumable))
-        self.resume_good.setEnabled(can_resume and run is not None and run.resumable)
+        self.resume.setEnabled(can_resume and self.target() is not None and run_ok)
+        self.resume_good.setEnabled(can_resume and run is not None and (run.resumable or langgraph))
+        self.lg_settings.setEnabled(langgraph)
         for action, cap, tip in ((self.fork, caps.fork if caps else None, FORK_TIP),
                                  (self.resume, caps.resume if caps else None, RESUME_TIP),
                                  (self.resume_good, caps.resume if caps else None, GOOD_TIP)):
-            text = tip if cap is None or cap.available else f"{tip} — not available here: {cap.reason}"
-            action.setToolTip(text)
-            action.setStatusTip(text)
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+            why = self._disabled_reason(action, cap, run)
+            if why and not action.isEnabled():
+                action.setToolTip(f"{tip} — {why}")
+                action.setStatusTip(f"{tip} — {why}")
+        lg_tip = LG_SETTINGS_TIP if langgraph else f"{LG_SETTINGS_TIP} — only for LangGraph databases; open one"
+        self.lg_settings.setToolTip(lg_tip)
+        self.lg_settings.setStatusTip(lg_tip)
+
+    def _disabled_reason(self, action: QAction, cap: object, run: object) -> str:
+        """Why an action is disabled and what to do, in one sentence."""
+        if self.window.session.info is None:
+            return "open a store first (File ▸ Open)."
+        if cap is not None and not getattr(cap, "available", True):
+            return f"not available here: {getattr(cap, 'reason', '')}"
+        if self.target() is None or (action is self.resume_good and run is None):
+            return "select a run (and a checkpoint) first."
+        reason = getattr(run, "not_resumable_reason", None)
+        return f"not resumable: {reason}" if reason else ""
+
+    def open_langgraph_settings(self) -> QDialog | None:
+        """LangGraph Settings…: graph, Python, working directory, trust; applied at once."""
+        store = self.window.session.store
+        info = self.window.session.info
+        if store is None or info is None or info.kind != "langgraph":
+            return None
+        from inspector.ui.dialogs.langgraph_settings import LangGraphSettingsDialog
+        dialog = LangGraphSettingsDialog(store, self.window)
+        dialog.applied.connect(lambda path: (self.window.refresh(), self._update_enabled(),
+                                             self.window.statusBar().showMessage(
+                                                 f"LangGraph settings saved in {path} and applied", 5000)))
+        self._show(dialog)
+        return dialog
 
     # -- commands ------------------------------------------------------------------------
     def open_fork_dialog(self) -> ForkDialog | None:

@@ -39,6 +39,8 @@ class StorageActions:
             view.set_run(self.window.current_run())
             self.dock.setWidget(view)
             self.view = view
+            # charts need room: the first time, the dock takes a bit over half of the window
+            self.window.resizeDocks([self.dock], [int(self.window.height() * 0.55)], Qt.Orientation.Vertical)
             if self.window.session.store is not None:
                 view.store_opened()
         return self.view

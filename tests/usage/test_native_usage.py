@@ -84,3 +84,22 @@ def test_cli_text_and_bad_input(store, capsys, tmp_path) -> None:
     junk.write_bytes(b"not a database at all" * 10)
     assert main(["usage", str(junk)]) == 2
     assert "not a checkpoint store" in capsys.readouterr().err
+
+
+def test_fields_of_a_state_stored_as_a_chunked_map(tmp_path: Path) -> None:
+    from inspector.record import Checkpointer
+
+    path = tmp_path / "wide.db"
+    with Checkpointer(path, name="wide") as cp:
+        state: dict = {f"k{i}": "v" * 50 for i in range(400)}      # big enough to be a chunked map
+        state["messages"] = []
+        for i in range(30):
+            state["messages"].append({"c": f"m{i} " * 100})
+            state[f"k{i}"] = "changed" * 20
+            cp.save(state, kind="step", name="s")
+    with open_store(path) as st:
+        report = store_usage(st)
+    assert report.fields["messages"] > 0 and report.fields["k12"] > report.fields["k300"] > 0
+    content = sum(v for k, v in report.fields.items() if k != ROWS_FIELD)
+    assert content == pytest.approx(report.content_bytes, rel=0.05)
+    assert report.fields["(state)"] < content / 2          # only the map's own tables stay unclaimed

@@ -21,7 +21,6 @@ from inspector.ui.dialogs.fork_dialog import ForkDialog
 from inspector.ui.dialogs.resume_dialog import ResumeDialog
 from inspector.ui.main_window import MainWindow
 from tests.resume.helpers import read_until, start_agent
-from tests.ui.dialogs.conftest import crashed_master, crashed_store  # noqa: F401 - fixtures
 from tests.ui.dialogs.test_resume_flow import TIMEOUT, Confirm
 
 SIZES = [pytest.param((1024, 700), id="1024x700"), pytest.param((1600, 1000), id="1600x1000")]

@@ -24,7 +24,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 FRAMEWORKS = {
-    "openai-agents": (["openai-agents==0.24.0", "sqlalchemy", "aiosqlite", "greenlet", "psycopg[binary]"],
+    "openai-agents": (["openai-agents==0.24.0", "sqlalchemy", "aiosqlite", "greenlet", "psycopg[binary]",
+                       "cryptography"],
                       "writer_openai_agents.py",
                       ["openai-agents", "openai", "sqlalchemy", "aiosqlite", "psycopg"]),
     "crewai": (["crewai==1.15.30", "pysqlite3-binary"], "writer_crewai.py", ["crewai", "openai", "pysqlite3-binary"]),

@@ -30,7 +30,8 @@ def test_adk_store_lacks_fork_and_resume_and_says_why(window, qtbot, tmp_path: P
     assert "Fork: no" in window.store_status.kind_chip.toolTip()
 
 
-def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbot,  # noqa: ANN001
+                                                                     tmp_path: Path) -> None:
     path = _copy(tmp_path, "crewai_json")
     before = sorted(p.name for p in path.rglob("*.json"))
     open_in(window, qtbot, path)
@@ -70,3 +71,21 @@ def test_task_cards_show_crewai_outputs(qtbot, tmp_path: Path) -> None:  # noqa:
     assert done[0].output.text().startswith("Researcher: Result") and not done[0].output.isHidden()
     assert "output: Result" in done[0].toolTip()
     assert [c.output.isHidden() for c in panel.columns["pending"].cards] == [True]
+
+
+def test_items_the_sdk_adds_appear_live(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    import json
+    import sqlite3
+
+    path = _copy(tmp_path, "agents_sqlite.db")
+    open_in(window, qtbot, path)
+    select_run(window, qtbot, "quick-chat")
+    timeline = window.timeline_panel
+    assert timeline.model.rowCount() == 2
+    conn = sqlite3.connect(path)   # the row SQLiteSession.add_items writes for a new user message
+    conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)",
+                 ("quick-chat", json.dumps({"role": "user", "content": "one more thing"})))
+    conn.commit()
+    conn.close()
+    qtbot.waitUntil(lambda: timeline.model.rowCount() == 3, timeout=20_000)
+    qtbot.waitUntil(lambda: window.runs_panel.model.run("quick-chat").status == "running", timeout=20_000)

@@ -354,12 +354,14 @@ class CrewAIStore(CatalogStore):
         last = chain[-1]
         statuses = [s for _t, s in last.summary["status"]]
         status, error = "completed", None
-        if any(s == "failed" for s in statuses) or last.summary.get("trigger") in ("task_failed", "crew_kickoff_failed"):
+        failed = last.summary.get("trigger") in ("task_failed", "crew_kickoff_failed")
+        if failed or any(s == "failed" for s in statuses):
             status, error = "failed", f"{last.summary.get('trigger')} at the last checkpoint"
         elif statuses and any(s != "done" for s in statuses):
             recent = time.time() - last.created < self.running_window
             status = "running" if recent else "interrupted"
-            error = None if recent else f"{statuses.count('done')} of {len(statuses)} tasks done when the snapshots stop"
+            error = None if recent else (f"{statuses.count('done')} of {len(statuses)} tasks done "
+                                         "when the snapshots stop")
         if parent_ref and status == "completed":
             status = "forked"
         done = statuses.count("done")

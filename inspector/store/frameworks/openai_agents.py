@@ -89,10 +89,17 @@ def _text(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def is_encrypted(item: dict) -> bool:
+    """An EncryptedSession envelope ({"__enc__": 1, "payload": …}): shown, never decrypted."""
+    return item.get("__enc__") == 1 and "payload" in item
+
+
 def classify(item: Any, tools: dict[str, str]) -> tuple[str, str, str]:
     """(checkpoint kind, name, one-line change) of one session item."""
     if not isinstance(item, dict):
         return "step", "item", "unreadable item"
+    if is_encrypted(item):
+        return "step", "encrypted", f"encrypted item (EncryptedSession, key {item.get('kid')!r}; not decoded)"
     kind = item.get("type")
     if kind == "function_call":
         name = str(item.get("name") or "tool")
@@ -117,6 +124,9 @@ def to_message(item: Any, tools: dict[str, str]) -> dict:
     """One item as a chat message the conversation view reads (the raw fields kept)."""
     if not isinstance(item, dict):
         return {"role": "other", "content": item}
+    if is_encrypted(item):
+        return {"role": "other", "type": "encrypted", "content": "[encrypted by EncryptedSession; not decoded]",
+                "kid": item.get("kid")}
     kind = item.get("type")
     if kind == "function_call":
         return {"role": "assistant", "content": "", "type": "function_call", "call_id": item.get("call_id"),
@@ -222,7 +232,8 @@ class OpenAIAgentsStore(EngineCatalogStore):
         self._lanes_cache, self._tools_cache, self._usage_cache = lanes, tools, usage
         return Catalog(tuple(runs), checkpoints)
 
-    def _lanes(self, messages: dict[int, tuple[str, float, str]]) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
+    def _lanes(self, messages: dict[int, tuple[str, float, str]]
+               ) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
         """(session, branch) → [(message id, branch turn)] in order."""
         lanes: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
         structured: set[str] = set()

@@ -64,7 +64,8 @@ def _size(value: Any) -> int:
         return len(json.dumps(plain_or_error(value), default=str))
 
 
-def _question(value: Any) -> str | None:
+def interrupt_question(value: Any) -> str | None:
+    """The question text of an interrupt value (a string, or a map's question/message/… key)."""
     if isinstance(value, str):
         return value
     if isinstance(value, dict):
@@ -120,7 +121,7 @@ def describe_writes(rows: list[WriteRow], planned: list[dict] | None = None,
         if w.channel == INTERRUPT:
             for item in value if isinstance(value, list) else [value]:
                 inner = item.get("value") if isinstance(item, dict) and "__type__" in item else item
-                question = _question(inner)
+                question = interrupt_question(inner)
                 interrupts.append({"task_id": w.task_id, "node": node,
                                    "id": item.get("id") if isinstance(item, dict) else None,
                                    "value": inner, "question": question,

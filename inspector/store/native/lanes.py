@@ -155,13 +155,7 @@ class LaneStore(NativeWriter):
 
     def _blobs(self, cur: Any, pieces: Mapping[bytes, bytes]) -> list[bytes]:
         new = [(d, raw) for d, raw in pieces.items() if d not in self._known]
-        if new:
-            blob = self._sql["blob"]
-            rows = []
-            for digest, raw in new:
-                codec, data = blobs.compress(raw)
-                rows.append(blob.params({"hash": digest, "codec": codec, "size": len(raw), "data": data}))
-            cur.executemany(blob.sql, rows)
+        self._insert_pieces(cur, new)
         return [d for d, _ in new]
 
     def _remember(self, digests: Iterable[bytes]) -> None:

@@ -170,8 +170,11 @@ class NativeStore(Store):
     def _lane_snapshot(self, info: CheckpointInfo, state: Any) -> Snapshot | None:
         """LangGraph's view of a LangGraph lane's checkpoint (see ``lgview``)."""
         from inspector.store.native import lgview
-        with guard(self.info.display), self.engine.connect() as conn:
-            return lgview.lane_snapshot(conn, info, state, self.read_piece)
+        try:
+            with guard(self.info.display), self.engine.connect() as conn:
+                return lgview.lane_snapshot(conn, info, state, self.read_piece)
+        except StoreError:   # no lane tables (or no right to read them): the plain native view
+            return None
 
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:

@@ -10,17 +10,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from inspector.errors import StoreError
 from inspector.resume.edits import apply_assignments, parse_json_text
-from inspector.resume.langgraph import fork_langgraph, plan_resume, settings_for, start_resume
+from inspector.resume.langgraph import (
+    fork_langgraph,
+    plan_resume,
+    settings_for,
+    start_resume,
+)
 from inspector.resume.launch import spawn
 from inspector.store import open_store
-from inspector.store.refs import resolve_checkpoint
 from inspector.store.langgraph.fork import DEFAULT_QUIET_SECONDS
 from inspector.store.langgraph.settings import save_settings
+from inspector.store.refs import resolve_checkpoint
 
 _UNSET: Any = object()
 

@@ -9,6 +9,8 @@ import pytest
 from PySide6.QtCore import QSettings, QtMsgType
 from PySide6.QtWidgets import QApplication
 
+from tests.ui.dialogs.conftest import crashed_master, crashed_store  # noqa: F401 - also for test_journeys
+
 # What the offscreen platform prints for every shown window: not a defect of ours.
 IGNORED_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",)
 

@@ -57,7 +57,7 @@ class StorageActions:
         if visible:
             self.ensure_view()
 
-    def _on_checkpoint_changed(self, info: "CheckpointInfo | None") -> None:
+    def _on_checkpoint_changed(self, info: CheckpointInfo | None) -> None:
         store = self.window.session.info
         self.pin.setEnabled(info is not None and store is not None and store.kind == "native")
         self.pin.setChecked(bool(info is not None and info.pinned))

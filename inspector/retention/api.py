@@ -37,7 +37,7 @@ def apply_prune(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False
         return native.apply(store, rules, vacuum=vacuum, progress=progress)
 
 
-def writable_native(target: str | os.PathLike):  # noqa: ANN201
+def writable_native(target: str | os.PathLike):
     """A native store opened for maintenance writes (pins, prune) without raising its format
     version: these writes add rows and at most the ``ci_pins`` table, which older readers ignore."""
     from inspector.store.engine import make_engine

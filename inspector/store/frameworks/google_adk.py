@@ -50,7 +50,7 @@ def layout(columns: dict[str, set[str]]) -> str | None:
     """'v1' (event_data JSON), 'v0' (pickled actions) or None."""
     low = {n.lower(): {c.lower() for c in cols} for n, cols in columns.items()}
     events, sessions = low.get("events", set()), low.get("sessions", set())
-    if not (SESSION_COLUMNS <= sessions and EVENT_COLUMNS <= events):
+    if not (sessions >= SESSION_COLUMNS and events >= EVENT_COLUMNS):
         return None
     if "event_data" in events:
         return "v1"
@@ -179,7 +179,8 @@ class GoogleADKStore(EngineCatalogStore):
                         else content, "actions": opaque("v0 schema: actions are pickled, not decoded "
                                                         "(pickle can run code)")}
             stamp = data.get("timestamp") if isinstance(data, dict) else None
-            created = float(stamp) if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) else parse_time(row[5])
+            numeric = isinstance(stamp, (int, float)) and not isinstance(stamp, bool)
+            created = float(stamp) if numeric else parse_time(row[5])
             events.setdefault(run_key(row[1], row[2], row[0]), []).append(
                 _Event(str(row[3]), str(row[4]), created, size if v1 else len(str(row[7] or "")), data))
         self._events = events
@@ -189,7 +190,8 @@ class GoogleADKStore(EngineCatalogStore):
             run_id = run_key(app, user, sid)
             self._sessions[run_id] = {"app": str(app), "user": str(user), "id": str(sid),
                                       "state": parse_json(state, "session state"),
-                                      "app_state": apps.get((str(app),)), "user_state": users.get((str(app), str(user)))}
+                                      "app_state": apps.get((str(app),)),
+                                      "user_state": users.get((str(app), str(user)))}
             evs = events.get(run_id, [])
             drafts, total = [], 0
             for ev in evs:   # a checkpoint's size is the session's events so far

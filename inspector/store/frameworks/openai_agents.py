@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 import sqlalchemy as sa
@@ -52,12 +52,12 @@ class Tables:
 def find_tables(columns: dict[str, set[str]]) -> Tables | None:
     """The sessions/messages (and Advanced structure/usage) tables, or None."""
     low = {name: {c.lower() for c in cols} for name, cols in columns.items()}
-    messages = sorted(n for n, c in low.items() if MESSAGES <= c)
-    sessions = sorted(n for n, c in low.items() if SESSIONS <= c and n not in messages)
+    messages = sorted(n for n, c in low.items() if c >= MESSAGES)
+    sessions = sorted(n for n, c in low.items() if c >= SESSIONS and n not in messages)
     if not messages or not sessions:
         return None
-    structure = next((n for n, c in sorted(low.items()) if STRUCTURE <= c), None)
-    usage = next((n for n, c in sorted(low.items()) if USAGE <= c), None)
+    structure = next((n for n, c in sorted(low.items()) if c >= STRUCTURE), None)
+    usage = next((n for n, c in sorted(low.items()) if c >= USAGE), None)
     return Tables(sessions[0], messages[0], structure, usage)
 
 
@@ -71,13 +71,13 @@ def parse_time(value: Any) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
     if isinstance(value, str) and value:
         try:
             stamp = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
             return 0.0
-        return (stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)).timestamp()
+        return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).timestamp()
     return 0.0
 
 
@@ -89,10 +89,17 @@ def _text(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def is_encrypted(item: dict) -> bool:
+    """An EncryptedSession envelope ({"__enc__": 1, "payload": …}): shown, never decrypted."""
+    return item.get("__enc__") == 1 and "payload" in item
+
+
 def classify(item: Any, tools: dict[str, str]) -> tuple[str, str, str]:
     """(checkpoint kind, name, one-line change) of one session item."""
     if not isinstance(item, dict):
         return "step", "item", "unreadable item"
+    if is_encrypted(item):
+        return "step", "encrypted", f"encrypted item (EncryptedSession, key {item.get('kid')!r}; not decoded)"
     kind = item.get("type")
     if kind == "function_call":
         name = str(item.get("name") or "tool")
@@ -117,6 +124,9 @@ def to_message(item: Any, tools: dict[str, str]) -> dict:
     """One item as a chat message the conversation view reads (the raw fields kept)."""
     if not isinstance(item, dict):
         return {"role": "other", "content": item}
+    if is_encrypted(item):
+        return {"role": "other", "type": "encrypted", "content": "[encrypted by EncryptedSession; not decoded]",
+                "kid": item.get("kid")}
     kind = item.get("type")
     if kind == "function_call":
         return {"role": "assistant", "content": "", "type": "function_call", "call_id": item.get("call_id"),
@@ -222,7 +232,8 @@ class OpenAIAgentsStore(EngineCatalogStore):
         self._lanes_cache, self._tools_cache, self._usage_cache = lanes, tools, usage
         return Catalog(tuple(runs), checkpoints)
 
-    def _lanes(self, messages: dict[int, tuple[str, float, str]]) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
+    def _lanes(self, messages: dict[int, tuple[str, float, str]]
+               ) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
         """(session, branch) → [(message id, branch turn)] in order."""
         lanes: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
         structured: set[str] = set()

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
-from operator import eq
 from typing import Any, NamedTuple
 from collections.abc import Callable
 
@@ -347,7 +346,7 @@ class _ListLayout:
             items, old_forms, old_sizes = self._old_range(a, b)
             base = a - lo
             window = self.value[start + base:start + base + b - a]
-            same = list(map(eq, window, items))
+            same = list(map(_same_item, window, items))
             if delta == 0 and self.shift == 0 and b - a == count and _dense(count, count - same.count(True)):
                 return None
             for j in [j for j, hit in enumerate(same) if hit is True]:
@@ -436,6 +435,12 @@ def _marks(forms: list, encoded: list[bytes]) -> list[int]:
 
 
 _digest128 = xxhash.xxh3_128_digest
+
+
+def _same_item(new: Any, old: Any) -> bool:
+    """Whether an old item's form may stand for a new item: equal, and a dict with its keys
+    in the same order (equal dicts in another order encode differently)."""
+    return new is old or (new == old and (type(new) is not dict or list(new) == list(old)))
 
 
 def _dense(count: int, changed: int) -> bool:

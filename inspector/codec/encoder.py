@@ -17,7 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from typing import Any, NamedTuple
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import msgpack
 import xxhash
@@ -153,7 +153,7 @@ class PieceEncoder:
             parts = {k: self._encode(v, None if path is None else path + (k,)) for k, v in value.items()}
             form: Any = {k: p.form for k, p in parts.items()}
             copy: Any = {k: p.copy for k, p in parts.items()}
-            children = parts.values()
+            children: Iterable[Encoded] = parts.values()
         else:
             children = [self._encode(v, None if path is None else path + (i,)) for i, v in enumerate(value)]
             form = [p.form for p in children]
@@ -220,10 +220,15 @@ def _plain(value: Any) -> Any:
         return list(value)
     if isinstance(value, dict):
         return dict(value)
-    for plain in (bool, int, float, str, bytes):
-        if isinstance(value, plain):
-            return plain(value)
-    if isinstance(value, (bytearray, memoryview)):
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
     raise TypeError(f"cannot store a value of type {type(value).__name__} in a state")
 
@@ -386,7 +391,7 @@ class _ListLayout:
         count = end - start
         hints = self._hints(start, end)
         if hints is None:       # dense: no item is worth looking up
-            forms, copies, sizes = [_NO] * count, [], []
+            forms, copies, sizes = [_NO] * count, [None] * count, [0] * count
         else:
             forms, copies, sizes = hints
         fresh = [i for i, form in enumerate(forms) if form is _NO]

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 class StorageActions:
     """Owns the Storage dock of one main window and opens the prune dialog from it."""
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.view: StorageView | None = None   # built when first shown: pyqtgraph stays out of start-up
         self.dock = window.add_dock(QWidget(), "Storage", Qt.DockWidgetArea.BottomDockWidgetArea, name="dock-storage")
@@ -36,7 +36,7 @@ class StorageActions:
         window.add_run_action(self.pin, toolbar=False)
         window.checkpoint_changed.connect(self._on_checkpoint_changed)
 
-    def ensure_view(self) -> "StorageView":
+    def ensure_view(self) -> StorageView:
         """The Storage view, built on first use."""
         if self.view is None:
             from inspector.ui.widgets.storage_view import StorageView
@@ -57,7 +57,7 @@ class StorageActions:
         if visible:
             self.ensure_view()
 
-    def _on_checkpoint_changed(self, info: "CheckpointInfo | None") -> None:
+    def _on_checkpoint_changed(self, info: CheckpointInfo | None) -> None:
         store = self.window.session.info
         self.pin.setEnabled(info is not None and store is not None and store.kind == "native")
         self.pin.setChecked(bool(info is not None and info.pinned))
@@ -100,6 +100,6 @@ class StorageActions:
         self.dialog = dialog
 
 
-def install_storage(window: "MainWindow") -> StorageActions:
+def install_storage(window: MainWindow) -> StorageActions:
     """Add View ▸ Storage (a dock with the charts) and its Prune… dialog to ``window``."""
     return StorageActions(window)

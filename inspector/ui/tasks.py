@@ -187,7 +187,7 @@ class _Job(QRunnable):
 def _call(fn: Callable[..., Any], ctx: JobContext, with_context: bool) -> Outcome:
     try:
         return Outcome(value=fn(ctx) if with_context else fn())
-    except Exception as exc:  # noqa: BLE001 - every failure must reach the GUI as an Outcome
+    except Exception as exc:  # every failure must reach the GUI as an Outcome
         if not isinstance(exc, _KNOWN_ERRORS) and not _is_cancelled(exc):
             log.error("background job failed:\n%s", traceback.format_exc())
         return Outcome(error=exc)

@@ -173,7 +173,7 @@ def langgraph_usage(store: LangGraphStore, run_id: str | None = None, *, progres
             if progress is not None and count % 1000 == 0:
                 progress(count, 0)
     write_total = 0
-    for (thread_id, channel), (size, _n) in writes.items():
+    for (thread_id, _channel), (size, _n) in writes.items():
         entry = per_thread.setdefault(thread_id, {"bytes": 0, "logical": 0, "count": 0, "fields": {}})
         entry["fields"][WRITES_FIELD] = entry["fields"].get(WRITES_FIELD, 0) + size
         entry["bytes"] += size

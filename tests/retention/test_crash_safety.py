@@ -130,7 +130,7 @@ def test_writers_keep_writing_while_prune_runs(template, tmp_path: Path) -> None
                     step += 1
                     time.sleep(0.001)
                 written.append(str(step))
-        except BaseException as err:  # noqa: BLE001 - the test reports it
+        except BaseException as err:  # the test reports it
             errors.append(err)
 
     thread = threading.Thread(target=writer)

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from inspector.store.engine import guard
 from inspector.store.langgraph.store import LangGraphStore
-from inspector.store.native.usage_sql import DiskUsage
+from inspector.store.disk import DiskUsage
 
 PAGE = 500
 PG_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")

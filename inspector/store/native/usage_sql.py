@@ -9,7 +9,6 @@ its declared size before anything decodes it.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
@@ -21,6 +20,7 @@ from inspector.store.native import blobs
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, runs
 from inspector.store.native.store import FETCH_BATCH, NativeStore
+from inspector.store.disk import DiskUsage
 
 PAGE = 20_000
 MAX_PIECE_BYTES = 256 * 1024 * 1024     # a stored piece claiming more is treated as damaged
@@ -58,20 +58,6 @@ class StoredPiece(NamedTuple):
 
     stored: int
     raw: bytes
-
-
-@dataclass(frozen=True)
-class DiskUsage:
-    """How big the store is where it lives: files (SQLite) or relations (PostgreSQL)."""
-
-    total_bytes: int                 # everything the store occupies (file + WAL, or relations)
-    free_bytes: int                  # free pages inside the file (SQLite) / 0 when unknown
-    wal_bytes: int
-    tables: dict[str, int]           # table (with its indexes) -> bytes; empty when unknown
-    page_size: int = 0
-    page_count: int = 0
-    freelist_count: int = 0
-    method: str = ""
 
 
 _COLUMNS = (checkpoints.c.run_id, checkpoints.c.seq, checkpoints.c.id, checkpoints.c.created,

@@ -8,7 +8,8 @@ import socket
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
+from collections.abc import Iterator, Mapping
 
 import sqlalchemy as sa
 
@@ -128,10 +129,8 @@ class NativeWriter:
             yield cur
             raw.commit()
         except BaseException as err:
-            try:
+            with contextlib.suppress(self._dbapi_error):
                 raw.rollback()
-            except self._dbapi_error:
-                pass
             self._conn.invalidate()
             self._conn.close()
             self._conn = None

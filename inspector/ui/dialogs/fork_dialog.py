@@ -27,7 +27,7 @@ from inspector.resume.edits import check_json_value, parse_json_text, validate_t
 from inspector.resume.fork import fork
 from inspector.ui import icons
 from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor, ReviewView
-from inspector.ui.dialogs.store_access import StoreAccess, as_access
+from inspector.ui.store_access import StoreAccess, as_access
 from inspector.ui.formatting import step_label
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent

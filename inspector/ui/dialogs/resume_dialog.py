@@ -5,7 +5,8 @@ from __future__ import annotations
 import html
 import os
 import shlex
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
@@ -23,7 +24,7 @@ from inspector.ui import icons
 from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor
 from inspector.ui.dialogs.langgraph_options import (LangGraphChoices, LangGraphOptions, PlanOutcome,
                                                     plan_langgraph, remember)
-from inspector.ui.dialogs.store_access import StoreAccess, as_access
+from inspector.ui.store_access import StoreAccess, as_access
 from inspector.ui.formatting import step_label
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent

@@ -19,12 +19,12 @@ TOP = 7
 class SizeAxis(pg.AxisItem):
     """An axis whose ticks read as sizes (KB, MB …)."""
 
-    def tickStrings(self, values, scale, spacing):
+    def tickStrings(self, values, scale, spacing):  # pyqtgraph override
         if self.logMode:
             return [fmt_size(round(10 ** v)) for v in values]
         return [fmt_size(int(v)) if v >= 0 else "" for v in values]
 
-    def tickValues(self, minVal, maxVal, size):
+    def tickValues(self, minVal, maxVal, size):  # pyqtgraph override
         if not self.logMode:
             step = _nice_step((maxVal - minVal) / max(3, int(size / 45)))
             first = np.ceil(minVal / step) * step if step else minVal

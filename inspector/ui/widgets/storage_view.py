@@ -114,11 +114,11 @@ class StorageView(QWidget):
         for c in range(3):
             self.grid.setColumnStretch(c, 1 if c < columns else 0)
 
-    def resizeEvent(self, event: Any) -> None:
+    def resizeEvent(self, event: Any) -> None:  # Qt override
         super().resizeEvent(event)
         self._reflow()
 
-    def showEvent(self, event: Any) -> None:
+    def showEvent(self, event: Any) -> None:  # Qt override
         super().showEvent(event)
         if self._stale and self.session.store is not None:
             self.refresh()
@@ -128,7 +128,7 @@ class StorageView(QWidget):
         """A store was opened (or is open when the view is built): measure it."""
         self._on_store_switched()
 
-    def changeEvent(self, event: Any) -> None:
+    def changeEvent(self, event: Any) -> None:  # Qt override
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             self.apply_theme()

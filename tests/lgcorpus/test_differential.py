@@ -10,7 +10,6 @@ SQLite (SqliteSaver + AsyncSqliteSaver) and PostgreSQL (PostgresSaver + AsyncPos
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest

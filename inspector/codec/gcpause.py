@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 _gc_lock = threading.Lock()
 _gc_pauses = 0

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from itertools import compress
 from operator import eq, ne
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from inspector.codec import Ref
 from inspector.diff.matching import matcher
@@ -160,7 +161,7 @@ def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tupl
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             ops.extend(("pair", a_off + i, b_off + j, a[i], b[j])
-                       for i, j in zip(range(i1, i2), range(j1, j2)) if not same(a[i], b[j]))
+                       for i, j in zip(range(i1, i2), range(j1, j2), strict=True) if not same(a[i], b[j]))
             continue
         paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
         unpaired_a, unpaired_b = list(range(i1 + paired, i2)), list(range(j1 + paired, j2))

@@ -18,7 +18,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 import inspector
 from inspector.errors import NotResumableError, StoreError
@@ -156,7 +156,7 @@ def _agents_branch(store: Store, run: RunInfo, cp: CheckpointInfo, python: str, 
     if cp.kind != "input" or cp.name != "user" or not isinstance(turn, int):
         raise StoreError("An Advanced session branches at a user turn: choose one of the user messages "
                          "(kind input); the branch keeps the turns before it.")
-    path = getattr(store, "target").path
+    path = store.target.path
     session, source = str(run.labels.get("session")), str(run.labels.get("branch", "main"))
     name = branch or f"{source}-turn{turn}-{time.strftime('%H%M%S')}"
     argv = [python, str(RUNNERS / "openai_agents_branch.py"), "--db", str(path), "--session", session,

@@ -43,7 +43,7 @@ class GraphSettings:
     python: str | None = None
     cwd: str | None = None
 
-    def merged(self, **overrides: Any) -> "GraphSettings":
+    def merged(self, **overrides: Any) -> GraphSettings:
         """These settings with the given non-None values replaced."""
         return dataclasses.replace(self, **{k: v for k, v in overrides.items() if v is not None})
 

@@ -19,7 +19,7 @@ from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
 from inspector.store.native import blobs, live
 from inspector.store.native.pins import pinned_ids
-from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # noqa: F401  (re-exported)
+from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # re-exported
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
 from inspector.store.native.schema import blobs as blob_table
 
@@ -170,8 +170,11 @@ class NativeStore(Store):
     def _lane_snapshot(self, info: CheckpointInfo, state: Any) -> Snapshot | None:
         """LangGraph's view of a LangGraph lane's checkpoint (see ``lgview``)."""
         from inspector.store.native import lgview
-        with guard(self.info.display), self.engine.connect() as conn:
-            return lgview.lane_snapshot(conn, info, state, self.read_piece)
+        try:
+            with guard(self.info.display), self.engine.connect() as conn:
+                return lgview.lane_snapshot(conn, info, state, self.read_piece)
+        except StoreError:   # no lane tables (or no right to read them): the plain native view
+            return None
 
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:
@@ -267,7 +270,7 @@ class NativeStore(Store):
         must be there), and kept in the raw cache."""
         fetched: dict[bytes, bytes] = {}
         digest_of = pieces.digest_of
-        for row, raw in zip(rows, raws):
+        for row, raw in zip(rows, raws, strict=True):
             digest = bytes(row[0])
             if digest_of(raw) != digest:
                 raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
@@ -338,16 +341,6 @@ class NativeStore(Store):
             return []
         p = self.target.path
         return [p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")]
-
-    @property
-    def listen(self) -> Any:
-        """PostgreSQL: ``listen(callback, on_state=None)`` starts a LISTEN/NOTIFY listener that
-        calls ``callback()`` when writers commit, and returns it (``stop()`` it). None on SQLite,
-        which is watched through ``watch_paths()`` instead."""
-        if self.target.backend != "postgresql":
-            return None
-        from inspector.watch.pg_listen import listen_to_store  # the store layer needs no watcher otherwise
-        return lambda callback, on_state=None: listen_to_store(self, callback, on_state)
 
     def close(self) -> None:
         self.engine.dispose()

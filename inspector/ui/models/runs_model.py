@@ -149,7 +149,8 @@ class RunsModel(QAbstractItemModel):
         if col == COL_UPDATED:
             return f"updated {formatting.full_time(run.updated)}\ncreated {formatting.full_time(run.created)}"
         if col == COL_CHECKS:
-            return f"{run.checks_passed} of {run.checks_total} checks passed · {run.tasks_done}/{run.tasks_total} tasks done"
+            return (f"{run.checks_passed} of {run.checks_total} checks passed · "
+                    f"{run.tasks_done}/{run.tasks_total} tasks done")
         if col == COL_CHECKPOINTS:
             return f"{run.checkpoint_count:,} checkpoints"
         lines = [run.name, f"id {run.id} · agent {run.agent or '—'}"]

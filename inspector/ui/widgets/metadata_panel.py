@@ -98,7 +98,8 @@ class Section(QFrame):
 
     def values(self) -> dict[str, str]:
         """Visible rows as {label: plain text} (for tests and copying)."""
-        return {name.text(): _plain(value.text()) for i, (name, value) in enumerate(self._rows) if self.form.isRowVisible(i)}
+        return {name.text(): _plain(value.text())
+                for i, (name, value) in enumerate(self._rows) if self.form.isRowVisible(i)}
 
 
 def _plain(rich: str) -> str:

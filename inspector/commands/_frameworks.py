@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable
+from collections.abc import Callable
 
+from inspector.commands._common import confirm
 from inspector.store import open_store
 
 CORE_KINDS = ("native", "langgraph")
@@ -36,7 +37,6 @@ def install(parser: argparse.ArgumentParser, command: str) -> None:
 
 def framework_command(args: argparse.Namespace, action: str) -> int:
     """Plan, print, confirm, start (and with --wait, wait for) the framework's command."""
-    from inspector.commands.resume import confirm
     from inspector.resume.frameworks import plan, remember
     from inspector.resume.launch import spawn
 

@@ -48,7 +48,7 @@ def create_app(theme: str = "auto"):  # QApplication imported lazily
     """The QApplication (created once) with name, icon and theme set."""
     from PySide6.QtWidgets import QApplication
 
-    from inspector.ui import icons, refguard, settings, style
+    from inspector.ui import collector, icons, refguard, settings, style
 
     QApplication.setApplicationName(settings.APPLICATION)
     QApplication.setOrganizationName(settings.ORGANIZATION)
@@ -56,6 +56,7 @@ def create_app(theme: str = "auto"):  # QApplication imported lazily
     QApplication.setDesktopFileName("checkpoint-inspector")
     app = QApplication.instance() or QApplication([sys.argv[0]])
     refguard.install()
+    collector.install(app)   # the GUI thread collects garbage; workers never switch the collector
     style.apply_theme(app, theme)
     app.setWindowIcon(icons.app_icon())
     return app

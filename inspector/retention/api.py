@@ -17,6 +17,9 @@ def plan_prune(target: str | os.PathLike, rules: Rules) -> PrunePlan:
             from inspector.retention import native
             return native.plan(store, rules)  # type: ignore[arg-type]
         from inspector.retention import langgraph
+        from inspector.store.langgraph.store import LangGraphStore
+        if not isinstance(store, LangGraphStore):
+            raise StoreError(f"{store.info.display}: prune does not know {store.info.kind} stores.")
         return langgraph.plan(store, rules)
 
 
@@ -32,6 +35,8 @@ def apply_prune(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False
                              "pass --langgraph-write to allow it.")
         from inspector.retention import langgraph
         return langgraph.apply(target, rules, vacuum=vacuum, progress=progress, backup=backup)
+    if kind != "native":
+        raise StoreError(f"prune does not know {kind} stores (native and LangGraph stores only).")
     from inspector.retention import native
     with writable_native(target) as store:
         return native.apply(store, rules, vacuum=vacuum, progress=progress)

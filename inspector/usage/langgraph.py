@@ -21,14 +21,29 @@ from typing import Any
 import xxhash
 
 from inspector.store.langgraph import usage_sql
-from inspector.store.langgraph.decode import BlobError, decode_typed, pack, plain_or_error, to_plain
+from inspector.store.langgraph.decode import (
+    BlobError,
+    decode_typed,
+    pack,
+    plain_or_error,
+    to_plain,
+)
 from inspector.store.langgraph.ids import id_time, make_id, parse_id
 from inspector.store.langgraph.store import LangGraphStore
 from inspector.store.native import blobs
 from inspector.store.native.pieces import PieceEncoder
 from inspector.usage.native import ROW_ESTIMATE
-from inspector.usage.report import (METADATA_FIELD, WRITES_FIELD, ChannelUsage, CheckpointUsage, OurStoreEstimate,
-                                    RunDetail, RunUsage, UsageReport, growth_curve)
+from inspector.usage.report import (
+    METADATA_FIELD,
+    WRITES_FIELD,
+    ChannelUsage,
+    CheckpointUsage,
+    OurStoreEstimate,
+    RunDetail,
+    RunUsage,
+    UsageReport,
+    growth_curve,
+)
 
 Progress = Callable[[int, int], None]
 

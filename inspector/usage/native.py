@@ -7,8 +7,17 @@ from collections.abc import Callable
 from inspector.store.native import usage_sql
 from inspector.store.native.store import NativeStore
 from inspector.usage.graph import ROOT, PieceCache, Walk
-from inspector.usage.report import (ROWS_FIELD, TASKS_FIELD, CheckpointUsage, RunDetail, RunUsage,
-                                    TradeoffPoint, UsageReport, growth_curve, replay_cost)
+from inspector.usage.report import (
+    ROWS_FIELD,
+    TASKS_FIELD,
+    CheckpointUsage,
+    RunDetail,
+    RunUsage,
+    TradeoffPoint,
+    UsageReport,
+    growth_curve,
+    replay_cost,
+)
 
 ROW_ESTIMATE = 160          # bytes per checkpoint row when SQLite has no dbstat table
 TRADEOFF_EVERY = (1, 2, 3, 5, 10, 20, 50)

@@ -106,7 +106,7 @@ def test_fields_of_a_state_stored_as_a_chunked_map(tmp_path: Path) -> None:
 
 
 def test_damaged_and_missing_pieces_are_one_sentence_or_a_note(store, capsys) -> None:
-    path, ids = store
+    path, _ids = store
     con = sqlite3.connect(path)
     victim, other = [bytes(r[0]) for r in con.execute("SELECT hash FROM ci_blobs WHERE codec = 1 LIMIT 2")]
     con.execute("DELETE FROM ci_blobs WHERE hash = ?", (other,))

@@ -127,7 +127,7 @@ def disk_usage(store: LangGraphStore) -> DiskUsage:
         tables = {}
         method = "PRAGMA page_count/freelist_count"
         try:
-            owners = dict(conn.exec_driver_sql(
+            owners: dict[str, str] = dict(conn.exec_driver_sql(
                 "SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')").all())
             for name, used in conn.exec_driver_sql("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name").all():
                 owner = owners.get(name, name)
@@ -219,6 +219,7 @@ def vacuum(store_engine: sa.Engine) -> None:
             cur.close()
         else:
             driver = raw.driver_connection
+            assert driver is not None
             driver.rollback()
             driver.autocommit = True
             try:

@@ -87,7 +87,9 @@ def iter_checkpoints(store: NativeStore, run_id: str | None = None) -> Iterator[
     after = -1
     while True:
         with guard(store.info.display), store.engine.connect() as conn:
-            cur = conn.connection.dbapi_connection.cursor()     # plain tuples: a million rows
+            dbapi = conn.connection.dbapi_connection
+            assert dbapi is not None
+            cur = dbapi.cursor()     # plain tuples: a million rows
             try:
                 cur.execute(compiled.sql, compiled.params({"after": after}))   # run and limit are compiled in
                 page = cur.fetchall()
@@ -166,7 +168,7 @@ def _sqlite_disk(conn: sa.Connection, store: NativeStore) -> DiskUsage:
     tables: dict[str, int] = {}
     method = "PRAGMA page_count/freelist_count"
     try:
-        names = dict(conn.exec_driver_sql(
+        names: dict[str, str] = dict(conn.exec_driver_sql(
             "SELECT name, COALESCE(tbl_name, name) FROM sqlite_master WHERE type IN ('table', 'index')").all())
         for name, used in conn.exec_driver_sql("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name").all():
             owner = names.get(name, name)

@@ -48,7 +48,7 @@ def create_app(theme: str = "auto"):  # QApplication imported lazily
     """The QApplication (created once) with name, icon and theme set."""
     from PySide6.QtWidgets import QApplication
 
-    from inspector.ui import icons, refguard, settings, style
+    from inspector.ui import collector, icons, refguard, settings, style
 
     QApplication.setApplicationName(settings.APPLICATION)
     QApplication.setOrganizationName(settings.ORGANIZATION)
@@ -56,6 +56,7 @@ def create_app(theme: str = "auto"):  # QApplication imported lazily
     QApplication.setDesktopFileName("checkpoint-inspector")
     app = QApplication.instance() or QApplication([sys.argv[0]])
     refguard.install()
+    collector.install(app)   # the GUI thread collects garbage; workers never switch the collector
     style.apply_theme(app, theme)
     app.setWindowIcon(icons.app_icon())
     return app
@@ -73,6 +74,9 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         _quiet_offscreen_notes()
+    if screenshot is None:     # a screenshot leaves no trace; the app logs to its rotating file
+        from inspector.ui import logfile
+        logfile.install()
     app = create_app(theme or _saved_theme(screenshot is None))
     from inspector.ui.main_window import MainWindow
     from inspector.ui.session import StoreSession

@@ -335,6 +335,10 @@ class RunActions(QObject):
         panel = self.host.details.panels.get("metadata")   # built when its tab is first shown
         if panel is not None and hasattr(panel, "show_diagnosis"):
             panel.show_diagnosis(self._diagnosis)
+        if panel is not None and hasattr(panel, "show_status"):
+            model = self.host.runs_panel.model
+            panel.show_status(run.id if run is not None else None,
+                              model.effective_of(run.id) if run is not None else None)
 
     def _on_console_visibility_changed(self, visible: bool) -> None:
         if visible and not self._console_sized:  # first appearance: a modest strip, not half the window

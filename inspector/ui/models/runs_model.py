@@ -178,6 +178,13 @@ class RunsModel(QAbstractItemModel):
         node = self.tree.by_id.get(run_id)
         return (node.status or node.run.status) if node is not None else ""
 
+    def effective_of(self, run_id: str) -> EffectiveStatus | None:
+        """The status the list shows for a run and why it differs from the stored one (None if unknown)."""
+        node = self.tree.by_id.get(run_id)
+        if node is None:
+            return None
+        return EffectiveStatus(node.status or node.run.status, node.reason if node.status != node.run.status else "")
+
     def forks_of(self, run_id: str) -> list[RunInfo]:
         """The loaded runs forked from ``run_id``."""
         return [n.run for n in self.tree.by_id.values() if n.run.parent_run == run_id]

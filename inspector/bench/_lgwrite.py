@@ -60,8 +60,8 @@ def build_graph(checkpointer: Any) -> Any:
     """messages (add_messages) → one node answering with ~1 KB."""
     from typing import Annotated, TypedDict
     ai, _, start, state_graph, add_messages = _imports()
-    class State(TypedDict):
-        messages: Annotated[list, add_messages]
+    # functional form: real objects, not strings (this module uses __future__ annotations)
+    State = TypedDict("State", {"messages": Annotated[list, add_messages]})  # noqa: UP013
 
     def answer(state: dict) -> dict:
         n = len(state["messages"])

@@ -20,6 +20,7 @@ class StoreInfo:
     backend: str  # "sqlite" | "postgresql"
     format_version: int | None
     read_only: bool
+    notice: str = ""  # what the user should know about how it is read ('' when nothing)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class RunInfo:
     tasks_total: int = 0
     checks_passed: int = 0
     checks_total: int = 0
+    damaged: str = ""  # why this row is damaged ('' when it is not); the rest still lists
 
     @property
     def score(self) -> tuple[int, int]:
@@ -80,6 +82,7 @@ class CheckpointInfo:
     tasks_hash: bytes | None = None
     lane: str = ""  # subgraph namespace ("" for the main lane)
     branch_count: int = 0  # runs forked from this checkpoint (or LangGraph children - 1)
+    damaged: str = ""  # why this row is damaged ('' when it is not); the rest still lists
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class Snapshot:
     state: Any
     tasks: dict | None
     meta: dict = field(default_factory=dict)
+    problems: tuple[str, ...] = ()  # parts that could not be read (a damaged task state…)
 
 
 @dataclass(frozen=True)

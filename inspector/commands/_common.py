@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 import time
 from typing import Any, Iterable, Sequence
@@ -41,28 +42,57 @@ def add_json_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")   # legal in JSON strings, harmful in a terminal
+
+
+def escape_control(text: str) -> str:
+    """``text`` with terminal control characters shown as escapes (``\\x1b``): a run name
+    holding ``ESC]0;…BEL`` must not retitle or clear the user's terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def json_float(value: float) -> Any:
+    """A float as strict JSON has it: NaN and the infinities become ``{"$float": "NaN"}``,
+    ``{"$float": "Infinity"}`` and ``{"$float": "-Infinity"}`` (JSON has no such numbers)."""
+    if value != value:
+        return {"$float": "NaN"}
+    if value in (float("inf"), float("-inf")):
+        return {"$float": "Infinity" if value > 0 else "-Infinity"}
+    return value
+
+
 def to_jsonable(value: Any) -> Any:
-    """Dataclasses, bytes and tuples as plain JSON values."""
+    """Dataclasses, bytes and tuples as plain JSON values; non-finite floats tagged
+    (``json_float``); map keys as text (bytes keys as hex)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
+        return {(k.hex() if isinstance(k, (bytes, bytearray)) else str(k)): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
+    if isinstance(value, float):
+        return json_float(value)
     return value
 
 
+def dumps(value: Any, indent: int | None = 2) -> str:
+    """Strict JSON text of ``value`` (see ``to_jsonable``) that is also safe in a terminal."""
+    text = json.dumps(to_jsonable(value), indent=indent, ensure_ascii=False, default=str, allow_nan=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def print_json(value: Any) -> None:
-    """Write ``value`` as indented JSON on stdout."""
-    json.dump(to_jsonable(value), sys.stdout, indent=2, ensure_ascii=False, default=str)
+    """Write ``value`` as indented strict JSON on stdout."""
+    sys.stdout.write(dumps(value))
     sys.stdout.write("\n")
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    """A plain aligned text table."""
-    rows = [["" if c is None else str(c) for c in row] for row in rows]
+    """A plain aligned text table (control characters escaped)."""
+    rows = [[escape_control("" if c is None else str(c)) for c in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
     print("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
     for row in rows:
@@ -71,4 +101,9 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
 
 def fmt_time(ts: float | None) -> str:
     """Local time as YYYY-MM-DD HH:MM:SS."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else ""
+    if not ts:
+        return ""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+    except (OverflowError, OSError, ValueError, TypeError):
+        return "?"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from inspector import taskstate
-from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, fmt_time, print_json
+from inspector.commands._common import (add_json_arg, add_store_arg, dumps, escape_control, fmt_size, fmt_time,
+                                        print_json)
 from inspector.store import open_store
 
 STATUS_MARK = {"done": "✓", "in_progress": "…", "pending": " ", "blocked": "!", "failed": "✗"}
@@ -27,25 +27,29 @@ def run(args: argparse.Namespace) -> int:
         snap = store.load(args.checkpoint)
     info = snap.info
     if args.json:
-        print_json({"checkpoint": info, "state": snap.state, "tasks": snap.tasks, "meta": snap.meta})
+        print_json({"checkpoint": info, "state": snap.state, "tasks": snap.tasks, "meta": snap.meta,
+                    "problems": list(snap.problems)})
         return 0
-    print(f"checkpoint {info.id}  run {info.run_id}  #{info.seq}  {info.kind} {info.name}")
+    print(escape_control(f"checkpoint {info.id}  run {info.run_id}  #{info.seq}  {info.kind} {info.name}"))
     print(f"created {fmt_time(info.created)}  size {fmt_size(info.size)}  ops since previous {info.ops}")
     if info.change:
-        print(f"change: {info.change}")
+        print(escape_control(f"change: {info.change}"))
+    for problem in snap.problems:
+        print(escape_control(f"damaged: {problem}"))
     if snap.tasks:
         score = taskstate.score(snap.tasks)
-        print(f"\ntasks ({score.tasks_done}/{score.tasks_total} done, checks {score}): {snap.tasks.get('goal', '')}")
+        print(escape_control(f"\ntasks ({score.tasks_done}/{score.tasks_total} done, checks {score}): "
+                             f"{snap.tasks.get('goal', '')}"))
         for task in snap.tasks.get("tasks", []):
             review = (task.get("review") or {}).get("status", "none")
             checks = " ".join(("✓" if c.get("passed") else "✗" if c.get("passed") is False else "?")
                               + c.get("name", "") for c in task.get("checks", []))
-            print(f"  [{STATUS_MARK.get(task.get('status'), '?')}] {task.get('title')} "
+            print(escape_control(f"  [{STATUS_MARK.get(task.get('status'), '?')}] {task.get('title')} "
                   f"({task.get('status')}, {task.get('progress', 0):.0%}"
-                  f"{', review ' + review if review != 'none' else ''}) {checks}".rstrip())
+                  f"{', review ' + review if review != 'none' else ''}) {checks}".rstrip()))
     print("\nstate:")
-    print(json.dumps(snap.state, indent=2, ensure_ascii=False, default=str))
+    print(dumps(snap.state))
     if snap.meta:
         print("\nmetadata:")
-        print(json.dumps(snap.meta, indent=2, ensure_ascii=False, default=str))
+        print(dumps(snap.meta))
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, print_json, print_table
+from inspector.commands._common import add_json_arg, add_store_arg, escape_control, print_json, print_table
 from inspector.resume.liveness import fmt_age
 from inspector.resume.stuck import stuck_runs
 from inspector.store import open_store
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.verbose_diagnosis:
         for d in found:
-            print(f"{d.run_id}  {d.describe()}\n")
+            print(escape_control(f"{d.run_id}  {d.describe()}\n"))
         return 0
     print_table(("RUN", "STATUS", "SINCE", "LAST CHECKPOINT", "RESUME FROM", "WHY"),
                 [(d.run_id, d.status, fmt_age(d.since_checkpoint),

@@ -20,6 +20,7 @@ from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
 from inspector import limits
+from inspector.store.native import expand as expansion
 from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw, expand, has_markers, materialize, prefetch
 from inspector.diff.text import TEXT_MIN, text_delta
 from inspector.errors import CorruptDataError
@@ -64,7 +65,7 @@ class Engine:
     def __init__(self, fetch_many: FetchMany | None = None, *, fetch_raw: FetchRaw | None = None,
                  stream_raw: StreamRaw | None = None, cancel: CancelFn | None = None,
                  progress: ProgressFn | None = None, text_min: int = TEXT_MIN,
-                 max_depth: int = MAX_DEPTH) -> None:
+                 max_depth: int | None = None) -> None:
         self.fetch_many = fetch_many
         if stream_raw is None and fetch_raw is not None:     # raw pieces all at once: one part
             stream_raw = lambda digests: (fetch_raw(digests),)   # noqa: E731
@@ -73,7 +74,8 @@ class Engine:
         self.cancel = cancel
         self.progress = progress
         self.text_min = text_min
-        self.max_depth = max_depth
+        self.max_depth = max_depth if max_depth is not None else limits.current().depth
+        self._node_budget = limits.current().nodes
         self.table: dict[bytes, Any] = {}
         self.items: dict[bytes, list] = {}     # list chunks: encoded items (or decoded ones)
         self.nodes = 0
@@ -118,12 +120,15 @@ class Engine:
     def _tick(self) -> None:
         """Every ``TICK_EVERY`` nodes (``_step`` counts them): cancel or report progress."""
         self._next_tick += TICK_EVERY
-        if self.nodes > 2 * limits.current().nodes:     # both sides' values, each within budget
-            raise limits.BudgetExceeded("nodes", f"Comparing these states visits over {self.nodes:,} values")
+        self._check_nodes()
         if self.cancel is not None and self.cancel():
             raise DiffCancelled("The diff was cancelled.")
         if self.progress is not None:
             self.progress("diffing", self.nodes)
+
+    def _check_nodes(self) -> None:
+        if self.nodes > self._node_budget:
+            raise limits.BudgetExceeded("nodes", f"Comparing these states visits over {self.nodes:,} values")
 
     def _emit(self, key: tuple, change: Change) -> None:
         self._found.append((key, change))
@@ -223,6 +228,7 @@ class Engine:
         values = [v for n, in_old, in_new in marked
                   for v, held in ((changes[n].old, in_old), (changes[n].new, in_new)) if held]
         self.pieces_read += prefetch(values, self.table, self.fetch_many)
+        expansion.check_values(values, self.table, "The changed values of this diff")
         out = list(changes)
         for n, in_old, in_new in marked:
             c = changes[n]
@@ -239,7 +245,7 @@ class Engine:
         if a is b:
             return
         if len(path) > self.max_depth:
-            raise DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
+            raise limits.BudgetExceeded("depth", f"The states nest deeper than {self.max_depth:,} levels")
         ta, tb = type(a), type(b)
         if ta is Ref or tb is Ref:
             if ta is tb and a.digest == b.digest:
@@ -300,7 +306,7 @@ class Engine:
         if self.nodes >= self._next_tick:
             self._tick()
         if len(path) > self.max_depth:
-            raise DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
+            raise limits.BudgetExceeded("depth", f"The states nest deeper than {self.max_depth:,} levels")
 
     def _leaf(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
         self._found.append((key, _changed(path, a, b, self.text_min)))
@@ -342,6 +348,8 @@ class Engine:
 
         def then() -> None:
             items = expand(chunked, self.table)
+            self.nodes += len(items)
+            self._check_nodes()
             self._push(key, path, items if ta is ChunkedList else a, items if tb is ChunkedList else b)
         self._after(wanted, then)
 
@@ -368,6 +376,8 @@ class Engine:
             ops: list[tuple] = []
             for ra, rb, start_a, start_b in regions:
                 items_a, items_b = self._chunk_items(ra), self._chunk_items(rb)
+                self.nodes += len(items_a) + len(items_b)
+                self._check_nodes()
                 if not self.raw_chunks:         # chunks were read decoded
                     ops.extend(align(items_a, items_b, start_a, start_b))
                 else:

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy import event, exc
 
 from inspector.errors import CorruptDataError, NotAStoreError, StoreError
+from inspector.store import sqlite_ro
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
@@ -34,21 +35,34 @@ class Target:
 
 
 def parse_target(target: str | os.PathLike) -> Target:
-    """Turn a path or SQLAlchemy URL into a Target (no I/O)."""
+    """Turn a path or SQLAlchemy URL into a Target (no I/O but resolving the path);
+    StoreError for a URL that does not parse or a path that cannot be resolved."""
     text = os.fspath(target)
     if "://" in text:
-        url = sa.engine.make_url(text)
-        if url.get_backend_name() == "sqlite":
-            path = Path(url.database or "")
-            return Target(text, str(path), "sqlite", path.expanduser().resolve())
-        if url.get_backend_name() == "postgresql":
+        try:
+            url = sa.engine.make_url(text)
+            backend = url.get_backend_name()
+        except (ValueError, TypeError, exc.ArgumentError) as err:
+            raise StoreError(f"{text!r} is not a database URL that can be opened ({err}).") from err
+        if backend == "sqlite":
+            return _sqlite_target(url.database or "", text)
+        if backend == "postgresql":
             if url.drivername == "postgresql":
                 url = url.set(drivername="postgresql+psycopg")
             return Target(url.render_as_string(hide_password=False),
                           url.render_as_string(hide_password=True), "postgresql")
         raise StoreError(f"Unsupported database URL scheme {url.drivername!r}; use a SQLite path or postgresql://.")
-    path = Path(text).expanduser().resolve()
-    return Target(f"sqlite:///{path}", str(path), "sqlite", path)
+    target = _sqlite_target(text, None)
+    return Target(f"sqlite:///{target.path}", str(target.path), "sqlite", target.path)
+
+
+def _sqlite_target(text: str, url: str | None) -> Target:
+    try:
+        path = Path(text).expanduser().resolve()
+    except (RuntimeError, OSError) as err:      # a symlink loop, an unreadable directory
+        reason = "it is a loop of symbolic links" if isinstance(err, RuntimeError) else (err.strerror or str(err))
+        raise StoreError(f"Cannot open {text}: {reason}.") from err
+    return Target(url or f"sqlite:///{path}", str(Path(text)) if url else str(path), "sqlite", path)
 
 
 def check_sqlite_file(target: Target) -> None:
@@ -80,7 +94,7 @@ def _is_sqlite(path: Path) -> bool:
     the WAL under them (lost writes, "malformed" reads). SQLite shares and defers its own
     descriptors per file, so a short SQLite connection is safe.
     """
-    uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
+    uri, _ = sqlite_ro.readonly_uri(path)
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
     except sqlite3.Error as err:
@@ -108,14 +122,28 @@ def make_engine(target: Target, *, readonly: bool) -> sa.Engine:
 
 def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
     assert target.path is not None
+    path = target.path
     if readonly:
-        quoted = urllib.parse.quote(str(target.path))
-        url = f"sqlite:///file:{quoted}?mode=ro&uri=true"
+        def creator() -> sqlite3.Connection:
+            signature = sqlite_ro.signature(path)
+            conn = sqlite3.connect(sqlite_ro.uri_for(path, signature[0]), uri=True,
+                                   timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                                   factory=_ReadConnection)
+            conn.ci_signature = signature
+            conn.text_factory = sqlite_ro.decode_text   # one row's bad UTF-8 is that row's damage
+            return conn
+
+        engine = sa.create_engine("sqlite://", creator=creator)
+
+        @event.listens_for(engine, "checkout")
+        def _on_checkout(dbapi_conn, _record, _proxy) -> None:  # noqa: ANN001
+            # a writer started (or ended) since this connection opened: read the files anew
+            if getattr(dbapi_conn, "ci_signature", None) != sqlite_ro.signature(path):
+                raise exc.DisconnectionError("the store's write-ahead log appeared or went away")
     else:
-        target.path.parent.mkdir(parents=True, exist_ok=True)
-        url = f"sqlite:///{target.path}"
-    engine = sa.create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000,
-                                                 "check_same_thread": False})
+        path.parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_TIMEOUT_MS / 1000,
+                                                                     "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
@@ -134,6 +162,12 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
         conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
     return engine
+
+
+class _ReadConnection(sqlite3.Connection):
+    """A read-only connection that remembers how it opened the file (``sqlite_ro`` modes)."""
+
+    ci_signature: tuple = ()
 
 
 def _postgres_engine(target: Target, readonly: bool) -> sa.Engine:

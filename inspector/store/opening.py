@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import sqlalchemy as sa
 
 from inspector.errors import NewerFormatError, NotAStoreError, StoreError
+from inspector.store import sqlite_ro
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import (Target, check_sqlite_file, guard, make_engine, parse_target,
                                     table_columns)
@@ -58,7 +60,15 @@ def open_store(target: str | os.PathLike, readonly: bool = True, **options) -> S
     Read-only opening never writes to the store. Raises StoreError (one sentence) for a
     missing, foreign, corrupt, locked or newer-format store.
     """
-    tgt = parse_target(target)
+    store = _open(parse_target(target), readonly, **options)
+    if readonly and store.info.backend == "sqlite" and store.target_path is not None:
+        notice = sqlite_ro.notice_for(sqlite_ro.mode_of(store.target_path))
+        if notice:
+            store.info = dataclasses.replace(store.info, notice=notice)
+    return store
+
+
+def _open(tgt: Target, readonly: bool, **options) -> Store:
     if tgt.backend == "sqlite":
         check_sqlite_file(tgt)
     engine = make_engine(tgt, readonly=True)

@@ -10,7 +10,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from inspector.errors import CorruptDataError, StoreError
+from inspector import taskstate
+from inspector.errors import CorruptDataError, StoreError, TaskStateError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
@@ -141,10 +142,24 @@ class NativeStore(Store):
     def load(self, checkpoint_id: int | str) -> Snapshot:
         row = self._checkpoint_row(checkpoint_id, [*checkpoints.c, _BRANCH_COUNT])
         info = checkpoint_from_row(row, {row.id: row.branch_count})
-        roots = [d for d in (info.state_hash, info.tasks_hash) if d]
-        values = self.load_values(roots, f"The state of checkpoint {info.run_id}:{info.seq}")
-        tasks = values[info.tasks_hash] if info.tasks_hash else None
-        return Snapshot(info=info, state=values[info.state_hash], tasks=tasks, meta=json_field(row.meta, {}))
+        if info.state_hash is None:
+            raise CorruptDataError(f"Checkpoint {checkpoint_id} is damaged ({info.damaged}).")
+        state = self.load_values([info.state_hash], f"The state of checkpoint {info.run_id}:{info.seq}")[info.state_hash]
+        problems = [f"checkpoint row: {info.damaged}"] if info.damaged else []
+        tasks = None
+        if info.tasks_hash:
+            try:
+                tasks = taskstate.validate(self.load_values([info.tasks_hash], "The task state")[info.tasks_hash])
+            except (StoreError, TaskStateError) as err:
+                problems.append(f"task state: {err}")
+        try:
+            meta = json_field(row.meta, {})
+            if not isinstance(meta, dict):
+                raise CorruptDataError(f"it is a JSON {type(meta).__name__}, not an object")
+        except StoreError as err:
+            problems.append(f"metadata: {err}")
+            meta = {}
+        return Snapshot(info=info, state=state, tasks=tasks, meta=meta, problems=tuple(problems))
 
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:

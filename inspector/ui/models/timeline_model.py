@@ -30,6 +30,8 @@ Index = QModelIndex | QPersistentModelIndex
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
+MAX_ROWS = 2**31 - 2   # Qt counts rows in 32-bit ints: a damaged count must not overflow them
+
 class TimelineModel(QAbstractTableModel):
     """The checkpoints of one run; ``rowCount`` is known at once, rows fill in page by page.
 
@@ -60,7 +62,7 @@ class TimelineModel(QAbstractTableModel):
         """Show ``run`` (None: empty); its first page starts loading at once."""
         self.beginResetModel()
         self.run = run
-        self._count = max(run.checkpoint_count, run.head_seq + 1) if run else 0
+        self._count = min(max(run.checkpoint_count, run.head_seq + 1), MAX_ROWS) if run else 0
         self._generation += 1
         self._store_generation = self.session.generation
         self.cache.clear()
@@ -77,7 +79,7 @@ class TimelineModel(QAbstractTableModel):
         if self.run is None or run.id != self.run.id:
             return
         self.run = run
-        self._grow(max(run.checkpoint_count, run.head_seq + 1))
+        self._grow(min(max(run.checkpoint_count, run.head_seq + 1), MAX_ROWS))
 
     def set_forks(self, forks: list[RunInfo]) -> None:
         """Runs forked from this run (for fork markers and their tooltips)."""

@@ -99,6 +99,13 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
 
 
+def print_damaged(rows: Iterable[tuple[str, str]]) -> None:
+    """After a table: one line per damaged row, with why (the other rows are fine)."""
+    for name, why in rows:
+        if why:
+            print(escape_control(f"damaged: {name}: {why}"))
+
+
 def fmt_time(ts: float | None) -> str:
     """Local time as YYYY-MM-DD HH:MM:SS."""
     if not ts:

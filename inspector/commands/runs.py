@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, fmt_time, print_json, print_table
+from inspector.commands._common import add_json_arg, add_store_arg, fmt_time, print_damaged, print_json, print_table
 from inspector.store import open_store
 
 
@@ -27,10 +27,12 @@ def run(args: argparse.Namespace) -> int:
                          checkpoints=r.checkpoint_count, created=r.created, updated=r.updated,
                          parent_run=r.parent_run, parent_checkpoint=r.parent_checkpoint,
                          score={"passed": r.checks_passed, "total": r.checks_total},
-                         tasks={"done": r.tasks_done, "total": r.tasks_total}) for r in runs])
+                         tasks={"done": r.tasks_done, "total": r.tasks_total},
+                         damaged=r.damaged or None) for r in runs])
         return 0
     print_table(("ID", "NAME", "AGENT", "STATUS", "CKPTS", "UPDATED", "PARENT", "SCORE"),
                 [(r.id, r.name, r.agent, r.status, r.checkpoint_count, fmt_time(r.updated),
                   f"{r.parent_run}:{r.parent_checkpoint}" if r.parent_run else "",
                   f"{r.checks_passed}/{r.checks_total}") for r in runs])
+    print_damaged((r.id, r.damaged) for r in runs)
     return 0

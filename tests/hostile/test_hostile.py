@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.corpus import Case, build, cleanup
+from tests.hostile.corpus import Case, build, cleanup, public_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI_LIMITS = {"as_mb": 1536, "cpu_s": 30, "timeout_s": 60}
@@ -97,6 +97,14 @@ def hostile(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReq
                          "err": str(out / f"{safe}.gui.err"), "uid": uid if case.other_user else None,
                          "argv": ["open", case.store, "--screenshot", str(out / f"{safe}.png"),
                                   "--select", case.b, "--no-live", "--size", "1024x700"], **GUI_LIMITS})
+    public = public_dir()          # another user writes its output where it can
+    for job in jobs + gui_jobs:
+        if job["uid"] is not None:
+            for key in ("out", "err"):
+                job[key] = str(public / Path(job[key]).name)
+            if job["argv"][0] == "open":
+                job["argv"][3] = str(public / Path(job["argv"][3]).name)
+    public.chmod(0o777)
     results = _run_all(jobs, gui=False)
     results.update(_run_all(gui_jobs, gui=True))
     after = {c.name: _listing(c) for c in cases}

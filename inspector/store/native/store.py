@@ -10,7 +10,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from inspector import taskstate
+from inspector import limits, taskstate
 from inspector.errors import CorruptDataError, StoreError, TaskStateError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
@@ -304,7 +304,12 @@ class NativeStore(Store):
         level), measured against the read budgets before they are built (``expand``)."""
         table: dict[bytes, Any] = {}
         frontier = set(digests)
+        depth = limits.current().depth
+        levels = 0
         while frontier:
+            levels += 1     # each level of pieces nests at least one level deeper
+            if levels > depth:
+                raise limits.BudgetExceeded("depth", f"{what} nests more than {depth:,} levels deep")
             fetched = self._fetch_many(frontier)
             table.update(fetched)
             frontier = {d for v in fetched.values() for d in pieces.iter_digests(v)} - table.keys()

@@ -33,3 +33,8 @@ def fmt_age(seconds: float | None) -> str:
     if seconds < 172800:
         return f"{seconds / 3600:.1f} h"
     return f"{seconds / 86400:.1f} days"
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """'1 checkpoint', '23 checkpoints', '1,024 runs' (``words``: an irregular plural)."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"

@@ -11,16 +11,54 @@ CHECKPOINT_KINDS = ("input", "llm", "tool", "step", "fork", "resume", "final", "
 
 
 @dataclass(frozen=True)
+class Capability:
+    """Whether a store's adapter offers one action; ``reason`` says why not (one sentence),
+    or, when offered, how it is done (e.g. "through the crewai package in your environment")."""
+
+    available: bool
+    reason: str = ""
+
+
+OFFERED = Capability(True)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """The optional actions a store adapter declares: fork, resume, live updates.
+
+    The GUI and CLI offer exactly these; an action that is absent says ``reason``.
+    """
+
+    fork: Capability = Capability(False, "This kind of store cannot be forked from here.")
+    resume: Capability = Capability(False, "This kind of store cannot be resumed from here.")
+    live: Capability = Capability(False, "This kind of store does not report changes.")
+
+    def get(self, action: str) -> Capability:
+        """The capability named ``action`` ("fork", "resume" or "live")."""
+        return getattr(self, action)
+
+
+NATIVE_CAPABILITIES = Capabilities(OFFERED, OFFERED, OFFERED)
+LANGGRAPH_CAPABILITIES = Capabilities(
+    Capability(True, "A raw fork here, or through your graph (update_state) when one is set."),
+    Capability(True, "Through your graph (module:attr), run in your environment."),
+    OFFERED)
+
+
+@dataclass(frozen=True)
 class StoreInfo:
-    """What is open: a display name, its kind and backend, and whether it is read-only."""
+    """What is open: a display name, its kind and backend, whether it is read-only, and what
+    its adapter can do (``capabilities``; ``label`` is the kind's name for people)."""
 
     url: str
     display: str
-    kind: str  # "native" | "langgraph"
-    backend: str  # "sqlite" | "postgresql"
+    kind: str  # "native" | "langgraph" | "openai-agents" | "crewai" | "google-adk" | a third party's
+    backend: str  # "sqlite" | "postgresql" | "folder"
     format_version: int | None
     read_only: bool
     notice: str = ""  # what the user should know about how it is read ('' when nothing)
+    capabilities: Capabilities = Capabilities()
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -83,6 +121,7 @@ class CheckpointInfo:
     lane: str = ""  # subgraph namespace ("" for the main lane)
     branch_count: int = 0  # runs forked from this checkpoint (or LangGraph children - 1)
     damaged: str = ""  # why this row is damaged ('' when it is not); the rest still lists
+    pinned: bool = False   # prune never removes it (native stores: ``ci_pins``)
 
 
 @dataclass(frozen=True)

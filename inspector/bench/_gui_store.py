@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from inspector import taskstate
 from inspector.store import create_store, init_schema
 from inspector.store.native import blobs
-from inspector.store.native.pieces import PieceEncoder, encode_flat
+from inspector.codec import PieceEncoder, encode_flat
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, meta, runs
 

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from inspector.bench._util import dump, print_table
 from inspector.diff import diff_checkpoints, diff_pieces, diff_tasks, diff_values
-from inspector.store.native.pieces import PieceEncoder, unpack
+from inspector.codec import PieceEncoder, unpack
 
 TARGET_RATIO = 10.0
 TARGET_NESTED_MS = 200.0

@@ -29,7 +29,10 @@ WINDOW = 20
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``bench langgraph``."""
-    parser = sub.add_parser("langgraph", help="list a 10k-checkpoint LangGraph thread: ours vs SqliteSaver.list")
+    parser = sub.add_parser("langgraph", help="LangGraph: list a 10k-checkpoint thread (ours vs SqliteSaver.list), "
+                            "or --workload write: LangGraph's savers vs InspectorSaver on a real graph")
+    parser.add_argument("--workload", choices=("list", "write"), default="list",
+                        help="list (default): read a LangGraph database; write: checkpoint savers on graph.invoke")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--checkpoints", type=int, default=10_000, help="checkpoints in the big thread")
     parser.add_argument("--graph-steps", type=int, default=50, help="loop turns of the real-graph thread")
@@ -38,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="runs of SqliteSaver.list (best is kept; one run takes ~20 s at 10k)")
     parser.add_argument("--keep", metavar="DIR", help="write the database into DIR and keep it")
     parser.add_argument("--check", action="store_true", help="exit 1 when the target is missed")
+    from inspector.bench import _lgwrite as lgwrite
+    lgwrite.add_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -150,7 +155,10 @@ def measure(path: Path, repeat: int, saver_repeat: int = 1) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build the database, time both readers, print the figures."""
+    """Build the database, time both readers, print the figures (or the write workload)."""
+    if getattr(args, "workload", "list") == "write":
+        from inspector.bench import _lgwrite as lgwrite
+        return lgwrite.run(args)
     saver_cls = _imports()[0]
     with tempfile.TemporaryDirectory(prefix="lg-bench-") as tmp:
         folder = Path(args.keep) if args.keep else Path(tmp)

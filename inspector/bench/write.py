@@ -1,4 +1,5 @@
-"""``bench write``: W1 (growing chat state, snapshot per step) vs LangGraph's SqliteSaver; W2 intervals."""
+"""``bench write``: W1 (growing chat state) vs LangGraph's SqliteSaver, W2 intervals, and the
+shapes of ``_write_shapes`` / ``_write_graph`` (W3 big maps, W4 dense changes, W5 a real graph, W1's floor)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--steps", type=int, default=1000, help="W1 steps (default 1000)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-langgraph", action="store_true", help="do not run SqliteSaver")
+    parser.add_argument("--only", default="w1,w2,w3,w4,w5,floor",
+                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w5,floor)")
+    parser.add_argument("--w3-steps", type=int, default=40, help="saves per W3 size (default 40)")
+    parser.add_argument("--w3-sizes", default="0.1,1,10,50", help="W3 state sizes in MB (default 0.1,1,10,50)")
+    parser.add_argument("--w4-steps", type=int, default=20, help="saves per W4 density (default 20)")
+    parser.add_argument("--w5-steps", type=int, default=1000, help="W5 graph steps (default 1000)")
     parser.set_defaults(func=run)
 
 
@@ -111,15 +118,43 @@ def run_w2(tmp: Path, steps: int) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run W1 (ours vs SqliteSaver) and W2; print tables or JSON."""
+    """Run the chosen workloads (W1 ours vs SqliteSaver, W2, W3, W4, W5, W1's floor); print
+    tables or JSON."""
+    from inspector.bench import _write_graph as write_graph
+    from inspector.bench import _write_shapes as write_shapes
+    only = {w.strip().lower() for w in args.only.split(",") if w.strip()}
+    result: dict = {"durability": f"WAL, synchronous={SYNCHRONOUS} (every store)"}
     with tempfile.TemporaryDirectory(prefix="ci-bench-write-") as tmpdir:
         tmp = Path(tmpdir)
-        ours = run_ours(tmp / "ours.db", args.steps)
-        theirs = None if args.skip_langgraph else run_langgraph(tmp / "langgraph.db", args.steps)
-        w2 = run_w2(tmp, args.steps)
-    result: dict = {"workload": f"W1: {args.steps} steps, +~1 KB/step, snapshot every step",
-                    "durability": f"WAL, synchronous={SYNCHRONOUS} (both)", "ours": ours,
-                    "sqlitesaver": theirs, "w2": w2}
+        if "w1" in only:
+            ours = run_ours(tmp / "ours.db", args.steps)
+            theirs = None if args.skip_langgraph else run_langgraph(tmp / "langgraph.db", args.steps)
+            result.update(_w1(ours, theirs, args.steps))
+        if "w2" in only:
+            result["w2"] = run_w2(tmp, args.steps)
+        if "floor" in only:
+            result["floor"] = write_shapes.run_floor(tmp, args.steps)
+        if "w3" in only:
+            sizes = tuple(float(x) for x in args.w3_sizes.split(",") if x.strip())
+            result["w3"] = write_shapes.run_w3(tmp, args.w3_steps, sizes)
+        if "w4" in only:
+            result["w4"] = write_shapes.run_w4(tmp, args.w4_steps)
+        if "w5" in only and not args.skip_langgraph:
+            result["w5"] = write_graph.run_w5(tmp, args.w5_steps)
+    if args.json:
+        dump(result)
+        return 0
+    _print(result, args.steps)
+    for key, show in (("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3),
+                      ("w4", write_shapes.print_w4), ("w5", write_graph.print_w5)):
+        if key in result:
+            show(result[key])
+    return 0
+
+
+def _w1(ours: dict, theirs: dict | None, steps: int) -> dict:
+    result: dict = {"workload": f"W1: {steps} steps, +~1 KB/step, snapshot every step", "ours": ours,
+                    "sqlitesaver": theirs}
     if theirs:
         result["ratios"] = {
             "median_speedup": theirs["median_ms"] / ours["median_ms"],
@@ -128,14 +163,20 @@ def run(args: argparse.Namespace) -> int:
         result["targets_met"] = {"median >= 3x": result["ratios"]["median_speedup"] >= 3,
                                  "p95 >= 10x": result["ratios"]["p95_speedup"] >= 10,
                                  "file >= 100x smaller": result["ratios"]["file_size_ratio"] >= 100}
-    if args.json:
-        dump(result)
-        return 0
-    _print(result, args.steps)
-    return 0
+    return result
 
 
 def _print(result: dict, steps: int) -> None:
+    if "ours" in result:
+        _print_w1(result)
+    if "w2" in result:
+        print(f"\nW2 interval trade-off ({steps} operations):")
+        print_table(("every N ops", "snapshots", "write s", "file MB", "replay ops max", "replay ops mean"),
+                    [(w["every"], w["snapshots"], w["total_write_s"], f"{w['bytes'] / 1e6:.2f}",
+                      w["max_replay_ops"], w["mean_replay_ops"]) for w in result["w2"]])
+
+
+def _print_w1(result: dict) -> None:
     print(result["workload"] + "; " + result["durability"])
     rows = []
     for label, res in (("checkpoint-inspector", result["ours"]), ("SqliteSaver", result["sqlitesaver"])):
@@ -149,7 +190,3 @@ def _print(result: dict, steps: int) -> None:
         print(f"\nratios: median {r['median_speedup']:.1f}x faster ({'met' if met['median >= 3x'] else 'MISSED'} ≥3x), "
               f"p95 {r['p95_speedup']:.1f}x faster ({'met' if met['p95 >= 10x'] else 'MISSED'} ≥10x), "
               f"file {r['file_size_ratio']:.0f}x smaller ({'met' if met['file >= 100x smaller'] else 'MISSED'} ≥100x)")
-    print(f"\nW2 interval trade-off ({steps} operations):")
-    print_table(("every N ops", "snapshots", "write s", "file MB", "replay ops max", "replay ops mean"),
-                [(w["every"], w["snapshots"], w["total_write_s"], f"{w['bytes'] / 1e6:.2f}",
-                  w["max_replay_ops"], w["mean_replay_ops"]) for w in result["w2"]])

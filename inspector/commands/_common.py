@@ -52,19 +52,15 @@ def escape_control(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-def json_float(value: float) -> Any:
-    """A float as strict JSON has it: NaN and the infinities become ``{"$float": "NaN"}``,
-    ``{"$float": "Infinity"}`` and ``{"$float": "-Infinity"}`` (JSON has no such numbers)."""
-    if value != value:
-        return {"$float": "NaN"}
-    if value in (float("inf"), float("-inf")):
-        return {"$float": "Infinity" if value > 0 else "-Infinity"}
-    return value
+def terminal_safe_json(text: str) -> str:
+    """JSON text with the characters JSON allows raw but terminals obey (DEL, C1) escaped."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def to_jsonable(value: Any) -> Any:
-    """Dataclasses, bytes and tuples as plain JSON values; non-finite floats tagged
-    (``json_float``); map keys as text (bytes keys as hex)."""
+    """Dataclasses, bytes and tuples as plain JSON values; NaN and the infinities as the
+    strings "NaN", "Infinity", "-Infinity" (strict JSON has no such numbers); map keys as
+    text (bytes keys as hex)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
@@ -73,21 +69,55 @@ def to_jsonable(value: Any) -> Any:
         return [to_jsonable(v) for v in value]
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
-    if isinstance(value, float):
-        return json_float(value)
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return str(value).replace("inf", "Infinity").replace("nan", "NaN")
     return value
 
 
 def dumps(value: Any, indent: int | None = 2) -> str:
     """Strict JSON text of ``value`` (see ``to_jsonable``) that is also safe in a terminal."""
-    text = json.dumps(to_jsonable(value), indent=indent, ensure_ascii=False, default=str, allow_nan=False)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return terminal_safe_json(json.dumps(to_jsonable(value), indent=indent, ensure_ascii=False,
+                                         default=str, allow_nan=False))
 
 
 def print_json(value: Any) -> None:
-    """Write ``value`` as indented strict JSON on stdout."""
+    """Write ``value`` as indented strict JSON on stdout (one write: ``json.dump`` to a
+    terminal or pipe made one call per token, millions for a long listing)."""
     sys.stdout.write(dumps(value))
     sys.stdout.write("\n")
+
+
+_RECORD_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=str)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as the strings "NaN", "Infinity", "-Infinity"
+    (strict JSON has no such numbers; a damaged store may hold them)."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return str(value).replace("inf", "Infinity").replace("nan", "NaN")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _encode_record(record: dict[str, Any]) -> str:
+    try:
+        return _RECORD_ENCODER.encode(record)
+    except ValueError:                       # a non-finite float somewhere in it
+        return _RECORD_ENCODER.encode(_finite(record))
+
+
+def print_json_records(records: Iterable[dict[str, Any]]) -> None:
+    """Write a listing (``runs``, ``checkpoints`` …) as a JSON array with one record per line.
+
+    Listings can hold 100,000 records: an indented dump runs json's pure-Python encoder over
+    every token (seconds), one record per line runs its C encoder (what ``jq`` and ``grep``
+    read as easily). Records hold only JSON values (str keys; nested dicts and lists).
+    """
+    lines = [terminal_safe_json(_encode_record(record)) for record in records]
+    sys.stdout.write("[\n  " + ",\n  ".join(lines) + "\n]\n" if lines else "[]\n")
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
@@ -99,6 +129,11 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
 
 
+def say(*parts: object) -> None:
+    """``print`` for lines that may hold text from a store: control characters escaped."""
+    print(*(escape_control(str(p)) for p in parts))
+
+
 def print_damaged(rows: Iterable[tuple[str, str]]) -> None:
     """After a table: one line per damaged row, with why (the other rows are fine)."""
     for name, why in rows:
@@ -107,7 +142,7 @@ def print_damaged(rows: Iterable[tuple[str, str]]) -> None:
 
 
 def fmt_time(ts: float | None) -> str:
-    """Local time as YYYY-MM-DD HH:MM:SS."""
+    """Local time as YYYY-MM-DD HH:MM:SS ('?' for a time no calendar has)."""
     if not ts:
         return ""
     try:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import (add_json_arg, add_store_arg, fmt_size, fmt_time, print_damaged, print_json,
-                                        print_table)
+from inspector.commands._common import (add_json_arg, add_store_arg, fmt_size, fmt_time, print_damaged,
+                                        print_json_records, print_table)
 from inspector.store import open_store
+from inspector.store.refs import resolve_run
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``checkpoints`` sub-command."""
     parser = sub.add_parser("checkpoints", help="list a run's checkpoints")
     add_store_arg(parser)
-    parser.add_argument("run", metavar="RUN", help="run id (a LangGraph thread id)")
+    parser.add_argument("run", metavar="RUN", help="run id, unique id prefix or name (a LangGraph thread id)")
     add_json_arg(parser)
     parser.set_defaults(func=run)
 
@@ -21,10 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the checkpoints of one run."""
     with open_store(args.store) as store:
-        store.get_run(args.run)
-        cps = store.list_checkpoints(args.run)
+        cps = store.list_checkpoints(resolve_run(store, args.run).id)
     if args.json:
-        print_json([dict(id=c.id, seq=c.seq, kind=c.kind, name=c.name, created=c.created,
+        print_json_records([dict(id=c.id, seq=c.seq, kind=c.kind, name=c.name, created=c.created,
                          parent=c.parent_id, size=c.size, size_delta=c.size_delta, ops=c.ops,
                          tasks={"done": c.tasks_done, "total": c.tasks_total},
                          score={"passed": c.checks_passed, "total": c.checks_total},

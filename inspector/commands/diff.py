@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, escape_control, print_json
+from inspector.commands._common import add_json_arg, add_store_arg, print_json, say
 from inspector.diff import Change, DiffResult, TextDelta, describe_divergence, diff_checkpoints, to_json
 from inspector.diff.grouping import ItemRange, group_changes
 from inspector.diff.text import render_delta
+from inspector.store.refs import format_ref, resolve_checkpoint
 
 DEFAULT_LIMIT = 500
 
@@ -17,11 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "diff", help="diff two checkpoints (state and task state)",
         description="Show what changed from checkpoint A to checkpoint B: a summary line, the "
-                    "task changes, then the structural changes. A and B are checkpoint ids or "
-                    "RUN:SEQ (negative SEQ counts from the end of the run).")
+                    "task changes, then the structural changes. A and B are RUN:SEQ (RUN: a run id, "
+                    "a unique id prefix or a name; a negative SEQ counts from the end of the run), "
+                    "a RUN alone (its head) or checkpoint ids.")
     add_store_arg(parser)
-    parser.add_argument("a", metavar="A", help="the older checkpoint (id or RUN:SEQ)")
-    parser.add_argument("b", metavar="B", help="the newer checkpoint (id or RUN:SEQ)")
+    parser.add_argument("a", metavar="A", help="the older checkpoint (RUN:SEQ or id)")
+    parser.add_argument("b", metavar="B", help="the newer checkpoint (RUN:SEQ or id)")
     add_json_arg(parser)
     parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
                         help=f"print at most this many lines of structural changes (default {DEFAULT_LIMIT}; "
@@ -36,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from inspector.store import open_store
 
     with open_store(args.store, readonly=True) as store:
-        result = diff_checkpoints(store, args.a, args.b)
+        result = diff_checkpoints(store, resolve_checkpoint(store, args.a), resolve_checkpoint(store, args.b))
     if args.json:
         print_json(to_json(result))
     else:
@@ -48,23 +50,23 @@ def print_text(result: DiffResult, limit: int = DEFAULT_LIMIT) -> None:
     """The human form: header, summary, lineage, task changes, structural changes."""
     a, b = result.a, result.b
     if a is not None and b is not None:
-        _say(f"diff {a.run_id}:{a.seq} (#{a.id}) → {b.run_id}:{b.seq} (#{b.id})")
+        say(f"diff {format_ref(a)} → {format_ref(b)}  (ids {a.id} → {b.id})")
         if a.run_id != b.run_id or result.three_way is not None:
-            _say(describe_divergence(result.ancestor, a, b))
-    _say(f"summary: {result.summary}")
+            say(describe_divergence(result.ancestor, a, b))
+    say(f"summary: {result.summary}")
     if result.task_changes:
-        _say(f"\ntasks ({len(result.task_changes)}):")
+        say(f"\ntasks ({len(result.task_changes)}):")
         for change in result.task_changes:
-            _say(f"  {change.describe()}")
-    _say(f"\nchanges ({len(result.changes)}):" if result.changes else "\nno state changes")
+            say(f"  {change.describe()}")
+    say(f"\nchanges ({len(result.changes)}):" if result.changes else "\nno state changes")
     _print_changes(result.changes, limit)
     if result.three_way is not None:
         three = result.three_way
-        where = f"{three.ancestor.run_id}:{three.ancestor.seq}"
-        _say(f"\nsince the common ancestor {where}: A changed {len(three.to_a)}, "
+        where = format_ref(three.ancestor)
+        say(f"\nsince the common ancestor {where}: A changed {len(three.to_a)}, "
               f"B changed {len(three.to_b)}, both changed {len(three.both_changed)} path(s)")
         for path in three.both_changed[:20]:
-            _say(f"  both: {Change(path, 'changed').display_path}")
+            say(f"  both: {Change(path, 'changed').display_path}")
 
 
 def _print_changes(changes: tuple[Change, ...], limit: int) -> None:
@@ -72,15 +74,10 @@ def _print_changes(changes: tuple[Change, ...], limit: int) -> None:
     rows = group_changes(changes)
     shown = rows if limit <= 0 else rows[:limit]
     for row in shown:
-        _say(f"  {row.describe()}")
+        say(f"  {row.describe()}")
         if isinstance(row.detail, TextDelta):
             text = render_delta(row.detail).replace("\n", "\n      ")
-            _say(f"      {text}")
+            say(f"      {text}")
     if len(shown) < len(rows):
         hidden = sum(len(row.changes) if isinstance(row, ItemRange) else 1 for row in rows[len(shown):])
-        _say(f"  … {hidden} more (use --limit 0 or --json)")
-
-
-def _say(*parts: object) -> None:
-    """``print`` with terminal control characters escaped (values come from the store)."""
-    print(*(escape_control(str(p)) for p in parts))
+        say(f"  … {hidden} more (use --limit 0 or --json)")

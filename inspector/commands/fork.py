@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 
 from inspector.errors import StoreError
-from inspector.resume.fork import fork_with_edits
+from inspector.resume.fork import fork_with_edits, preview_fork
+from inspector.resume.frameworks_cli import install as install_frameworks
 from inspector.resume.langgraph_cli import install as install_langgraph
 from inspector.store import open_store
+from inspector.store.refs import resolve_checkpoint
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "content is shared by reference. Prints the new run id (LangGraph stores: the "
                     "new branch checkpoint's id).")
     parser.add_argument("store", metavar="STORE", help="store path or SQLAlchemy URL (opened writable)")
-    parser.add_argument("checkpoint", metavar="CHECKPOINT", help="checkpoint id or RUN:SEQ")
+    parser.add_argument("checkpoint", metavar="CHECKPOINT",
+                        help="RUN:SEQ (RUN: id, unique id prefix or name; SEQ < 0 counts from the end) or an id")
     parser.add_argument("--reason", required=True, help="why this fork exists (kept with the new run)")
     parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="PATH=JSON",
                         help="edit the state, e.g. budget.total=123 or 'messages[2].content=\"x\"'")
@@ -29,8 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--state-file", metavar="F", help="replace the state by this JSON file (before --set)")
     parser.add_argument("--tasks-file", metavar="F", help="replace the task state by this JSON file")
     parser.add_argument("--name", help="name of the new run")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="check the edits and print what would be written; write nothing")
     parser.set_defaults(func=run)
     install_langgraph(parser, "fork")   # LangGraph stores: --graph, --trusted, … and their handlers
+    install_frameworks(parser, "fork")   # other adapters: their reason, or the framework's own command
 
 
 def read_text(path: str | None) -> str | None:
@@ -46,8 +52,15 @@ def read_text(path: str | None) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Fork and print the new run id."""
     state_text, tasks_text = read_text(args.state_file), read_text(args.tasks_file)
+    if args.dry_run:
+        with open_store(args.store, readonly=True) as store:
+            preview = preview_fork(store, resolve_checkpoint(store, args.checkpoint).id, reason=args.reason,
+                                   state_text=state_text, tasks_text=tasks_text, assignments=args.assignments,
+                                   task_assignments=args.task_assignments, name=args.name)
+        print(preview.describe())
+        return 0
     with open_store(args.store, readonly=False) as store:
-        outcome = fork_with_edits(store, args.checkpoint, reason=args.reason, state_text=state_text,
+        outcome = fork_with_edits(store, resolve_checkpoint(store, args.checkpoint).id, reason=args.reason, state_text=state_text,
                                   tasks_text=tasks_text, assignments=args.assignments,
                                   task_assignments=args.task_assignments, name=args.name)
         native = store.info.kind == "native"

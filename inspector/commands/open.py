@@ -18,7 +18,8 @@ def add_gui_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--select", metavar="RUN[:SEQ]", default=None,
                        help="select a run (id, id prefix or name) and optionally checkpoint SEQ")
     group.add_argument("--tab", choices=TABS, default=None, help="detail tab to show")
-    group.add_argument("--theme", choices=("auto", "light", "dark"), default="auto", help="colour theme")
+    group.add_argument("--theme", choices=("auto", "light", "dark"), default=None,
+                       help="colour theme (default: the one chosen in View ▸ Theme, else the system's)")
     group.add_argument("--no-live", action="store_true", help="do not follow changes to the store")
     group.add_argument("--size", metavar="WxH", default="1400x900", type=_size,
                        help="window size for --screenshot (default 1400x900)")
@@ -65,6 +66,6 @@ def open_gui(store: str | None, args: argparse.Namespace) -> int:
         print(f"checkpoint-inspector: the desktop app needs PySide6 ({err}).", file=sys.stderr)
         return 2
     return run_gui(store, screenshot=screenshot, select=getattr(args, "select", None),
-                   tab=getattr(args, "tab", None), theme=getattr(args, "theme", "auto"),
+                   tab=getattr(args, "tab", None), theme=getattr(args, "theme", None),
                    live=not getattr(args, "no_live", False),
                    size=getattr(args, "size", None) or (1400, 900))

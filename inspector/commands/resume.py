@@ -7,6 +7,7 @@ import sys
 
 from inspector.resume.launch import launch_exited, spawn
 from inspector.resume.resume import FORK, plan_resume, start_resume
+from inspector.resume.frameworks_cli import install as install_frameworks
 from inspector.resume.langgraph_cli import install as install_langgraph
 from inspector.store import open_store
 
@@ -26,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--threshold", type=float, default=30.0, metavar="SECONDS",
                         help="heartbeat age after which the current owner is presumed dead (default 30)")
     parser.set_defaults(func=run)
-    install_langgraph(parser, "resume")   # LangGraph stores: --graph, --trusted, … and their handlers
+    install_langgraph(parser, "resume")
+    install_frameworks(parser, "resume")   # other adapters: their reason, or the framework's own command   # LangGraph stores: --graph, --trusted, … and their handlers
 
 
 def confirm(prompt: str) -> bool:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 
 from inspector import taskstate
-from inspector.commands._common import (add_json_arg, add_store_arg, dumps, escape_control, fmt_size, fmt_time,
-                                        print_json)
+from inspector.commands._common import add_json_arg, add_store_arg, dumps, fmt_size, fmt_time, print_json, say
+from inspector.model import RunInfo, Snapshot
+from inspector.resume.status import effective_statuses, shown_status
 from inspector.store import open_store
+from inspector.store.refs import format_ref, resolve_checkpoint
 
 STATUS_MARK = {"done": "✓", "in_progress": "…", "pending": " ", "blocked": "!", "failed": "✗"}
 
@@ -16,7 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``show`` sub-command."""
     parser = sub.add_parser("show", help="show one checkpoint (state, task state, metadata)")
     add_store_arg(parser)
-    parser.add_argument("checkpoint", metavar="CHECKPOINT", help="checkpoint id or RUN:SEQ")
+    parser.add_argument("checkpoint", metavar="CHECKPOINT",
+                        help="RUN:SEQ (RUN: id, unique id prefix or name; SEQ < 0 counts from the end), "
+                             "RUN alone (its head) or a checkpoint id")
     add_json_arg(parser)
     parser.set_defaults(func=run)
 
@@ -24,32 +28,45 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print one checkpoint."""
     with open_store(args.store) as store:
-        snap = store.load(args.checkpoint)
+        snap = store.load(resolve_checkpoint(store, args.checkpoint).id)
+        run = store.get_run(snap.info.run_id)
+        status = shown_status(run, effective_statuses(store, [run]))
     info = snap.info
     if args.json:
-        print_json({"checkpoint": info, "state": snap.state, "tasks": snap.tasks, "meta": snap.meta,
-                    "problems": list(snap.problems)})
+        print_json({"checkpoint": info, "ref": format_ref(info), "run": {"id": run.id, "name": run.name,
+                    "status": status, "error": run.last_error}, "state": snap.state, "tasks": snap.tasks,
+                    "meta": snap.meta, "problems": list(snap.problems)})
         return 0
-    print(escape_control(f"checkpoint {info.id}  run {info.run_id}  #{info.seq}  {info.kind} {info.name}"))
-    print(f"created {fmt_time(info.created)}  size {fmt_size(info.size)}  ops since previous {info.ops}")
+    print_header(snap, run, status)
+    say(f"created {fmt_time(info.created)}  size {fmt_size(info.size)}  ops since previous {info.ops}")
     if info.change:
-        print(escape_control(f"change: {info.change}"))
+        say(f"change: {info.change}")
     for problem in snap.problems:
-        print(escape_control(f"damaged: {problem}"))
+        say(f"damaged: {problem}")
     if snap.tasks:
         score = taskstate.score(snap.tasks)
-        print(escape_control(f"\ntasks ({score.tasks_done}/{score.tasks_total} done, checks {score}): "
-                             f"{snap.tasks.get('goal', '')}"))
+        say(f"\ntasks ({score.tasks_done}/{score.tasks_total} done, checks {score}): {snap.tasks.get('goal', '')}")
         for task in snap.tasks.get("tasks", []):
             review = (task.get("review") or {}).get("status", "none")
             checks = " ".join(("✓" if c.get("passed") else "✗" if c.get("passed") is False else "?")
                               + c.get("name", "") for c in task.get("checks", []))
-            print(escape_control(f"  [{STATUS_MARK.get(task.get('status'), '?')}] {task.get('title')} "
+            say(f"  [{STATUS_MARK.get(task.get('status'), '?')}] {task.get('title')} "
                   f"({task.get('status')}, {task.get('progress', 0):.0%}"
-                  f"{', review ' + review if review != 'none' else ''}) {checks}".rstrip()))
-    print("\nstate:")
-    print(dumps(snap.state))
+                  f"{', review ' + review if review != 'none' else ''}) {checks}".rstrip())
+    say("\nstate:")
+    say(dumps(snap.state))
     if snap.meta:
-        print("\nmetadata:")
-        print(dumps(snap.meta))
+        say("\nmetadata:")
+        say(dumps(snap.meta))
     return 0
+
+
+def print_header(snap: Snapshot, run: RunInfo, status: str) -> None:
+    """The checkpoint as RUN:SEQ, then its run with the status shown and, first, a run's error."""
+    info = snap.info
+    say(f"checkpoint {format_ref(info)}  (id {info.id})  {info.kind} {info.name}")
+    head = "" if info.seq == run.head_seq else f", head {run.id}:{run.head_seq}"
+    say(f"run {run.id} {run.name!r}: {status}, {run.checkpoint_count} "
+          f"checkpoint{'' if run.checkpoint_count == 1 else 's'}{head}")
+    if run.last_error:
+        say(f"error: {run.last_error}")

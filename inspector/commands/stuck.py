@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, escape_control, print_json, print_table
+from inspector.commands._common import add_json_arg, add_store_arg, print_json_records, print_table, say
 from inspector.resume.liveness import fmt_age
 from inspector.resume.stuck import stuck_runs
 from inspector.store import open_store
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     with open_store(args.store) as store:
         found = stuck_runs(store, heartbeat_threshold=args.threshold)
     if args.json:
-        print_json([{"run": d.run_id, "status": d.status, "summary": d.summary, "reasons": list(d.reasons),
+        print_json_records([{"run": d.run_id, "status": d.status, "summary": d.summary, "reasons": list(d.reasons),
                      "since_checkpoint": d.since_checkpoint, "heartbeat_age": d.owner.heartbeat_age,
                      "last_checkpoint": d.last_checkpoint, "last_tool": d.last_tool,
                      "loop": d.loop, "pending_reviews": list(d.pending_reviews),
@@ -35,11 +35,11 @@ def run(args: argparse.Namespace) -> int:
                     for d in found])
         return 0
     if not found:
-        print("no stuck runs")
+        say("no stuck runs")
         return 0
     if args.verbose_diagnosis:
         for d in found:
-            print(escape_control(f"{d.run_id}  {d.describe()}\n"))
+            say(f"{d.run_id}  {d.describe()}\n")
         return 0
     print_table(("RUN", "STATUS", "SINCE", "LAST CHECKPOINT", "RESUME FROM", "WHY"),
                 [(d.run_id, d.status, fmt_age(d.since_checkpoint),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from inspector.codec import Ref
 from inspector.diff.engine import Engine
 from inspector.diff.model import CancelFn, Change, DiffResult, ProgressFn
 from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw
@@ -12,7 +13,6 @@ from inspector.diff.summary import result_summary
 from inspector.diff.tasks import task_diff
 from inspector.diff.text import TEXT_MIN
 from inspector.model import Snapshot
-from inspector.store.native.pieces import Ref
 
 
 def diff_values(a: Any, b: Any, *, cancel: CancelFn | None = None, progress: ProgressFn | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from inspector.codec import Ref, may_hold_markers, unpack
 from inspector.diff.api import diff_pieces
 from inspector.diff.engine import Engine
 from inspector.diff.lineage import common_ancestor
@@ -16,7 +17,6 @@ from inspector.diff.tasks import task_diff
 from inspector.errors import StoreError
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.base import Store
-from inspector.store.native.pieces import Ref, may_hold_markers, unpack
 
 
 def checkpoint_info(store: Any, ref: CheckpointInfo | int | str) -> CheckpointInfo:

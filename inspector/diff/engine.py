@@ -8,13 +8,12 @@ an order key (the ordinals of its ancestors) so the result comes out in document
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import threading
 from collections import deque
 from operator import itemgetter
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
+from inspector.codec import Chunk, ChunkedList, ChunkedMap, Ref, check_part, split_items, split_map, unpack
+from inspector.codec.gcpause import gc_paused
 from inspector.diff.lists import align, align_encoded, detect_moves, same, trim
 from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
@@ -24,41 +23,11 @@ from inspector.store.native import expand as expansion
 from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw, expand, has_markers, materialize, prefetch
 from inspector.diff.text import TEXT_MIN, text_delta
 from inspector.errors import CorruptDataError
-from inspector.store.native.pieces import ChunkedList, Ref, split_items, unpack
 
 MAX_DEPTH = 20_000
 TICK_EVERY = 512
 _KNOWN_UNEQUAL = True
 _MISSING = object()
-_gc_lock = threading.Lock()
-_gc_pauses = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Suspend the cyclic garbage collector while a diff decodes and walks big trees.
-
-    Decoding allocates hundreds of thousands of containers; with big states alive each
-    automatic collection rescans them all (measured: 3-4x slower decoding). The trees
-    built here have no cycles, so nothing waits for the collector. Nested and concurrent
-    diffs share one pause; the last one out restores the previous setting.
-    """
-    global _gc_pauses, _gc_was_enabled
-    with _gc_lock:
-        if _gc_pauses == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_was_enabled:
-                gc.enable()
-
-
 class Engine:
     """One diff run; create one per comparison (it caches the pieces it reads)."""
 
@@ -77,7 +46,8 @@ class Engine:
         self.max_depth = max_depth if max_depth is not None else limits.current().depth
         self._node_budget = limits.current().nodes
         self.table: dict[bytes, Any] = {}
-        self.items: dict[bytes, list] = {}     # list chunks: encoded items (or decoded ones)
+        self.items: dict[bytes, Any] = {}      # chunks: encoded items / map entries (or decoded ones)
+        self.map_chunks: set[bytes] = set()    # which of the chunks asked for are map chunks
         self.nodes = 0
         self.pieces_read = 0
         self.fetches = 0
@@ -184,7 +154,7 @@ class Engine:
         for part in self.stream_raw(list(order)):
             for digest, piece in part.items():
                 if digest in as_chunk:
-                    items[digest] = split_items(piece)
+                    items[digest] = split_map(piece) if digest in self.map_chunks else split_items(piece)
                 if digest in as_piece:
                     table[digest] = unpack(piece)
             self.pieces_read += len(part)
@@ -206,10 +176,10 @@ class Engine:
         self.items_decoded += 1
         return unpack(raw)
 
-    def _chunk_items(self, chunked: ChunkedList) -> list:
-        """The items (encoded or as forms) of a chunked list whose chunks are read."""
+    def _chunk_items(self, entries: list[Chunk]) -> list:
+        """The items (encoded or as forms) of leaf list chunks that are read."""
         items: list = []
-        for chunk in chunked.chunks:
+        for chunk in entries:
             part = self.items[chunk.digest]
             if not isinstance(part, list) or len(part) != chunk.count:
                 raise CorruptDataError("A stored list chunk does not match its table.")
@@ -253,7 +223,7 @@ class Engine:
             wanted = [x.digest for x in (a, b) if type(x) is Ref]
             self._after(wanted, lambda: self._push(key, path, self._deref(a), self._deref(b)))
             return
-        if ta is ChunkedList or tb is ChunkedList:
+        if ta in _TABLES or tb in _TABLES:
             self._chunked_any(key, path, a, b)
             return
         if not unequal and same(a, b):
@@ -333,48 +303,97 @@ class Engine:
                 _, i, j, item = op
                 self._emit(key + (n,), Change(path + (j,), MOVED, item, item, Move(i, j)))
 
-    # -- chunked lists ---------------------------------------------------------------
+    # -- chunked lists and maps ---------------------------------------------------
     def _chunked_any(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
         ta, tb = type(a), type(b)
-        if ta is ChunkedList and tb is ChunkedList:
-            self._chunked(key, path, a, b)
+        if ta is tb:
+            if ta is ChunkedList:
+                self._chunked(key, path, a, b)
+            else:
+                self._chunked_map(key, path, a, b)
             return
-        other = b if ta is ChunkedList else a
-        if not isinstance(other, list):
-            self._emit(key, Change(path, CHANGED, a, b))
+        chunked = [x for x in (a, b) if type(x) in _TABLES]
+        kinds = tuple({list if type(x) is ChunkedList else dict for x in chunked})
+        if len(kinds) > 1 or any(not isinstance(x, kinds) for x in (a, b) if type(x) not in _TABLES):
+            self._emit(key, Change(path, CHANGED, a, b))    # a list and a map: replaced whole
             return
-        chunked = a if ta is ChunkedList else b
-        wanted = [c.digest for c in chunked.chunks]
+        got: dict[int, Any] = {}
 
         def then() -> None:
-            items = expand(chunked, self.table)
-            self.nodes += len(items)
+            self.nodes += sum(len(v) for v in got.values())
             self._check_nodes()
-            self._push(key, path, items if ta is ChunkedList else a, items if tb is ChunkedList else b)
-        self._after(wanted, then)
+            self._push(key, path, got.get(id(a), a), got.get(id(b), b))
+        pending = [len(chunked)]
+
+        def one(x: Any) -> Callable[[Any], None]:
+            def done(value: Any) -> None:
+                got[id(x)] = value
+                pending[0] -= 1
+                if not pending[0]:
+                    then()
+            return done
+        for x in chunked:
+            self._whole(x, one(x))
+
+    def _whole(self, chunked: Any, then: Callable[[Any], None]) -> None:
+        """Call ``then`` with the items (forms) of a chunked list or the entries of a map."""
+        self._leaves(list(chunked.chunks), chunked.height, type(chunked),
+                     lambda leaves: self._after([c.digest for c in leaves], lambda: then(expand(
+                         type(chunked)(tuple(leaves)), self.table))))
+
+    def _leaves(self, entries: list[Chunk], height: int, kind: type,
+                then: Callable[[list[Chunk]], None]) -> None:
+        """Call ``then`` with the leaf chunks under table ``entries`` of ``height``."""
+        if not height:
+            then(entries)
+            return
+        self._after([e.digest for e in entries], lambda: self._leaves(
+            self._children(entries, height, kind), height - 1, kind, then))
+
+    def _children(self, entries: list[Chunk], height: int, kind: type) -> list[Chunk]:
+        """The entries of the sub-tables ``entries`` (read) of a table of ``height``."""
+        parent = kind((), height)
+        out: list[Chunk] = []
+        for entry in entries:
+            sub = self.table[entry.digest]
+            check_part(entry, sub, parent)
+            out.extend(sub.chunks)
+        return out
 
     def _chunked(self, key: tuple, path: tuple, a: ChunkedList, b: ChunkedList) -> None:
-        """Align two chunked lists chunk by chunk; read only the chunks that differ."""
-        da = [c.digest for c in a.chunks]
-        db = [c.digest for c in b.chunks]
-        prefix, suffix = trim(da, db)
-        a_pos = b_pos = sum(c.count for c in a.chunks[:prefix])
-        mid_a, mid_b = a.chunks[prefix:len(da) - suffix], b.chunks[prefix:len(db) - suffix]
-        regions = []
-        keys_a, keys_b = da[prefix:len(da) - suffix], db[prefix:len(db) - suffix]
-        for tag, i1, i2, j1, j2 in chunk_opcodes(keys_a, keys_b):
-            a_run, b_run = mid_a[i1:i2], mid_b[j1:j2]
-            if tag != "equal":
-                regions.append((ChunkedList(a_run), ChunkedList(b_run), a_pos, b_pos))
-            a_pos += sum(c.count for c in a_run)
-            b_pos += sum(c.count for c in b_run)
-        if not regions:
+        """Align two chunked lists table by table; read only the sub-tables and chunks that differ."""
+        regions = _regions(list(a.chunks), a.height, list(b.chunks), b.height, 0, 0)
+        if regions:
+            self._refine(key, path, regions)
+
+    def _refine(self, key: tuple, path: tuple, regions: list[tuple]) -> None:
+        """Open the sub-tables of unequal regions (the higher side first) until both sides of
+        every region are leaf chunks, then compare their items."""
+        deep = [e.digest for ea, ha, eb, hb, _, _ in regions for entries, h in ((ea, ha), (eb, hb))
+                if h and h == max(ha, hb) for e in entries]
+        if not deep:
+            self._leaf_regions(key, path, regions)
             return
-        wanted = [c.digest for ra, rb, _, _ in regions for c in ra.chunks + rb.chunks]
+
+        def then() -> None:
+            finer = []
+            for ea, ha, eb, hb, pa, pb in regions:
+                top = max(ha, hb)
+                if top and ha == top:
+                    ea, ha = self._children(ea, ha, ChunkedList), ha - 1
+                if top and hb == top:
+                    eb, hb = self._children(eb, hb, ChunkedList), hb - 1
+                finer.extend(_regions(ea, ha, eb, hb, pa, pb) if top else [(ea, ha, eb, hb, pa, pb)])
+            if finer:
+                self._refine(key, path, finer)
+        self._after(deep, then)
+
+    def _leaf_regions(self, key: tuple, path: tuple, regions: list[tuple]) -> None:
+        wanted = [c.digest for ra, _, rb, _, _, _ in regions for c in ra + rb]
 
         def then() -> None:
             ops: list[tuple] = []
-            for ra, rb, start_a, start_b in regions:
+            for ra, _, rb, _, start_a, start_b in regions:
                 items_a, items_b = self._chunk_items(ra), self._chunk_items(rb)
                 self.nodes += len(items_a) + len(items_b)
                 self._check_nodes()
@@ -384,6 +403,100 @@ class Engine:
                     ops.extend(align_encoded(items_a, items_b, start_a, start_b, self._unpack_item))
             self._emit_ops(key, path, detect_moves(ops))
         self._after([], then, chunks=wanted)
+
+    def _chunked_map(self, key: tuple, path: tuple, a: ChunkedMap, b: ChunkedMap) -> None:
+        """Compare two chunked maps: chunks (and sub-tables) with equal digests hold the same
+        entries and are never read; the entries of the others are compared as two dicts."""
+        self._map_refine(key, path, _offsets(a.chunks), a.height, _offsets(b.chunks), b.height, b.length)
+
+    def _map_refine(self, key: tuple, path: tuple, ea: list, ha: int, eb: list, hb: int, length_b: int) -> None:
+        common = {e.digest for e, _ in ea} & {e.digest for e, _ in eb}
+        if common:
+            ea = [x for x in ea if x[0].digest not in common]
+            eb = [x for x in eb if x[0].digest not in common]
+        if not ea and not eb:
+            return
+        top = max(ha, hb)
+        if not top:
+            self._map_leaves(key, path, ea, eb, length_b)
+            return
+        wanted = [e.digest for entries, h in ((ea, ha), (eb, hb)) if h == top for e, _ in entries]
+
+        def then() -> None:
+            na, nb = (self._map_children(ea, ha) if ha == top else ea), (self._map_children(eb, hb) if hb == top else eb)
+            self._map_refine(key, path, na, ha - (ha == top), nb, hb - (hb == top), length_b)
+        self._after(wanted, then)
+
+    def _map_children(self, entries: list, height: int) -> list:
+        parent = ChunkedMap((), height)
+        out = []
+        for entry, offset in entries:
+            sub = self.table[entry.digest]
+            check_part(entry, sub, parent)
+            out.extend(_offsets(sub.chunks, offset))
+        return out
+
+    def _map_leaves(self, key: tuple, path: tuple, ea: list, eb: list, length_b: int) -> None:
+        wanted = [e.digest for e, _ in ea + eb]
+        self.map_chunks.update(wanted)
+
+        def then() -> None:
+            decode = self._unpack_item if self.raw_chunks else None
+            old: dict = {}
+            for entry, offset in ea:
+                for i, (k, v) in enumerate(self._map_part(entry).items()):
+                    old[k] = (v, offset + i)
+            for entry, offset in eb:
+                for i, (k, vb) in enumerate(self._map_part(entry).items()):
+                    found = old.pop(k, None)
+                    if found is None:
+                        self._emit(key + (offset + i,), Change(path + (k,), ADDED, None,
+                                                               decode(vb) if decode else vb))
+                    elif found[0] != vb:
+                        va = found[0]
+                        if decode:
+                            va, vb = decode(va), decode(vb)
+                        self._push(key + (offset + i,), path + (k,), va, vb)
+            for k, (va, n) in old.items():
+                self._emit(key + (length_b + n,), Change(path + (k,), REMOVED, decode(va) if decode else va, None))
+        self._after([], then, chunks=wanted)
+
+    def _map_part(self, entry: Chunk) -> dict:
+        part = self.items[entry.digest]
+        if not isinstance(part, dict) or len(part) != entry.count:
+            raise CorruptDataError("A stored map chunk does not match its table.")
+        return part
+
+
+_TABLES = frozenset({ChunkedList, ChunkedMap})
+
+
+def _offsets(entries: tuple[Chunk, ...] | list[Chunk], start: int = 0) -> list[tuple[Chunk, int]]:
+    """Table entries with the position of their first item."""
+    out = []
+    for entry in entries:
+        out.append((entry, start))
+        start += entry.count
+    return out
+
+
+def _regions(ea: list[Chunk], ha: int, eb: list[Chunk], hb: int, a_pos: int, b_pos: int) -> list[tuple]:
+    """The unequal runs of two tables' entries aligned by digest: (entries a, height a,
+    entries b, height b, first item a, first item b)."""
+    da = [c.digest for c in ea]
+    db = [c.digest for c in eb]
+    prefix, suffix = trim(da, db)
+    a_pos += sum(c.count for c in ea[:prefix])
+    b_pos += sum(c.count for c in eb[:prefix])
+    mid_a, mid_b = ea[prefix:len(da) - suffix], eb[prefix:len(db) - suffix]
+    regions = []
+    for tag, i1, i2, j1, j2 in chunk_opcodes(da[prefix:len(da) - suffix], db[prefix:len(db) - suffix]):
+        a_run, b_run = mid_a[i1:i2], mid_b[j1:j2]
+        if tag != "equal":
+            regions.append((a_run, ha, b_run, hb, a_pos, b_pos))
+        a_pos += sum(c.count for c in a_run)
+        b_pos += sum(c.count for c in b_run)
+    return regions
 
 
 def chunk_opcodes(keys_a: list[bytes], keys_b: list[bytes]) -> list[tuple[str, int, int, int, int]]:

@@ -15,8 +15,8 @@ from itertools import compress
 from operator import eq, ne
 from typing import Any, Callable, Sequence
 
+from inspector.codec import Ref
 from inspector.diff.matching import matcher
-from inspector.store.native.pieces import Ref
 
 EXACT_LIMIT = 2000        # middle sizes above this let difflib skip popular items as junk
 SHIFT_PROBES = 64         # equal-length middles: how many differing positions to test for a shift

@@ -1,4 +1,4 @@
-"""Piece access for the diff: batched fetching and iterative resolution of Ref/ChunkedList markers."""
+"""Piece access for the diff: batched fetching and iterative resolution of Ref/ChunkedList/ChunkedMap markers."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Callable
 
 from inspector import limits
+from inspector.codec import ChunkedList, ChunkedMap, Ref, check_part
 from inspector.errors import CorruptDataError, StoreError
-from inspector.store.native.pieces import ChunkedList, Ref
 
 FetchMany = Callable[[Collection[bytes]], dict[bytes, Any]]
 FetchRaw = Callable[[Collection[bytes]], dict[bytes, bytes]]
@@ -50,12 +50,12 @@ def has_markers(value: Any) -> bool:
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, (Ref, ChunkedList)):
+        if isinstance(item, (Ref, ChunkedList, ChunkedMap)):
             return True
         if isinstance(item, dict):
-            stack.extend(v for v in item.values() if isinstance(v, (dict, list, Ref, ChunkedList)))
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list, Ref, ChunkedList, ChunkedMap)))
         elif isinstance(item, list):
-            stack.extend(v for v in item if isinstance(v, (dict, list, Ref, ChunkedList)))
+            stack.extend(v for v in item if isinstance(v, (dict, list, Ref, ChunkedList, ChunkedMap)))
     return False
 
 
@@ -78,24 +78,25 @@ def _digests(values: list[Any]) -> set[bytes]:
         item = stack.pop()
         if isinstance(item, Ref):
             found.add(item.digest)
-        elif isinstance(item, ChunkedList):
+        elif isinstance(item, (ChunkedList, ChunkedMap)):
             found.update(c.digest for c in item.chunks)
         elif isinstance(item, dict):
-            stack.extend(v for v in item.values() if isinstance(v, (dict, list, Ref, ChunkedList)))
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list, Ref, ChunkedList, ChunkedMap)))
         elif isinstance(item, list):
-            stack.extend(v for v in item if isinstance(v, (dict, list, Ref, ChunkedList)))
+            stack.extend(v for v in item if isinstance(v, (dict, list, Ref, ChunkedList, ChunkedMap)))
     return found
 
 
-def expand(chunked: ChunkedList, table: dict[bytes, Any]) -> list:
-    """The items (still as forms) of a chunked list whose chunks are in ``table``."""
-    items: list = []
+def expand(chunked: ChunkedList | ChunkedMap, table: dict[bytes, Any]) -> Any:
+    """The items (still as forms) of a chunked list, or the entries of a chunked map, whose
+    chunks and sub-tables are all in ``table``."""
+    out: Any = [] if type(chunked) is ChunkedList else {}
+    add = out.extend if type(chunked) is ChunkedList else out.update
     for chunk in chunked.chunks:
         part = table[chunk.digest]
-        if not isinstance(part, list) or len(part) != chunk.count:
-            raise CorruptDataError("A stored list chunk does not match its table.")
-        items.extend(part)
-    return items
+        check_part(chunk, part, chunked)
+        add(expand(part, table) if chunked.height else part)
+    return out
 
 
 def materialize(value: Any, table: dict[bytes, Any], max_depth: int = 100_000) -> Any:
@@ -117,17 +118,17 @@ def materialize(value: Any, table: dict[bytes, Any], max_depth: int = 100_000) -
             hops += 1
             if hops > max_depth:
                 raise CorruptDataError("A stored value refers to itself.")
-        if isinstance(item, ChunkedList):
+        if isinstance(item, (ChunkedList, ChunkedMap)):
             item = expand(item, table)
         if isinstance(item, dict):
             out: Any = dict(item)
             for k, v in item.items():
-                if isinstance(v, (dict, list, Ref, ChunkedList)):
+                if isinstance(v, (dict, list, Ref, ChunkedList, ChunkedMap)):
                     stack.append((out, k, v, depth + 1))
         elif isinstance(item, list):
             out = list(item)
             for i, v in enumerate(item):
-                if isinstance(v, (dict, list, Ref, ChunkedList)):
+                if isinstance(v, (dict, list, Ref, ChunkedList, ChunkedMap)):
                     stack.append((out, i, v, depth + 1))
         else:
             out = item

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from inspector.codec import ChunkedList, Ref
 from inspector.diff.lists import same
 from inspector.diff.model import ADDED, CHANGED, MOVED, REMOVED, Change
 from inspector.diff.tasks import diff_tasks
-from inspector.store.native.pieces import ChunkedList, Ref
 
 MESSAGE_KEYS = frozenset({"messages", "history", "chat_history", "msgs", "conversation", "transcript"})
 SEPARATOR = " · "

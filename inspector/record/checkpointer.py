@@ -20,7 +20,7 @@ from inspector.record.interval import Interval
 from inspector.record.summary import lengths, summarize
 from inspector.store import create_store
 from inspector.store.engine import is_transient
-from inspector.store.native.pieces import PieceEncoder, encode_flat
+from inspector.codec import PieceEncoder, encode_flat
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
 log = logging.getLogger(__name__)

@@ -9,9 +9,12 @@ from inspector import taskstate
 SHORT = {"messages": "msg", "history": "msg", "conversation": "msg"}
 
 
+LENGTHS_MAX_KEYS = 256   # a bigger top-level map is a map of data, not of named channels
+
+
 def lengths(state: Any) -> dict:
-    """Lengths of the top-level lists of a state (O(keys))."""
-    if not isinstance(state, dict):
+    """Lengths of the top-level lists of a state (O(keys); {} for a big flat map)."""
+    if not isinstance(state, dict) or len(state) > LENGTHS_MAX_KEYS:
         return {}
     return {k: len(v) for k, v in state.items() if isinstance(v, (list, tuple))}
 
@@ -19,7 +22,12 @@ def lengths(state: Any) -> dict:
 def state_changes(old: Any, new: Any, old_len: dict, new_len: dict) -> list[str]:
     """Top-level changes between two encoder forms (appends counted, other keys named)."""
     if not isinstance(old, dict) or not isinstance(new, dict):
-        return [] if old == new else ["state replaced"]
+        if old == new:
+            return []
+        if type(old) is type(new) and type(new).__name__ == "ChunkedMap":   # a big top-level map
+            return [f"map of {new.length:,} keys edited" if old.length == new.length
+                    else f"{new.length - old.length:+,} keys"]
+        return ["state replaced"]
     parts: list[str] = []
     named: list[str] = []
     for key, form in new.items():

@@ -14,7 +14,7 @@ from inspector.record.summary import lengths, summarize
 from inspector.resume.edits import (EditError, apply_assignments, check_json_value, parse_json_text,
                                     validate_tasks)
 from inspector.store.base import Store
-from inspector.store.native.pieces import PieceEncoder, encode_flat
+from inspector.codec import PieceEncoder, encode_flat
 from inspector.store.native.store import NativeStore
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
@@ -143,7 +143,7 @@ def _write_fork_with(writer: NativeWriter, st: NativeStore, run: RunInfo, snap: 
             pieces.update(task_pieces)
     edited = [part for part, value in (("state", state), ("tasks", tasks)) if value is not _UNSET]
     child = writer.create_run(
-        name=name or f"{run.name} (fork of #{source.seq})", agent=run.agent, status="forked",
+        name=name or fork_name(run.name, source.seq), agent=run.agent, status="forked",
         resume_spec=copy.deepcopy(run.resume_spec), resumable=run.resumable,
         not_resumable_reason=run.not_resumable_reason, labels=dict(run.labels),
         parent_run=run.id, parent_checkpoint=int(source.id), fork_reason=reason, owner=False)
@@ -159,16 +159,12 @@ def _write_fork_with(writer: NativeWriter, st: NativeStore, run: RunInfo, snap: 
     return st.get_run(child.id)
 
 
-def fork_with_edits(store: Store, ref: int | str, *, reason: str, state_text: str | None = None,
-                    tasks_text: str | None = None, assignments: Iterable[str] = (),
-                    task_assignments: Iterable[str] = (), name: str | None = None) -> ForkOutcome:
-    """Fork with edits given as text: whole JSON documents, then ``PATH=JSON`` assignments.
-
-    This is what the CLI calls (``--state-file``, ``--tasks-file``, ``--set``, ``--set-task``).
-    """
-    assignments, task_assignments = list(assignments), list(task_assignments)
+def _parse_edits(store: Store, ref: int | str, state_text: str | None, tasks_text: str | None,
+                 assignments: list[str], task_assignments: list[str]) -> tuple[Any, Any, Any]:
+    """(snapshot or None, edited state or _UNSET, edited tasks or _UNSET) from the CLI's edit texts."""
     state: Any = _UNSET
     tasks: Any = _UNSET
+    snap = None
     if state_text is not None or assignments or tasks_text is not None or task_assignments:
         snap = store.load(ref)
         if state_text is not None or assignments:
@@ -177,4 +173,73 @@ def fork_with_edits(store: Store, ref: int | str, *, reason: str, state_text: st
         if tasks_text is not None or task_assignments:
             base = parse_json_text(tasks_text, "task-state file") if tasks_text is not None else snap.tasks
             tasks = apply_assignments(base, task_assignments, "task state")
+    return snap, state, tasks
+
+
+def fork_with_edits(store: Store, ref: int | str, *, reason: str, state_text: str | None = None,
+                    tasks_text: str | None = None, assignments: Iterable[str] = (),
+                    task_assignments: Iterable[str] = (), name: str | None = None) -> ForkOutcome:
+    """Fork with edits given as text: whole JSON documents, then ``PATH=JSON`` assignments.
+
+    This is what the CLI calls (``--state-file``, ``--tasks-file``, ``--set``, ``--set-task``).
+    """
+    _snap, state, tasks = _parse_edits(store, ref, state_text, tasks_text, list(assignments),
+                                       list(task_assignments))
     return fork_checkpoint(store, ref, reason=reason, state=state, tasks=tasks, name=name)
+
+
+@dataclass(frozen=True)
+class ForkPreview:
+    """What ``fork`` would write, computed without writing (``fork --dry-run``)."""
+
+    source: CheckpointInfo
+    run: RunInfo
+    name: str
+    reason: str
+    edits: tuple[Any, ...]      # EditLine rows of the review (empty: nothing edited)
+    kind: str                   # "native": a new run; "langgraph": a branch checkpoint in the thread
+
+    def describe(self) -> str:
+        """The preview as text: where, what, and every edited path."""
+        from inspector.resume.edit_diff import edit_text
+
+        where = f"{self.source.run_id}:{self.source.seq}"
+        head = (f"would fork {where} ({self.source.kind} {self.source.name}) into a new run "
+                f"{self.name!r}" if self.kind == "native"
+                else f"would add a branch checkpoint to thread {self.run.id} after {where}")
+        lines = [head, f"reason: {self.reason}"]
+        if self.edits:
+            lines.append(edit_text(list(self.edits)))
+        else:
+            lines.append("no edits: the state and task state are taken as they are (by reference)")
+        lines.append("nothing was written (dry run)")
+        return "\n".join(lines)
+
+
+def preview_fork(store: Store, ref: int | str, *, reason: str, state_text: str | None = None,
+                 tasks_text: str | None = None, assignments: Iterable[str] = (),
+                 task_assignments: Iterable[str] = (), name: str | None = None) -> ForkPreview:
+    """Check a fork's edits and describe what it would write; the store is only read."""
+    from inspector.resume.edit_diff import edit_lines
+
+    if not reason or not reason.strip():
+        raise EditError("A fork needs a reason (it is kept with the new run).")
+    source = store.get_checkpoint(ref)
+    run = store.get_run(source.run_id)
+    snap, state, tasks = _parse_edits(store, source.id, state_text, tasks_text, list(assignments),
+                                      list(task_assignments))
+    if store.info.kind == "langgraph" and tasks is not _UNSET:
+        raise EditError("A LangGraph task state is derived from the graph's state; edit the state instead.")
+    lines: list[Any] = []
+    if snap is not None:
+        new_state = snap.state if state is _UNSET else _edited_state(snap.state, state)
+        new_tasks = snap.tasks if tasks is _UNSET else _edited_tasks(snap.tasks, tasks)
+        lines = edit_lines(snap.state, snap.state if new_state is _UNSET else new_state,
+                           snap.tasks, snap.tasks if new_tasks is _UNSET else new_tasks)
+    return ForkPreview(source, run, name or fork_name(run.name, source.seq), reason.strip(), tuple(lines),
+                       "langgraph" if store.info.kind == "langgraph" else "native")
+
+
+def fork_name(source_name: str, seq: int) -> str:
+    """The default name of a new run forked from run ``source_name`` at checkpoint ``seq``."""
+    return f"{source_name} (fork of #{seq})"

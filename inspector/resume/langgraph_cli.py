@@ -18,6 +18,7 @@ from inspector.resume.edits import apply_assignments, parse_json_text
 from inspector.resume.langgraph import fork_langgraph, plan_resume, settings_for, start_resume
 from inspector.resume.launch import spawn
 from inspector.store import open_store
+from inspector.store.refs import resolve_checkpoint
 from inspector.store.langgraph.fork import DEFAULT_QUIET_SECONDS
 from inspector.store.langgraph.settings import save_settings
 
@@ -54,6 +55,10 @@ def install(parser: argparse.ArgumentParser, command: str) -> None:
     def run(args: argparse.Namespace) -> int:
         with open_store(args.store) as probe:
             kind = probe.info.kind
+            # one reference syntax for every store: names, id prefixes, RUN:-1 …
+            args.checkpoint = resolve_checkpoint(probe, args.checkpoint).id
+        if getattr(args, "dry_run", False):
+            return original(args)      # a preview reads only; the same code for every store
         return handler(args) if kind == "langgraph" else original(args)
 
     parser.set_defaults(func=run)
@@ -106,11 +111,12 @@ def _confirm(prompt: str) -> bool:
 
 def resume_command(args: argparse.Namespace) -> int:
     """Plan, show, confirm and run the LangGraph runner; with --wait return its exit code."""
-    answer: Any = _UNSET
-    if getattr(args, "answer", None) is not None:
-        answer = parse_json_text(args.answer, "--answer value")
+    # no --answer: pass nothing (plan_resume's own "no answer" default; a sentinel of this
+    # module would be taken for an answer value)
+    answer = ({} if getattr(args, "answer", None) is None
+              else {"answer": parse_json_text(args.answer, "--answer value")})
     with open_store(args.store) as store:
-        plan = plan_resume(store, args.checkpoint, answer=answer, graph=args.graph,
+        plan = plan_resume(store, args.checkpoint, **answer, graph=args.graph,
                            trusted=args.trusted or None, force=args.force)
         print(plan.describe(), flush=True)
         if not args.yes and not _confirm("Run this command? [y/N] "):

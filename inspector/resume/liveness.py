@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import psutil
 
+from inspector.errors import StoreError
 from inspector.humanize import fmt_age  # noqa: F401  (re-exported)
 from inspector.model import ACTIVE_STATUSES, RunInfo
 
@@ -89,3 +90,34 @@ def owner_of(run: RunInfo, *, now: float | None = None, heartbeat_threshold: flo
         return Owner("silent", run.owner_host, run.owner_pid, age,
                      f"{who} has sent no heartbeat for {fmt_age(age)} (threshold {fmt_age(heartbeat_threshold)})")
     return Owner("live", run.owner_host, run.owner_pid, age, f"{who}, last heartbeat {fmt_age(age)} ago")
+
+
+def stoppable_owner(run: RunInfo) -> int | None:
+    """The pid of ``run``'s previous owner when it is a process on this host that still runs."""
+    if not run.owner_pid or run.owner_host != this_host():
+        return None
+    return None if process_gone(run.owner_pid, run.heartbeat) else run.owner_pid
+
+
+def stop_owner(run: RunInfo, timeout: float = 5.0) -> str:
+    """Stop ``run``'s owner process on this host (SIGTERM, then SIGKILL); one sentence on what happened.
+
+    Only the process the run names, and only while it is the same process (not a reused pid).
+    """
+    pid = stoppable_owner(run)
+    if pid is None:
+        return "The old owner process is no longer running."
+    try:
+        proc = psutil.Process(pid)
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except psutil.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout)
+            return f"Process {pid} did not stop when asked and was killed."
+    except psutil.NoSuchProcess:
+        return f"Process {pid} had already exited."
+    except psutil.Error as err:
+        raise StoreError(f"Process {pid} could not be stopped ({type(err).__name__}).") from err
+    return f"Process {pid} was stopped."

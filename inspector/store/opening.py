@@ -1,4 +1,4 @@
-"""Opening stores (native or LangGraph, detected by schema); imported through ``inspector.store``."""
+"""Opening stores (any adapter's, detected by schema or layout); imported through ``inspector.store``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import sqlalchemy as sa
 
 from inspector.errors import NewerFormatError, NotAStoreError, StoreError
 from inspector.store import sqlite_ro
+from inspector.model import NATIVE_CAPABILITIES
+from inspector.store.adapters import StoreAdapter, detect_path, detect_tables, known_kinds
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import (Target, check_sqlite_file, guard, make_engine, parse_target,
                                     table_columns)
@@ -43,22 +45,54 @@ def _raise_version(engine: sa.Engine, display: str, version: int) -> int:
     return max(version, FORMAT_VERSION)
 
 
+class NativeAdapter(StoreAdapter):
+    """Checkpoint Inspector's own stores (``inspector.store.native``): every capability."""
+
+    kind = "native"
+    label = "Checkpoint Inspector"
+    capabilities = NATIVE_CAPABILITIES
+    order = 0
+
+    def detect_tables(self, columns: dict[str, set[str]]) -> bool:
+        """The native tables are all there."""
+        return REQUIRED_TABLES <= columns.keys()
+
+    def open_database(self, engine: sa.Engine, target: Target, *, readonly: bool = True,
+                      **options: object) -> Store:
+        """Check the format version (raise it when opened for writing) and open the store."""
+        version = _native_version(engine, target.display)
+        _check_version(version, target.display)
+        if not readonly:
+            engine.dispose()
+            engine = make_engine(target, readonly=False)
+            version = _raise_version(engine, target.display, version)
+        return NativeStore(engine, target, read_only=readonly, format_version=version)
+
+
 def describe_kind(columns: dict[str, set[str]]) -> str | None:
-    """'native', 'langgraph' or None from a database's tables and columns."""
-    if REQUIRED_TABLES <= columns.keys():
-        return "native"
-    try:
-        from inspector.store.langgraph import is_langgraph_schema
-    except ImportError:  # pragma: no cover - adapter always shipped
-        return None
-    return "langgraph" if is_langgraph_schema(columns) else None
+    """The kind ('native', 'langgraph', 'crewai', …) of a database from its tables and columns."""
+    adapter = detect_tables(columns)
+    return adapter.kind if adapter is not None else None
+
+
+def _not_a_store(display: str) -> NotAStoreError:
+    return NotAStoreError(f"{display} is a database but not a checkpoint store any installed adapter "
+                          f"reads ({known_kinds()}).")
+
+
+def _open_path(tgt: Target, readonly: bool, options: dict) -> Store | None:
+    """A folder or non-SQLite file some adapter recognises by its layout, opened; else None."""
+    assert tgt.path is not None
+    adapter = detect_path(tgt.path)
+    return adapter.open_path(tgt.path, readonly=readonly, **options) if adapter is not None else None
 
 
 def open_store(target: str | os.PathLike, readonly: bool = True, **options) -> Store:
-    """Open a native or LangGraph store at a path or SQLAlchemy URL.
+    """Open any store an adapter recognises, at a path or SQLAlchemy URL.
 
-    Read-only opening never writes to the store. Raises StoreError (one sentence) for a
-    missing, foreign, corrupt, locked or newer-format store.
+    Databases are recognised by their schema, folders and other files by their layout
+    (``inspector.store.adapters``). Read-only opening never writes to the store. Raises
+    StoreError (one sentence) for a missing, foreign, corrupt, locked or newer-format store.
     """
     store = _open(parse_target(target), readonly, **options)
     if readonly and store.info.backend == "sqlite" and store.target_path is not None:
@@ -70,23 +104,19 @@ def open_store(target: str | os.PathLike, readonly: bool = True, **options) -> S
 
 def _open(tgt: Target, readonly: bool, **options) -> Store:
     if tgt.backend == "sqlite":
-        check_sqlite_file(tgt)
+        try:
+            check_sqlite_file(tgt)
+        except NotAStoreError:   # a folder or a file that is not SQLite: maybe an adapter's layout
+            found = _open_path(tgt, readonly, options)
+            if found is None:
+                raise
+            return found
     engine = make_engine(tgt, readonly=True)
     try:
-        kind = describe_kind(table_columns(engine, tgt.display))
-        if kind == "native":
-            version = _native_version(engine, tgt.display)
-            _check_version(version, tgt.display)
-            if not readonly:
-                engine.dispose()
-                engine = make_engine(tgt, readonly=False)
-                version = _raise_version(engine, tgt.display, version)
-            return NativeStore(engine, tgt, read_only=readonly, format_version=version)
-        if kind == "langgraph":
-            from inspector.store.langgraph import open_langgraph
-            return open_langgraph(engine, tgt, readonly=readonly, **options)
-        raise NotAStoreError(f"{tgt.display} is a database but not a checkpoint store "
-                             "(neither a Checkpoint Inspector store nor a LangGraph checkpoint database).")
+        adapter = detect_tables(table_columns(engine, tgt.display))
+        if adapter is None:
+            raise _not_a_store(tgt.display)
+        return adapter.open_database(engine, tgt, readonly=readonly, **options)
     except BaseException:
         engine.dispose()
         raise

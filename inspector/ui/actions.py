@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar, QWidget
 
 from inspector.ui import icons, style
@@ -28,10 +28,14 @@ class Actions:
     focus_timeline: QAction
     copy_ref: QAction
     about: QAction
+    shortcuts: QAction
+    usage: QAction
+    theme_group: QActionGroup
     recent_menu: QMenu
     view_menu: QMenu
     panels_menu: QMenu
     run_menu: QMenu
+    help_menu: QMenu
     toolbar: QToolBar
     run_separator: QAction
 
@@ -70,6 +74,9 @@ def build_actions(window: QMainWindow) -> Actions:
         copy_ref=_action(window, "&Copy Checkpoint Reference", "Ctrl+Shift+C", "copy",
                          "Copy RUN:SEQ of the selected checkpoint"),
         about=_action(window, "&About Checkpoint Inspector", None, "info", "About"),
+        shortcuts=_action(window, "&Keyboard Shortcuts", "Ctrl+/", None, "Every keyboard shortcut"),
+        usage=_action(window, "&Usage Guide", QKeySequence.StandardKey.HelpContents, None,
+                      "How to use Checkpoint Inspector (the README, offline)"),
     )
     a["live"].setChecked(True)
     a["show_forks"].setChecked(True)
@@ -89,9 +96,19 @@ def build_actions(window: QMainWindow) -> Actions:
     view_menu.addActions([a["focus_runs"], a["focus_timeline"]])
     view_menu.addSeparator()
     panels_menu = view_menu.addMenu("&Panels")
+    theme_menu = view_menu.addMenu("&Theme")
+    theme_group = QActionGroup(window)
+    for mode, label in (("auto", "&Follow the System"), ("light", "&Light"), ("dark", "&Dark")):
+        action = theme_menu.addAction(label)
+        action.setCheckable(True)
+        action.setData(mode)
+        action.setObjectName(f"theme-{mode}")
+        theme_group.addAction(action)
     run_menu = bar.addMenu("&Run")
     run_menu.addAction(a["copy_ref"])
     help_menu = bar.addMenu("&Help")
+    help_menu.addActions([a["usage"], a["shortcuts"]])
+    help_menu.addSeparator()
     help_menu.addAction(a["about"])
     toolbar = QToolBar("Main", window)
     toolbar.setObjectName("mainToolbar")
@@ -102,5 +119,5 @@ def build_actions(window: QMainWindow) -> Actions:
     run_separator = toolbar.addSeparator()
     window.addToolBar(toolbar)
     panels_menu.addAction(toolbar.toggleViewAction())
-    return Actions(**a, recent_menu=recent_menu, view_menu=view_menu, panels_menu=panels_menu,
-                   run_menu=run_menu, toolbar=toolbar, run_separator=run_separator)
+    return Actions(**a, theme_group=theme_group, recent_menu=recent_menu, view_menu=view_menu,
+                   panels_menu=panels_menu, run_menu=run_menu, help_menu=help_menu, toolbar=toolbar, run_separator=run_separator)

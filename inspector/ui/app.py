@@ -57,7 +57,7 @@ def create_app(theme: str = "auto"):  # noqa: ANN201 - QApplication imported laz
 
 
 def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, select: str | None = None,
-            tab: str | None = None, theme: str = "auto", live: bool = True,
+            tab: str | None = None, theme: str | None = None, live: bool = True,
             size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
     """Open the window on ``store`` (None: welcome page) and run until it closes.
 
@@ -67,7 +67,8 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
     """
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    app = create_app(theme)
+        _quiet_offscreen_notes()
+    app = create_app(theme or _saved_theme(screenshot is None))
     from inspector.ui.main_window import MainWindow
     from inspector.ui.session import StoreSession
 
@@ -91,6 +92,34 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
     code = app.exec()
     window.close()
     return code
+
+
+OFFSCREEN_NOTES = ("This plugin does not support propagateSizeHints()",)
+
+
+def _quiet_offscreen_notes() -> None:
+    """Screenshot mode: drop what the offscreen platform says about every window it shows.
+
+    It is not a problem of the app (that plugin simply has no window manager to hint);
+    every other Qt message still goes to stderr.
+    """
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    def handler(kind: QtMsgType, _context: object, message: str) -> None:
+        if kind == QtMsgType.QtWarningMsg and message.startswith(OFFSCREEN_NOTES):
+            return
+        sys.stderr.write(message + "\n")
+
+    qInstallMessageHandler(handler)
+
+
+def _saved_theme(use_settings: bool) -> str:
+    """The theme chosen in View ▸ Theme (screenshots ignore it: they follow --theme or auto)."""
+    if not use_settings:
+        return "auto"
+    from inspector.ui import settings
+    value = str(settings.settings().value("theme", "auto"))
+    return value if value in ("auto", "light", "dark") else "auto"
 
 
 def _show(window, size: tuple[int, int], select: str | None, tab: str | None) -> None:  # noqa: ANN001

@@ -4,28 +4,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QShowEvent
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QInputDialog, QLineEdit, QMainWindow, QMessageBox,
-                               QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QDialog, QDockWidget, QFileDialog, QInputDialog, QLineEdit,
+                               QMainWindow, QMenu, QStackedWidget, QVBoxLayout, QWidget)
 
-from inspector import __version__
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, StoreInfo
-from inspector.ui import icons, refguard, settings
+from inspector.ui import help as help_windows
+from inspector.ui import icons, refguard, settings, style
 from inspector.ui.actions import build_actions
 from inspector.ui.models.run_tree import RunsLoad, preview_load
 from inspector.ui.run_actions import install_run_actions
 from inspector.ui.session import StoreSession
+from inspector.ui.storage_actions import install_storage
 from inspector.ui.startup import Startup
 from inspector.ui.style import ThinSplitter, polish
 from inspector.ui.widgets.banner import Banner
 from inspector.ui.widgets.detail_tabs import DetailTabs
+from inspector.ui.widgets.run_notice import RunNotice
 from inspector.ui.widgets.runs_panel import RunsPanel
 from inspector.ui.widgets.store_status import StoreStatus, describe
 from inspector.ui.widgets.timeline_panel import TimelinePanel
 from inspector.ui.widgets.welcome import WelcomePage
 
 APP_NAME = "Checkpoint Inspector"
+RUNS_MIN_WIDTH, RUNS_MAX_WIDTH = 420, 560   # the runs list's first width (names readable, details room)
 STORE_FILTER = "Checkpoint stores (*.db *.sqlite *.sqlite3 *.ckpt);;All files (*)"
 
 
@@ -48,11 +51,13 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.session = session or StoreSession()
         self.session.setParent(self)
+        self.help_dialog: QDialog | None = None
         self.startup = Startup(self)   # what is not visible yet is built after the first paint
         self.runs_panel = RunsPanel(self.session)
         self.timeline_panel = TimelinePanel(self.session)
         self.details = DetailTabs(self.session, startup=self.startup)
         self.banner = Banner()
+        self.run_notice = RunNotice()
         self.welcome = WelcomePage()
         self.store_status = StoreStatus()
         self._build_layout()
@@ -61,12 +66,14 @@ class MainWindow(QMainWindow):
         polish(self.statusBar(), "status_bar")
         self._wire()
         self._persist = restore_settings
+        self._check_theme(style.current_mode())
         if restore_settings:
             self._restore_settings()
         self.welcome.set_recent(settings.recent_stores())
         self._update_title(None)
         self._enable_store_actions(False)
         self.run_actions = install_run_actions(self)   # Fork…, Resume…, Console dock
+        self.storage = install_storage(self)           # View ▸ Storage: charts and Prune…
         runs = self.runs_panel
         self.startup.watch(runs.view.viewport(), lambda: runs.proxy.rowCount() > 0 or runs.model.loaded)
         self.startup.watch(self.welcome, lambda: not self.session.busy_opening)
@@ -76,7 +83,13 @@ class MainWindow(QMainWindow):
     def _build_layout(self) -> None:
         self.right_splitter = ThinSplitter(Qt.Orientation.Vertical)
         self.right_splitter.setObjectName("rightSplitter")
-        self.right_splitter.addWidget(self.timeline_panel)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.setSpacing(0)
+        top_layout.addWidget(self.run_notice)
+        top_layout.addWidget(self.timeline_panel, 1)
+        self.right_splitter.addWidget(top)
         self.right_splitter.addWidget(self.details)
         self.right_splitter.setStretchFactor(0, 1)
         self.right_splitter.setStretchFactor(1, 1)
@@ -99,6 +112,7 @@ class MainWindow(QMainWindow):
         layout.setSpacing(0)
         layout.addWidget(self.banner)
         layout.addWidget(self.stack, 1)
+        self.stack.currentChanged.connect(self._size_splitters_soon)
         self.setCentralWidget(central)
 
     def _wire(self) -> None:
@@ -116,7 +130,11 @@ class MainWindow(QMainWindow):
         act.focus_runs.triggered.connect(lambda: self.runs_panel.view.setFocus())
         act.focus_timeline.triggered.connect(lambda: self.timeline_panel.view.setFocus())
         act.copy_ref.triggered.connect(self._copy_reference)
-        act.about.triggered.connect(self._about)
+        act.about.triggered.connect(lambda: self._show_help(help_windows.about_dialog(self)))
+        act.usage.triggered.connect(lambda: self._show_help(help_windows.usage_dialog(self)))
+        act.shortcuts.triggered.connect(
+            lambda: self._show_help(help_windows.shortcuts_dialog(self, self._all_actions())))
+        act.theme_group.triggered.connect(lambda action: self.set_theme(action.data()))
         act.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self.welcome.open_requested.connect(self.choose_file)
         self.welcome.open_url_requested.connect(self.choose_url)
@@ -132,6 +150,7 @@ class MainWindow(QMainWindow):
         session.bridge.failed.connect(lambda message: self.show_error(message, "warning"))
         self.runs_panel.run_selected.connect(self._on_run_selected)
         self.runs_panel.run_updated.connect(self.timeline_panel.update_run)
+        self.runs_panel.run_updated.connect(self.details.update_run)
         self.runs_panel.model.runs_updated.connect(lambda _ids: self._refresh_forks())
         self.runs_panel.model.annotated.connect(self._refresh_forks)
         self.timeline_panel.checkpoint_selected.connect(self._on_checkpoint_selected)
@@ -310,10 +329,52 @@ class MainWindow(QMainWindow):
             QGuiApplication.clipboard().setText(f"{info.run_id}:{info.seq}")
             self.statusBar().showMessage(f"Copied {info.run_id}:{info.seq}", 3000)
 
-    def _about(self) -> None:
-        QMessageBox.about(self, f"About {APP_NAME}",
-                          f"<b>{APP_NAME}</b> {__version__}<br>Browse, diff, fork and resume the "
-                          "checkpoints of long-running AI agents.<br>Stores are opened read-only.")
+    def _show_help(self, dialog: QDialog) -> None:
+        old, self.help_dialog = self.help_dialog, dialog
+        if old is not None:
+            old.close()
+            old.deleteLater()
+        dialog.show()
+
+    def _all_actions(self) -> list[QAction]:
+        found: list[QAction] = []
+        for menu in self.menuBar().findChildren(QMenu):
+            found += [a for a in menu.actions() if not a.isSeparator()]
+        return found
+
+    def set_theme(self, mode: str) -> None:
+        """View ▸ Theme: light, dark or the system's; applied now and remembered."""
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            style.apply_theme(app, mode)
+        for action in self.actions.theme_group.actions():
+            action.setChecked(action.data() == mode)
+        if self._persist:
+            settings.settings().setValue("theme", mode)
+        self.update()
+
+    _splitters_sized = False
+
+    def _size_splitters_soon(self, *_args: object) -> None:
+        """Once, when the panels are first on screen: after that layout has given them their width."""
+        if not self._splitters_sized and self.isVisible() and self.stack.currentWidget() is self.main_splitter:
+            self._splitters_sized = True
+            QTimer.singleShot(0, self._size_splitters)
+
+    def _size_splitters(self) -> None:
+        """First show without remembered sizes: the runs list gets what its names need, not a fixed share."""
+        if self._persist and settings.settings().value("window/main_splitter") is not None:
+            return
+        width = sum(self.main_splitter.sizes()) or self.width()
+        runs = max(RUNS_MIN_WIDTH, min(RUNS_MAX_WIDTH, int(width * 0.45)))
+        self.main_splitter.setSizes([runs, max(1, width - runs)])
+        height = sum(self.right_splitter.sizes())
+        if height > 0:   # the details get the larger share: the diff and the task board need rows
+            self.right_splitter.setSizes([height * 2 // 5, height - height * 2 // 5])
+
+    def _check_theme(self, mode: str) -> None:
+        for action in self.actions.theme_group.actions():
+            action.setChecked(action.data() == mode)
 
     def _enable_store_actions(self, enabled: bool) -> None:
         for action in (self.actions.refresh, self.actions.close_store, self.actions.copy_ref, self.actions.find):
@@ -369,6 +430,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
+        self._size_splitters_soon()
         self.startup.arm()
 
     def closeEvent(self, event: QCloseEvent) -> None:

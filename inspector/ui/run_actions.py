@@ -14,8 +14,6 @@ from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.console_dock import ConsoleDock
 
 if TYPE_CHECKING:   # the resume machinery (processes, psutil) loads on first use, after the first paint
-    from inspector.resume.launch import LaunchSpec
-    from inspector.resume.resume import ResumePlan
     from inspector.ui.dialogs.fork_dialog import ForkDialog
     from inspector.ui.dialogs.resume_dialog import ResumeDialog
     from inspector.ui.dialogs.store_access import StoreAccess
@@ -29,22 +27,18 @@ def ask_confirmation(parent, title: str, text: str) -> bool:  # noqa: ANN001
 
 
 CONSOLE_HEIGHT = 200
+FORK_TIP = "Fork the selected checkpoint into a new run (optionally edited)"
+RESUME_TIP = "Resume the selected run from the selected checkpoint"
+GOOD_TIP = "Resume the selected run where its diagnosis suggests"
+LG_SETTINGS_TIP = "The LangGraph graph, Python, working directory and trust of this store (apply at once)"
 DIAGNOSIS_KEY = "run-actions:diagnosis"
 
 
-def _last_good_plan(access: StoreAccess, run_id: str) -> ResumePlan:
-    from inspector.resume.resume import plan_resume
+def _last_good(access: StoreAccess, run_id: str) -> CheckpointInfo:
     from inspector.resume.stuck import last_good_checkpoint
 
     with access.read() as store:
-        return plan_resume(store, last_good_checkpoint(store, run_id))
-
-
-def _start(access: StoreAccess, plan: ResumePlan) -> LaunchSpec:
-    from inspector.resume.resume import start_resume
-
-    with access.write() as store:
-        return start_resume(store, plan)
+        return last_good_checkpoint(store, run_id)
 
 
 def _diagnosis(store: object, run: RunInfo) -> str | None:
@@ -74,16 +68,17 @@ class RunActions(QObject):
         window.actions.panels_menu.addAction(self.console.toggleViewAction())
         self._console_sized = False
         self.console.visibilityChanged.connect(self._on_console_visibility_changed)
-        self.fork = self._action("&Fork\u2026", icons.icon("branch"), "Ctrl+Shift+K",
-                                 "Fork the selected checkpoint into a new run (optionally edited)")
-        self.resume = self._action("&Resume\u2026", icons.kind_icon("resume"), "Ctrl+Shift+R",
-                                   "Resume the selected run from the selected checkpoint")
+        self.fork = self._action("&Fork\u2026", icons.icon("branch"), "Ctrl+Shift+K", FORK_TIP)
+        self.resume = self._action("&Resume\u2026", icons.kind_icon("resume"), "Ctrl+Shift+R", RESUME_TIP)
         self.resume_good = self._action("Resume from &Last Good Checkpoint", icons.kind_icon("resume"), None,
-                                        "Resume the selected run where its diagnosis suggests")
+                                        GOOD_TIP)
         window.actions.run_menu.addSeparator()
         window.add_run_action(self.fork)
         window.add_run_action(self.resume)
         window.add_run_action(self.resume_good, toolbar=False)
+        self.lg_settings = self._action("LangGraph &Settings…", icons.icon("branch"), None, LG_SETTINGS_TIP)
+        window.add_run_action(self.lg_settings, toolbar=False)
+        self.lg_settings.triggered.connect(self.open_langgraph_settings)
         self._context_menu(window.runs_panel.view, [self.resume_good, self.resume, self.fork])
         self._context_menu(window.timeline_panel.view, [self.fork, self.resume])
         self.fork.triggered.connect(self.open_fork_dialog)
@@ -95,6 +90,8 @@ class RunActions(QObject):
         window.run_changed.connect(self._diagnose)
         window.runs_panel.run_updated.connect(self._diagnose)
         window.details.tabs.currentChanged.connect(lambda _i: self._show_diagnosis(keep=True))
+        window.run_notice.resume_requested.connect(self.resume_last_good)
+        window.runs_panel.model.annotated.connect(lambda: self._show_diagnosis(keep=True))
         self._diagnosis: str | None = None
         window.checkpoint_changed.connect(self._update_enabled)
         window.session.opened.connect(self._on_store_changed)
@@ -120,9 +117,16 @@ class RunActions(QObject):
     # -- targets -----------------------------------------------------------------------
     @property
     def store_url(self) -> str | None:
-        """URL of the open store when it is one we can fork and resume (native or LangGraph)."""
+        """URL of the open store when its adapter offers fork or resume (``StoreInfo.capabilities``)."""
         info = self.window.session.info
-        return info.url if info is not None and info.kind in ("native", "langgraph") else None
+        if info is None or not (info.capabilities.fork.available or info.capabilities.resume.available):
+            return None
+        return info.url
+
+    def _through_framework(self) -> bool:
+        """True when fork/resume go through another framework's command (not native or LangGraph)."""
+        info = self.window.session.info
+        return info is not None and info.kind not in ("native", "langgraph")
 
     def store_access(self) -> StoreAccess | None:
         """Access to the open store: its session store for reads, one kept writer for writes."""
@@ -154,11 +158,55 @@ class RunActions(QObject):
         return None
 
     def _update_enabled(self, *_args: object) -> None:
-        ok = self.store_url is not None
+        info = self.window.session.info
+        caps = info.capabilities if info is not None else None
         run = self.window.current_run()
-        self.fork.setEnabled(ok and self.target() is not None)
-        self.resume.setEnabled(ok and self.target() is not None and (run is None or run.resumable))
-        self.resume_good.setEnabled(ok and run is not None and run.resumable)
+        can_fork = caps is not None and caps.fork.available
+        can_resume = caps is not None and caps.resume.available
+        langgraph = info is not None and info.kind == "langgraph"
+        # a LangGraph thread is resumable through its graph, which the Resume dialog asks for
+        run_ok = run is None or run.resumable or langgraph
+        self.fork.setEnabled(can_fork and self.target() is not None)
+        self.resume.setEnabled(can_resume and self.target() is not None and run_ok)
+        self.resume_good.setEnabled(can_resume and run is not None and (run.resumable or langgraph))
+        self.lg_settings.setEnabled(langgraph)
+        for action, cap, tip in ((self.fork, caps.fork if caps else None, FORK_TIP),
+                                 (self.resume, caps.resume if caps else None, RESUME_TIP),
+                                 (self.resume_good, caps.resume if caps else None, GOOD_TIP)):
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+            why = self._disabled_reason(action, cap, run)
+            if why and not action.isEnabled():
+                action.setToolTip(f"{tip} — {why}")
+                action.setStatusTip(f"{tip} — {why}")
+        lg_tip = LG_SETTINGS_TIP if langgraph else f"{LG_SETTINGS_TIP} — only for LangGraph databases; open one"
+        self.lg_settings.setToolTip(lg_tip)
+        self.lg_settings.setStatusTip(lg_tip)
+
+    def _disabled_reason(self, action: QAction, cap: object, run: object) -> str:
+        """Why an action is disabled and what to do, in one sentence."""
+        if self.window.session.info is None:
+            return "open a store first (File ▸ Open)."
+        if cap is not None and not getattr(cap, "available", True):
+            return f"not available here: {getattr(cap, 'reason', '')}"
+        if self.target() is None or (action is self.resume_good and run is None):
+            return "select a run (and a checkpoint) first."
+        reason = getattr(run, "not_resumable_reason", None)
+        return f"not resumable: {reason}" if reason else ""
+
+    def open_langgraph_settings(self) -> QDialog | None:
+        """LangGraph Settings…: graph, Python, working directory, trust; applied at once."""
+        store = self.window.session.store
+        info = self.window.session.info
+        if store is None or info is None or info.kind != "langgraph":
+            return None
+        from inspector.ui.dialogs.langgraph_settings import LangGraphSettingsDialog
+        dialog = LangGraphSettingsDialog(store, self.window)
+        dialog.applied.connect(lambda path: (self.window.refresh(), self._update_enabled(),
+                                             self.window.statusBar().showMessage(
+                                                 f"LangGraph settings saved in {path} and applied", 5000)))
+        self._show(dialog)
+        return dialog
 
     # -- commands ------------------------------------------------------------------------
     def open_fork_dialog(self) -> ForkDialog | None:
@@ -166,36 +214,63 @@ class RunActions(QObject):
         target, access = self.target(), self.store_access()
         if target is None or access is None:
             return None
+        if self._through_framework():
+            self.run_through_framework("fork", target)
+            return None
         from inspector.ui.dialogs.fork_dialog import ForkDialog
         dialog = ForkDialog(access, target, self.window)
         dialog.forked.connect(self._on_forked)
         self._show(dialog)
         return dialog
 
-    def open_resume_dialog(self) -> ResumeDialog | None:
+    def open_resume_dialog(self, target: CheckpointInfo | str | None = None) -> ResumeDialog | None:
         """Resume…: review exactly what will run, confirm, watch it in the console."""
-        target, access = self.target(), self.store_access()
+        target, access = target or self.target(), self.store_access()
         if target is None or access is None:
+            return None
+        if self._through_framework():
+            self.run_through_framework("resume", target)
             return None
         from inspector.ui.dialogs.resume_dialog import ResumeDialog
         dialog = ResumeDialog(access, target, self.window, confirm=self.confirm)
         dialog.launch_ready.connect(self.console.start)
+        dialog.launch_ready.connect(self._note_write)
         self._show(dialog)
         return dialog
 
+    def run_through_framework(self, action: str, target: CheckpointInfo | str) -> None:
+        """Fork or resume through the store's framework: plan off the GUI thread, show the exact
+        command in the confirmation box, then run it in the Console dock."""
+        store = self.window.session.store
+        if store is None:
+            return
+        ref = target.id if isinstance(target, CheckpointInfo) else target
+
+        def plan() -> object:
+            from inspector.resume.frameworks import plan as plan_framework
+            return plan_framework(store, ref, action)
+
+        self.runner.run(plan, lambda found: self._on_framework_planned(action, found), self.window.show_error)
+
+    def _on_framework_planned(self, action: str, plan: object) -> None:
+        title = f"{action.capitalize()} through {getattr(plan, 'framework', 'the framework')}"
+        if not self.confirm(self.window, title, plan.describe()):  # type: ignore[attr-defined]
+            return
+        self.runner.run(plan.launch, self.console.start, self.window.show_error)  # type: ignore[attr-defined]
+
     def resume_last_good(self) -> None:
-        """One click plus the confirmation: resume the selected run from its last good checkpoint."""
+        """The Resume dialog, planned from the checkpoint the selected run's diagnosis suggests."""
         run, access = self.window.current_run(), self.store_access()
         if run is None or access is None:
             return
-        self.runner.run(lambda: _last_good_plan(access, run.id), self._on_last_good_planned,
-                        self.window.show_error)
-
-    def _on_last_good_planned(self, plan: ResumePlan) -> None:
-        access = self.store_access()
-        if access is None or not self.confirm(self.window, "Resume from Last Good Checkpoint", plan.describe()):
+        if self._through_framework():
+            self.run_through_framework("resume", f"{run.id}:-1")
             return
-        self.runner.run(lambda: _start(access, plan), self.console.start, self.window.show_error)
+        self.runner.run(lambda: _last_good(access, run.id), self._on_last_good_found,
+                        self.window.show_error, key="run-actions:last-good")
+
+    def _on_last_good_found(self, checkpoint: CheckpointInfo) -> None:
+        self.open_resume_dialog(checkpoint)
 
     def _show(self, dialog: QDialog) -> None:
         old, self.dialog = self.dialog, dialog
@@ -205,7 +280,11 @@ class RunActions(QObject):
         dialog.open()
 
     # -- slots ---------------------------------------------------------------------------------
+    def _note_write(self, *_args: object) -> None:
+        self.window.store_status.note_write()
+
     def _on_forked(self, run: RunInfo) -> None:
+        self._note_write()
         self.window.statusBar().showMessage(f"Forked into run {run.id}", 5000)
         self._select_soon(run.id)
 
@@ -222,6 +301,9 @@ class RunActions(QObject):
     def _show_diagnosis(self, text: str | None = None, *, keep: bool = False) -> None:
         if not keep:
             self._diagnosis = text
+        run = self.window.current_run()
+        status = self.window.runs_panel.model.status_of(run.id) if run is not None else ""
+        self.window.run_notice.show_run(run, status, self._diagnosis)
         panel = self.window.details.panels.get("metadata")   # built when its tab is first shown
         if panel is not None and hasattr(panel, "show_diagnosis"):
             panel.show_diagnosis(self._diagnosis)

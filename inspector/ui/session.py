@@ -141,7 +141,8 @@ class StoreSession(QObject):
         self.generation += 1
         if old is not None:
             old.close()
-        self.bridge.attach(store, cursor)
+        if store.info.capabilities.live.available:   # an adapter without live updates is not watched
+            self.bridge.attach(store, cursor)
         self.opened.emit(store.info)
 
     def _on_open_failed(self, request: int, message: str) -> None:

@@ -221,12 +221,21 @@ class _LineHandle(QSplitterHandle):
 
 def apply_theme(app: QApplication, mode: str = "auto") -> Theme:
     """Use Fusion with the light or dark theme (``mode``: auto, light or dark)."""
-    global _current
+    global _current, _mode
+    _mode = mode if mode in ("light", "dark") else "auto"
     dark = system_prefers_dark() if mode == "auto" else mode == "dark"
     _current = DARK if dark else LIGHT
     app.setStyle("Fusion")
     app.setPalette(_palette(_current))
     return _current
+
+
+_mode = "auto"
+
+
+def current_mode() -> str:
+    """The theme mode last applied: auto, light or dark."""
+    return _mode
 
 
 def mono_font(point_delta: float = 0.0) -> QFont:

@@ -20,6 +20,35 @@ log = logging.getLogger(__name__)
 WRITE_EVENTS = (FileModifiedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent)
 
 
+INACTIVE_EMITTER = "queue_events() called when the thread is inactive"
+
+
+class _StoppingFilter(logging.Filter):
+    """Drops watchdog's "queue_events() called when the thread is inactive" while we stop it.
+
+    watchdog's inotify emitter checks "keep running?" before it reads, and ``stop()`` clears
+    its watch group in between; a read that was waiting for (or just got) an event then logs
+    that error although nothing is wrong: the observer is being stopped on purpose and the
+    event is not wanted any more. Only records logged during our own ``stop()`` are dropped.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stopping = 0
+        self._lock = threading.Lock()
+
+    def change(self, delta: int) -> None:
+        with self._lock:
+            self.stopping += delta
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (self.stopping and INACTIVE_EMITTER in record.getMessage())
+
+
+_stopping = _StoppingFilter()
+logging.getLogger("watchdog.observers.inotify").addFilter(_stopping)
+
+
 class _Handler(FileSystemEventHandler):
     """Forwards write events on the watched names to a callback."""
 
@@ -75,7 +104,11 @@ class FileWatcher:
             observer, self._observer = self._observer, None
         if observer is None:
             return
-        observer.stop()
-        observer.join(timeout)
+        _stopping.change(+1)
+        try:
+            observer.stop()
+            observer.join(timeout)
+        finally:
+            _stopping.change(-1)
         if observer.is_alive():  # pragma: no cover - watchdog normally stops within a second
             log.warning("the file watcher did not stop within %.1f s", timeout)

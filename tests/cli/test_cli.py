@@ -78,7 +78,7 @@ def test_newer_format_and_corrupt_blob(demo_store: Path) -> None:
 
 def test_bad_checkpoint_ref(demo_store: Path) -> None:
     result = _cli("show", str(demo_store), "nosuchrun:4")
-    assert result.returncode == 2 and "no checkpoint" in result.stderr.lower()
+    assert result.returncode == 2 and "no run 'nosuchrun'" in result.stderr.lower()
 
 
 def test_python_dash_m_and_version() -> None:

@@ -93,14 +93,13 @@ def test_items_added_together_print_as_one_line(tmp_path: Path) -> None:
 
 
 def test_a_malformed_list_chunk_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
-    import dataclasses
     import sqlite3
 
     import msgpack
 
     from inspector.record import Checkpointer
     from inspector.store import open_store
-    from inspector.store.native.pieces import ChunkedList, digest_of, pack, unpack
+    from inspector.codec import ChunkedList, digest_of, pack, unpack
 
     store = tmp_path / "s.db"
     with Checkpointer(store, name="bad chunk", heartbeat=60) as cp:
@@ -112,7 +111,7 @@ def test_a_malformed_list_chunk_is_one_sentence_and_exit_2(tmp_path: Path) -> No
     with open_store(store) as st:
         root = unpack(st.read_raw_pieces([second.state_hash])[second.state_hash])
     chunks = list(root["facts"].chunks)
-    chunks[0] = dataclasses.replace(chunks[0], digest=digest_of(bad), count=3)
+    chunks[0] = chunks[0]._replace(digest=digest_of(bad), count=3)
     new_root = pack({"facts": ChunkedList(tuple(chunks))})
     with sqlite3.connect(store) as conn:
         for raw in (bad, new_root):

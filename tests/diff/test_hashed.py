@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from inspector.diff import ADDED, CHANGED, REMOVED, DiffError, apply, diff_pieces, diff_values
 from inspector.diff.engine import chunk_opcodes
 from inspector.errors import CorruptDataError
-from inspector.store.native.pieces import ChunkedList, PieceEncoder, Ref, unpack
+from inspector.codec import ChunkedList, PieceEncoder, Ref, unpack
 
 
 class Pieces:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from inspector.diff import MOVED, apply, dict_fetcher, diff_pieces, diff_tasks, diff_values, task_summary
 from inspector.diff.tasks import normalise
-from inspector.store.native.pieces import PieceEncoder, unpack
+from inspector.codec import PieceEncoder, unpack
 from inspector.taskstate import score
 
 from .strategies import edited, histories, json_values, task_pairs

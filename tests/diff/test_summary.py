@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from inspector.diff import change_summary, diff_values, result_summary, structural_summary
-from inspector.store.native.pieces import PieceEncoder, unpack
+from inspector.codec import PieceEncoder, unpack
 
 
 def chat(n: int) -> dict:

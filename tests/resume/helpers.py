@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from inspector.store import open_store
-from inspector.store.native.pieces import iter_digests, unpack
+from inspector.codec import iter_digests, unpack
 
 
 def agent_argv(store: Path, *args: str) -> list[str]:

@@ -59,3 +59,33 @@ def test_stop_joins_the_observer_thread(tmp_path: Path) -> None:
     assert not watcher.running
     assert not any(t.is_alive() for t in started)
     watcher.stop()  # idempotent
+
+
+def test_stopping_while_a_store_is_written_logs_no_error(tmp_path: Path, caplog) -> None:  # noqa: ANN001
+    """watchdog logs "queue_events() called when the thread is inactive" when stopped mid-event."""
+    import logging
+
+    db = tmp_path / "s.db"
+    db.write_bytes(b"x")
+    done = threading.Event()
+
+    def write() -> None:
+        n = 0
+        while not done.is_set():
+            n += 1
+            db.write_bytes(b"y" * (n % 64 + 1))
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    caplog.set_level(logging.DEBUG, logger="watchdog")
+    try:
+        for _ in range(25):
+            watcher, events = _watch([db])
+            events.get(timeout=10)        # events are arriving while it stops
+            watcher.stop()
+            assert not watcher.running
+    finally:
+        done.set()
+        writer.join(10)
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == []

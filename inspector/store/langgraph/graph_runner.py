@@ -16,6 +16,14 @@ path, which needs only langgraph in the interpreter and skips importing our pack
   it is not the head).
 * ``answer`` — ``graph.stream(Command(resume=value), config)`` answers a pending interrupt.
 
+Edited values arrive in the inspector's display form and are rebuilt as their types first
+(``revive``): ``{"__type__": "datetime.datetime", "value": …}`` → ``datetime``, likewise date,
+time, timedelta, UUID, Decimal, ip addresses, ZoneInfo, bytes, numpy arrays; an Enum, a
+dataclass or a pydantic model of a module the graph has imported → that class (nothing else is
+imported for it). A fork is staged first (``StagingSaver``): ``update_state`` writes into
+memory, the new state is read back through the graph (its schema validates it), and only then
+is the checkpoint written — a fork that fails writes nothing.
+
 Progress goes to stdout one line at a time; the last lines say where the thread stands
 (``head …``, ``next …``, ``interrupt …`` or ``finished``). On error the exit code is 1 (2 for
 bad arguments) with one line on stderr. ``--store`` is a SQLite path or a postgresql:// URL
@@ -110,6 +118,130 @@ def open_checkpointer(store: str) -> Iterator[Any]:
         conn.close()
 
 
+# -- typed values back from the display form --------------------------------------------------------
+_SCALARS = {
+    "datetime.datetime": lambda v: __import__("datetime").datetime.fromisoformat(v),
+    "datetime.date": lambda v: __import__("datetime").date.fromisoformat(v),
+    "datetime.time": lambda v: __import__("datetime").time.fromisoformat(v),
+    "datetime.timedelta": lambda v: _timedelta(v),
+    "uuid.UUID": lambda v: __import__("uuid").UUID(v),
+    "decimal.Decimal": lambda v: __import__("decimal").Decimal(v),
+    "zoneinfo.ZoneInfo": lambda v: __import__("zoneinfo").ZoneInfo(v),
+}
+
+
+def _timedelta(text: str) -> Any:
+    """``str(timedelta)`` back: ``"1 day, 0:00:30.000005"``, ``"-1 days, 23:59:59"``, ``"0:01:00"``."""
+    import datetime as dt
+    import re
+    found = re.fullmatch(r"\s*(?:(-?\d+) days?, )?(\d+):(\d\d):(\d\d)(?:\.(\d{1,6}))?\s*", str(text))
+    if not found:
+        raise ValueError(f"{text!r} is not a timedelta (write it as '1 day, 0:00:30')")
+    days, hours, minutes, seconds, micro = found.groups()
+    return dt.timedelta(days=int(days or 0), hours=int(hours), minutes=int(minutes), seconds=int(seconds),
+                        microseconds=int((micro or "0").ljust(6, "0")))
+
+
+def _loaded_class(type_name: str) -> Any:
+    """The class ``module.Name`` if its module is already imported (by the graph); else None."""
+    module, _, name = type_name.rpartition(".")
+    mod = sys.modules.get(module)
+    obj = getattr(mod, name, None) if mod is not None else None
+    return obj if isinstance(obj, type) else None
+
+
+def revive(value: Any) -> Any:
+    """A value in the inspector's display form rebuilt as the Python types it shows."""
+    if isinstance(value, list):
+        return [revive(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if set(value) == {"__bytes__", "size"} and isinstance(value["__bytes__"], str):
+        import base64
+        return base64.b64decode(value["__bytes__"])
+    kind = value.get("__type__")
+    if not isinstance(kind, str):
+        return {k: revive(v) for k, v in value.items()}
+    fields = {k: v for k, v in value.items() if k != "__type__"}
+    if kind.startswith("langchain_core.messages."):
+        return {k: revive(v) for k, v in fields.items()}          # add_messages rebuilds it
+    if kind in _SCALARS and set(fields) == {"value"}:
+        return _SCALARS[kind](fields["value"])
+    if kind.startswith("ipaddress.") and set(fields) == {"value"}:
+        import ipaddress
+        return getattr(ipaddress, kind.split(".", 1)[1])(fields["value"])
+    if kind == "numpy.ndarray":
+        if fields.get("truncated") or "values" not in fields:
+            raise ValueError("a numpy array shown only in part cannot be edited back")
+        import numpy
+        return numpy.array(fields["values"], dtype=fields.get("dtype"), order=fields.get("order") or "C")
+    cls = _loaded_class(kind)
+    if cls is None:
+        raise ValueError(f"cannot rebuild a {kind}: the graph did not import {kind.rpartition('.')[0]}")
+    import dataclasses
+    import enum
+    if issubclass(cls, enum.Enum) and set(fields) == {"value"}:
+        return cls(revive(fields["value"]))
+    if dataclasses.is_dataclass(cls):
+        return cls(**{k: revive(v) for k, v in fields.items()})
+    if hasattr(cls, "model_validate"):
+        return cls.model_validate({k: revive(v) for k, v in fields.items()})
+    raise ValueError(f"cannot rebuild a {kind} from the edited value")
+
+
+# -- a fork staged in memory first ------------------------------------------------------------------
+def staging_saver(inner: Any) -> Any:
+    """A saver that keeps ``put``/``put_writes`` in memory (reads see them) until ``commit``."""
+    from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
+
+    class StagingSaver(BaseCheckpointSaver):
+        def __init__(self) -> None:
+            super().__init__(serde=inner.serde)
+            self.puts: list[tuple] = []
+            self.writes: list[tuple] = []
+            self.staged: dict[tuple[str, str, str], CheckpointTuple] = {}
+
+        def get_next_version(self, current: Any, channel: Any) -> Any:
+            return inner.get_next_version(current, channel)
+
+        def get_tuple(self, config: dict) -> Any:
+            conf = config["configurable"]
+            key = (conf["thread_id"], conf.get("checkpoint_ns", ""))
+            wanted = conf.get("checkpoint_id")
+            mine = [t for (th, ns, cid), t in self.staged.items()
+                    if (th, ns) == key and (wanted is None or cid == wanted)]
+            if mine:
+                return max(mine, key=lambda t: t.config["configurable"]["checkpoint_id"])
+            return inner.get_tuple(config)
+
+        def list(self, config: Any, **kwargs: Any) -> Any:
+            return inner.list(config, **kwargs)
+
+        def put(self, config: dict, checkpoint: Any, metadata: Any, new_versions: Any) -> dict:
+            conf = config["configurable"]
+            ns = conf.get("checkpoint_ns", "")
+            self.puts.append((config, checkpoint, metadata, new_versions))
+            new = {"configurable": {"thread_id": conf["thread_id"], "checkpoint_ns": ns,
+                                    "checkpoint_id": checkpoint["id"]}}
+            parent = ({"configurable": {"thread_id": conf["thread_id"], "checkpoint_ns": ns,
+                                        "checkpoint_id": conf["checkpoint_id"]}}
+                      if conf.get("checkpoint_id") else None)
+            self.staged[(conf["thread_id"], ns, checkpoint["id"])] = CheckpointTuple(
+                new, checkpoint, metadata, parent, [])
+            return new
+
+        def put_writes(self, config: dict, writes: Any, task_id: str, task_path: str = "") -> None:
+            self.writes.append((config, writes, task_id, task_path))
+
+        def commit(self) -> None:
+            for args in self.puts:
+                inner.put(*args)
+            for config, writes, task_id, task_path in self.writes:
+                inner.put_writes(config, writes, task_id, task_path)
+
+    return StagingSaver()
+
+
 def _config(thread: str, checkpoint: str | None, reason: str | None = None) -> dict:
     conf: dict[str, Any] = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
     if checkpoint:
@@ -160,9 +292,15 @@ def run(args: argparse.Namespace) -> int:
     with open_checkpointer(args.store) as saver:
         graph = load_graph(args.graph, saver)
         config = _config(args.thread, args.checkpoint)
+        values = revive(values)
         if args.action == "fork":
+            staging = staging_saver(saver)
+            graph.checkpointer = staging
             new = graph.update_state(_config(args.thread, args.checkpoint, args.reason), values,
                                      as_node=args.as_node)
+            graph.get_state(new)              # the graph's schema reads the staged state back
+            staging.commit()
+            graph.checkpointer = saver
             _line(f"forked {args.thread}@{new['configurable']['checkpoint_id']}")
         else:
             from langgraph.types import Command

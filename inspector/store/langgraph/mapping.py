@@ -11,12 +11,15 @@ Semantics (what the GUI relies on):
   so a lane can be drawn branching off the step that ran it.
 * ``kind`` is ``metadata.source`` (input, loop, update, fork); ``name`` is the node(s) whose
   finished tasks produced a loop checkpoint (read from the parent's ``task_path``), else the
-  source; ``change`` lists the state channels those tasks wrote.
+  source (a PUSH task — a ``Send``, e.g. each ToolNode call — is named by its packet's node,
+  read from the parent's ``__pregel_tasks``); ``change`` lists the state channels those tasks
+  wrote, and for ``update``/``fork`` checkpoints the channels whose version moved.
 * ``branch_count`` is the number of children minus one (a fork or ``update_state`` adds one).
 * ``created`` comes from the UUIDv6 id (equal to ``ts`` within microseconds).
 * Task and check counts are 0 in listings (they need the body); ``load`` fills them.
-* ``THREAD:-1`` is the newest checkpoint in any lane (a subgraph's, when the thread
-  stopped inside one); the root head is the last checkpoint with ``lane == ""``.
+* ``THREAD:-1`` is the thread's root head (the last checkpoint with ``lane == ""``, what
+  LangGraph's ``get_state`` shows), even when the thread stopped inside a subgraph; negative
+  seqs count back over the main graph's checkpoints.
 * Rare: two subgraphs running in parallel can commit out of id order, so a checkpoint
   reported by ``changes_since`` may sort before one already listed; re-list from its seq.
 """
@@ -31,7 +34,7 @@ from typing import Any, Iterable
 from inspector.model import CHECKPOINT_KINDS, CheckpointInfo
 from inspector.store.langgraph.decode import revive_lc
 from inspector.store.langgraph.ids import id_step, id_time, make_id
-from inspector.store.langgraph.pregel import is_control_channel, node_of, parent_namespace
+from inspector.store.langgraph.pregel import is_control_channel, node_of, parent_namespace, push_index
 from inspector.store.langgraph.rows import CHANNEL_SEP, ListRow, TaskOutputRow
 
 SOURCE_NAMES = {"input": "input", "update": "update", "fork": "fork"}
@@ -80,12 +83,27 @@ def _task_output(task_path: str, channels: str) -> tuple[str | None, tuple[str, 
     return node_of(task_path), tuple(names)
 
 
-def producers(outputs: list[TaskOutputRow]) -> tuple[list[str], list[str]]:
-    """(nodes whose tasks finished, state channels they wrote) from a parent's task outputs."""
+def has_push(outputs: Iterable[TaskOutputRow]) -> bool:
+    """True when a PUSH (``Send``) task is among the outputs (its node needs the Send packet)."""
+    return any(push_index(o.task_path) is not None for o in outputs)
+
+
+def _output(row: TaskOutputRow, sends: list[str | None] | None) -> tuple[str | None, tuple[str, ...]]:
+    node, channels = _task_output(row.task_path, row.channels)
+    index = push_index(row.task_path)
+    if index is not None and sends and 0 <= index < len(sends) and sends[index]:
+        node = sends[index]
+    return node, channels
+
+
+def producers(outputs: list[TaskOutputRow],
+              sends: list[str | None] | None = None) -> tuple[list[str], list[str]]:
+    """(nodes whose tasks finished, state channels they wrote) from a parent's task outputs;
+    ``sends`` (the parent's Send packets' nodes) names PUSH tasks (a ToolNode step: ``tools``)."""
     if len(outputs) == 1:
-        node, channels = _task_output(outputs[0].task_path, outputs[0].channels)
+        node, channels = _output(outputs[0], sends)
         return ([node] if node else []), list(channels)
-    found = [_task_output(o.task_path, o.channels) for o in outputs]
+    found = [_output(o, sends) for o in outputs]
     nodes = {n for n, _ in found if n}
     return sorted(nodes), sorted({c for _, chans in found for c in chans})
 
@@ -95,11 +113,12 @@ def _legacy_writer(meta: dict) -> list[str]:
     return sorted(str(k) for k in writes) if isinstance(writes, dict) else []
 
 
-def name_and_change(meta: dict, parent_outputs: list[TaskOutputRow] | None) -> tuple[str, str]:
+def name_and_change(meta: dict, parent_outputs: list[TaskOutputRow] | None,
+                    sends: list[str | None] | None = None) -> tuple[str, str]:
     """Timeline name and change summary of one checkpoint."""
     source = meta.get("source")
     if source == "loop":
-        nodes, channels = producers(parent_outputs or [])
+        nodes, channels = producers(parent_outputs or [], sends)
         nodes = nodes or _legacy_writer(meta)
         return (", ".join(nodes) if nodes else "loop"), ", ".join(channels)
     if isinstance(source, str) and source:
@@ -126,16 +145,24 @@ def _row_meta(row: ListRow) -> dict:
     return {"source": row.source, "step": row.step}
 
 
+def row_source(row: ListRow) -> Any:
+    """A listed row's ``metadata.source``."""
+    return row.source if row.source is not None else _row_meta(row).get("source")
+
+
 def build_infos(thread_id: str, rows: list[ListRow], offset: int,
                 outputs: dict[tuple[str, str], list[TaskOutputRow]],
-                children: dict[tuple[str, str], int]) -> list[CheckpointInfo]:
-    """CheckpointInfos for one listing page starting at seq ``offset``."""
+                children: dict[tuple[str, str], int],
+                sends: dict[tuple[str, str], list[str | None]] | None = None) -> list[CheckpointInfo]:
+    """CheckpointInfos for one listing page starting at seq ``offset``; ``sends`` holds the
+    Send packets' nodes of parents whose outputs include PUSH tasks, by (ns, checkpoint id)."""
     infos = []
     ids: dict[tuple[str, str], str] = {}
     for i, row in enumerate(rows):
         meta = _row_meta(row)
         parent_outputs = outputs.get((row.ns, row.parent_id)) if row.parent_id else None
-        name, change = name_and_change(meta, parent_outputs)
+        name, change = name_and_change(meta, parent_outputs,
+                                       (sends or {}).get((row.ns, row.parent_id)) if row.parent_id else None)
         ids[(row.ns, row.checkpoint_id)] = own = make_id(thread_id, row.ns, row.checkpoint_id)
         infos.append(CheckpointInfo(
             id=own, run_id=thread_id, seq=offset + i,

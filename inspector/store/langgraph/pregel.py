@@ -5,7 +5,13 @@
   *errored* if it wrote ``__error__``; else *interrupted* if it wrote ``__interrupt__``;
   otherwise it has not finished (*pending*).
 * Next nodes — node N is next when ``branch:to:N`` (``__start__`` for ``__start__``) is in
-  ``channel_values`` and its version is newer than ``versions_seen[N]`` of that channel.
+  ``channel_values`` and its version is newer than ``versions_seen[N]`` of that channel; or
+  when a join barrier ``join:A+B:N`` (``add_edge([A, B], N)``) has seen every source and its
+  version is newer than what N has seen; plus one PUSH task per ``Send`` packet pending in
+  ``__pregel_tasks`` (its node is the packet's ``node``), listed first as LangGraph does.
+* Task ids of tasks that have not written yet are LangGraph's own (``_algo.py``): XXH3-128
+  (uuid5 for checkpoint v1) of the checkpoint id's bytes, the task namespace, the step, the
+  node, PULL/PUSH and the sorted triggers (PULL) or the packet index (PUSH).
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ ERROR_SOURCE_NODE = "__error_source_node__"
 PREGEL_TASKS = "__pregel_tasks"
 CONTROL_WRITES = frozenset({ERROR, ERROR_SOURCE_NODE, INTERRUPT, RESUME})
 BRANCH_PREFIX = "branch:to:"
+JOIN_PREFIX = "join:"
+PUSH = "__pregel_push"
+PULL = "__pregel_pull"
 START = "__start__"
 LATEST_CHECKPOINT_VERSION = 4
 
@@ -30,7 +39,44 @@ FINISHED, ERRORED, INTERRUPTED, PENDING = "finished", "errored", "interrupted", 
 
 def is_control_channel(name: Any) -> bool:
     """Channels that steer execution rather than hold state (``branch:to:*``, ``__*``)."""
-    return isinstance(name, str) and (name.startswith(BRANCH_PREFIX) or name.startswith("__"))
+    return isinstance(name, str) and (name.startswith(BRANCH_PREFIX) or name.startswith("__")
+                                      or (name.startswith(JOIN_PREFIX) and join_parts(name) is not None))
+
+
+def join_parts(channel: str) -> tuple[frozenset[str], str] | None:
+    """(sources, target) of a join barrier channel ``join:A+B:target``."""
+    if not channel.startswith(JOIN_PREFIX):
+        return None
+    sources, sep, target = channel[len(JOIN_PREFIX):].rpartition(":")
+    if not sep or not sources or not target:
+        return None
+    return frozenset(sources.split("+")), target
+
+
+def push_index(task_path: str | None) -> int | None:
+    """The packet index of a PUSH task path ``"~__pregel_push, 0000000001, …"``."""
+    if not task_path:
+        return None
+    parts = [p.strip().strip("'\"") for p in task_path.strip().strip("()").split(",")]
+    if len(parts) >= 2 and parts[0].lstrip("~") == PUSH:
+        try:
+            return int(parts[1])
+        except ValueError:
+            return None
+    return None
+
+
+def send_nodes(value: Any) -> list[str | None]:
+    """The node of each ``Send`` packet in a ``__pregel_tasks`` value (lossless or plain)."""
+    from inspector.store.langgraph.decode import plain_or_error
+    if not isinstance(value, list):
+        return []
+    nodes: list[str | None] = []
+    for item in value:
+        plain = plain_or_error(item)
+        node = plain.get("node") if isinstance(plain, dict) else None
+        nodes.append(node if isinstance(node, str) else None)
+    return nodes
 
 
 @functools.lru_cache(maxsize=4096)
@@ -118,8 +164,15 @@ def version_newer(current: Any, seen: Any) -> bool:
     return _version_key(current) > _version_key(seen)
 
 
-def next_nodes(channel_names: Iterable[Any], channel_versions: Any, versions_seen: Any) -> list[str]:
-    """Nodes whose trigger channel is present and newer than what the node has seen."""
+def _join_ready(value: Any, sources: frozenset[str]) -> bool:
+    from inspector.store.langgraph.decode import plain_or_error
+    plain = plain_or_error(value)
+    return isinstance(plain, list) and {v for v in plain if isinstance(v, str)} == set(sources)
+
+
+def pull_nodes(channel_names: Iterable[Any], channel_versions: Any, versions_seen: Any,
+               values: dict | None = None) -> list[str]:
+    """Nodes (PULL tasks) whose trigger channel is present and newer than what they have seen."""
     versions = channel_versions if isinstance(channel_versions, dict) else {}
     seen_all = versions_seen if isinstance(versions_seen, dict) else {}
     found: list[str] = []
@@ -130,6 +183,10 @@ def next_nodes(channel_names: Iterable[Any], channel_versions: Any, versions_see
             node = channel[len(BRANCH_PREFIX):]
         elif channel == START:
             node = START
+        elif (join := join_parts(channel)) is not None:
+            if values is None or not _join_ready(values.get(channel), join[0]):
+                continue
+            node = join[1]
         else:
             continue
         seen = seen_all.get(node)
@@ -137,6 +194,96 @@ def next_nodes(channel_names: Iterable[Any], channel_versions: Any, versions_see
         if version_newer(versions.get(channel), seen_version) and node not in found:
             found.append(node)
     return found
+
+
+def next_nodes(channel_names: Iterable[Any], channel_versions: Any, versions_seen: Any,
+               values: dict | None = None) -> list[str]:
+    """LangGraph's ``next``: one entry per pending Send packet (its node), then the PULL nodes.
+
+    Without ``values`` (only channel names known) joins and Send packets are not counted.
+    """
+    names = list(channel_names)
+    pushes = [n for n in send_nodes(values.get(PREGEL_TASKS)) if n] if values is not None else []
+    return pushes + pull_nodes(names, channel_versions, versions_seen, values)
+
+
+def _to_bytes(part: str | bytes) -> bytes:
+    return part.encode() if isinstance(part, str) else part
+
+
+def langgraph_task_id(checkpoint_id: str, version: Any, *parts: str) -> str | None:
+    """LangGraph's id of a task (see the module docstring); None for a malformed checkpoint id."""
+    import binascii
+    import hashlib
+    try:
+        namespace = binascii.unhexlify(checkpoint_id.replace("-", ""))
+    except (binascii.Error, ValueError):
+        return None
+    data = b"".join(_to_bytes(p) for p in parts)
+    if isinstance(version, int) and version > 1:
+        import xxhash
+        text = xxhash.xxh3_128_hexdigest(namespace + data)
+    else:
+        sha = hashlib.sha1(namespace, usedforsecurity=False)
+        sha.update(data)
+        text = sha.hexdigest()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
+
+
+def planned_tasks(checkpoint_id: str, ns: str, step: Any, checkpoint: dict) -> list[dict]:
+    """The tasks LangGraph prepares from a checkpoint: ``{task_id, node, kind, index}``.
+
+    PUSH tasks (one per pending Send packet) first, then PULL tasks; ``step`` is the
+    checkpoint's metadata step (the tasks run at ``step + 1``).
+    """
+    values = checkpoint.get("channel_values") if isinstance(checkpoint.get("channel_values"), dict) else {}
+    versions = checkpoint.get("channel_versions") if isinstance(checkpoint.get("channel_versions"), dict) else {}
+    version = checkpoint.get("v")
+    run_step = str((step if isinstance(step, int) and not isinstance(step, bool) else -1) + 1)
+    parent_ns = ns
+    out: list[dict] = []
+    for index, node in enumerate(send_nodes(values.get(PREGEL_TASKS))):
+        if node is None:
+            continue
+        task_ns = f"{parent_ns}|{node}" if parent_ns else node
+        out.append({"task_id": langgraph_task_id(checkpoint_id, version, task_ns, run_step, node, PUSH,
+                                                 str(index)),
+                    "node": node, "kind": "push", "index": index})
+    channels = [c for c in {**versions, **values} if isinstance(c, str)]
+    for node in pull_nodes(values.keys(), versions, checkpoint.get("versions_seen"), values):
+        if node == START:
+            triggers = [START]
+        else:
+            triggers = sorted(c for c in channels if c == BRANCH_PREFIX + node
+                              or ((j := join_parts(c)) is not None and j[1] == node))
+        task_ns = f"{parent_ns}|{node}" if parent_ns else node
+        out.append({"task_id": langgraph_task_id(checkpoint_id, version, task_ns, run_step, node, PULL,
+                                                 *triggers),
+                    "node": node, "kind": "pull", "index": None})
+    return out
+
+
+def with_planned(tasks: list[dict], planned: list[dict]) -> list[dict]:
+    """Task dicts from the writes completed by the planned tasks: a written task gets its
+    planned node (PUSH tasks: the Send packet's node), a planned task without writes is added
+    as pending with LangGraph's task id. Planned tasks whose id matches no write fall back to
+    ``with_next`` (by node name)."""
+    by_id = {p["task_id"]: p for p in planned if p["task_id"]}
+    matched = set()
+    for task in tasks:
+        plan = by_id.get(task.get("task_id"))
+        if plan is not None:
+            task["node"] = plan["node"]
+            matched.add(plan["task_id"])
+    rest = [p for p in planned if p["task_id"] not in matched]
+    if not rest:
+        return tasks
+    known_ids = {t.get("task_id") for t in tasks}
+    if all(t.get("node") for t in tasks) and not (known_ids & {p["task_id"] for p in rest}):
+        names = {t.get("node") for t in tasks if t.get("task_id") not in matched}
+        return tasks + [{"task_id": p["task_id"], "node": p["node"], "task_path": "", "status": PENDING,
+                         "channels": []} for p in rest if p["node"] not in names]
+    return with_next(tasks, [p["node"] for p in rest])
 
 
 def with_next(tasks: list[dict], next_list: Iterable[str]) -> list[dict]:

@@ -26,15 +26,15 @@ from inspector.model import RunInfo
 from inspector.store.langgraph.decode import BlobError, decode_plain, decode_typed, plain_or_error
 from inspector.store.langgraph.ids import id_time
 from inspector.store.langgraph.mapping import parse_metadata
-from inspector.store.langgraph.pregel import (ERRORED, FINISHED, INTERRUPTED, TaskWrites,
-                                              next_nodes, summarise_tasks, with_next)
+from inspector.store.langgraph.pregel import (ERRORED, FINISHED, INTERRUPTED, JOIN_PREFIX, PREGEL_TASKS,
+                                              TaskWrites, next_nodes, summarise_tasks, with_next)
 from inspector.store.langgraph.rows import HeadRow, ThreadRow, WriteRow
 from inspector.store.langgraph.tasks import build_task_state
 from inspector.taskstate import score
 
 STANDARD_METADATA = {"source", "step", "parents", "writes"}
-NOT_RESUMABLE = ("Resuming a LangGraph thread needs its graph: give it as module:attr "
-                 "(resume --graph, or the store's LangGraph settings).")
+NOT_RESUMABLE = ("Resuming a LangGraph thread needs its graph: give it as module:attr in the Resume "
+                 "dialog or Run \u25b8 LangGraph Settings (resume --graph on the command line).")
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,7 @@ def _read_head_msgpack(blob: bytes, task_channel: str) -> HeadSummary:
     names: list[Any] = []
     tasks_value = None
     fields: dict[str, Any] = {}
+    steering: dict[str, Any] = {}
     for _ in range(up.read_map_header()):
         key = up.unpack()
         if key == "channel_values":
@@ -59,13 +60,15 @@ def _read_head_msgpack(blob: bytes, task_channel: str) -> HeadSummary:
                 names.append(name)
                 if name == task_channel:
                     tasks_value = plain_or_error(up.unpack())
+                elif isinstance(name, str) and (name == PREGEL_TASKS or name.startswith(JOIN_PREFIX)):
+                    steering[name] = up.unpack()      # Send packets and join barriers count for next
                 else:
                     up.skip()
         elif key in ("channel_versions", "versions_seen"):
             fields[key] = up.unpack()
         else:
             up.skip()
-    found = next_nodes(names, fields.get("channel_versions"), fields.get("versions_seen"))
+    found = next_nodes(names, fields.get("channel_versions"), fields.get("versions_seen"), steering)
     return HeadSummary(tuple(found), tasks_value)
 
 
@@ -80,14 +83,18 @@ def read_head(head: HeadRow, task_channel: str) -> HeadSummary:
     if not isinstance(body, dict) or "__opaque__" in body:
         return HeadSummary(None)
     values = body.get("channel_values") if isinstance(body.get("channel_values"), dict) else {}
-    found = next_nodes(values.keys(), body.get("channel_versions"), body.get("versions_seen"))
+    found = next_nodes(values.keys(), body.get("channel_versions"), body.get("versions_seen"), values)
     return HeadSummary(tuple(found), plain_or_error(values.get(task_channel)))
 
 
 def run_status(tasks: dict[str, TaskWrites], head: HeadSummary, updated: float,
-               running_window: float, now: float | None = None) -> str:
-    """The run status by the rule in this module's docstring."""
+               running_window: float, now: float | None = None, source: Any = None) -> str:
+    """The run status by the rule in this module's docstring; a head written by
+    ``update_state`` or a fork (``source`` update/fork) with no task started on it waits to be
+    resumed (interrupted), however recent: nothing runs it until someone resumes it."""
     statuses = {t.status for t in tasks.values()}
+    if not statuses and source in ("update", "fork") and head.next:
+        return "interrupted"
     if ERRORED in statuses:
         return "failed"
     if INTERRUPTED in statuses:
@@ -116,7 +123,8 @@ def build_run(thread: ThreadRow, head: HeadRow | None, summary: HeadSummary,
     sc = score(build_task_state({task_channel: summary.tasks_value}, node_tasks, task_channel))
     return RunInfo(
         id=thread.thread_id, name=thread.thread_id, agent="langgraph",
-        status=run_status(tasks, summary, updated, running_window),
+        status=run_status(tasks, summary, updated, running_window,
+                          source=parse_metadata(head.metadata).get("source") if head else None),
         created=id_time(thread.first_id), updated=updated, checkpoint_count=thread.count,
         head_seq=thread.count - 1, resumable=False, not_resumable_reason=NOT_RESUMABLE,
         labels=_labels(head.metadata) if head else {},

@@ -8,7 +8,7 @@ rest of the snapshot still fills in. ``Snapshot.meta`` keys:
 ``thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, source, step, ts, v,
 serialization, langgraph_metadata, channel_versions, versions_seen, updated_channels,
 next, writes, tasks, interrupts, errors, control_channels, channel_sizes, subgraphs,
-parent_step, delta_snapshots, reconstructed, decode_errors, notes``.
+parent_step, delta_snapshots, reconstructed, empty_reducers, decode_errors, notes``.
 
 ``writes`` items: ``{task_id, node, task_path, idx, channel, type, value}``; ``tasks`` items:
 ``{task_id, node, task_path, status (finished|errored|interrupted|pending), channels,
@@ -27,9 +27,10 @@ from inspector.store.langgraph.decode import (BlobError, decode_plain, decode_ty
                                               plain_or_error)
 from inspector.store.langgraph.mapping import metadata_step, parse_metadata
 from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
-                                              NULL_TASK_ID, is_control_channel,
+                                              NULL_TASK_ID, PREGEL_TASKS, is_control_channel,
                                               namespace_task, next_nodes, parent_namespace,
-                                              summarise_tasks, with_next)
+                                              planned_tasks, push_index, send_nodes,
+                                              summarise_tasks, with_planned)
 from inspector.store.langgraph.rows import BlobRow, WriteRow
 from inspector.store.langgraph.tasks import build_task_state
 from inspector.taskstate import score
@@ -91,9 +92,21 @@ def split_channels(values: dict, show_control: bool) -> tuple[dict, dict, dict, 
     return state, control, sizes, deltas
 
 
-def describe_writes(rows: list[WriteRow]) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
-    """(writes, tasks, interrupts, errors) from one checkpoint's pending writes."""
+def describe_writes(rows: list[WriteRow], planned: list[dict] | None = None,
+                    sends: list[str | None] | None = None) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
+    """(writes, tasks, interrupts, errors) from one checkpoint's pending writes.
+
+    ``planned`` (``pregel.planned_tasks``) names tasks by LangGraph's task id; ``sends`` (the
+    checkpoint's Send packets' nodes) names PUSH tasks by their packet index otherwise.
+    """
     summary = summarise_tasks((w.task_id, w.task_path, w.channel) for w in rows)
+    by_id = {p["task_id"]: p["node"] for p in planned or () if p.get("task_id")}
+    for task in summary.values():
+        if task.task_id in by_id:
+            task.node = by_id[task.task_id]
+        elif (index := push_index(task.task_path)) is not None and sends and 0 <= index < len(sends) \
+                and sends[index]:
+            task.node = sends[index]
     writes, interrupts, errors = [], [], []
     details: dict[str, dict] = {}
     for w in rows:
@@ -134,11 +147,14 @@ def _subgraphs(ns: str, tasks: list[dict], namespaces: list[str]) -> list[dict]:
 def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id: str,
                    body: BlobRow, writes: list[WriteRow], namespaces: list[str], *,
                    show_control: bool = False, task_channel: str = "todos",
-                   rebuild: Callable[[dict, dict], dict[str, dict]] | None = None) -> Snapshot:
+                   rebuild: Callable[[dict, dict], dict[str, dict]] | None = None,
+                   empties: Callable[[set[str]], dict[str, Any]] | None = None) -> Snapshot:
     """Decode one checkpoint into a Snapshot (never raises for bad data).
 
     ``rebuild(metadata, channel_values)`` returns values for channels the body does not
     store (DeltaChannel, see ``delta``); they go into the state, flagged in ``reconstructed``.
+    ``empties(present channels)`` returns the empty values of reducer channels the body lacks
+    (``reducers``); they go into the state as LangGraph shows them, listed in ``empty_reducers``.
     """
     lg_meta = parse_metadata(body.metadata)
     checkpoint, error = decode_body(body)
@@ -150,6 +166,10 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
     rebuilt = rebuild(lg_meta, values) if rebuild and cp is checkpoint and checkpoint is not None else {}
     for channel, found in rebuilt.items():
         state[channel] = found.pop("value")
+    empty = {}
+    if empties and cp is checkpoint and checkpoint is not None:
+        empty = {k: v for k, v in empties({str(c) for c in values} | set(rebuilt)).items() if k not in state}
+        state.update(empty)
     if checkpoint is None:
         state = {"__error__": error}
     elif cp is not checkpoint:
@@ -159,9 +179,11 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
     if isinstance(version, int) and version > LATEST_CHECKPOINT_VERSION:
         notes.append(f"checkpoint format v{version} is newer than this inspector knows "
                      f"(v{LATEST_CHECKPOINT_VERSION}); some fields may be missing")
-    next_list = next_nodes(values.keys(), cp.get("channel_versions"), cp.get("versions_seen"))
-    write_list, tasks, interrupts, task_errors = describe_writes(writes)
-    tasks = with_next(tasks, next_list)
+    next_list = next_nodes(values.keys(), cp.get("channel_versions"), cp.get("versions_seen"), values)
+    planned = planned_tasks(checkpoint_id, ns, metadata_step(lg_meta, checkpoint_id), cp) if cp else []
+    write_list, tasks, interrupts, task_errors = describe_writes(writes, planned,
+                                                                 send_nodes(values.get(PREGEL_TASKS)))
+    tasks = with_planned(tasks, planned)
     try:
         task_state = build_task_state(state if "__error__" not in state else {}, tasks, task_channel)
     except TaskStateError as err:  # pragma: no cover - build_task_state normalises its input
@@ -179,7 +201,7 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
         "errors": task_errors, "control_channels": control, "channel_sizes": sizes,
         "subgraphs": _subgraphs(ns, tasks, namespaces),
         "parent_step": info.parent_id if ns and body.parent_id is None else None,
-        "delta_snapshots": deltas, "reconstructed": rebuilt, "decode_errors": errors, "notes": notes,
+        "delta_snapshots": deltas, "reconstructed": rebuilt, "empty_reducers": sorted(empty), "decode_errors": errors, "notes": notes,
     }
     info = dataclasses.replace(info, tasks_done=sc.tasks_done, tasks_total=sc.tasks_total,
                                checks_passed=sc.checks_passed, checks_total=sc.checks_total)

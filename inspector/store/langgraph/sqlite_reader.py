@@ -262,6 +262,29 @@ class SqliteReader:
         return [WriteRow(ns, _text(r[0]), _text(r[1]), _text(r[2]), _int(r[3]), channel, _opt(r[4]), r[5])
                 for r in rows]
 
+    def written_channels(self, thread_id: str, ns: str) -> list[str]:
+        """Every channel the thread's tasks wrote in one namespace (no values read)."""
+        rows = self._all("SELECT DISTINCT channel FROM writes WHERE thread_id = :thread "
+                         "AND checkpoint_ns = :ns", thread=thread_id, ns=ns)
+        return [str(r[0]) for r in rows]
+
+    def channel_steps(self, thread_id: str, channel: str, limit: int) -> list[tuple[str, str, int]]:
+        """(namespace, checkpoint id, distinct writing tasks) of up to ``limit`` checkpoints
+        whose tasks wrote ``channel`` (any namespace; the most-written first)."""
+        rows = self._all("SELECT checkpoint_ns, checkpoint_id, COUNT(DISTINCT task_id) FROM writes "
+                         "WHERE thread_id = :thread AND channel = :channel "
+                         "AND task_id <> '00000000-0000-0000-0000-000000000000' "
+                         "GROUP BY checkpoint_ns, checkpoint_id ORDER BY 3 DESC, 2 DESC LIMIT :lim",
+                         thread=thread_id, channel=channel, lim=limit)
+        return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    def child_ids(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str]:
+        """Checkpoints whose parent is the given one (same namespace)."""
+        rows = self._all("SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread "
+                         "AND checkpoint_ns = :ns AND parent_checkpoint_id = :cid",
+                         thread=thread_id, ns=ns, cid=checkpoint_id)
+        return [str(r[0]) for r in rows]
+
     def namespaces(self, thread_id: str) -> list[str]:
         """Every namespace of a thread (root first)."""
         rows = self._all("SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = :thread "

@@ -18,17 +18,21 @@ from typing import Any
 import sqlalchemy as sa
 
 from inspector.errors import NotAStoreError, StoreError
-from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.model import LANGGRAPH_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import table_columns
 from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
-from inspector.store.langgraph.mapping import build_infos, group_outputs, page_bounds
+from inspector.store.langgraph.mapping import (build_infos, group_outputs, has_push, page_bounds,
+                                               parse_metadata, row_source)
+from inspector.store.langgraph.pregel import PREGEL_TASKS, is_control_channel, send_nodes
 from inspector.store.langgraph.pg_reader import PgReader
 from inspector.store.langgraph.rows import HeadRow, Reader
 from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
 from inspector.store.langgraph.schema import describe
-from inspector.store.langgraph.snapshot import build_snapshot
+from inspector.store.langgraph.decode import plain_or_error
+from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers
+from inspector.store.langgraph.snapshot import build_snapshot, decode_body
 from inspector.store.langgraph.sqlite_reader import SqliteReader
 
 
@@ -74,11 +78,27 @@ class LangGraphStore(Store):
         self.graph = graph
         self._path = (path or _sqlite_path(engine)) if backend == "sqlite" else None
         self._heads: dict[tuple[str, str], HeadSummary] = {}
+        self._reducer_cache: dict[tuple[str, str], Any] = {}
+        self._send_cache: dict[tuple[str, str, str], list[str | None]] = {}
+        self._change_cache: dict[tuple[str, str, str], str] = {}
+        self._reducer_cursor: Any = None
         self._lock = threading.Lock()
         self.info = StoreInfo(url=url or engine.url.render_as_string(hide_password=True),
                               display=display, kind="langgraph", backend=backend,
                               format_version=pg.format_version() if pg else 2 if schema.has_task_path else 1,
-                              read_only=read_only)
+                              read_only=read_only, capabilities=LANGGRAPH_CAPABILITIES,
+                              label="LangGraph")
+
+    def apply_settings(self, *, graph: str | None, task_channel: str) -> None:
+        """New LangGraph settings take effect at once (the GUI's LangGraph Settings): runs become
+        resumable through ``graph``; the task board follows ``task_channel``."""
+        with self._lock:
+            self.graph = graph
+            if task_channel != self.task_channel:
+                self.task_channel = task_channel
+                self._heads.clear()
+                if isinstance(self.reader, PgReader):
+                    self.reader.task_channel = task_channel
 
     # -- runs ------------------------------------------------------------------------------
     def _summaries(self, heads: list[HeadRow]) -> dict[str, HeadSummary]:
@@ -146,7 +166,52 @@ class LangGraphStore(Store):
             return []
         outputs = group_outputs(self.reader.task_outputs(str(run_id), *bounds))
         children = self.reader.child_counts(str(run_id), *bounds)
-        return build_infos(str(run_id), rows, offset, outputs, children)
+        sends = {key: self._sends(str(run_id), *key) for key, found in outputs.items() if has_push(found)}
+        infos = build_infos(str(run_id), rows, offset, outputs, children, sends)
+        edited = {r.checkpoint_id: r for r in rows if r.parent_id and row_source(r) in ("update", "fork")}
+        if edited:
+            infos = [dataclasses.replace(i, change=self._edit_change(str(run_id), edited[key.checkpoint_id]))
+                     if (key := parse_id(str(i.id))) and key.checkpoint_id in edited else i for i in infos]
+        return infos
+
+    def _versions(self, thread_id: str, ns: str, checkpoint_id: str) -> dict:
+        body = self.reader.body(thread_id, ns, checkpoint_id)
+        value = decode_body(body)[0] if body is not None else None
+        versions = value.get("channel_versions") if isinstance(value, dict) else None
+        return versions if isinstance(versions, dict) else {}
+
+    def _edit_change(self, thread_id: str, row: Any) -> str:
+        """The Change column of an update/fork row: state channels whose version moved from its
+        parent (``update_state`` wrote them), or ``copy`` for a fork that changed nothing."""
+        key = (thread_id, row.ns, row.checkpoint_id)
+        with self._lock:
+            known = self._change_cache.get(key)
+        if known is None:
+            mine = self._versions(thread_id, row.ns, row.checkpoint_id)
+            parent = self._versions(thread_id, row.ns, row.parent_id)
+            moved = sorted(str(c) for c, v in mine.items()
+                           if not is_control_channel(c) and parent.get(c) != v)
+            known = ", ".join(moved) if moved else ("copy" if row_source(row) == "fork" else "")
+            with self._lock:
+                self._change_cache[key] = known
+        return known
+
+    def _sends(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str | None]:
+        """The nodes of a checkpoint's pending Send packets (cached: rows never change)."""
+        key = (thread_id, ns, checkpoint_id)
+        with self._lock:
+            known = self._send_cache.get(key)
+        if known is not None:
+            return known
+        body = self.reader.body(thread_id, ns, checkpoint_id)
+        value = decode_body(body)[0] if body is not None else None
+        values = value.get("channel_values") if isinstance(value, dict) else None
+        found = send_nodes(values.get(PREGEL_TASKS)) if isinstance(values, dict) else []
+        with self._lock:
+            if len(self._send_cache) > 20_000:
+                self._send_cache.clear()
+            self._send_cache[key] = found
+        return found
 
     def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
         """The thread's checkpoints with the given seqs (one small page each when few)."""
@@ -172,9 +237,30 @@ class LangGraphStore(Store):
                              "use THREAD@CHECKPOINT_ID.")
         raise StoreError(f"No checkpoint {text!r} in {self.display}.")
 
+    def _from_root_end(self, run_id: str, back: int) -> list[CheckpointInfo]:
+        """The ``back``-th checkpoint of the main graph counted from its end (1 = its head)."""
+        total = self.count_checkpoints(run_id)
+        if back == 1:
+            heads = self.reader.heads(run_id)
+            seq = self.reader.position(run_id, "", heads[0].checkpoint_id) if heads else None
+            return self.list_checkpoints(run_id, after_seq=seq - 1, limit=1) if seq is not None else []
+        end, found = total, 0
+        while end > 0:
+            start = max(0, end - 200)
+            page = self.list_checkpoints(run_id, after_seq=start - 1, limit=end - start)
+            for info in reversed(page):
+                if not info.lane:
+                    found += 1
+                    if found == back:
+                        return [info]
+            end = start
+        return []
+
     def _at(self, run_id: str, seq: int) -> CheckpointInfo:
-        wanted = seq + self.count_checkpoints(run_id) if seq < 0 else seq
-        page = self.list_checkpoints(run_id, after_seq=wanted - 1, limit=1) if wanted >= 0 else []
+        if seq < 0:   # counted back over the main graph's checkpoints: -1 is the root head
+            page = self._from_root_end(run_id, -seq)
+        else:
+            page = self.list_checkpoints(run_id, after_seq=seq - 1, limit=1)
         if not page:
             if not self.reader.threads(run_id):
                 raise StoreError(f"No thread {run_id!r} in {self.display}.")
@@ -183,7 +269,8 @@ class LangGraphStore(Store):
 
     def get_checkpoint(self, ref: int | str) -> CheckpointInfo:
         """A checkpoint by id (``THREAD@[NS@]CHECKPOINT_ID`` or a bare unique checkpoint id)
-        or by ``THREAD:SEQ`` (negative SEQ counts from the end)."""
+        or by ``THREAD:SEQ`` (a negative SEQ counts back over the main graph's checkpoints:
+        ``THREAD:-1`` is the thread's root head, as LangGraph's ``get_state``)."""
         run, key = parse_ref(ref)
         if run is not None:
             return self._at(run, int(key))
@@ -208,7 +295,27 @@ class LangGraphStore(Store):
         return build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
                               self.reader.namespaces(ck.thread_id),
                               show_control=self.show_control, task_channel=self.task_channel,
-                              rebuild=lambda meta, values: reconstruct(self.reader, ck, meta, values))
+                              rebuild=lambda meta, values: reconstruct(self.reader, ck, meta, values),
+                              empties=lambda present: self._empty_reducers(ck, present))
+
+    def _empty_reducers(self, ck: CheckpointKey, present: set[str]) -> dict[str, Any]:
+        """Reducer channels the checkpoint lacks, with their empty values (see ``reducers``)."""
+        cursor = self.reader.cursor()
+        with self._lock:
+            if self._reducer_cursor != cursor:
+                self._reducer_cache, self._reducer_cursor = {}, cursor
+            cache = self._reducer_cache
+
+        def child_value(ns: str, cid: str, channel: str) -> Any:
+            body = self.reader.body(ck.thread_id, ns, cid)
+            if body is None or parse_metadata(body.metadata).get("source") != "loop":
+                return NO_VALUE       # only a loop child applied the parent's pending writes
+            value = decode_body(body)[0]
+            values = value.get("channel_values") if isinstance(value, dict) else None
+            if not isinstance(values, dict) or channel not in values:
+                return NO_VALUE
+            return plain_or_error(values[channel])
+        return missing_reducers(self.reader, ck.thread_id, ck.ns, present, child_value, cache)
 
     # -- live ------------------------------------------------------------------------------------
     def cursor(self) -> Any:

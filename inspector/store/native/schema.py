@@ -79,4 +79,57 @@ blobs = Table(
     Column("data", LargeBinary, nullable=False),
 )
 
+# Pinned checkpoints (never pruned). Not required: stores made before pins have no such table,
+# and only writers create it (``inspector.store.native.pins.ensure_table``); readers tolerate its absence.
+pins = Table(
+    "ci_pins", metadata,
+    Column("checkpoint_id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=False),
+    Column("run_id", String(64), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("note", Text, nullable=False, default=""),
+)
+Index("ci_pins_run", pins.c.run_id)
+
 REQUIRED_TABLES = {"ci_meta", "ci_runs", "ci_checkpoints", "ci_blobs"}
+
+# -- LangGraph lanes (format 3, written by inspector.record.langgraph.InspectorSaver) -------
+# One lane = one (thread_id, checkpoint_ns) of a LangGraph thread = one ordinary run above.
+lg_lanes = Table(
+    "ci_lg_lanes", metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("thread_id", Text, nullable=False),
+    Column("checkpoint_ns", Text, nullable=False, default=""),
+    UniqueConstraint("thread_id", "checkpoint_ns", name="ci_lg_lanes_thread_ns"),
+)
+
+lg_checkpoints = Table(
+    "ci_lg_checkpoints", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=False),
+    Column("run_id", String(64), nullable=False),
+    Column("thread_id", Text, nullable=False),
+    Column("checkpoint_ns", Text, nullable=False, default=""),
+    Column("checkpoint_id", Text, nullable=False),
+    Column("parent_checkpoint_id", Text),
+    Column("lg_run_id", Text),               # metadata["run_id"] (delete_for_runs)
+    Column("type", String(32), nullable=False),   # serde type tag of body
+    Column("body", LargeBinary, nullable=False),  # the checkpoint without channel_values
+    Column("metadata", Text, nullable=False),     # JSON object (LangGraph metadata)
+    UniqueConstraint("thread_id", "checkpoint_ns", "checkpoint_id", name="ci_lg_checkpoints_key"),
+)
+Index("ci_lg_checkpoints_run", lg_checkpoints.c.lg_run_id)
+
+lg_writes = Table(
+    "ci_lg_writes", metadata,
+    Column("thread_id", Text, primary_key=True),
+    Column("checkpoint_ns", Text, primary_key=True, default=""),
+    Column("checkpoint_id", Text, primary_key=True),
+    Column("task_id", Text, primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("channel", Text, nullable=False),
+    Column("task_path", Text, nullable=False, default=""),
+    Column("codec", SmallInteger, nullable=False, default=0),   # 0 raw, 1 zstd (as ci_blobs)
+    Column("data", LargeBinary, nullable=False),  # the whole value, plain msgpack (no markers)
+    Column("size", BigInteger, nullable=False, default=0),   # raw length
+)
+
+LANGGRAPH_TABLES = {"ci_lg_lanes", "ci_lg_checkpoints", "ci_lg_writes"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterator
@@ -10,12 +11,15 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from inspector import codec as pieces
 from inspector import limits, taskstate
+from inspector.codec import expand
 from inspector.errors import CorruptDataError, StoreError, TaskStateError
-from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
-from inspector.store.native import blobs, expand, live, pieces
+from inspector.store.native import blobs, live
+from inspector.store.native.pins import pinned_ids
 from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # noqa: F401  (re-exported)
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
 from inspector.store.native.schema import blobs as blob_table
@@ -43,7 +47,8 @@ class NativeStore(Store):
         self.target = target
         self.info = StoreInfo(url=target.url, display=target.display, kind="native",
                               backend=target.backend, format_version=format_version,
-                              read_only=read_only)
+                              read_only=read_only, capabilities=NATIVE_CAPABILITIES,
+                              label="Checkpoint Inspector")
         self._pieces: OrderedDict[bytes, Any] = OrderedDict()
         self._raw: OrderedDict[bytes, bytes] = OrderedDict()
         self._raw_bytes = 0
@@ -105,7 +110,18 @@ class NativeStore(Store):
             stmt = stmt.limit(limit)
         rows = self._rows(stmt)
         branches = self._branches(run_id) if rows else {}
-        return [checkpoint_from_row(r, branches) for r in rows]
+        infos = [checkpoint_from_row(r, branches) for r in rows]
+        return self._with_pins(run_id, infos)
+
+    def _with_pins(self, run_id: str, infos: list[CheckpointInfo]) -> list[CheckpointInfo]:
+        """Mark the pinned ones (a store without a ``ci_pins`` table has none)."""
+        if not infos:
+            return infos
+        with guard(self.info.display), self.engine.connect() as conn:
+            pinned = pinned_ids(conn, run_id)
+        if not pinned:
+            return infos
+        return [dataclasses.replace(i, pinned=True) if i.id in pinned else i for i in infos]
 
     def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
         stmt = (sa.select(*CHECKPOINT_COLUMNS)
@@ -119,7 +135,7 @@ class NativeStore(Store):
 
     def get_checkpoint(self, ref: int | str) -> CheckpointInfo:
         row = self._checkpoint_row(ref, [*CHECKPOINT_COLUMNS, _BRANCH_COUNT])
-        return checkpoint_from_row(row, {row.id: row.branch_count})
+        return self._with_pins(row.run_id, [checkpoint_from_row(row, {row.id: row.branch_count})])[0]
 
     def _checkpoint_row(self, ref: int | str, columns: Any) -> Any:
         """The row of a checkpoint given by id or RUN:SEQ, with ``columns``."""
@@ -159,7 +175,12 @@ class NativeStore(Store):
         except StoreError as err:
             problems.append(f"metadata: {err}")
             meta = {}
+        if "langgraph" in meta:   # a lane written by InspectorSaver
+            lane = self._lane_snapshot(info, state)
+            if lane is not None:
+                return dataclasses.replace(lane, meta={**meta, **lane.meta})
         return Snapshot(info=info, state=state, tasks=tasks, meta=meta, problems=tuple(problems))
+
 
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:

@@ -19,6 +19,7 @@ from inspector.ui import icons
 from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor, ReviewView
 from inspector.ui.dialogs.store_access import StoreAccess, as_access
 from inspector.ui.tasks import TaskRunner
+from inspector.ui.widgets.sizing import fit_to_screen
 from inspector.ui.widgets.palette import accent
 
 _UNSET: Any = object()
@@ -103,7 +104,8 @@ class ForkDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Fork Checkpoint")
         self.setWindowIcon(icons.icon("branch"))
-        self.resize(900, 640)
+        self.setSizeGripEnabled(True)
+        fit_to_screen(self, 900, 640)
         self.access = as_access(store)
         self.store_url = self.access.url
         self._ref = checkpoint.id if isinstance(checkpoint, CheckpointInfo) else checkpoint

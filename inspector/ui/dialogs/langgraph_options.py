@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import (QCheckBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
+                               QWidget)
 
 from inspector.errors import StoreError
 from inspector.store.base import Store
@@ -78,8 +79,13 @@ class LangGraphOptions(QGroupBox):
         self.graph = QLineEdit(self)
         self.graph.setPlaceholderText("my_agent.graph:app — the compiled graph, as in langgraph.json")
         self.trusted = QCheckBox("Trusted database (let LangGraph revive any type it names)", self)
-        self.answer = QLineEdit(self)
-        self.answer.setPlaceholderText('answer to the pending interrupt, as JSON (e.g. "approved")')
+        self.answer = QPlainTextEdit(self)        # an editor: answers may be objects over lines
+        self.answer.setPlaceholderText('The answer to the interrupt, as JSON: "approved", true, 3 or '
+                                       '{"ok": true, "note": "…"}')
+        self.answer.setTabChangesFocus(True)
+        self.answer.setFixedHeight(self.fontMetrics().lineSpacing() * 5 + 12)
+        self.answer_check = QLabel(self)
+        self.answer.textChanged.connect(self._check_answer)
         self.question = QLabel(self)
         self.question.setWordWrap(True)
         self.note = QLabel("Your graph runs in a separate process, in your environment; the database is "
@@ -91,16 +97,30 @@ class LangGraphOptions(QGroupBox):
         form.addRow("", self.trusted)
         form.addRow("Interrupt:", self.question)
         form.addRow("&Answer:", self.answer)
+        form.addRow("", self.answer_check)
         form.addRow("", self.note)
         form.addRow("", self.replan)
         self._form = form
         self.replan.clicked.connect(self.replan_requested)
         self.graph.returnPressed.connect(self.replan_requested)
-        self.answer.returnPressed.connect(self.replan_requested)
+
+    def _check_answer(self) -> None:
+        text = self.answer.toPlainText().strip()
+        if not text:
+            self.answer_check.setText("")
+            return
+        try:
+            json.loads(text)
+        except ValueError as err:
+            self.answer_check.setText(f"<span style='color:#c0392b'>not JSON yet: {html.escape(str(err))} "
+                                      "— quote text like \"yes\"</span>")
+        else:
+            self.answer_check.setText("<span style='color:#2e7d32'>valid JSON</span> — press "
+                                      "<i>Prepare again</i> to review the command")
 
     def choices(self) -> LangGraphChoices:
         """The current choices."""
-        return LangGraphChoices(self.graph.text().strip(), self.trusted.isChecked(), self.answer.text())
+        return LangGraphChoices(self.graph.text().strip(), self.trusted.isChecked(), self.answer.toPlainText())
 
     def show_outcome(self, outcome: PlanOutcome) -> None:
         """Fill in saved settings and the pending interrupt's question."""
@@ -110,6 +130,7 @@ class LangGraphOptions(QGroupBox):
         waiting = outcome.interrupts[0] if outcome.interrupts else None
         self._form.setRowVisible(self.question, waiting is not None)
         self._form.setRowVisible(self.answer, waiting is not None)
+        self._form.setRowVisible(self.answer_check, waiting is not None)
         if waiting is not None:
             question = waiting.get("question") or json.dumps(waiting.get("value"), default=str)
             self.question.setText(f"<b>{html.escape(str(question))}</b> (node {html.escape(str(waiting.get('node')))})")

@@ -26,6 +26,7 @@ from inspector.ui.dialogs.langgraph_options import (LangGraphChoices, LangGraphO
 from inspector.ui.dialogs.store_access import StoreAccess, as_access
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent
+from inspector.ui.widgets.sizing import fit_to_screen
 
 OWNER_HUES = {"live": "#1a7f37", "starting": "#1a7f37", "gone": "#cf222e", "silent": "#bf8700",
               "none": "#57606a"}
@@ -77,6 +78,19 @@ def _start(access: StoreAccess, plan: ResumePlan, argv: list[str], cwd: str, env
         return start_resume(store, plan, argv=argv, cwd=cwd, env=env, reason=reason)
 
 
+def checkpoint_label(cp: CheckpointInfo) -> str:
+    """``#SEQ kind name`` without saying the kind twice ("fork of …", not "fork fork of …")."""
+    name = cp.name or ""
+    return f"#{cp.seq} {name}" if name.split(" ", 1)[0] == cp.kind else f"#{cp.seq} {cp.kind} {name}".rstrip()
+
+
+def _stop(access: StoreAccess, run_id: str) -> str:
+    from inspector.resume.liveness import stop_owner
+
+    with access.read() as store:
+        return stop_owner(store.get_run(run_id))
+
+
 def confirmation_text(plan: ResumePlan, argv: list[str], cwd: str) -> str:
     """What the confirmation box says: the command, where, and what happens to the run."""
     what = (f"A fork of run {plan.run.id} at #{plan.checkpoint.seq} is made and resumed."
@@ -95,6 +109,7 @@ class ResumeDialog(QDialog):
     """
 
     plan_loaded = Signal(object)
+    stopped = Signal(str)        # the old owner process was stopped (one sentence)
     launch_ready = Signal(object)
     failed = Signal(str)
 
@@ -104,7 +119,8 @@ class ResumeDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Resume Run")
         self.setWindowIcon(icons.kind_icon("resume"))
-        self.resize(860, 720)
+        self.setSizeGripEnabled(True)
+        fit_to_screen(self, 860, 720)
         self.access = as_access(store)
         self.store_url = self.access.url
         self.confirm = confirm
@@ -112,6 +128,7 @@ class ResumeDialog(QDialog):
         self.launch: LaunchSpec | None = None
         self._runner = runner or TaskRunner(self)
         self._ref = checkpoint.id if isinstance(checkpoint, CheckpointInfo) else checkpoint
+        self._stoppable: int | None = None
         self._threshold = heartbeat_threshold
         self.kind: str | None = None
         self._build()
@@ -145,17 +162,30 @@ class ResumeDialog(QDialog):
             self._info_label() for _ in range(4))
         form = QFormLayout()
         form.addRow("What happens:", self.mode_label)
-        form.addRow("Current owner:", self.owner_label)
+        self.stop_button = QPushButton("Stop Old Process…", self)
+        self.stop_button.setToolTip("Stop the previous owner's process on this host (asks first)")
+        self.stop_button.hide()
+        self.stop_button.clicked.connect(self._on_stop_clicked)
+        owner_row = QHBoxLayout()
+        owner_row.addWidget(self.owner_label, 1)
+        owner_row.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignTop)
+        form.addRow("Current owner:", owner_row)
+        self.origin_label = self._info_label()
+        self.origin_label.hide()
         form.addRow("Replay cost:", self.replay_label)
         form.addRow("Store:", self.store_label)
+        form.addRow("", self.origin_label)
         self.argv_editor = JsonEditor(parse_argv, self, gutter=False)
         self.env_editor = JsonEditor(parse_env, self, gutter=False)
+        for editor in (self.argv_editor, self.env_editor):   # never squeezed to one line
+            editor.setMinimumHeight(editor.fontMetrics().lineSpacing() * 4 + 12)
         self.cwd = QLineEdit(self)
         self.reason = QLineEdit(self)
         self.reason.setPlaceholderText("why the fork exists (kept with it)")
         self.preview = self._info_label(mono=True)
         self.env_note = self._info_label()
         splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.setChildrenCollapsible(False)
         splitter.addWidget(self._group("Command (one JSON string per argument; never run by a shell)",
                                        self.argv_editor, self.preview))
         splitter.addWidget(self._group("Environment (the complete environment of the process)",
@@ -211,8 +241,11 @@ class ResumeDialog(QDialog):
     def _on_planned(self, plan: ResumePlan) -> None:
         self.plan = plan
         cp = plan.checkpoint
-        self.title.setText(f"<b>Resume “{html.escape(plan.run.name)}” from #{cp.seq}</b> "
-                           f"({cp.kind} {html.escape(cp.name)}).")
+        self.title.setText(f"<b>Resume “{html.escape(plan.run.name)}” from "
+                           f"{html.escape(checkpoint_label(cp))}</b>.")
+        self._show_stop_offer(plan)
+        self.origin_label.setText(self._origin_text(plan))
+        self.origin_label.setVisible(bool(plan.run.parent_run))
         if self.kind == "langgraph":
             action = ("<b>LangGraph replays from this checkpoint as a new branch</b>" if plan.mode == FORK
                       else "<b>LangGraph continues the thread</b>")
@@ -233,6 +266,46 @@ class ResumeDialog(QDialog):
         self.resume_button.setText("Fork && Resume…" if plan.mode == FORK else "Resume…")
         self._on_edited()
         self.plan_loaded.emit(plan)
+
+    def _origin_text(self, plan: ResumePlan) -> str:
+        run = plan.run
+        if not run.parent_run:
+            return ""
+        return (f"This fork keeps its own resume spec (copied from run {html.escape(run.parent_run)} when "
+                "it was forked). The agent restores <b>this fork's</b> checkpoint, edits included; "
+                "start-up flags of the original command do not reset that state.")
+
+    def _show_stop_offer(self, plan: ResumePlan) -> None:
+        from inspector.resume.liveness import stoppable_owner
+
+        pid = stoppable_owner(plan.run) if plan.owner.state != "none" else None
+        self._stoppable = pid
+        self.stop_button.setVisible(pid is not None)
+        if pid is not None:
+            self.stop_button.setText(f"Stop Process {pid}\u2026")
+
+    def _on_stop_clicked(self) -> None:
+        pid, plan = self._stoppable, self.plan
+        if pid is None or plan is None:
+            return
+        text = (f"Stop process {pid} on this host, the previous owner of run {plan.run.id}?\n\n"
+                "It is sent SIGTERM (SIGKILL after 5 s). Whatever it has not saved is lost; its "
+                "checkpoints stay in the store.")
+        if not self.confirm(self, "Stop Old Process", text):
+            return
+        self.stop_button.setEnabled(False)
+        access, run_id = self.access, plan.run.id
+        self._runner.run(lambda: _stop(access, run_id), self._on_stopped, self._on_stop_failed)
+
+    def _on_stopped(self, message: str) -> None:
+        self.stop_button.setEnabled(True)
+        self.owner_label.setText(html.escape(message))
+        self.stopped.emit(message)
+        self._request_plan()
+
+    def _on_stop_failed(self, message: str) -> None:
+        self.stop_button.setEnabled(True)
+        self._show_error(message)
 
     def _on_plan_failed(self, message: str) -> None:
         self.title.setText("This run cannot be resumed.")

@@ -25,6 +25,7 @@ class StoreAccess:
         self.keep_writer = keep_writer
         self._writer: Store | None = None
         self._lock = threading.Lock()
+        self.writes = 0          # explicit writes made through this access (fork, resume)
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Store]:
@@ -38,6 +39,7 @@ class StoreAccess:
     @contextlib.contextmanager
     def write(self) -> Iterator[Store]:
         """A writable store (an explicit user action): the kept writer, or one for this call."""
+        self.writes += 1
         if not self.keep_writer:
             with open_store(self.url, readonly=False) as store:
                 yield store

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,8 @@ def type_name(value: Any) -> str:
     """A JSON type name; decoded objects show their class (``HumanMessage``)."""
     if isinstance(value, dict):
         tag = value.get("__type__")
+        if tag is None and set(value) == {"__bytes__", "size"}:
+            return "bytes"
         return tag.rsplit(".", 1)[-1] if isinstance(tag, str) and tag else "object"
     if isinstance(value, list):
         return "array"
@@ -46,9 +49,31 @@ def _message_preview(value: dict) -> str:
     return ""
 
 
+def typed_preview(value: dict) -> str | None:
+    """One line for a decoded typed value: a datetime, UUID, Decimal… shows its value, an Enum
+    ``Name.value``-like ``low``, a numpy array ``float64 3×4 [[0.0, 1.0, …``, bytes their size."""
+    tag = value.get("__type__")
+    if set(value) == {"__bytes__", "size"}:
+        return f"<{value['size']} bytes>"
+    if not isinstance(tag, str):
+        return None
+    if set(value) == {"__type__", "value"} and isinstance(value["value"], (str, int, float, bool)):
+        return str(value["value"])
+    if tag == "numpy.ndarray":
+        shape = "×".join(str(n) for n in value.get("shape") or []) or "scalar"
+        dtype = {"<f8": "float64", "<f4": "float32", "<i8": "int64", "<i4": "int32", "|b1": "bool"}.get(
+            str(value.get("dtype")), str(value.get("dtype")))
+        values = value.get("values")
+        return f"{dtype} {shape}" + (f" {json.dumps(values)}" if values is not None else "")
+    return None
+
+
 def preview(value: Any, limit: int = ELIDE_AT) -> str:
-    """One line for a value cell: ``{5 keys}``, ``[24 items]``, an elided string, ``null``."""
-    if isinstance(value, dict):
+    """One line for a value cell: ``{5 keys}``, ``[24 items]``, an elided string, ``null``;
+    typed values (``typed_preview``) show their value."""
+    if isinstance(value, dict) and (typed := typed_preview(value)) is not None:
+        text = typed
+    elif isinstance(value, dict):
         n = len(value)
         text = f"{{{n} key{'s' if n != 1 else ''}}}" + _message_preview(value)
     elif isinstance(value, list):

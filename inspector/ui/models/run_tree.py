@@ -9,8 +9,9 @@ from typing import Any
 
 from inspector.errors import StoreError
 from inspector.model import RunInfo
+from inspector.resume.status import EffectiveStatus, deep_statuses, quick_statuses
 from inspector.store.base import Store
-from inspector.ui.run_status import EffectiveStatus, deep_statuses, quick_statuses
+from inspector.store.refs import parent_refs
 
 # column ids (the Qt model's column order)
 COL_NAME, COL_STATUS, COL_CHECKPOINTS, COL_CHECKS, COL_UPDATED, COL_AGENT, COL_ID = range(7)
@@ -250,12 +251,4 @@ def load_running(store: Store, run_ids: list[str]) -> RunsLoad:
 
 def fork_points(store: Store, runs: Iterable[RunInfo]) -> dict[str, int]:
     """Run id → the seq of the checkpoint each fork was made from (forks whose source exists)."""
-    out: dict[str, int] = {}
-    for run in runs:
-        if run.parent_run is None or run.parent_checkpoint is None:
-            continue
-        try:
-            out[run.id] = store.get_checkpoint(run.parent_checkpoint).seq
-        except Exception:  # noqa: BLE001 - a missing source checkpoint only hides "#seq"
-            continue
-    return out
+    return {run_id: info.seq for run_id, info in parent_refs(store, runs).items()}

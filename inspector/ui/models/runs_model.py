@@ -11,7 +11,7 @@ from inspector.ui import formatting
 from inspector.ui.models.run_tree import (COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
                                           COL_STATUS, COL_UPDATED, COLUMN_TITLES, RunNode, RunsLoad,
                                           RunTree, fork_points, load_running, load_runs)
-from inspector.ui.run_status import EffectiveStatus, deep_statuses
+from inspector.resume.status import EffectiveStatus, deep_statuses
 from inspector.ui.session import StoreSession
 from inspector.ui.style import mono_font
 
@@ -172,6 +172,11 @@ class RunsModel(QAbstractItemModel):
         node = self.tree.by_id.get(run_id)
         return node.run if node is not None else None
 
+    def status_of(self, run_id: str) -> str:
+        """The status the list shows for a run (a diagnosis may say crashed or stuck), '' if unknown."""
+        node = self.tree.by_id.get(run_id)
+        return (node.status or node.run.status) if node is not None else ""
+
     def forks_of(self, run_id: str) -> list[RunInfo]:
         """The loaded runs forked from ``run_id``."""
         return [n.run for n in self.tree.by_id.values() if n.run.parent_run == run_id]
@@ -302,10 +307,26 @@ class RunsModel(QAbstractItemModel):
                     self._remove(node)
         touched = {self.tree.by_id[r.id].parent or self.tree.root for r in load.runs if r.id in self.tree.by_id}
         if any(not self.tree.is_sorted(parent) for parent in touched):  # an update may move a row
-            self._relayout(lambda: self.tree.sort(self.tree.sort_column, self.tree.descending))
+            if self.hold_order:
+                self._sort_pending = True     # not under the user's cursor: when it leaves
+            else:
+                self._resort()
         self.runs_updated.emit([r.id for r in load.runs])
         if load.kind == "some" and new_runs:
             self._annotate(new_runs)
+
+    hold_order = False
+    _sort_pending = False
+
+    def set_hold_order(self, hold: bool) -> None:
+        """While held, live updates do not move rows (the pointer is over the list); re-sort on release."""
+        self.hold_order = hold
+        if not hold and self._sort_pending:
+            self._resort()
+
+    def _resort(self) -> None:
+        self._sort_pending = False
+        self._relayout(lambda: self.tree.sort(self.tree.sort_column, self.tree.descending))
 
     def _insert_many(self, runs: list[RunInfo], load: RunsLoad) -> None:
         """Append top-level runs in one go, put forks under their parents, adopt orphans."""

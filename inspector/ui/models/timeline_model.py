@@ -251,7 +251,7 @@ class TimelineModel(QAbstractTableModel):
         if col == COL_KIND:
             return info.kind
         if col == COL_NAME:
-            return info.name
+            return f"\u2691 {info.name}" if info.pinned else info.name
         if col == COL_TIME:
             return formatting.clock_time(info.created)
         if col == COL_GAP:
@@ -300,6 +300,8 @@ class TimelineModel(QAbstractTableModel):
         if col == COL_SIZE:
             return f"{info.size:,} bytes of state ({info.size_delta:+,} since the previous checkpoint)"
         text = f"#{info.seq} {info.kind} {info.name}\nid {info.id}"
+        if info.pinned:
+            text += "\npinned: prune never removes it"
         if info.lane:
             text += f"\nlane {info.lane}"
         if info.ops > 1:

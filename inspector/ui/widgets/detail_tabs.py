@@ -154,6 +154,18 @@ class DetailTabs(QWidget):
             return
         self._timer.start()
 
+    def update_run(self, run: RunInfo) -> None:
+        """A newer RunInfo of the shown run arrived (live): panels that show run facts follow it."""
+        info, shown = self._request if self._request is not None else (None, None)
+        if shown is None or shown.id != run.id:
+            return
+        self._request = (info, run)
+        if getattr(self, "_run", None) is not None and self._run.id == run.id:
+            self._run = run
+        for panel in self.panels.values():
+            if hasattr(panel, "update_run"):
+                panel.update_run(run)
+
     def show_selection(self, infos: list[CheckpointInfo], run: RunInfo | None) -> None:
         """Two selected checkpoints: give the Diff panel both (it compares a pair)."""
         store = self.session.store

@@ -8,11 +8,12 @@ side-by-side text diff.
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 
 from PySide6.QtCore import QItemSelection, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QActionGroup
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QSizePolicy, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QMenu, QProgressBar, QSplitter, QStyle, QToolButton,
                                QTreeView, QVBoxLayout, QWidget)
 
@@ -27,9 +28,13 @@ from inspector.ui.widgets.checkpoint_header import kind_chip
 from inspector.ui.widgets.diff_jobs import DiffRequest, run_diff, run_text
 from inspector.ui.widgets.diff_summary_view import DiffSummaryView
 from inspector.ui.widgets.json_view import PreparedText
+
+if TYPE_CHECKING:   # the picker loads on first use
+    from inspector.ui.dialogs.checkpoint_picker import CheckpointPicker
 from inspector.ui.widgets.palette import is_dark, muted_text
 from inspector.ui.widgets.side_by_side import SideBySideView
 
+LIST_ROWS = 5   # change rows the list gets before the texts take the rest
 PARENT, PINNED, PAIR = "parent", "pinned", "pair"
 STAGES = {"loading": "Loading…", "diffing": "Comparing…", "tasks": "Comparing tasks…",
           "ancestor": "Finding the common ancestor…", "text": "Formatting the text diff…"}
@@ -55,6 +60,7 @@ class DiffPanel(QWidget):
         self._run: RunInfo | None = None
         self._mode = PARENT
         self._pinned: CheckpointInfo | None = None
+        self.picker: CheckpointPicker | None = None
         self._request: DiffRequest | None = None
         self._result: DiffResult | None = None
         self._pending_path: tuple | None = None
@@ -113,7 +119,13 @@ class DiffPanel(QWidget):
             group.addAction(action)
         self.parent_action.setChecked(True)
         menu.addSeparator()
-        menu.addAction("Choose a checkpoint…", self._on_choose_triggered)
+        self.choose_action = menu.addAction("Choose a Checkpoint\u2026", self._on_choose_triggered)
+        self.choose_action.setShortcut("Ctrl+B")
+        self.origin_action = menu.addAction("Compare with the Fork's Origin", self.compare_with_origin)
+        self.same_step_action = menu.addAction("Compare with the Original at the Same Step",
+                                               self.compare_with_original_step)
+        for action in (self.origin_action, self.same_step_action):
+            action.setEnabled(False)
         menu.addAction("Swap sides", self.swap)
         return menu
 
@@ -142,6 +154,8 @@ class DiffPanel(QWidget):
                                 (self.target, 1), (self.stage, 0), (self.progress, 0),
                                 (self.hunk_label, 0), (self.prev_hunk, 0), (self.next_hunk, 0)):
             bar.addWidget(widget, stretch)
+        for label in (self.target, self.stage):   # a narrow window clips, never widens
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, label.sizePolicy().verticalPolicy())
         list_pane = QWidget(self)
         list_layout = QVBoxLayout(list_pane)
         list_layout.setContentsMargins(0, 0, 0, 0)
@@ -184,13 +198,21 @@ class DiffPanel(QWidget):
     # -- public API ----------------------------------------------------------------------
     def set_store(self, store: Store | None) -> None:
         """The store to load the other snapshot from (None forgets it)."""
-        if store is not self._store:
+        if store is not self._store:   # another store: nothing of the old one may stay pinned
             self._store = store
-            self._pinned = None if store is None else self._pinned
+            self._pinned = None
+            self._mode = PARENT
+            self.parent_action.setChecked(True)
+            self._cancel()
+            self._snapshot = None
+            self._show_idle("Select a checkpoint to compare it with its parent.")
 
     def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         """Compare a snapshot with its parent, or with the pinned base when one is pinned."""
         self._snapshot, self._run = snapshot, run
+        forked = run is not None and run.parent_run is not None and snapshot is not None
+        self.origin_action.setEnabled(forked)
+        self.same_step_action.setEnabled(forked)
         if self._mode == PAIR:
             self._mode = PINNED if self._pinned is not None else PARENT
         if snapshot is None or self._store is None:
@@ -355,7 +377,10 @@ class DiffPanel(QWidget):
             return
         wanted = min(self.summary.wanted_height(self.splitter.width()), total // 3)
         rest = total - wanted
-        self.splitter.setSizes([wanted, rest * 2 // 5, rest - rest * 2 // 5])
+        rows = self.filter.sizeHint().height() + self.changes.header().height() + \
+            LIST_ROWS * max(self.changes.sizeHintForRow(0), self.fontMetrics().lineSpacing() + 4)
+        listed = max(rest * 2 // 5, min(rest * 3 // 5, rows))   # a short window still lists a few changes
+        self.splitter.setSizes([wanted, listed, rest - listed])
 
     def _on_splitter_moved(self, _pos: int, _index: int) -> None:
         self._user_sized = True
@@ -389,10 +414,41 @@ class DiffPanel(QWidget):
             self.sides.scroll_to_path(*target)
 
     def _on_choose_triggered(self) -> None:
-        text, ok = QInputDialog.getText(self, "Compare with",
-                                        "Base checkpoint (#SEQ of this run, RUN:SEQ or an id):")
-        if ok and text.strip():
-            self.choose_base(text.strip())
+        self.open_picker()
+
+    def open_picker(self) -> CheckpointPicker | None:
+        """Compare ▾ Choose a Checkpoint…: search any run's checkpoints; the pick becomes the base."""
+        if self._store is None:
+            return None
+        from inspector.ui.dialogs.checkpoint_picker import CheckpointPicker
+
+        picker = CheckpointPicker(self._store, self._run, self)
+        picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        picker.chosen.connect(self.pin)
+        self.picker = picker
+        picker.open()
+        return picker
+
+    def compare_with_origin(self) -> None:
+        """Pin the checkpoint the shown fork was made from."""
+        run = self._run
+        if run is None or run.parent_checkpoint is None or self._store is None:
+            return
+        store, ref = self._store, run.parent_checkpoint
+        self._choose_job.submit(lambda _ctx: store.get_checkpoint(ref))
+
+    def compare_with_original_step(self) -> None:
+        """Pin the original run's checkpoint at the shown checkpoint's step (origin seq + seq in the fork)."""
+        run, snap, store = self._run, self._snapshot, self._store
+        if run is None or run.parent_checkpoint is None or snap is None or store is None:
+            return
+        seq, ref, parent = snap.info.seq, run.parent_checkpoint, run.parent_run
+
+        def find(_ctx: object) -> CheckpointInfo:
+            origin = store.get_checkpoint(ref)
+            head = store.get_run(parent).head_seq
+            return store.get_checkpoint(f"{origin.run_id}:{min(origin.seq + seq, head)}")
+        self._choose_job.submit(find)
 
     def choose_base(self, ref: str) -> None:
         """Pin the checkpoint named by ``ref`` (``#5``/``5`` in the shown run, ``RUN:SEQ``, or an id)."""

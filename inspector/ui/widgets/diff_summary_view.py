@@ -38,6 +38,8 @@ def task_change_text(change: TaskChange) -> str:
     if kind == "review":
         by = f" by {change.reviewer}" if change.reviewer else ""
         return f"review {str(old).replace('_', ' ')} → {str(new).replace('_', ' ')}{by}"
+    if kind == "check" and old == new:   # the verdict stayed: its detail text changed
+        return f"check “{change.name}” {CHECK_WORDS.get(new, new)}: detail changed"
     if kind == "check":
         return f"check “{change.name}” {CHECK_WORDS.get(old, old)} → {CHECK_WORDS.get(new, new)}"
     if kind == "check_added":

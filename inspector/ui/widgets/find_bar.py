@@ -24,10 +24,10 @@ class FindBar(QWidget):
         self.field = QLineEdit(self)
         self.field.setPlaceholderText(placeholder)
         self.field.setClearButtonEnabled(True)
-        self.field.setMinimumWidth(180)
+        self.field.setMinimumWidth(110)   # 1024x700: the State tab must fit beside the runs
         self.field.installEventFilter(self)
         self._count = QLabel("", self)
-        self._count.setMinimumWidth(64)
+        self._count.setMinimumWidth(40)
         self._count.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self._count.setEnabled(False)
         self._prev = self._button(QStyle.StandardPixmap.SP_ArrowUp, "Previous match (Shift+Enter)", True)

@@ -205,6 +205,15 @@ class MetadataPanel(QWidget):
         self._fill(snapshot, run)
         self._look_up(snapshot.info, run)
 
+    def update_run(self, run: RunInfo) -> None:
+        """A newer RunInfo of the shown run (live): status, owner, counts and error follow it."""
+        if self._snapshot is None or self._run is None or run.id != self._run.id:
+            return
+        self._run = run
+        self.run.set_rows(self._run_rows(run))
+        self.error_text.setText(run.last_error or "")
+        self.error.setVisible(bool(run.last_error))
+
     def show_diagnosis(self, text: str | None) -> None:
         """Show (or hide, with None) a stuck diagnosis at the top of the panel."""
         if not text:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QMenu, QToolButton, QTreeView, QVBoxLayout, QWidget)
 
+from inspector.humanize import plural
 from inspector.model import RUN_STATUSES, ChangeSet, RunInfo
 from inspector.ui import icons, style
 from inspector.ui.models.run_tree import (COL_AGENT, COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
@@ -18,7 +19,7 @@ from inspector.ui.widgets.item_delegates import ProgressDelegate, RunNameDelegat
 
 REFRESH_MS = 30_000        # relative times and stuck diagnoses
 FILTER_DELAY_MS = 150      # typing pause before filtering
-COLUMN_WIDTHS = {COL_STATUS: 96, COL_CHECKPOINTS: 54, COL_CHECKS: 92, COL_UPDATED: 78, COL_AGENT: 110, COL_ID: 110}
+COLUMN_WIDTHS = {COL_STATUS: 90, COL_CHECKPOINTS: 56, COL_CHECKS: 78, COL_UPDATED: 76, COL_AGENT: 110, COL_ID: 110}
 
 
 class RunsPanel(QWidget):
@@ -43,6 +44,8 @@ class RunsPanel(QWidget):
         self._wire()
 
     # -- construction ---------------------------------------------------------------
+    _filtered_store: str | None = None
+
     def _build(self) -> None:
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -75,6 +78,7 @@ class RunsPanel(QWidget):
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._on_header_menu)
         layout.addWidget(self.view, 1)
+        self.view.viewport().installEventFilter(self)
         self.empty_hint = style.mute(QLabel("No runs match the filter.", self.view.viewport()))
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.hide()
@@ -194,6 +198,13 @@ class RunsPanel(QWidget):
         # flash), and a run picked meanwhile is selected again then, with the store open
         self._reselect = self._selected_id if self.model.previewing else None
         self._selected_id = None
+        info = self.session.info
+        url = info.url if info is not None else None
+        if url != self._filtered_store:    # a filter belongs to the store it was typed for
+            self._filtered_store = url
+            if self.proxy.text or self.proxy.statuses:
+                self.set_text_filter("")
+                self.set_status_filter([])
         if not self.model.previewing:
             self.model.clear()
         self.model.reload()
@@ -244,12 +255,18 @@ class RunsPanel(QWidget):
 
     def _update_counts(self, *_args: object) -> None:
         total = len(self.model.tree)
-        shown = self.proxy.rowCount()
-        roots = len(self.model.tree.root.children)
         filtered = bool(self.proxy.text or self.proxy.statuses or self.proxy.hide_forks)
-        self.count_label.setText(f"{shown:,} of {roots:,} shown" if filtered else f"{total:,} runs")
+        shown = self._shown_runs() if filtered else total
+        self.count_label.setText(f"{shown:,} of {plural(total, 'run')} shown" if filtered else plural(total, "run"))
         self.empty_hint.setVisible(total > 0 and shown == 0)
         self.empty_hint.resize(self.view.viewport().size())
+
+    def _shown_runs(self, parent: QModelIndex | None = None) -> int:
+        """Runs the filtered list shows, forks under their runs included (same unit as the total)."""
+        parent = parent if parent is not None else QModelIndex()
+        rows = self.proxy.rowCount(parent)
+        return rows + sum(self._shown_runs(self.proxy.index(r, 0, parent)) for r in range(rows)
+                          if self.proxy.hasChildren(self.proxy.index(r, 0, parent)))
 
     def _on_header_menu(self, pos: QPoint) -> None:
         header = self.view.header()
@@ -262,6 +279,11 @@ class RunsPanel(QWidget):
             action.setChecked(not header.isSectionHidden(col))
             action.toggled.connect(lambda on, c=col: header.setSectionHidden(c, not on))
         menu.popup(header.mapToGlobal(pos))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched is self.view.viewport() and event.type() in (QEvent.Type.Enter, QEvent.Type.Leave):
+            self.model.set_hold_order(event.type() == QEvent.Type.Enter)   # rows stay under the cursor
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
         super().resizeEvent(event)

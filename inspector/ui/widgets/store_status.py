@@ -15,11 +15,31 @@ KIND_NAMES = {"native": "native", "langgraph": "LangGraph"}
 BACKEND_NAMES = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 
 
+def kind_name(info: StoreInfo) -> str:
+    """The kind as people read it ('LangGraph', 'CrewAI (JSON)', a third party's label…)."""
+    return KIND_NAMES.get(info.kind) or info.label or info.kind
+
+
 def describe(info: StoreInfo) -> str:
     """'native · SQLite · read-only' for titles and tooltips."""
-    parts = [KIND_NAMES.get(info.kind, info.kind), BACKEND_NAMES.get(info.backend, info.backend)]
+    parts = [kind_name(info), BACKEND_NAMES.get(info.backend, info.backend)]
     parts.append("read-only" if info.read_only else "writable")
     return " \u00b7 ".join(parts)
+
+
+def info_live(info: StoreInfo) -> bool:
+    """True when the store's adapter offers live updates."""
+    return info.capabilities.live.available
+
+
+def capability_text(info: StoreInfo) -> str:
+    """What the store's adapter offers, one line per action (the kind chip's tooltip)."""
+    lines = [f"{kind_name(info)} store"]
+    for action in ("fork", "resume", "live"):
+        cap = info.capabilities.get(action)
+        label = {"fork": "Fork", "resume": "Resume", "live": "Live updates"}[action]
+        lines.append(f"{label}: {'yes' if cap.available else 'no'}" + (f" — {cap.reason}" if cap.reason else ""))
+    return "\n".join(lines)
 
 
 class _Chip(QLabel):
@@ -63,10 +83,21 @@ class StoreStatus(QWidget):
             return
         self.path_label.setText(elide_middle(info.display, 64))
         self.path_label.setToolTip(f"{info.display}\n{describe(info)}")
-        self.kind_chip.set_chip(KIND_NAMES.get(info.kind, info.kind), "#8250df" if info.kind == "langgraph" else "#0969da")
+        self.kind_chip.set_chip(kind_name(info), "#0969da" if info.kind == "native" else "#8250df")
+        self.kind_chip.setToolTip(capability_text(info))
         self.backend_chip.set_chip(BACKEND_NAMES.get(info.backend, info.backend), "#768390")
         self.readonly_chip.set_chip("read-only" if info.read_only else "writable",
                                     "#1a7f37" if info.read_only else "#d4762c")
+        self.readonly_chip.setToolTip("Nothing in this store has been changed by this window"
+                                      if info.read_only else "Opened for writing")
+
+    def note_write(self) -> None:
+        """This window wrote to the store (a confirmed fork or resume): the badge says so."""
+        if self.info is None:
+            return
+        self.readonly_chip.set_chip("read-only + your writes" if self.info.read_only else "writable", "#d4762c")
+        self.readonly_chip.setToolTip("Browsing is read-only; this window wrote to the store when you "
+                                      "confirmed a fork or a resume (through a separate writer).")
 
     def set_opening(self, display: str) -> None:
         """A store is being opened (its first runs may already be listed)."""
@@ -78,6 +109,10 @@ class StoreStatus(QWidget):
         """Show whether the store is watched ('files', 'listen', 'poll')."""
         if self.info is None:
             self.live_chip.set_chip("", "#768390")
+            return
+        if not info_live(self.info):
+            self.live_chip.set_chip("no live updates", "#768390")
+            self.live_chip.setToolTip(self.info.capabilities.live.reason)
             return
         self.live_chip.set_chip("\u25cf live" if live else "paused", "#2da44e" if live else "#768390")
         self.live_chip.setToolTip({"files": "Watching the database files for changes",

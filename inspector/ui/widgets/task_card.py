@@ -35,6 +35,9 @@ def check_line(palette: QPalette, check: dict) -> str:
             f"{html.escape(check.get('name', ''))}{tail}")
 
 
+OUTPUT_CHARS = 80
+
+
 def card_tooltip(task: dict) -> str:
     """Tooltip of a card: id, review with reviewer and note, checks with details."""
     review = task.get("review") or {}
@@ -49,6 +52,10 @@ def card_tooltip(task: dict) -> str:
         glyph = CHECK_GLYPHS.get(check.get("passed"), CHECK_GLYPHS[None])[0]
         detail = f" — {html.escape(check['detail'])}" if check.get("detail") else ""
         lines.append(f"{glyph} {html.escape(check.get('name', ''))}{detail}")
+    if task.get("agent"):
+        lines.append(f"agent: {html.escape(task['agent'])}")
+    if task.get("output"):
+        lines.append(f"output: {html.escape(task['output'][:1500])}")
     return "<br>".join(lines)
 
 
@@ -59,7 +66,7 @@ class TaskCard(QFrame):
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)  # width = column
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)  # width = column; height = text
         self._task: dict | None = None
         self.title = QLabel(self)
         self.title.setWordWrap(True)
@@ -79,6 +86,11 @@ class TaskCard(QFrame):
         self.checks = QLabel(self)
         self.checks.setTextFormat(Qt.TextFormat.RichText)
         self.checks.setWordWrap(True)
+        self.output = QLabel(self)        # a task's output and agent, when the store has them (CrewAI)
+        self.output.setTextFormat(Qt.TextFormat.PlainText)
+        self.output.setWordWrap(False)   # one line (clipped by the column; the tooltip has it all)
+        self.output.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.output.setVisible(False)
         progress_row = QHBoxLayout()
         progress_row.setSpacing(6)
         progress_row.addWidget(self.progress, 1)
@@ -90,6 +102,7 @@ class TaskCard(QFrame):
         layout.addLayout(progress_row)
         layout.addWidget(self.review)
         layout.addWidget(self.checks)
+        layout.addWidget(self.output)
         self._apply_palette()
 
     @property
@@ -107,6 +120,8 @@ class TaskCard(QFrame):
         self.percent.setFixedWidth(self.percent.fontMetrics().horizontalAdvance("100%") + 2)
         self.checks.setFont(small)
         self.review.setFont(small)
+        self.output.setFont(small)
+        self.output.setStyleSheet(f"color: {muted_text(pal).name()}")
 
     def set_task(self, task: dict) -> None:
         """Show a (validated) task; does nothing when it is unchanged."""
@@ -125,6 +140,11 @@ class TaskCard(QFrame):
         checks = task.get("checks") or []
         self.checks.setText("<br>".join(check_line(pal, c) for c in checks))
         self.checks.setVisible(bool(checks))
+        output = task.get("output") or ""
+        agent = task.get("agent") or ""
+        text = " ".join((((f"{agent}: " if agent else "") + output) if output else "").split())
+        self.output.setText(text if len(text) <= OUTPUT_CHARS else text[:OUTPUT_CHARS - 1] + "…")
+        self.output.setVisible(bool(text))
         self.setToolTip(card_tooltip(task))
 
     def _set_review(self, pal: QPalette, review: dict) -> None:
@@ -136,3 +156,19 @@ class TaskCard(QFrame):
         who = f" <span style='color:{muted}'>{name}</span>" if reviewer and pill else ""
         self.review.setText(pill + who)
         self.review.setVisible(bool(pill))
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+        super().resizeEvent(event)
+        self._fit_wrapped()
+
+    def _fit_wrapped(self) -> None:
+        """Wrapped labels ask for the height their text needs at this width (a long title is never cut)."""
+        changed = False
+        for label in (self.title, self.review, self.checks):
+            if not label.isHidden() and label.width() > 0:
+                wanted = label.heightForWidth(label.width())
+                if wanted != label.minimumHeight():
+                    label.setMinimumHeight(max(0, wanted))
+                    changed = True
+        if changed:
+            self.updateGeometry()

@@ -18,6 +18,20 @@ from inspector.ui.widgets.task_card import TaskCard
 STATUS_TITLES = {"pending": "Pending", "in_progress": "In progress", "blocked": "Blocked",
                  "done": "Done", "failed": "Failed"}
 EMPTY_TEXT = "This checkpoint has no task state"
+MIN_COLUMN_WIDTH = 150   # below this a column cannot show a card's words
+NO_CHECKPOINT_TEXT = "No checkpoint selected: pick one in the timeline to see its task board"
+
+
+def with_outputs(tasks: dict, raw: dict) -> dict:
+    """The validated task state with each task's ``output`` and ``agent`` text kept (adapters such
+    as CrewAI's give them; the documented model has no such field, so validation drops them)."""
+    extra = {str(t.get("id")): t for t in raw.get("tasks") or [] if isinstance(t, dict)}
+    for task in tasks["tasks"]:
+        source = extra.get(task["id"], {})
+        for key in ("output", "agent"):
+            if isinstance(source.get(key), str) and source[key]:
+                task[key] = source[key]
+    return tasks
 
 
 class BoardColumn(QFrame):
@@ -28,6 +42,9 @@ class BoardColumn(QFrame):
         self.status = status
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setAutoFillBackground(True)
+        # columns share the width (a narrow board folds its empty ones, see TasksPanel)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(60)
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self._cards: list[TaskCard] = []
@@ -158,8 +175,14 @@ class TasksPanel(QWidget):
         page_layout.setContentsMargins(4, 4, 4, 4)
         page_layout.setSpacing(8)
         page_layout.addWidget(self.score_bar)
+        self.empty_columns = QLabel(board_page)     # narrow: empty columns folded into one line
+        self.empty_columns.setObjectName("emptyColumns")
+        self.empty_columns.setWordWrap(True)
+        self.empty_columns.setEnabled(False)
+        self.empty_columns.hide()
+        page_layout.addWidget(self.empty_columns)
         page_layout.addWidget(board, 1)
-        self.empty = QLabel(EMPTY_TEXT, self)
+        self.empty = QLabel(NO_CHECKPOINT_TEXT, self)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.empty.setEnabled(False)
@@ -179,12 +202,15 @@ class TasksPanel(QWidget):
 
     def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         """Show the task state of a snapshot (an empty-state message when it has none)."""
-        raw = snapshot.tasks if snapshot is not None else None
+        if snapshot is None:
+            self._show_empty(NO_CHECKPOINT_TEXT)
+            return
+        raw = snapshot.tasks
         if raw is None:
             self._show_empty(EMPTY_TEXT)
             return
         try:
-            tasks = validate(raw)
+            tasks = with_outputs(validate(raw), raw)
         except TaskStateError as err:
             self._show_empty(f"The task state of this checkpoint is malformed:\n{err}")
             return
@@ -198,9 +224,26 @@ class TasksPanel(QWidget):
                                      counts.tasks_done, counts.tasks_total)
             for status, column in self.columns.items():
                 column.set_tasks([t for t in tasks["tasks"] if t["status"] == status])
+            self._fold_empty_columns()
             self._stack.setCurrentIndex(0)
         finally:
             self.setUpdatesEnabled(True)
+
+    def _fold_empty_columns(self) -> None:
+        """Too narrow for every column at a readable width: show only columns with tasks."""
+        narrow = self.width() < MIN_COLUMN_WIDTH * len(self.columns)
+        empty = [c for c in self.columns.values() if not c.cards]
+        if len(empty) == len(self.columns):
+            narrow = False
+        for column in self.columns.values():
+            column.setVisible(not (narrow and column in empty))
+        self.empty_columns.setVisible(narrow and bool(empty))
+        self.empty_columns.setText("No tasks: " + ", ".join(STATUS_TITLES[c.status] for c in empty))
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+        super().resizeEvent(event)
+        if self.showing_board:
+            self._fold_empty_columns()
 
     def _show_empty(self, text: str) -> None:
         self._shown = None

@@ -6,6 +6,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt,
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QSlider,
                                QTableView, QVBoxLayout, QWidget)
 
+from inspector.humanize import plural
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo
 from inspector.ui import style
 from inspector.ui.models.timeline_model import (COL_CHANGE, COL_CHECKS, COL_DELTA, COL_FORKS, COL_GAP,
@@ -143,9 +144,20 @@ class TimelinePanel(QWidget):
         self.model.set_forks(forks)
 
     def apply_changes(self, changes: ChangeSet) -> None:
-        """Append live checkpoints of the shown run."""
+        """Append live checkpoints of the shown run; a view left at the head follows the new head."""
+        before = self.model.rowCount()
+        current = self.view.currentIndex()
+        at_head = current.isValid() and current.row() == before - 1 and \
+            len(self.view.selectionModel().selectedRows()) <= 1
+        bar = self.view.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum()
         self.model.apply_changes(changes)
         self._show_count()
+        after = self.model.rowCount()
+        if after > before and at_head:
+            self.select_row(after - 1)
+        elif after > before and at_bottom and not current.isValid():
+            self.view.scrollToBottom()
 
     def select_row(self, row: int, center: bool = False) -> None:
         """Make ``row`` the current and only selected row and scroll it into view."""
@@ -183,6 +195,7 @@ class TimelinePanel(QWidget):
             self.model.request_row(row)
             return
         self._pending_row = None
+        self._sync_scrubber(row)     # now with the checkpoint's seq
         self.checkpoint_selected.emit(info)
 
     def _on_selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
@@ -194,6 +207,7 @@ class TimelinePanel(QWidget):
             self._pending_row = None
             info = self.model.checkpoint(row)
             if info is not None:
+                self._sync_scrubber(row)
                 self.checkpoint_selected.emit(info)
                 if len(self.view.selectionModel().selectedRows()) > 1:
                     self.checkpoints_selected.emit(self.selected_checkpoints())
@@ -207,7 +221,9 @@ class TimelinePanel(QWidget):
         self.scrubber.setValue(row)
         self.scrubber.blockSignals(False)
         count = self.model.rowCount()
-        self.position_label.setText(f"#{row}  of {count - 1:,}" if count else "")
+        info = self.model.checkpoint(row) if count else None
+        seq = f"#{info.seq}" if info is not None else f"row {row + 1:,}"
+        self.position_label.setText(f"{seq} \u00b7 {row + 1:,} of {count:,}" if count else "")
 
     def _sync_scrubber_range(self, *_args: object) -> None:
         count = self.model.rowCount()
@@ -219,7 +235,7 @@ class TimelinePanel(QWidget):
         current = self.view.currentIndex()
         self._sync_scrubber(current.row() if current.isValid() else 0)
         if not current.isValid():
-            self.position_label.setText(f"{count:,} checkpoints" if count else "")
+            self.position_label.setText(plural(count, "checkpoint") if count else "")
         self._show_count()
 
     def _show_run_header(self, run: RunInfo | None) -> None:
@@ -231,7 +247,7 @@ class TimelinePanel(QWidget):
 
     def _show_count(self) -> None:
         count = self.model.rowCount()
-        self.count_label.setText(f"{count:,} checkpoints" if self.model.run is not None else "")
+        self.count_label.setText(plural(count, "checkpoint") if self.model.run is not None else "")
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
         super().resizeEvent(event)

@@ -56,18 +56,20 @@ def _plain(obj):
 
 
 @pytest.mark.parametrize("obj, expected", [
-    (uuid.UUID("12345678-1234-5678-1234-567812345678"), "12345678-1234-5678-1234-567812345678"),
-    (decimal.Decimal("1.50"), "1.50"),
+    (uuid.UUID("12345678-1234-5678-1234-567812345678"),
+     {"__type__": "uuid.UUID", "value": "12345678-1234-5678-1234-567812345678"}),
+    (decimal.Decimal("1.50"), {"__type__": "decimal.Decimal", "value": "1.50"}),
     ({1, 2}, [1, 2]),
     (frozenset({"x"}), ["x"]),
     (collections.deque([1, 2]), [1, 2]),
-    (ipaddress.IPv4Address("10.0.0.1"), "10.0.0.1"),
-    (ZoneInfo("Europe/Paris"), "Europe/Paris"),
+    (ipaddress.IPv4Address("10.0.0.1"), {"__type__": "ipaddress.IPv4Address", "value": "10.0.0.1"}),
+    (ZoneInfo("Europe/Paris"), {"__type__": "zoneinfo.ZoneInfo", "value": "Europe/Paris"}),
     (pathlib.Path("/tmp/a/b"), "/tmp/a/b"),
-    (dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc), "2026-01-02T03:04:05+00:00"),
-    (dt.date(2026, 1, 2), "2026-01-02"),
-    (dt.time(3, 4, 5), "03:04:05"),
-    (dt.timedelta(days=1, seconds=2), {"__type__": "datetime.timedelta", "seconds": 86402.0}),
+    (dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc),
+     {"__type__": "datetime.datetime", "value": "2026-01-02T03:04:05+00:00"}),
+    (dt.date(2026, 1, 2), {"__type__": "datetime.date", "value": "2026-01-02"}),
+    (dt.time(3, 4, 5), {"__type__": "datetime.time", "value": "03:04:05"}),
+    (dt.timedelta(days=1, seconds=2), {"__type__": "datetime.timedelta", "value": "1 day, 0:00:02"}),
     (re.compile("a+", re.I), {"__type__": "re.Pattern", "pattern": "a+", "flags": re.compile("a+", re.I).flags}),
     (Point(1, 2), {"__type__": f"{__name__}.Point", "x": 1, "y": 2}),
     (Pair(1, "b"), {"__type__": f"{__name__}.Pair", "a": 1, "b": "b"}),
@@ -99,9 +101,25 @@ def test_messages_keep_their_fields():
     assert [(m["type"], m["content"], m["id"]) for m in got] == [("human", "hi", "h1"), ("ai", "yo", "a1")]
 
 
-def test_numpy_array_is_summarised():
+def test_numpy_array_is_summarised_with_its_values():
     got = _plain(np.arange(6, dtype="<i4").reshape(2, 3))
-    assert got == {"__type__": "numpy.ndarray", "dtype": "<i4", "shape": [2, 3], "order": "C", "nbytes": 24}
+    assert got == {"__type__": "numpy.ndarray", "dtype": "<i4", "shape": [2, 3], "order": "C", "nbytes": 24,
+                   "values": [[0, 1, 2], [3, 4, 5]]}
+
+
+@pytest.mark.parametrize("array", [
+    np.arange(12, dtype=">f8").reshape(3, 4), np.asfortranarray(np.arange(6, dtype="<u2").reshape(2, 3)),
+    np.array([True, False]), np.arange(24, dtype=np.float32).reshape(2, 3, 4), np.array(5.5),
+    np.arange(2500, dtype=np.int64).reshape(50, 50), np.array([np.nan, 1.0]),
+])
+def test_numpy_values_equal_numpy_own_within_the_preview_bound(array):
+    from tests.lgcorpus.expected import numpy_preview
+    assert _plain(array) == numpy_preview(array)
+
+
+def test_numpy_unsupported_dtype_says_so():
+    got = _plain(np.array(["a", "b"]))
+    assert "values" not in got and "dtype" in got["note"]
 
 
 def test_lossless_round_trip_of_every_real_row(lg_master):

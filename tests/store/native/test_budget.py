@@ -7,8 +7,9 @@ import zstandard
 
 from inspector import limits
 from inspector.errors import CorruptDataError
-from inspector.store.native import blobs, expand
-from inspector.store.native.pieces import Chunk, ChunkedList, Ref, digest_of, pack, unpack
+from inspector.codec import expand
+from inspector.store.native import blobs
+from inspector.codec import Chunk, ChunkedList, Ref, digest_of, pack, unpack
 
 
 @pytest.fixture(autouse=True)
@@ -51,7 +52,7 @@ def test_a_chunk_table_repeating_one_chunk_counts_every_repeat() -> None:
     raw = pack(list(range(100)))
     digest = digest_of(raw)
     table = {digest: unpack(raw)}
-    chunked = ChunkedList(tuple(Chunk(100, digest, len(raw)) for _ in range(1000)))
+    chunked = ChunkedList(tuple(Chunk(100, len(raw), digest) for _ in range(1000)))
     root_raw = pack({"big": chunked})
     root = digest_of(root_raw)
     table[root] = unpack(root_raw)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.errors import CorruptDataError
-from inspector.store.native.pieces import PieceEncoder, frame_chunk, pack, resolve, split_items, unpack
+from inspector.codec import PieceEncoder, frame_chunk, pack, resolve, split_items, unpack
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False)
@@ -94,30 +94,30 @@ def test_equal_subtrees_share_digests() -> None:
     assert set(p1) & set(p2), "the unchanged 5 KB subtree is one shared piece"
 
 
-def test_decoded_markers_are_ordinary_frozen_markers() -> None:
-    import dataclasses
-
-    import pytest
-
-    from inspector.store.native.pieces import Chunk, ChunkedList, Ref, pack
+def test_decoded_markers_are_ordinary_immutable_markers() -> None:
+    from inspector.codec import Chunk, ChunkedList, ChunkedMap, Ref, pack
 
     ref = Ref(b"r" * 16, 700)
-    chunked = ChunkedList((Chunk(3, b"a" * 16, 90), Chunk(2**31, b"b" * 16, 2**40)))
-    got_ref, got_chunked = unpack(pack([ref, chunked]))
-    assert (got_ref, got_chunked) == (ref, chunked)
-    assert (hash(got_ref), hash(got_chunked)) == (hash(ref), hash(chunked))
-    assert (repr(got_ref), repr(got_chunked)) == (repr(ref), repr(chunked))
-    assert got_chunked.packed is None and got_chunked.length == 2**31 + 3
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        got_ref.size = 1
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        got_chunked.chunks[0].count = 1
+    chunked = ChunkedList((Chunk(3, 90, b"a" * 16), Chunk(2**31, 2**40, b"b" * 16)))
+    deep = ChunkedList((Chunk(5, 70, b"d" * 16),), height=2)
+    mapped = ChunkedMap((Chunk(64, 900, b"m" * 16),), height=1)
+    got = unpack(pack([ref, chunked, deep, mapped]))
+    assert got == [ref, chunked, deep, mapped]
+    assert [type(x) for x in got] == [Ref, ChunkedList, ChunkedList, ChunkedMap]
+    assert [hash(x) for x in got] == [hash(x) for x in (ref, chunked, deep, mapped)]
+    assert [repr(x) for x in got] == [repr(x) for x in (ref, chunked, deep, mapped)]
+    assert got[1].length == 2**31 + 3 and got[2].height == 2 and got[3].length == 64
+    with pytest.raises(AttributeError):
+        got[0].size = 1
+    with pytest.raises(AttributeError):
+        got[1].chunks[0].count = 1
 
 
 def test_bytes_without_extension_headers_hold_no_markers() -> None:
-    from inspector.store.native.pieces import Chunk, ChunkedList, Ref, encode_flat, may_hold_markers, pack
+    from inspector.codec import Chunk, ChunkedList, ChunkedMap, Ref, encode_flat, may_hold_markers, pack
 
-    for value in (Ref(b"r" * 16, 1), ChunkedList(()), ChunkedList(tuple(Chunk(1, b"c" * 16, 2) for _ in range(3000)))):
+    for value in (Ref(b"r" * 16, 1), ChunkedList(()), ChunkedList(tuple(Chunk(1, 2, b"c" * 16) for _ in range(3000))),
+                  ChunkedMap(()), ChunkedMap((Chunk(1, 2, b"c" * 16),), 3)):
         assert may_hold_markers(pack({"x": [value]}))
     digest, _, pieces = encode_flat({"goal": "g", "tasks": [{"id": "a", "progress": 0.5, "checks": []}]})
     assert not may_hold_markers(pieces[digest])
@@ -149,7 +149,7 @@ def _ext(code: int, payload: bytes) -> bytes:
 @pytest.mark.parametrize("raw", [
     frame_chunk([pack(1), pack("two")])[:-1],                    # truncated
     frame_chunk([pack(1), pack("two")]) + b"\x00",               # trailing byte
-    _ext(4, msgpack.packb([pack(1)] * 20)),                      # another extension type
+    _ext(5, msgpack.packb([pack(1)] * 20)),                      # another extension type
     _ext(3, msgpack.packb(["not bytes"] * 20)),                  # frames that are not bins
     _ext(3, msgpack.packb({"a": 1})),                            # not an array
     _ext(3, b"\xdd\xff\xff\xff\xff"),                          # an array claiming 4 billion frames

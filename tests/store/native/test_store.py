@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from pathlib import Path
 
 import msgpack
@@ -74,57 +75,76 @@ def _history_state(n: int, edit: int | None = None) -> dict:
     return {"facts": facts}
 
 
-def _framed_chunks(path: Path) -> int:
-    """How many pieces of the store are list chunks of format 2 (framed items, ext 3)."""
+def _chunk_kinds(path: Path) -> Counter:
+    """How many pieces of the store are of each kind of chunk: 3 list chunks with framed
+    items (format 2 and 3), 5 map chunks (format 3), 0 anything else."""
     with sqlite3.connect(path) as conn:
         digests = [bytes(row[0]) for row in conn.execute("select hash from ci_blobs")]
     with open_store(path) as store:
         raw = store.read_raw_pieces(digests)
     tops = [msgpack.unpackb(piece) for piece in raw.values()]
-    return sum(1 for top in tops if isinstance(top, msgpack.ExtType) and top.code == 3)
+    return Counter(top.code if isinstance(top, msgpack.ExtType) and top.code in (3, 5) else 0 for top in tops)
+
+
+def _mapped_state(n: int, edit: int | None = None, key: str | None = None) -> dict:
+    """A list of facts and a map of 200 files (chunked as a map from format 3 on)."""
+    state = _history_state(n, edit)
+    state["files"] = {f"src/module_{i}.py": f"contents of module {i}" for i in range(200)}
+    if key is not None:
+        state["files"][key] = "rewritten"
+    return state
 
 
 @pytest.mark.parametrize("writer", ["recording", "fork"])
-def test_a_format_1_store_is_read_and_upgraded_by_its_next_writer(store_path: Path, monkeypatch, writer) -> None:
+@pytest.mark.parametrize("old_format", [1, 2])
+def test_an_older_store_is_read_and_raised_to_format_3_by_its_next_writer(
+        store_path: Path, monkeypatch, writer, old_format) -> None:
+    from inspector.codec import PieceEncoder
     from inspector.diff import diff_checkpoints
     from inspector.resume.fork import fork
-    from inspector.store.native.pieces import PieceEncoder
+    from inspector.store.native import FORMAT_VERSION
 
-    # a store as the previous version wrote it: format 1 in ci_meta, list chunks as plain arrays
+    assert FORMAT_VERSION == 3
+    # a store as an older version wrote it: its format in ci_meta, its layout of pieces
     with monkeypatch.context() as old_writer:
-        old_writer.setattr(PieceEncoder, "chunk_format", 1)
+        old_writer.setattr(PieceEncoder, "chunk_format", old_format)
         with Checkpointer(store_path, name="old", heartbeat=60) as cp:
-            cp.save(_history_state(300), force=True)
-            cp.save(_history_state(300, edit=7), force=True)
+            cp.save(_mapped_state(300), force=True)
+            cp.save(_mapped_state(300, edit=7), force=True)
             run_id = cp.run_id
     with sqlite3.connect(store_path) as conn:
-        conn.execute("update ci_meta set value = '1' where key = 'format_version'")
-    assert _framed_chunks(store_path) == 0
+        conn.execute("update ci_meta set value = ? where key = 'format_version'", (str(old_format),))
+    kinds = _chunk_kinds(store_path)
+    assert kinds[5] == 0 and (kinds[3] == 0 if old_format == 1 else kinds[3] >= 5)
     before = store_files_digest(store_path)
     with open_store(store_path) as store:
-        assert store.info.format_version == 1
-        assert store.load(f"{run_id}:1").state == _history_state(300, edit=7)
+        assert store.info.format_version == old_format
+        assert store.load(f"{run_id}:1").state == _mapped_state(300, edit=7)
         (change,) = diff_checkpoints(store, f"{run_id}:0", f"{run_id}:1").changes
         assert change.display_path == "facts[7].text" and change.new == "edited"
-    assert store_files_digest(store_path) == before, "reading a format 1 store wrote to it"
+    assert store_files_digest(store_path) == before, f"reading a format {old_format} store wrote to it"
 
-    # this version writes format 2 chunks into it and marks the store so older readers refuse it
+    # this version writes format 3 pieces into it and marks the store so older readers refuse it
+    new_state = _mapped_state(300, edit=9, key="src/module_77.py")
     if writer == "recording":
         with Checkpointer(store_path, name="new", heartbeat=60) as cp:
-            cp.save(_history_state(300, edit=9), force=True)
+            cp.save(new_state, force=True)
             new_run = cp.run_id
     else:
         with open_store(store_path, readonly=False) as store:
-            assert store.info.format_version == 2
-            new_run = fork(store, f"{run_id}:1", reason="edit", state=_history_state(300, edit=9)).id
+            assert store.info.format_version == 3
+            new_run = fork(store, f"{run_id}:1", reason="edit", state=new_state).id
     with sqlite3.connect(store_path) as conn:
-        assert conn.execute("select value from ci_meta where key = 'format_version'").fetchone()[0] == "2"
-    assert _framed_chunks(store_path) >= 5
+        assert conn.execute("select value from ci_meta where key = 'format_version'").fetchone()[0] == "3"
+    assert _chunk_kinds(store_path)[5] >= 3, "the map is stored in map chunks"
     with open_store(store_path) as store:
-        assert store.info.format_version == 2
-        assert store.load(f"{new_run}:0").state == _history_state(300, edit=9)
-        changes = diff_checkpoints(store, f"{run_id}:1", f"{new_run}:0").changes   # format 1 against 2
-        assert [c.display_path for c in changes] == ["facts[7].text", "facts[9].text"]
+        assert store.info.format_version == 3
+        assert store.load(f"{new_run}:0").state == new_state
+        # an old layout against the new one, both ways: a plain dict against a chunked map
+        changes = diff_checkpoints(store, f"{run_id}:1", f"{new_run}:0").changes
+        assert [c.display_path for c in changes] == ["facts[7].text", "facts[9].text", "files['src/module_77.py']"]
+        back = diff_checkpoints(store, f"{new_run}:0", f"{run_id}:1").changes
+        assert [(c.display_path, c.new) for c in back][-1] == ("files['src/module_77.py']", "contents of module 77")
 
 
 @pytest.mark.parametrize("content", [b"", b"\x00\x01garbage" * 100, b"SQLite format 3\x00" + b"\xff" * 50])
@@ -180,7 +200,7 @@ def test_corrupt_blob_is_reported_and_others_still_load(store_path: Path) -> Non
 
 def test_raw_pieces_are_verified_and_the_raw_cache_is_bounded(store_path: Path, monkeypatch) -> None:
     from inspector.store.native import store as native_store
-    from inspector.store.native.pieces import iter_digests, unpack
+    from inspector.codec import iter_digests, unpack
 
     run_id = _record(store_path, steps=40)
     monkeypatch.setattr(native_store, "RAW_CACHE_BYTES", 600)
@@ -210,9 +230,9 @@ def test_raw_pieces_are_verified_and_the_raw_cache_is_bounded(store_path: Path, 
 @pytest.mark.parametrize("sizes", [None, (3,)], ids=["batches padded to a compiled size", "exact batches"])
 def test_raw_pieces_in_several_batches(store_path: Path, monkeypatch, sizes) -> None:
     from inspector.store.native import store as native_store
-    from inspector.store.native.pieces import iter_digests, unpack
+    from inspector.codec import iter_digests, unpack
 
-    run_id = _record(store_path, steps=40)
+    run_id = _record(store_path, steps=200)
     monkeypatch.setattr(native_store, "FETCH_BATCH", 3)
     if sizes is not None:    # the compiled IN-list sizes the batches are padded up to
         monkeypatch.setattr(native_store, "_BLOB_BATCHES", sizes)
@@ -238,12 +258,14 @@ def test_a_stream_left_early_drops_the_parts_not_yet_decompressed(store_path: Pa
     from concurrent.futures import ThreadPoolExecutor
 
     from inspector.store.native import blobs
-    from inspector.store.native.pieces import iter_digests
+    from inspector.codec import iter_digests
 
     with Checkpointer(store_path, name="chunks", heartbeat=60) as cp:
         head = cp.save(_history_state(2000), force=True)
     with open_store(store_path) as store:
-        digests = list(iter_digests(store.read_pieces([head.state_hash])[head.state_hash]))
+        digests = [head.state_hash]
+        while len(digests) <= 20:      # down the chunk table's tree to its leaf chunks
+            digests = [d for v in store.read_pieces(digests).values() for d in iter_digests(v)]
         assert len(digests) > 20
     pool, release, started = ThreadPoolExecutor(max_workers=1), threading.Event(), []
     monkeypatch.setattr(blobs, "_worker", lambda: pool)

@@ -43,7 +43,7 @@ def test_answer_an_interrupt_from_the_resume_dialog(qtbot, lg_copy: Path, entry:
     assert not dialog.langgraph.isHidden() and not dialog.resume_button.isEnabled()
     assert "Approve the plan" in dialog.langgraph.question.text()
     dialog.langgraph.graph.setText("lg_entry:graph")
-    dialog.langgraph.answer.setText('{"ok": true}')
+    dialog.langgraph.answer.setPlainText('{"ok": true}')
     with qtbot.waitSignal(dialog.plan_loaded, timeout=TIMEOUT):
         dialog.langgraph.replan.click()
     assert dialog.plan.action == "answer" and dialog.error.isHidden()

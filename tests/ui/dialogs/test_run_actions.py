@@ -40,10 +40,15 @@ def test_resume_from_last_good_checkpoint_is_one_click_plus_confirmation(qtbot, 
     assert actions.resume_good.isEnabled() and actions.fork.isEnabled()
     confirm = Confirm(True)
     actions.confirm = confirm
+    actions.resume_good.trigger()              # the Resume dialog, planned at the last good checkpoint
+    qtbot.waitUntil(lambda: isinstance(actions.dialog, ResumeDialog) and actions.dialog.plan is not None,
+                    timeout=TIMEOUT)
+    dialog = actions.dialog
+    assert dialog.plan.run.id == crashed.id and dialog.resume_button.isEnabled()
     with qtbot.waitSignal(actions.console.process_finished, timeout=TIMEOUT) as blocker:
-        actions.resume_good.trigger()
+        qtbot.mouseClick(dialog.resume_button, Qt.MouseButton.LeftButton)
     assert blocker.args == [crashed.id, 0]
-    assert "continue run " + crashed.id in confirm.questions[0] and "--crash-at 7" in confirm.questions[0]
+    assert f"Run {crashed.id} continues" in confirm.questions[0] and "--crash-at 7" in confirm.questions[0]
     assert actions.console.isVisible() and "exit code 0" in actions.console.text()
     assert window.current_run().id == crashed.id                  # the timeline follows the resumed run
     qtbot.waitUntil(lambda: metadata.diagnosis.isHidden(), timeout=TIMEOUT)
@@ -54,9 +59,14 @@ def test_declining_last_good_resume_changes_nothing(qtbot, crashed_store: Path) 
     crashed = run_named(crashed_store, "crashy")
     window = _window(qtbot, crashed_store, crashed.id)
     confirm = Confirm(False)
-    window.run_actions.confirm = confirm
-    window.run_actions.resume_good.trigger()
+    actions = window.run_actions
+    actions.confirm = confirm
+    actions.resume_good.trigger()
+    qtbot.waitUntil(lambda: isinstance(actions.dialog, ResumeDialog) and actions.dialog.resume_button.isEnabled(),
+                    timeout=TIMEOUT)
+    qtbot.mouseClick(actions.dialog.resume_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(confirm.questions) == 1, timeout=TIMEOUT)
+    assert actions.dialog.isVisible() and actions.dialog.launch is None
     with open_store(crashed_store) as st:
         run = st.get_run(crashed.id)
     assert (run.epoch, run.head_seq, run.status) == (crashed.epoch, crashed.head_seq, "running")

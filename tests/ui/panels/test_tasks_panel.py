@@ -6,7 +6,7 @@ import dataclasses
 from collections import Counter
 
 from inspector.taskstate import TASK_STATUSES, score, validate
-from inspector.ui.widgets.tasks_panel import EMPTY_TEXT, TasksPanel
+from inspector.ui.widgets.tasks_panel import EMPTY_TEXT, NO_CHECKPOINT_TEXT, TasksPanel
 
 
 def _panel(qtbot) -> TasksPanel:  # noqa: ANN001
@@ -79,4 +79,4 @@ def test_empty_and_malformed_task_states(qtbot, snap_at, beekeeping) -> None:  #
     panel.show_snapshot(dataclasses.replace(snap, tasks={"tasks": [{"id": "a", "status": "sleeping"}]}), None)
     assert not panel.showing_board and "malformed" in panel.empty.text() and "sleeping" in panel.empty.text()
     panel.show_snapshot(None, None)
-    assert panel.empty.text() == EMPTY_TEXT
+    assert panel.empty.text() == NO_CHECKPOINT_TEXT     # nothing selected is not "no task state"

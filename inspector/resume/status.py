@@ -1,4 +1,4 @@
-"""Effective run status: a 'running' run whose owner is gone or silent is shown crashed or stuck.
+"""Effective run status (what the GUI and `runs` show): a 'running' run whose owner is gone or silent is shown crashed or stuck.
 
 Two tiers, so a big store's list never waits on diagnoses:
 
@@ -85,3 +85,17 @@ def deep_statuses(store: Store, runs: Iterable[RunInfo], now: float | None = Non
         return {}
     return {run_id: EffectiveStatus(d.status, getattr(d, "summary", "") or "")
             for run_id, d in found.items() if d.status in ("stuck", "crashed")}
+
+
+def effective_statuses(store: Store, runs: Iterable[RunInfo], now: float | None = None) -> dict[str, EffectiveStatus]:
+    """Both tiers at once (the CLI's ``runs`` and ``show``): run id → status where it differs."""
+    runs = list(runs)
+    out = quick_statuses(runs, now)
+    out.update(deep_statuses(store, [r for r in runs if r.id not in out], now))
+    return out
+
+
+def shown_status(run: RunInfo, statuses: dict[str, EffectiveStatus]) -> str:
+    """The status to show for ``run``: the effective one when a diagnosis changed it."""
+    found = statuses.get(run.id)
+    return found.status if found is not None else run.status

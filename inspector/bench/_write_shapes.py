@@ -1,0 +1,278 @@
+"""``bench write`` workloads beyond W1/W2: every state shape costs what changed.
+
+* W3 — a flat dict of 0.1 / 1 / 10 / 50 MB (values of ~1 KB), one value replaced per step.
+* W4 — 10,000 records, 10 / 100 / 1,000 / 10,000 of them changed per step (dense changes).
+* W5 — a real LangGraph ``StateGraph`` (``add_messages``) run by ``graph.invoke`` with
+  ``SqliteSaver``, against the same states saved through ``Checkpointer``.
+* W1 floor — a raw ``sqlite3`` insert of exactly the bytes W1's saves write, same durability.
+
+The peer of W3/W4 is the naive store: ``json.dumps`` + zstd (level 3) of the whole state,
+one row per checkpoint in SQLite with the same durability (WAL, synchronous=NORMAL). Every
+figure and its peer come from the same run; bytes per save are the growth of the database
+file (after a WAL checkpoint) divided by the saves.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import string
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import zstandard
+
+from inspector.bench._util import print_table, summary_ms
+from inspector.record import Checkpointer
+
+SYNCHRONOUS = "NORMAL"
+W3_SIZES_MB = (0.1, 1, 10, 50)
+W3_TARGET = {"bytes": 10_000, "ms": 5.0}      # per save, at 50 MB
+W4_RECORDS = 10_000
+W4_DENSITIES = (10, 100, 1_000, 10_000)
+_ALPHABET = string.ascii_lowercase + "      "
+
+
+def _file_bytes(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+def _text(rnd: random.Random, n: int) -> str:
+    return "".join(rnd.choices(_ALPHABET, k=n))
+
+
+class JsonRows:
+    """The naive peer: each checkpoint is ``zstd(json.dumps(state))`` in one SQLite row."""
+
+    def __init__(self, path: Path) -> None:
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
+        self.conn.execute("CREATE TABLE checkpoints (id INTEGER PRIMARY KEY, run TEXT, seq INT, data BLOB)")
+        self.zstd = zstandard.ZstdCompressor(level=3)
+        self.seq = 0
+
+    def save(self, state: Any) -> None:
+        """One checkpoint row holding the whole state."""
+        data = self.zstd.compress(json.dumps(state).encode())
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute("INSERT INTO checkpoints (run, seq, data) VALUES (?, ?, ?)", ("bench", self.seq, data))
+        self.conn.execute("COMMIT")
+        self.seq += 1
+
+    def close(self) -> None:
+        """Release the connection."""
+        self.conn.close()
+
+
+def _measure(path: Path, states: Iterator[Any], make: Callable[[Path], Any], first: Any) -> dict:
+    """Save ``first`` (not timed), then each of ``states`` timed; bytes per save from the
+    file's growth."""
+    saver = make(path)
+    save = saver.save
+    save(first)
+    start_bytes = _file_bytes(path)
+    times = []
+    for state in states:
+        t0 = time.perf_counter()
+        save(state)
+        times.append(time.perf_counter() - t0)
+    saver.close()
+    grown = _file_bytes(path) - start_bytes
+    return {**summary_ms(times), "saves": len(times), "bytes_per_save": grown / max(len(times), 1)}
+
+
+class _Ours:
+    def __init__(self, path: Path) -> None:
+        self.cp = Checkpointer(path, name="bench", agent="bench", heartbeat=3600)
+
+    def save(self, state: Any) -> None:
+        self.cp.save(state, kind="step", name="step", force=True)
+
+    def close(self) -> None:
+        self.cp.close()
+
+
+def _pair(tmp: Path, label: str, first: Any, states: Callable[[], Iterator[Any]]) -> dict:
+    """Ours and the json+zstd peer on the same sequence of states."""
+    ours = _measure(tmp / f"{label}-ours.db", states(), _Ours, first)
+    peer = _measure(tmp / f"{label}-json.db", states(), JsonRows, first)
+    return {"ours": ours, "json_zstd": peer, "time_ratio": peer["median_ms"] / ours["median_ms"],
+            "bytes_ratio": peer["bytes_per_save"] / max(ours["bytes_per_save"], 1)}
+
+
+# -- W3: a flat dict, one value replaced per step ---------------------------------------
+def w3_state(mb: float, seed: int = 3) -> dict:
+    """A flat dict of about ``mb`` MB: keys ``file-0000001`` …, values of ~1 KB of text."""
+    rnd = random.Random(seed)
+    return {f"file-{i:07d}": _text(rnd, 1000) for i in range(max(1, int(mb * 1000)))}
+
+
+def w3_steps(state: dict, steps: int, seed: int = 4) -> Callable[[], Iterator[dict]]:
+    """Each step replaces one value (1 KB) of a copy of ``state`` (the same sequence each call)."""
+    def run() -> Iterator[dict]:
+        rnd = random.Random(seed)
+        live = dict(state)
+        keys = list(live)
+        for _ in range(steps):
+            live[rnd.choice(keys)] = _text(rnd, 1000)
+            yield live
+    return run
+
+
+def run_w3(tmp: Path, steps: int, sizes: tuple[float, ...] = W3_SIZES_MB) -> list[dict]:
+    """W3 at every size."""
+    rows = []
+    for mb in sizes:
+        state = w3_state(mb)
+        rows.append({"mb": mb, **_pair(tmp, f"w3-{mb}", dict(state), w3_steps(state, steps))})
+    return rows
+
+
+# -- W4: dense changes ---------------------------------------------------------------------
+def w4_records(n: int = W4_RECORDS, seed: int = 5) -> list[dict]:
+    """``n`` small records (~140 bytes of JSON each)."""
+    rnd = random.Random(seed)
+    return [{"id": f"r{i}", "status": rnd.choice(["pending", "running", "done"]), "score": rnd.random(),
+             "n": rnd.randint(0, 10**6), "note": _text(rnd, 60)} for i in range(n)]
+
+
+def w4_steps(records: list[dict], changing: int, steps: int, seed: int = 6) -> Callable[[], Iterator[dict]]:
+    """Each step changes ``changing`` records (a new score, count and status), in place."""
+    def run() -> Iterator[dict]:
+        rnd = random.Random(seed)
+        live = [dict(r) for r in records]
+        state = {"records": live}
+        for _ in range(steps):
+            for i in rnd.sample(range(len(live)), changing):
+                live[i]["score"] = rnd.random()
+                live[i]["n"] = rnd.randint(0, 10**6)
+                live[i]["status"] = rnd.choice(["pending", "running", "done"])
+            yield state
+    return run
+
+
+def run_w4(tmp: Path, steps: int, densities: tuple[int, ...] = W4_DENSITIES) -> list[dict]:
+    """W4 at every density."""
+    records = w4_records()
+    rows = []
+    for changing in densities:
+        first = {"records": [dict(r) for r in records]}
+        rows.append({"changing": changing, **_pair(tmp, f"w4-{changing}", first,
+                                                  w4_steps(records, changing, steps))})
+    return rows
+
+
+# -- W1 floor --------------------------------------------------------------------------------
+def run_floor(tmp: Path, steps: int) -> dict:
+    """W1's saves against a raw insert of the very bytes they wrote (same schema, same
+    durability, one transaction per checkpoint, precompressed)."""
+    from inspector.bench.write import w1_states  # noqa: PLC0415 (write imports this module lazily)
+    from inspector.store.native import blobs
+    from inspector.store.native import writer as native_writer
+
+    captured: list[tuple[list, dict]] = []
+    original = native_writer.NativeWriter.append
+
+    def recording(self: Any, run_id: str, epoch: int, cp: Any) -> Any:
+        new = [(d, raw) for d, raw in cp.pieces.items() if d not in self._known]
+        info = original(self, run_id, epoch, cp)
+        captured.append(([(d, *blobs.compress(raw), len(raw)) for d, raw in new],
+                         {"state_hash": cp.state_hash, "tasks_hash": cp.tasks_hash, "size": cp.size,
+                          "change": cp.change, "kind": cp.kind, "name": cp.name}))
+        return info
+    times = []
+    native_writer.NativeWriter.append = recording   # type: ignore[method-assign]
+    try:
+        with Checkpointer(tmp / "floor-ours.db", name="bench", heartbeat=3600) as cp:
+            for state, tasks in w1_states(steps):
+                t0 = time.perf_counter()
+                cp.save(state, kind="llm", name="step", tasks=tasks)
+                times.append(time.perf_counter() - t0)
+    finally:
+        native_writer.NativeWriter.append = original   # type: ignore[method-assign]
+    floor = _raw_inserts(tmp / "floor-raw.db", captured)
+    ours = summary_ms(times)
+    return {"steps": steps, "ours": ours, "raw_insert": floor, "ratio": ours["median_ms"] / floor["median_ms"]}
+
+
+def _raw_inserts(path: Path, captured: list[tuple[list, dict]]) -> dict:
+    """Replay the captured writes with plain sqlite3 into a fresh store of the same schema."""
+    from inspector.store import create_store
+    create_store(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
+    conn.execute("INSERT INTO ci_runs (id, name, agent, status, created, updated, epoch, resumable, head_seq, "
+                 "checkpoint_count, tasks_done, tasks_total, checks_passed, checks_total) "
+                 "VALUES ('r', 'bench', '', 'running', 0, 0, 1, 1, -1, 0, 0, 0, 0, 0)")
+    times = []
+    for seq, (new, row) in enumerate(captured):
+        t0 = time.perf_counter()
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("UPDATE ci_runs SET head_seq = head_seq + 1, checkpoint_count = checkpoint_count + 1, "
+                     "updated = ?, heartbeat = ? WHERE id = 'r' AND epoch = 1", (t0, t0))
+        if new:
+            conn.executemany("INSERT INTO ci_blobs (hash, codec, size, data) VALUES (?, ?, ?, ?) "
+                             "ON CONFLICT DO NOTHING", [(d, codec, size, data) for d, codec, data, size in new])
+        conn.execute("INSERT INTO ci_checkpoints (run_id, seq, parent_id, kind, name, created, state_hash, "
+                     "tasks_hash, meta, size, size_delta, ops, tasks_done, tasks_total, checks_passed, "
+                     "checks_total, change, epoch) VALUES ('r', ?, NULL, ?, ?, ?, ?, ?, '{}', ?, 0, 1, 0, 0, 0, 0, ?, 1)",
+                     (seq, row["kind"], row["name"], t0, row["state_hash"], row["tasks_hash"], row["size"],
+                      row["change"]))
+        conn.execute("COMMIT")
+        times.append(time.perf_counter() - t0)
+    conn.close()
+    return summary_ms(times)
+
+
+# -- printing ----------------------------------------------------------------------------------
+def print_w3(rows: list[dict]) -> None:
+    """W3's table, its growth with state size and the 50 MB target."""
+    print("\nW3 flat dict, one ~1 KB value replaced per save (peer: json.dumps + zstd row, same durability)")
+    print_table(("state MB", "ours ms", "ours KB/save", "json+zstd ms", "json+zstd KB/save", "faster", "smaller"),
+                [(r["mb"], r["ours"]["median_ms"], r["ours"]["bytes_per_save"] / 1e3, r["json_zstd"]["median_ms"],
+                  r["json_zstd"]["bytes_per_save"] / 1e3, f"{r['time_ratio']:.1f}x", f"{r['bytes_ratio']:.0f}x")
+                 for r in rows])
+    _growth(rows, "mb")
+    big = [r for r in rows if r["mb"] == 50]
+    if big:
+        ours = big[0]["ours"]
+        ok = ours["bytes_per_save"] <= W3_TARGET["bytes"] and ours["median_ms"] <= W3_TARGET["ms"]
+        print(f"target at 50 MB (<= 10 KB and <= 5 ms per save): {ours['bytes_per_save'] / 1e3:.1f} KB, "
+              f"{ours['median_ms']:.2f} ms — {'met' if ok else 'MISSED'}")
+
+
+def _growth(rows: list[dict], size_key: str) -> None:
+    if len(rows) < 2:
+        return
+    a, b = rows[0], rows[-1]
+    scale = b[size_key] / a[size_key]
+    print(f"growth {a[size_key]} -> {b[size_key]} MB (state x{scale:.0f}): ours time "
+          f"x{b['ours']['median_ms'] / a['ours']['median_ms']:.1f}, bytes "
+          f"x{b['ours']['bytes_per_save'] / max(a['ours']['bytes_per_save'], 1):.1f}; json+zstd time "
+          f"x{b['json_zstd']['median_ms'] / a['json_zstd']['median_ms']:.1f}, bytes "
+          f"x{b['json_zstd']['bytes_per_save'] / max(a['json_zstd']['bytes_per_save'], 1):.1f}")
+
+
+def print_w4(rows: list[dict]) -> None:
+    """W4's table and its target (no slower and no bigger than json + zstd at any density)."""
+    print(f"\nW4 {W4_RECORDS:,} records, N changed per save (peer: json.dumps + zstd row, same durability)")
+    print_table(("changing", "ours ms", "ours KB/save", "json+zstd ms", "json+zstd KB/save", "faster", "smaller"),
+                [(r["changing"], r["ours"]["median_ms"], r["ours"]["bytes_per_save"] / 1e3,
+                  r["json_zstd"]["median_ms"], r["json_zstd"]["bytes_per_save"] / 1e3,
+                  f"{r['time_ratio']:.2f}x", f"{r['bytes_ratio']:.2f}x") for r in rows])
+    ok = all(r["time_ratio"] >= 1 and r["bytes_ratio"] >= 1 for r in rows)
+    print(f"target (<= json+zstd time and bytes at every density): {'met' if ok else 'MISSED'}")
+
+
+def print_floor(res: dict) -> None:
+    """W1 against its physical floor."""
+    print(f"\nW1 floor ({res['steps']} steps): save median {res['ours']['median_ms']:.3f} ms vs raw insert of the "
+          f"same bytes {res['raw_insert']['median_ms']:.3f} ms (same schema, WAL, synchronous={SYNCHRONOUS}) — "
+          f"{res['ratio']:.2f}x the floor ({'met' if res['ratio'] <= 2 else 'MISSED'} <= 2x)")

@@ -1,0 +1,134 @@
+"""``bench cli``: read commands in a fresh process beside raw ``sqlite3`` doing the same work.
+
+Each command runs as a user runs it (``python -m inspector …``, a new process, output to a
+pipe that is read and thrown away), on the 10,000-run / 1,000,000-checkpoint store of
+``bench gui``. Beside it, a fresh ``python -c`` process with the standard library's ``sqlite3``
+runs the query that fetches the same rows and writes them out; the ratio is ours / raw.
+``diff`` is also timed in this process (the same diff, store already open), so the figure
+that matters there is the fresh process minus the in-process time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from inspector.bench._gui_store import LONG_RUN_ID, GuiStoreSpec, cached_store, working_copy
+from inspector.bench._util import dump, print_table
+
+TARGET_RATIO = 2.0            # read commands within 2x of raw SQL
+TARGET_DIFF_OVERHEAD_MS = 100  # a fresh `diff` within 100 ms of the same diff in process
+
+# raw sqlite3 doing the least equivalent work: the same rows fetched and written out
+_RAW_PRELUDE = ("import sqlite3, sys, json\n"
+                "c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)\n"
+                "w = sys.stdout.write\n")
+RAW = {
+    "runs": "for r in c.execute('SELECT * FROM ci_runs ORDER BY updated DESC, id'): w('  '.join(map(str, r)) + '\\n')",
+    "runs --json": "w(json.dumps([list(r) for r in c.execute('SELECT * FROM ci_runs ORDER BY updated DESC, id')]))",
+    "checkpoints": ("for r in c.execute('SELECT id, run_id, seq, kind, name, created, size, ops, checks_passed, "
+                    "checks_total, change FROM ci_checkpoints WHERE run_id = ? ORDER BY seq', (sys.argv[2],)): "
+                    "w('  '.join(map(str, r)) + '\\n')"),
+    "checkpoints --json": ("w(json.dumps([list(r) for r in c.execute('SELECT id, run_id, seq, kind, name, created, "
+                           "parent_id, size, size_delta, ops, tasks_done, tasks_total, checks_passed, checks_total, "
+                           "change FROM ci_checkpoints WHERE run_id = ? ORDER BY seq', (sys.argv[2],))]))"),
+    "show": ("import zstandard\n"
+             "row = c.execute('SELECT * FROM ci_checkpoints WHERE run_id = ? AND seq = 5', (sys.argv[2],)).fetchone()\n"
+             "digest = c.execute('SELECT state_hash FROM ci_checkpoints WHERE run_id = ? AND seq = 5',"
+             " (sys.argv[2],)).fetchone()[0]\n"
+             "codec, size, data = c.execute('SELECT codec, size, data FROM ci_blobs WHERE hash = ?', (digest,)).fetchone()\n"
+             "raw = zstandard.ZstdDecompressor().decompress(data, max_output_size=size) if codec else data\n"
+             "w(repr(row) + repr(len(raw)) + '\\n')"),
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``bench cli``."""
+    parser = sub.add_parser("cli", help="read commands in a fresh process vs raw sqlite3 (10k runs / 1M checkpoints)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each command (median; default 5)")
+    parser.add_argument("--runs", type=int, default=10_000)
+    parser.add_argument("--checkpoints", type=int, default=1_000_000)
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(func=run)
+
+
+def _wall_s(argv: list[str], repeat: int) -> float:
+    """Median wall time of ``argv`` in a fresh process, its output read and discarded."""
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        samples.append(time.perf_counter() - t0)
+        if proc.returncode != 0:
+            raise SystemExit(f"bench cli: {' '.join(argv)} failed: {proc.stderr.decode(errors='replace')[-400:]}")
+    return statistics.median(samples)
+
+
+def _in_process_diff_ms(store_path: Path, a: str, b: str, repeat: int) -> float:
+    """The same diff with the store already open (the second and later runs; median)."""
+    from inspector.diff import diff_checkpoints
+    from inspector.store import open_store
+
+    samples = []
+    with open_store(store_path) as store:
+        diff_checkpoints(store, a, b)
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            diff_checkpoints(store, a, b)
+            samples.append(time.perf_counter() - t0)
+    return statistics.median(samples) * 1e3
+
+
+def measure(store: Path, repeat: int) -> dict[str, Any]:
+    """Every command's fresh-process time beside raw sqlite3, and the diff's overheads."""
+    ours = [sys.executable, "-m", "inspector"]
+    commands = {
+        "runs": [*ours, "runs", str(store)],
+        "runs --json": [*ours, "runs", str(store), "--json"],
+        "checkpoints": [*ours, "checkpoints", str(store), LONG_RUN_ID],
+        "checkpoints --json": [*ours, "checkpoints", str(store), LONG_RUN_ID, "--json"],
+        "show": [*ours, "show", str(store), f"{LONG_RUN_ID}:5"],
+    }
+    rows = {}
+    for name, argv in commands.items():
+        raw_argv = [sys.executable, "-c", _RAW_PRELUDE + RAW[name], str(store), LONG_RUN_ID]
+        ours_s, raw_s = _wall_s(argv, repeat), _wall_s(raw_argv, repeat)
+        rows[name] = {"ours_s": ours_s, "raw_s": raw_s, "ratio": ours_s / raw_s}
+    a, b = f"{LONG_RUN_ID}:5", f"{LONG_RUN_ID}:60000"
+    fresh_ms = _wall_s([*ours, "diff", str(store), a, b], repeat) * 1e3
+    inproc_ms = _in_process_diff_ms(store, a, b, repeat)
+    python_ms = _wall_s([sys.executable, "-c", "pass"], repeat) * 1e3
+    return {"commands": rows,
+            "diff": {"fresh_ms": fresh_ms, "in_process_ms": inproc_ms, "overhead_ms": fresh_ms - inproc_ms,
+                     "python_startup_ms": python_ms}}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build (or reuse) the store and print each command beside raw sqlite3."""
+    spec = GuiStoreSpec(runs=args.runs, checkpoints=max(args.checkpoints, args.runs),
+                        long_run=min(100_000, max(1, max(args.checkpoints, args.runs) // 10)))
+    log = (lambda m: print(m, file=sys.stderr)) if args.json else print
+    source = cached_store(spec, log)
+    with tempfile.TemporaryDirectory(prefix="ci-bench-cli-") as tmp:
+        result = measure(working_copy(source, Path(tmp)), max(1, args.repeat))
+    result["store"] = {"runs": spec.runs, "checkpoints": spec.checkpoints, "long_run": spec.long_run}
+    result["targets"] = {"ratio": TARGET_RATIO, "diff_overhead_ms": TARGET_DIFF_OVERHEAD_MS}
+    if args.json:
+        dump(result)
+        return 0
+    table = [(name, r["ours_s"] * 1e3, r["raw_s"] * 1e3, f"{r['ratio']:.1f}x",
+              "ok" if r["ratio"] <= TARGET_RATIO else "MISSED") for name, r in result["commands"].items()]
+    print_table(("command (fresh process)", "ours ms", "raw sqlite3 ms", "ratio", f"target <= {TARGET_RATIO:g}x"),
+                table)
+    d = result["diff"]
+    verdict = "ok" if d["overhead_ms"] <= TARGET_DIFF_OVERHEAD_MS else "MISSED"
+    print(f"diff {LONG_RUN_ID}:5 → :60000: fresh process {d['fresh_ms']:.0f} ms, in process {d['in_process_ms']:.1f} ms"
+          f" → overhead {d['overhead_ms']:.0f} ms (target <= {TARGET_DIFF_OVERHEAD_MS} ms: {verdict});"
+          f" Python itself starts in {d['python_startup_ms']:.0f} ms")
+    return 0

@@ -1,0 +1,110 @@
+"""Reading pieces: split chunks into encoded items, resolve markers, list a piece's references."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import msgpack
+
+from inspector.codec.markers import (EXT_FRAMED, EXT_MAP_CHUNK, Chunk, ChunkedList, ChunkedMap, Ref, frames,
+                                     map_frames, unpack_plain)
+from inspector.errors import CorruptDataError
+
+# msgpack ext 8/16/32 (how a chunk piece starts): width of the length, payload offset
+_EXT_LENGTHS = {0xc7: (1, 3), 0xc8: (2, 4), 0xc9: (4, 6)}
+
+
+def _ext_payload(raw: bytes, code: int, what: str) -> memoryview | bytes | None:
+    """The payload of a piece that is one msgpack extension of type ``code``, or None when
+    the piece is not an extension at all."""
+    head = _EXT_LENGTHS.get(raw[0]) if raw else None
+    if head is not None:
+        width, start = head
+        if (len(raw) < start or raw[start - 1] != code
+                or int.from_bytes(raw[1:1 + width], "big") != len(raw) - start):
+            raise CorruptDataError(f"A stored {what} is malformed.")
+        return memoryview(raw)[start:]
+    if raw and 0xd4 <= raw[0] <= 0xd8:       # fixext: a chunk of one or two tiny items
+        top = unpack_plain(raw)
+        if type(top) is not msgpack.ExtType or top.code != code:
+            raise CorruptDataError(f"A stored {what} is malformed.")
+        return top.data
+    return None
+
+
+def split_items(raw: bytes) -> list[bytes]:
+    """The items of a list chunk piece, each still in its msgpack encoding (nothing decoded).
+
+    Equal encodings mean equal values, so two chunks can be compared item by item with
+    C-level bytes comparisons and only the items that differ need ``unpack``. A chunk of
+    format 2 or 3 frames its items, so one C call splits it; a format 1 chunk (a plain
+    array) is walked item by item.
+    """
+    payload = _ext_payload(raw, EXT_FRAMED, "list chunk")
+    if payload is not None:
+        return frames(payload)
+    unpacker = msgpack.Unpacker(max_buffer_size=max(len(raw), 1))
+    unpacker.feed(raw)
+    try:
+        count = unpacker.read_array_header()
+        items: list[bytes] = []
+        append, skip, tell = items.append, unpacker.skip, unpacker.tell
+        start = tell()
+        for _ in range(count):
+            skip()
+            end = tell()
+            append(raw[start:end])
+            start = end
+    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
+        raise CorruptDataError(f"A stored list chunk cannot be decoded ({exc}).") from exc
+    if start != len(raw):
+        raise CorruptDataError("A stored list chunk has bytes after its items.")
+    return items
+
+
+def split_map(raw: bytes) -> dict:
+    """The entries of a map chunk piece: key -> the value's msgpack encoding (undecoded)."""
+    payload = _ext_payload(raw, EXT_MAP_CHUNK, "map chunk")
+    if payload is None:
+        raise CorruptDataError("A stored map chunk is malformed.")
+    keys, values = map_frames(payload)
+    try:
+        out = dict(zip(keys, values))
+    except TypeError as exc:
+        raise CorruptDataError("A stored map chunk has a key that cannot be a key.") from exc
+    if len(out) != len(keys):
+        raise CorruptDataError("A stored map chunk repeats a key.")
+    return out
+
+
+def check_part(entry: Chunk, part: Any, table: ChunkedList | ChunkedMap) -> None:
+    """CorruptDataError unless ``part`` (what ``entry``'s piece decoded to) is what the table
+    says: a chunk of ``entry.count`` items, or a sub-table one level lower."""
+    if table.height:
+        if type(part) is not type(table) or part.height != table.height - 1 or part.length != entry.count:
+            raise CorruptDataError("A stored chunk table does not match its parent.")
+    elif not isinstance(part, dict if type(table) is ChunkedMap else list) or len(part) != entry.count:
+        raise CorruptDataError("A stored chunk does not match its table.")
+
+
+def resolve(value: Any, fetch: Callable[[bytes], Any], depth: int = 0) -> Any:
+    """Replace every marker in ``value`` by the content it names, using ``fetch``, within
+    the read budgets (``inspector.codec.expand``; ``depth`` is unused)."""
+    from inspector.codec.expand import resolve_value
+    return resolve_value(value, fetch)
+
+
+def iter_digests(value: Any) -> Iterable[bytes]:
+    """The digests a decoded piece refers to directly (one level)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is Ref:
+            yield item.digest
+        elif kind is ChunkedList or kind is ChunkedMap:
+            yield from (c.digest for c in item.chunks)
+        elif kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)

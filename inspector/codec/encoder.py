@@ -1,0 +1,408 @@
+"""``PieceEncoder``: successive states of one run into content-addressed pieces (pure, no SQL).
+
+A container or string whose encoding exceeds ``INLINE_MAX`` bytes is stored as a piece of
+its own (a ``Ref`` in its parent). A list of ``CHUNK_MIN_ITEMS`` or more is cut into chunks
+at content-defined boundaries, a map of ``MAP_MIN_KEYS`` or more likewise (boundaries decided
+by its keys alone), and a table of more than ``TABLE_MAX`` chunks is itself cut into
+sub-tables (a tree), so replacing one value of a 50 MB map rewrites its chunk, one small
+table per level and the root. Unchanged parts cost C-level comparisons with a private copy
+kept per path (an agent may mutate its state in place). Runs of many changed items are
+encoded in bulk (C calls, no Python step per field) and, when an old layout was mostly
+dirty, cut into coarse chunks, which compress like one blob: a dense change costs no more
+than compressing the whole state would.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
+from operator import eq
+from typing import Any, Callable, NamedTuple
+
+import msgpack
+import xxhash
+
+from inspector.codec.encoded import UNSEEN, Bulk, Encoded
+from inspector.codec.gcpause import gc_paused
+from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
+from inspector.codec.markers import (Chunk, ChunkedList, ChunkedMap, Ref, digest_of, frame_chunk,
+                                     new_packer, pack)
+
+INLINE_MAX = 512          # bytes: larger children become pieces of their own
+CHUNK_MIN_ITEMS = 16      # lists at least this long are chunked
+CHUNK_MASK = 0x1F         # content-defined boundary: about 32 items per chunk on average
+CHUNK_MAX_ITEMS = 128
+CHUNK_MAX_BYTES = 64 * 1024
+COARSE_MASK = 0x1FF       # dense rewrites: about 512 items per chunk
+COARSE_MAX_ITEMS = 4096
+COARSE_MAX_BYTES = 1024 * 1024
+COARSE_MIN_RUN = 256      # a rewritten run this long, with ...
+COARSE_MIN_CHANGED = 16   # ... at least 1 in this many items changed, is dense
+TABLE_MAX = 64            # a table with more entries becomes a tree of sub-tables
+TABLE_MASK = 0x1F         # sub-table boundaries: about 32 entries each
+FORMAT = 3                # the newest piece layout this encoder writes
+
+_SCALARS = frozenset({int, float, bool, type(None)})
+_hash64 = xxhash.xxh3_64_intdigest
+_array_header = msgpack.Packer().pack_array_header
+
+
+class _ListChunk(NamedTuple):
+    items: list      # private copies of the items
+    forms: list      # what the chunk piece stores for each item
+    sizes: list
+    chunk: Chunk
+    closed: bool     # ended at a boundary of the rule (not at the end of the list)
+
+
+def encode_flat(value: Any) -> tuple[bytes, int, dict[bytes, bytes]]:
+    """Store a small value (a task state) as one piece: (digest, size, {digest: raw})."""
+    raw = pack(value)
+    digest = digest_of(raw)
+    return digest, len(raw), {digest: raw}
+
+
+class PieceEncoder:
+    """Encodes successive states of one run; ``encode`` is the whole public interface.
+
+    ``chunk_format`` chooses the layout written: 3 (chunked maps and table trees), 2 (list
+    chunks framed, flat tables, maps whole) or 1 (list chunks as plain arrays); tests write
+    older layouts with it to check that stores of every format still read.
+    """
+
+    chunk_format = FORMAT
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple, Encoded] = {}
+        self._lists: dict[tuple, list[_ListChunk]] = {}
+        self._tables: dict[tuple, Chunk] = {}
+        self.new_pieces: dict[bytes, bytes] = {}
+        self._pack: Callable[[Any], bytes] = new_packer().pack
+        self._maps = MapChunker(self)
+        self.top_form: Any = None
+
+    def encode(self, value: Any) -> tuple[bytes, int, dict[bytes, bytes]]:
+        """Store ``value`` as a root piece: (root digest, logical size, new pieces)."""
+        self.new_pieces = {}
+        with gc_paused():
+            result = self._encode(value, ("$",), top=True)
+        self.top_form = result.form
+        raw = self._pack(result.form)
+        digest = digest_of(raw)
+        self.new_pieces[digest] = raw
+        pieces, self.new_pieces = self.new_pieces, {}
+        if len(self._tables) > 200_000:
+            self._tables.clear()
+        return digest, max(result.size, len(raw)), pieces
+
+    def forget(self) -> None:
+        """Drop the cache (e.g. after a failed transaction)."""
+        self._cache.clear()
+        self._lists.clear()
+        self._tables.clear()
+        self._maps.forget()
+
+    # -- pieces ----------------------------------------------------------------
+    def store(self, raw: bytes) -> bytes:
+        """Add the raw bytes of a piece to this save's new pieces; its digest."""
+        digest = digest_of(raw)
+        self.new_pieces.setdefault(digest, raw)
+        return digest
+
+    def table(self, kind: type, entries: list[Chunk]) -> Any:
+        """The marker of a chunked list or map over ``entries``: flat up to ``TABLE_MAX``
+        entries, else a tree whose sub-tables are cut where an entry's digest says so."""
+        height = 0
+        if self.chunk_format >= 3:
+            while len(entries) > TABLE_MAX:
+                entries = [self._sub_table(kind, height, group) for group in _groups(entries)]
+                height += 1
+        return kind(tuple(entries), height)
+
+    def _sub_table(self, kind: type, height: int, group: list[Chunk]) -> Chunk:
+        key = (kind, height, tuple([c.digest for c in group]))
+        hit = self._tables.get(key)
+        if hit is None:
+            marker = kind(tuple(group), height)
+            hit = Chunk(marker.length, marker.size, self.store(self._pack(marker)))
+            self._tables[key] = hit
+        return hit
+
+    # -- values ----------------------------------------------------------------
+    def _encode(self, value: Any, path: tuple | None, top: bool = False) -> Encoded:
+        kind = type(value)
+        if kind in _SCALARS:   # the common leaf: no further checks
+            return Encoded(value, 9, value)
+        if kind is str or kind is bytes:
+            if top or len(value) <= INLINE_MAX:
+                return Encoded(value, len(value) + 5, value)
+            raw = self._pack(value)
+            return Encoded(Ref(self.store(raw), len(raw)), len(raw), value)
+        if kind is not dict and kind is not list:
+            value = _plain(value)
+            if type(value) is not dict and type(value) is not list:
+                return self._encode(value, path, top)
+        if type(value) is list and len(value) >= CHUNK_MIN_ITEMS:
+            return self._encode_chunked(value, path)
+        if type(value) is dict and len(value) >= MAP_MIN_KEYS and self.chunk_format >= 3:
+            return self._maps.encode(value, path)
+        if path is not None and not top:
+            hit = self._cache.get(path)
+            if hit is not None and type(hit.copy) is type(value) and hit.copy == value:
+                return hit
+        if type(value) is dict:
+            parts = {k: self._encode(v, None if path is None else path + (k,)) for k, v in value.items()}
+            form: Any = {k: p.form for k, p in parts.items()}
+            copy: Any = {k: p.copy for k, p in parts.items()}
+            children = parts.values()
+        else:
+            children = [self._encode(v, None if path is None else path + (i,)) for i, v in enumerate(value)]
+            form = [p.form for p in children]
+            copy = [p.copy for p in children]
+        raw = self._pack(form)
+        size = len(raw) + sum(p.size for p in children if type(p.form) in _MARKER_TYPES)
+        if not top and len(raw) > INLINE_MAX:
+            form = Ref(self.store(raw), size)
+        result = Encoded(form, size, copy)
+        if path is not None:
+            self._cache[path] = result
+        return result
+
+    def bulk(self, values: list, paths: list | None = None) -> Bulk:
+        """Encode many values at once: one C call packs each, one more copies the small
+        ones; only values over ``INLINE_MAX`` bytes go through ``_encode`` (with ``paths``)."""
+        pack = self._pack
+        encoded = list(map(pack, values))
+        sizes = list(map(len, encoded))
+        if not sizes or max(sizes) <= INLINE_MAX:
+            copies = _copies(encoded)
+            return Bulk(copies, sizes, copies, encoded)
+        small = [i for i, size in enumerate(sizes) if size <= INLINE_MAX]
+        forms: list = [None] * len(values)
+        copies = [None] * len(values)
+        for i, copy in zip(small, _copies([encoded[i] for i in small])):
+            forms[i] = copies[i] = copy
+        for i, size in enumerate(sizes):
+            if size > INLINE_MAX:
+                result = self._encode(values[i], None if paths is None else paths[i])
+                forms[i], sizes[i], copies[i] = result
+                encoded[i] = pack(result.form)
+        return Bulk(forms, sizes, copies, encoded)
+
+    # -- chunked lists -----------------------------------------------------------
+    def _encode_chunked(self, value: list, path: tuple | None) -> Encoded:
+        old = self._lists.get(path) if path is not None else None
+        chunks = _ListLayout(self, value, old).chunks()
+        if path is not None:
+            self._lists[path] = chunks
+        marker = self.table(ChunkedList, [c.chunk for c in chunks])
+        copy = UNSEEN if path is not None else [item for c in chunks for item in c.items]
+        return Encoded(marker, marker.size, copy)
+
+    def close_list_chunk(self, items: list, forms: list, sizes: list, encoded: list, closed: bool) -> _ListChunk:
+        """Store one list chunk piece."""
+        raw = frame_chunk(encoded) if self.chunk_format >= 2 else self._pack(forms)
+        size = max(sum(sizes), len(raw))
+        return _ListChunk(items, forms, sizes, Chunk(len(items), size, self.store(raw)), closed)
+
+
+def _copies(encoded: list[bytes]) -> list:
+    """Fresh values decoded from encodings holding no markers (one C call)."""
+    return msgpack.unpackb(_array_header(len(encoded)) + b"".join(encoded), raw=False,
+                           strict_map_key=False)
+
+
+_MARKER_TYPES = frozenset({Ref, ChunkedList, ChunkedMap})
+
+
+def _plain(value: Any) -> Any:
+    """A value of a subclass or look-alike of a JSON type as the plain type."""
+    if isinstance(value, (tuple, list)):
+        return list(value)
+    if isinstance(value, dict):
+        return dict(value)
+    for plain in (bool, int, float, str, bytes):
+        if isinstance(value, plain):
+            return plain(value)
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"cannot store a value of type {type(value).__name__} in a state")
+
+
+def _groups(entries: list[Chunk]) -> list[list[Chunk]]:
+    """Entries cut into sub-tables after an entry whose digest's last byte says so."""
+    groups: list[list[Chunk]] = []
+    start = 0
+    for n, entry in enumerate(entries):
+        if not entry.digest[-1] & TABLE_MASK or n + 1 - start >= TABLE_MAX:
+            groups.append(entries[start:n + 1])
+            start = n + 1
+    if start < len(entries):
+        groups.append(entries[start:])
+    return groups
+
+
+def cuts(marks: list[int], lengths: list[int], mask: int, max_items: int, max_bytes: int) -> list[int]:
+    """Where the rule closes chunks in a run of items (end indices, ascending): after an
+    item whose mark has the ``mask`` bits zero, or when a chunk reaches ``max_items`` items
+    or ``max_bytes`` bytes. Items after the last end are not closed."""
+    natural = [n + 1 for n, mark in enumerate(marks) if not mark & mask]
+    total = list(accumulate(lengths, initial=0))
+    ends: list[int] = []
+    start = 0
+    for end in natural:
+        while True:
+            cap = min(start + max_items, bisect_left(total, total[start] + max_bytes, start + 1))
+            if cap >= end:
+                break
+            ends.append(cap)
+            start = cap
+        ends.append(end)
+        start = end
+    n = len(marks)
+    while start < n:
+        cap = min(start + max_items, bisect_left(total, total[start] + max_bytes, start + 1))
+        if cap > n:
+            break
+        ends.append(cap)
+        start = cap
+    return ends
+
+
+class _ListLayout:
+    """One chunked list's new layout: old chunks whose items are unchanged are kept where the
+    rule would cut them anyway; the runs between them are encoded in bulk and cut by the rule,
+    a run growing into the next old chunk until its last cut meets that chunk's start."""
+
+    def __init__(self, enc: PieceEncoder, value: list, old: list[_ListChunk] | None) -> None:
+        self.enc = enc
+        self.value = value
+        self.old = old or []
+        self.offsets = list(accumulate((c.chunk.count for c in self.old), initial=0))
+        self.shift = len(value) - self.offsets[-1]
+
+    def chunks(self) -> list[_ListChunk]:
+        n = len(self.value)
+        kept = self._unchanged()
+        out: list[_ListChunk] = []
+        pos = k = 0
+        while pos < n:
+            while k < len(kept) and kept[k][0] < pos:
+                k += 1
+            if k < len(kept) and kept[k][0] == pos:
+                out.append(kept[k][1])
+                pos += kept[k][1].chunk.count
+                k += 1
+                continue
+            if out and not out[-1].closed:      # ended by the old list's end: re-open it
+                pos -= out.pop().chunk.count
+            end = kept[k][0] if k < len(kept) else n
+            while True:
+                made, pos = self._run(pos, end)
+                out.extend(made)
+                if pos == end:
+                    break
+                if k < len(kept):          # the last cut missed the next old chunk: take it in
+                    end = kept[k][0] + kept[k][1].chunk.count
+                    k += 1
+                else:
+                    end = n
+        return out
+
+    def _unchanged(self) -> list[tuple[int, _ListChunk]]:
+        """Old chunks whose items are unchanged, at their old place or shifted by the change
+        in length, in order and not overlapping."""
+        value, n, shift = self.value, len(self.value), self.shift
+        found: list[tuple[int, _ListChunk]] = []
+        pos = 0
+        for o, c in zip(self.offsets, self.old):
+            count = c.chunk.count
+            for start in ((o,) if shift == 0 else (o, o + shift)):
+                if start >= pos and start + count <= n and value[start:start + count] == c.items:
+                    found.append((start, c))
+                    pos = start + count
+                    break
+        return found
+
+    def _hints(self, start: int, end: int) -> tuple[list, list, list]:
+        """Old forms, copies and sizes of the items ``start:end`` that are unchanged (at
+        their old place or shifted by the change in length); ``_NO`` form where none is."""
+        count = end - start
+        forms: list = [_NO] * count
+        copies: list = [None] * count
+        sizes: list = [0] * count
+        old_n = self.offsets[-1]
+        for delta in ((0,) if self.shift == 0 else (0, self.shift)):
+            lo = start - delta
+            a, b = max(lo, 0), min(end - delta, old_n)
+            if a >= b:
+                continue
+            items, old_forms, old_sizes = self._old_range(a, b)
+            base = a - lo
+            window = self.value[start + base:start + base + b - a]
+            for j in [j for j, same in enumerate(map(eq, window, items)) if same is True]:
+                i = j + base
+                if forms[i] is _NO:
+                    forms[i], copies[i], sizes[i] = old_forms[j], items[j], old_sizes[j]
+        return forms, copies, sizes
+
+    def _old_range(self, lo: int, hi: int) -> tuple[list, list, list]:
+        """The old items ``lo:hi`` (copies, forms, sizes)."""
+        items: list = []
+        forms: list = []
+        sizes: list = []
+        for idx in range(bisect_right(self.offsets, lo) - 1, len(self.old)):
+            base = self.offsets[idx]
+            if base >= hi:
+                break
+            c = self.old[idx]
+            a, b = max(lo - base, 0), min(hi - base, c.chunk.count)
+            items.extend(c.items[a:b])
+            forms.extend(c.forms[a:b])
+            sizes.extend(c.sizes[a:b])
+        return items, forms, sizes
+
+    def _run(self, start: int, end: int) -> tuple[list[_ListChunk], int]:
+        """Encode items ``start:end`` and close the chunks the rule cuts there (and the rest
+        when ``end`` is the list's end); returns them and where the unclosed rest starts."""
+        enc = self.enc
+        forms, copies, sizes = self._hints(start, end)
+        encoded: list = [None] * (end - start)
+        fresh = [i for i, form in enumerate(forms) if form is _NO]
+        if len(fresh) == end - start:
+            forms, sizes, copies, encoded = enc.bulk(self.value[start:end])
+        else:
+            if fresh:
+                bulk = enc.bulk([self.value[start + i] for i in fresh])
+                taken = [form is _NO for form in forms]
+                forms = _merge(taken, forms, bulk.forms)
+                sizes = _merge(taken, sizes, bulk.sizes)
+                copies = _merge(taken, copies, bulk.copies)
+                fresh_encoded = iter(bulk.encoded)
+                pack = enc._pack
+                encoded = [next(fresh_encoded) if new else pack(form) for new, form in zip(taken, forms)]
+            else:
+                encoded = list(map(enc._pack, forms))
+        count = end - start
+        dense = bool(self.old) and count >= COARSE_MIN_RUN and len(fresh) * COARSE_MIN_CHANGED >= count
+        rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else (
+            CHUNK_MASK, CHUNK_MAX_ITEMS, CHUNK_MAX_BYTES)
+        ends = cuts(list(map(_hash64, encoded)), list(map(len, encoded)), *rule)
+        made = []
+        a = 0
+        for b in ends:
+            made.append(enc.close_list_chunk(copies[a:b], forms[a:b], sizes[a:b], encoded[a:b], True))
+            a = b
+        if end == len(self.value) and a < count:      # the list's end closes the rest
+            made.append(enc.close_list_chunk(copies[a:], forms[a:], sizes[a:], encoded[a:], False))
+            a = count
+        return made, start + a
+
+
+_NO = object()     # no old form for this item
+
+
+def _merge(taken: list[bool], old: list, new: list) -> list:
+    """``old`` with its ``taken`` slots filled, in order, from ``new``."""
+    fill = iter(new)
+    return [next(fill) if t else o for t, o in zip(taken, old)]

@@ -1,0 +1,245 @@
+"""The markers a stored piece may hold (Ref, chunked lists and maps) and their msgpack form.
+
+A state is msgpack. A value stored as a piece of its own is replaced in its parent by a
+``Ref`` (ext 1). A long list is a ``ChunkedList`` (ext 2, or ext 6 when its table is a tree)
+naming its chunks; a big map is a ``ChunkedMap`` (ext 4) naming its map chunks. A list chunk
+piece frames each item's encoding as a bin (ext 3), a map chunk piece its keys and each
+value's encoding (ext 5), so a reader splits a chunk without decoding it. Markers are
+NamedTuples: C-fast to build, immutable, and compared field by field.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, NamedTuple
+
+import msgpack
+import xxhash
+
+from inspector.errors import CorruptDataError
+
+EXT_REF = 1
+EXT_CHUNKED = 2           # a chunked list; its entries are chunk pieces (table of height 0)
+EXT_FRAMED = 3            # a list chunk piece (format 2): its items' encodings, each framed as a bin
+EXT_MAP = 4               # a chunked map (format 3): height byte, then entries
+EXT_MAP_CHUNK = 5         # a map chunk piece (format 3): [keys, value encodings as bins]
+EXT_DEEP_LIST = 6         # a chunked list whose table is a tree (format 3): height byte, then entries
+MAX_HEIGHT = 8            # tables deeper than this are damage (2**40 chunks need 6 levels)
+
+_SIZE = struct.Struct("<Q")
+ENTRY = struct.Struct("<IQ16s")     # one table entry: count, size, digest (28 bytes)
+ENTRY_SIZE = ENTRY.size
+_tuple_new = tuple.__new__
+
+
+class Ref(NamedTuple):
+    """A reference to a stored piece holding one value; ``size`` is its logical size."""
+
+    digest: bytes
+    size: int
+
+
+class Chunk(NamedTuple):
+    """One entry of a chunked list's or map's table: ``count`` items (or map entries) in
+    piece ``digest``, ``size`` their logical size. In a table of height > 0 the piece is
+    itself a table (a marker of height - 1) covering those items."""
+
+    count: int
+    size: int
+    digest: bytes
+
+
+class ChunkedList(NamedTuple):
+    """A long list stored as consecutive chunks; ``height`` > 0: its entries are sub-tables."""
+
+    chunks: tuple[Chunk, ...]
+    height: int = 0
+
+    @property
+    def length(self) -> int:
+        """Number of items in the whole list."""
+        return sum(c.count for c in self.chunks)
+
+    @property
+    def size(self) -> int:
+        """Logical size in bytes of the whole list."""
+        return sum(c.size for c in self.chunks)
+
+
+class ChunkedMap(NamedTuple):
+    """A big map stored as consecutive map chunks (entries in insertion order)."""
+
+    chunks: tuple[Chunk, ...]
+    height: int = 0
+
+    @property
+    def length(self) -> int:
+        """Number of keys in the whole map."""
+        return sum(c.count for c in self.chunks)
+
+    @property
+    def size(self) -> int:
+        """Logical size in bytes of the whole map."""
+        return sum(c.size for c in self.chunks)
+
+
+MARKERS = (Ref, ChunkedList, ChunkedMap)
+TABLES = (ChunkedList, ChunkedMap)
+
+
+def digest_of(raw: bytes) -> bytes:
+    """The content address of a piece's raw bytes."""
+    return xxhash.xxh3_128_digest(raw)
+
+
+def table_payload(chunks: tuple[Chunk, ...]) -> bytes:
+    """The entries of a table as stored (28 bytes each)."""
+    pack_entry = ENTRY.pack
+    return b"".join([pack_entry(*c) for c in chunks])
+
+
+def _default(obj: Any) -> Any:
+    kind = type(obj)
+    if kind is Ref:
+        return msgpack.ExtType(EXT_REF, obj.digest + _SIZE.pack(obj.size))
+    if kind is ChunkedList:
+        if obj.height:
+            return msgpack.ExtType(EXT_DEEP_LIST, bytes((obj.height,)) + table_payload(obj.chunks))
+        return msgpack.ExtType(EXT_CHUNKED, table_payload(obj.chunks))
+    if kind is ChunkedMap:
+        return msgpack.ExtType(EXT_MAP, bytes((obj.height,)) + table_payload(obj.chunks))
+    # strict packing hands subclasses of the plain types here: store them as the plain type
+    if isinstance(obj, (tuple, list)):
+        return list(obj)
+    if isinstance(obj, dict):
+        return dict(obj)
+    for plain in (str, int, float, bytes):
+        if isinstance(obj, plain):
+            return plain(obj)
+    if isinstance(obj, (bytearray, memoryview)):
+        return bytes(obj)
+    raise TypeError(f"cannot store a value of type {type(obj).__name__} in a state")
+
+
+def _entries(data: bytes, offset: int = 0) -> tuple[Chunk, ...]:
+    if (len(data) - offset) % ENTRY_SIZE:
+        raise CorruptDataError("A stored piece has a malformed chunk table.")
+    view = memoryview(data)[offset:] if offset else data
+    return tuple([_tuple_new(Chunk, e) for e in ENTRY.iter_unpack(view)])
+
+
+def _height(data: bytes) -> int:
+    if not data or not 0 <= data[0] <= MAX_HEIGHT:
+        raise CorruptDataError("A stored piece has a malformed chunk table.")
+    return data[0]
+
+
+def _marker_hook(code: int, data: bytes) -> Any:
+    try:
+        if code == EXT_REF and len(data) == 24:
+            return _tuple_new(Ref, (data[:16], _SIZE.unpack_from(data, 16)[0]))
+        if code == EXT_CHUNKED:
+            return _tuple_new(ChunkedList, (_entries(data), 0))
+        if code == EXT_MAP:
+            return _tuple_new(ChunkedMap, (_entries(data, 1), _height(data)))
+        if code == EXT_DEEP_LIST:
+            return _tuple_new(ChunkedList, (_entries(data, 1), _height(data)))
+    except struct.error as exc:
+        raise CorruptDataError(f"A stored piece has a malformed reference ({exc}).") from exc
+    if code == EXT_REF:
+        raise CorruptDataError("A stored piece has a malformed reference.")
+    if code in (EXT_FRAMED, EXT_MAP_CHUNK):
+        raise CorruptDataError("A stored list item holds a list chunk.")
+    raise CorruptDataError(f"A stored piece uses an unknown extension type {code}.")
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == EXT_FRAMED:       # a whole list chunk piece: its items, decoded in one C call
+        return decode_items(frames(data))
+    if code == EXT_MAP_CHUNK:    # a whole map chunk piece: its entries, values decoded in one C call
+        keys, values = map_frames(data)
+        return _as_map(keys, decode_items(values))
+    return _marker_hook(code, data)
+
+
+_array_header = msgpack.Packer().pack_array_header
+
+
+def decode_items(encoded: list[bytes]) -> list:
+    """The values whose msgpack encodings are ``encoded`` (markers left in place), in one C call."""
+    return msgpack.unpackb(_array_header(len(encoded)) + b"".join(encoded), ext_hook=_marker_hook,
+                           raw=False, strict_map_key=False)
+
+
+def _as_map(keys: list, values: list) -> dict:
+    try:
+        out = dict(zip(keys, values))
+    except TypeError as exc:
+        raise CorruptDataError("A stored map chunk has a key that cannot be a key.") from exc
+    if len(out) != len(keys):
+        raise CorruptDataError("A stored map chunk repeats a key.")
+    return out
+
+
+def unpack_plain(raw: bytes | memoryview) -> Any:
+    """msgpack without markers (extensions come back as ExtType); CorruptDataError if malformed."""
+    try:
+        return msgpack.unpackb(raw, strict_map_key=False)
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise CorruptDataError(f"A stored chunk cannot be decoded ({exc}).") from exc
+
+
+def frames(payload: bytes | memoryview) -> list[bytes]:
+    """The item encodings framed in a list chunk's payload (a msgpack array of bins)."""
+    found = unpack_plain(payload)
+    if type(found) is not list or not set(map(type, found)) <= {bytes}:
+        raise CorruptDataError("A stored list chunk is malformed.")
+    return found
+
+
+def map_frames(payload: bytes | memoryview) -> tuple[list, list[bytes]]:
+    """The keys and value encodings framed in a map chunk's payload."""
+    found = unpack_plain(payload)
+    if (type(found) is not list or len(found) != 2 or type(found[0]) is not list
+            or type(found[1]) is not list or len(found[0]) != len(found[1])
+            or not set(map(type, found[1])) <= {bytes}):
+        raise CorruptDataError("A stored map chunk is malformed.")
+    return found[0], found[1]
+
+
+def frame_chunk(encoded: list[bytes]) -> bytes:
+    """A list chunk piece (format 2) holding the items whose msgpack encodings are ``encoded``."""
+    return msgpack.packb(msgpack.ExtType(EXT_FRAMED, msgpack.packb(encoded, use_bin_type=True)))
+
+
+def frame_map_chunk(keys: list, encoded: list[bytes]) -> bytes:
+    """A map chunk piece (format 3): the keys and their values' msgpack encodings."""
+    return msgpack.packb(msgpack.ExtType(EXT_MAP_CHUNK, msgpack.packb([keys, encoded], use_bin_type=True,
+                                                                       strict_types=True, default=_default)))
+
+
+def pack(value: Any) -> bytes:
+    """Encode a value (which may hold markers) as msgpack."""
+    return msgpack.packb(value, default=_default, use_bin_type=True, strict_types=True)
+
+
+def new_packer() -> msgpack.Packer:
+    """A reusable packer for one thread (faster than ``pack`` in hot loops)."""
+    return msgpack.Packer(default=_default, use_bin_type=True, strict_types=True)
+
+
+def unpack(raw: bytes | memoryview) -> Any:
+    """Decode one piece, leaving markers in place (never runs code)."""
+    try:
+        return msgpack.unpackb(raw, ext_hook=_ext_hook, raw=False, strict_map_key=False)
+    except CorruptDataError:
+        raise
+    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
+        raise CorruptDataError(f"A stored piece cannot be decoded ({exc}).") from exc
+
+
+def may_hold_markers(raw: bytes) -> bool:
+    """False when the bytes of a piece cannot hold a marker: every marker is a msgpack
+    extension of 24 or more bytes, which starts with byte 0xc7, 0xc8 or 0xc9 (an empty
+    chunked list is a 0-byte ext 8 too), but for an empty chunked map (fixext 1, type 4)."""
+    return b"\xc7" in raw or b"\xc8" in raw or b"\xc9" in raw or b"\xd4\x04" in raw

@@ -1,0 +1,36 @@
+"""``checkpoint-inspector info STORE``: what a store is and what its adapter can do."""
+
+from __future__ import annotations
+
+import argparse
+
+from inspector.commands._common import add_json_arg, add_store_arg, print_json
+from inspector.store import open_store
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``info`` sub-command."""
+    parser = sub.add_parser("info", help="the store's kind, backend and capabilities (fork, resume, live)")
+    add_store_arg(parser)
+    add_json_arg(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the store's description and each capability with its reason."""
+    with open_store(args.store) as store:
+        info = store.info
+        runs = store.count_runs()
+    caps = {a: info.capabilities.get(a) for a in ("fork", "resume", "live")}
+    if args.json:
+        print_json({"display": info.display, "kind": info.kind, "label": info.label, "backend": info.backend,
+                    "format_version": info.format_version, "read_only": info.read_only, "runs": runs,
+                    "capabilities": {a: {"available": c.available, "reason": c.reason} for a, c in caps.items()}})
+        return 0
+    print(f"{info.display}")
+    print(f"  kind: {info.label or info.kind} ({info.kind}) · {info.backend} · "
+          f"{'read-only' if info.read_only else 'writable'} · {runs} runs")
+    for action, cap in caps.items():
+        word = "yes" if cap.available else "no"
+        print(f"  {action}: {word}" + (f" — {cap.reason}" if cap.reason else ""))
+    return 0

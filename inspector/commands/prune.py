@@ -1,0 +1,75 @@
+"""``checkpoint-inspector prune STORE``: retention rules, a dry run unless ``--apply``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, print_json, print_table
+from inspector.retention.api import apply_prune, plan_prune
+from inspector.retention.rules import PrunePlan, make_rules
+
+TOP = 20
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``prune`` sub-command."""
+    parser = sub.add_parser("prune", help="remove old checkpoints by rules (a dry run unless --apply)")
+    add_store_arg(parser)
+    parser.add_argument("--keep-last", type=int, metavar="N", help="keep the N most recent checkpoints of each run")
+    parser.add_argument("--older-than", metavar="DURATION", help="only checkpoints older than this (30d, 12h, 1d12h…)")
+    parser.add_argument("--run", action="append", default=[], metavar="RUN", help="only this run (repeatable)")
+    parser.add_argument("--status", action="append", default=[], metavar="STATUS[,STATUS]",
+                        help="only runs with these stored statuses (completed,failed,…)")
+    parser.add_argument("--apply", action="store_true", help="really delete (default: print what would go)")
+    parser.add_argument("--vacuum", action="store_true", help="after deleting, give the space back to the OS")
+    parser.add_argument("--langgraph-write", action="store_true",
+                        help="allow deleting rows of a LangGraph database (SQLite: a backup is made first)")
+    parser.add_argument("--backup", metavar="PATH", help="where the LangGraph SQLite backup goes")
+    add_json_arg(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plan or apply the prune and print what it does."""
+    rules = make_rules(keep_last=args.keep_last, older_than=args.older_than, runs=args.run, statuses=args.status)
+    if args.apply:
+        progress = None if args.json else (lambda text: print(f"… {text}", file=sys.stderr, flush=True))
+        result = apply_prune(args.store, rules, vacuum=args.vacuum, langgraph_write=args.langgraph_write,
+                             progress=progress, backup=args.backup)
+    else:
+        result = plan_prune(args.store, rules)
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print_plan(result)
+    return 0
+
+
+def print_plan(plan: PrunePlan) -> None:
+    """What would go (or went), per run, and the bytes."""
+    if plan.runs:
+        print_table(("RUN", "NAME", "STATUS", "REMOVE", "KEEP"),
+                    [(r.run, r.name[:30], r.status, r.remove, r.keep) for r in plan.runs[:TOP]])
+        if len(plan.runs) > TOP:
+            print(f"… and {len(plan.runs) - TOP:,} more runs")
+        print()
+    verb = "Removed" if plan.applied else "Would remove"
+    pieces = "pieces" if plan.kind == "native" else "blobs"
+    runs = "run" if len(plan.runs) == 1 else "runs"
+    print(f"{verb} {plan.remove_checkpoints:,} of {plan.total_checkpoints:,} checkpoints in {len(plan.runs):,} {runs} "
+          + (f"and {plan.pieces:,} unreferenced {pieces}" if plan.pieces or plan.kind == "native" else "")
+          + f": {fmt_size(plan.bytes)} ({fmt_size(plan.rows_bytes)} of rows"
+          + (f", {fmt_size(plan.content_bytes)} of content" if plan.content_bytes or plan.kind == "native" else "")
+          + ").")
+    kept = {k: v for k, v in plan.protected.items() if v}
+    if kept:
+        print("Kept although selected: " + ", ".join(f"{v:,} ({k})" for k, v in kept.items()) + ".")
+    if plan.backup:
+        print(f"Backup written first: {plan.backup}")
+    if plan.applied:
+        print(f"On disk: {fmt_size(plan.disk_before)} before, {fmt_size(plan.disk_after)} after.")
+    else:
+        print("Dry run: nothing was changed (add --apply to prune).")
+    for note in plan.notes:
+        print(f"note: {note}")

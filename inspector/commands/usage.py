@@ -1,0 +1,82 @@
+"""``checkpoint-inspector usage STORE [RUN]``: why the store is the size it is."""
+
+from __future__ import annotations
+
+import argparse
+
+from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, print_json, print_table
+from inspector.store import open_store
+from inspector.usage.api import store_usage
+from inspector.usage.report import UsageReport
+
+TOP = 15
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``usage`` sub-command."""
+    parser = sub.add_parser("usage", help="storage used by run, checkpoint and field, and on disk")
+    add_store_arg(parser)
+    parser.add_argument("run", metavar="RUN", nargs="?", help="also show this run checkpoint by checkpoint")
+    add_json_arg(parser)
+    parser.add_argument("--all", action="store_true", help=f"list every run (default: the {TOP} biggest)")
+    parser.set_defaults(func=run)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f} %" if whole else ""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the report."""
+    with open_store(args.store) as store:
+        report = store_usage(store, args.run)
+    if args.json:
+        print_json(report.to_json())
+        return 0
+    print_report(report, every_run=args.all)
+    return 0
+
+
+def print_report(report: UsageReport, every_run: bool = False) -> None:
+    """The report as text tables."""
+    print(f"{report.store} ({report.kind}, {report.backend}): {fmt_size(report.total_bytes)} on disk"
+          + (f", {fmt_size(report.free_bytes)} of it free pages (--vacuum gives them back)" if report.free_bytes else "")
+          + (f", WAL {fmt_size(report.wal_bytes)}" if report.wal_bytes else ""))
+    print(f"{report.checkpoints:,} checkpoints in {len(report.runs):,} runs; states decode to "
+          f"{fmt_size(report.logical_bytes)}, stored as {fmt_size(report.content_bytes)} of content "
+          f"and {fmt_size(report.rows_bytes)} of checkpoint rows")
+    if report.tables:
+        print()
+        print_table(("TABLE", "ON DISK", "SHARE"), [(name, fmt_size(n), _share(n, report.total_bytes))
+                                                 for name, n in sorted(report.tables.items(), key=lambda kv: -kv[1])])
+    whole = sum(report.fields.values())
+    print()
+    print_table(("FIELD" if report.kind == "native" else "CHANNEL", "STORED", "SHARE"),
+                [(name, fmt_size(n), _share(n, whole)) for name, n in list(report.fields.items())[:TOP]])
+    if report.channels:
+        print()
+        print_table(("CHANNEL", "STORED", "RE-WRITTEN UNCHANGED", "VERSIONS"),
+                    [(c.name, fmt_size(c.bytes), f"{fmt_size(c.unchanged_bytes)} ({_share(c.unchanged_bytes, c.bytes)})",
+                      c.versions) for c in report.channels[:TOP]])
+    if report.ours is not None:
+        print(f"\nThe same history in this project's store: about {fmt_size(report.ours.bytes)} "
+              f"({report.ours.pieces:,} pieces; {report.ours.method})")
+    runs = report.runs if every_run else report.runs[:TOP]
+    print()
+    print_table(("RUN", "NAME", "STATUS", "CKPTS", "STORED", "SHARE", "LOGICAL", "BIGGEST FIELD"),
+                [(r.run, r.name[:30], r.status, r.checkpoints, fmt_size(r.bytes), _share(r.bytes, whole),
+                  fmt_size(r.logical_bytes), next(iter(r.fields), "")) for r in runs])
+    if len(runs) < len(report.runs):
+        print(f"… and {len(report.runs) - len(runs):,} more runs (--all lists them)")
+    if report.detail is not None:
+        print(f"\nRun {report.detail.run}, checkpoint by checkpoint:")
+        print_table(("SEQ", "LOGICAL", "STORED", "UNIQUE", "OPS", "SCORE"),
+                    [(c.seq, fmt_size(c.logical), fmt_size(c.stored), fmt_size(c.unique), c.ops,
+                      f"{c.checks_passed}/{c.checks_total}") for c in report.detail.checkpoints])
+        if report.detail.tradeoff:
+            print("\nInterval trade-off (the same run with a snapshot every N checkpoints):")
+            print_table(("EVERY", "SNAPSHOTS", "WRITTEN", "REPLAY MAX", "REPLAY MEAN"),
+                        [(t.every, t.snapshots, fmt_size(t.write_bytes), t.replay_max, f"{t.replay_mean:g}")
+                         for t in report.detail.tradeoff])
+    for note in report.notes:
+        print(f"note: {note}")

@@ -1,0 +1,594 @@
+"""LangGraph checkpoint savers on this project's store: ``InspectorSaver`` / ``AsyncInspectorSaver``.
+
+Switching is one line::
+
+    with InspectorSaver.from_conn_string("agent.db") as saver:       # or a postgresql:// URL
+        graph = builder.compile(checkpointer=saver)
+
+Each ``(thread_id, checkpoint_ns)`` of a thread is one native run (a *lane*): the saver owns
+it (host, pid, a heartbeat while its graph runs), sets its status from LangGraph's own
+semantics (running while a step is next, completed when none is, interrupted / failed from
+the pending writes) and its task state from the ``todos`` channel (or ``tasks_channel``).
+
+Channel values are stored by content: dicts, lists and scalars stay structural, so the piece
+encoder writes only what changed (an appended message costs that message and one small list
+chunk); every other value (messages, pydantic models, dataclasses…) is a *typed leaf* holding
+LangGraph's own ``serde.dumps_typed`` bytes. The saver's serializer is the user's (LangGraph's
+``JsonPlusSerializer`` by default, never pickle unless the user configures it); the inspector
+reads typed leaves with its own msgpack decoder, which imports and runs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import os
+import random
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (WRITES_IDX_MAP, BaseCheckpointSaver, ChannelVersions, Checkpoint,
+                                       CheckpointMetadata, CheckpointTuple, get_checkpoint_id,
+                                       get_checkpoint_metadata)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
+
+from inspector import taskstate
+from inspector.store import create_store
+from inspector.store.langgraph.pregel import next_nodes, node_of
+from inspector.store.langgraph.tasks import build_task_state
+from inspector.store.native import pieces as piece_codec
+from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite, StoredCheckpoint
+from inspector.store.native.pieces import PieceEncoder
+
+__all__ = ["InspectorSaver", "AsyncInspectorSaver", "LEAF"]
+
+LEAF = "__lg__"             # a typed leaf: {"__lg__": serde type tag, "b": serde bytes}
+_INT_MIN, _INT_MAX = -(2 ** 63), 2 ** 64 - 1
+_PLAIN_LEAVES = (str, bool, float, type(None), bytes)
+PUSH_CHANNEL = "__pregel_tasks"
+
+
+class _Lowering:
+    """Channel values → the structural form stored as pieces (and back).
+
+    Objects with a ``__dict__`` (LangChain messages, models, dataclasses) are serialized once:
+    the leaf is reused while the same object still equals a private deep copy of its
+    attributes, so an appended message history costs one ``dumps_typed`` per new message,
+    and an object changed in place is serialized again.
+    """
+
+    def __init__(self) -> None:
+        self._leaves: dict[int, tuple[Any, Any, dict]] = {}
+        self._forms: dict[int, tuple[dict, Any, Any]] = {}    # id(leaf) → (leaf, object, snapshot)
+
+    def lower(self, value: Any, serde: SerializerProtocol) -> Any:
+        kind = type(value)
+        if kind in _PLAIN_LEAVES:
+            return value
+        if kind is int:
+            return value if _INT_MIN <= value <= _INT_MAX else self._leaf(value, serde)
+        if kind is list:
+            return [self.lower(v, serde) for v in value]
+        if kind is dict and LEAF not in value and all(type(k) is str for k in value):
+            return {k: self.lower(v, serde) for k, v in value.items()}
+        return self._leaf(value, serde)
+
+    def revive(self, form: Any, serde: SerializerProtocol) -> Any:
+        """``raise_value`` that hands back the very object a leaf was made from while it is
+        unchanged (its attributes still equal the private copy taken when it was stored),
+        instead of deserializing it again. Containers are always new."""
+        kind = type(form)
+        if kind is dict:
+            if LEAF in form:
+                hit = self._forms.get(id(form))
+                if hit is not None and hit[0] is form:
+                    obj, snapshot = hit[1], hit[2]
+                    if (getattr(obj, "__dict__", None), getattr(obj, "__pydantic_extra__", None)) == snapshot:
+                        return obj
+                return serde.loads_typed((form[LEAF], form["b"]))
+            return {k: self.revive(v, serde) for k, v in form.items()}
+        if kind is list:
+            return [self.revive(v, serde) for v in form]
+        return form
+
+    def _leaf(self, value: Any, serde: SerializerProtocol) -> dict:
+        attrs = getattr(value, "__dict__", None)
+        if attrs is None:
+            tag, data = serde.dumps_typed(value)
+            return {LEAF: tag, "b": data}
+        hit = self._leaves.get(id(value))
+        extra = getattr(value, "__pydantic_extra__", None)
+        if hit is not None and hit[0] is value and hit[1] == (attrs, extra):
+            return hit[2]
+        tag, data = serde.dumps_typed(value)
+        leaf = {LEAF: tag, "b": data}
+        if len(self._leaves) > 200_000:
+            self._leaves.clear()
+            self._forms.clear()
+        try:
+            snapshot = copy.deepcopy((attrs, extra))
+        except Exception:   # an attribute that cannot be copied: never cache this object
+            return leaf
+        self._leaves[id(value)] = (value, snapshot, leaf)
+        self._forms[id(leaf)] = (leaf, value, snapshot)
+        return leaf
+
+
+def raise_value(form: Any, serde: SerializerProtocol) -> Any:
+    """The stored structural form back as LangGraph's values (always fresh containers)."""
+    kind = type(form)
+    if kind is dict:
+        if LEAF in form:
+            return serde.loads_typed((form[LEAF], form["b"]))
+        return {k: raise_value(v, serde) for k, v in form.items()}
+    if kind is list:
+        return [raise_value(v, serde) for v in form]
+    return form
+
+
+class _Lane:
+    """What the saver remembers about one lane between calls."""
+
+    def __init__(self) -> None:
+        self.encoder = PieceEncoder()
+        self.channels: dict[str, tuple[Any, Any, Any]] = {}   # channel → (version, value, form)
+        self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)
+        self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
+        self.goal = ""
+        self.state: tuple[bytes, dict] | None = None   # (digest, forms) of the state last put
+        self.settled: dict[str, tuple[str, str | None]] = {}   # checkpoint → (status, error) from its writes
+
+
+class InspectorSaver(BaseCheckpointSaver[str]):
+    """A LangGraph checkpoint saver writing a Checkpoint Inspector store (SQLite or PostgreSQL).
+
+    ``tasks_channel`` names the channel the task state is read from (default ``todos``);
+    ``heartbeat`` is the period in seconds of the owner's heartbeat while a graph runs.
+    """
+
+    def __init__(self, store: str | os.PathLike, *, serde: SerializerProtocol | None = None,
+                 tasks_channel: str = "todos", heartbeat: float = 2.0) -> None:
+        super().__init__(serde=serde)
+        self._store = create_store(store)
+        self._lanes_db = LaneStore(self._store, heartbeat_s=heartbeat)
+        self.tasks_channel = tasks_channel
+        self._lock = threading.RLock()
+        self._lower = _Lowering()
+        self._lanes: dict[tuple[str, str], _Lane] = {}
+        self._running: set[str] = set()
+        self._stop = threading.Event()
+        self._closed = False
+        self._executor: ThreadPoolExecutor | None = None
+        self._beat = threading.Thread(target=self._heartbeat, args=(heartbeat,), daemon=True,
+                                      name="inspector-saver-heartbeat")
+        self._beat.start()
+
+    # -- opening and closing ---------------------------------------------------------------
+    @classmethod
+    @contextlib.contextmanager
+    def from_conn_string(cls, conn_string: str, **options: Any) -> Iterator["InspectorSaver"]:
+        """A saver on a SQLite path or a ``postgresql://`` URL, closed on exit."""
+        saver = cls(conn_string, **options)
+        try:
+            yield saver
+        finally:
+            saver.close()
+
+    def close(self) -> None:
+        """Stop the heartbeat and release the store (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        self._beat.join(timeout=5)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+        with self._lock:
+            self._lanes_db.close()
+            self._store.close()
+
+    def __enter__(self) -> "InspectorSaver":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def store(self) -> Any:
+        """The native store this saver writes."""
+        return self._store
+
+    def _heartbeat(self, period: float) -> None:
+        while not self._stop.wait(period):
+            try:
+                with self._lock:
+                    running = set(self._running)
+                    if running and not self._closed:
+                        self._lanes_db.beat(running)
+            except Exception:   # a transient store error: the next beat retries
+                continue
+
+    def _lane(self, thread_id: str, ns: str) -> _Lane:
+        lane = self._lanes.get((thread_id, ns))
+        if lane is None:
+            lane = self._lanes[(thread_id, ns)] = _Lane()
+        return lane
+
+    # -- versions --------------------------------------------------------------------------
+    def get_next_version(self, current: str | None, channel: None) -> str:
+        if current is None:
+            current_v = 0
+        elif isinstance(current, int):
+            current_v = current
+        else:
+            current_v = int(str(current).split(".")[0])
+        return f"{current_v + 1:032}.{random.random():016}"
+
+    # -- writing ---------------------------------------------------------------------------
+    def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+            new_versions: ChannelVersions) -> RunnableConfig:
+        conf = config["configurable"]
+        thread_id = str(conf["thread_id"])
+        ns = str(conf.get("checkpoint_ns", ""))
+        parent_id = conf.get("checkpoint_id")
+        with self._lock:
+            lane = self._lane(thread_id, ns)
+            values = checkpoint.get("channel_values") or {}
+            versions = checkpoint.get("channel_versions") or {}
+            state: dict[str, Any] = {}
+            seen: dict[str, tuple[Any, Any, Any]] = {}
+            for channel, value in values.items():
+                version = versions.get(channel)
+                cached = lane.channels.get(channel)
+                if (cached is not None and channel not in new_versions and cached[1] is value
+                        and cached[0] == version and version is not None):
+                    form = cached[2]
+                else:
+                    form = self._lower.lower(value, self.serde)
+                state[channel] = form
+                seen[channel] = (version, value, form)
+            lane.channels = seen
+            try:
+                digest, size, new_pieces = lane.encoder.encode(state)
+            except (TypeError, ValueError, OverflowError):
+                # a value msgpack cannot take structurally (e.g. a lone surrogate): store each
+                # channel that fails as one typed leaf instead
+                lane.encoder.forget()
+                state = {ch: (form if _packable(form) else self._lower._leaf(values[ch], self.serde))
+                         for ch, form in state.items()}
+                digest, size, new_pieces = lane.encoder.encode(state)
+            body = {k: v for k, v in checkpoint.items() if k != "channel_values"}
+            body_type, body_bytes = self.serde.dumps_typed(body)
+            meta = get_checkpoint_metadata(config, metadata)
+            meta_text = json.dumps(meta, ensure_ascii=False, default=str)
+            nxt = next_nodes(values.keys(), versions, checkpoint.get("versions_seen"))
+            status = "running" if nxt or values.get(PUSH_CHANNEL) else "completed"
+            settled = lane.settled.get(checkpoint["id"])
+            tasks_hash, score = self._task_state(lane, values, new_versions, new_pieces)
+            outputs = lane.outputs.pop(parent_id, {}) if parent_id else {}
+            nodes = sorted({n for path, _ in outputs.values() if (n := node_of(path))})
+            wrote = sorted({c for _, chans in outputs.values() for c in chans
+                            if not c.startswith(("branch:", "__"))})
+            source = meta.get("source") if isinstance(meta.get("source"), str) else "step"
+            name = ", ".join(nodes) if nodes and source == "loop" else source
+            change = ("wrote " + ", ".join(wrote)) if wrote else ""
+            parents = meta.get("parents") if isinstance(meta.get("parents"), dict) else {}
+            parent_lane = None
+            if ns and parents:
+                outer = ns.rsplit("|", 1)[0] if "|" in ns else ""
+                if isinstance(parents.get(outer), str):
+                    parent_lane = (outer, parents[outer])
+            lg_run = meta.get("run_id")
+            cp = LaneCheckpoint(
+                checkpoint_id=checkpoint["id"], parent_checkpoint_id=parent_id, body_type=body_type,
+                body=body_bytes, metadata=meta_text, lg_run_id=str(lg_run) if lg_run is not None else None,
+                state_hash=digest, pieces=new_pieces, size=size, kind=_kind(source), name=name,
+                change=change, tasks_hash=tasks_hash, score=score, status=status, parent_lane=parent_lane)
+            try:
+                self._lanes_db.put(thread_id, ns, cp)
+            except BaseException:
+                lane.encoder.forget()
+                lane.channels = {}
+                lane.state = None
+                self._lanes_db._known.clear()
+                raise
+            lane.state = (digest, state)
+            run_id = self._lanes_db.lane_run(thread_id, ns)
+            if run_id is not None:
+                (self._running.add if status == "running" else self._running.discard)(run_id)
+            if settled is not None:
+                self._settle(thread_id, ns, *settled)
+            elif status == "completed" and not ns:
+                self._settle(thread_id, ns, "completed")
+        return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns,
+                                 "checkpoint_id": checkpoint["id"]}}
+
+    def _task_state(self, lane: _Lane, values: dict, new_versions: ChannelVersions,
+                    new_pieces: dict) -> tuple[bytes | None, tuple[int, int, int, int]]:
+        """The native task state of a checkpoint, from the task channel (None without one)."""
+        todos = values.get(self.tasks_channel)
+        if todos is None:
+            return None, (0, 0, 0, 0)
+        if lane.tasks[0] is todos and self.tasks_channel not in new_versions:
+            return lane.tasks[1], lane.tasks[2]
+        if not lane.goal:
+            lane.goal = _goal(values.get("messages"))
+        plain = _plain(todos)
+        try:
+            tasks = build_task_state({self.tasks_channel: plain, "messages": []}, [], self.tasks_channel)
+            if lane.goal and not tasks.get("goal"):
+                tasks = dict(tasks, goal=lane.goal)
+            tasks = taskstate.validate(tasks)
+        except Exception:
+            return None, (0, 0, 0, 0)
+        digest, _, found = piece_codec.encode_flat(tasks)
+        new_pieces.update(found)
+        sc = taskstate.score(tasks)
+        result = (digest, (sc.tasks_done, sc.tasks_total, sc.checks_passed, sc.checks_total))
+        lane.tasks = (todos, *result)
+        return result
+
+    def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+                   task_path: str = "") -> None:
+        conf = config["configurable"]
+        thread_id = str(conf["thread_id"])
+        ns = str(conf.get("checkpoint_ns", ""))
+        checkpoint_id = str(conf["checkpoint_id"])
+        replace = all(w[0] in WRITES_IDX_MAP for w in writes)
+        with self._lock:
+            rows: list[LaneWrite] = []
+            for idx, (channel, value) in enumerate(writes):
+                form = self._lower.lower(value, self.serde)
+                try:
+                    data = piece_codec.pack(form)
+                except (TypeError, ValueError, OverflowError):
+                    data = piece_codec.pack(self._lower._leaf(value, self.serde))
+                rows.append(LaneWrite(task_id=task_id, idx=WRITES_IDX_MAP.get(channel, idx), channel=channel,
+                                      task_path=task_path, data=data))
+            self._lanes_db.put_writes(thread_id, ns, checkpoint_id, rows, replace=replace)
+            lane = self._lane(thread_id, ns)
+            outputs = lane.outputs.setdefault(checkpoint_id, {})
+            if len(lane.outputs) > 64:
+                lane.outputs.pop(next(iter(lane.outputs)))
+            path, chans = outputs.get(task_id, (task_path, set()))
+            chans.update(c for c, _ in writes)
+            outputs[task_id] = (path or task_path, chans)
+            channels = {c for c, _ in writes}
+            settled = None
+            if ERROR in channels:
+                settled = ("failed", _error_text(next(v for c, v in writes if c == ERROR)))
+            elif INTERRUPT in channels:
+                settled = ("interrupted", None)
+            if settled is not None:
+                # LangGraph may write a checkpoint's writes before the checkpoint itself (both
+                # in the background): its put then keeps this status
+                lane.settled[checkpoint_id] = settled
+                if len(lane.settled) > 64:
+                    lane.settled.pop(next(iter(lane.settled)))
+                self._settle(thread_id, ns, *settled)
+
+    def _settle(self, thread_id: str, ns: str, status: str, error: str | None = None) -> None:
+        """Set a lane's status, and that of its subgraph lanes still running (an interrupt
+        or an error inside a subgraph stops the lanes around it too, and the end of the
+        root lane ends every lane of the thread)."""
+        run_id = self._lanes_db.lane_run(thread_id, ns)
+        if run_id is not None and status != "completed":
+            self._lanes_db.set_lane_status(thread_id, ns, status, error)
+            self._running.discard(run_id)
+        for other, _, lane_ns in self._lanes_db.lanes_of([thread_id]):
+            nested = (not ns and lane_ns) or lane_ns.startswith(ns + "|") if ns else bool(lane_ns)
+            if other in self._running and nested:
+                self._lanes_db.set_lane_status(thread_id, lane_ns, status, error)
+                self._running.discard(other)
+
+    # -- reading ---------------------------------------------------------------------------
+    def _tuple(self, row: StoredCheckpoint) -> CheckpointTuple:
+        lane = self._lanes.get((row.thread_id, row.checkpoint_ns))
+        if lane is not None and lane.state is not None and lane.state[0] == row.state_hash:
+            # the state this saver last put in the lane (same digest: same content): no read
+            values = self._lower.revive(lane.state[1], self.serde)
+        else:
+            values = raise_value(self._store.load_values([row.state_hash])[row.state_hash], self.serde)
+        checkpoint = self.serde.loads_typed((row.body_type, row.body))
+        checkpoint["channel_values"] = values
+        writes = sorted(row.writes, key=lambda w: (w[3], w[0], w[4]))
+        pending = [(task, channel, raise_value(self._write_value(data), self.serde))
+                   for task, channel, data, _, _ in writes]
+        config = {"configurable": {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns,
+                                   "checkpoint_id": row.checkpoint_id}}
+        parent = ({"configurable": {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns,
+                                    "checkpoint_id": row.parent_checkpoint_id}}
+                  if row.parent_checkpoint_id else None)
+        return CheckpointTuple(config, checkpoint, json.loads(row.metadata), parent, pending)
+
+    @staticmethod
+    def _write_value(data: bytes) -> Any:
+        return piece_codec.unpack(data)
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        conf = config["configurable"]
+        with self._lock:
+            row = self._lanes_db.get(str(conf["thread_id"]), str(conf.get("checkpoint_ns", "")),
+                                     get_checkpoint_id(config))
+            return self._tuple(row) if row is not None else None
+
+    def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+             before: RunnableConfig | None = None, limit: int | None = None) -> Iterator[CheckpointTuple]:
+        thread_id = ns = checkpoint_id = None
+        if config is not None:
+            conf = config["configurable"]
+            thread_id = str(conf["thread_id"])
+            ns = conf.get("checkpoint_ns")
+            checkpoint_id = get_checkpoint_id(config)
+        before_id = get_checkpoint_id(before) if before is not None else None
+        count = 0
+        with self._lock:
+            rows = self._lanes_db.list(thread_id, ns, checkpoint_id, before_id)
+            found: list[CheckpointTuple] = []
+            for row in rows:
+                if limit is not None and count >= limit:
+                    break
+                if filter:
+                    meta = json.loads(row.metadata)
+                    if any(meta.get(k) != v for k, v in filter.items()):
+                        continue
+                found.append(self._tuple(row))
+                count += 1
+        yield from found
+
+    # -- deletion and copies -----------------------------------------------------------------
+    def _drop_lanes(self, thread_ids: Sequence[str]) -> None:
+        for key in [k for k in self._lanes if k[0] in set(thread_ids)]:
+            del self._lanes[key]
+        self._forget_pieces()
+
+    def _forget_pieces(self) -> None:
+        """After a deletion some stored pieces may be unreferenced (and collected by a prune):
+        every lane encodes its next state from scratch, so nothing refers to a piece it
+        only remembers."""
+        for lane in self._lanes.values():
+            lane.encoder.forget()
+            lane.channels = {}
+            lane.state = None
+
+    def delete_thread(self, thread_id: str) -> None:
+        with self._lock:
+            for run_id, _, _ in self._lanes_db.lanes_of([str(thread_id)]):
+                self._running.discard(run_id)
+            self._lanes_db.delete_threads([str(thread_id)])
+            self._drop_lanes([str(thread_id)])
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        with self._lock:
+            self._lanes_db.delete_for_runs([str(r) for r in run_ids])
+            self._forget_pieces()
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        with self._lock:
+            self._lanes_db.copy_thread(str(source_thread_id), str(target_thread_id))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        ids = [str(t) for t in thread_ids]
+        if strategy not in ("keep_latest", "delete"):
+            raise ValueError(f"unknown prune strategy {strategy!r} (use 'keep_latest' or 'delete')")
+        with self._lock:
+            if strategy == "delete":
+                for run_id, _, _ in self._lanes_db.lanes_of(ids):
+                    self._running.discard(run_id)
+                self._lanes_db.delete_threads(ids)
+            else:
+                self._lanes_db.keep_latest(ids)
+            self._drop_lanes(ids)
+
+    # -- async: the same work on one worker thread (the event loop never waits on the store) --
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            with self._lock:
+                if self._executor is None:
+                    self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inspector-saver")
+        return self._executor
+
+    async def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool(), lambda: fn(*args, **kwargs))
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return await self._call(self.get_tuple, config)
+
+    async def alist(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+                    before: RunnableConfig | None = None, limit: int | None = None) -> AsyncIterator[CheckpointTuple]:
+        found = await self._call(lambda: list(self.list(config, filter=filter, before=before, limit=limit)))
+        for item in found:
+            yield item
+
+    async def aput(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+                   new_versions: ChannelVersions) -> RunnableConfig:
+        return await self._call(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+                          task_path: str = "") -> None:
+        await self._call(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self._call(self.delete_thread, thread_id)
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await self._call(self.delete_for_runs, run_ids)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await self._call(self.copy_thread, source_thread_id, target_thread_id)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await self._call(self.prune, thread_ids, strategy=strategy)
+
+
+class AsyncInspectorSaver(InspectorSaver):
+    """The saver for async graphs (``graph.ainvoke``/``astream``), opened with ``async with``.
+
+    Store work runs on the saver's own worker thread; the event loop only awaits it.
+    """
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def from_conn_string(cls, conn_string: str, **options: Any) -> AsyncIterator["AsyncInspectorSaver"]:  # type: ignore[override]
+        """A saver on a SQLite path or a ``postgresql://`` URL, closed on exit."""
+        loop = asyncio.get_running_loop()
+        saver = await loop.run_in_executor(None, lambda: cls(conn_string, **options))
+        try:
+            yield saver
+        finally:
+            await loop.run_in_executor(None, saver.close)
+
+
+def _packable(form: Any) -> bool:
+    try:
+        piece_codec.pack(form)
+        return True
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _kind(source: str) -> str:
+    return source if source in ("input", "loop", "update", "fork") else "step"
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, BaseException):
+        return f"{type(error).__name__}: {error}"
+    return str(error)
+
+
+def _goal(messages: Any) -> str:
+    if not isinstance(messages, list):
+        return ""
+    for msg in messages:
+        if getattr(msg, "type", None) == "human" or (isinstance(msg, dict) and msg.get("type") == "human"):
+            content = getattr(msg, "content", None) if not isinstance(msg, dict) else msg.get("content")
+            if isinstance(content, str):
+                return content
+    return ""
+
+
+def _plain(value: Any) -> Any:
+    """A task channel value as plain data (models and dataclasses by their fields)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return _plain(dump())
+        except Exception:
+            return str(value)
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: _plain(getattr(value, k)) for k in value.__dataclass_fields__}
+    return str(value)

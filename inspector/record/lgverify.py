@@ -1,0 +1,99 @@
+"""Check an import: LangGraph's own saver on the source and ``InspectorSaver`` on the destination
+must list the same checkpoints — what ``graph.get_state_history`` reads: every checkpoint's
+channel values, versions, versions seen, metadata, parent and pending writes.
+
+Both sides deserialize with LangGraph's serializer in strict mode (only LangGraph's safe types
+are constructed; any other type stays its raw payload on both sides), and values are compared
+by their re-serialized bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from inspector.store.engine import parse_target
+
+
+@dataclass
+class Verification:
+    """How many checkpoints were compared and what differed."""
+
+    threads: int = 0
+    checkpoints: int = 0
+    differences: list[str] = field(default_factory=list)
+
+
+def _strict() -> Any:
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+    return JsonPlusSerializer(allowed_msgpack_modules=None)
+
+
+@contextlib.contextmanager
+def langgraph_saver(target: str) -> Iterator[Any]:
+    """LangGraph's own saver on a LangGraph database, read-only where the backend allows."""
+    tgt = parse_target(target)
+    if tgt.backend == "sqlite":
+        from langgraph.checkpoint.sqlite import SqliteSaver
+        assert tgt.path is not None
+        conn = sqlite3.connect(f"file:{urllib.parse.quote(str(tgt.path))}?mode=ro", uri=True,
+                               check_same_thread=False)
+        try:
+            saver = SqliteSaver(conn, serde=_strict())
+            saver.is_setup = True       # never run its CREATE/ALTER on a database we only read
+            saver._has_task_path = bool(conn.execute(
+                "SELECT 1 FROM pragma_table_info('writes') WHERE name = 'task_path'").fetchone())
+            yield saver
+        finally:
+            conn.close()
+    else:
+        import psycopg
+        from langgraph.checkpoint.postgres import PostgresSaver
+        url = tgt.url.replace("postgresql+psycopg://", "postgresql://", 1)
+        with psycopg.connect(url, autocommit=True, options="-c default_transaction_read_only=on") as conn:
+            from psycopg.rows import dict_row
+            conn.row_factory = dict_row
+            yield PostgresSaver(conn, serde=_strict())
+
+
+def _key(t: Any) -> tuple:
+    c = t.config["configurable"]
+    return (c["thread_id"], c.get("checkpoint_ns", ""), c["checkpoint_id"])
+
+
+def _shape(t: Any, serde: Any) -> dict:
+    cp = t.checkpoint
+    return {
+        "values": serde.dumps_typed(cp.get("channel_values", {})),
+        "versions": {k: str(v) for k, v in (cp.get("channel_versions") or {}).items()},
+        "seen": {k: {c: str(v) for c, v in d.items()} for k, d in (cp.get("versions_seen") or {}).items()},
+        "metadata": serde.dumps_typed(dict(t.metadata)),
+        "parent": t.parent_config["configurable"]["checkpoint_id"] if t.parent_config else None,
+        "writes": sorted((w[0], w[1], serde.dumps_typed(w[2])) for w in (t.pending_writes or [])),
+    }
+
+
+def verify(source: str, destination: str, thread_ids: list[str]) -> Verification:
+    """Compare every checkpoint of these threads on both sides."""
+    from inspector.record.langgraph import InspectorSaver
+    result = Verification()
+    serde = _strict()
+    with langgraph_saver(source) as theirs, InspectorSaver.from_conn_string(destination, serde=_strict()) as ours:
+        for thread_id in thread_ids:
+            result.threads += 1
+            config = {"configurable": {"thread_id": thread_id}}
+            a = {_key(t): _shape(t, serde) for t in theirs.list(config)}
+            b = {_key(t): _shape(t, serde) for t in ours.list(config)}
+            result.checkpoints += len(a)
+            for key in sorted(set(a) | set(b)):
+                if key not in b:
+                    result.differences.append(f"{' '.join(key)}: missing in the destination")
+                elif key not in a:
+                    result.differences.append(f"{' '.join(key)}: not in the source")
+                elif a[key] != b[key]:
+                    what = ", ".join(k for k in a[key] if a[key][k] != b[key][k])
+                    result.differences.append(f"{' '.join(key)}: {what} differ")
+    return result

@@ -1,0 +1,55 @@
+"""``fork`` / ``resume`` on stores of other adapters: the adapter's reason when it lacks the
+action, else the framework command (``inspector.resume.frameworks``), shown and confirmed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable
+
+from inspector.store import open_store
+
+CORE_KINDS = ("native", "langgraph")
+
+
+def install(parser: argparse.ArgumentParser, command: str) -> None:
+    """Route stores that are neither native nor LangGraph to ``framework_command``."""
+    parser.add_argument("--python", metavar="PATH", help="framework stores: your Python (default: python3 on PATH)")
+    parser.add_argument("--cwd", metavar="DIR", help="framework stores: working directory of the command")
+    parser.add_argument("--branch", metavar="NAME", help="framework stores: name of the new branch")
+    parser.add_argument("--setup", metavar="MODULE:FUNCTION",
+                        help="CrewAI: called with the restored crew before kickoff (set its LLM and tools)")
+    if command == "fork":
+        parser.add_argument("--yes", "-y", action="store_true", help="framework stores: do not ask before running")
+        parser.add_argument("--wait", action="store_true", help="framework stores: wait for the command")
+    original: Callable[[argparse.Namespace], int] = parser.get_default("func")
+
+    def run(args: argparse.Namespace) -> int:
+        with open_store(args.store) as probe:
+            kind = probe.info.kind
+        return original(args) if kind in CORE_KINDS else framework_command(args, command)
+
+    parser.set_defaults(func=run)
+
+
+def framework_command(args: argparse.Namespace, action: str) -> int:
+    """Plan, print, confirm, start (and with --wait, wait for) the framework's command."""
+    from inspector.commands.resume import confirm
+    from inspector.resume.frameworks import plan
+    from inspector.resume.launch import spawn
+
+    with open_store(args.store) as store:
+        found = plan(store, args.checkpoint, action, python=args.python, cwd=args.cwd, branch=args.branch,
+                     setup=args.setup)
+    print(found.describe(), flush=True)
+    if not args.yes and not confirm("Run this command? [y/N] "):
+        print(f"not {'forked' if action == 'fork' else 'resumed'}")
+        return 1
+    launch = found.launch()
+    proc = spawn(launch, new_session=not args.wait)
+    if not args.wait:
+        print(f"started pid {proc.pid}")
+        return 0
+    code = proc.wait()
+    print(f"process exited with code {code}", file=sys.stderr)
+    return code

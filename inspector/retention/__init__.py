@@ -1,0 +1,1 @@
+"""Retention: ``prune`` rules, plans (dry runs) and their crash-safe application, for native and LangGraph stores."""

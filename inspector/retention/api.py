@@ -1,0 +1,51 @@
+"""``plan_prune`` / ``apply_prune``: retention on any store (native or LangGraph)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from inspector.errors import StoreError
+from inspector.retention.rules import PrunePlan, Rules
+from inspector.store import open_store
+
+
+def plan_prune(target: str | os.PathLike, rules: Rules) -> PrunePlan:
+    """What a prune would remove now (opens the store read-only; changes nothing)."""
+    with open_store(target) as store:
+        if store.info.kind == "native":
+            from inspector.retention import native
+            return native.plan(store, rules)  # type: ignore[arg-type]
+        from inspector.retention import langgraph
+        return langgraph.plan(store, rules)
+
+
+def apply_prune(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False, langgraph_write: bool = False,
+                progress: Callable[[str], None] | None = None, backup: str | None = None) -> PrunePlan:
+    """Prune for real. LangGraph databases need ``langgraph_write`` (and get a backup first on
+    SQLite; PostgreSQL runs in one transaction)."""
+    with open_store(target) as probe:
+        kind = probe.info.kind
+    if kind == "langgraph":
+        if not langgraph_write:
+            raise StoreError("This is a LangGraph database: pruning it deletes rows LangGraph wrote; "
+                             "pass --langgraph-write to allow it.")
+        from inspector.retention import langgraph
+        return langgraph.apply(target, rules, vacuum=vacuum, progress=progress, backup=backup)
+    from inspector.retention import native
+    with writable_native(target) as store:
+        return native.apply(store, rules, vacuum=vacuum, progress=progress)
+
+
+def writable_native(target: str | os.PathLike):  # noqa: ANN201
+    """A native store opened for maintenance writes (pins, prune) without raising its format
+    version: these writes add rows and at most the ``ci_pins`` table, which older readers ignore."""
+    from inspector.store.engine import make_engine
+    from inspector.store.native.store import NativeStore
+
+    with open_store(target) as probe:   # validates kind and version, one sentence otherwise
+        if probe.info.kind != "native":
+            raise StoreError(f"{probe.info.display} is a {probe.info.kind} store; pins are kept in native stores only.")
+        assert isinstance(probe, NativeStore)
+        tgt, version = probe.target, probe.info.format_version
+    return NativeStore(make_engine(tgt, readonly=False), tgt, read_only=False, format_version=version or 0)

@@ -1,0 +1,91 @@
+"""Retention rules as the user gives them (``--older-than 30d`` …) and the plan a prune makes."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from inspector.errors import StoreError
+from inspector.store.native.prune_sql import Rules
+
+__all__ = ["Rules", "RunPlan", "PrunePlan", "parse_duration", "make_rules"]
+
+_UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(min|s|m|h|d|w)")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in ``90s``, ``15m``, ``12h``, ``30d``, ``2w`` or ``1d12h``; StoreError otherwise."""
+    cleaned = text.strip().lower().replace(" ", "")
+    pos, total = 0, 0.0
+    for match in _PART.finditer(cleaned):
+        if match.start() != pos:
+            break
+        total += float(match.group(1)) * _UNITS[match.group(2)]
+        pos = match.end()
+    if not cleaned or pos != len(cleaned):
+        raise StoreError(f"{text!r} is not a duration (use e.g. 90s, 15m, 12h, 30d, 2w or 1d12h).")
+    return total
+
+
+def make_rules(*, keep_last: int | None = None, older_than: str | float | None = None,
+               runs: tuple[str, ...] | list[str] = (), statuses: tuple[str, ...] | list[str] = (),
+               now: float | None = None) -> Rules:
+    """Rules from user input; StoreError (one sentence) when they select nothing sensible."""
+    if keep_last is not None and keep_last < 1:
+        raise StoreError("--keep-last must be at least 1 (a run's head is always kept).")
+    cutoff = None
+    if older_than is not None:
+        seconds = parse_duration(older_than) if isinstance(older_than, str) else float(older_than)
+        cutoff = (time.time() if now is None else now) - seconds
+    statuses = tuple(s.strip() for part in statuses for s in part.split(",") if s.strip())
+    if keep_last is None and cutoff is None and not runs:
+        raise StoreError("Say what to prune: --keep-last N, --older-than DURATION and/or --run RUN.")
+    return Rules(keep_last=keep_last, older_than=cutoff, runs=tuple(runs), statuses=statuses)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a prune removes from one run (a LangGraph thread)."""
+
+    run: str
+    name: str
+    status: str
+    remove: int
+    keep: int
+
+
+@dataclass(frozen=True)
+class PrunePlan:
+    """What a prune would remove (dry run) or removed (``applied``), and the bytes it frees."""
+
+    store: str
+    kind: str
+    runs: tuple[RunPlan, ...]
+    remove_checkpoints: int
+    total_checkpoints: int
+    rows_bytes: int             # checkpoint rows (and pending writes) removed
+    content_bytes: int          # pieces / blobs no kept checkpoint reaches any more
+    pieces: int                 # how many such pieces
+    protected: dict[str, int] = field(default_factory=dict)   # reason -> selected checkpoints it keeps
+    applied: bool = False
+    disk_before: int = 0
+    disk_after: int = 0
+    backup: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def bytes(self) -> int:
+        """Bytes freed inside the store (VACUUM gives them back to the OS)."""
+        return self.rows_bytes + self.content_bytes
+
+    def to_json(self) -> dict:
+        """The ``prune --json`` document."""
+        return {"store": self.store, "kind": self.kind, "applied": self.applied,
+                "remove_checkpoints": self.remove_checkpoints, "total_checkpoints": self.total_checkpoints,
+                "bytes": self.bytes, "rows_bytes": self.rows_bytes, "content_bytes": self.content_bytes,
+                "pieces": self.pieces, "protected": self.protected, "disk_before": self.disk_before,
+                "disk_after": self.disk_after, "backup": self.backup, "notes": list(self.notes),
+                "runs": [{"run": r.run, "name": r.name, "status": r.status, "remove": r.remove, "keep": r.keep}
+                         for r in self.runs]}

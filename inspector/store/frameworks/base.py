@@ -1,0 +1,257 @@
+"""``CatalogStore``: the read ``Store`` for session stores of other frameworks (OpenAI Agents,
+CrewAI, Google ADK), built on one catalog of runs and checkpoints read in a few queries.
+
+These stores are small next to checkpoint databases (a session holds its messages or a crew
+its snapshots), so an adapter reads the whole catalog — runs and checkpoint rows, never the
+big values — whenever the store's cheap *fingerprint* (row counts, largest row ids, file
+times) changes, and decodes a checkpoint's state only in ``load``. Checkpoint ids are
+``RUN:SEQ``, so every id is also a reference ``get_checkpoint`` resolves. Every read is
+bounded (``Limits``): a damaged or hostile store gets a sentence or an opaque marker, never an
+unbounded allocation, and nothing read is executed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from inspector import limits
+from inspector.errors import CorruptDataError, StoreError
+from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot
+from inspector.store.base import Store, parse_ref
+
+MAX_ROWS = 200_000              # rows of one table read into a catalog
+MAX_VALUE_BYTES = 8 * 2**20     # one JSON value decoded (larger ones are shown as opaque)
+MAX_CATALOG_BYTES = 64 * 2**20  # JSON text read while building one catalog (files, rows)
+SNAPSHOT_CACHE = 16
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Runs (most recently updated first) and each run's checkpoints in seq order."""
+
+    runs: tuple[RunInfo, ...] = ()
+    checkpoints: dict[str, tuple[CheckpointInfo, ...]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # what could not be read (shown by ``load`` in meta)
+
+    def summary(self) -> tuple:
+        """Per run: (checkpoint count, updated, status) — what ``changes_since`` compares."""
+        return tuple((r.id, r.checkpoint_count, r.updated, r.status) for r in self.runs)
+
+
+def opaque(reason: str) -> dict:
+    """An inert marker shown where a value is not decoded (too big, pickled, damaged)."""
+    return {"__opaque__": reason}
+
+
+def parse_json(text: Any, what: str = "value") -> Any:
+    """JSON text as a value, or an opaque marker when it is pickled, over the piece budget, nested
+    past the depth budget (``inspector.limits``) or not JSON."""
+    if text is None:
+        return None
+    if isinstance(text, (dict, list)):   # a JSON/JSONB column the driver decoded already
+        depth = limits.current().depth
+        if limits.depth_of(text, depth) > depth:
+            return opaque(f"{what}: nested deeper than the nesting depth budget of {depth}")
+        return text
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        data = bytes(text)
+        if data.startswith(b"\x80"):
+            return opaque(f"{what}: pickled data ({len(data)} bytes), not decoded (pickle can run code)")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return opaque(f"{what}: {len(data)} bytes of binary data")
+    budget = limits.current()
+    if len(text) > min(MAX_VALUE_BYTES, budget.piece_bytes):
+        return opaque(f"{what}: {len(text) // 1024} KiB of JSON, over the "
+                      f"{min(MAX_VALUE_BYTES, budget.piece_bytes) // 2**20} MiB limit for one value")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        return opaque(f"{what}: JSON nested too deeply to show")
+    except ValueError:
+        return opaque(f"{what}: not valid JSON ({len(text)} characters)")
+    if isinstance(value, (dict, list)) and limits.depth_of(value, budget.depth) > budget.depth:
+        return opaque(f"{what}: nested deeper than the nesting depth budget of {budget.depth} "
+                      f"(raise it with {limits.BUDGETS['depth'].flag})")
+    return value
+
+
+class Budget:
+    """Counts the JSON text a catalog reads; past the limit reading stops with a sentence."""
+
+    def __init__(self, display: str, limit: int | None = None) -> None:
+        self.display, self.used = display, 0
+        self.limit = MAX_CATALOG_BYTES if limit is None else limit
+
+    def take(self, size: int) -> None:
+        """Count ``size`` bytes; StoreError once the catalog would read more than the limit."""
+        self.used += size
+        if self.used > self.limit:
+            raise StoreError(f"{self.display} holds more than {self.limit // 2**20} MiB of session data "
+                             "to list; it is too large (or damaged) to open here.")
+
+
+class CatalogStore(Store):
+    """A ``Store`` over a catalog an adapter builds; subclasses implement the three reads below.
+
+    * ``fingerprint()`` — cheap; changes whenever the store's content changes;
+    * ``read_catalog()`` — runs and checkpoints (no state decoded);
+    * ``snapshot(info)`` — the decoded state, task state and metadata of one checkpoint.
+    """
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self._lock = threading.RLock()
+        self._catalog: Catalog | None = None
+        self._fingerprint: Any = None
+        self._snapshots: OrderedDict[tuple[Any, Any], Snapshot] = OrderedDict()
+
+    # -- what an adapter implements --------------------------------------------------------
+    def fingerprint(self) -> Any:
+        """A small value that changes when the store changes."""
+        raise NotImplementedError
+
+    def read_catalog(self) -> Catalog:
+        """Read every run and checkpoint row (not their values)."""
+        raise NotImplementedError
+
+    def snapshot(self, info: CheckpointInfo) -> Snapshot:
+        """Decode one checkpoint."""
+        raise NotImplementedError
+
+    # -- the catalog ------------------------------------------------------------------------
+    def catalog(self) -> Catalog:
+        """The catalog for the store as it is now (read again only when it changed)."""
+        with self._lock:
+            current = self.fingerprint()
+            if self._catalog is None or current != self._fingerprint:
+                self._catalog = self.read_catalog()
+                self._fingerprint = current
+            return self._catalog
+
+    # -- runs ---------------------------------------------------------------------------------
+    def _filtered(self, text: str, statuses: Collection[str] | None) -> list[RunInfo]:
+        needle = text.strip().lower()
+        return [r for r in self.catalog().runs
+                if (not needle or needle in r.id.lower() or needle in r.name.lower() or needle in r.agent.lower())
+                and (statuses is None or r.status in statuses)]
+
+    def list_runs(self, *, text: str = "", statuses: Collection[str] | None = None,
+                  limit: int | None = None, offset: int = 0) -> list[RunInfo]:
+        """Runs, most recently updated first."""
+        runs = self._filtered(text, statuses)[max(0, offset):]
+        return runs if limit is None else runs[:max(0, limit)]
+
+    def count_runs(self, *, text: str = "", statuses: Collection[str] | None = None) -> int:
+        """How many runs match."""
+        return len(self._filtered(text, statuses))
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """One run; StoreError when there is none."""
+        for run in self.catalog().runs:
+            if run.id == str(run_id):
+                return run
+        raise StoreError(f"No run {run_id!r} in {self.display}.")
+
+    def forks_of(self, run_id: str) -> list[RunInfo]:
+        """Runs (branches) forked from a checkpoint of this run."""
+        return [r for r in self.catalog().runs if r.parent_run == run_id]
+
+    # -- checkpoints ----------------------------------------------------------------------------
+    def _checkpoints(self, run_id: str) -> tuple[CheckpointInfo, ...]:
+        catalog = self.catalog()
+        found = catalog.checkpoints.get(str(run_id))
+        if found is None:
+            self.get_run(run_id)  # raises the sentence for an unknown run
+            return ()
+        return found
+
+    def list_checkpoints(self, run_id: str, *, after_seq: int = -1,
+                         limit: int | None = None) -> list[CheckpointInfo]:
+        """The run's checkpoints with seq > after_seq, at most ``limit``."""
+        items = self._checkpoints(run_id)[max(0, after_seq + 1):]
+        return list(items if limit is None else items[:max(0, limit)])
+
+    def count_checkpoints(self, run_id: str) -> int:
+        """How many checkpoints the run has."""
+        return len(self._checkpoints(run_id))
+
+    def get_checkpoint(self, ref: int | str) -> CheckpointInfo:
+        """A checkpoint by id or ``RUN:SEQ`` (ids are ``RUN:SEQ``; negative SEQ counts from the end)."""
+        run, key = parse_ref(ref)
+        if run is None:
+            raise StoreError(f"{ref!r} is not a checkpoint of {self.display}; use RUN:SEQ.")
+        items = self._checkpoints(run)
+        seq = int(key)
+        index = seq + len(items) if seq < 0 else seq
+        if not 0 <= index < len(items):
+            raise StoreError(f"Run {run!r} has no checkpoint {seq}.")
+        return items[index]
+
+    def load(self, checkpoint_id: int | str) -> Snapshot:
+        """Decode one checkpoint (a few recent ones are kept)."""
+        info = self.get_checkpoint(checkpoint_id)
+        key = (self._fingerprint, info.id)
+        with self._lock:
+            cached = self._snapshots.get(key)
+            if cached is not None:
+                self._snapshots.move_to_end(key)
+                return cached
+        try:
+            snap = self.snapshot(info)
+        except RecursionError as err:
+            raise CorruptDataError(f"Checkpoint {info.id} of {self.display} is nested too deeply to show.") from err
+        with self._lock:
+            self._snapshots[key] = snap
+            while len(self._snapshots) > SNAPSHOT_CACHE:
+                self._snapshots.popitem(last=False)
+        return snap
+
+    # -- live ---------------------------------------------------------------------------------------
+    def cursor(self) -> Any:
+        """The catalog's per-run summary as it is now."""
+        return self.catalog().summary()
+
+    def changes_since(self, cursor: Any) -> ChangeSet:
+        """Runs whose count, time or status changed, and the checkpoints added since ``cursor``."""
+        catalog = self.catalog()
+        new = catalog.summary()
+        if cursor == new:
+            return ChangeSet(cursor=new)
+        old = {row[0]: row for row in cursor} if isinstance(cursor, tuple) else {}
+        touched: list[str] = []
+        added: list[CheckpointInfo] = []
+        for row in new:
+            before = old.get(row[0])
+            if before == row:
+                continue
+            touched.append(row[0])
+            start = before[1] if before is not None and isinstance(before[1], int) and before[1] <= row[1] else 0
+            added += catalog.checkpoints.get(row[0], ())[start:]
+        touched += [run_id for run_id in old if run_id not in {r[0] for r in new}]
+        return ChangeSet(cursor=new, run_ids=tuple(touched), new_checkpoints=tuple(added))
+
+
+def number_checkpoints(run_id: str, drafts: list[CheckpointInfo]) -> tuple[CheckpointInfo, ...]:
+    """Give drafts (in order) their seq, ``RUN:SEQ`` id, parent id and size delta."""
+    out: list[CheckpointInfo] = []
+    previous: CheckpointInfo | None = None
+    for seq, draft in enumerate(drafts):
+        cid = f"{run_id}:{seq}"
+        parent = draft.parent_id if draft.parent_id is not None else (previous.id if previous else None)
+        delta = draft.size - (previous.size if previous else 0)
+        previous = replace(draft, id=cid, run_id=run_id, seq=seq, parent_id=parent, size_delta=delta)
+        out.append(previous)
+    return tuple(out)
+
+
+def sqlite_watch_paths(path: Path | None) -> list[Path]:
+    """A SQLite file and its -wal and -shm companions (what a file watcher watches)."""
+    return [] if path is None else [path, Path(f"{path}-wal"), Path(f"{path}-shm")]

@@ -1,0 +1,310 @@
+"""Google ADK sessions (``google-adk``): DatabaseSessionService and SqliteSessionService
+databases (what ``adk web`` / ``adk run`` keep) as stores.
+
+Mapping: a session is a run; each event is a checkpoint; the conversation is the events'
+content parts (text, ``function_call``, ``function_response``). The state at an event is
+rebuilt by folding the events' ``actions.state_delta`` — and that rebuild is approximate
+where ADK keeps only current values: the initial state given to ``create_session`` (keys a
+delta later overwrote), and the ``app:`` / ``user:`` scoped keys other sessions also change.
+The state says so under ``_approximate``. The old v0 schema pickled ``actions``: those are
+shown as opaque and never unpickled.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.store.adapters import StoreAdapter
+from inspector.store.base import Store
+from inspector.store.engine import Target, guard, table_columns
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, CatalogStore, number_checkpoints,
+                                             opaque, parse_json, sqlite_watch_paths)
+from inspector.store.frameworks.openai_agents import parse_time, q
+
+SESSION_COLUMNS = frozenset({"app_name", "user_id", "id", "state", "create_time", "update_time"})
+EVENT_COLUMNS = frozenset({"id", "app_name", "user_id", "session_id", "invocation_id", "timestamp"})
+RUNNING_WINDOW = 300.0
+FORK_WHY = ("Google ADK sessions have no fork: the schema has no branches, and ADK's rewind changes "
+            "the session in place, which the inspector never does.")
+RESUME_WHY = ("Resuming an ADK session needs your agent: Runner.run_async(user_id=…, session_id=…, "
+              "new_message=…) in your own code, which the inspector does not have.")
+CAPABILITIES = Capabilities(Capability(False, FORK_WHY), Capability(False, RESUME_WHY), OFFERED)
+
+
+@dataclass
+class _Event:
+    event_id: str
+    invocation: str
+    created: float
+    size: int
+    data: Any          # decoded event (v1) or a dict of the v0 columns
+
+
+def layout(columns: dict[str, set[str]]) -> str | None:
+    """'v1' (event_data JSON), 'v0' (pickled actions) or None."""
+    low = {n.lower(): {c.lower() for c in cols} for n, cols in columns.items()}
+    events, sessions = low.get("events", set()), low.get("sessions", set())
+    if not (SESSION_COLUMNS <= sessions and EVENT_COLUMNS <= events):
+        return None
+    if "event_data" in events:
+        return "v1"
+    return "v0" if "actions" in events and "author" in events else None
+
+
+def _parts(data: Any) -> list[dict]:
+    content = data.get("content") if isinstance(data, dict) else None
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+
+
+def _short(text: Any, limit: int = 60) -> str:
+    value = " ".join(str(text or "").split())
+    return value if len(value) <= limit else value[:limit - 1] + "…"
+
+
+def classify(data: Any) -> tuple[str, str, str]:
+    """(kind, name, change) of one event."""
+    author = str(data.get("author") or "") if isinstance(data, dict) else ""
+    parts = _parts(data)
+    calls = [p["function_call"] for p in parts if isinstance(p.get("function_call"), dict)]
+    answers = [p["function_response"] for p in parts if isinstance(p.get("function_response"), dict)]
+    text = " ".join(str(p["text"]) for p in parts if isinstance(p.get("text"), str))
+    if calls:
+        names = ", ".join(str(c.get("name")) for c in calls)
+        return "llm", names, f"{author} calls {names}"
+    if answers:
+        names = ", ".join(str(a.get("name")) for a in answers)
+        return "tool", names, f"{names} → {_short(answers[0].get('response'))}"
+    if author == "user":
+        return "input", "user", f"user: {_short(text)}"
+    if text:
+        return "llm", author or "model", f"{author}: {_short(text)}"
+    delta = (data.get("actions") or {}).get("state_delta") if isinstance(data, dict) else None
+    if isinstance(delta, dict) and delta:
+        return "update", author or "state", "state: " + ", ".join(sorted(map(str, delta)))[:80]
+    return "step", author or "event", author or "event"
+
+
+def to_messages(data: Any) -> list[dict]:
+    """The event's content parts as chat messages for the conversation view."""
+    author = str(data.get("author") or "") if isinstance(data, dict) else ""
+    role = "user" if author == "user" else "assistant"
+    out: list[dict] = []
+    texts = [str(p["text"]) for p in _parts(data) if isinstance(p.get("text"), str)]
+    calls = [p["function_call"] for p in _parts(data) if isinstance(p.get("function_call"), dict)]
+    if texts or calls:
+        message: dict[str, Any] = {"role": role, "content": "\n".join(texts), "author": author}
+        if calls:
+            message["tool_calls"] = [{"name": c.get("name"), "args": c.get("args", {})} for c in calls]
+        out.append(message)
+    for part in _parts(data):
+        answer = part.get("function_response")
+        if isinstance(answer, dict):
+            out.append({"role": "tool", "name": answer.get("name"), "content": answer.get("response")})
+    return out
+
+
+def is_final(data: Any) -> bool:
+    """A model answer with text and no pending call (ADK's final response)."""
+    if not isinstance(data, dict) or data.get("author") == "user" or data.get("partial"):
+        return False
+    parts = _parts(data)
+    return any(isinstance(p.get("text"), str) for p in parts) and not any(
+        "function_call" in p or "function_response" in p for p in parts)
+
+
+class GoogleADKStore(CatalogStore):
+    """An ADK session database opened read-only."""
+
+    def __init__(self, engine: sa.Engine, target: Target, version: str,
+                 running_window: float = RUNNING_WINDOW) -> None:
+        super().__init__(target.display)
+        self.engine, self.target, self.version = engine, target, version
+        self.running_window = running_window
+        self._events: dict[str, list[_Event]] = {}
+        self._sessions: dict[str, dict] = {}
+        self.info = StoreInfo(url=target.url, display=target.display, kind="google-adk", backend=target.backend,
+                              format_version=None, read_only=True, capabilities=CAPABILITIES,
+                              label="Google ADK" + (" (v0 schema)" if version == "v0" else ""))
+
+    def _all(self, conn: sa.Connection, sql: str) -> list[Any]:
+        return list(conn.exec_driver_sql(sql + f" LIMIT {MAX_ROWS}").fetchall())
+
+    def fingerprint(self) -> Any:
+        """Event and session counts and the latest times."""
+        with guard(self.display), self.engine.connect() as conn:
+            return (tuple(conn.exec_driver_sql("SELECT COUNT(*), MAX(timestamp) FROM events").fetchone()),
+                    tuple(conn.exec_driver_sql("SELECT COUNT(*), MAX(update_time) FROM sessions").fetchone()))
+
+    def _scoped(self, conn: sa.Connection, table: str, key: tuple[str, ...]) -> dict[tuple, Any]:
+        cols = {c.lower() for c in table_columns(self.engine, self.display).get(table, set())}
+        if "state" not in cols:
+            return {}
+        return {tuple(map(str, row[:-1])): parse_json(row[-1], f"{table} state")
+                for row in self._all(conn, f"SELECT {', '.join(key)}, state FROM {q(table)}")}
+
+    def read_catalog(self) -> Catalog:
+        """Sessions with their events (decoded once per catalog; bounded)."""
+        budget = Budget(self.display)
+        v1 = self.version == "v1"
+        select = ("SELECT session_id, app_name, user_id, id, invocation_id, timestamp, event_data FROM events"
+                  if v1 else
+                  "SELECT session_id, app_name, user_id, id, invocation_id, timestamp, author, content FROM events")
+        with guard(self.display), self.engine.connect() as conn:
+            sessions = self._all(conn, "SELECT app_name, user_id, id, state, create_time, update_time FROM sessions")
+            rows = self._all(conn, select + " ORDER BY timestamp")
+            apps = self._scoped(conn, "app_states", ("app_name",))
+            users = self._scoped(conn, "user_states", ("app_name", "user_id"))
+        ids = [str(s[2]) for s in sessions]
+        unique = len(set(ids)) == len(ids)
+        def run_key(app: Any, user: Any, sid: Any) -> str:
+            return str(sid) if unique else f"{app}/{user}/{sid}"
+        events: dict[str, list[_Event]] = {}
+        for row in rows:
+            if v1:
+                raw = row[6]
+                size = len(raw) if isinstance(raw, (str, bytes)) else len(json.dumps(raw, default=str))
+                budget.take(size)
+                data = parse_json(raw, "event")
+            else:
+                content = row[7]
+                budget.take(len(content) if isinstance(content, (str, bytes)) else 0)
+                data = {"author": row[6], "content": parse_json(content, "content") if isinstance(content, (str, bytes))
+                        else content, "actions": opaque("v0 schema: actions are pickled, not decoded "
+                                                        "(pickle can run code)")}
+            stamp = data.get("timestamp") if isinstance(data, dict) else None
+            created = float(stamp) if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) else parse_time(row[5])
+            events.setdefault(run_key(row[1], row[2], row[0]), []).append(
+                _Event(str(row[3]), str(row[4]), created, size if v1 else len(str(row[7] or "")), data))
+        self._events = events
+        self._sessions = {}
+        runs, checkpoints = [], {}
+        for app, user, sid, state, created, updated in sessions:
+            run_id = run_key(app, user, sid)
+            self._sessions[run_id] = {"app": str(app), "user": str(user), "id": str(sid),
+                                      "state": parse_json(state, "session state"),
+                                      "app_state": apps.get((str(app),)), "user_state": users.get((str(app), str(user)))}
+            evs = events.get(run_id, [])
+            drafts, total = [], 0
+            for ev in evs:   # a checkpoint's size is the session's events so far
+                kind, name, change = classify(ev.data)
+                total += ev.size
+                drafts.append(CheckpointInfo(id="", run_id="", seq=0, kind=kind, name=name, created=ev.created,
+                                             size=total, change=change))
+            infos = number_checkpoints(run_id, drafts)
+            checkpoints[run_id] = infos
+            runs.append(self._run(run_id, str(app), str(user), str(sid), parse_time(created), parse_time(updated),
+                                  infos, evs))
+        runs.sort(key=lambda r: (r.updated, r.id), reverse=True)
+        return Catalog(tuple(runs), checkpoints)
+
+    def _run(self, run_id: str, app: str, user: str, sid: str, created: float, updated: float,
+             infos: tuple[CheckpointInfo, ...], evs: list[_Event]) -> RunInfo:
+        last = evs[-1].data if evs else None
+        status, error = "completed", None
+        if isinstance(last, dict) and last.get("error_code"):
+            status, error = "failed", f"{last.get('error_code')}: {last.get('error_message') or ''}".strip()
+        elif evs and not is_final(last):
+            recent = time.time() - max(updated, evs[-1].created) < self.running_window
+            status = "running" if recent else "stuck"
+            error = None if recent else f"the invocation never finished: nothing after {infos[-1].change!r}"
+        return RunInfo(id=run_id, name=sid, agent=f"{app} · {user}", status=status, created=created,
+                       updated=max(updated, evs[-1].created if evs else 0.0), checkpoint_count=len(infos),
+                       head_seq=len(infos) - 1, resumable=False, not_resumable_reason=RESUME_WHY,
+                       labels={"app": app, "user": user, "session": sid, "events": len(evs)}, last_error=error)
+
+    # -- the state at an event ---------------------------------------------------------------------
+    def snapshot(self, info: CheckpointInfo) -> Snapshot:
+        """Conversation and rebuilt state at ``info``, with what of the rebuild is approximate."""
+        self.catalog()
+        session = self._sessions.get(info.run_id, {})
+        evs = self._events.get(info.run_id, [])[:info.seq + 1]
+        current = session.get("state") if isinstance(session.get("state"), dict) else {}
+        deltas = [(e.data.get("actions") or {}).get("state_delta") if isinstance(e.data, dict) else None for e in evs]
+        every = self._events.get(info.run_id, [])
+        touched = {k for e in every if isinstance(e.data, dict)
+                   for k in ((e.data.get("actions") or {}).get("state_delta") or {}
+                             if isinstance((e.data.get("actions") or {}).get("state_delta"), dict) else {})}
+        state = {k: v for k, v in current.items() if k not in touched}   # never changed: the initial values
+        user: dict[str, Any] = {}
+        app: dict[str, Any] = {}
+        notes: list[str] = []
+        readable = True
+        for delta in deltas:
+            if not isinstance(delta, dict):
+                readable = readable and delta is None
+                continue
+            for key, value in delta.items():
+                key = str(key)
+                if key.startswith("app:"):
+                    app[key[4:]] = value
+                elif key.startswith("user:"):
+                    user[key[5:]] = value
+                elif not key.startswith("temp:"):
+                    state[key] = value
+        if self.version == "v0":
+            notes.append("This database uses ADK's v0 schema, whose state deltas are pickled: the state "
+                         "cannot be rebuilt; shown is the session's current state.")
+            state = dict(current)
+        elif not readable:
+            notes.append("Some events' state deltas could not be read; the state may miss their changes.")
+        pending = sorted(k for k in touched if k in current and not k.startswith(("app:", "user:", "temp:")))
+        if pending:
+            notes.append("Initial values given to create_session are not stored: before the first event that "
+                         f"set {', '.join(pending[:8])}, its earlier value (if any) is unknown.")
+        if app or user:
+            notes.append("app: and user: keys are shared with other sessions; shown are the values this "
+                         "session's events wrote, while app_state / user_state below are today's values.")
+        messages = [m for e in evs for m in to_messages(e.data)]
+        usage = [e.data.get("usage_metadata") for e in evs if isinstance(e.data, dict)
+                 and isinstance(e.data.get("usage_metadata"), dict)]
+        shown: dict[str, Any] = {}
+        if notes:   # one text, so the state tree shows it on its first row without expanding
+            shown["_approximate"] = " ".join(notes)
+        shown.update({"state": state, "user_state_written": user, "app_state_written": app,
+                      "messages": messages,
+                      "usage": {"calls": len(usage), "total_tokens": sum(int(u.get("total_token_count") or 0)
+                                                                          for u in usage)},
+                      "current": {"session_state": current, "user_state": session.get("user_state"),
+                                  "app_state": session.get("app_state")}})
+        event = evs[-1].data if evs else None
+        meta = {"event_id": evs[-1].event_id if evs else None, "invocation_id": evs[-1].invocation if evs else None,
+                "app": session.get("app"), "user": session.get("user"), "session": session.get("id"),
+                "event": event, "rebuild": "approximate" if notes else "exact"}
+        return Snapshot(info=info, state=shown, tasks=None, meta=meta)
+
+    def watch_paths(self) -> list[Path]:
+        """The SQLite file and its companions."""
+        return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
+
+    def close(self) -> None:
+        """Dispose of the engine."""
+        self.engine.dispose()
+
+
+class GoogleADKAdapter(StoreAdapter):
+    """Google ADK session databases (DatabaseSessionService, SqliteSessionService)."""
+
+    kind = "google-adk"
+    label = "Google ADK"
+    capabilities = CAPABILITIES
+    order = 50
+
+    def detect_tables(self, columns: dict[str, set[str]]) -> bool:
+        """``sessions`` and ``events`` tables with ADK's columns."""
+        return layout(columns) is not None
+
+    def open_database(self, engine: sa.Engine, target: Target, *, readonly: bool = True,
+                      **options: Any) -> Store:
+        """A read-only ``GoogleADKStore``."""
+        version = layout(table_columns(engine, target.display))
+        assert version is not None
+        return GoogleADKStore(engine, target, version,
+                              running_window=float(options.get("running_window", RUNNING_WINDOW)))

@@ -1,0 +1,89 @@
+"""References to runs and checkpoints as users type them, and as every command prints them.
+
+One syntax everywhere: a checkpoint is ``RUN:SEQ`` (``#N`` is only ever a seq, shown, never
+parsed as an id), where RUN is a run id, a unique id prefix or a run's exact name, and a
+negative SEQ counts from the end of the run (``RUN:-1`` is its head). A bare RUN means its
+head; a bare number or a store's own id form is a checkpoint id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from inspector.errors import StoreError
+from inspector.model import CheckpointInfo, RunInfo
+from inspector.store.base import Store, parse_ref
+
+SHOWN_CANDIDATES = 5
+
+
+class AmbiguousRun(StoreError):
+    """A run reference that matches several runs (the sentence lists some of them)."""
+
+
+def format_ref(info: CheckpointInfo) -> str:
+    """``RUN:SEQ`` of a checkpoint: what ``show``/``diff``/``fork`` accept back."""
+    return f"{info.run_id}:{info.seq}"
+
+
+def resolve_run(store: Store, text: str) -> RunInfo:
+    """A run by exact id, unique id prefix or exact name; a StoreError sentence otherwise."""
+    wanted = str(text).strip()
+    if not wanted:
+        raise StoreError("Give a run: its id, a unique id prefix or its name.")
+    try:
+        return store.get_run(wanted)
+    except StoreError:
+        pass
+    candidates = store.list_runs(text=wanted)
+    for matches in ([r for r in candidates if r.id.startswith(wanted)],
+                    [r for r in candidates if r.name == wanted]):
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise AmbiguousRun(f"{wanted!r} matches {len(matches)} runs ({_some(matches)}); "
+                             "give more of the id.")
+    raise StoreError(f"There is no run {wanted!r} in {store.info.display} "
+                     "(give an id, a unique id prefix or a name).")
+
+
+def _some(runs: list[RunInfo]) -> str:
+    shown = ", ".join(r.id for r in runs[:SHOWN_CANDIDATES])
+    return shown + (", …" if len(runs) > SHOWN_CANDIDATES else "")
+
+
+def resolve_checkpoint(store: Store, ref: int | str | CheckpointInfo) -> CheckpointInfo:
+    """A checkpoint by ``RUN:SEQ`` (see the module docstring), a bare RUN (its head) or an id."""
+    if isinstance(ref, CheckpointInfo):
+        return ref
+    text = str(ref).strip()
+    if text.startswith("#"):
+        raise StoreError(f"{text!r} is a seq without its run; give RUN:{text[1:]} (e.g. a run id "
+                         "prefix, then the seq).")
+    run_text, key = parse_ref(text if not isinstance(ref, int) else ref)
+    if run_text is not None:
+        run = resolve_run(store, run_text)
+        return store.get_checkpoint(f"{run.id}:{key}")
+    try:
+        return store.get_checkpoint(ref)
+    except StoreError as err:
+        try:   # a run id prefix may be all digits: a number that is no checkpoint id may be a run
+            run = resolve_run(store, text)
+        except AmbiguousRun:
+            raise
+        except StoreError:
+            raise err from None
+        return store.get_checkpoint(f"{run.id}:-1")
+
+
+def parent_refs(store: Store, runs: Iterable[RunInfo]) -> dict[str, CheckpointInfo]:
+    """Run id → the checkpoint each fork was made from (forks whose source still exists)."""
+    out: dict[str, CheckpointInfo] = {}
+    for run in runs:
+        if run.parent_run is None or run.parent_checkpoint is None:
+            continue
+        try:
+            out[run.id] = store.get_checkpoint(run.parent_checkpoint)
+        except Exception:  # noqa: BLE001 - a source pruned or damaged: listed without its origin
+            continue
+    return out

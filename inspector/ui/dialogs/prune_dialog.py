@@ -1,0 +1,201 @@
+"""Prune…: rules, a preview of what would go (a dry run), and a confirmed apply — all off the GUI thread."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QMessageBox, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from inspector.errors import StoreError
+from inspector.humanize import fmt_size
+from inspector.model import StoreInfo
+from inspector.retention.rules import PrunePlan, make_rules
+from inspector.ui import style
+from inspector.ui.tasks import TaskRunner
+
+STATUSES = ("completed", "failed", "interrupted", "forked")
+
+
+def target_of(info: StoreInfo) -> str:
+    """What the core opens for writing: the file, or the server URL."""
+    return info.display if info.backend == "sqlite" else info.url
+
+
+class PruneDialog(QDialog):
+    """Pick rules, Preview (dry run), then Prune (asks once more) — see ``inspector.retention``."""
+
+    pruned = Signal(object)   # PrunePlan of what was applied
+
+    def __init__(self, info: StoreInfo, runner: TaskRunner, run_id: str | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Prune Checkpoints")
+        self.info = info
+        self.runner = runner
+        self.plan: PrunePlan | None = None
+        self.keep_box = QCheckBox("Keep the last")
+        self.keep_box.setChecked(True)
+        self.keep = QSpinBox()
+        self.keep.setRange(1, 1_000_000)
+        self.keep.setValue(10)
+        self.keep.setSuffix(" checkpoints of each run")
+        self.older_box = QCheckBox("Only older than")
+        self.older = QLineEdit("30d")
+        self.older.setPlaceholderText("90s, 15m, 12h, 30d, 2w, 1d12h")
+        self.run_box = QCheckBox(f"Only run {run_id}" if run_id else "Only the selected run")
+        self.run_box.setEnabled(run_id is not None)
+        self.run_id = run_id
+        self.status_boxes = {s: QCheckBox(s) for s in STATUSES}
+        for s in ("completed", "failed"):
+            self.status_boxes[s].setChecked(True)
+        self.vacuum = QCheckBox("Give the space back to the operating system (VACUUM)")
+        self.unlock = QCheckBox("Allow deleting rows LangGraph wrote (SQLite: a backup is made first; "
+                                "PostgreSQL: one transaction)")
+        self.unlock.setVisible(info.kind == "langgraph")
+        self.summary = QLabel("Preview shows what would go; nothing changes until you press Prune.")
+        self.summary.setWordWrap(True)
+        self.table = QTableWidget(0, 5)
+        self.table.setHorizontalHeaderLabels(["Run", "Name", "Status", "Remove", "Keep"])
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.preview_button = QPushButton("Preview")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.apply_button = self.buttons.addButton("Prune", QDialogButtonBox.ButtonRole.DestructiveRole)
+        self.apply_button.setEnabled(False)
+        self._build()
+        self.preview_button.clicked.connect(self.preview)
+        self.apply_button.clicked.connect(self.confirm_and_apply)
+        self.buttons.rejected.connect(self.reject)
+        for widget in (self.keep_box, self.older_box, self.run_box, *self.status_boxes.values()):
+            widget.toggled.connect(self._rules_changed)
+        self.keep.valueChanged.connect(self._rules_changed)
+        self.older.textChanged.connect(self._rules_changed)
+        self.resize(720, 520)
+
+    def _build(self) -> None:
+        form = QFormLayout()
+        keep = QHBoxLayout()
+        keep.addWidget(self.keep_box)
+        keep.addWidget(self.keep, 1)
+        older = QHBoxLayout()
+        older.addWidget(self.older_box)
+        older.addWidget(self.older, 1)
+        statuses = QHBoxLayout()
+        for box in self.status_boxes.values():
+            statuses.addWidget(box)
+        statuses.addStretch(1)
+        form.addRow(keep)
+        form.addRow(older)
+        form.addRow("Runs with status:", statuses)
+        form.addRow(self.run_box)
+        form.addRow(self.vacuum)
+        form.addRow(self.unlock)
+        note = style.mute(QLabel("Never removed: each run's head, pinned checkpoints, every checkpoint a fork "
+                                 "starts from and its ancestors, and anything of a running run."))
+        note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(note)
+        row = QHBoxLayout()
+        row.addWidget(self.summary, 1)
+        row.addWidget(self.preview_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(row)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.buttons)
+
+    # -- rules ------------------------------------------------------------------------------
+    def rules(self) -> Any:
+        """The rules the form describes (StoreError when they make no sense)."""
+        statuses = [s for s, box in self.status_boxes.items() if box.isChecked()]
+        return make_rules(keep_last=self.keep.value() if self.keep_box.isChecked() else None,
+                          older_than=self.older.text() if self.older_box.isChecked() else None,
+                          runs=[self.run_id] if self.run_box.isChecked() and self.run_id else [],
+                          statuses=statuses)
+
+    def _rules_changed(self, *_args: Any) -> None:
+        self.plan = None
+        self.apply_button.setEnabled(False)
+
+    # -- preview and apply ---------------------------------------------------------------------
+    def preview(self) -> None:
+        """Run the dry run in the background and list what would go."""
+        try:
+            rules = self.rules()
+        except StoreError as err:
+            self._say(str(err), error=True)
+            return
+        from inspector.retention.api import plan_prune
+        target = target_of(self.info)
+        self.preview_button.setEnabled(False)
+        self._say("Working out what would go \u2026")
+        self.runner.run(lambda: plan_prune(target, rules), self._on_plan, self._on_failed, key="prune-preview")
+
+    def _on_plan(self, plan: PrunePlan) -> None:
+        self.preview_button.setEnabled(True)
+        self.plan = plan
+        self._show(plan)
+        self.apply_button.setEnabled(plan.remove_checkpoints > 0)
+
+    def _show(self, plan: PrunePlan) -> None:
+        self.table.setRowCount(len(plan.runs))
+        for n, r in enumerate(plan.runs):
+            for c, value in enumerate((r.run, r.name, r.status, f"{r.remove:,}", f"{r.keep:,}")):
+                item = QTableWidgetItem(value)
+                if c >= 3:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(n, c, item)
+        verb = "Removed" if plan.applied else "Would remove"
+        kept = ", ".join(f"{v:,} {k}" for k, v in plan.protected.items() if v)
+        text = (f"{verb} <b>{plan.remove_checkpoints:,}</b> of {plan.total_checkpoints:,} checkpoints in "
+                f"{len(plan.runs):,} runs, freeing about <b>{fmt_size(plan.bytes)}</b>")
+        if kept:
+            text += f"; kept although selected: {kept}"
+        if plan.applied:
+            text += f". On disk {fmt_size(plan.disk_before)} \u2192 {fmt_size(plan.disk_after)}."
+            if plan.backup:
+                text += f" Backup: {plan.backup}"
+        self._say(text + ("" if plan.applied else "."))
+
+    def confirm_and_apply(self) -> None:
+        """Ask once more, then prune in the background."""
+        if self.plan is None:
+            return
+        if self.info.kind == "langgraph" and not self.unlock.isChecked():
+            self._say("Tick \u201cAllow deleting rows LangGraph wrote\u201d to prune a LangGraph database.", error=True)
+            return
+        answer = QMessageBox.question(
+            self, "Prune Checkpoints",
+            f"Delete {self.plan.remove_checkpoints:,} checkpoints from {self.info.display}?\n"
+            "This cannot be undone.", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Yes:
+            self.apply()
+
+    def apply(self) -> None:
+        """Prune now (no question asked: ``confirm_and_apply`` asks)."""
+        from inspector.retention.api import apply_prune
+        rules, target = self.rules(), target_of(self.info)
+        vacuum, unlock = self.vacuum.isChecked(), self.unlock.isChecked()
+        self.apply_button.setEnabled(False)
+        self.preview_button.setEnabled(False)
+        self._say("Pruning \u2026")
+        self.runner.run(lambda: apply_prune(target, rules, vacuum=vacuum, langgraph_write=unlock),
+                        self._on_applied, self._on_failed, key="prune-apply")
+
+    def _on_applied(self, plan: PrunePlan) -> None:
+        self.preview_button.setEnabled(True)
+        self.plan = None
+        self._show(plan)
+        self.pruned.emit(plan)
+
+    def _on_failed(self, message: str) -> None:
+        self.preview_button.setEnabled(True)
+        self._say(message, error=True)
+
+    def _say(self, text: str, error: bool = False) -> None:
+        color = style.theme().negative if error else style.theme().text
+        self.summary.setText(f"<span style='color:{color}'>{text}</span>")

@@ -1,0 +1,104 @@
+"""The Help menu's windows: keyboard shortcuts, the README's usage (offline), About."""
+
+from __future__ import annotations
+
+import html
+import importlib.metadata
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QTableWidget, QTableWidgetItem,
+                               QTextBrowser, QVBoxLayout, QWidget)
+
+from inspector import __version__
+
+APP_NAME = "Checkpoint Inspector"
+README = Path(__file__).resolve().parents[2] / "README.md"
+# Keys that work without a menu entry (the views' own).
+VIEW_KEYS = (
+    ("Up / Down, Page Up / Page Down", "Move through runs or checkpoints"),
+    ("Home / End", "First / last checkpoint of the run"),
+    ("Shift+click, Ctrl+click", "Select two checkpoints to compare them (Diff tab)"),
+    ("Enter", "Open the selected run's timeline"),
+)
+
+
+def shortcut_rows(actions: list[QAction]) -> list[tuple[str, str]]:
+    """(keys, what) for every action with a shortcut, menu order, then the views' own keys."""
+    rows, seen = [], set()
+    for action in actions:
+        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        if not keys or keys in seen:
+            continue
+        seen.add(keys)
+        rows.append((keys, action.text().replace("&", "").rstrip("\u2026").strip()))
+    return rows + list(VIEW_KEYS)
+
+
+def usage_markdown() -> str:
+    """The README, from the installed package's metadata (offline), else from the source tree."""
+    try:
+        text = importlib.metadata.metadata("checkpoint-inspector").get_payload()
+    except importlib.metadata.PackageNotFoundError:
+        text = None
+    if not text and README.is_file():
+        text = README.read_text(encoding="utf-8")
+    return text or f"# {APP_NAME}\n\nThe usage guide is not installed with this copy."
+
+
+def _dialog(parent: QWidget | None, title: str, body: QWidget, size: tuple[int, int]) -> QDialog:
+    dialog = QDialog(parent)
+    dialog.setWindowTitle(title)
+    dialog.setSizeGripEnabled(True)
+    layout = QVBoxLayout(dialog)
+    layout.addWidget(body, 1)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+    buttons.rejected.connect(dialog.reject)
+    layout.addWidget(buttons)
+    dialog.resize(*size)
+    return dialog
+
+
+def shortcuts_dialog(parent: QWidget | None, actions: list[QAction]) -> QDialog:
+    """A resizable table of every keyboard shortcut."""
+    rows = shortcut_rows(actions)
+    table = QTableWidget(len(rows), 2)
+    table.setObjectName("shortcutsTable")
+    table.setHorizontalHeaderLabels(["Keys", "Action"])
+    table.verticalHeader().hide()
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    table.setWordWrap(True)
+    for row, (keys, what) in enumerate(rows):
+        table.setItem(row, 0, QTableWidgetItem(keys))
+        table.setItem(row, 1, QTableWidgetItem(what))
+    table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+    return _dialog(parent, "Keyboard Shortcuts", table, (560, 520))
+
+
+def usage_dialog(parent: QWidget | None) -> QDialog:
+    """The README as a readable, searchable page (no network)."""
+    browser = QTextBrowser()
+    browser.setObjectName("usageBrowser")
+    browser.setOpenExternalLinks(True)
+    browser.setMarkdown(usage_markdown())
+    return _dialog(parent, f"{APP_NAME} \u2014 Usage", browser, (820, 640))
+
+
+def about_text() -> str:
+    """The About box's rich text."""
+    return (f"<b>{APP_NAME}</b> {html.escape(__version__)}<br>Browse, diff, fork and resume the "
+            "checkpoints of long-running AI agents.<br>Stores are opened read-only; fork and "
+            "resume write only when you confirm them.")
+
+
+def about_dialog(parent: QWidget | None) -> QDialog:
+    """About, as a small dialog (not a blocking static box: tests and screenshots can drive it)."""
+    browser = QTextBrowser()
+    browser.setObjectName("aboutText")
+    browser.setHtml(about_text())
+    browser.setFrameShape(QTextBrowser.Shape.NoFrame)
+    dialog = _dialog(parent, f"About {APP_NAME}", browser, (440, 200))
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
+    return dialog

@@ -1,0 +1,22 @@
+"""Window sizes that fit the screen they open on (a 1024x700 screen as much as a large one)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QWidget
+
+SCREEN_SHARE = 0.92   # at most this much of the available screen
+
+
+def fit_to_screen(widget: QWidget, width: int, height: int) -> None:
+    """Resize ``widget`` to ``width`` x ``height``, shrunk to fit the available screen area."""
+    parent = widget.parentWidget()
+    screen = (parent.screen() if parent is not None else None) or QGuiApplication.primaryScreen()
+    if screen is not None:
+        area = screen.availableGeometry()
+        if parent is not None and parent.isVisible():   # and within the window that opens it
+            inside = area.intersected(parent.window().frameGeometry())
+            area = area if inside.isEmpty() else inside
+        width = min(width, int(area.width() * SCREEN_SHARE))
+        height = min(height, int(area.height() * SCREEN_SHARE))
+    widget.resize(max(width, 320), max(height, 240))

@@ -1,0 +1,238 @@
+"""The Storage view's charts (pyqtgraph), each fed a ``UsageReport`` and painted in the theme."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+
+from inspector.humanize import fmt_size
+from inspector.ui import style
+from inspector.usage.report import UsageReport
+
+pg.setConfigOptions(antialias=True)
+SERIES = ("#2f81f7", "#d4762c", "#2da44e", "#8250df", "#bf3989", "#1b9aaa", "#d4a72c", "#768390")
+TOP = 7
+
+
+class SizeAxis(pg.AxisItem):
+    """An axis whose ticks read as sizes (KB, MB …)."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: ANN001, ANN201, N802 - pyqtgraph override
+        if self.logMode:
+            return [fmt_size(int(round(10 ** v))) for v in values]
+        return [fmt_size(int(v)) if v >= 0 else "" for v in values]
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: ANN001, ANN201, N802, N803 - pyqtgraph override
+        if not self.logMode:
+            step = _nice_step((maxVal - minVal) / max(2, int(size / 60)))
+            first = np.ceil(minVal / step) * step if step else minVal
+            return [(step, list(np.arange(first, maxVal + step / 2, step)) if step else [])]
+        # log scale: decades only (labelled minor ticks crowd a small chart)
+        lo, hi = int(np.floor(minVal)), int(np.ceil(maxVal))
+        steps = (1, 2, 5) if maxVal - minVal < 3 else (1,)
+        ticks = [float(np.log10(m * 10.0 ** d)) for d in range(lo, hi + 1) for m in steps]
+        return [(1.0, [v for v in ticks if minVal - 1e-9 <= v <= maxVal + 1e-9])]
+
+
+def _nice_step(raw: float) -> float:
+    """A tick step in bytes that reads well: 1, 2 or 5 times a power of 1024 or 10."""
+    if raw <= 0:
+        return 0.0
+    unit = 1024 ** int(np.floor(np.log(raw) / np.log(1024))) if raw >= 1024 else 1
+    scaled = raw / unit
+    for nice in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000):
+        if scaled <= nice:
+            return float(nice * unit)
+    return float(1024 * unit)
+
+
+class Chart(pg.PlotWidget):
+    """One titled chart with the theme's colours and a note shown when it has no data."""
+
+    def __init__(self, title: str, *, size_axis: str | None = "left", date_axis: bool = False) -> None:
+        axes = {}
+        if size_axis:
+            axes[size_axis] = SizeAxis(orientation=size_axis)
+        if date_axis:
+            axes["bottom"] = pg.DateAxisItem(orientation="bottom")
+        super().__init__(axisItems=axes)
+        self.title = title
+        self.setMinimumSize(260, 190)
+        self.setMenuEnabled(False)
+        self.getPlotItem().hideButtons()
+        self.empty = pg.TextItem("", anchor=(0.5, 0.5))
+        self.apply_theme()
+
+    def apply_theme(self) -> None:
+        """Background, axes and title in the current theme's colours."""
+        t = style.theme()
+        self.setBackground(t.base)
+        item = self.getPlotItem()
+        item.setTitle(f"<span style='color:{t.text}; font-weight:600'>{self.title}</span>", size="10pt")
+        for name in ("left", "bottom", "right"):
+            axis = item.getAxis(name)
+            axis.setPen(pg.mkPen(t.border))
+            axis.setTextPen(pg.mkPen(t.muted))
+        item.showGrid(x=False, y=True, alpha=0.25 if not t.dark else 0.35)
+        self.empty.setColor(QColor(t.muted))
+
+    def show_empty(self, text: str) -> None:
+        """Clear the chart and say why it is empty."""
+        item = self.getPlotItem()
+        item.clear()
+        self.empty.setText(text)
+        item.addItem(self.empty)
+        self.empty.setPos(0.5, 0.5)
+        item.setXRange(0, 1)
+        item.setYRange(0, 1)
+
+
+def reset(chart: Chart) -> pg.PlotItem:
+    """The chart's plot item cleared, linear and auto-ranged again (after an empty note)."""
+    item = chart.getPlotItem()
+    item.clear()
+    item.setLogMode(False, False)
+    for name in ("left", "bottom"):
+        axis = item.getAxis(name)
+        axis.setLogMode(False)
+        axis.setTicks(None)
+    if item.legend is not None:
+        item.legend.clear()
+    item.setLabel("bottom", "")
+    item.showGrid(x=False, y=True, alpha=0.3)
+    item.enableAutoRange()
+    return item
+
+
+def _brush(n: int) -> QColor:
+    return QColor(SERIES[n % len(SERIES)])
+
+
+def _bars(chart: Chart, labels: list[str], values: list[int], total: int) -> None:
+    """Horizontal share bars, biggest on top, labelled with name and percentage."""
+    item = reset(chart)
+    item.showGrid(x=True, y=False, alpha=0.25)
+    if not values or total <= 0:
+        chart.show_empty("nothing stored yet")
+        return
+    t = style.theme()
+    ys = np.arange(len(values))[::-1]
+    item.addItem(pg.BarGraphItem(x0=np.zeros(len(values)), y=ys, height=0.6, width=np.array(values, dtype=float),
+                                 brushes=[_brush(n) for n in range(len(values))], pens=[pg.mkPen(None)] * len(values)))
+    top = max(values)
+    for y, label, value in zip(ys, labels, values):     # the label after the bar's end
+        text = pg.TextItem(f"{label}  {100 * value / total:.0f} %", color=QColor(t.text), anchor=(0, 0.5))
+        text.setFont(QFont(text.textItem.font().family(), 8))
+        text.setPos(value + top * 0.02, y)
+        item.addItem(text)
+    item.getAxis("left").setTicks([[(float(y), "") for y in ys]])
+    item.setYRange(-0.6, len(values) - 0.4, padding=0)
+    item.setXRange(0, top * 1.9, padding=0)
+
+
+def draw_growth(chart: Chart, report: UsageReport) -> None:
+    """Cumulative stored bytes over time."""
+    item = reset(chart)
+    if len(report.growth) < 2:
+        chart.show_empty("one moment in time: no growth to show")
+        return
+    xs = np.array([t for t, _ in report.growth])
+    ys = np.array([b for _, b in report.growth], dtype=float)
+    color = QColor(style.theme().accent)
+    fill = QColor(color)
+    fill.setAlphaF(0.22)
+    item.plot(xs, ys, pen=pg.mkPen(color, width=2), fillLevel=0, brush=fill)
+    item.setYRange(0, ys.max() * 1.08, padding=0)
+
+
+def draw_runs(chart: Chart, report: UsageReport) -> None:
+    """Share of the store per run (the biggest, the rest as one bar)."""
+    runs = list(report.runs)
+    labels = [r.name[:24] or r.run for r in runs[:TOP]]
+    values = [r.bytes for r in runs[:TOP]]
+    rest = sum(r.bytes for r in runs[TOP:])
+    if rest:
+        labels.append(f"{len(runs) - TOP:,} other runs")
+        values.append(rest)
+    _bars(chart, labels, values, sum(r.bytes for r in runs))
+
+
+def draw_fields(chart: Chart, report: UsageReport, run: str | None = None) -> None:
+    """Share per top-level field (LangGraph channel) of the store, or of one run."""
+    fields = report.fields
+    if run is not None:
+        found = next((r for r in report.runs if r.run == run), None)
+        fields = found.fields if found is not None else {}
+    items = sorted(fields.items(), key=lambda kv: -kv[1])
+    labels = [k for k, _ in items[:TOP]]
+    values = [v for _, v in items[:TOP]]
+    rest = sum(v for _, v in items[TOP:])
+    if rest:
+        labels.append(f"{len(items) - TOP} other fields")
+        values.append(rest)
+    _bars(chart, labels, values, sum(fields.values()))
+
+
+def draw_checkpoints(chart: Chart, report: UsageReport) -> None:
+    """A run's state size and stored cost per checkpoint (log scale: both stay visible)."""
+    item = reset(chart)
+    detail = report.detail
+    if detail is None or not detail.checkpoints:
+        chart.show_empty("select a run")
+        return
+    seqs = np.array([c.seq for c in detail.checkpoints], dtype=float)
+    logical = np.array([max(1, c.logical) for c in detail.checkpoints], dtype=float)
+    stored = np.array([max(1, c.stored) for c in detail.checkpoints], dtype=float)
+    item.setLogMode(False, True)
+    item.getAxis("left").setLogMode(True)
+    legend = item.legend or item.addLegend(offset=(8, 4))
+    legend.setLabelTextColor(QColor(style.theme().text))
+    item.plot(seqs, logical, pen=pg.mkPen(SERIES[0], width=2), name="state size")
+    item.plot(seqs, stored, pen=pg.mkPen(SERIES[1], width=1.5), name="stored by it",
+              symbol="o" if len(seqs) <= 60 else None, symbolSize=4, symbolBrush=SERIES[1], symbolPen=None)
+
+
+def draw_score(chart: Chart, report: UsageReport) -> None:
+    """Checks passed (and the total) along the run's timeline."""
+    item = reset(chart)
+    detail = report.detail
+    if detail is None or not detail.checkpoints:
+        chart.show_empty("select a run")
+        return
+    if not any(c.checks_total for c in detail.checkpoints):
+        chart.show_empty("this run records no checks")
+        return
+    seqs = np.array([c.seq for c in detail.checkpoints] + [detail.checkpoints[-1].seq + 1], dtype=float)
+    passed = np.array([c.checks_passed for c in detail.checkpoints], dtype=float)
+    total = np.array([c.checks_total for c in detail.checkpoints], dtype=float)
+    good = QColor(style.theme().positive)
+    fill = QColor(good)
+    fill.setAlphaF(0.2)
+    item.plot(seqs, total, stepMode="center", pen=pg.mkPen(style.theme().muted, width=1, style=Qt.PenStyle.DashLine))
+    item.plot(seqs, passed, stepMode="center", pen=pg.mkPen(good, width=2), fillLevel=0, brush=fill)
+    item.setYRange(0, max(1.0, float(total.max())) * 1.1, padding=0)
+
+
+def draw_tradeoff(chart: Chart, report: UsageReport) -> None:
+    """Snapshot every N: bytes written against operations a recovery replays (mean)."""
+    item = reset(chart)
+    points = report.detail.tradeoff if report.detail is not None else ()
+    if len(points) < 2:
+        chart.show_empty("select a native run with a few checkpoints" if report.kind == "native"
+                         else "LangGraph records no operations between checkpoints")
+        return
+    t = style.theme()
+    xs = np.array([p.replay_mean for p in points], dtype=float)
+    ys = np.array([p.write_bytes for p in points], dtype=float)
+    item.plot(xs, ys, pen=pg.mkPen(SERIES[3], width=1.5), symbol="o", symbolSize=7, symbolBrush=SERIES[3],
+              symbolPen=pg.mkPen(t.base))
+    for p, x, y in zip(points, xs, ys):
+        label = pg.TextItem(f"every {p.every}", color=QColor(t.muted), anchor=(-0.1, 1.1))
+        label.setFont(QFont(label.textItem.font().family(), 8))
+        label.setPos(x, y)
+        item.addItem(label)
+    item.setLabel("bottom", "operations replayed after a crash (mean)", color=t.muted)
+    item.setXRange(0, max(1.0, float(xs.max())) * 1.25, padding=0)
+    item.setYRange(0, float(ys.max()) * 1.15, padding=0)

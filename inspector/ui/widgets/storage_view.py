@@ -1,0 +1,220 @@
+"""The Storage panel: why the open store is the size it is, in charts, live; and prune.
+
+Every report is computed by ``inspector.usage`` in the session's task runner (never on the
+GUI thread); a newer request supersedes an older one. While the panel is visible, store
+changes schedule a new report (debounced); hidden, it only notes that it is stale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from inspector.humanize import fmt_size
+from inspector.model import ChangeSet, RunInfo
+from inspector.ui import style
+from inspector.ui.session import StoreSession
+from inspector.ui.widgets import storage_charts as charts
+from inspector.usage.report import UsageReport
+
+LIVE_DEBOUNCE_MS = 2500
+KEY = "storage-report"
+
+
+def compute(store: Any, run_id: str | None) -> UsageReport:
+    """The report (worker thread)."""
+    from inspector.usage.api import store_usage
+    return store_usage(store, run_id)
+
+
+class StorageView(QWidget):
+    """Summary line, six charts in a grid that reflows with the width, Refresh and Prune…."""
+
+    prune_requested = Signal()
+    report_ready = Signal(object)     # UsageReport (tests and the prune dialog use it)
+
+    def __init__(self, session: StoreSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.run: RunInfo | None = None
+        self.report: UsageReport | None = None
+        self._stale = True
+        self._columns = 0
+        self.summary = QLabel("Open a store to see where its bytes go.")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.refresh_button = QPushButton("Refresh")
+        self.prune_button = QPushButton("Prune\u2026")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.prune_button.clicked.connect(self.prune_requested)
+        self.charts = {
+            "growth": charts.Chart("Store growth", date_axis=True),
+            "runs": charts.Chart("Share by run", size_axis="bottom"),
+            "fields": charts.Chart("Share by field", size_axis="bottom"),
+            "checkpoints": charts.Chart("State size and stored cost per checkpoint"),
+            "score": charts.Chart("Checks passed over the timeline", size_axis=None),
+            "tradeoff": charts.Chart("Interval trade-off: bytes written vs replay"),
+        }
+        self._build()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(LIVE_DEBOUNCE_MS)
+        self._timer.timeout.connect(self.refresh)
+        session.opened.connect(lambda _info: self.store_opened())
+        session.closed.connect(self._on_store_switched)
+        session.changed.connect(self._on_store_changed)
+        self._set_enabled(False)
+
+    # -- construction ------------------------------------------------------------------
+    def _build(self) -> None:
+        header = self.header = QFrame()
+        style.polish(header, "panel_header")
+        row = QHBoxLayout(header)
+        row.setContentsMargins(10, 6, 8, 6)
+        title = style.bold(QLabel("Storage"))
+        row.addWidget(title)
+        row.addWidget(self.summary, 1)
+        row.addWidget(self.refresh_button)
+        row.addWidget(self.prune_button)
+        self.grid = QGridLayout()
+        self.grid.setContentsMargins(8, 8, 8, 8)
+        self.grid.setSpacing(8)
+        body = QWidget()
+        body.setLayout(self.grid)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(header)
+        layout.addWidget(body, 1)
+        self._reflow()
+
+    def _reflow(self) -> None:
+        columns = 3 if self.width() >= 1100 else 2 if self.width() >= 560 else 1
+        if columns == self._columns:
+            return
+        self._columns = columns
+        for n, chart in enumerate(self.charts.values()):
+            self.grid.removeWidget(chart)
+            self.grid.addWidget(chart, n // columns, n % columns)
+        for c in range(3):
+            self.grid.setColumnStretch(c, 1 if c < columns else 0)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._reflow()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._stale and self.session.store is not None:
+            self.refresh()
+
+    # -- public --------------------------------------------------------------------------
+    def store_opened(self) -> None:
+        """A store was opened (or is open when the view is built): measure it."""
+        self._on_store_switched()
+
+    def changeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self.apply_theme()
+
+    def set_run(self, run: RunInfo | None) -> None:
+        """Show ``run``'s checkpoints in the per-run charts."""
+        if (run.id if run else None) == (self.run.id if self.run else None):
+            return
+        self.run = run
+        self._schedule(now=True)
+
+    def refresh(self) -> None:
+        """Compute a new report in the background."""
+        store = self.session.store
+        if store is None:
+            return
+        self._stale = False
+        run_id = self.run.id if self.run is not None else None
+        self.refresh_button.setEnabled(False)
+        self.summary.setText(self.summary.text() if self.report else "Measuring the store \u2026")
+        generation = self.session.generation
+        self.session.runner.run(lambda: compute(store, run_id),
+                                lambda report: self._on_report(generation, report),
+                                self._on_failed, key=KEY)
+
+    def apply_theme(self) -> None:
+        """Repaint every chart in the current theme."""
+        style.polish(self.header, "panel_header")
+        for chart in self.charts.values():
+            chart.apply_theme()
+        if self.report is not None:
+            self._draw(self.report)
+
+    # -- slots ---------------------------------------------------------------------------
+    def _schedule(self, now: bool = False) -> None:
+        self._stale = True
+        if self.isVisible():
+            if now:
+                self.refresh()
+            else:
+                self._timer.start()
+
+    def _on_store_switched(self) -> None:
+        self.report = None
+        self.run = None
+        self._set_enabled(self.session.store is not None)
+        self.summary.setText("Measuring the store \u2026" if self.session.store else "Open a store to see where its bytes go.")
+        for chart in self.charts.values():
+            chart.show_empty("")
+        self._schedule(now=True)
+
+    def _on_store_changed(self, changes: ChangeSet) -> None:
+        if not changes.empty:
+            self._schedule()
+
+    def _on_report(self, generation: int, report: UsageReport) -> None:
+        self.refresh_button.setEnabled(True)
+        if not self.session.is_current(generation):
+            return
+        self.report = report
+        self._draw(report)
+        self.report_ready.emit(report)
+
+    def _on_failed(self, message: str) -> None:
+        self.refresh_button.setEnabled(True)
+        self.summary.setText(f"<span style='color:{style.theme().negative}'>The store could not be measured: "
+                             f"{message}</span>")
+
+    def _set_enabled(self, enabled: bool) -> None:
+        self.refresh_button.setEnabled(enabled)
+        self.prune_button.setEnabled(enabled)
+
+    # -- drawing ---------------------------------------------------------------------------
+    def _draw(self, report: UsageReport) -> None:
+        self.summary.setText(summary_text(report))
+        charts.draw_growth(self.charts["growth"], report)
+        charts.draw_runs(self.charts["runs"], report)
+        charts.draw_fields(self.charts["fields"], report)
+        run_name = self.run.name if self.run is not None else ""
+        self.charts["checkpoints"].title = ("State size and stored cost \u2014 " + run_name if run_name
+                                            else "State size and stored cost per checkpoint")
+        self.charts["checkpoints"].apply_theme()
+        charts.draw_checkpoints(self.charts["checkpoints"], report)
+        charts.draw_score(self.charts["score"], report)
+        charts.draw_tradeoff(self.charts["tradeoff"], report)
+
+
+def summary_text(report: UsageReport) -> str:
+    """One line: on disk, free pages, content vs rows, and for LangGraph our estimate."""
+    t = style.theme()
+    parts = [f"<b>{fmt_size(report.total_bytes)}</b> on disk"]
+    if report.free_bytes:
+        parts.append(f"{fmt_size(report.free_bytes)} free pages")
+    parts.append(f"{report.checkpoints:,} checkpoints in {len(report.runs):,} runs")
+    parts.append(f"states decode to {fmt_size(report.logical_bytes)}")
+    parts.append(f"stored: {fmt_size(report.content_bytes)} content + {fmt_size(report.rows_bytes)} rows")
+    if report.ours is not None:
+        parts.append(f"in this project's store: about {fmt_size(report.ours.bytes)}")
+    text = " \u00b7 ".join(parts)
+    if report.notes:
+        text += f"<br><span style='color:{t.muted}'>{' '.join(report.notes)}</span>"
+    return text

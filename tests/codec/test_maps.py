@@ -1,0 +1,195 @@
+"""Format 3 layout: chunked maps, chunk tables as trees, bulk (dense) rewrites."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import zstandard
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector.codec import ChunkedList, ChunkedMap, PieceEncoder, Ref, resolve, unpack
+from inspector.diff import diff_pieces, diff_values
+
+scalars = st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=40)
+keys = st.text(max_size=12) | st.integers(-1000, 1000).map(lambda i: f"k{i}")
+
+
+def _filled(size: int, rnd: random.Random, drawn: dict) -> dict:
+    """A map of ``size`` keys (more when ``drawn`` has others): drawn entries spread among
+    generated ones, so sizes far past the chunking threshold cost hypothesis little entropy."""
+    out: dict = {}
+    pending = list(drawn.items())
+    for i in range(size):
+        if pending and rnd.random() < 0.1:
+            k, v = pending.pop()
+            out[k] = v
+        out[f"key-{rnd.randrange(10**6)}-{i}"] = rnd.choice([None, True, i, i / 7, f"v{i}", "y" * rnd.randrange(900)])
+    out.update(pending)
+    return out
+
+
+def _maps(children: st.SearchStrategy) -> st.SearchStrategy:
+    """Maps of every size around the chunking threshold (64 keys) and well past it."""
+    return st.builds(_filled, st.sampled_from([0, 5, 63, 64, 65, 130, 400, 2500]), st.randoms(use_true_random=False),
+                     st.dictionaries(keys, children, max_size=4))
+
+
+values = st.recursive(scalars | st.text(min_size=500, max_size=900),
+                      lambda c: st.lists(c, max_size=40) | _maps(c), max_leaves=30)
+
+
+class Table:
+    """Pieces written by one encoder, read back with a record of what was asked for."""
+
+    def __init__(self) -> None:
+        self.encoder = PieceEncoder()
+        self.raw: dict[bytes, bytes] = {}
+        self.asked: list[bytes] = []
+
+    def add(self, state) -> tuple[bytes, int]:
+        root, _, pieces = self.encoder.encode(state)
+        new = sum(len(zstandard.ZstdCompressor(level=3).compress(raw)) for d, raw in pieces.items()
+                  if d not in self.raw)
+        self.raw.update(pieces)
+        return root, new
+
+    def value(self, root: bytes):
+        return resolve(unpack(self.raw[root]), lambda d: unpack(self.raw[d]))
+
+    def fetch(self, digests) -> dict:
+        self.asked.extend(digests)
+        return {d: unpack(self.raw[d]) for d in digests}
+
+    def fetch_raw(self, digests) -> dict:
+        self.asked.extend(digests)
+        return {d: self.raw[d] for d in digests}
+
+
+def _edits(state: dict, rnd: random.Random) -> None:
+    """Replace, add and remove a few entries of every map in place, at any depth."""
+    stack = [state]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ks = list(item)
+            for k in rnd.sample(ks, min(len(ks), 2)):
+                if rnd.random() < 0.3:
+                    del item[k]
+                elif not isinstance(item[k], (dict, list)):
+                    # (never a value equal to the old one in another type: 1 == 1.0 == True is
+                    # one value to the encoder's comparisons, as to Python's)
+                    item[k] = rnd.choice([None, 12345.5, "edited", "x" * 600])
+            item[f"new-{rnd.random()}"] = rnd.random()
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (dict, list)))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_maps(values), st.integers(0, 10**6))
+def test_maps_of_every_size_and_nesting_round_trip_and_diff(state, seed) -> None:
+    t = Table()
+    before = json.loads(json.dumps(state))
+    root_a, _ = t.add(state)
+    assert t.value(root_a) == before
+    _edits(state, random.Random(seed))
+    after = json.loads(json.dumps(state))
+    root_b, _ = t.add(state)
+    assert t.value(root_b) == after
+    fresh = PieceEncoder().encode(after)[0]
+    assert fresh == root_b, "the layout depends only on the content, not on the history"
+    expected = diff_values(before, after)
+    for mode in ({}, {"fetch_raw": t.fetch_raw}):
+        assert diff_pieces(t.fetch, root_a, root_b, **mode) == expected
+
+
+def _files(n: int, seed: int = 1) -> dict:
+    rnd = random.Random(seed)
+    return {f"src/pkg/module_{i:05d}.py": "".join(rnd.choices("abcdefgh \n", k=1000)) for i in range(n)}
+
+
+def test_replacing_one_value_of_a_big_map_rewrites_a_few_small_pieces() -> None:
+    t = Table()
+    state = {"files": _files(20_000), "step": 0}     # 20 MB
+    root_a, first = t.add(state)
+    assert type(unpack(t.raw[root_a])["files"]) is ChunkedMap
+    assert unpack(t.raw[root_a])["files"].height >= 1, "a table of 600 chunks is a tree"
+    state["files"]["src/pkg/module_07777.py"] = "rewritten " * 100
+    state["step"] = 1
+    root_b, written = t.add(state)
+    assert written < 6_000, f"replacing 1 KB of a 20 MB map wrote {written} bytes"
+    assert t.value(root_b) == state
+    # the diff reads the roots, one sub-table per level and the two chunks that differ
+    changes = diff_pieces(t.fetch, root_a, root_b, fetch_raw=t.fetch_raw)
+    assert [c.display_path for c in changes] == ["files['src/pkg/module_07777.py']", "step"]
+    assert len(set(t.asked)) <= 12, f"the diff read {len(set(t.asked))} pieces"
+
+
+def test_keys_added_and_removed_rewrite_little_and_diff_in_order() -> None:
+    t = Table()
+    files = _files(5_000)
+    root_a, _ = t.add({"files": files})
+    old = dict(files)
+    del files["src/pkg/module_00100.py"]
+    files["src/pkg/new.py"] = "new"
+    root_b, written = t.add({"files": files})
+    assert written < 8_000
+    t.asked.clear()
+    changes = diff_pieces(t.fetch, root_a, root_b, fetch_raw=t.fetch_raw)
+    assert changes == diff_values({"files": old}, {"files": files})
+    assert [(c.op, c.display_path) for c in changes] == [
+        ("added", "files['src/pkg/new.py']"), ("removed", "files['src/pkg/module_00100.py']")]
+    assert len(set(t.asked)) <= 14
+
+
+def test_nested_maps_and_lists_cost_what_changed() -> None:
+    t = Table()
+    state = {"projects": [{"name": f"p{i}", "files": _files(2_000, seed=i), "log": list(range(500))}
+                          for i in range(4)]}
+    t.add(state)
+    state["projects"][2]["files"]["src/pkg/module_00042.py"] = "changed"
+    state["projects"][3]["log"].append(500)
+    root, written = t.add(state)
+    assert written < 12_000, f"two small edits in an 8 MB nest wrote {written} bytes"
+    assert t.value(root) == state
+
+
+def _records(n: int, seed: int = 2) -> list[dict]:
+    rnd = random.Random(seed)
+    return [{"id": f"r{i}", "status": rnd.choice(["a", "b", "c"]), "score": rnd.random(),
+             "note": "".join(rnd.choices("abcdefgh ", k=60))} for i in range(n)]
+
+
+@pytest.mark.parametrize("changing", [20, 500, 5_000])
+def test_dense_changes_are_no_bigger_than_compressing_the_whole_state(changing) -> None:
+    t = Table()
+    records = _records(5_000)
+    t.add({"records": records})
+    rnd = random.Random(changing)
+    for _ in range(2):      # the second dense save rewrites coarse chunks written by the first
+        for i in rnd.sample(range(len(records)), changing):
+            records[i]["score"] = rnd.random()
+            records[i]["status"] = rnd.choice(["a", "b", "c"])
+        root, written = t.add({"records": records})
+        assert t.value(root) == {"records": records}
+    whole = len(zstandard.ZstdCompressor(level=3).compress(json.dumps({"records": records}).encode()))
+    assert written <= whole, f"{changing} of 5,000 records changed: wrote {written} bytes, json+zstd {whole}"
+    if changing == 5_000:       # written as coarse chunks: few and big
+        assert len([d for d in t.raw if t.raw[d][:1] in (b"\xc7", b"\xc8", b"\xc9")]) > 0
+        marker = unpack(t.raw[root])["records"]
+        assert type(marker) is ChunkedList and len(marker.chunks) < 40
+
+
+def test_maps_under_the_threshold_stay_plain_and_tuples_are_stored_as_lists() -> None:
+    t = Table()
+    state = {"small": list(range(10)), "map": {f"k{i}": f"value {i}" for i in range(63)}, "t": (1, 2)}
+    root, _ = t.add(state)
+    top = unpack(t.raw[root])
+    assert top["small"] == list(range(10)) and top["t"] == [1, 2]
+    assert type(top["map"]) is Ref and unpack(t.raw[top["map"].digest]) == state["map"], "one plain piece"
+    state["map"]["k63"] = "value 63"
+    top = unpack(t.raw[t.add(state)[0]])
+    assert type(top["map"]) is ChunkedMap and top["map"].length == 64

@@ -1,0 +1,78 @@
+"""Framework stores that are damaged or hostile: bounded reads, opaque values, nothing executed."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from inspector.errors import StoreError
+from inspector.store import open_store
+
+
+class _Boom:
+    """Unpickling this would create a file: proof that nothing is unpickled."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def __reduce__(self):  # noqa: ANN204
+        return (Path.touch, (Path(self.target),))
+
+
+def test_adk_v0_pickled_actions_stay_opaque_and_are_never_run(store_copy, tmp_path: Path) -> None:
+    path = store_copy("adk_database_v0.db")
+    store_copy.modified = True
+    with open_store(path) as store:
+        assert store.info.kind == "google-adk" and "v0" in store.info.label
+        head = store.load("s-legacy:-1")
+        assert "pickled" in head.state["_approximate"]
+        assert head.state["state"] == {"budget": 5, "cart": ["plums"], "last_reply": "You said: thanks"}
+        assert [m["role"] for m in head.state["messages"]][:3] == ["user", "assistant", "tool"]
+    canary = tmp_path / "executed"
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE events SET actions = ?", (pickle.dumps(_Boom(str(canary))),))
+    conn.commit()
+    conn.close()
+    with open_store(path) as store:
+        for cp in store.list_checkpoints("s-legacy"):
+            event = store.load(cp.id).meta["event"]
+            assert "pickled" in event["actions"]["__opaque__"]
+    assert not canary.exists()
+
+
+def test_agents_rows_that_are_not_json_or_nest_too_deep(store_copy) -> None:
+    path = store_copy("agents_sqlite.db")
+    store_copy.modified = True
+    conn = sqlite3.connect(path)
+    for data in ("not json {", "[" * 50_000 + "]" * 50_000, json.dumps({"role": "user", "content": "x" * 10})):
+        conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ('quick-chat', ?)", (data,))
+    conn.commit()
+    conn.close()
+    with open_store(path) as store:
+        cps = store.list_checkpoints("quick-chat")
+        assert len(cps) == 5 and cps[2].name == "item" and cps[3].name == "item"
+        messages = store.load("quick-chat:-1").state["messages"]
+        opaque = [m["content"]["__opaque__"] for m in messages if isinstance(m.get("content"), dict)
+                  and "__opaque__" in m["content"]]
+        assert any("not valid JSON" in o for o in opaque) and any("deep" in o for o in opaque)
+
+
+def test_crewai_folder_with_a_damaged_file_and_a_listing_over_its_budget(store_copy, monkeypatch) -> None:
+    path = store_copy("crewai_json")
+    store_copy.modified = True
+    victim = sorted((path / "main").glob("*.json"))[-1]
+    victim.write_text(victim.read_text()[:1000])
+    with open_store(path) as store:
+        runs = {r.id for r in store.list_runs()}
+        assert "main" in runs
+        shown = [json.dumps(store.load(c.id).state) for r in sorted(runs) for c in store.list_checkpoints(r)]
+        assert any("not valid JSON" in s for s in shown)
+    from inspector.store.frameworks import base
+    monkeypatch.setattr(base, "MAX_CATALOG_BYTES", 50_000)
+    with pytest.raises(StoreError, match="too large"):
+        with open_store(path) as store:
+            store.list_runs()

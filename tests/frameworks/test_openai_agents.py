@@ -1,0 +1,89 @@
+"""OpenAI Agents SDK sessions written by openai-agents 0.24 (SQLite, SQLAlchemy, Advanced)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+
+import pytest
+
+from inspector.errors import StoreError
+from inspector.resume.frameworks import plan
+from inspector.resume.stuck import diagnose
+from inspector.store import open_store
+from inspector.ui.models.messages import build_conversation, find_message_lists
+
+
+@pytest.mark.parametrize("name,runs", [("agents_sqlite.db", {"trip-lisbon": 6, "quick-chat": 2}),
+                                       ("agents_sqlalchemy.db", {"notes": 6})])
+def test_plain_sessions_are_runs_and_items_checkpoints(store_copy, name: str, runs: dict) -> None:
+    with open_store(store_copy(name)) as store:
+        assert store.info.kind == "openai-agents" and store.info.read_only
+        assert {r.id: r.checkpoint_count for r in store.list_runs()} == runs
+        assert not store.info.capabilities.fork.available and "AdvancedSQLiteSession" in store.info.capabilities.fork.reason
+        assert not store.info.capabilities.resume.available and store.info.capabilities.live.available
+        run_id = next(iter(runs))
+        kinds = [(c.kind, c.name) for c in store.list_checkpoints(run_id)]
+        assert ("llm", "lookup_weather") in kinds and ("tool", "lookup_weather") in kinds
+        assert kinds[0] == ("input", "user") and kinds[-1] == ("llm", "assistant")
+        head = store.load(f"{run_id}:-1")
+        assert len(head.state["messages"]) == runs[run_id]
+        paths = find_message_lists(head.state)
+        assert paths[0] == ("messages",)
+        roles = [m.role for m in build_conversation(head.state, paths[0]).messages]
+        assert "tool" in roles and roles[0] == "user" and roles[-1] == "assistant"
+        assert head.meta["item"]["role"] == "assistant"
+
+
+def test_advanced_branch_is_a_fork_sharing_the_earlier_turns(store_copy) -> None:
+    with open_store(store_copy("agents_advanced.db")) as store:
+        assert store.info.capabilities.fork.available
+        main, branch = store.get_run("planner"), store.get_run("planner/retry-booking")
+        assert main.checkpoint_count == 8 and branch.checkpoint_count == 3
+        assert branch.parent_run == "planner" and branch.parent_checkpoint == "planner:3"
+        assert [f.id for f in store.forks_of("planner")] == ["planner/retry-booking"]
+        fork_point = store.load("planner/retry-booking:0")
+        assert fork_point.info.kind == "fork"
+        assert fork_point.state["messages"] == store.load("planner:3").state["messages"]
+        head = store.load("planner/retry-booking:-1")
+        texts = [m.get("content") for m in head.state["messages"] if m.get("role") == "user"]
+        assert texts == ["What's the weather in Lisbon?", "Book a table for four instead"]
+        usage = head.state["usage"]
+        assert [t["turn"] for t in usage["turns"]] == [2] and usage["total"]["total_tokens"] == 60
+        main_usage = store.load("planner:-1").state["usage"]
+        assert [t["turn"] for t in main_usage["turns"]] == [1, 2, 3] and main_usage["total"]["requests"] == 4
+        assert store.load("planner:3").meta["turn_usage"]["total_tokens"] == 106
+
+
+def test_branch_plan_is_the_sdk_call_at_a_user_turn(store_copy) -> None:
+    with open_store(store_copy("agents_advanced.db")) as store:
+        found = plan(store, "planner:4", "fork", python="/usr/bin/python3", cwd="/tmp", branch="again")
+        assert found.argv[0] == "/usr/bin/python3" and found.argv[1].endswith("openai_agents_branch.py")
+        assert found.argv[-6:] == ("--from-branch", "main", "--turn", "2", "--name", "again")
+        assert "create_branch_from_turn(2, 'again')" in found.describe()
+        with pytest.raises(StoreError, match="user turn"):
+            plan(store, "planner:5", "fork")
+        with pytest.raises(StoreError, match="no run state"):
+            plan(store, "planner:4", "resume")
+
+
+def test_live_and_stuck_from_rows_the_sdk_would_add(store_copy) -> None:
+    path = store_copy("agents_sqlite.db")
+    store_copy.modified = True
+    with open_store(path, running_window=1.0) as store:
+        cursor = store.cursor()
+        assert store.changes_since(cursor).empty
+        conn = sqlite3.connect(path)   # what SQLiteSession.add_items writes: one row per item
+        old = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() - 3600))
+        conn.execute("INSERT INTO agent_messages (session_id, message_data, created_at) VALUES (?, ?, ?)",
+                     ("quick-chat", json.dumps({"role": "user", "content": "still there?"}), old))
+        conn.commit()
+        conn.close()
+        changes = store.changes_since(cursor)
+        assert changes.run_ids == ("quick-chat",)
+        assert [c.id for c in changes.new_checkpoints] == ["quick-chat:2"]
+        run = store.get_run("quick-chat")
+        assert run.status == "stuck" and "never finished" in run.last_error
+        diag = diagnose(store, run)
+        assert diag is not None and diag.status == "stuck"

@@ -1,0 +1,199 @@
+"""The inspector against LangGraph itself, for EVERY checkpoint of every corpus graph.
+
+For each thread and each of its namespaces, LangGraph's ``get_state_history`` is compared
+with what the LangGraph adapter reports for the same checkpoint — values (control channels
+hidden, typed values in their display form, ``expected.display``), ``next``, tasks (id and
+node name), errors, interrupts (id and value), parent, namespace, source and step — and the
+thread's head with ``get_state(subgraphs=True)`` (subgraph lanes of the head's tasks). On
+SQLite (SqliteSaver + AsyncSqliteSaver) and PostgreSQL (PostgresSaver + AsyncPostgresSaver).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from inspector.store.langgraph import LangGraphStore
+from inspector.store.langgraph.ids import parse_id
+
+from . import SCENARIOS, open_graph, postgres_saver, sqlite_saver
+from .expected import display
+
+SCENARIO_IDS = [s.name for s in SCENARIOS]
+
+
+def _namespaces(saver: Any, thread: str) -> list[str]:
+    return sorted({t.config["configurable"]["checkpoint_ns"]
+                   for t in saver.list({"configurable": {"thread_id": thread}})})
+
+
+def _expected(snap: Any) -> dict:
+    conf = snap.config["configurable"]
+    parent = (snap.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+    return {
+        "ns": conf["checkpoint_ns"], "parent": parent,
+        "source": snap.metadata.get("source"), "step": snap.metadata.get("step"),
+        "values": display(snap.values),
+        "next": sorted(snap.next),
+        "tasks": sorted((t.id, t.name) for t in snap.tasks),
+        "errors": sorted((t.id, t.name, str(t.error)) for t in snap.tasks if t.error is not None),
+        "interrupts": sorted((t.id, i.id, repr(display(i.value))) for t in snap.tasks for i in t.interrupts),
+    }
+
+
+def _reported(store: LangGraphStore, thread: str, ns: str, checkpoint_id: str) -> dict:
+    snap = store.load(f"{thread}@{ns}@{checkpoint_id}" if ns else f"{thread}@{checkpoint_id}")
+    meta = snap.meta
+    return {
+        "ns": meta["checkpoint_ns"], "parent": meta["parent_checkpoint_id"],
+        "source": meta["source"], "step": meta["step"],
+        "values": snap.state,
+        "next": sorted(meta["next"]),
+        "tasks": sorted((t["task_id"], t["node"]) for t in meta["tasks"]),
+        "errors": sorted((e["task_id"], e["node"], e["error"]) for e in meta["errors"]),
+        "interrupts": sorted((i["task_id"], i["id"], repr(i["value"])) for i in meta["interrupts"]),
+    }
+
+
+def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any) -> tuple[int, list[str]]:
+    """(checkpoints compared, mismatch descriptions) for one scenario."""
+    graph = open_graph(scenario, saver)
+    threads = sorted({t.config["configurable"]["thread_id"] for t in saver.list(None)
+                      if t.config["configurable"]["thread_id"].startswith(scenario.name + "-")})
+    assert threads, f"no threads of {scenario.name}"
+    compared, problems = 0, []
+    for thread in threads:
+        listed = {str(i.id) for i in store.list_checkpoints(thread)}
+        seen = set()
+        for ns in _namespaces(saver, thread):
+            for snap in graph.get_state_history({"configurable": {"thread_id": thread, "checkpoint_ns": ns}}):
+                cid = snap.config["configurable"]["checkpoint_id"]
+                want = _expected(snap)
+                got = _reported(store, thread, ns, cid)
+                seen.add(f"{thread}@{ns}@{cid}" if ns else f"{thread}@{cid}")
+                compared += 1
+                for key in want:
+                    if want[key] != got[key]:
+                        problems.append(f"{thread} ns={ns!r} step {want['step']} ({want['source']}) "
+                                        f"{key}: LangGraph {want[key]!r} != inspector {got[key]!r}")
+        if seen != listed:
+            problems.append(f"{thread}: listed {sorted(listed - seen)} not in LangGraph, "
+                            f"missing {sorted(seen - listed)}")
+        head = graph.get_state({"configurable": {"thread_id": thread}}, subgraphs=True)
+        info = store.get_checkpoint(f"{thread}:-1")
+        key = parse_id(str(store.get_run(thread).head_id)) if hasattr(store.get_run(thread), "head_id") else None
+        meta = store.load(info.id).meta
+        lanes = sorted((t.id, t.state.config["configurable"]["checkpoint_ns"]) for t in head.tasks
+                       if t.state is not None)
+        got_lanes = sorted((s["task_id"], s["lane"]) for s in meta["subgraphs"])
+        root = store.load(f"{thread}@{head.config['configurable']['checkpoint_id']}").meta
+        got_root_lanes = sorted((s["task_id"], s["lane"]) for s in root["subgraphs"])
+        if lanes != got_root_lanes:
+            problems.append(f"{thread} head subgraphs: LangGraph {lanes} != inspector {got_root_lanes}")
+        if parse_id(str(info.id)).ns:
+            problems.append(f"{thread}:-1 is {info.id}, not the root head "
+                            f"{head.config['configurable']['checkpoint_id']}")
+        del key, got_lanes
+    return compared, problems
+
+
+def _store(url: str) -> LangGraphStore:
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    return LangGraphStore(engine, url)
+
+
+@pytest.mark.parametrize("name", SCENARIO_IDS)
+def test_every_checkpoint_matches_langgraph_sqlite(corpus_sqlite, name: str) -> None:
+    scenario = next(s for s in SCENARIOS if s.name == name)
+    store = _store(f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true")
+    try:
+        with sqlite_saver(corpus_sqlite) as saver:
+            compared, problems = compare_scenario(saver, store, scenario)
+    finally:
+        store.close()
+    print(f"{name}: {compared} checkpoints compared on SQLite")
+    assert compared and not problems, "\n".join(problems)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("name", SCENARIO_IDS)
+def test_every_checkpoint_matches_langgraph_postgres(corpus_pg, name: str) -> None:
+    scenario = next(s for s in SCENARIOS if s.name == name)
+    store = _store(corpus_pg)
+    try:
+        with postgres_saver(corpus_pg) as saver:
+            compared, problems = compare_scenario(saver, store, scenario)
+    finally:
+        store.close()
+    print(f"{name}: {compared} checkpoints compared on PostgreSQL")
+    assert compared and not problems, "\n".join(problems)
+
+
+def _listing_problems(saver: Any, store: LangGraphStore, scenario: Any) -> list[str]:
+    """Timeline names and Change column against LangGraph: a loop checkpoint is named by the
+    nodes whose tasks its parent ran (PUSH tasks by their Send node); an update/fork row lists
+    the channels update_state changed (a __copy__ fork: ``copy``)."""
+    graph = open_graph(scenario, saver)
+    problems = []
+    threads = sorted({t.config["configurable"]["thread_id"] for t in saver.list(None)
+                      if t.config["configurable"]["thread_id"].startswith(scenario.name + "-")})
+    for thread in threads:
+        snaps = {}
+        for ns in _namespaces(saver, thread):
+            for snap in graph.get_state_history({"configurable": {"thread_id": thread, "checkpoint_ns": ns}}):
+                snaps[(ns, snap.config["configurable"]["checkpoint_id"])] = snap
+        for info in store.list_checkpoints(thread):
+            key = parse_id(str(info.id))
+            snap = snaps[(key.ns, key.checkpoint_id)]
+            parent_id = (snap.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+            parent = snaps.get((key.ns, parent_id)) if parent_id else None
+            if info.kind == "loop" and parent is not None:
+                ran = sorted({t.name for t in parent.tasks if t.result is not None})
+                if info.name != ", ".join(ran):
+                    problems.append(f"{info.id}: named {info.name!r}, LangGraph ran {ran}")
+            if info.kind in ("update", "fork") and parent is not None:
+                moved = sorted(k for k in set(snap.values) | set(parent.values)
+                               if repr(display(snap.values.get(k))) != repr(display(parent.values.get(k))))
+                want = ", ".join(moved) if moved else "copy" if info.kind == "fork" else ""
+                if info.change != want and not (moved and set(info.change.split(", ")) >= set(moved)):
+                    problems.append(f"{info.id}: change {info.change!r}, LangGraph changed {moved}")
+    return problems
+
+
+@pytest.mark.parametrize("name", SCENARIO_IDS)
+def test_timeline_names_and_changes_match_langgraph(corpus_sqlite, name: str) -> None:
+    scenario = next(s for s in SCENARIOS if s.name == name)
+    store = _store(f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true")
+    try:
+        with sqlite_saver(corpus_sqlite) as saver:
+            problems = _listing_problems(saver, store, scenario)
+    finally:
+        store.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_run_statuses_follow_langgraph(corpus_sqlite, tmp_path) -> None:
+    """Thread statuses: a fork made through update_state waits to be resumed (interrupted, never
+    running, so never stuck); a failed task → failed; an interrupt → interrupted; done → completed."""
+    import shutil
+
+    from inspector.resume.stuck import stuck_runs
+    target = tmp_path / "c.db"
+    shutil.copyfile(corpus_sqlite, target)
+    with sqlite_saver(target) as saver:
+        graph = open_graph(next(s for s in SCENARIOS if s.name == "forks"), saver)
+        first = list(graph.get_state_history({"configurable": {"thread_id": "forks-1"}}))[-2]
+        graph.update_state(first.config, {"mode": "skip"}, as_node="plan")
+    store = _store(f"sqlite:///file:{target}?mode=ro&uri=true")
+    try:
+        runs = {r.id: r for r in store.list_runs()}
+        assert runs["forks-1"].status == "interrupted"            # written a moment ago, yet waiting
+        assert runs["mapreduce-2"].status == "failed"
+        assert runs["subgraph-2"].status == runs["typed-2"].status == "interrupted"
+        assert runs["react-1"].status == runs["durability-exit"].status == "completed"
+        assert "forks-1" not in {d.run_id for d in stuck_runs(store)}
+    finally:
+        store.close()

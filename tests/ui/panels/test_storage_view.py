@@ -1,0 +1,129 @@
+"""The Storage view and the prune dialog on real stores: charts from real reports, live
+updates, prune preview and apply (the store underneath checked)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from inspector.record import Checkpointer
+from inspector.store import open_store
+from inspector.ui.dialogs.prune_dialog import PruneDialog
+from inspector.ui.session import StoreSession
+from inspector.ui.widgets.storage_view import StorageView
+from tests.retention.stores import chat
+
+
+@pytest.fixture
+def store_copy(demo_store_master: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "demo.db"
+    for suffix in ("", "-wal"):
+        if Path(f"{demo_store_master}{suffix}").exists():
+            shutil.copyfile(f"{demo_store_master}{suffix}", f"{target}{suffix}")
+    return target
+
+
+@pytest.fixture
+def view(qtbot, store_copy: Path):
+    session = StoreSession()
+    widget = StorageView(session)
+    qtbot.addWidget(widget)
+    widget.resize(1024, 700)
+    widget.show()
+    with qtbot.waitSignal(widget.report_ready, timeout=30_000):
+        session.open(str(store_copy))
+    yield widget
+    session.shutdown()
+
+
+def test_charts_show_the_report_of_the_store_and_the_selected_run(qtbot, view: StorageView, store_copy: Path) -> None:
+    report = view.report
+    assert report is not None and report.total_bytes > 0 and "on disk" in view.summary.text()
+    with open_store(store_copy) as st:
+        run = max(st.list_runs(), key=lambda r: r.checkpoint_count)
+    with qtbot.waitSignal(view.report_ready, timeout=30_000) as got:
+        view.set_run(run)
+    detail = got.args[0].detail
+    assert detail is not None and len(detail.checkpoints) == run.checkpoint_count
+    curves = view.charts["checkpoints"].getPlotItem().listDataItems()
+    assert len(curves) == 2 and len(curves[0].getData()[0]) == run.checkpoint_count
+    bars = [i for i in view.charts["runs"].getPlotItem().items if type(i).__name__ == "BarGraphItem"]
+    assert bars and len(bars[0].opts["width"]) == min(8, len(report.runs))
+    assert len(view.charts["tradeoff"].getPlotItem().listDataItems()[0].getData()[0]) == len(detail.tradeoff)
+    assert run.name in view.charts["checkpoints"].title
+
+
+def test_live_update_after_a_write(qtbot, view: StorageView, store_copy: Path) -> None:
+    before = view.report.checkpoints
+    with Checkpointer(store_copy, name="new run") as cp:
+        chat(cp, 3)
+    view.session.bridge.poll_now()
+    qtbot.waitUntil(lambda: view.report is not None and view.report.checkpoints == before + 3, timeout=30_000)
+
+
+def test_prune_dialog_previews_then_applies_after_confirmation(qtbot, view: StorageView, store_copy: Path,
+                                                              monkeypatch) -> None:
+    info = view.session.info
+    dialog = PruneDialog(info, view.session.runner)
+    qtbot.addWidget(dialog)
+    dialog.keep.setValue(2)
+    dialog.status_boxes["failed"].setChecked(False)
+    with open_store(store_copy) as st:
+        total = sum(r.checkpoint_count for r in st.list_runs())
+    qtbot.mouseClick(dialog.preview_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.plan is not None, timeout=30_000)
+    plan = dialog.plan
+    assert plan.remove_checkpoints > 0 and dialog.table.rowCount() == len(plan.runs)
+    assert dialog.apply_button.isEnabled()
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Cancel)
+    dialog.confirm_and_apply()
+    with open_store(store_copy) as st:
+        assert sum(r.checkpoint_count for r in st.list_runs()) == total      # cancelled: nothing changed
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    with qtbot.waitSignal(dialog.pruned, timeout=60_000) as done:
+        dialog.confirm_and_apply()
+    assert done.args[0].applied and done.args[0].remove_checkpoints == plan.remove_checkpoints
+    with open_store(store_copy) as st:
+        assert sum(r.checkpoint_count for r in st.list_runs()) == total - plan.remove_checkpoints
+    assert "Removed" in dialog.summary.text()
+    dialog.older_box.setChecked(True)
+    dialog.older.setText("soon")
+    dialog.preview()
+    assert "not a duration" in dialog.summary.text()
+
+
+def test_main_window_view_menu_opens_the_storage_dock(qtbot, store_copy: Path) -> None:
+    from inspector.ui.main_window import MainWindow
+
+    window = MainWindow(restore_settings=False)
+    qtbot.addWidget(window)
+    window.resize(1024, 700)
+    window.show()
+    with qtbot.waitSignal(window.session.opened, timeout=30_000):
+        window.open_store(str(store_copy))
+    storage = window.storage
+    assert storage.view is None                     # built on first use only
+    assert storage.toggle in window.actions.view_menu.actions()
+    storage.toggle.trigger()
+    view = storage.view
+    assert view is not None and storage.dock.isVisible()
+    qtbot.waitUntil(lambda: view.report is not None, timeout=30_000)
+    window.set_theme("dark")
+    qtbot.waitUntil(lambda: view.charts["growth"].backgroundBrush().color().name() == "#22272e", timeout=5000)
+    window.set_theme("light")
+    window.session.shutdown()
+
+
+def test_pyqtgraph_stays_out_of_start_up() -> None:
+    import subprocess
+    import sys
+    code = ("import sys; from inspector.ui.app import create_app; app = create_app('light'); "
+            "from inspector.ui.main_window import MainWindow; w = MainWindow(restore_settings=False); "
+            "print('pyqtgraph' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         env={**__import__('os').environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stderr

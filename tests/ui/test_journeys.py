@@ -1,0 +1,244 @@
+"""The three jobs end to end, clicking and typing through the real window at 1024x700 and 1600x1000.
+
+1. A stuck run: see why at the top, resume it (stopping the hung old owner), watch it finish.
+2. Diff: two distant checkpoints via the picker, and a fork against its original, one click.
+3. Fork → resume → compare with the fork's origin.
+
+Each asserts on the widgets and on the store underneath.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QWidget
+
+from inspector.store import open_store
+from inspector.ui.dialogs.fork_dialog import ForkDialog
+from inspector.ui.dialogs.resume_dialog import ResumeDialog
+from inspector.ui.main_window import MainWindow
+from tests.resume.helpers import read_until, start_agent
+from tests.ui.dialogs.conftest import crashed_master, crashed_store  # noqa: F401 - fixtures
+from tests.ui.dialogs.test_resume_flow import TIMEOUT, Confirm
+
+SIZES = [pytest.param((1024, 700), id="1024x700"), pytest.param((1600, 1000), id="1600x1000")]
+
+
+def _window(qtbot, size: tuple[int, int], store: Path) -> MainWindow:  # noqa: ANN001
+    window = MainWindow(restore_settings=False)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    model = window.runs_panel.model
+    with qtbot.waitSignals([window.session.opened, model.runs_loaded], timeout=TIMEOUT):
+        window.open_store(str(store))
+    return window
+
+
+def _click_row(qtbot, view: QAbstractItemView, index) -> None:  # noqa: ANN001
+    view.scrollTo(index)
+    rect = view.visualRect(index)
+    assert rect.isValid() and view.viewport().rect().contains(rect.center())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def _click_run(qtbot, window: MainWindow, run_id: str) -> None:  # noqa: ANN001
+    panel = window.runs_panel
+    qtbot.waitUntil(lambda: panel.model.run_index(run_id).isValid(), timeout=TIMEOUT)
+    index = panel.proxy.mapFromSource(panel.model.run_index(run_id))
+    if window.current_run() is not None and window.current_run().id == run_id:
+        _click_row(qtbot, panel.view, index)     # already shown: no new timeline to wait for
+        return
+    with qtbot.waitSignal(window.timeline_panel.model.page_loaded, timeout=TIMEOUT):
+        _click_row(qtbot, panel.view, index)
+    assert window.current_run().id == run_id
+
+
+def _click_checkpoint(qtbot, window: MainWindow, seq: int):  # noqa: ANN001, ANN201
+    timeline = window.timeline_panel
+    row = seq if seq >= 0 else timeline.model.rowCount() + seq
+    with qtbot.waitSignal(window.details.snapshot_loaded, timeout=TIMEOUT) as blocker:
+        _click_row(qtbot, timeline.view, timeline.model.index(row, 1))
+    return blocker.args[0]
+
+
+def _click_tab(qtbot, window: MainWindow, key: str) -> QWidget:  # noqa: ANN001
+    tabs = window.details.tabs
+    titles = {"state": "State", "tasks": "Tasks", "metadata": "Metadata", "diff": "Diff"}
+    index = next(i for i in range(tabs.count()) if tabs.tabText(i).replace("&", "") == titles[key])
+    qtbot.mouseClick(tabs.tabBar(), Qt.MouseButton.LeftButton, pos=tabs.tabBar().tabRect(index).center())
+    qtbot.waitUntil(lambda: key in window.details.panels, timeout=TIMEOUT)
+    return window.details.panels[key]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_stuck_run_resumed_with_its_hung_owner_stopped(qtbot, tmp_path: Path, size) -> None:  # noqa: ANN001
+    store = tmp_path / "s.db"
+    hung = start_agent(store, "--seed", "2", "--hang-at", "5", "--hang-for", "600", "--heartbeat", "0.1")
+    try:
+        read_until(hung, "hanging before step 5")
+        with open_store(store) as st:
+            run = st.list_runs()[0]
+        window = _window(qtbot, size, store)
+        _click_run(qtbot, window, run.id)
+        notice = window.run_notice
+        window.refresh()     # heartbeats go stale without a write: the list re-diagnoses live runs
+        qtbot.waitUntil(lambda: (window.refresh() or True) and notice.isVisible() and notice.status == "stuck",
+                        timeout=TIMEOUT)
+        assert "Stuck" in notice.headline.text() and notice.resume_button.isVisible()
+        actions = window.run_actions
+        confirm = Confirm(True)
+        actions.confirm = confirm
+        qtbot.mouseClick(notice.resume_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: isinstance(actions.dialog, ResumeDialog) and actions.dialog.plan is not None,
+                        timeout=TIMEOUT)
+        dialog = actions.dialog
+        assert dialog.width() <= size[0] and dialog.height() <= size[1]          # fits the window
+        line = dialog.argv_editor.fontMetrics().lineSpacing()
+        assert dialog.argv_editor.height() >= 3 * line and dialog.env_editor.height() >= 3 * line
+        assert dialog.stop_button.isVisible() and str(hung.pid) in dialog.stop_button.text()
+        with qtbot.waitSignal(dialog.stopped, timeout=TIMEOUT):
+            qtbot.mouseClick(dialog.stop_button, Qt.MouseButton.LeftButton)
+        assert "Stop process" in confirm.questions[0] and hung.wait(timeout=30) is not None
+        qtbot.waitUntil(lambda: dialog.plan is not None and dialog.plan.owner.state == "gone"
+                        and dialog.resume_button.isEnabled(), timeout=TIMEOUT)
+        with qtbot.waitSignal(actions.console.process_finished, timeout=TIMEOUT) as finished:
+            qtbot.mouseClick(dialog.resume_button, Qt.MouseButton.LeftButton)
+        assert finished.args == [run.id, 0]
+    finally:
+        if hung.poll() is None:
+            hung.kill()
+            hung.wait()
+    with open_store(store) as st:
+        final = st.get_run(run.id)
+    assert final.status == "completed" and final.epoch == 2
+    # live: the list, the notice and the Metadata tab follow the completed run
+    qtbot.waitUntil(lambda: window.runs_panel.model.status_of(run.id) == "completed", timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not notice.isVisible(), timeout=TIMEOUT)
+    _click_checkpoint(qtbot, window, -1)
+    metadata = _click_tab(qtbot, window, "metadata")
+    qtbot.waitUntil(lambda: metadata.run.values().get("Status") == "completed", timeout=TIMEOUT)
+    assert metadata.run.values().get("Checkpoints") == str(final.checkpoint_count)
+    assert window.store_status.readonly_chip.text() == "read-only + your writes"
+    window.close()
+
+
+def _demo_runs(store: Path) -> tuple:
+    with open_store(store) as st:
+        runs = st.list_runs()
+        fork = next(r for r in runs if r.parent_run)
+        origin = st.get_checkpoint(fork.parent_checkpoint)
+        original = st.get_run(fork.parent_run)
+    return fork, origin, original
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_diff_distant_checkpoints_and_a_fork_against_its_original(qtbot, demo_store: Path, size) -> None:  # noqa: ANN001
+    fork, origin, original = _demo_runs(demo_store)
+    window = _window(qtbot, size, demo_store)
+    _click_run(qtbot, window, original.id)
+    _click_checkpoint(qtbot, window, -1)
+    diff = _click_tab(qtbot, window, "diff")
+    qtbot.waitUntil(lambda: diff.result is not None, timeout=TIMEOUT)
+    # distant: pick #2 of this run in the picker, by typing
+    picker = diff.open_picker()
+    qtbot.waitUntil(lambda: picker.results.count() > 0, timeout=TIMEOUT)   # this run's checkpoints
+    assert picker.results.count() == original.checkpoint_count
+    with qtbot.waitSignal(picker.searched, timeout=TIMEOUT):
+        qtbot.keyClicks(picker.query, "#2")
+    first = picker.results.item(0).data(Qt.ItemDataRole.UserRole)
+    assert (first.run_id, first.seq) == (original.id, 2)
+    with qtbot.waitSignal(diff.diff_ready, timeout=TIMEOUT) as ready:
+        qtbot.keyClick(picker.query, Qt.Key.Key_Return)
+    result = ready.args[0]
+    assert (result.a.seq, result.b.seq) == (2, original.head_seq) and not result.empty
+    # by run name: the picker finds the fork's checkpoints too
+    picker = diff.open_picker()
+    qtbot.waitUntil(lambda: picker.results.count() > 0, timeout=TIMEOUT)
+    with qtbot.waitSignal(picker.searched, timeout=TIMEOUT):
+        qtbot.keyClicks(picker.query, "fork of")
+    found = [picker.results.item(i).data(Qt.ItemDataRole.UserRole) for i in range(picker.results.count())]
+    assert any(cp.run_id == fork.id for cp in found)
+    picker.reject()
+    # the fork against the original at the same step: one click
+    _click_run(qtbot, window, fork.id)
+    snap = _click_checkpoint(qtbot, window, 3)
+    assert diff.same_step_action.isEnabled() and diff.origin_action.isEnabled()
+    qtbot.waitUntil(lambda: not diff.busy, timeout=TIMEOUT)    # the diff against the pinned #2 first
+    with qtbot.waitSignal(diff.diff_ready, timeout=TIMEOUT) as ready:
+        diff.same_step_action.trigger()
+    result = ready.args[0]
+    assert (result.a.run_id, result.a.seq) == (original.id, origin.seq + snap.info.seq)
+    assert (result.b.run_id, result.b.seq) == (fork.id, 3)
+    assert diff.changes.model().rowCount() >= 1
+    # another store: no pin, no filter, no "Comparing…" left over
+    panel = window.runs_panel
+    qtbot.keyClicks(panel.filter_edit, "beekeeping")
+    qtbot.waitUntil(lambda: "shown" in panel.count_label.text(), timeout=TIMEOUT)
+    with open_store(demo_store) as st:
+        total = len(st.list_runs())
+    assert panel.count_label.text() == f"2 of {total} runs shown"      # the run and its fork
+    other = demo_store.parent / "other" / "demo.db"
+    other.parent.mkdir()
+    shutil.copyfile(demo_store, other)
+    with qtbot.waitSignals([window.session.opened, panel.model.runs_loaded], timeout=TIMEOUT):
+        window.open_store(str(other))
+    assert panel.proxy.text == "" and panel.filter_edit.text() == ""
+    assert panel.count_label.text() == f"{total} runs"
+    assert diff._pinned is None and not diff.busy and "Comparing" not in diff.summary.summary.text()
+    window.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_fork_resume_and_compare_with_the_origin(qtbot, crashed_store: Path, size) -> None:  # noqa: ANN001
+    with open_store(crashed_store) as st:
+        reference = next(r for r in st.list_runs() if r.name == "reference")
+    window = _window(qtbot, size, crashed_store)
+    _click_run(qtbot, window, reference.id)
+    _click_checkpoint(qtbot, window, 4)
+    actions = window.run_actions
+    fork_dialog = actions.open_fork_dialog()
+    assert isinstance(fork_dialog, ForkDialog)
+    assert fork_dialog.width() <= size[0] and fork_dialog.height() <= size[1]
+    qtbot.keyClicks(fork_dialog.reason, "retry from 4")
+    qtbot.waitUntil(lambda: fork_dialog.valid and fork_dialog.review_button.isEnabled(), timeout=TIMEOUT)
+    qtbot.mouseClick(fork_dialog.review_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(fork_dialog.forked, timeout=TIMEOUT) as forked:
+        qtbot.mouseClick(fork_dialog.fork_button, Qt.MouseButton.LeftButton)
+    fork = forked.args[0]
+    qtbot.waitUntil(lambda: window.current_run() is not None and window.current_run().id == fork.id,
+                    timeout=TIMEOUT)
+    with open_store(crashed_store) as st:
+        made = st.get_run(fork.id)
+        assert made.parent_run == reference.id and st.get_checkpoint(made.parent_checkpoint).seq == 4
+    # resume the fork: the dialog is built from the fork
+    confirm = Confirm(True)
+    actions.confirm = confirm
+    qtbot.waitUntil(lambda: actions.resume.isEnabled(), timeout=TIMEOUT)
+    actions.resume.trigger()
+    qtbot.waitUntil(lambda: isinstance(actions.dialog, ResumeDialog) and actions.dialog.plan is not None,
+                    timeout=TIMEOUT)
+    dialog = actions.dialog
+    assert dialog.plan.run.id == fork.id and "fork fork" not in dialog.title.text()
+    assert dialog.origin_label.isVisible() and reference.id in dialog.origin_label.text()
+    with qtbot.waitSignal(actions.console.process_finished, timeout=TIMEOUT) as finished:
+        qtbot.mouseClick(dialog.resume_button, Qt.MouseButton.LeftButton)
+    assert finished.args == [fork.id, 0]
+    with open_store(crashed_store) as st:
+        assert st.get_run(fork.id).status == "completed"
+    # compare the fork's head with its origin: one click
+    qtbot.waitUntil(lambda: window.runs_panel.model.status_of(fork.id) == "completed", timeout=TIMEOUT)
+    _click_run(qtbot, window, fork.id)
+    qtbot.waitUntil(lambda: window.timeline_panel.model.rowCount() > 1, timeout=TIMEOUT)
+    _click_checkpoint(qtbot, window, -1)
+    diff = _click_tab(qtbot, window, "diff")
+    qtbot.waitUntil(lambda: not diff.busy, timeout=TIMEOUT)
+    with qtbot.waitSignal(diff.diff_ready, timeout=TIMEOUT) as ready:
+        diff.origin_action.trigger()
+    result = ready.args[0]
+    assert (result.a.run_id, result.a.seq) == (reference.id, 4) and result.b.run_id == fork.id
+    assert not result.empty
+    window.close()

@@ -1,0 +1,86 @@
+"""The storage report of native stores written by the real recording library."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from inspector.cli import main
+from inspector.store import open_store
+from inspector.usage.api import store_usage
+from inspector.usage.report import ROWS_FIELD, replay_cost
+from tests.conftest import store_files_digest
+from tests.retention.stores import build
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> tuple[Path, dict]:
+    path = tmp_path / "s.db"
+    return path, build(path)
+
+
+def test_report_adds_up_and_reads_nothing_it_should_not_write(store, capsys) -> None:
+    path, ids = store
+    before = store_files_digest(path)
+    assert main(["usage", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert store_files_digest(path) == before
+    con = sqlite3.connect(path)
+    page_size, pages = con.execute("PRAGMA page_size").fetchone()[0], con.execute("PRAGMA page_count").fetchone()[0]
+    stored = con.execute("SELECT SUM(LENGTH(data)) + 24 * COUNT(*) FROM ci_blobs").fetchone()[0]
+    con.close()
+    wal = Path(f"{path}-wal")
+    assert doc["total_bytes"] == page_size * pages + (wal.stat().st_size if wal.exists() else 0)
+    by_run = {r["run"]: r for r in doc["runs"]}
+    assert set(by_run) == set(ids.values())
+    assert by_run[ids["long"]]["checkpoints"] == 60 and by_run[ids["short"]]["checkpoints"] == 30
+    # every piece is counted once, for the run that stored it first: the fork adds almost nothing
+    content = sum(v for r in doc["runs"] for k, v in r["fields"].items() if k != ROWS_FIELD)
+    assert abs(content - stored) <= 4 * len(doc["fields"]) * 91  # root pieces are split by integer shares
+    assert by_run[ids["fork"]]["bytes"] < by_run[ids["short"]]["bytes"] / 5
+    assert next(iter(doc["fields"])) == "messages"
+    others = [v for k, v in doc["fields"].items() if k not in ("messages", ROWS_FIELD)]
+    assert doc["fields"]["messages"] > 3 * max(others)
+    assert "(task state)" in doc["fields"]
+
+
+def test_run_detail_and_tradeoff(store) -> None:
+    path, ids = store
+    with open_store(path) as st:
+        report = store_usage(st, ids["long"])
+        run = next(r for r in report.runs if r.run == ids["long"])
+    detail = report.detail
+    assert detail is not None and [c.seq for c in detail.checkpoints] == list(range(60))
+    assert sum(c.stored for c in detail.checkpoints) == pytest.approx(run.bytes, abs=60)
+    assert all(0 < c.unique <= c.stored for c in detail.checkpoints)
+    # a checkpoint that closed a list chunk (or changed the task state) shares it with the
+    # next one, so it frees less than it stored; the head shares nothing with a later one
+    shared = [c.seq for c in detail.checkpoints if c.unique < c.stored]
+    assert 31 in shared and len(shared) >= 2 and 59 not in shared
+    assert [c.checks_passed for c in detail.checkpoints][-1] == 1
+    every = {t.every: t for t in detail.tradeoff}
+    assert every[1].write_bytes == pytest.approx(run.bytes, abs=60) and every[1].replay_max == 0
+    assert every[5].snapshots == 13 and every[5].replay_max == 4
+    assert every[1].write_bytes > every[5].write_bytes > every[20].write_bytes
+    with open_store(path) as st, pytest.raises(Exception, match="no run"):
+        store_usage(st, "nope")
+
+
+def test_replay_cost_matches_the_recording_library_figures() -> None:
+    assert replay_cost([1] * 1000, list(range(0, 1000, 5)) + [999]) [0] == 4
+    assert replay_cost([5] * 10, list(range(10))) == (4, 2.0)
+
+
+def test_cli_text_and_bad_input(store, capsys, tmp_path) -> None:
+    path, ids = store
+    assert main(["usage", str(path), ids["short"]]) == 0
+    out = capsys.readouterr().out
+    assert "messages" in out and "Interval trade-off" in out and "on disk" in out
+    assert main(["usage", str(path), "missing-run"]) == 2
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database at all" * 10)
+    assert main(["usage", str(junk)]) == 2
+    assert "not a checkpoint store" in capsys.readouterr().err

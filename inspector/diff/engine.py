@@ -43,6 +43,7 @@ class Engine:
         self.cancel = cancel
         self.progress = progress
         self.text_min = text_min
+        self._depth_budget = max_depth is None    # the read budget, not a caller's own limit
         self.max_depth = max_depth if max_depth is not None else limits.current().depth
         self._node_budget = limits.current().nodes
         self.table: dict[bytes, Any] = {}
@@ -95,6 +96,11 @@ class Engine:
             raise DiffCancelled("The diff was cancelled.")
         if self.progress is not None:
             self.progress("diffing", self.nodes)
+
+    def _too_deep(self) -> Exception:
+        if self._depth_budget:
+            return limits.BudgetExceeded("depth", f"The states nest deeper than {self.max_depth:,} levels")
+        return DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
 
     def _check_nodes(self) -> None:
         if self.nodes > self._node_budget:
@@ -215,7 +221,7 @@ class Engine:
         if a is b:
             return
         if len(path) > self.max_depth:
-            raise limits.BudgetExceeded("depth", f"The states nest deeper than {self.max_depth:,} levels")
+            raise self._too_deep()
         ta, tb = type(a), type(b)
         if ta is Ref or tb is Ref:
             if ta is tb and a.digest == b.digest:
@@ -276,7 +282,7 @@ class Engine:
         if self.nodes >= self._next_tick:
             self._tick()
         if len(path) > self.max_depth:
-            raise limits.BudgetExceeded("depth", f"The states nest deeper than {self.max_depth:,} levels")
+            raise self._too_deep()
 
     def _leaf(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
         self._found.append((key, _changed(path, a, b, self.text_min)))

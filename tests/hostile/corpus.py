@@ -155,7 +155,7 @@ def _dag(path: Path) -> None:
 def _repeated_chunk(path: Path) -> None:
     chunk = msgpack.packb(msgpack.ExtType(3, msgpack.packb([pack("x" * 400)] * 128)))
     digest = _put_piece(path, chunk, codec=1, data=zstandard.ZstdCompressor().compress(chunk))
-    table = ChunkedList(tuple(Chunk(128, digest, len(chunk)) for _ in range(60_000)))
+    table = ChunkedList(tuple(Chunk(count=128, size=len(chunk), digest=digest) for _ in range(60_000)))
     raw = pack({"messages": table})
     _set_state(path, _put_piece(path, raw, codec=1, data=zstandard.ZstdCompressor().compress(raw)))
 
@@ -316,7 +316,7 @@ def _native_cases(base: Path, root: Path) -> list[Case]:
         "tasks_wrong_fields": lambda p: _set_state(p, _put_piece(p, pack({"tasks": [{"status": 5, "checks": "no",
                                                                                      "progress": "x"}, 7]})), 1, "tasks_hash"),
         "ext_unknown": lambda p: _set_state(p, _put_piece(p, msgpack.packb(msgpack.ExtType(9, b"x")))),
-        "chunk_count_mismatch": lambda p: _state_piece(p, {"l": ChunkedList((Chunk(99, _put_piece(p, pack([1, 2])), 3),))}),
+        "chunk_count_mismatch": lambda p: _state_piece(p, {"l": ChunkedList((Chunk(count=99, size=3, digest=_put_piece(p, pack([1, 2]))),))}),
         "run_name_invalid_utf8": lambda p: _sql(p, f"UPDATE ci_runs SET name=CAST(x'ff{'fe' * 3}41' AS TEXT), "
                                                    f"agent=CAST(x'c3' AS TEXT) WHERE id='{FORK}'"),
         "checkpoint_name_invalid_utf8": lambda p: _sql(p, "UPDATE ci_checkpoints SET name=CAST(x'ff41' AS TEXT), "

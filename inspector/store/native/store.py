@@ -182,6 +182,12 @@ class NativeStore(Store):
         return Snapshot(info=info, state=state, tasks=tasks, meta=meta, problems=tuple(problems))
 
 
+    def _lane_snapshot(self, info: CheckpointInfo, state: Any) -> Snapshot | None:
+        """LangGraph's view of a LangGraph lane's checkpoint (see ``lgview``)."""
+        from inspector.store.native import lgview
+        with guard(self.info.display), self.engine.connect() as conn:
+            return lgview.lane_snapshot(conn, info, state, self.read_piece)
+
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:
         found: dict[bytes, Any] = {}

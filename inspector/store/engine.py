@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,16 +125,47 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
     assert target.path is not None
     path = target.path
     if readonly:
-        def creator() -> sqlite3.Connection:
+        copies: dict[tuple, Any] = {}     # private copies of a -wal without -shm (see sqlite_ro)
+
+        def connect() -> sqlite3.Connection:
             signature = sqlite_ro.signature(path)
-            conn = sqlite3.connect(sqlite_ro.uri_for(path, signature[0]), uri=True,
-                                   timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
-                                   factory=_ReadConnection)
+            uri = sqlite_ro.uri_for(path, signature[0])
+            if signature[0] == sqlite_ro.LOG_UNREAD:
+                uri = sqlite_ro.private_copy_uri(path, signature, copies) or uri
+            conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                   check_same_thread=False, factory=_ReadConnection)
             conn.ci_signature = signature
+            try:
+                conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()   # opens the files now
+            except sqlite3.Error:
+                conn.close()
+                raise
+            return conn
+
+        def creator() -> sqlite3.Connection:
+            for attempt in range(3):    # a writer may come or go between looking and opening
+                try:
+                    conn = connect()
+                    break
+                except sqlite3.OperationalError:
+                    if attempt == 2:
+                        raise
+                    time.sleep(0.01)
             conn.text_factory = sqlite_ro.decode_text   # one row's bad UTF-8 is that row's damage
             return conn
 
-        engine = sa.create_engine("sqlite://", creator=creator)
+        # the URL names no file (the creator opens it): without a pool class SQLAlchemy would
+        # take it for a memory database and share one connection per thread, closing them
+        # under other threads beyond five
+        engine = sa.create_engine("sqlite://", creator=creator, poolclass=sa.pool.QueuePool)
+
+        @event.listens_for(engine, "checkin")
+        def _on_checkin(dbapi_conn, record) -> None:  # noqa: ANN001
+            # a -shm read read-only stops a new writer from recovering a killed writer's log
+            # ("attempt to write a readonly database") while this connection stays open: such
+            # connections are closed after each use (immutable ones are kept)
+            if dbapi_conn is not None and getattr(dbapi_conn, "ci_signature", ("",))[0] == sqlite_ro.SHARED:
+                record.invalidate()
 
         @event.listens_for(engine, "checkout")
         def _on_checkout(dbapi_conn, _record, _proxy) -> None:  # noqa: ANN001

@@ -11,13 +11,18 @@ connection here is therefore chosen from the files beside the database, at conne
 * no ``-shm`` and no ``-wal`` (a clean store): ``immutable=1``. Nothing is created and no
   lock is taken; when a writer starts later its ``-shm`` appears and ``mode_of`` no longer
   matches, so the engine replaces such connections (``engine._sqlite_engine``).
-* a ``-wal`` with content but no ``-shm`` (a copied or half-deleted store): ``immutable=1``
-  too, which cannot read the log without creating ``-shm``; the store says so in its notice.
+* a ``-wal`` with content but no ``-shm`` (a store copied with its log): no writer can be at
+  work (it would have made ``-shm``), and SQLite cannot read the log without creating
+  ``-shm``. The database and its log are copied to a private temporary directory and read
+  there (up to ``COPY_MAX`` bytes; a bigger one is read ``immutable=1``, without the log);
+  the store's notice says so.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import urllib.parse
 from pathlib import Path
 
@@ -76,12 +81,34 @@ def signature(path: Path) -> tuple:
     return (mode, _identity(path), _identity(sidecars(path)[0]))
 
 
+COPY_MAX = 1 << 30
+
+
+def private_copy_uri(path: Path, signature: tuple, copies: dict) -> str | None:
+    """The URI of a private copy of ``path`` and its ``-wal`` as they are (made once per
+    ``signature``; kept in ``copies``, removed when that dict goes), or None when the two
+    are bigger than ``COPY_MAX`` or cannot be copied."""
+    if signature not in copies:
+        wal = sidecars(path)[0]
+        try:
+            if path.stat().st_size + wal.stat().st_size > COPY_MAX:
+                return None
+            folder = tempfile.TemporaryDirectory(prefix="checkpoint-inspector-")
+            shutil.copyfile(path, Path(folder.name) / path.name)
+            shutil.copyfile(wal, Path(folder.name) / wal.name)
+        except OSError:
+            return None
+        copies.clear()          # an older copy is no longer what the files hold
+        copies[signature] = folder
+    copy = Path(copies[signature].name) / path.name
+    return f"file:{urllib.parse.quote(os.fspath(copy))}?mode=ro"
+
+
 def notice_for(mode: str) -> str:
     """What the user should know about a store read in ``mode`` ('' when nothing)."""
     if mode == LOG_UNREAD:
-        return ("The store has a write-ahead log but no -shm file: its most recent writes cannot be "
-                "read without changing files, so they are not shown (open it where a writer can "
-                "recover it).")
+        return ("The store's write-ahead log has no -shm file, so it is read from a private copy "
+                "without changing any of its files; live updates resume when a writer opens it.")
     return ""
 
 

@@ -131,7 +131,10 @@ def _post(sink: _Sink, token: int, payload: Outcome | tuple[int, int, str]) -> N
     # at the end of an ``except`` block before the GUI thread gets to it.
     dispatcher = _dispatcher
     if dispatcher is not None and shiboken6.isValid(dispatcher):
-        dispatcher.posted.emit((sink, token, payload))
+        try:
+            dispatcher.posted.emit((sink, token, payload))
+        except RuntimeError:    # deleted between the check and the emit (the app is quitting)
+            pass
 
 
 class JobContext:

@@ -73,7 +73,7 @@ class WatchBridge(QObject):
 
         self.detach()
         self._tracker = ChangeTracker(store, cursor)
-        self._source = open_change_source(store, self._poked.emit)
+        self._source = open_change_source(store, self._poke_from_any_thread)
         if self._live:
             self._start()
 
@@ -119,6 +119,14 @@ class WatchBridge(QObject):
         self._fallback.stop()
         if self._source is not None:
             self._source.stop()
+
+    def _poke_from_any_thread(self) -> None:
+        # the watcher's thread (a LISTEN connection still timing out on an unreachable server)
+        # may outlive this bridge: a window that closed meanwhile is not an error
+        try:
+            self._poked.emit()
+        except RuntimeError:        # "Signal source has been deleted"
+            pass
 
     def _on_poked(self) -> None:
         # throttle rather than restart: a steady stream of writes still gets a poll every

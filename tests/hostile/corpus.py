@@ -350,6 +350,11 @@ def _native_cases(base: Path, root: Path) -> list[Case]:
                       expect_ok=True, other_user=True))
     cases.append(Case("killed_writer", str(_killed_writer(root / "killed_writer")), a="r1:0", b="r1:24",
                       expect_ok=True))
+    copied = root / "wal_without_shm"
+    copied.mkdir()
+    for suffix in ("", "-wal"):          # a killed writer's store copied without its -shm
+        shutil.copyfile(root / "killed_writer" / f"store.db{suffix}", copied / f"store.db{suffix}")
+    cases.append(Case("wal_without_shm", str(copied / "store.db"), a="r1:0", b="r1:24", expect_ok=True))
     cases.append(Case("symlink_loop", str(_symlink_loop(root / "symlink_loop"))))
     (root / "directory").mkdir()
     cases.append(Case("a_directory", str(root / "directory")))

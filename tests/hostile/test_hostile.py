@@ -154,10 +154,19 @@ def test_no_store_file_changes(hostile: dict) -> None:
     assert not changed, f"files changed: {details}"
 
 
-def test_a_killed_writers_log_shows_every_committed_checkpoint(hostile: dict) -> None:
-    job = hostile["jobs"]["killed_writer|checkpoints --json"]
+@pytest.mark.parametrize("case", ["killed_writer", "wal_without_shm"])
+def test_a_killed_writers_log_shows_every_committed_checkpoint(hostile: dict, case: str) -> None:
+    job = hostile["jobs"][f"{case}|checkpoints --json"]
     listed = json.loads(Path(job["out"]).read_text())
     assert [c["seq"] for c in listed] == list(range(25))
+
+
+def test_a_log_without_shm_is_read_from_a_copy_and_says_so(hostile: dict) -> None:
+    from inspector.store import open_store
+    case = next(c for c in hostile["cases"] if c.name == "wal_without_shm")
+    with open_store(case.store) as store:
+        assert "private copy" in store.info.notice
+        assert store.count_checkpoints("r1") == 25
 
 
 def test_a_store_in_a_read_only_directory_lists_its_runs(hostile: dict) -> None:

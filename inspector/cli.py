@@ -42,7 +42,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="checkpoint-inspector",
-        description="Inspect, diff, fork and resume agent checkpoints (native and LangGraph stores).")
+        description="Inspect, diff, fork and resume agent checkpoints (native, LangGraph, OpenAI Agents, "
+                    "CrewAI and Google ADK stores, and any an installed adapter reads).")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug information")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -93,7 +93,9 @@ class _Reader:
         if self._hashed(x, y) and self.fetch_raw is not None:
             self.fetch_raw([d for d in (x.tasks_hash, y.tasks_hash) if d])   # both in one read
         old, new = self.tasks(x), self.tasks(y)
-        return (*task_diff(old, new), old, new)
+        # y edited from x (a LangGraph update_state / fork row): set back on purpose, no regression
+        edit = y.kind in ("update", "fork") and y.parent_id is not None and str(y.parent_id) == str(x.id)
+        return (*task_diff(old, new, edit=edit), old, new)
 
 
 def diff_checkpoints(store: Any, a: CheckpointInfo | int | str, b: CheckpointInfo | int | str, *,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections import Counter
 from typing import Any
 
@@ -51,10 +53,19 @@ def _lenient_task(task: dict) -> dict:
                        for c in checks]}
 
 
-def task_diff(old: Any, new: Any) -> tuple[tuple[TaskChange, ...], str]:
-    """The task changes and their summary line, normalising each state once."""
+NODE_TASK_PREFIX = "node:"   # LangGraph step tasks (inspector.store.langgraph.tasks)
+
+
+def task_diff(old: Any, new: Any, *, edit: bool = False) -> tuple[tuple[TaskChange, ...], str]:
+    """The task changes and their summary line, normalising each state once.
+
+    ``edit``: ``new`` is an edit of ``old`` (a fork or LangGraph ``update_state`` made from it),
+    so a status or check going back is what someone set, not a regression.
+    """
     a, b = normalise(old), normalise(new)
     changes = _diff_normal(a, b)
+    if edit:
+        changes = tuple(dataclasses.replace(c, regression=False) if c.regression else c for c in changes)
     return changes, _summary(changes, score(a), score(b))
 
 
@@ -63,10 +74,19 @@ def diff_tasks(old: Any, new: Any) -> tuple[TaskChange, ...]:
     return _diff_normal(normalise(old), normalise(new))
 
 
+def _state_tasks(tasks: list[dict]) -> list[dict]:
+    """Tasks that are state: LangGraph's step tasks (``node:<name>``, the nodes that run next
+    from one checkpoint) describe that checkpoint's pending step, so a diff leaves them out
+    (adjacent checkpoints would otherwise list every step's nodes as removed and added)."""
+    return [t for t in tasks if not str(t.get("id", "")).startswith(NODE_TASK_PREFIX)]
+
+
 def _diff_normal(a: dict, b: dict) -> tuple[TaskChange, ...]:
     changes: list[TaskChange] = []
     if a["goal"] != b["goal"]:
         changes.append(TaskChange("", "", "goal", a["goal"], b["goal"]))
+    a = dict(a, tasks=_state_tasks(a["tasks"]))
+    b = dict(b, tasks=_state_tasks(b["tasks"]))
     before = {t["id"]: t for t in a["tasks"]}
     after_ids = {t["id"] for t in b["tasks"]}
     for task in b["tasks"]:

@@ -52,6 +52,7 @@ LEAF = "__lg__"             # a typed leaf: {"__lg__": serde type tag, "b": serd
 _INT_MIN, _INT_MAX = -(2 ** 63), 2 ** 64 - 1
 _PLAIN_LEAVES = (str, bool, float, type(None), bytes)
 PUSH_CHANNEL = "__pregel_tasks"
+RECHECK = 16    # items before the first new one of a list that are compared again on every put
 
 
 class _Lowering:
@@ -78,6 +79,21 @@ class _Lowering:
         if kind is dict and LEAF not in value and all(type(k) is str for k in value):
             return {k: self.lower(v, serde) for k, v in value.items()}
         return self._leaf(value, serde)
+
+    def extend(self, old: list, old_form: list, value: list, serde: SerializerProtocol) -> list:
+        """The form of list ``value`` given the form of an earlier version ``old`` of it.
+
+        A reducer such as ``add_messages`` returns a new list whose head holds the very objects
+        of the old one: the forms of that common head are reused (the last ``RECHECK`` of them
+        are checked again for changes made in place), only the rest is lowered.
+        """
+        same = 0
+        for a, b in zip(old, value):
+            if a is not b:
+                break
+            same += 1
+        start = max(0, same - RECHECK)
+        return old_form[:start] + [self.lower(v, serde) for v in value[start:]]
 
     def revive(self, form: Any, serde: SerializerProtocol) -> Any:
         """``raise_value`` that hands back the very object a leaf was made from while it is
@@ -137,7 +153,7 @@ class _Lane:
 
     def __init__(self) -> None:
         self.encoder = PieceEncoder()
-        self.channels: dict[str, tuple[Any, Any, Any]] = {}   # channel → (version, value, form)
+        self.channels: dict[str, tuple[Any, Any, Any, list | None]] = {}   # channel → (version, value, form, items)
         self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)
         self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
         self.goal = ""
@@ -172,7 +188,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
     # -- opening and closing ---------------------------------------------------------------
     @classmethod
     @contextlib.contextmanager
-    def from_conn_string(cls, conn_string: str, **options: Any) -> Iterator["InspectorSaver"]:
+    def from_conn_string(cls, conn_string: str, **options: Any) -> Iterator[InspectorSaver]:
         """A saver on a SQLite path or a ``postgresql://`` URL, closed on exit."""
         saver = cls(conn_string, **options)
         try:
@@ -193,7 +209,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             self._lanes_db.close()
             self._store.close()
 
-    def __enter__(self) -> "InspectorSaver":
+    def __enter__(self) -> InspectorSaver:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -249,10 +265,12 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 if (cached is not None and channel not in new_versions and cached[1] is value
                         and cached[0] == version and version is not None):
                     form = cached[2]
+                elif cached is not None and type(value) is list and cached[3] is not None:
+                    form = self._lower.extend(cached[3], cached[2], value, self.serde)
                 else:
                     form = self._lower.lower(value, self.serde)
                 state[channel] = form
-                seen[channel] = (version, value, form)
+                seen[channel] = (version, value, form, list(value) if type(value) is list else None)
             lane.channels = seen
             try:
                 digest, size, new_pieces = lane.encoder.encode(state)
@@ -536,7 +554,7 @@ class AsyncInspectorSaver(InspectorSaver):
 
     @classmethod
     @contextlib.asynccontextmanager
-    async def from_conn_string(cls, conn_string: str, **options: Any) -> AsyncIterator["AsyncInspectorSaver"]:  # type: ignore[override]
+    async def from_conn_string(cls, conn_string: str, **options: Any) -> AsyncIterator[AsyncInspectorSaver]:  # type: ignore[override]
         """A saver on a SQLite path or a ``postgresql://`` URL, closed on exit."""
         loop = asyncio.get_running_loop()
         saver = await loop.run_in_executor(None, lambda: cls(conn_string, **options))

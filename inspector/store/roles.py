@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from inspector.errors import StoreError
 from inspector.store.engine import guard
-from inspector.store.native.schema import REQUIRED_TABLES
+from inspector.store.native.schema import LANGGRAPH_TABLES, REQUIRED_TABLES
 
 ROLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
@@ -45,7 +45,9 @@ def grant_readonly_role(engine: sa.Engine, display: str, role: str, password: st
         schema = conn.execute(sa.text("SELECT current_schema()")).scalar_one()
         conn.exec_driver_sql(f"GRANT CONNECT ON DATABASE {_ident(conn, database)} TO {who}")
         conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA {_ident(conn, schema)} TO {who}")
-        tables = ", ".join(_ident(conn, t) for t in sorted(REQUIRED_TABLES))
+        present = {t for t in LANGGRAPH_TABLES      # InspectorSaver's tables, where a saver made them
+                   if conn.execute(sa.text("SELECT to_regclass(:t)"), {"t": t}).scalar() is not None}
+        tables = ", ".join(_ident(conn, t) for t in sorted(REQUIRED_TABLES | present))
         conn.exec_driver_sql(f"GRANT SELECT ON {tables} TO {who}")
         conn.exec_driver_sql(f"ALTER ROLE {who} SET default_transaction_read_only = on")
     return created

@@ -17,8 +17,8 @@ from typing import Any
 
 import msgpack
 
-from inspector.errors import StoreError
 from inspector import codec as pieces
+from inspector.errors import StoreError
 
 Fetch = Callable[[Collection[bytes]], dict[bytes, Any]]   # digest -> (stored bytes, raw bytes)
 MAX_PIECES = 4_000_000    # pieces the walk keeps in memory (about 1 GB); more is refused with a sentence
@@ -124,7 +124,9 @@ class Walk:
                 self._count(key, stored * inline // total)
                 frontier.extend((c, key) for c in kids)
         while frontier:
-            cache.load(d for d, _ in frontier if d not in intro)
+            # a piece no field claims yet (a chunked map's chunks under the root) is split by key
+            cache.load([d for d, _ in frontier if d not in intro],
+                       roots={d for d, label in frontier if label == ROOT})
             following: list[tuple[bytes, str]] = []
             for digest, label in frontier:
                 seen = intro.get(digest)
@@ -135,8 +137,15 @@ class Walk:
                 intro[digest] = ordinal
                 stored = cache.stored[digest]
                 added += stored
-                self._count(label, stored)
-                following.extend((c, label) for c in cache.children[digest])
+                split = cache.split.get(digest) if label == ROOT else None
+                if split is None:
+                    self._count(label, stored)
+                    following.extend((c, label) for c in cache.children[digest])
+                    continue
+                total = sum(inline for inline, _ in split.values()) or 1
+                for key, (inline, kids) in split.items():
+                    self._count(key, stored * inline // total)
+                    following.extend((c, key) for c in kids)
             frontier = following
         return added
 

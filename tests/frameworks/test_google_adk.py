@@ -23,7 +23,8 @@ def test_sessions_events_and_state_rebuilt_from_deltas(store_copy, name: str) ->
         after_tool = store.load("s-groceries:2").state
         assert before["state"] == {"budget": 20}           # initial key no delta touched: exact
         assert after_tool["state"]["cart"] == ["apples"]
-        assert after_tool["user_state_written"] == {"orders": 1} and after_tool["app_state_written"] == {"items_sold": 1}
+        assert after_tool["user_state_written"] == {"orders": 1}
+        assert after_tool["app_state_written"] == {"items_sold": 1}
         assert "temp:last_item" not in after_tool["state"]
         head = store.load("s-groceries:-1")
         assert head.state["state"]["cart"] == ["apples", "pears"]

@@ -21,7 +21,8 @@ def test_plain_sessions_are_runs_and_items_checkpoints(store_copy, name: str, ru
     with open_store(store_copy(name)) as store:
         assert store.info.kind == "openai-agents" and store.info.read_only
         assert {r.id: r.checkpoint_count for r in store.list_runs()} == runs
-        assert not store.info.capabilities.fork.available and "AdvancedSQLiteSession" in store.info.capabilities.fork.reason
+        fork = store.info.capabilities.fork
+        assert not fork.available and "AdvancedSQLiteSession" in fork.reason
         assert not store.info.capabilities.resume.available and store.info.capabilities.live.available
         run_id = next(iter(runs))
         kinds = [(c.kind, c.name) for c in store.list_checkpoints(run_id)]
@@ -87,3 +88,14 @@ def test_live_and_stuck_from_rows_the_sdk_would_add(store_copy) -> None:
         assert run.status == "stuck" and "never finished" in run.last_error
         diag = diagnose(store, run)
         assert diag is not None and diag.status == "stuck"
+
+
+def test_async_sessions_read_and_encrypted_items_stay_sealed(store_copy) -> None:
+    with open_store(store_copy("agents_async_encrypted.db")) as store:
+        assert {r.id for r in store.list_runs()} == {"async-chat", "secret-chat"}
+        assert [c.kind for c in store.list_checkpoints("async-chat")] == ["input", "llm"]
+        sealed = store.list_checkpoints("secret-chat")
+        assert {c.name for c in sealed} == {"encrypted"} and "not decoded" in sealed[0].change
+        state = store.load("secret-chat:-1").state
+        assert "X123" not in json.dumps(state)
+        assert all(m["type"] == "encrypted" for m in state["messages"])

@@ -36,7 +36,7 @@ class ScriptedModel(Model):
     def __init__(self) -> None:
         self.n = 0
 
-    async def get_response(self, system_instructions, input, model_settings, tools, output_schema,  # noqa: A002
+    async def get_response(self, system_instructions, input, model_settings, tools, output_schema,
                            handoffs, tracing, **_kw) -> ModelResponse:
         self.n += 1
         last = input[-1] if isinstance(input, list) and input else {"content": input}
@@ -114,12 +114,29 @@ async def alchemy_postgres(url: str) -> None:
         await session.engine.dispose()
 
 
+async def others(out: Path) -> None:
+    """AsyncSQLiteSession (same tables) and EncryptedSession over a SQLiteSession (items encrypted)."""
+    from agents import SQLiteSession
+    from agents.extensions.memory import AsyncSQLiteSession, EncryptedSession
+    path = out / "agents_async_encrypted.db"
+    path.unlink(missing_ok=True)
+    session = AsyncSQLiteSession("async-chat", db_path=str(path))
+    await Runner.run(agent(), "Hello from the async session", session=session)
+    await session.close()
+    inner = SQLiteSession("secret-chat", str(path))
+    secret = EncryptedSession("secret-chat", underlying_session=inner,
+                              encryption_key="a-test-key-with-enough-entropy-0123456789")
+    await Runner.run(agent(), "My passport number is X123", session=secret)
+    inner.close()
+
+
 async def main(out: Path) -> None:
     set_tracing_disabled(True)
     out.mkdir(parents=True, exist_ok=True)
     await plain(out)
     await advanced(out)
     await alchemy(out)
+    await others(out)
     if os.environ.get("FIXTURE_PG_URL"):
         await alchemy_postgres(os.environ["FIXTURE_PG_URL"])
 

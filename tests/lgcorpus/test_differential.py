@@ -10,7 +10,6 @@ SQLite (SqliteSaver + AsyncSqliteSaver) and PostgreSQL (PostgresSaver + AsyncPos
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest
@@ -197,3 +196,62 @@ def test_run_statuses_follow_langgraph(corpus_sqlite, tmp_path) -> None:
         assert "forks-1" not in {d.run_id for d in stuck_runs(store)}
     finally:
         store.close()
+
+
+def test_adjacent_diffs_leave_step_tasks_out_and_edits_are_not_regressions(corpus_sqlite, tmp_path) -> None:
+    import shutil
+
+    from inspector.diff.checkpoints import diff_checkpoints
+    target = tmp_path / "c.db"
+    shutil.copyfile(corpus_sqlite, target)
+    with sqlite_saver(target) as saver:
+        graph = open_graph(next(s for s in SCENARIOS if s.name == "agent"), saver)
+        head = graph.get_state({"configurable": {"thread_id": "agent-1"}})
+        todos = [dict(t) for t in head.values["todos"]]
+        todos[0]["status"] = "in_progress"                       # completed → in progress, by hand
+        graph.update_state(head.config, {"todos": todos}, as_node="model")
+    store = _store(f"sqlite:///file:{target}?mode=ro&uri=true")
+    try:
+        infos = store.list_checkpoints("agent-1")
+        for old, new in zip(infos, infos[1:]):
+            if new.kind != "loop" or str(new.parent_id) != str(old.id):
+                continue
+            result = diff_checkpoints(store, old.id, new.id, three_way=False)
+            assert not [c for c in result.task_changes if c.task_id.startswith("node:")], (old.seq, new.seq)
+        fork = infos[-1]
+        assert fork.kind == "update"
+        result = diff_checkpoints(store, fork.parent_id, fork.id, three_way=False)
+        status = [c for c in result.task_changes if c.kind == "status"]
+        assert status and status[0].new == "in_progress" and not any(c.regression for c in result.task_changes)
+        assert "regression" not in result.summary
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def test_timeline_says_what_a_waiting_checkpoint_asks(request, backend) -> None:
+    """A checkpoint with a pending interrupt shows its question in the Change column — in the
+    subgraph lane and on the main-graph step that ran the subgraph; an answered one does not."""
+    url = (f"sqlite:///file:{request.getfixturevalue('corpus_sqlite')}?mode=ro&uri=true" if backend == "sqlite"
+           else request.getfixturevalue("corpus_pg"))
+    store = _store(url)
+    try:
+        waiting = [i for i in store.list_checkpoints("subgraph-2") if i.change.startswith("waiting: ")]
+        assert {bool(i.lane) for i in waiting} == {True, False}
+        assert all("Approve the draft?" in i.change for i in waiting)
+        assert not [i for i in store.list_checkpoints("subgraph-1") if i.change.startswith("waiting: ")]
+        typed = [i for i in store.list_checkpoints("typed-2") if i.change.startswith("waiting: ")]
+        assert [i.seq for i in typed] == [2] and "Approve the amount?" in typed[0].change
+    finally:
+        store.close()
+
+
+@pytest.mark.postgres
+def test_run_statuses_are_the_same_on_both_backends(corpus_sqlite, corpus_pg) -> None:
+    lite, pg = _store(f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true"), _store(corpus_pg)
+    try:
+        assert {r.id: (r.status, r.checkpoint_count) for r in lite.list_runs()} == \
+            {r.id: (r.status, r.checkpoint_count) for r in pg.list_runs()}
+    finally:
+        lite.close()
+        pg.close()

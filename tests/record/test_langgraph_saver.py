@@ -133,7 +133,7 @@ def test_heartbeat_while_running(tmp_path: Path) -> None:
 
 
 @pytest.mark.postgres
-def test_postgres_graph_and_inspector(pg_url: str) -> None:
+def test_postgres_graph_and_inspector(pg_url: str, pg_server) -> None:
     with InspectorSaver.from_conn_string(pg_url) as saver:
         BY_NAME["forks"].run(saver)
         graph = BY_NAME["forks"]
@@ -148,3 +148,31 @@ def test_postgres_graph_and_inspector(pg_url: str) -> None:
         # several branches in one lane: some checkpoint is the parent of more than one
         parents = [c.parent_id for c in cps if c.parent_id is not None]
         assert len(parents) > len(set(parents))
+    # a read-only role made by `init --readonly-role` sees the lanes with their LangGraph view
+    from inspector.cli import main
+    role = f"viewer_{os.urandom(4).hex()}"
+    try:
+        assert main(["init", pg_url, "--readonly-role", role]) == 0
+        import sqlalchemy as sa
+        viewer_url = sa.engine.make_url(pg_url).set(username=role).render_as_string(hide_password=False)
+        with open_store(viewer_url) as store:
+            run = _runs(store)["forks-1"]
+            snap = store.load(f"{run.id}:-1")
+            assert snap.meta["langgraph_metadata"]["source"] in ("loop", "update", "fork")
+            assert snap.state["log"]
+    finally:
+        engine = sa.create_engine(pg_url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+        with engine.connect() as conn:
+            conn.exec_driver_sql(f'DROP OWNED BY "{role}"')
+        engine.dispose()
+        pg_server.admin(f'DROP ROLE IF EXISTS "{role}"')
+
+
+def test_bench_write_workload_runs(capsys: pytest.CaptureFixture) -> None:
+    from inspector.cli import main
+    assert main(["bench", "langgraph", "--workload", "write", "--steps", "5", "--no-postgres", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    savers = [(r["backend"], r["mode"], r["saver"]) for r in result["rows"]]
+    assert savers == [("sqlite", "sync", "SqliteSaver"), ("sqlite", "sync", "InspectorSaver"),
+                      ("sqlite", "async", "AsyncSqliteSaver"), ("sqlite", "async", "AsyncInspectorSaver")]
+    assert all(r["messages"] == 10 and r["bytes"] > 0 for r in result["rows"])

@@ -18,7 +18,7 @@ def _copy(tmp_path: Path, name: str) -> Path:
     return target
 
 
-def test_adk_store_lacks_fork_and_resume_and_says_why(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_adk_store_lacks_fork_and_resume_and_says_why(window, qtbot, tmp_path: Path) -> None:
     open_in(window, qtbot, _copy(tmp_path, "adk_sqlite.db"))
     select_run(window, qtbot, "s-groceries")
     snap = select_checkpoint(window, qtbot, 2)
@@ -30,7 +30,8 @@ def test_adk_store_lacks_fork_and_resume_and_says_why(window, qtbot, tmp_path: P
     assert "Fork: no" in window.store_status.kind_chip.toolTip()
 
 
-def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbot,
+                                                                     tmp_path: Path) -> None:
     path = _copy(tmp_path, "crewai_json")
     before = sorted(p.name for p in path.rglob("*.json"))
     open_in(window, qtbot, path)
@@ -41,7 +42,7 @@ def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbo
     assert actions.fork.isEnabled() and actions.resume.isEnabled()
     asked: list[tuple[str, str]] = []
 
-    def confirm(_parent, title: str, text: str) -> bool:  # noqa: ANN001
+    def confirm(_parent, title: str, text: str) -> bool:
         asked.append((title, text))
         return False
 
@@ -55,7 +56,7 @@ def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbo
     assert sorted(p.name for p in path.rglob("*.json")) == before
 
 
-def test_task_cards_show_crewai_outputs(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_task_cards_show_crewai_outputs(qtbot, tmp_path: Path) -> None:
     from inspector.store import open_store
     from inspector.ui.widgets.tasks_panel import TasksPanel
 
@@ -70,3 +71,21 @@ def test_task_cards_show_crewai_outputs(qtbot, tmp_path: Path) -> None:  # noqa:
     assert done[0].output.text().startswith("Researcher: Result") and not done[0].output.isHidden()
     assert "output: Result" in done[0].toolTip()
     assert [c.output.isHidden() for c in panel.columns["pending"].cards] == [True]
+
+
+def test_items_the_sdk_adds_appear_live(window, qtbot, tmp_path: Path) -> None:
+    import json
+    import sqlite3
+
+    path = _copy(tmp_path, "agents_sqlite.db")
+    open_in(window, qtbot, path)
+    select_run(window, qtbot, "quick-chat")
+    timeline = window.timeline_panel
+    assert timeline.model.rowCount() == 2
+    conn = sqlite3.connect(path)   # the row SQLiteSession.add_items writes for a new user message
+    conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)",
+                 ("quick-chat", json.dumps({"role": "user", "content": "one more thing"})))
+    conn.commit()
+    conn.close()
+    qtbot.waitUntil(lambda: timeline.model.rowCount() == 3, timeout=20_000)
+    qtbot.waitUntil(lambda: window.runs_panel.model.run("quick-chat").status == "running", timeout=20_000)

@@ -79,8 +79,48 @@ def test_cli_text_and_bad_input(store, capsys, tmp_path) -> None:
     assert main(["usage", str(path), ids["short"]]) == 0
     out = capsys.readouterr().out
     assert "messages" in out and "Interval trade-off" in out and "on disk" in out
+    assert main(["usage", str(path), "--no-pieces", "--json"]) == 0
+    quick = json.loads(capsys.readouterr().out)
+    assert quick["content_bytes"] > 0 and "not walked" in " ".join(quick["notes"])
     assert main(["usage", str(path), "missing-run"]) == 2
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"not a database at all" * 10)
     assert main(["usage", str(junk)]) == 2
     assert "not a checkpoint store" in capsys.readouterr().err
+
+
+def test_fields_of_a_state_stored_as_a_chunked_map(tmp_path: Path) -> None:
+    from inspector.record import Checkpointer
+
+    path = tmp_path / "wide.db"
+    with Checkpointer(path, name="wide") as cp:
+        state: dict = {f"k{i}": "v" * 50 for i in range(400)}      # big enough to be a chunked map
+        state["messages"] = []
+        for i in range(30):
+            state["messages"].append({"c": f"m{i} " * 100})
+            state[f"k{i}"] = "changed" * 20
+            cp.save(state, kind="step", name="s")
+    with open_store(path) as st:
+        report = store_usage(st)
+    assert report.fields["messages"] > 0 and report.fields["k12"] > report.fields["k300"] > 0
+    content = sum(v for k, v in report.fields.items() if k != ROWS_FIELD)
+    assert content == pytest.approx(report.content_bytes, rel=0.05)
+    assert report.fields["(state)"] < content / 2          # only the map's own tables stay unclaimed
+
+
+def test_damaged_and_missing_pieces_are_one_sentence_or_a_note(store, capsys) -> None:
+    path, _ids = store
+    con = sqlite3.connect(path)
+    victim, other = [bytes(r[0]) for r in con.execute("SELECT hash FROM ci_blobs WHERE codec = 1 LIMIT 2")]
+    con.execute("DELETE FROM ci_blobs WHERE hash = ?", (other,))
+    con.commit()
+    assert main(["usage", str(path), "--json"]) == 0
+    assert "missing" in " ".join(json.loads(capsys.readouterr().out)["notes"])
+    con.execute("UPDATE ci_blobs SET data = zeroblob(40) WHERE hash = ?", (victim,))
+    con.execute("UPDATE ci_blobs SET size = 2000000000 WHERE hash != ?", (victim,))
+    con.commit()
+    con.close()
+    assert main(["usage", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert main(["prune", str(path), "--keep-last", "1"]) == 2

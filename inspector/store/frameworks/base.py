@@ -239,6 +239,22 @@ class CatalogStore(Store):
         return ChangeSet(cursor=new, run_ids=tuple(touched), new_checkpoints=tuple(added))
 
 
+class EngineCatalogStore(CatalogStore):
+    """A ``CatalogStore`` over one SQLAlchemy engine (SQLite file or PostgreSQL database)."""
+
+    def __init__(self, engine: Any, target: Any) -> None:
+        super().__init__(target.display)
+        self.engine, self.target = engine, target
+
+    def watch_paths(self) -> list[Path]:
+        """The SQLite file and its companions (none for a server database)."""
+        return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
+
+    def close(self) -> None:
+        """Dispose of the engine."""
+        self.engine.dispose()
+
+
 def number_checkpoints(run_id: str, drafts: list[CheckpointInfo]) -> tuple[CheckpointInfo, ...]:
     """Give drafts (in order) their seq, ``RUN:SEQ`` id, parent id and size delta."""
     out: list[CheckpointInfo] = []

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -24,8 +23,8 @@ from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, R
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
 from inspector.store.engine import Target, guard, table_columns
-from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, CatalogStore, number_checkpoints,
-                                             opaque, parse_json, sqlite_watch_paths)
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore,
+                                             number_checkpoints, opaque, parse_json)
 from inspector.store.frameworks.openai_agents import parse_time, q
 
 SESSION_COLUMNS = frozenset({"app_name", "user_id", "id", "state", "create_time", "update_time"})
@@ -51,7 +50,7 @@ def layout(columns: dict[str, set[str]]) -> str | None:
     """'v1' (event_data JSON), 'v0' (pickled actions) or None."""
     low = {n.lower(): {c.lower() for c in cols} for n, cols in columns.items()}
     events, sessions = low.get("events", set()), low.get("sessions", set())
-    if not (SESSION_COLUMNS <= sessions and EVENT_COLUMNS <= events):
+    if not (sessions >= SESSION_COLUMNS and events >= EVENT_COLUMNS):
         return None
     if "event_data" in events:
         return "v1"
@@ -120,13 +119,13 @@ def is_final(data: Any) -> bool:
         "function_call" in p or "function_response" in p for p in parts)
 
 
-class GoogleADKStore(CatalogStore):
+class GoogleADKStore(EngineCatalogStore):
     """An ADK session database opened read-only."""
 
     def __init__(self, engine: sa.Engine, target: Target, version: str,
                  running_window: float = RUNNING_WINDOW) -> None:
-        super().__init__(target.display)
-        self.engine, self.target, self.version = engine, target, version
+        super().__init__(engine, target)
+        self.version = version
         self.running_window = running_window
         self._events: dict[str, list[_Event]] = {}
         self._sessions: dict[str, dict] = {}
@@ -180,7 +179,8 @@ class GoogleADKStore(CatalogStore):
                         else content, "actions": opaque("v0 schema: actions are pickled, not decoded "
                                                         "(pickle can run code)")}
             stamp = data.get("timestamp") if isinstance(data, dict) else None
-            created = float(stamp) if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) else parse_time(row[5])
+            numeric = isinstance(stamp, (int, float)) and not isinstance(stamp, bool)
+            created = float(stamp) if numeric else parse_time(row[5])
             events.setdefault(run_key(row[1], row[2], row[0]), []).append(
                 _Event(str(row[3]), str(row[4]), created, size if v1 else len(str(row[7] or "")), data))
         self._events = events
@@ -190,7 +190,8 @@ class GoogleADKStore(CatalogStore):
             run_id = run_key(app, user, sid)
             self._sessions[run_id] = {"app": str(app), "user": str(user), "id": str(sid),
                                       "state": parse_json(state, "session state"),
-                                      "app_state": apps.get((str(app),)), "user_state": users.get((str(app), str(user)))}
+                                      "app_state": apps.get((str(app),)),
+                                      "user_state": users.get((str(app), str(user)))}
             evs = events.get(run_id, [])
             drafts, total = [], 0
             for ev in evs:   # a checkpoint's size is the session's events so far
@@ -279,14 +280,6 @@ class GoogleADKStore(CatalogStore):
                 "app": session.get("app"), "user": session.get("user"), "session": session.get("id"),
                 "event": event, "rebuild": "approximate" if notes else "exact"}
         return Snapshot(info=info, state=shown, tasks=None, meta=meta)
-
-    def watch_paths(self) -> list[Path]:
-        """The SQLite file and its companions."""
-        return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
-
-    def close(self) -> None:
-        """Dispose of the engine."""
-        self.engine.dispose()
 
 
 class GoogleADKAdapter(StoreAdapter):

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import datetime, UTC
 from typing import Any
 
 import sqlalchemy as sa
@@ -24,8 +23,8 @@ from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, R
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
 from inspector.store.engine import Target, guard
-from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, CatalogStore, number_checkpoints,
-                                             parse_json, sqlite_watch_paths)
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore,
+                                             number_checkpoints, parse_json)
 
 MESSAGES = frozenset({"id", "session_id", "message_data", "created_at"})
 SESSIONS = frozenset({"session_id", "created_at", "updated_at"})
@@ -53,12 +52,12 @@ class Tables:
 def find_tables(columns: dict[str, set[str]]) -> Tables | None:
     """The sessions/messages (and Advanced structure/usage) tables, or None."""
     low = {name: {c.lower() for c in cols} for name, cols in columns.items()}
-    messages = sorted(n for n, c in low.items() if MESSAGES <= c)
-    sessions = sorted(n for n, c in low.items() if SESSIONS <= c and n not in messages)
+    messages = sorted(n for n, c in low.items() if c >= MESSAGES)
+    sessions = sorted(n for n, c in low.items() if c >= SESSIONS and n not in messages)
     if not messages or not sessions:
         return None
-    structure = next((n for n, c in sorted(low.items()) if STRUCTURE <= c), None)
-    usage = next((n for n, c in sorted(low.items()) if USAGE <= c), None)
+    structure = next((n for n, c in sorted(low.items()) if c >= STRUCTURE), None)
+    usage = next((n for n, c in sorted(low.items()) if c >= USAGE), None)
     return Tables(sessions[0], messages[0], structure, usage)
 
 
@@ -72,13 +71,13 @@ def parse_time(value: Any) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
     if isinstance(value, str) and value:
         try:
             stamp = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
             return 0.0
-        return (stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)).timestamp()
+        return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).timestamp()
     return 0.0
 
 
@@ -90,10 +89,17 @@ def _text(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def is_encrypted(item: dict) -> bool:
+    """An EncryptedSession envelope ({"__enc__": 1, "payload": …}): shown, never decrypted."""
+    return item.get("__enc__") == 1 and "payload" in item
+
+
 def classify(item: Any, tools: dict[str, str]) -> tuple[str, str, str]:
     """(checkpoint kind, name, one-line change) of one session item."""
     if not isinstance(item, dict):
         return "step", "item", "unreadable item"
+    if is_encrypted(item):
+        return "step", "encrypted", f"encrypted item (EncryptedSession, key {item.get('kid')!r}; not decoded)"
     kind = item.get("type")
     if kind == "function_call":
         name = str(item.get("name") or "tool")
@@ -118,6 +124,9 @@ def to_message(item: Any, tools: dict[str, str]) -> dict:
     """One item as a chat message the conversation view reads (the raw fields kept)."""
     if not isinstance(item, dict):
         return {"role": "other", "content": item}
+    if is_encrypted(item):
+        return {"role": "other", "type": "encrypted", "content": "[encrypted by EncryptedSession; not decoded]",
+                "kid": item.get("kid")}
     kind = item.get("type")
     if kind == "function_call":
         return {"role": "assistant", "content": "", "type": "function_call", "call_id": item.get("call_id"),
@@ -144,13 +153,13 @@ class _Row:
     turn: int | None = None
 
 
-class OpenAIAgentsStore(CatalogStore):
+class OpenAIAgentsStore(EngineCatalogStore):
     """An OpenAI Agents SDK session database opened read-only."""
 
     def __init__(self, engine: sa.Engine, target: Target, tables: Tables, *, read_only: bool = True,
                  running_window: float = RUNNING_WINDOW) -> None:
-        super().__init__(target.display)
-        self.engine, self.target, self.tables = engine, target, tables
+        super().__init__(engine, target)
+        self.tables = tables
         self.running_window = running_window
         advanced = tables.structure is not None
         fork = (Capability(True, "An AdvancedSQLiteSession branch from a user turn "
@@ -223,7 +232,8 @@ class OpenAIAgentsStore(CatalogStore):
         self._lanes_cache, self._tools_cache, self._usage_cache = lanes, tools, usage
         return Catalog(tuple(runs), checkpoints)
 
-    def _lanes(self, messages: dict[int, tuple[str, float, str]]) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
+    def _lanes(self, messages: dict[int, tuple[str, float, str]]
+               ) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
         """(session, branch) → [(message id, branch turn)] in order."""
         lanes: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
         structured: set[str] = set()
@@ -363,14 +373,6 @@ class OpenAIAgentsStore(CatalogStore):
             if done and info.kind != "fork" and meta.get("turn") == done[-1]["turn"]:
                 meta["turn_usage"] = done[-1]
         return Snapshot(info=info, state=state, tasks=None, meta=meta)
-
-    def watch_paths(self) -> list[Path]:
-        """The SQLite file and its companions."""
-        return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
-
-    def close(self) -> None:
-        """Dispose of the engine."""
-        self.engine.dispose()
 
 
 class OpenAIAgentsAdapter(StoreAdapter):

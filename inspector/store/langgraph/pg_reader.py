@@ -72,7 +72,7 @@ RECENT_WRITES_SECONDS = 600.0
 def _blob_map(channels: Any, types: Any, blobs: Any) -> dict[str, tuple[str | None, bytes | None]]:
     """channel → (type, bytes) from three parallel arrays; ``empty`` versions hold no value."""
     out: dict[str, tuple[str | None, bytes | None]] = {}
-    for channel, tag, data in zip(channels or (), types or (), blobs or ()):
+    for channel, tag, data in zip(channels or (), types or (), blobs or (), strict=False):
         if tag != "empty":
             out[channel] = (tag, bytes(data) if data is not None else None)
     return out
@@ -117,7 +117,7 @@ class PgReader:
         """The PostgresSaver migration level (``MAX(v)`` of ``checkpoint_migrations``)."""
         try:
             rows = self._all("SELECT MAX(v) FROM checkpoint_migrations")
-        except Exception:  # noqa: BLE001 - table absent or unreadable: not essential
+        except Exception:  # table absent or unreadable: not essential
             return None
         return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
@@ -272,6 +272,20 @@ class PgReader:
                          thread=thread_id, ns=ns, channel=channel, ids=list(checkpoint_ids))
         return [WriteRow(ns, r[0], r[1], r[2] or "", int(r[3]), channel, r[4],
                          bytes(r[5]) if r[5] is not None else None) for r in rows]
+
+    def interrupt_rows(self, thread_id: str, lo: str, hi: str) -> list[tuple[str, str, str, str, Any, Any]]:
+        """(ns, checkpoint id, task id, channel, type, value) of every write of the tasks that
+        wrote ``__interrupt__`` at checkpoints in [lo, hi]; values only for the interrupts."""
+        rows = self._all(
+            "SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel, "
+            "CASE WHEN w.channel = '__interrupt__' THEN w.type END, "
+            "CASE WHEN w.channel = '__interrupt__' THEN w.blob END FROM checkpoint_writes w "
+            "WHERE w.thread_id = :thread AND w.checkpoint_id BETWEEN :lo AND :hi AND EXISTS ("
+            "SELECT 1 FROM checkpoint_writes i WHERE i.thread_id = w.thread_id AND i.checkpoint_ns = w.checkpoint_ns "
+            "AND i.checkpoint_id = w.checkpoint_id AND i.task_id = w.task_id AND i.channel = '__interrupt__')",
+            thread=thread_id, lo=lo, hi=hi)
+        return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], bytes(r[5]) if r[5] is not None else None)
+                for r in rows]
 
     def written_channels(self, thread_id: str, ns: str) -> list[str]:
         """Every channel the thread's tasks wrote in one namespace (no values read)."""

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from inspector.errors import TaskStateError
 from inspector.model import CheckpointInfo, Snapshot
@@ -64,7 +65,8 @@ def _size(value: Any) -> int:
         return len(json.dumps(plain_or_error(value), default=str))
 
 
-def _question(value: Any) -> str | None:
+def interrupt_question(value: Any) -> str | None:
+    """The question text of an interrupt value (a string, or a map's question/message/… key)."""
     if isinstance(value, str):
         return value
     if isinstance(value, dict):
@@ -120,7 +122,7 @@ def describe_writes(rows: list[WriteRow], planned: list[dict] | None = None,
         if w.channel == INTERRUPT:
             for item in value if isinstance(value, list) else [value]:
                 inner = item.get("value") if isinstance(item, dict) and "__type__" in item else item
-                question = _question(inner)
+                question = interrupt_question(inner)
                 interrupts.append({"task_id": w.task_id, "node": node,
                                    "id": item.get("id") if isinstance(item, dict) else None,
                                    "value": inner, "question": question,

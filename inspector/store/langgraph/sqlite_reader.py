@@ -262,6 +262,20 @@ class SqliteReader:
         return [WriteRow(ns, _text(r[0]), _text(r[1]), _text(r[2]), _int(r[3]), channel, _opt(r[4]), r[5])
                 for r in rows]
 
+    def interrupt_rows(self, thread_id: str, lo: str, hi: str) -> list[tuple[str, str, str, str, Any, Any]]:
+        """(ns, checkpoint id, task id, channel, type, value) of every write of the tasks that
+        wrote ``__interrupt__`` at checkpoints in [lo, hi]; values only for the interrupts."""
+        rows = self._all(
+            "SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel, "
+            "CASE WHEN w.channel = '__interrupt__' THEN w.type END, "
+            "CASE WHEN w.channel = '__interrupt__' THEN w.value END FROM writes w "
+            "WHERE w.thread_id = :thread AND w.checkpoint_id BETWEEN :lo AND :hi AND EXISTS ("
+            "SELECT 1 FROM writes i WHERE i.thread_id = w.thread_id AND i.checkpoint_ns = w.checkpoint_ns "
+            "AND i.checkpoint_id = w.checkpoint_id AND i.task_id = w.task_id AND i.channel = '__interrupt__')",
+            thread=thread_id, lo=lo, hi=hi)
+        return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], bytes(r[5]) if r[5] is not None else None)
+                for r in rows]
+
     def written_channels(self, thread_id: str, ns: str) -> list[str]:
         """Every channel the thread's tasks wrote in one namespace (no values read)."""
         rows = self._all("SELECT DISTINCT channel FROM writes WHERE thread_id = :thread "

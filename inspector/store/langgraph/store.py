@@ -9,6 +9,7 @@ one ``seq`` order (see ``mapping``); ids are ``THREAD@CHECKPOINT_ID`` /
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 import urllib.parse
 from collections.abc import Collection
@@ -25,7 +26,10 @@ from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import (build_infos, group_outputs, has_push, page_bounds,
                                                parse_metadata, row_source)
-from inspector.store.langgraph.pregel import PREGEL_TASKS, is_control_channel, send_nodes
+from inspector.store.langgraph.pregel import (CONTROL_WRITES, INTERRUPT, PREGEL_TASKS, is_control_channel,
+                                              send_nodes)
+from inspector.store.langgraph.decode import decode_plain
+from inspector.store.langgraph.snapshot import interrupt_question
 from inspector.store.langgraph.pg_reader import PgReader
 from inspector.store.langgraph.rows import HeadRow, Reader
 from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
@@ -168,11 +172,36 @@ class LangGraphStore(Store):
         children = self.reader.child_counts(str(run_id), *bounds)
         sends = {key: self._sends(str(run_id), *key) for key, found in outputs.items() if has_push(found)}
         infos = build_infos(str(run_id), rows, offset, outputs, children, sends)
+        waiting = self._waiting(str(run_id), *bounds)
+        if waiting:
+            infos = [dataclasses.replace(i, change=f"waiting: {waiting[(k.ns, k.checkpoint_id)]}"
+                                         + (f" · {i.change}" if i.change else ""))
+                     if (k := parse_id(str(i.id))) and (k.ns, k.checkpoint_id) in waiting else i for i in infos]
         edited = {r.checkpoint_id: r for r in rows if r.parent_id and row_source(r) in ("update", "fork")}
         if edited:
             infos = [dataclasses.replace(i, change=self._edit_change(str(run_id), edited[key.checkpoint_id]))
                      if (key := parse_id(str(i.id))) and key.checkpoint_id in edited else i for i in infos]
         return infos
+
+    def _waiting(self, thread_id: str, lo: str, hi: str) -> dict[tuple[str, str], str]:
+        """The question of each pending interrupt by (ns, checkpoint id): the Change column of a
+        checkpoint waiting for an answer says what it asks."""
+        tasks: dict[tuple[str, str, str], dict] = {}
+        for ns, cid, task_id, channel, tag, value in self.reader.interrupt_rows(thread_id, lo, hi):
+            task = tasks.setdefault((ns, cid, task_id), {"output": False, "questions": []})
+            if channel == INTERRUPT:
+                items = decode_plain(tag, value)
+                for item in items if isinstance(items, list) else [items]:
+                    inner = item.get("value") if isinstance(item, dict) and "__type__" in item else item
+                    text = interrupt_question(inner)
+                    task["questions"].append(text if text is not None else json.dumps(inner, default=str))
+            elif channel not in CONTROL_WRITES:
+                task["output"] = True
+        found: dict[tuple[str, str], str] = {}
+        for (ns, cid, _), task in sorted(tasks.items()):
+            if not task["output"] and task["questions"]:
+                found.setdefault((ns, cid), " / ".join(task["questions"])[:200])
+        return found
 
     def _versions(self, thread_id: str, ns: str, checkpoint_id: str) -> dict:
         body = self.reader.body(thread_id, ns, checkpoint_id)

@@ -8,7 +8,8 @@ import socket
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
+from collections.abc import Iterator, Mapping
 
 import sqlalchemy as sa
 
@@ -56,7 +57,6 @@ class NativeWriter:
         self.store = store
         self.engine = store.engine
         self._known: set[bytes] = set()
-        self._insert_blob = insert_ignore(blob_table, self.engine.dialect.name)
         self._heads: dict[str, tuple[int, int, int]] = {}
         self._conn: sa.Connection | None = None
         self._statements()
@@ -128,10 +128,8 @@ class NativeWriter:
             yield cur
             raw.commit()
         except BaseException as err:
-            try:
+            with contextlib.suppress(self._dbapi_error):
                 raw.rollback()
-            except self._dbapi_error:
-                pass
             self._conn.invalidate()
             self._conn.close()
             self._conn = None
@@ -163,13 +161,7 @@ class NativeWriter:
                 owner = self._run(cur, "owner", {"rid": run_id}).fetchone()
                 raise self._lost_error(run_id, epoch, owner)
             seq = head[0]
-            if new_pieces:
-                blob = self._sql["blob"]
-                rows = []
-                for digest, raw in new_pieces:
-                    codec, data = blobs.compress(raw)
-                    rows.append(blob.params({"hash": digest, "codec": codec, "size": len(raw), "data": data}))
-                cur.executemany(blob.sql, rows)
+            self._insert_pieces(cur, new_pieces)
             prev = self._heads.get(run_id)
             if prev is None or prev[0] != seq - 1:
                 found = self._run(cur, "previous", {"rid": run_id, "seq": seq - 1}).fetchone()
@@ -189,6 +181,16 @@ class NativeWriter:
         if len(self._known) > 1_000_000:
             self._known.clear()
         return checkpoint_from_row(_Row(id=new_id, **row))
+
+    def _insert_pieces(self, cur: Any, new_pieces: list[tuple[bytes, bytes]]) -> None:
+        """Insert pieces (compressed; ones already stored are skipped by the database)."""
+        if new_pieces:
+            blob = self._sql["blob"]
+            rows = []
+            for digest, raw in new_pieces:
+                codec, data = blobs.compress(raw)
+                rows.append(blob.params({"hash": digest, "codec": codec, "size": len(raw), "data": data}))
+            cur.executemany(blob.sql, rows)
 
     def _lost(self, conn: sa.Connection, run_id: str, epoch: int) -> StoreError:
         row = conn.execute(sa.select(runs.c.epoch, runs.c.owner_host, runs.c.owner_pid)

@@ -19,20 +19,20 @@ TOP = 7
 class SizeAxis(pg.AxisItem):
     """An axis whose ticks read as sizes (KB, MB …)."""
 
-    def tickStrings(self, values, scale, spacing):  # noqa: ANN001, ANN201, N802 - pyqtgraph override
+    def tickStrings(self, values, scale, spacing):  # pyqtgraph override
         if self.logMode:
-            return [fmt_size(int(round(10 ** v))) for v in values]
+            return [fmt_size(round(10 ** v)) for v in values]
         return [fmt_size(int(v)) if v >= 0 else "" for v in values]
 
-    def tickValues(self, minVal, maxVal, size):  # noqa: ANN001, ANN201, N802, N803 - pyqtgraph override
+    def tickValues(self, minVal, maxVal, size):  # pyqtgraph override
         if not self.logMode:
-            step = _nice_step((maxVal - minVal) / max(2, int(size / 60)))
+            step = _nice_step((maxVal - minVal) / max(3, int(size / 45)))
             first = np.ceil(minVal / step) * step if step else minVal
             return [(step, list(np.arange(first, maxVal + step / 2, step)) if step else [])]
         # log scale: decades only (labelled minor ticks crowd a small chart)
-        lo, hi = int(np.floor(minVal)), int(np.ceil(maxVal))
-        steps = (1, 2, 5) if maxVal - minVal < 3 else (1,)
-        ticks = [float(np.log10(m * 10.0 ** d)) for d in range(lo, hi + 1) for m in steps]
+        # log scale: 1, 10, 100 of each size unit (and 2, 5 … when the range is short)
+        steps = (1, 2, 5, 10, 20, 50, 100, 200, 500) if maxVal - minVal < 3 else (1, 10, 100)
+        ticks = [float(np.log10(m * 1024.0 ** k)) for k in range(6) for m in steps]
         return [(1.0, [v for v in ticks if minVal - 1e-9 <= v <= maxVal + 1e-9])]
 
 
@@ -59,7 +59,7 @@ class Chart(pg.PlotWidget):
             axes["bottom"] = pg.DateAxisItem(orientation="bottom")
         super().__init__(axisItems=axes)
         self.title = title
-        self.setMinimumSize(260, 190)
+        self.setMinimumSize(240, 170)
         self.setMenuEnabled(False)
         self.getPlotItem().hideButtons()
         self.empty = pg.TextItem("", anchor=(0.5, 0.5))
@@ -82,6 +82,8 @@ class Chart(pg.PlotWidget):
         """Clear the chart and say why it is empty."""
         item = self.getPlotItem()
         item.clear()
+        item.hideAxis("left")
+        item.hideAxis("bottom")
         self.empty.setText(text)
         item.addItem(self.empty)
         self.empty.setPos(0.5, 0.5)
@@ -95,9 +97,11 @@ def reset(chart: Chart) -> pg.PlotItem:
     item.clear()
     item.setLogMode(False, False)
     for name in ("left", "bottom"):
+        item.showAxis(name)
         axis = item.getAxis(name)
         axis.setLogMode(False)
         axis.setTicks(None)
+        axis.setStyle(tickLength=-5)
     if item.legend is not None:
         item.legend.clear()
     item.setLabel("bottom", "")
@@ -128,6 +132,7 @@ def _bars(chart: Chart, labels: list[str], values: list[int], total: int) -> Non
         text.setPos(value + top * 0.02, y)
         item.addItem(text)
     item.getAxis("left").setTicks([[(float(y), "") for y in ys]])
+    item.getAxis("left").setStyle(tickLength=0)
     item.setYRange(-0.6, len(values) - 0.4, padding=0)
     item.setXRange(0, top * 1.9, padding=0)
 
@@ -220,8 +225,9 @@ def draw_tradeoff(chart: Chart, report: UsageReport) -> None:
     item = reset(chart)
     points = report.detail.tradeoff if report.detail is not None else ()
     if len(points) < 2:
-        chart.show_empty("select a native run with a few checkpoints" if report.kind == "native"
-                         else "LangGraph records no operations between checkpoints")
+        chart.show_empty("select a run" if report.detail is None
+                         else "LangGraph records no operations between checkpoints" if report.kind != "native"
+                         else "the run has too few checkpoints")
         return
     t = style.theme()
     xs = np.array([p.replay_mean for p in points], dtype=float)

@@ -10,7 +10,6 @@ import contextlib
 import os
 import sqlite3
 import time
-import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,7 +159,7 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
         engine = sa.create_engine("sqlite://", creator=creator, poolclass=sa.pool.QueuePool)
 
         @event.listens_for(engine, "checkin")
-        def _on_checkin(dbapi_conn, record) -> None:  # noqa: ANN001
+        def _on_checkin(dbapi_conn, record) -> None:
             # a -shm read read-only stops a new writer from recovering a killed writer's log
             # ("attempt to write a readonly database") while this connection stays open: such
             # connections are closed after each use (immutable ones are kept)
@@ -168,7 +167,7 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
                 record.invalidate()
 
         @event.listens_for(engine, "checkout")
-        def _on_checkout(dbapi_conn, _record, _proxy) -> None:  # noqa: ANN001
+        def _on_checkout(dbapi_conn, _record, _proxy) -> None:
             # a writer started (or ended) since this connection opened: read the files anew
             if getattr(dbapi_conn, "ci_signature", None) != sqlite_ro.signature(path):
                 raise exc.DisconnectionError("the store's write-ahead log appeared or went away")

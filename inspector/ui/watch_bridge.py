@@ -9,6 +9,7 @@ Nothing ticks while a file-watched store is idle.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -123,10 +124,8 @@ class WatchBridge(QObject):
     def _poke_from_any_thread(self) -> None:
         # the watcher's thread (a LISTEN connection still timing out on an unreachable server)
         # may outlive this bridge: a window that closed meanwhile is not an error
-        try:
+        with contextlib.suppress(RuntimeError):      # "Signal source has been deleted"
             self._poked.emit()
-        except RuntimeError:        # "Signal source has been deleted"
-            pass
 
     def _on_poked(self) -> None:
         # throttle rather than restart: a steady stream of writes still gets a poll every

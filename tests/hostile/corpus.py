@@ -20,7 +20,7 @@ import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 import msgpack
 import zstandard
@@ -243,7 +243,7 @@ def public_dir() -> Path:
 def cleanup() -> None:
     """Remove the directories ``_public_dir`` made (making their read-only parts writable)."""
     for path in PUBLIC:
-        for folder, dirs, _ in os.walk(path):
+        for folder, _, _ in os.walk(path):
             os.chmod(folder, 0o755)
         shutil.rmtree(path, ignore_errors=True)
     PUBLIC.clear()

@@ -28,10 +28,10 @@ MB = 1024 * 1024
 def _preload(gui: bool) -> None:
     from inspector import cli
     cli.build_parser()           # imports every command module
-    import inspector.diff  # noqa: F401
-    import inspector.resume.stuck  # noqa: F401
-    import inspector.store.langgraph  # noqa: F401
-    import inspector.store.opening  # noqa: F401
+    import inspector.diff
+    import inspector.resume.stuck
+    import inspector.store.langgraph
+    import inspector.store.opening
     import sqlalchemy.dialects.sqlite  # noqa: F401
     if gui:      # every GUI module: a child running as another user may not read this Python
         import importlib
@@ -60,7 +60,7 @@ def _child(job: dict) -> None:
         code = cli.main(job["argv"])
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
-    except BaseException:  # noqa: BLE001 - exactly what the console script would print
+    except BaseException:
         traceback.print_exc()
         code = 1
     try:

@@ -20,7 +20,6 @@ from sqlalchemy import event, exc
 
 from inspector.errors import CorruptDataError, NotAStoreError, StoreError
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
 
 

@@ -74,6 +74,9 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         _quiet_offscreen_notes()
+    if screenshot is None:     # a screenshot leaves no trace; the app logs to its rotating file
+        from inspector.ui import logfile
+        logfile.install()
     app = create_app(theme or _saved_theme(screenshot is None))
     from inspector.ui.main_window import MainWindow
     from inspector.ui.session import StoreSession

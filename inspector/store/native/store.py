@@ -34,7 +34,6 @@ _BLOB_BATCHES = (8, STREAM_PART, FETCH_BATCH)   # IN-list sizes compiled once; a
 _BRANCH_COUNT = (sa.select(sa.func.count()).where(runs.c.parent_run == checkpoints.c.run_id,
                                                   runs.c.parent_checkpoint == checkpoints.c.id)
                  .scalar_subquery().label("branch_count"))
-LIVE_OVERLAP = 5.0  # seconds of run updates re-sent after a cursor (clock skew between writers)
 
 
 class NativeStore(Store):
@@ -309,10 +308,6 @@ class NativeStore(Store):
 
     def read_pieces(self, digests: Collection[bytes]) -> dict[bytes, Any]:
         return self._fetch_many(digests)
-
-    def load_value(self, digest: bytes) -> Any:
-        """Decode a whole stored value, fetching its pieces level by level in batches."""
-        return self.load_values([digest])[digest]
 
     def load_values(self, digests: Collection[bytes], what: str = "A stored state") -> dict[bytes, Any]:
         """Decode several stored values at once (shared pieces are fetched once, level by

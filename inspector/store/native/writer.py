@@ -57,7 +57,6 @@ class NativeWriter:
         self.store = store
         self.engine = store.engine
         self._known: set[bytes] = set()
-        self._insert_blob = insert_ignore(blob_table, self.engine.dialect.name)
         self._heads: dict[str, tuple[int, int, int]] = {}
         self._conn: sa.Connection | None = None
         self._statements()

@@ -83,6 +83,8 @@ class LangGraphSettingsDialog(QDialog):
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #c0392b;")
         self.error.hide()
+        for edit in (self.graph, self.python, self.cwd, self.task_channel):
+            edit.textEdited.connect(lambda _text: self.error.hide())   # a new try: the old message goes
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                    | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.save)

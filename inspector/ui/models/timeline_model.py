@@ -127,10 +127,6 @@ class TimelineModel(QAbstractTableModel):
         if 0 <= row < self._count and not self.cache.has_row(row):
             self._want(self.cache.page_of(row))
 
-    def forks_at(self, info: CheckpointInfo) -> list[RunInfo]:
-        """Runs forked from ``info``."""
-        return self._forks.get(info.id, [])
-
     # -- loading ------------------------------------------------------------------------
     def _want(self, page: int) -> None:
         if page in self._in_flight or page in self._failed:

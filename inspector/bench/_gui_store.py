@@ -88,7 +88,7 @@ def _status(i: int) -> str:
     return ("completed", "completed", "completed", "failed", "interrupted", "completed", "running")[i % 7]
 
 
-def generate(path: Path, spec: GuiStoreSpec, log=print) -> Path:  # noqa: ANN001
+def generate(path: Path, spec: GuiStoreSpec, log=print) -> Path:
     """Write a new store at ``path`` following ``spec`` (replacing any file there)."""
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -153,7 +153,7 @@ def generate(path: Path, spec: GuiStoreSpec, log=print) -> Path:  # noqa: ANN001
     return path
 
 
-def _fast_pragmas(dbapi_conn, _record) -> None:  # noqa: ANN001
+def _fast_pragmas(dbapi_conn, _record) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=OFF")
     cur.execute("PRAGMA synchronous=OFF")
@@ -171,7 +171,7 @@ def _flush(engine: sa.Engine, rows: list[tuple]) -> None:
         conn.exec_driver_sql(sql, rows)
 
 
-def cached_store(spec: GuiStoreSpec, log=print) -> Path:  # noqa: ANN001
+def cached_store(spec: GuiStoreSpec, log=print) -> Path:
     """The generated store for ``spec`` (generated on first use, then reused)."""
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)

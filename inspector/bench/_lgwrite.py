@@ -24,7 +24,8 @@ import sqlite3
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 import sqlalchemy as sa
 
@@ -59,7 +60,8 @@ def build_graph(checkpointer: Any) -> Any:
     """messages (add_messages) → one node answering with ~1 KB."""
     from typing import Annotated, TypedDict
     ai, _, start, state_graph, add_messages = _imports()
-    State = TypedDict("State", {"messages": Annotated[list, add_messages]})
+    class State(TypedDict):
+        messages: Annotated[list, add_messages]
 
     def answer(state: dict) -> dict:
         n = len(state["messages"])

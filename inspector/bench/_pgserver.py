@@ -106,7 +106,7 @@ class TempPostgres:
                              f"{(proc.stderr or proc.stdout).strip()[-800:]} (log: {self.logfile})")
         return proc
 
-    def start(self) -> "TempPostgres":
+    def start(self) -> TempPostgres:
         """Create the cluster and start the server; returns self."""
         self.root = Path(tempfile.mkdtemp(prefix="ci-pg-"))
         if self._user is not None:
@@ -168,7 +168,7 @@ class TempPostgres:
             time.sleep(0.1)
         raise StoreError(f"The temporary PostgreSQL server did not come up (log: {self.logfile}).")
 
-    def __enter__(self) -> "TempPostgres":
+    def __enter__(self) -> TempPostgres:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import statistics
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -26,9 +27,9 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """Aligned plain-text table."""
     text = [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in text)) for i, h in enumerate(headers)]
-    print("  ".join(h.rjust(w) for h, w in zip(headers, widths)))
+    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=False)))
     for row in text:
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=False)))
 
 
 def dump(result: Any) -> None:

@@ -35,7 +35,9 @@ def _graph(steps: int, checkpointer: Any = None) -> Any:
         raise StoreError(f"bench write W5 needs langgraph installed ({err.name} is missing).") from err
     rnd = random.Random(7)
     alphabet = string.ascii_lowercase + "     "
-    State = TypedDict("State", {"messages": Annotated[list, add_messages], "turns": int}, total=False)
+    class State(TypedDict, total=False):
+        messages: Annotated[list, add_messages]
+        turns: int
 
     def agent(state: dict) -> dict:
         """Answer and count the turn."""

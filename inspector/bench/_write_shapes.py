@@ -20,7 +20,8 @@ import sqlite3
 import string
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 import zstandard
 
@@ -172,7 +173,7 @@ def run_w4(tmp: Path, steps: int, densities: tuple[int, ...] = W4_DENSITIES) -> 
 def run_floor(tmp: Path, steps: int) -> dict:
     """W1's saves against a raw insert of the very bytes they wrote (same schema, same
     durability, one transaction per checkpoint, precompressed)."""
-    from inspector.bench.write import w1_states  # noqa: PLC0415 (write imports this module lazily)
+    from inspector.bench._w1 import w1_states
     from inspector.store.native import blobs
     from inspector.store.native import writer as native_writer
 

@@ -63,7 +63,7 @@ def _wall_s(argv: list[str], repeat: int) -> float:
     samples = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        proc = subprocess.run(argv, capture_output=True, check=False)
         samples.append(time.perf_counter() - t0)
         if proc.returncode != 0:
             raise SystemExit(f"bench cli: {' '.join(argv)} failed: {proc.stderr.decode(errors='replace')[-400:]}")

@@ -19,7 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 from statistics import median
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from inspector.bench._util import dump, print_table
 from inspector.diff import diff_checkpoints, diff_pieces, diff_tasks, diff_values
@@ -71,7 +72,8 @@ def nested_pair(size: int = 5_000_000, fraction: float = 0.01, seed: int = 2) ->
     while total < size:
         name = f"agent{len(a['agents'])}"
         facts = [{"id": f"{name}-f{i}", "text": _text(rnd, 60), "score": rnd.random(),
-                  "tags": [_text(rnd, 6), _text(rnd, 6)], "meta": {"source": _text(rnd, 10), "ts": rnd.randint(0, 10**9)}}
+                  "tags": [_text(rnd, 6), _text(rnd, 6)],
+                   "meta": {"source": _text(rnd, 10), "ts": rnd.randint(0, 10**9)}}
                  for i in range(100)]
         agent = {"memory": {"facts": facts, "summary": _text(rnd, 300)},
                  "tools": {f"tool{t}": {"calls": rnd.randint(0, 50), "ok": rnd.random() > 0.1} for t in range(5)}}
@@ -186,6 +188,19 @@ WAY_TEXT = {"store": "store, cold cache", "warm": "store, warm cache", "pieces":
             "plain": "plain values"}
 
 
+def _plain_row(label: str, a: Any, b: Any, repeat: int, deepdiff: bool, tasks: bool) -> dict:
+    """The row's plain-value timings (and DeepDiff's); nothing of the values is kept."""
+    plain_fn = (lambda: (diff_values(a, b), diff_tasks(a, b))) if tasks else (lambda: diff_values(a, b))
+    plain_ms, plain, row_cpu, plain_best = _time(plain_fn, repeat)
+    changes = plain[0] if tasks else plain
+    row = {"pair": label, "bytes": len(json.dumps(a)), "changes": len(changes), "plain_ms": plain_ms,
+           "plain_best_ms": plain_best, "plain_cpu_ms": row_cpu, "deepdiff_ms": None}
+    if deepdiff:
+        from deepdiff import DeepDiff
+        row["deepdiff_ms"], _, row["deepdiff_cpu_ms"], _ = _time(lambda: DeepDiff(a, b), 1)
+    return row
+
+
 def measure(label: str, make: Callable[[], tuple], tmp: Path, repeat: int, deepdiff: bool,
             tasks: bool = False) -> dict:
     """Time one pair every way; returns a row of the report.
@@ -196,15 +211,8 @@ def measure(label: str, make: Callable[[], tuple], tmp: Path, repeat: int, deepd
     a, b = make()
     pieces_fn = _pieces_diff(a, b)
     stored = _StoreDiff(tmp / f"pair{label[0]}.db", a, b, (a, b) if tasks else None)
-    plain_fn = (lambda: (diff_values(a, b), diff_tasks(a, b))) if tasks else (lambda: diff_values(a, b))
-    plain_ms, plain, row_cpu, plain_best = _time(plain_fn, repeat)
-    changes = plain[0] if tasks else plain
-    row = {"pair": label, "bytes": len(json.dumps(a)), "changes": len(changes), "plain_ms": plain_ms, "plain_best_ms": plain_best,
-           "plain_cpu_ms": row_cpu, "deepdiff_ms": None}
-    if deepdiff:
-        from deepdiff import DeepDiff
-        row["deepdiff_ms"], _, row["deepdiff_cpu_ms"], _ = _time(lambda: DeepDiff(a, b), 1)
-    del a, b, plain, changes, plain_fn
+    row = _plain_row(label, a, b, repeat, deepdiff, tasks)
+    del a, b
     gc.collect()
     row["pieces_ms"], _, row["pieces_cpu_ms"], row["pieces_best_ms"] = _time(pieces_fn, repeat)
     try:

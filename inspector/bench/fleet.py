@@ -13,7 +13,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import sqlalchemy as sa
 

@@ -16,7 +16,8 @@ import sqlite3
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from inspector.bench._util import dump, print_table
 from inspector.errors import StoreError
@@ -75,7 +76,7 @@ def build_thread(saver: Any, count: int) -> None:
         for channel in ("messages", "todos", trigger):
             versions[channel] = _version(step + 2)
         checkpoint = {"v": 4, "id": str(uuid6(clock_seq=step)),
-                      "ts": dt.datetime.now(dt.timezone.utc).isoformat(),
+                      "ts": dt.datetime.now(dt.UTC).isoformat(),
                       "channel_values": {"messages": list(messages), "todos": [dict(t) for t in todos],
                                          trigger: None},
                       "channel_versions": dict(versions), "versions_seen": {k: dict(v) for k, v in seen.items()},
@@ -84,7 +85,8 @@ def build_thread(saver: Any, count: int) -> None:
         config = saver.put(config, checkpoint, {"source": source, "step": step, "parents": {}},
                            {c: versions[c] for c in ("messages", "todos", trigger)})
         reply = ai(content=f"step {step}: {node} did some work " + "x" * 200, id=f"m{step + 1}")
-        saver.put_writes(config, [("messages", [reply]), (f"branch:to:{'tools' if node == 'agent' else 'agent'}", None)],
+        branch = f"branch:to:{'tools' if node == 'agent' else 'agent'}"
+        saver.put_writes(config, [("messages", [reply]), (branch, None)],
                          task_id=f"task-{step}", task_path=f"~__pregel_pull, {node}")
         messages = (messages + [reply])[-WINDOW:]
         todos[(step + 1) % 5]["status"] = "completed" if step % 3 else "in_progress"
@@ -100,7 +102,9 @@ def build_graph_thread(saver: Any, steps: int) -> None:
     _, _, human, ai = _imports()
 
     # functional form: real objects, not string annotations (this module uses __future__)
-    State = TypedDict("State", {"messages": Annotated[list, add_messages], "turns": int}, total=False)
+    class State(TypedDict, total=False):
+        messages: Annotated[list, add_messages]
+        turns: int
 
     def agent(state: dict) -> dict:
         """Answer and count the turn."""

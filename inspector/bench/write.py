@@ -4,17 +4,14 @@ shapes of ``_write_shapes`` / ``_write_graph`` (W3 big maps, W4 dense changes, W
 from __future__ import annotations
 
 import argparse
-import os
-import random
 import sqlite3
-import string
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterator
 
 from inspector.bench._util import dump, print_table, summary_ms
 from inspector.record import Checkpointer, Interval
+from inspector.bench._w1 import w1_states
 
 SYNCHRONOUS = "NORMAL"   # both stores run WAL + synchronous=NORMAL (same durability)
 
@@ -34,32 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def w1_states(steps: int, seed: int = 42) -> Iterator[tuple[dict, dict]]:
-    """A chat-like state growing by about 1 KB per step, with a task state of 10 tasks."""
-    rnd = random.Random(seed)
-    alphabet = string.ascii_lowercase + "      "
-    state: dict = {"messages": [], "step": 0, "scratchpad": {"notes": "", "tool": None}}
-    tasks = {"goal": "answer the user", "tasks": [
-        {"id": f"t{i}", "title": f"Task {i}", "status": "pending", "progress": 0.0,
-         "checks": [{"name": f"check {i}", "passed": None}]} for i in range(10)]}
-    for step in range(steps):
-        role = ("user", "assistant", "tool")[step % 3]
-        content = "".join(rnd.choices(alphabet, k=900))
-        state["messages"].append({"role": role, "content": content, "id": f"msg-{step}"})
-        state["step"] = step
-        state["scratchpad"] = {"notes": content[:60], "tool": "search" if role == "tool" else None}
-        task = tasks["tasks"][(step // 100) % 10]
-        task["status"] = "done" if step % 100 == 99 else "in_progress"
-        task["progress"] = (step % 100) / 100
-        task["checks"][0]["passed"] = True if step % 100 == 99 else None
-        yield state, tasks
-
-
 def _file_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
 
 
-def run_ours(path: Path, steps: int, interval: Interval = Interval()) -> dict:
+def run_ours(path: Path, steps: int, interval: Interval | None = None) -> dict:
     """Save W1 through the recording library; per-save timings and bytes on disk."""
     times: list[float] = []
     with Checkpointer(path, name="bench", agent="bench", interval=interval, heartbeat=3600) as cp:

@@ -11,7 +11,8 @@ recursion limit.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection, NamedTuple
+from typing import Any, NamedTuple
+from collections.abc import Callable, Collection
 
 from inspector import limits
 from inspector.codec.markers import ChunkedList, ChunkedMap, Ref

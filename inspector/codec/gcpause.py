@@ -1,11 +1,20 @@
-"""One process-wide pause of the cyclic garbage collector, shared by the diff and the encoder."""
+"""A pause of the cyclic garbage collector around big decodes, taken only by the main thread.
+
+The collector is process-wide: switching it off from a worker thread would switch it off
+under the GUI thread and every other thread too, for as long as the slowest job runs. So
+only the thread that owns the process (the main thread: the CLI, the benchmarks, a script)
+pauses it here. In the desktop app the GUI thread owns the collector instead
+(``inspector.ui.collector``): automatic collection is off and the GUI thread collects on a
+timer, so a diff in the thread pool is not rescanned thousands of times either, and no
+worker ever changes the process's collector.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import gc
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 _gc_lock = threading.Lock()
 _gc_pauses = 0
@@ -20,10 +29,13 @@ def gc_paused() -> Iterator[None]:
     Decoding allocates hundreds of thousands of containers; with big states alive each
     automatic collection rescans them all (measured: 3-4x slower decoding, and an encoder
     copying 10,000 changed records spent most of its time in the collector). The trees
-    built here have no cycles, so nothing waits for the collector. Nested and concurrent
-    pauses share one; the last one out restores the previous setting.
+    built here have no cycles, so nothing waits for the collector. Nested pauses share
+    one; the last one out restores the previous setting. On any other thread it does nothing.
     """
     global _gc_pauses, _gc_was_enabled
+    if threading.current_thread() is not threading.main_thread():
+        yield           # a worker leaves the process-wide collector alone (see the module docstring)
+        return
     with _gc_lock:
         if _gc_pauses == 0:
             _gc_was_enabled = gc.isenabled()

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from itertools import accumulate, chain
 from operator import itemgetter
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable
 
 import xxhash
 
@@ -64,7 +65,7 @@ def _getter(keys: list) -> Callable[[dict], tuple]:
 class MapChunker:
     """The map half of a ``PieceEncoder``: one layout kept per path."""
 
-    def __init__(self, enc: "PieceEncoder") -> None:
+    def __init__(self, enc: PieceEncoder) -> None:
         self.enc = enc
         self._layouts: dict[tuple, _MapLayout] = {}
 

@@ -7,7 +7,8 @@ import dataclasses
 import json
 import sys
 import time
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 from inspector import limits
 from inspector.humanize import fmt_size  # noqa: F401  (re-exported for the commands)
@@ -98,11 +99,24 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     """A plain aligned text table."""
     rows = [["" if c is None else str(c) for c in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=False)).rstrip())
     for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)).rstrip())
 
 
 def fmt_time(ts: float | None) -> str:
     """Local time as YYYY-MM-DD HH:MM:SS."""
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else ""
+
+
+def confirm(prompt: str) -> bool:
+    """Ask on the terminal; anything but y/yes (or no terminal at all) declines."""
+    if not sys.stdin or not sys.stdin.isatty():
+        print("checkpoint-inspector: not confirmed (no terminal to ask; pass --yes to run it).",
+              file=sys.stderr)
+        return False
+    try:
+        answer = input(prompt)
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")

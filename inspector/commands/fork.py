@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from inspector.errors import StoreError
+from inspector.commands._frameworks import install as install_frameworks
+from inspector.commands._langgraph import install as install_langgraph
 from inspector.resume.fork import fork_with_edits, preview_fork
-from inspector.resume.frameworks_cli import install as install_frameworks
-from inspector.resume.langgraph_cli import install as install_langgraph
 from inspector.store import open_store
 from inspector.store.refs import resolve_checkpoint
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, print_json, print_table
+from inspector.commands._common import (
+    add_json_arg,
+    add_store_arg,
+    fmt_size,
+    print_json,
+    print_table,
+)
 from inspector.retention.api import apply_prune, plan_prune
 from inspector.retention.rules import PrunePlan, make_rules
 

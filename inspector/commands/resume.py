@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from inspector.commands._common import confirm
+from inspector.commands._frameworks import install as install_frameworks
+from inspector.commands._langgraph import install as install_langgraph
 from inspector.resume.launch import launch_exited, spawn
 from inspector.resume.resume import FORK, plan_resume, start_resume
-from inspector.resume.frameworks_cli import install as install_frameworks
-from inspector.resume.langgraph_cli import install as install_langgraph
 from inspector.store import open_store
 
 
@@ -27,21 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--threshold", type=float, default=30.0, metavar="SECONDS",
                         help="heartbeat age after which the current owner is presumed dead (default 30)")
     parser.set_defaults(func=run)
-    install_langgraph(parser, "resume")
-    install_frameworks(parser, "resume")   # other adapters: their reason, or the framework's own command   # LangGraph stores: --graph, --trusted, … and their handlers
-
-
-def confirm(prompt: str) -> bool:
-    """Ask on the terminal; anything but y/yes (or no terminal at all) declines."""
-    if not sys.stdin or not sys.stdin.isatty():
-        print("checkpoint-inspector: not confirmed (no terminal to ask; pass --yes to run it).",
-              file=sys.stderr)
-        return False
-    try:
-        answer = input(prompt)
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
+    install_langgraph(parser, "resume")    # LangGraph stores: --graph, --trusted, … and their handlers
+    install_frameworks(parser, "resume")   # other adapters: their reason, or the framework's own command
 
 
 def run(args: argparse.Namespace) -> int:

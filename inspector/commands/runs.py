@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, fmt_time, print_json_records, print_table
+from inspector.commands._common import (
+    add_json_arg,
+    add_store_arg,
+    fmt_time,
+    print_json_records,
+    print_table,
+)
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.resume.status import EffectiveStatus, effective_statuses, shown_status
 from inspector.store import open_store
@@ -51,10 +57,10 @@ def run_json(r: RunInfo, statuses: dict[str, EffectiveStatus], parents: dict[str
     """One run of ``runs --json`` (``status`` as shown, ``stored_status`` as written)."""
     parent = parents.get(r.id)
     found = statuses.get(r.id)
-    return dict(id=r.id, name=r.name, agent=r.agent, status=shown_status(r, statuses),
-                stored_status=r.status, status_reason=found.reason if found else "",
-                checkpoints=r.checkpoint_count, created=r.created, updated=r.updated,
-                parent_run=r.parent_run, parent_checkpoint=r.parent_checkpoint,
-                parent=format_ref(parent) if parent is not None else None, error=r.last_error,
-                score={"passed": r.checks_passed, "total": r.checks_total},
-                tasks={"done": r.tasks_done, "total": r.tasks_total})
+    return {"id": r.id, "name": r.name, "agent": r.agent, "status": shown_status(r, statuses),
+            "stored_status": r.status, "status_reason": found.reason if found else "",
+            "checkpoints": r.checkpoint_count, "created": r.created, "updated": r.updated,
+            "parent_run": r.parent_run, "parent_checkpoint": r.parent_checkpoint,
+            "parent": format_ref(parent) if parent is not None else None, "error": r.last_error,
+            "score": {"passed": r.checks_passed, "total": r.checks_total},
+            "tasks": {"done": r.tasks_done, "total": r.tasks_total}}

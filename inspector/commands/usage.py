@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, print_json, print_table
+from inspector.commands._common import (
+    add_json_arg,
+    add_store_arg,
+    fmt_size,
+    print_json,
+    print_table,
+)
 from inspector.store import open_store
 from inspector.usage.api import store_usage
 from inspector.usage.report import UsageReport

@@ -8,7 +8,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from inspector.demo.paths import default_store_path  # noqa: F401  (re-exported)
 from inspector.errors import StoreError

@@ -7,7 +7,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 TOPICS = ("solar microgrids", "urban beekeeping", "tidal energy", "soil carbon", "heat pumps",
           "river restoration", "vertical farming", "e-bike logistics")
@@ -32,7 +32,7 @@ class Step:
     kind: str          # "llm" | "tool"
     name: str
     task: str
-    run: Callable[[dict, dict, "Tools"], None]
+    run: Callable[[dict, dict, Tools], None]
 
 
 class Tools:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections import deque
 from operator import itemgetter
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from inspector.codec import Chunk, ChunkedList, ChunkedMap, Ref, check_part, split_items, split_map, unpack
 from inspector.codec.gcpause import gc_paused
@@ -36,7 +37,7 @@ class Engine:
                  max_depth: int = MAX_DEPTH) -> None:
         self.fetch_many = fetch_many
         if stream_raw is None and fetch_raw is not None:     # raw pieces all at once: one part
-            stream_raw = lambda digests: (fetch_raw(digests),)   # noqa: E731
+            stream_raw = lambda digests: (fetch_raw(digests),)
         self.stream_raw = stream_raw
         self.raw_chunks = stream_raw is not None    # list chunks are split, their items compared encoded
         self.cancel = cancel

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from itertools import compress
 from operator import eq, ne
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from inspector.codec import Ref
 from inspector.diff.matching import matcher
@@ -21,6 +22,8 @@ from inspector.diff.matching import matcher
 EXACT_LIMIT = 2000        # middle sizes above this let difflib skip popular items as junk
 SHIFT_PROBES = 64         # equal-length middles: how many differing positions to test for a shift
 _SCALARS = (str, int, float, bool, bytes, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
+_DICT, _LIST, _TUPLE, _REF, _OTHER = "dict", "list", "tuple", "ref", "other"   # container tags
 
 
 def same(x: Any, y: Any) -> bool:
@@ -34,16 +37,49 @@ def same(x: Any, y: Any) -> bool:
 
 
 def fingerprint(x: Any) -> Any:
-    """A hashable stand-in for an item: equal items give equal fingerprints (almost always
-    the converse too; callers confirm with ``same``)."""
-    if isinstance(x, _SCALARS):
+    """A hashable stand-in for an item, canonical under ``==``: equal items give equal
+    fingerprints whatever their dicts' key order, and ``1`` and ``1.0`` (equal, with equal
+    hashes) stay equal inside lists and dicts too. The converse holds almost always;
+    callers confirm with ``same``. A value nested too deep for Python gets a unique
+    fingerprint (never matched)."""
+    t = type(x)
+    if t in _SCALAR_TYPES:
         return x
-    if isinstance(x, Ref):
+    if t is Ref:
         return x.digest
     try:
-        return repr(x)
+        return _canonical(x)
     except RecursionError:
-        return object()     # unique: a deep item is never matched by fingerprint
+        return object()
+
+
+def _canonical(x: Any) -> Any:
+    t = type(x)
+    if t is dict:
+        try:    # every value hashable (a flat record): one C-level pass, key order irrelevant
+            return _DICT, frozenset(x.items())
+        except TypeError:
+            return _DICT, frozenset([(k, _canonical(v)) for k, v in x.items()])
+    if t is list or t is tuple:
+        items = tuple(x)
+        try:
+            hash(items)     # all hashable (scalars): kept as they are
+        except TypeError:
+            items = tuple([_canonical(v) for v in x])
+        return (_LIST if t is list else _TUPLE), items
+    if t in _SCALAR_TYPES:
+        return x
+    if t is Ref:
+        return _REF, x.digest
+    if isinstance(x, dict):
+        return _canonical(dict(x))
+    if isinstance(x, (list, tuple)):
+        return _canonical(list(x) if isinstance(x, list) else tuple(x))
+    try:
+        hash(x)
+        return x
+    except TypeError:
+        return _OTHER, repr(x)
 
 
 def trim(a: Sequence, b: Sequence) -> tuple[int, int]:
@@ -95,13 +131,14 @@ def align_encoded(a: list[bytes], b: list[bytes], a_off: int, b_off: int,
     mid_a, mid_b = a[first:last + 1], b[first:last + 1]
     a_off, b_off = a_off + first, b_off + first
     differing = [k - first for k in changed]
-    olds = {mid_a[k] for k in differing}
+    da, db = list(mid_a), list(mid_b)
+    for k in differing:
+        da[k], db[k] = decode(da[k]), decode(db[k])
+    decoded = set(differing)
     # an item found elsewhere in the other list means items moved: align them all below
-    if len(differing) < 2 or not any(mid_b[k] in olds for k in differing):
-        da, db = list(mid_a), list(mid_b)
-        for k in differing:
-            da[k], db[k] = decode(da[k]), decode(db[k])
-        decoded = set(differing)
+    # (by fingerprint: a moved item may be encoded with its keys in another order)
+    if len(differing) < 2 or not ({fingerprint(da[k]) for k in differing}
+                                  & {fingerprint(db[k]) for k in differing}):
 
         def shifted(k: int) -> bool:
             """Whether new item ``k`` equals an old neighbour. A neighbour still encoded (the
@@ -123,7 +160,8 @@ def align_encoded(a: list[bytes], b: list[bytes], a_off: int, b_off: int,
         ops = _positional(da, db, a_off, b_off, moves=False, maybe=differing, shifted=shifted)
         if ops is not None:
             return ops
-    return align([decode(x) for x in mid_a], [decode(y) for y in mid_b], a_off, b_off)
+    return align([x if k in decoded else decode(x) for k, x in enumerate(da)],
+                 [y if k in decoded else decode(y) for k, y in enumerate(db)], a_off, b_off)
 
 
 def _first_text(value: Any) -> bytes | None:
@@ -160,7 +198,7 @@ def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tupl
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             ops.extend(("pair", a_off + i, b_off + j, a[i], b[j])
-                       for i, j in zip(range(i1, i2), range(j1, j2)) if not same(a[i], b[j]))
+                       for i, j in zip(range(i1, i2), range(j1, j2), strict=True) if not same(a[i], b[j]))
             continue
         paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
         unpaired_a, unpaired_b = list(range(i1 + paired, i2)), list(range(j1 + paired, j2))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from inspector import limits
 from inspector.codec import ChunkedList, ChunkedMap, Ref, check_part

@@ -59,7 +59,7 @@ def text_delta(old: str, new: str) -> TextDelta:
 def _refine(old_lines: list[str], new_lines: list[str]) -> list[tuple[str, str]]:
     """Replaced lines paired in order; a pair that is mostly alike gets a word diff inside."""
     out: list[tuple[str, str]] = []
-    for old, new in zip(old_lines, new_lines):
+    for old, new in zip(old_lines, new_lines, strict=False):
         if difflib.SequenceMatcher(None, old, new, autojunk=False).quick_ratio() >= 0.5:
             out.extend(_word_segments(old, new))
         else:

@@ -82,7 +82,7 @@ def align(left: tuple[list[str], list[list[Span]], list[tuple]],
     out = SideBySide(Side(), Side(), [])
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
-            for i, j in zip(range(i1, i2), range(j1, j2)):
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
                 out.left.add(a[i], a_spans[i], a_paths[i], EQUAL, i + 1)
                 out.right.add(b[j], b_spans[j], b_paths[j], EQUAL, j + 1)
             continue

@@ -7,7 +7,8 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
 
 import sqlalchemy as sa
 
@@ -15,6 +16,7 @@ from inspector import taskstate
 from inspector.errors import OwnershipLost, StateTooDeepError, StoreError, UnstorableStateError
 from inspector.model import CheckpointInfo
 from inspector.record import spec as resume_spec
+from inspector.record.backoff import retry_delays
 from inspector.record.handoff import Handoff, read_handoff
 from inspector.record.interval import Interval
 from inspector.record.summary import lengths, summarize
@@ -31,7 +33,7 @@ T = TypeVar("T")
 class _Heartbeat(threading.Thread):
     """Refreshes the run's heartbeat until stopped; notes when ownership is lost."""
 
-    def __init__(self, owner: "Checkpointer", period: float) -> None:
+    def __init__(self, owner: Checkpointer, period: float) -> None:
         super().__init__(name="checkpoint-heartbeat", daemon=True)
         self.owner = owner
         self.period = period
@@ -183,16 +185,16 @@ class Checkpointer:
         A transaction whose connection broke may still have committed, so ``committed``
         is asked before each retry whether the write is already there.
         """
-        deadline, delay = time.monotonic() + self.retry_for, 0.1
+        deadline, delays = time.monotonic() + self.retry_for, retry_delays()
         while True:
             try:
                 return attempt()
             except (StoreError, sa.exc.SQLAlchemyError) as err:
                 if isinstance(err, OwnershipLost) or not is_transient(err) or time.monotonic() > deadline:
                     raise
-                log.warning("store unreachable, retrying in %.1f s: %s", delay, err)
+                delay = next(delays)
+                log.warning("store unreachable, retrying in %.2f s: %s", delay, err)
             time.sleep(delay)
-            delay = min(delay * 2, 2.0)
             if committed is not None:
                 try:
                     done = committed()
@@ -246,10 +248,10 @@ class Checkpointer:
         """Finish as completed unless already finished."""
         self.finish("completed")
 
-    def __enter__(self) -> "Checkpointer":
+    def __enter__(self) -> Checkpointer:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:  # noqa: ANN001
+    def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
             self.finish("completed")
         elif issubclass(exc_type, OwnershipLost):

@@ -14,26 +14,26 @@ class Interval:
     seconds: float | None = None
 
     @classmethod
-    def every_step(cls) -> "Interval":
+    def every_step(cls) -> Interval:
         """Snapshot after every operation (the default)."""
         return cls(1, None)
 
     @classmethod
-    def every(cls, steps: int) -> "Interval":
+    def every(cls, steps: int) -> Interval:
         """Snapshot every N operations."""
         if steps < 1:
             raise ValueError("the interval must be at least one operation")
         return cls(steps, None)
 
     @classmethod
-    def every_seconds(cls, seconds: float) -> "Interval":
+    def every_seconds(cls, seconds: float) -> Interval:
         """Snapshot when at least T seconds passed since the last snapshot."""
         if seconds <= 0:
             raise ValueError("the interval must be a positive number of seconds")
         return cls(10**9, seconds)
 
     @classmethod
-    def parse(cls, text: str) -> "Interval":
+    def parse(cls, text: str) -> Interval:
         """'step', 'N' (operations) or 'Ns' (seconds)."""
         text = text.strip().lower()
         if text in ("", "step", "every", "1"):

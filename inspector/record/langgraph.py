@@ -189,7 +189,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
     # -- opening and closing ---------------------------------------------------------------
     @classmethod
     @contextlib.contextmanager
-    def from_conn_string(cls, conn_string: str, **options: Any) -> Iterator["InspectorSaver"]:
+    def from_conn_string(cls, conn_string: str, **options: Any) -> Iterator[InspectorSaver]:
         """A saver on a SQLite path or a ``postgresql://`` URL, closed on exit."""
         saver = cls(conn_string, **options)
         try:
@@ -210,7 +210,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             self._lanes_db.close()
             self._store.close()
 
-    def __enter__(self) -> "InspectorSaver":
+    def __enter__(self) -> InspectorSaver:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -560,7 +560,7 @@ class AsyncInspectorSaver(InspectorSaver):
 
     @classmethod
     @contextlib.asynccontextmanager
-    async def from_conn_string(cls, conn_string: str, **options: Any) -> AsyncIterator["AsyncInspectorSaver"]:  # type: ignore[override]
+    async def from_conn_string(cls, conn_string: str, **options: Any) -> AsyncIterator[AsyncInspectorSaver]:  # type: ignore[override]
         """A saver on a SQLite path or a ``postgresql://`` URL, closed on exit."""
         loop = asyncio.get_running_loop()
         saver = await loop.run_in_executor(None, lambda: cls(conn_string, **options))

@@ -13,7 +13,8 @@ import contextlib
 import sqlite3
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from inspector.store.engine import parse_target
 

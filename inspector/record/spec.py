@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Iterable
+from collections.abc import Iterable
 
 from inspector.store.native.rows import check_spec  # noqa: F401  (re-exported: the library validates what it writes)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from inspector import taskstate
 from inspector.errors import StoreError

@@ -18,13 +18,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 import inspector
 from inspector.errors import NotResumableError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.resume.launch import LaunchSpec, check_argv, check_cwd, check_env, display_env, inherited
 from inspector.store.base import Store
+from inspector.store.langgraph.settings import GraphSettings, load_settings, save_settings
 
 RUNNERS = Path(inspector.__file__).resolve().parent / "store" / "frameworks" / "runners"
 INHERIT = ("PATH", "HOME", "LANG", "LC_ALL", "VIRTUAL_ENV", "PYTHONPATH", "OPENAI_API_KEY", "OPENAI_BASE_URL",
@@ -77,6 +78,21 @@ def require(store: Store, action: str) -> None:
                     f"{cap.reason}")
 
 
+def saved_settings(url: str) -> GraphSettings:
+    """The store's saved settings (``python``, ``cwd``; the per-store file LangGraph stores use too)."""
+    try:
+        return load_settings(url)
+    except StoreError:   # an unreadable settings file must not stop the plan
+        return GraphSettings()
+
+
+def remember(url: str, python: str | None, cwd: str | None) -> Path | None:
+    """Save ``python``/``cwd`` given on the command line as the store's defaults; the file's path."""
+    if not python and not cwd:
+        return None
+    return save_settings(url, saved_settings(url).merged(python=python, cwd=cwd))
+
+
 def user_python(python: str | None = None) -> str:
     """The Python of the user's environment: given, else the first python3 on PATH (else this one)."""
     if python:
@@ -92,6 +108,8 @@ def plan(store: Store, ref: int | str | CheckpointInfo, action: str, *, python: 
          cwd: str | None = None, branch: str | None = None, setup: str | None = None) -> FrameworkPlan:
     """Plan ``action`` ("fork" or "resume") from ``ref`` through the store's framework (read-only)."""
     require(store, action)
+    saved = saved_settings(store.info.url)
+    python, cwd = python or saved.python, cwd or saved.cwd
     cp = ref if isinstance(ref, CheckpointInfo) else store.get_checkpoint(ref)
     run = store.get_run(cp.run_id)
     kind = store.info.kind
@@ -138,7 +156,7 @@ def _agents_branch(store: Store, run: RunInfo, cp: CheckpointInfo, python: str, 
     if cp.kind != "input" or cp.name != "user" or not isinstance(turn, int):
         raise StoreError("An Advanced session branches at a user turn: choose one of the user messages "
                          "(kind input); the branch keeps the turns before it.")
-    path = getattr(store, "target").path
+    path = store.target.path
     session, source = str(run.labels.get("session")), str(run.labels.get("branch", "main"))
     name = branch or f"{source}-turn{turn}-{time.strftime('%H%M%S')}"
     argv = [python, str(RUNNERS / "openai_agents_branch.py"), "--db", str(path), "--session", session,

@@ -22,7 +22,8 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 import sqlalchemy as sa
 
@@ -34,7 +35,7 @@ from inspector.resume.edits import EditError, check_json_value
 from inspector.resume.launch import LaunchSpec, check_argv, check_cwd, check_env, inherited
 from inspector.resume.liveness import Owner
 from inspector.resume.replay import replay_cost
-from inspector.resume.resume import CONTINUE, FORK, ResumePlan
+from inspector.resume.plan import CONTINUE, FORK, ResumePlan
 from inspector.store.base import Store
 from inspector.store.langgraph.fork import (DEFAULT_QUIET_SECONDS, ForkResult, as_langgraph, check_quiet,
                                             raw_fork, writable_langgraph)
@@ -123,7 +124,7 @@ def changed_channels(original: Mapping[str, Any], edited: Mapping[str, Any]) -> 
     removed = sorted(set(original) - set(edited))
     if removed:
         raise EditError(f"LangGraph channels cannot be removed ({', '.join(removed)}); set a value instead.")
-    dumps = lambda v: json.dumps(v, sort_keys=True)  # noqa: E731
+    dumps = lambda v: json.dumps(v, sort_keys=True)
     return {k: v for k, v in edited.items() if k not in original or dumps(original[k]) != dumps(v)}
 
 

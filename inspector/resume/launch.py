@@ -8,7 +8,8 @@ import shlex
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Mapping, Sequence
+from typing import IO, Any
+from collections.abc import Mapping, Sequence
 
 import sqlalchemy as sa
 
@@ -88,7 +89,7 @@ def display_url(url: str) -> str:
         return url
     try:
         return sa.engine.make_url(url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - display only
+    except Exception:  # display only
         return url
 
 

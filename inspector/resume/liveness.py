@@ -10,7 +10,7 @@ from functools import lru_cache
 import psutil
 
 from inspector.errors import StoreError
-from inspector.humanize import fmt_age  # noqa: F401  (re-exported)
+from inspector.humanize import fmt_age  # re-exported
 from inspector.model import ACTIVE_STATUSES, RunInfo
 
 PID_REUSE_SLACK = 2.0  # seconds: a process created after the owner's last heartbeat is someone else

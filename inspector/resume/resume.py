@@ -2,66 +2,26 @@
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 import time
-from dataclasses import dataclass, field
-from typing import IO, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO
+from collections.abc import Mapping, Sequence
 
 from inspector.errors import NotResumableError, ResumeSpecError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
-from inspector.record.handoff import ENV_VAR
 from inspector.resume.fork import fork, native
-from inspector.resume.launch import (LaunchSpec, check_argv, check_cwd, check_env, display_env,
-                                     handoff_env, inherited, launch_exited, spawn)
-from inspector.resume.liveness import Owner, owner_of
-from inspector.resume.replay import ReplayCost, replay_cost
+from inspector.resume.launch import (LaunchSpec, check_argv, check_cwd, check_env, handoff_env, inherited,
+                                     launch_exited, spawn)
+from inspector.resume.liveness import owner_of
+from inspector.resume.plan import CONTINUE, FORK, ResumePlan
+from inspector.resume.replay import replay_cost
 from inspector.store.base import Store
 from inspector.store.native.rows import check_spec
 from inspector.store.native.writer import NativeWriter
 
-CONTINUE = "continue"
-FORK = "fork"
-
-
-@dataclass(frozen=True)
-class ResumePlan:
-    """What a resume from ``checkpoint`` would do; computed without writing anything.
-
-    ``mode`` is ``continue`` (the same run goes on under a new ownership epoch) or
-    ``fork`` (a fork is made first and the fork is resumed). ``env`` is the environment
-    recorded in the resume spec; ``inherit`` names variables (secrets) whose values are
-    taken from the launcher's environment at launch.
-    """
-
-    store_url: str
-    store_display: str
-    run: RunInfo
-    checkpoint: CheckpointInfo
-    mode: str
-    why: str
-    owner: Owner
-    argv: tuple[str, ...]
-    cwd: str
-    env: Mapping[str, str]
-    inherit: tuple[str, ...]
-    replay: ReplayCost
-    missing: tuple[str, ...] = field(default=())
-
-    def describe(self) -> str:
-        """Several lines for the CLI: what runs, where, with which environment, and why."""
-        action = ("continue run " + self.run.id if self.mode == CONTINUE
-                  else f"fork run {self.run.id} at #{self.checkpoint.seq}, then resume the fork")
-        lines = [f"resume from {self.run.id}:{self.checkpoint.seq} ({self.checkpoint.kind} "
-                 f"{self.checkpoint.name!r}) — {action}", f"  why: {self.why}",
-                 f"  command: {shlex.join(self.argv)}",
-                 f"  current owner: {self.owner.text}", f"  replay: {self.replay.describe()}",
-                 f"  working directory: {self.cwd}", "  environment:"]
-        lines += [f"    {k}={v}" for k, v in sorted(display_env(self.env).items())]
-        lines += [f"    {k} (passed from this environment)" for k in self.inherit if k not in self.missing]
-        lines += [f"    {k} (NOT SET here; the process will not get it)" for k in self.missing]
-        lines.append(f"    {ENV_VAR}=<hand-off: store, run, checkpoint, new epoch>")
-        return "\n".join(lines)
+__all__ = ["CONTINUE", "FORK", "ResumeOutcome", "ResumePlan", "plan_resume", "resume_checkpoint",
+           "start_resume"]
 
 
 def _spec(run: RunInfo) -> dict:

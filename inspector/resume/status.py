@@ -80,7 +80,7 @@ def deep_statuses(store: Store, runs: Iterable[RunInfo], now: float | None = Non
     active = [r for r in runs if r.status in ACTIVE_STATUSES]
     try:
         found = diagnose_many(store, active, now=now, heartbeat_threshold=STALE_AFTER)
-    except Exception:  # noqa: BLE001 - a diagnosis must never break the runs list
+    except Exception:  # a diagnosis must never break the runs list
         log.exception("diagnosing runs failed")
         return {}
     return {run_id: EffectiveStatus(d.status, getattr(d, "summary", "") or "")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Iterable
+from collections.abc import Iterable
 
 from inspector.errors import StoreError
 from inspector.model import ACTIVE_STATUSES, CheckpointInfo, RunInfo
@@ -61,7 +62,7 @@ class Diagnosis:
 
 
 def _usual_gap(recent: list[CheckpointInfo]) -> float | None:
-    gaps = [b.created - a.created for a, b in zip(recent, recent[1:]) if b.created >= a.created]
+    gaps = [b.created - a.created for a, b in itertools.pairwise(recent) if b.created >= a.created]
     return statistics.median(gaps) if len(gaps) >= 2 else None
 
 

@@ -17,6 +17,9 @@ def plan_prune(target: str | os.PathLike, rules: Rules) -> PrunePlan:
             from inspector.retention import native
             return native.plan(store, rules)  # type: ignore[arg-type]
         from inspector.retention import langgraph
+        from inspector.store.langgraph.store import LangGraphStore
+        if not isinstance(store, LangGraphStore):
+            raise StoreError(f"{store.info.display}: prune does not know {store.info.kind} stores.")
         return langgraph.plan(store, rules)
 
 
@@ -32,12 +35,14 @@ def apply_prune(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False
                              "pass --langgraph-write to allow it.")
         from inspector.retention import langgraph
         return langgraph.apply(target, rules, vacuum=vacuum, progress=progress, backup=backup)
+    if kind != "native":
+        raise StoreError(f"prune does not know {kind} stores (native and LangGraph stores only).")
     from inspector.retention import native
     with writable_native(target) as store:
         return native.apply(store, rules, vacuum=vacuum, progress=progress)
 
 
-def writable_native(target: str | os.PathLike):  # noqa: ANN201
+def writable_native(target: str | os.PathLike):
     """A native store opened for maintenance writes (pins, prune) without raising its format
     version: these writes add rows and at most the ``ci_pins`` table, which older readers ignore."""
     from inspector.store.engine import make_engine

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from inspector.retention.rules import PrunePlan, RunPlan
 from inspector.store.engine import guard, make_engine
 from inspector.store.native import pins as pin_sql
 from inspector.store.native import prune_sql, usage_sql
 from inspector.store.native.prune_sql import Candidate, Rules
 from inspector.store.native.store import NativeStore
-from inspector.retention.rules import PrunePlan, RunPlan
 from inspector.usage.graph import PieceCache
 
 Progress = Callable[[str], None]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from inspector.errors import StoreError
 from inspector.store.native.prune_sql import Rules
 
-__all__ = ["Rules", "RunPlan", "PrunePlan", "parse_duration", "make_rules"]
+__all__ = ["PrunePlan", "Rules", "RunPlan", "make_rules", "parse_duration"]
 
 _UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _PART = re.compile(r"(\d+(?:\.\d+)?)\s*(min|s|m|h|d|w)")

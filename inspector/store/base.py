@@ -79,10 +79,10 @@ class Store(ABC):
         """Files whose modification signals a change (empty for server stores)."""
         return []
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a store without connections has nothing to release
         """Release connections."""
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -12,14 +12,14 @@ import sqlite3
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
 
 from inspector.errors import CorruptDataError, NotAStoreError, StoreError
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
 
 
@@ -89,10 +89,10 @@ def _is_sqlite(path: Path) -> bool:
         conn.execute("PRAGMA schema_version").fetchone()
         return True
     except sqlite3.DatabaseError as err:
-        text = str(err).lower()
-        if "not a database" in text:
+        kind = error_kind(err)
+        if kind == "not-a-database":
             return False
-        if "locked" in text or "busy" in text:
+        if kind == "locked":
             return True
         raise translate(err, str(path)) from err
     finally:
@@ -118,7 +118,7 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
                                                  "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record) -> None:  # noqa: ANN001
+    def _on_connect(dbapi_conn, _record) -> None:
         dbapi_conn.isolation_level = None   # we issue BEGIN ourselves (below)
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -128,7 +128,7 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
         cur.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn) -> None:  # noqa: ANN001
+    def _on_begin(conn) -> None:
         # IMMEDIATE takes the write lock up front, so busy_timeout applies instead of
         # a deadlock error when a read transaction later wants to write.
         conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
@@ -144,7 +144,7 @@ def _postgres_engine(target: Target, readonly: bool) -> sa.Engine:
                             pool_size=5, max_overflow=10)
 
 
-def insert_ignore(table: sa.Table, dialect_name: str):  # noqa: ANN201
+def insert_ignore(table: sa.Table, dialect_name: str):
     """INSERT … ON CONFLICT DO NOTHING for the engine's dialect."""
     if dialect_name == "sqlite":
         from sqlalchemy.dialects.sqlite import insert
@@ -155,21 +155,61 @@ def insert_ignore(table: sa.Table, dialect_name: str):  # noqa: ANN201
     return insert(table).on_conflict_do_nothing()
 
 
+# SQLite primary result codes (https://sqlite.org/rescode.html); extended codes carry the
+# primary one in their low byte
+SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 3, 5, 6, 8
+SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 14, 26
+_SQLITE_KINDS = {SQLITE_NOTADB: "not-a-database", SQLITE_CORRUPT: "corrupt", SQLITE_BUSY: "locked",
+                 SQLITE_LOCKED: "locked", SQLITE_CANTOPEN: "cannot-open", SQLITE_PERM: "cannot-open",
+                 SQLITE_READONLY: "read-only"}
+# PostgreSQL SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) by kind;
+# class 08 (connection exception) is "unreachable" as a whole
+_SQLSTATE_KINDS = {"57P01": "unreachable", "57P02": "unreachable", "57P03": "unreachable",
+                   "25006": "read-only", "55P03": "locked", "XX001": "corrupt", "XX002": "corrupt"}
+
+
+def _driver_error(err: BaseException) -> BaseException:
+    """The DB-API exception under SQLAlchemy's wrapper (or ``err`` itself)."""
+    orig = getattr(err, "orig", None)
+    return orig if isinstance(orig, BaseException) else err
+
+
+def error_kind(err: BaseException) -> str | None:
+    """What a driver error says about the store, from its code, never from its message:
+    'not-a-database', 'corrupt', 'locked', 'cannot-open', 'read-only', 'unreachable', or None.
+
+    SQLite errors carry their result code (``sqlite_errorcode``), psycopg's their SQLSTATE;
+    a psycopg error without one never got an answer from a server."""
+    if isinstance(err, (exc.DisconnectionError, exc.TimeoutError)):
+        return "unreachable"
+    driver = _driver_error(err)
+    code = getattr(driver, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return _SQLITE_KINDS.get(code & 0xFF)
+    if type(driver).__module__.split(".")[0] == "psycopg":
+        state = getattr(driver, "sqlstate", None)
+        if state is None:
+            return "unreachable" if type(driver).__name__ in ("OperationalError", "InterfaceError") else None
+        return "unreachable" if state.startswith("08") else _SQLSTATE_KINDS.get(state)
+    return None
+
+
 def translate(err: BaseException, display: str) -> StoreError:
-    """A driver exception as a one-sentence StoreError."""
-    text = str(getattr(err, "orig", None) or err).strip().splitlines()[0] if str(err) else type(err).__name__
-    low = text.lower()
-    if "file is not a database" in low or "not a database" in low:
+    """A driver exception as a one-sentence StoreError (the one place driver errors are classified)."""
+    driver = _driver_error(err)
+    text = (str(driver).strip().splitlines() or [""])[0] or type(driver).__name__
+    kind = error_kind(err)
+    if kind == "not-a-database":
         return NotAStoreError(f"{display} is not a checkpoint store (not a readable SQLite database).")
-    if "malformed" in low or "disk image" in low:
+    if kind == "corrupt":
         return CorruptDataError(f"{display} is corrupt: {text}.")
-    if "locked" in low or "busy" in low:
+    if kind == "locked":
         return StoreError(f"{display} is locked by another process; try again in a moment.")
-    if "unable to open" in low:
+    if kind == "cannot-open":
         return StoreError(f"Cannot open {display}: {text}.")
-    if "readonly" in low or "read-only" in low or "read only" in low:
+    if kind == "read-only":
         return StoreError(f"{display} is read-only here: {text}.")
-    if "connection" in low or "could not connect" in low or "server" in low:
+    if kind == "unreachable":
         return StoreError(f"Cannot reach the database at {display}: {text}.")
     return StoreError(f"Database error on {display}: {text}.")
 

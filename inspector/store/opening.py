@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from inspector.errors import NewerFormatError, NotAStoreError, StoreError
 from inspector.model import NATIVE_CAPABILITIES
 from inspector.store.adapters import StoreAdapter, detect_path, detect_tables, known_kinds
-from inspector.store.base import Store, parse_ref
+from inspector.store.base import Store
 from inspector.store.engine import (Target, check_sqlite_file, guard, make_engine, parse_target,
                                     table_columns)
 from inspector.store.native.schema import FORMAT_VERSION, REQUIRED_TABLES, meta, metadata
@@ -53,7 +53,7 @@ class NativeAdapter(StoreAdapter):
 
     def detect_tables(self, columns: dict[str, set[str]]) -> bool:
         """The native tables are all there."""
-        return REQUIRED_TABLES <= columns.keys()
+        return columns.keys() >= REQUIRED_TABLES
 
     def open_database(self, engine: sa.Engine, target: Target, *, readonly: bool = True,
                       **options: object) -> Store:

@@ -84,6 +84,6 @@ def parent_refs(store: Store, runs: Iterable[RunInfo]) -> dict[str, CheckpointIn
             continue
         try:
             out[run.id] = store.get_checkpoint(run.parent_checkpoint)
-        except Exception:  # noqa: BLE001 - a source pruned or damaged: listed without its origin
+        except Exception:  # a source pruned or damaged: listed without its origin
             continue
     return out

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar, QWidget
 
-from inspector.ui import icons, style
+from inspector.ui import icons, logfile, style
 
 
 @dataclass
@@ -30,6 +30,7 @@ class Actions:
     about: QAction
     shortcuts: QAction
     usage: QAction
+    open_log: QAction
     theme_group: QActionGroup
     recent_menu: QMenu
     view_menu: QMenu
@@ -77,7 +78,9 @@ def build_actions(window: QMainWindow) -> Actions:
         shortcuts=_action(window, "&Keyboard Shortcuts", "Ctrl+/", None, "Every keyboard shortcut"),
         usage=_action(window, "&Usage Guide", QKeySequence.StandardKey.HelpContents, None,
                       "How to use Checkpoint Inspector (the README, offline)"),
+        open_log=_action(window, "Open &Log File", None, None, "The app's log (errors with their details)"),
     )
+    a["open_log"].triggered.connect(logfile.open_log_file)
     a["live"].setChecked(True)
     a["show_forks"].setChecked(True)
     bar = window.menuBar()
@@ -109,6 +112,7 @@ def build_actions(window: QMainWindow) -> Actions:
     help_menu = bar.addMenu("&Help")
     help_menu.addActions([a["usage"], a["shortcuts"]])
     help_menu.addSeparator()
+    help_menu.addAction(a["open_log"])
     help_menu.addAction(a["about"])
     toolbar = QToolBar("Main", window)
     toolbar.setObjectName("mainToolbar")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import ctypes.util
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 QT_LINUX_LIBRARIES = {  # library → Debian/Ubuntu package (what Qt's xcb platform plugin needs)
     "xcb-cursor": "libxcb-cursor0",
@@ -17,6 +19,9 @@ QT_LINUX_LIBRARIES = {  # library → Debian/Ubuntu package (what Qt's xcb platf
 NO_DISPLAY = ("No display found (DISPLAY and WAYLAND_DISPLAY are unset); use --screenshot PATH "
               "to render the window to a PNG instead.")
 SCREENSHOT_SIZE = (1400, 900)
+# called with the main window just before it is first shown (``inspector.bench._gui_probe``
+# attaches the GUI benchmark's probe here; the app itself ships no benchmark code)
+WINDOW_HOOKS: list[Callable[[Any], None]] = []
 
 
 def missing_qt_libraries() -> list[str]:
@@ -39,11 +44,11 @@ def display_problem(screenshot: bool = False) -> str | None:
     return None
 
 
-def create_app(theme: str = "auto"):  # noqa: ANN201 - QApplication imported lazily
+def create_app(theme: str = "auto"):  # QApplication imported lazily
     """The QApplication (created once) with name, icon and theme set."""
     from PySide6.QtWidgets import QApplication
 
-    from inspector.ui import icons, refguard, settings, style
+    from inspector.ui import collector, icons, refguard, settings, style
 
     QApplication.setApplicationName(settings.APPLICATION)
     QApplication.setOrganizationName(settings.ORGANIZATION)
@@ -51,6 +56,7 @@ def create_app(theme: str = "auto"):  # noqa: ANN201 - QApplication imported laz
     QApplication.setDesktopFileName("checkpoint-inspector")
     app = QApplication.instance() or QApplication([sys.argv[0]])
     refguard.install()
+    collector.install(app)   # the GUI thread collects garbage; workers never switch the collector
     style.apply_theme(app, theme)
     app.setWindowIcon(icons.app_icon())
     return app
@@ -68,6 +74,9 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         _quiet_offscreen_notes()
+    if screenshot is None:     # a screenshot leaves no trace; the app logs to its rotating file
+        from inspector.ui import logfile
+        logfile.install()
     app = create_app(theme or _saved_theme(screenshot is None))
     from inspector.ui.main_window import MainWindow
     from inspector.ui.session import StoreSession
@@ -122,8 +131,7 @@ def _saved_theme(use_settings: bool) -> str:
     return value if value in ("auto", "light", "dark") else "auto"
 
 
-def _show(window, size: tuple[int, int], select: str | None, tab: str | None) -> None:  # noqa: ANN001
-    from inspector.bench import PROBE_ENV
+def _show(window, size: tuple[int, int], select: str | None, tab: str | None) -> None:
     from inspector.ui import settings
     from inspector.ui.selection import SelectionRequest
 
@@ -133,7 +141,6 @@ def _show(window, size: tuple[int, int], select: str | None, tab: str | None) ->
         window.details.set_tab(tab, build=False)
     if select:
         SelectionRequest(window, select)
-    if os.environ.get(PROBE_ENV):
-        from inspector.ui.bench_probe import attach_from_env
-        attach_from_env(window)
+    for hook in WINDOW_HOOKS:
+        hook(window)
     window.show()

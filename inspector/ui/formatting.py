@@ -86,3 +86,9 @@ def elide_middle(text: str, limit: int) -> str:
         return text
     keep = max(1, limit - 1)
     return text[: keep - keep // 2] + "\u2026" + text[len(text) - keep // 2:]
+
+
+def step_label(kind: str, name: str) -> str:
+    """``kind name`` without saying the kind twice ("fork of …", not "fork fork of …")."""
+    name = name or ""
+    return name if name.split(" ", 1)[0] == kind else f"{kind} {name}".rstrip()

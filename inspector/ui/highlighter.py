@@ -147,7 +147,7 @@ class SpanHighlighter(QSyntaxHighlighter):
             self._pending = None
             self._timer.stop()
 
-    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt override
+    def highlightBlock(self, text: str) -> None:  # Qt override
         """Apply the spans of the current block."""
         if self._live:
             spans = line_spans(text) if text.strip() else []

@@ -60,7 +60,7 @@ class _SvgEngine(QIconEngine):
             self._cache[key] = cached
         return cached
 
-    def clone(self) -> "_SvgEngine":
+    def clone(self) -> _SvgEngine:
         return _SvgEngine(self._data)
 
 

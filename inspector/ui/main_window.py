@@ -196,7 +196,8 @@ class MainWindow(QMainWindow):
 
     def choose_file(self) -> None:
         """File ▸ Open: pick a store file."""
-        start = str(Path(self.session.info.display).parent) if self.session.info and self.session.info.backend == "sqlite" else ""
+        info = self.session.info
+        start = str(Path(info.display).parent) if info and info.backend == "sqlite" else ""
         path, _ = QFileDialog.getOpenFileName(self, "Open Checkpoint Store", start, STORE_FILTER)
         if path:
             self.open_store(path)
@@ -428,7 +429,7 @@ class MainWindow(QMainWindow):
         s.setValue("live", self.actions.live.isChecked())
         s.setValue("details/tab", self.details.current_tab())
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+    def showEvent(self, event: QShowEvent) -> None:  # Qt override
         super().showEvent(event)
         self._size_splitters_soon()
         self.startup.arm()

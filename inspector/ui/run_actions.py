@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QIcon, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QDialog, QMessageBox
+from PySide6.QtWidgets import QAbstractItemView, QDialog, QMainWindow, QMessageBox
 
 from inspector.model import ACTIVE_STATUSES, CheckpointInfo, RunInfo
 from inspector.ui import icons
@@ -16,11 +16,11 @@ from inspector.ui.widgets.console_dock import ConsoleDock
 if TYPE_CHECKING:   # the resume machinery (processes, psutil) loads on first use, after the first paint
     from inspector.ui.dialogs.fork_dialog import ForkDialog
     from inspector.ui.dialogs.resume_dialog import ResumeDialog
-    from inspector.ui.dialogs.store_access import StoreAccess
-    from inspector.ui.main_window import MainWindow
+    from inspector.ui.store_access import StoreAccess
+    from inspector.ui.session import StoreSession
 
 
-def ask_confirmation(parent, title: str, text: str) -> bool:  # noqa: ANN001
+def ask_confirmation(parent, title: str, text: str) -> bool:
     """The real confirmation box (its module loads with the dialogs, after the first paint)."""
     from inspector.ui.dialogs.resume_dialog import ask_confirmation as ask
     return ask(parent, title, text)
@@ -48,15 +48,43 @@ def _diagnosis(store: object, run: RunInfo) -> str | None:
     return diag.describe() if diag is not None else None
 
 
+class RunActionsHost(Protocol):
+    """What the run actions use of the window they join (``MainWindow``, a ``QMainWindow``).
+
+    Typed here so that this module needs nothing of ``main_window``, which installs it.
+    """
+
+    session: StoreSession
+    actions: Any            # the window's menus (``run_menu``, ``panels_menu``)
+    details: Any            # the detail tabs
+    runs_panel: Any
+    timeline_panel: Any
+    run_notice: Any
+    store_status: Any
+    run_changed: Any        # Signal(RunInfo | None)
+    checkpoint_changed: Any  # Signal(CheckpointInfo | None)
+
+    def current_run(self) -> RunInfo | None: ...
+
+    def current_checkpoint(self) -> CheckpointInfo | None: ...
+
+    def add_run_action(self, action: QAction, toolbar: bool = True) -> None: ...
+
+    def show_error(self, message: str, level: str = "error") -> None: ...
+
+    def refresh(self) -> None: ...
+
+
 class RunActions(QObject):
     """Owns the fork/resume actions and the Console dock of one main window.
 
     ``confirm`` is the confirmation question (replaceable in tests; never the process).
     """
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, host: RunActionsHost) -> None:
+        window = cast(QMainWindow, host)    # the host is a main window: the Qt parent of all here
         super().__init__(window)
-        self.window = window
+        self.window, self.host = window, host
         self.confirm = ask_confirmation
         self.runner = TaskRunner(self)
         self.dialog: QDialog | None = None
@@ -65,37 +93,37 @@ class RunActions(QObject):
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.console)
         self.console.hide()
         window.restoreDockWidget(self.console)
-        window.actions.panels_menu.addAction(self.console.toggleViewAction())
+        host.actions.panels_menu.addAction(self.console.toggleViewAction())
         self._console_sized = False
         self.console.visibilityChanged.connect(self._on_console_visibility_changed)
         self.fork = self._action("&Fork\u2026", icons.icon("branch"), "Ctrl+Shift+K", FORK_TIP)
         self.resume = self._action("&Resume\u2026", icons.kind_icon("resume"), "Ctrl+Shift+R", RESUME_TIP)
         self.resume_good = self._action("Resume from &Last Good Checkpoint", icons.kind_icon("resume"), None,
                                         GOOD_TIP)
-        window.actions.run_menu.addSeparator()
-        window.add_run_action(self.fork)
-        window.add_run_action(self.resume)
-        window.add_run_action(self.resume_good, toolbar=False)
+        host.actions.run_menu.addSeparator()
+        host.add_run_action(self.fork)
+        host.add_run_action(self.resume)
+        host.add_run_action(self.resume_good, toolbar=False)
         self.lg_settings = self._action("LangGraph &Settings…", icons.icon("branch"), None, LG_SETTINGS_TIP)
-        window.add_run_action(self.lg_settings, toolbar=False)
+        host.add_run_action(self.lg_settings, toolbar=False)
         self.lg_settings.triggered.connect(self.open_langgraph_settings)
-        self._context_menu(window.runs_panel.view, [self.resume_good, self.resume, self.fork])
-        self._context_menu(window.timeline_panel.view, [self.fork, self.resume])
+        self._context_menu(host.runs_panel.view, [self.resume_good, self.resume, self.fork])
+        self._context_menu(host.timeline_panel.view, [self.fork, self.resume])
         self.fork.triggered.connect(self.open_fork_dialog)
         self.resume.triggered.connect(self.open_resume_dialog)
         self.resume_good.triggered.connect(self.resume_last_good)
         self.console.follow_run.connect(self._on_console_follow_run)
-        self.runner.failed.connect(window.show_error)
-        window.run_changed.connect(self._update_enabled)
-        window.run_changed.connect(self._diagnose)
-        window.runs_panel.run_updated.connect(self._diagnose)
-        window.details.tabs.currentChanged.connect(lambda _i: self._show_diagnosis(keep=True))
-        window.run_notice.resume_requested.connect(self.resume_last_good)
-        window.runs_panel.model.annotated.connect(lambda: self._show_diagnosis(keep=True))
+        self.runner.failed.connect(host.show_error)
+        host.run_changed.connect(self._update_enabled)
+        host.run_changed.connect(self._diagnose)
+        host.runs_panel.run_updated.connect(self._diagnose)
+        host.details.tabs.currentChanged.connect(lambda _i: self._show_diagnosis(keep=True))
+        host.run_notice.resume_requested.connect(self.resume_last_good)
+        host.runs_panel.model.annotated.connect(lambda: self._show_diagnosis(keep=True))
         self._diagnosis: str | None = None
-        window.checkpoint_changed.connect(self._update_enabled)
-        window.session.opened.connect(self._on_store_changed)
-        window.session.closed.connect(self._on_store_changed)
+        host.checkpoint_changed.connect(self._update_enabled)
+        host.session.opened.connect(self._on_store_changed)
+        host.session.closed.connect(self._on_store_changed)
         window.installEventFilter(self)
         self._update_enabled()
 
@@ -118,14 +146,14 @@ class RunActions(QObject):
     @property
     def store_url(self) -> str | None:
         """URL of the open store when its adapter offers fork or resume (``StoreInfo.capabilities``)."""
-        info = self.window.session.info
+        info = self.host.session.info
         if info is None or not (info.capabilities.fork.available or info.capabilities.resume.available):
             return None
         return info.url
 
     def _through_framework(self) -> bool:
         """True when fork/resume go through another framework's command (not native or LangGraph)."""
-        info = self.window.session.info
+        info = self.host.session.info
         return info is not None and info.kind not in ("native", "langgraph")
 
     def store_access(self) -> StoreAccess | None:
@@ -133,10 +161,10 @@ class RunActions(QObject):
         url = self.store_url
         if url is None:
             return None
-        if self.access is None or self.access.url != url or self.access.reader is not self.window.session.store:
-            from inspector.ui.dialogs.store_access import StoreAccess
+        if self.access is None or self.access.url != url or self.access.reader is not self.host.session.store:
+            from inspector.ui.store_access import StoreAccess
             self._on_store_changed()
-            self.access = StoreAccess(url, self.window.session.store, keep_writer=True)
+            self.access = StoreAccess(url, self.host.session.store, keep_writer=True)
             self.console.store_access = self.access
         return self.access
 
@@ -149,8 +177,8 @@ class RunActions(QObject):
 
     def target(self) -> CheckpointInfo | str | None:
         """The selected checkpoint, else the head of the selected run."""
-        run = self.window.current_run()
-        cp = self.window.current_checkpoint()
+        run = self.host.current_run()
+        cp = self.host.current_checkpoint()
         if cp is not None and (run is None or cp.run_id == run.id):
             return cp
         if run is not None:
@@ -158,9 +186,9 @@ class RunActions(QObject):
         return None
 
     def _update_enabled(self, *_args: object) -> None:
-        info = self.window.session.info
+        info = self.host.session.info
         caps = info.capabilities if info is not None else None
-        run = self.window.current_run()
+        run = self.host.current_run()
         can_fork = caps is not None and caps.fork.available
         can_resume = caps is not None and caps.resume.available
         langgraph = info is not None and info.kind == "langgraph"
@@ -185,7 +213,7 @@ class RunActions(QObject):
 
     def _disabled_reason(self, action: QAction, cap: object, run: object) -> str:
         """Why an action is disabled and what to do, in one sentence."""
-        if self.window.session.info is None:
+        if self.host.session.info is None:
             return "open a store first (File ▸ Open)."
         if cap is not None and not getattr(cap, "available", True):
             return f"not available here: {getattr(cap, 'reason', '')}"
@@ -196,13 +224,13 @@ class RunActions(QObject):
 
     def open_langgraph_settings(self) -> QDialog | None:
         """LangGraph Settings…: graph, Python, working directory, trust; applied at once."""
-        store = self.window.session.store
-        info = self.window.session.info
+        store = self.host.session.store
+        info = self.host.session.info
         if store is None or info is None or info.kind != "langgraph":
             return None
         from inspector.ui.dialogs.langgraph_settings import LangGraphSettingsDialog
         dialog = LangGraphSettingsDialog(store, self.window)
-        dialog.applied.connect(lambda path: (self.window.refresh(), self._update_enabled(),
+        dialog.applied.connect(lambda path: (self.host.refresh(), self._update_enabled(),
                                              self.window.statusBar().showMessage(
                                                  f"LangGraph settings saved in {path} and applied", 5000)))
         self._show(dialog)
@@ -241,7 +269,7 @@ class RunActions(QObject):
     def run_through_framework(self, action: str, target: CheckpointInfo | str) -> None:
         """Fork or resume through the store's framework: plan off the GUI thread, show the exact
         command in the confirmation box, then run it in the Console dock."""
-        store = self.window.session.store
+        store = self.host.session.store
         if store is None:
             return
         ref = target.id if isinstance(target, CheckpointInfo) else target
@@ -250,24 +278,24 @@ class RunActions(QObject):
             from inspector.resume.frameworks import plan as plan_framework
             return plan_framework(store, ref, action)
 
-        self.runner.run(plan, lambda found: self._on_framework_planned(action, found), self.window.show_error)
+        self.runner.run(plan, lambda found: self._on_framework_planned(action, found), self.host.show_error)
 
     def _on_framework_planned(self, action: str, plan: object) -> None:
         title = f"{action.capitalize()} through {getattr(plan, 'framework', 'the framework')}"
         if not self.confirm(self.window, title, plan.describe()):  # type: ignore[attr-defined]
             return
-        self.runner.run(plan.launch, self.console.start, self.window.show_error)  # type: ignore[attr-defined]
+        self.runner.run(plan.launch, self.console.start, self.host.show_error)  # type: ignore[attr-defined]
 
     def resume_last_good(self) -> None:
         """The Resume dialog, planned from the checkpoint the selected run's diagnosis suggests."""
-        run, access = self.window.current_run(), self.store_access()
+        run, access = self.host.current_run(), self.store_access()
         if run is None or access is None:
             return
         if self._through_framework():
             self.run_through_framework("resume", f"{run.id}:-1")
             return
         self.runner.run(lambda: _last_good(access, run.id), self._on_last_good_found,
-                        self.window.show_error, key="run-actions:last-good")
+                        self.host.show_error, key="run-actions:last-good")
 
     def _on_last_good_found(self, checkpoint: CheckpointInfo) -> None:
         self.open_resume_dialog(checkpoint)
@@ -281,7 +309,7 @@ class RunActions(QObject):
 
     # -- slots ---------------------------------------------------------------------------------
     def _note_write(self, *_args: object) -> None:
-        self.window.store_status.note_write()
+        self.host.store_status.note_write()
 
     def _on_forked(self, run: RunInfo) -> None:
         self._note_write()
@@ -290,23 +318,27 @@ class RunActions(QObject):
 
     def _diagnose(self, run: RunInfo | None) -> None:
         """Find the selected run's stuck diagnosis (off the GUI thread) for the Metadata tab."""
-        store = self.window.session.store
+        store = self.host.session.store
         if run is None or store is None or run.status not in ACTIVE_STATUSES:
-            self.window.session.runner.cancel(DIAGNOSIS_KEY)
+            self.host.session.runner.cancel(DIAGNOSIS_KEY)
             self._show_diagnosis(None)
             return
-        self.window.session.runner.run(lambda: _diagnosis(store, run), self._show_diagnosis,
+        self.host.session.runner.run(lambda: _diagnosis(store, run), self._show_diagnosis,
                                        lambda _m: self._show_diagnosis(None), key=DIAGNOSIS_KEY)
 
     def _show_diagnosis(self, text: str | None = None, *, keep: bool = False) -> None:
         if not keep:
             self._diagnosis = text
-        run = self.window.current_run()
-        status = self.window.runs_panel.model.status_of(run.id) if run is not None else ""
-        self.window.run_notice.show_run(run, status, self._diagnosis)
-        panel = self.window.details.panels.get("metadata")   # built when its tab is first shown
+        run = self.host.current_run()
+        status = self.host.runs_panel.model.status_of(run.id) if run is not None else ""
+        self.host.run_notice.show_run(run, status, self._diagnosis)
+        panel = self.host.details.panels.get("metadata")   # built when its tab is first shown
         if panel is not None and hasattr(panel, "show_diagnosis"):
             panel.show_diagnosis(self._diagnosis)
+        if panel is not None and hasattr(panel, "show_status"):
+            model = self.host.runs_panel.model
+            panel.show_status(run.id if run is not None else None,
+                              model.effective_of(run.id) if run is not None else None)
 
     def _on_console_visibility_changed(self, visible: bool) -> None:
         if visible and not self._console_sized:  # first appearance: a modest strip, not half the window
@@ -318,12 +350,12 @@ class RunActions(QObject):
 
     def _select_soon(self, run_id: str, attempts: int = 20) -> None:
         """Select a run as soon as the live runs list shows it (a fork appears a moment later)."""
-        if self.window.runs_panel.select_run(run_id) or attempts <= 0:
+        if self.host.runs_panel.select_run(run_id) or attempts <= 0:
             return
-        self.window.refresh()
+        self.host.refresh()
         QTimer.singleShot(250, lambda: self._select_soon(run_id, attempts - 1))
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.window and event.type() == QEvent.Type.Close and self.console.running():
             answer = QMessageBox.question(
                 self.window, "Resumed Processes Running",
@@ -340,6 +372,6 @@ class RunActions(QObject):
         return super().eventFilter(watched, event)
 
 
-def install_run_actions(window: "MainWindow") -> RunActions:
+def install_run_actions(window: RunActionsHost) -> RunActions:
     """Add Fork…, Resume…, Resume from Last Good Checkpoint and the Console dock to ``window``."""
     return RunActions(window)

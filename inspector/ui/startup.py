@@ -25,7 +25,7 @@ class PaintWatch(QObject):
         self.widget, self.ready, self.callback = widget, ready, callback
         widget.installEventFilter(self)
 
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # Qt's name
         if event.type() == QEvent.Type.Paint and self.ready():
             self.widget.removeEventFilter(self)
             QTimer.singleShot(0, self.callback)  # after this paint has finished

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
 if TYPE_CHECKING:
+    from inspector.model import CheckpointInfo
     from inspector.ui.main_window import MainWindow
     from inspector.ui.widgets.storage_view import StorageView
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 class StorageActions:
     """Owns the Storage dock of one main window and opens the prune dialog from it."""
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.view: StorageView | None = None   # built when first shown: pyqtgraph stays out of start-up
         self.dock = window.add_dock(QWidget(), "Storage", Qt.DockWidgetArea.BottomDockWidgetArea, name="dock-storage")
@@ -27,8 +28,15 @@ class StorageActions:
         self.toggle.setShortcut(QKeySequence("Ctrl+Shift+U"))
         self.toggle.setStatusTip("Where the store's bytes go, by run, checkpoint and field; prune old checkpoints")
         window.actions.view_menu.addAction(self.toggle)
+        self.pin = QAction("&Pin Checkpoint", window)
+        self.pin.setCheckable(True)
+        self.pin.setEnabled(False)
+        self.pin.setStatusTip("Pinned checkpoints are never removed by prune")
+        self.pin.triggered.connect(self._on_pin_triggered)
+        window.add_run_action(self.pin, toolbar=False)
+        window.checkpoint_changed.connect(self._on_checkpoint_changed)
 
-    def ensure_view(self) -> "StorageView":
+    def ensure_view(self) -> StorageView:
         """The Storage view, built on first use."""
         if self.view is None:
             from inspector.ui.widgets.storage_view import StorageView
@@ -49,6 +57,35 @@ class StorageActions:
         if visible:
             self.ensure_view()
 
+    def _on_checkpoint_changed(self, info: CheckpointInfo | None) -> None:
+        store = self.window.session.info
+        self.pin.setEnabled(info is not None and store is not None and store.kind == "native")
+        self.pin.setChecked(bool(info is not None and info.pinned))
+
+    def _on_pin_triggered(self, pinned: bool) -> None:
+        """Pin or unpin the current checkpoint (a write, in the background), then reload the timeline."""
+        from inspector.retention.pins import set_pin
+        from inspector.ui.dialogs.prune_dialog import target_of
+
+        info, store = self.window.current_checkpoint(), self.window.session.info
+        if info is None or store is None:
+            return
+        target, ref, row = target_of(store), info.id, info.seq
+        self.window.session.runner.run(lambda: set_pin(target, ref, pinned),
+                                       lambda _result: self._on_pinned(row, pinned),
+                                       self._on_pin_failed, key="pin")
+
+    def _on_pinned(self, row: int, pinned: bool) -> None:
+        panel = self.window.timeline_panel
+        panel.show_run(panel.model.run)
+        panel.select_row(row, center=True)
+        self.window.statusBar().showMessage("Pinned: prune will keep this checkpoint" if pinned
+                                            else "Unpinned", 4000)
+
+    def _on_pin_failed(self, message: str) -> None:
+        self.pin.setChecked(not self.pin.isChecked())
+        self.window.show_error(message)
+
     def open_prune(self) -> None:
         """The Prune… dialog for the open store (and the selected run)."""
         from inspector.ui.dialogs.prune_dialog import PruneDialog
@@ -63,6 +100,6 @@ class StorageActions:
         self.dialog = dialog
 
 
-def install_storage(window: "MainWindow") -> StorageActions:
+def install_storage(window: MainWindow) -> StorageActions:
     """Add View ▸ Storage (a dock with the charts) and its Prune… dialog to ``window``."""
     return StorageActions(window)

@@ -18,17 +18,6 @@ STATUS_COLORS = {
     "interrupted": "#768390",
     "unknown": "#768390",
 }
-KIND_COLORS = {  # the same hues as the detail panels' kind chips
-    "input": "#1a7f37",
-    "llm": "#8250df",
-    "tool": "#bf8700",
-    "step": "#0969da",
-    "fork": "#bc4c00",
-    "resume": "#1b9aaa",
-    "final": "#1a7f37",
-    "update": "#0969da",
-    "loop": "#768390",
-}
 LANE_COLORS = ("#2f81f7", "#bf3989", "#d4762c", "#1b9aaa", "#8250df", "#2da44e")
 
 
@@ -51,10 +40,6 @@ class Theme:
     def status_color(self, status: str) -> QColor:
         """The colour of a run status."""
         return QColor(STATUS_COLORS.get(status, STATUS_COLORS["unknown"]))
-
-    def kind_color(self, kind: str) -> QColor:
-        """The colour of a checkpoint kind."""
-        return QColor(KIND_COLORS.get(kind, KIND_COLORS["step"]))
 
     def pill_colors(self, color: QColor) -> tuple[QColor, QColor, QColor]:
         """Background, border and text colours of a tinted pill in ``color``."""

@@ -17,16 +17,23 @@ from __future__ import annotations
 
 import itertools
 import logging
+import sys
 import threading
 import time
-import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import (
+    QCoreApplication,
+    QObject,
+    QRunnable,
+    QThreadPool,
+    Signal,
+    Slot,
+)
 
 from inspector.errors import StoreError, TaskStateError
 from inspector.ui import refguard
@@ -180,7 +187,7 @@ class _Job(QRunnable):
 def _call(fn: Callable[..., Any], ctx: JobContext, with_context: bool) -> Outcome:
     try:
         return Outcome(value=fn(ctx) if with_context else fn())
-    except Exception as exc:  # noqa: BLE001 - every failure must reach the GUI as an Outcome
+    except Exception as exc:  # every failure must reach the GUI as an Outcome
         if not isinstance(exc, _KNOWN_ERRORS) and not _is_cancelled(exc):
             log.error("background job failed:\n%s", traceback.format_exc())
         return Outcome(error=exc)
@@ -205,7 +212,7 @@ class _Generations:
     def current(self, key: str | None, token: int) -> bool:
         return key is None or self._current.get(key) == token
 
-    def keys(self) -> list[str | None]:
+    def current_keys(self) -> list[str | None]:
         return list(self._current)
 
 
@@ -282,7 +289,7 @@ class TaskRunner(QObject):
     def shutdown(self) -> None:
         """Drop every pending outcome and wait for running jobs to return."""
         self._closed = True
-        for key in self._tokens.keys():
+        for key in self._tokens.current_keys():
             if key is not None:
                 self.cancel(key)
         self._pool.clear()

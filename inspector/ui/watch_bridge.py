@@ -108,7 +108,7 @@ class WatchBridge(QObject):
         if self._source is not None:
             try:
                 self._source.start()
-            except Exception as exc:  # noqa: BLE001 - e.g. inotify limits; fall back to polling
+            except Exception as exc:  # e.g. inotify limits; fall back to polling
                 log.warning("cannot watch the store (%s); polling every %d ms", exc, FALLBACK_POLL_MS)
                 self._source = None
         if self._source is None:

@@ -18,6 +18,8 @@ def store_usage(store: Store, run_id: str | None = None, *, pieces: bool = True,
         assert isinstance(store, NativeStore)
         return native_usage(store, run_id, pieces=pieces, progress=progress)
     if store.info.kind == "langgraph":
+        from inspector.store.langgraph.store import LangGraphStore
         from inspector.usage.langgraph import langgraph_usage
-        return langgraph_usage(store, run_id, progress=progress)
+        if isinstance(store, LangGraphStore):
+            return langgraph_usage(store, run_id, progress=progress)
     raise StoreError(f"{store.info.display}: no storage report for {store.info.kind} stores.")

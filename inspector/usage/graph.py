@@ -17,8 +17,8 @@ from typing import Any
 
 import msgpack
 
-from inspector.errors import StoreError
 from inspector import codec as pieces
+from inspector.errors import StoreError
 
 Fetch = Callable[[Collection[bytes]], dict[bytes, Any]]   # digest -> (stored bytes, raw bytes)
 MAX_PIECES = 4_000_000    # pieces the walk keeps in memory (about 1 GB); more is refused with a sentence

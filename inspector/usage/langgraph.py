@@ -21,14 +21,29 @@ from typing import Any
 import xxhash
 
 from inspector.store.langgraph import usage_sql
-from inspector.store.langgraph.decode import BlobError, decode_typed, pack, plain_or_error, to_plain
+from inspector.store.langgraph.decode import (
+    BlobError,
+    decode_typed,
+    pack,
+    plain_or_error,
+    to_plain,
+)
 from inspector.store.langgraph.ids import id_time, make_id, parse_id
 from inspector.store.langgraph.store import LangGraphStore
 from inspector.store.native import blobs
 from inspector.store.native.pieces import PieceEncoder
 from inspector.usage.native import ROW_ESTIMATE
-from inspector.usage.report import (METADATA_FIELD, WRITES_FIELD, ChannelUsage, CheckpointUsage, OurStoreEstimate,
-                                    RunDetail, RunUsage, UsageReport, growth_curve)
+from inspector.usage.report import (
+    METADATA_FIELD,
+    WRITES_FIELD,
+    ChannelUsage,
+    CheckpointUsage,
+    OurStoreEstimate,
+    RunDetail,
+    RunUsage,
+    UsageReport,
+    growth_curve,
+)
 
 Progress = Callable[[int, int], None]
 
@@ -158,7 +173,7 @@ def langgraph_usage(store: LangGraphStore, run_id: str | None = None, *, progres
             if progress is not None and count % 1000 == 0:
                 progress(count, 0)
     write_total = 0
-    for (thread_id, channel), (size, _n) in writes.items():
+    for (thread_id, _channel), (size, _n) in writes.items():
         entry = per_thread.setdefault(thread_id, {"bytes": 0, "logical": 0, "count": 0, "fields": {}})
         entry["fields"][WRITES_FIELD] = entry["fields"].get(WRITES_FIELD, 0) + size
         entry["bytes"] += size

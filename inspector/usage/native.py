@@ -7,15 +7,24 @@ from collections.abc import Callable
 from inspector.store.native import usage_sql
 from inspector.store.native.store import NativeStore
 from inspector.usage.graph import ROOT, PieceCache, Walk
-from inspector.usage.report import (ROWS_FIELD, TASKS_FIELD, CheckpointUsage, RunDetail, RunUsage,
-                                    TradeoffPoint, UsageReport, growth_curve, replay_cost)
+from inspector.usage.report import (
+    ROWS_FIELD,
+    TASKS_FIELD,
+    CheckpointUsage,
+    RunDetail,
+    RunUsage,
+    TradeoffPoint,
+    UsageReport,
+    growth_curve,
+    replay_cost,
+)
 
 ROW_ESTIMATE = 160          # bytes per checkpoint row when SQLite has no dbstat table
 TRADEOFF_EVERY = (1, 2, 3, 5, 10, 20, 50)
 Progress = Callable[[int, int], None]
 
 
-def _fetch(store: NativeStore):  # noqa: ANN202
+def _fetch(store: NativeStore):
     return lambda digests: usage_sql.read_pieces(store, digests)
 
 
@@ -37,7 +46,6 @@ def native_usage(store: NativeStore, run_id: str | None = None, *, pieces: bool 
     per_run: dict[str, dict] = {r.id: {"bytes": 0.0, "logical": 0, "count": 0, "fields": {}} for r in run_rows}
     growth: list[tuple[float, int]] = []
     detail_rows: list[tuple[usage_sql.CheckpointRow, int, int]] = []
-    done = 0
     for ordinal, row in enumerate(usage_sql.iter_checkpoints(store)):
         entry = per_run.setdefault(row.run_id, {"bytes": 0.0, "logical": 0, "count": 0, "fields": {}})
         added = walk.visit(ordinal, row.state_hash, row.tasks_hash, TASKS_FIELD, entry["fields"]) if pieces else 0
@@ -47,9 +55,8 @@ def native_usage(store: NativeStore, run_id: str | None = None, *, pieces: bool 
         growth.append((row.created, int(added + per_row)))
         if row.run_id == run_id:
             detail_rows.append((row, ordinal, added))
-        done += 1
-        if progress is not None and done % 5000 == 0:
-            progress(done, n_checkpoints)
+        if progress is not None and (ordinal + 1) % 5000 == 0:
+            progress(ordinal + 1, n_checkpoints)
     if cache.missing:
         notes.append(f"{len(cache.missing)} piece(s) referenced by checkpoints are missing (the store is damaged).")
     if not pieces:

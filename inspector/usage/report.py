@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 ROWS_FIELD = "(checkpoint rows)"
@@ -168,7 +169,7 @@ def replay_cost(ops: list[int], kept: list[int]) -> tuple[int, float]:
     for n in ops:
         total += max(0, int(n))
         positions.append(total)
-    gaps = [positions[b] - positions[a] for a, b in zip(kept, kept[1:])]
+    gaps = [positions[b] - positions[a] for a, b in itertools.pairwise(kept)]
     if not gaps:
         return 0, 0.0
     span = sum(gaps)

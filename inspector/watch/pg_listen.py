@@ -11,14 +11,17 @@ poll: ``on_change(None)`` every ``poll_interval`` seconds.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from typing import Callable, Optional
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import sqlalchemy as sa
 
-from inspector.store.base import Store
+if TYPE_CHECKING:
+    from inspector.store.base import Store
 
 log = logging.getLogger(__name__)
 
@@ -26,8 +29,8 @@ CHANNEL = "checkpoint_inspector"   # the same channel as inspector.store.native.
 CONNECTING, LISTENING, DISCONNECTED, POLLING, STOPPED = (
     "connecting", "listening", "disconnected", "polling", "stopped")
 
-ChangeCallback = Callable[[Optional[frozenset]], None]
-StateCallback = Callable[[str, Optional[str]], None]
+ChangeCallback = Callable[[frozenset | None], None]
+StateCallback = Callable[[str, str | None], None]
 
 
 def libpq_dsn(url: str) -> str:
@@ -66,7 +69,7 @@ class PgListener:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------
-    def start(self) -> "PgListener":
+    def start(self) -> PgListener:
         """Start the background thread (returns self)."""
         if self._thread is not None:
             raise RuntimeError("the listener was already started")
@@ -147,13 +150,13 @@ class PgListener:
                 _close_quietly(conn)
         self._set_state(STOPPED)
 
-    def _connect(self, psycopg):  # noqa: ANN001, ANN202 - psycopg is imported lazily
+    def _connect(self, psycopg):  # psycopg is imported lazily
         extra = {"options": "-c default_transaction_read_only=on"} if self.readonly else {}
         return psycopg.connect(self.dsn, autocommit=True, connect_timeout=5, keepalives=1,
                                keepalives_idle=10, keepalives_interval=5, keepalives_count=3,
                                application_name="checkpoint-inspector-listen", **extra)
 
-    def _listen(self, conn) -> None:  # noqa: ANN001
+    def _listen(self, conn) -> None:
         last_traffic = time.monotonic()
         while not self._stop.is_set():
             burst = [n.payload for n in conn.notifies(timeout=self.wake_interval, stop_after=1)]
@@ -178,11 +181,9 @@ def _one_line(err: BaseException) -> str:
     return text[0] if text else type(err).__name__
 
 
-def _close_quietly(conn) -> None:  # noqa: ANN001
-    try:
+def _close_quietly(conn) -> None:
+    with contextlib.suppress(Exception):  # the socket may already be gone
         conn.close()
-    except Exception:  # the socket may already be gone
-        pass
 
 
 def make_pg_watcher(store: Store, on_change: ChangeCallback, on_state: StateCallback | None = None,
@@ -206,8 +207,8 @@ def listen_to_store(store: Store, callback: Callable[[], None],
                     on_state: StateCallback | None = None) -> PgListener:
     """A started listener that calls ``callback()`` (no arguments) for every burst of changes,
     and also when the connection is lost (so the caller's next read shows the error) and
-    regained (so it catches up). This is ``NativeStore.listen`` on PostgreSQL, the hook
-    ``inspector.watch.open_change_source`` uses."""
+    regained (so it catches up). ``inspector.watch.open_change_source`` uses it for a native
+    store on PostgreSQL (the store layer knows nothing of watching)."""
     def state_changed(state: str, detail: str | None) -> None:
         if on_state is not None:
             on_state(state, detail)

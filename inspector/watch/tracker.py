@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.model import ChangeSet
-from inspector.store.base import Store
+
+if TYPE_CHECKING:
+    from inspector.store.base import Store
 
 
 class ChangeTracker:

@@ -136,3 +136,34 @@ def task_pairs(draw: st.DrawFn) -> tuple[dict, dict]:
     if new["tasks"] and draw(st.booleans()):
         del new["tasks"][draw(st.integers(0, len(new["tasks"]) - 1))]
     return old, new
+
+
+@st.composite
+def respelled(draw: st.DrawFn, value: Any) -> Any:
+    """A value equal to ``value`` (``==``) but written another way: every dict with its keys
+    in another order, and integers here and there as the equal float (``1`` → ``1.0``)."""
+    if isinstance(value, dict):
+        items = [(k, draw(respelled(v))) for k, v in value.items()]
+        return dict(draw(st.permutations(items)))
+    if isinstance(value, list):
+        return [draw(respelled(v)) for v in value]
+    if type(value) is int and abs(value) < 2 ** 53 and draw(st.booleans()):
+        return float(value)
+    return value
+
+
+records = st.lists(st.fixed_dictionaries({
+    "role": st.sampled_from(["user", "assistant", "tool"]),
+    "tokens": st.integers(0, 50),
+    "content": st.text(alphabet="abc ", max_size=12),
+    "meta": st.fixed_dictionaries({"score": st.integers(0, 9), "tags": st.lists(st.integers(0, 3), max_size=3)})}),
+    min_size=2, max_size=12)
+
+
+@st.composite
+def reordered_histories(draw: st.DrawFn) -> tuple[dict, dict]:
+    """A list of distinct records and the same records in another order, each respelled
+    (keys reordered, numbers as equal floats): every difference is a move."""
+    items = [dict(r, id=n) for n, r in enumerate(draw(records))]
+    order = draw(st.permutations(range(len(items))))
+    return {"items": items}, {"items": [draw(respelled(items[n])) for n in order]}

@@ -22,7 +22,7 @@ def _encoded(*states, chunk_formats=(2, 2)):
     encoder while the format stays, as the recording library does; a new one when it changes,
     as after an upgrade)."""
     roots, raw, encoder = [], {}, None
-    for state, chunk_format in zip(states, chunk_formats):
+    for state, chunk_format in zip(states, chunk_formats, strict=True):
         if encoder is None or encoder.chunk_format != chunk_format:
             encoder = PieceEncoder()
             encoder.chunk_format = chunk_format

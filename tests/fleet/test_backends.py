@@ -25,9 +25,8 @@ TASKS = {"goal": "g", "tasks": [{"id": "a", "title": "A", "status": "in_progress
 
 def stored_bytes(url: str) -> int:
     """Bytes of all stored pieces (compressed), read through the store's own engine."""
-    with open_store(url) as store:
-        with store.engine.connect() as conn:
-            return int(conn.execute(sa.select(sa.func.coalesce(sa.func.sum(sa.func.length(blobs.c.data)), 0))).scalar())
+    with open_store(url) as store, store.engine.connect() as conn:
+        return int(conn.execute(sa.select(sa.func.coalesce(sa.func.sum(sa.func.length(blobs.c.data)), 0))).scalar())
 
 
 def test_checkpointer_round_trip(store_url: str) -> None:
@@ -42,7 +41,7 @@ def test_checkpointer_round_trip(store_url: str) -> None:
         assert (run.checks_passed, run.checks_total) == (1, 2)
         listed = store.list_checkpoints(run_id)
         assert [c.seq for c in listed] == [0, 1, 2, 3]
-        for info, state in zip(listed, states):
+        for info, state in zip(listed, states, strict=True):
             assert store.load(info.id).state == state
         assert store.load(f"{run_id}:-1").tasks["tasks"][0]["id"] == "a"
         assert store.info.backend == ("sqlite" if "://" not in store_url else "postgresql")
@@ -160,9 +159,9 @@ def test_read_only_store_refuses_writes(store_url: str) -> None:
     with open_store(store_url) as store:
         with pytest.raises(ReadOnlyError):
             NativeWriter(store)
-        with pytest.raises((StoreError, sa.exc.DBAPIError)):   # refused by the database itself
-            with store.engine.begin() as conn:
-                conn.execute(blobs.delete())
+        # refused by the database itself
+        with pytest.raises((StoreError, sa.exc.DBAPIError)), store.engine.begin() as conn:
+            conn.execute(blobs.delete())
         assert store.get_run(cp.run_id).checkpoint_count == 1
 
 

@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 COUNT = 300
 
 
-def _wait(predicate, what: str, timeout: float = 120.0) -> None:  # noqa: ANN001
+def _wait(predicate, what: str, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"

@@ -6,7 +6,7 @@ import sqlite3
 import time
 import uuid
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
@@ -88,10 +88,10 @@ def test_readonly_role_can_browse_but_not_write(pg_url: str, viewer: str, monkey
     with open_store(viewer_url) as store:
         assert [r.id for r in store.list_runs()] == [cp.run_id]
         assert store.load(f"{cp.run_id}:0").state == {"step": 1}
-        with pytest.raises(sa.exc.DBAPIError, match="read-only|permission denied"):
-            with store.engine.begin() as conn:   # even without the engine's read-only option
-                conn.exec_driver_sql("SET TRANSACTION READ WRITE")
-                conn.exec_driver_sql("DELETE FROM ci_blobs")
+        # even without the engine's read-only option
+        with pytest.raises(sa.exc.DBAPIError, match="read-only|permission denied"), store.engine.begin() as conn:
+            conn.exec_driver_sql("SET TRANSACTION READ WRITE")
+            conn.exec_driver_sql("DELETE FROM ci_blobs")
         got = []
         watcher = make_pg_watcher(store, got.append)
         assert watcher is not None

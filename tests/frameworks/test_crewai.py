@@ -110,3 +110,15 @@ def test_the_runner_in_an_environment_without_crewai_says_so(store_copy, tmp_pat
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 3 and b"crewai is not installed in this Python" in err
     assert b"Traceback" not in err
+
+
+def test_python_and_cwd_given_once_are_remembered_for_the_store(store_copy, tmp_path: Path, monkeypatch) -> None:
+    from inspector.resume.frameworks import remember
+
+    monkeypatch.setenv("CHECKPOINT_INSPECTOR_CONFIG_DIR", str(tmp_path / "config"))
+    with open_store(store_copy("crewai_json")) as store:
+        assert plan(store, "main:0", "fork").cwd != str(tmp_path)
+        saved = remember(store.info.url, "/opt/crew-env/bin/python", str(tmp_path))
+        assert saved is not None and saved.is_file()
+        again = plan(store, "main:0", "fork")   # what the GUI does: no options, the saved defaults
+        assert again.argv[0] == "/opt/crew-env/bin/python" and again.cwd == str(tmp_path)

@@ -19,7 +19,7 @@ class _Boom:
     def __init__(self, target: str) -> None:
         self.target = target
 
-    def __reduce__(self):  # noqa: ANN204
+    def __reduce__(self):
         return (Path.touch, (Path(self.target),))
 
 
@@ -73,6 +73,5 @@ def test_crewai_folder_with_a_damaged_file_and_a_listing_over_its_budget(store_c
         assert any("not valid JSON" in s for s in shown)
     from inspector.store.frameworks import base
     monkeypatch.setattr(base, "MAX_CATALOG_BYTES", 50_000)
-    with pytest.raises(StoreError, match="too large"):
-        with open_store(path) as store:
-            store.list_runs()
+    with pytest.raises(StoreError, match="too large"), open_store(path) as store:
+        store.list_runs()

@@ -69,18 +69,18 @@ def compact(path: Path) -> None:
 PG_DUMPS = {"openai-agents": "agents_postgres.sql", "google-adk": "adk_postgres.sql"}
 
 
-def start_postgres():  # noqa: ANN201
+def start_postgres():
     """A throw-away PostgreSQL server (the project's own helper), or None without one."""
     sys.path.insert(0, str(HERE.parents[1]))
     try:
         from inspector.bench._pgserver import TempPostgres
         return TempPostgres().start()
-    except Exception as err:  # noqa: BLE001 - no server binaries here: SQLite stores only
+    except Exception as err:
         print(f"no PostgreSQL server ({err}); PostgreSQL stores not written")
         return None
 
 
-def dump(server, database: str, target: Path) -> None:  # noqa: ANN001
+def dump(server, database: str, target: Path) -> None:
     """The database as plain SQL (tables and rows) for the tests to load."""
     proc = server._cmd("pg_dump", "--no-owner", "--no-privileges", "--no-comments", "--inserts",
                        "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres", database)
@@ -106,7 +106,7 @@ def main() -> int:
             server.stop()
 
 
-def write_all(args: argparse.Namespace, record: dict, record_path: Path, server) -> int:  # noqa: ANN001
+def write_all(args: argparse.Namespace, record: dict, record_path: Path, server) -> int:
     for name in args.only or sorted(FRAMEWORKS):
         requirements, writer, shown = FRAMEWORKS[name]
         python = ensure_env(args.venvs, name, requirements)

@@ -16,9 +16,9 @@ os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
-from crewai import Agent, Crew, Process, Task  # noqa: E402
-from crewai.llms.base_llm import BaseLLM  # noqa: E402
-from crewai.state.checkpoint_config import CheckpointConfig  # noqa: E402
+from crewai import Agent, Crew, Process, Task
+from crewai.llms.base_llm import BaseLLM
+from crewai.state.checkpoint_config import CheckpointConfig
 
 
 class FakeLLM(BaseLLM):

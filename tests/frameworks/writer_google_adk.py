@@ -11,7 +11,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import AsyncGenerator
+from collections.abc import AsyncGenerator
 
 from google.adk.agents import LlmAgent
 from google.adk.models.base_llm import BaseLlm

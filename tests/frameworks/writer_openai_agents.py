@@ -36,7 +36,7 @@ class ScriptedModel(Model):
     def __init__(self) -> None:
         self.n = 0
 
-    async def get_response(self, system_instructions, input, model_settings, tools, output_schema,  # noqa: A002
+    async def get_response(self, system_instructions, input, model_settings, tools, output_schema,
                            handoffs, tracing, **_kw) -> ModelResponse:
         self.n += 1
         last = input[-1] if isinstance(input, list) and input else {"content": input}

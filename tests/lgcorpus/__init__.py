@@ -28,7 +28,8 @@ import contextlib
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
 
 from . import durability, forks, mapreduce, react, subgraph, typed
 

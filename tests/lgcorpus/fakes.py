@@ -8,7 +8,8 @@ reply: a list of tool calls ``[(tool name, args), …]`` or a final text.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -25,7 +26,7 @@ class ScriptedToolModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted-tool-model"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> "ScriptedToolModel":
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedToolModel:
         """Tools are named in the script; binding changes nothing."""
         return self
 

@@ -10,7 +10,6 @@ SQLite (SqliteSaver + AsyncSqliteSaver) and PostgreSQL (PostgresSaver + AsyncPos
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest
@@ -245,3 +244,14 @@ def test_timeline_says_what_a_waiting_checkpoint_asks(request, backend) -> None:
         assert [i.seq for i in typed] == [2] and "Approve the amount?" in typed[0].change
     finally:
         store.close()
+
+
+@pytest.mark.postgres
+def test_run_statuses_are_the_same_on_both_backends(corpus_sqlite, corpus_pg) -> None:
+    lite, pg = _store(f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true"), _store(corpus_pg)
+    try:
+        assert {r.id: (r.status, r.checkpoint_count) for r in lite.list_runs()} == \
+            {r.id: (r.status, r.checkpoint_count) for r in pg.list_runs()}
+    finally:
+        lite.close()
+        pg.close()

@@ -18,7 +18,8 @@ import sqlite3
 import subprocess
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -97,7 +98,7 @@ REPLAYS = {"forks": ("forks-1", _step(0)), "react": ("react-1", _step(0))}
 def _typed_values() -> dict:
     from .typed import Priority
     return {"priority": Priority.LOW, "amount": Decimal("99.95"),
-            "due": dt.datetime(2027, 1, 1, tzinfo=dt.timezone.utc), "wait": dt.timedelta(days=2, seconds=1)}
+            "due": dt.datetime(2027, 1, 1, tzinfo=dt.UTC), "wait": dt.timedelta(days=2, seconds=1)}
 
 
 def _inspector_resume(target: str, ref: str, scenario: Any, **answer: Any) -> int:

@@ -13,7 +13,7 @@ import enum
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import numpy as np
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
@@ -51,21 +51,21 @@ class TypedState(BaseModel):
 
     messages: Annotated[list[AnyMessage], add_messages] = Field(default_factory=list)
     priority: Priority = Priority.HIGH
-    note: Optional[Note] = None
-    due: Optional[dt.datetime] = None
-    day: Optional[dt.date] = None
-    wait: Optional[dt.timedelta] = None
-    uid: Optional[uuid.UUID] = None
-    amount: Optional[Decimal] = None
-    blob: Optional[bytes] = None
-    matrix: Optional[np.ndarray] = None
+    note: Note | None = None
+    due: dt.datetime | None = None
+    day: dt.date | None = None
+    wait: dt.timedelta | None = None
+    uid: uuid.UUID | None = None
+    amount: Decimal | None = None
+    blob: bytes | None = None
+    matrix: np.ndarray | None = None
     approved: Any = None
     count: int = 0
 
 
 def _fill(state: TypedState) -> dict:
     return {"note": Note("check the invoice", 2),
-            "due": dt.datetime(2026, 3, 4, 5, 6, 7, 890000, tzinfo=dt.timezone.utc),
+            "due": dt.datetime(2026, 3, 4, 5, 6, 7, 890000, tzinfo=dt.UTC),
             "day": dt.date(2026, 3, 4), "wait": dt.timedelta(days=1, seconds=30, microseconds=5),
             "uid": uuid.UUID("12345678-1234-5678-1234-567812345678"), "amount": Decimal("12.50"),
             "blob": b"\x00\x01binary\xff", "matrix": np.arange(12, dtype=np.float64).reshape(3, 4),

@@ -34,19 +34,18 @@ def test_interval_parse() -> None:
 
 
 def test_exception_marks_run_failed(store_path: Path) -> None:
-    with pytest.raises(RuntimeError):
-        with Checkpointer(store_path, name="boom", heartbeat=60) as cp:
-            cp.save({"x": 1})
-            raise RuntimeError("tool exploded")
+    with pytest.raises(RuntimeError), Checkpointer(store_path, name="boom", heartbeat=60) as cp:
+        cp.save({"x": 1})
+        raise RuntimeError("tool exploded")
     with open_store(store_path) as store:
         run = store.get_run(cp.run_id)
     assert run.status == "failed" and "tool exploded" in run.last_error
 
 
 def test_invalid_task_state_is_refused(store_path: Path) -> None:
-    with Checkpointer(store_path, name="bad tasks", heartbeat=60) as cp:
-        with pytest.raises(TaskStateError, match=r"tasks\[0\]\.status"):
-            cp.save({"x": 1}, tasks={"tasks": [{"id": "a", "status": "almost"}]})
+    with Checkpointer(store_path, name="bad tasks", heartbeat=60) as cp, \
+            pytest.raises(TaskStateError, match=r"tasks\[0\]\.status"):
+        cp.save({"x": 1}, tasks={"tasks": [{"id": "a", "status": "almost"}]})
 
 
 def test_resume_spec_is_captured(store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -53,6 +53,5 @@ def test_a_stored_argv_that_is_a_string_is_not_resumable(tmp_path) -> None:
         run_id = cp.run_id
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE ci_runs SET resume_spec=? WHERE id=?", ('{"argv": "nope", "cwd": "."}', run_id))
-    with open_store(path) as store:
-        with pytest.raises(NotResumableError, match="argv is not a non-empty list of strings"):
-            plan_resume(store, f"{run_id}:0")
+    with open_store(path) as store, pytest.raises(NotResumableError, match="argv is not a non-empty list of strings"):
+        plan_resume(store, f"{run_id}:0")

@@ -7,7 +7,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from inspector.store import open_store
 from inspector.codec import iter_digests, unpack
@@ -21,7 +22,7 @@ def agent_argv(store: Path, *args: str) -> list[str]:
 def run_agent(store: Path, *args: str, cwd: Path | None = None) -> int:
     """Run the demo agent to its end (or its injected fault); return its exit code."""
     proc = subprocess.run(agent_argv(store, *args), cwd=cwd or store.parent, timeout=120,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                          capture_output=True, text=True)
     return proc.returncode
 
 
@@ -103,7 +104,7 @@ def blob_count(store: Path) -> int:
         con.close()
 
 
-def read_until(proc, text: str, max_lines: int = 200) -> str:  # noqa: ANN001 - a Popen with text stdout
+def read_until(proc, text: str, max_lines: int = 200) -> str:  # a Popen with text stdout
     """Read the process's stdout line by line until a line contains ``text``; return that line."""
     for _ in range(max_lines):
         line = proc.stdout.readline()

@@ -9,7 +9,7 @@ from inspector import cli
 from inspector.demo.steps import PLAN
 from inspector.resume.stuck import diagnose, diagnose_many
 from inspector.store import open_store
-from tests.resume.helpers import final_snapshot, only_run, run_agent
+from tests.resume.helpers import final_snapshot, run_agent
 
 
 def test_crashed_run_is_diagnosed_and_resumed_to_the_same_final_state(tmp_path: Path, capsys) -> None:

@@ -134,9 +134,8 @@ def test_fork_refusals(store: Path) -> None:
             fork(st, f"{source.id}:3", reason="x", state={"a": {1, 2}})
         with pytest.raises(StoreError, match="no checkpoint"):
             fork(st, f"{source.id}:999", reason="x")
-    with open_store(store) as ro:
-        with pytest.raises(StoreError, match="read-only"):
-            fork(ro, f"{source.id}:3", reason="x")
+    with open_store(store) as ro, pytest.raises(StoreError, match="read-only"):
+        fork(ro, f"{source.id}:3", reason="x")
 
 
 def test_source_fingerprint_covers_content(store: Path) -> None:

@@ -65,9 +65,8 @@ def test_not_resumable_runs_refuse_with_the_reason(tmp_path: Path, capsys) -> No
                       not_resumable_reason="it serves live requests") as cp:
         cp.save({"served": 3})
         run_id = cp.run_id
-    with open_store(store, readonly=False) as st:
-        with pytest.raises(NotResumableError, match="it serves live requests"):
-            plan_resume(st, f"{run_id}:-1")
+    with open_store(store, readonly=False) as st, pytest.raises(NotResumableError, match="it serves live requests"):
+        plan_resume(st, f"{run_id}:-1")
     assert cli.main(["resume", str(store), f"{run_id}:-1", "--yes"]) == 2
     assert "marked not resumable: it serves live requests" in capsys.readouterr().err
 

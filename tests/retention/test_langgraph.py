@@ -16,7 +16,13 @@ from inspector.retention.rules import make_rules
 from inspector.store import open_store
 from inspector.usage.api import store_usage
 from tests.conftest import store_files_digest
-from tests.store.langgraph.lg_graphs import THREADS, build_graph, config, make_database, open_graph
+from tests.store.langgraph.lg_graphs import (
+    THREADS,
+    build_graph,
+    config,
+    make_database,
+    open_graph,
+)
 
 
 @pytest.fixture(scope="module")
@@ -108,8 +114,8 @@ def test_prune_needs_the_unlock_backs_up_and_langgraph_still_reads_every_thread(
 
 @pytest.mark.postgres
 def test_postgres_prune_in_one_transaction_and_blob_collection(pg_url: str) -> None:
-    from langgraph.checkpoint.postgres import PostgresSaver
     import sqlalchemy as sa
+    from langgraph.checkpoint.postgres import PostgresSaver
 
     conninfo = pg_url.replace("postgresql+psycopg://", "postgresql://")
     with PostgresSaver.from_conn_string(conninfo) as saver:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from inspector import codec as pieces
 from inspector.cli import main
 from inspector.record import Checkpointer
 from inspector.retention.api import apply_prune, plan_prune
 from inspector.retention.rules import make_rules, parse_duration
 from inspector.store import open_store
 from inspector.store.native import FORMAT_VERSION
-from inspector import codec as pieces
 from tests.conftest import store_files_digest
 from tests.retention.stores import build, chat
 

@@ -9,6 +9,8 @@ import pytest
 from PySide6.QtCore import QSettings, QtMsgType
 from PySide6.QtWidgets import QApplication
 
+from tests.ui.dialogs.conftest import crashed_master, crashed_store  # noqa: F401 - also for test_journeys
+
 # What the offscreen platform prints for every shown window: not a defect of ours.
 IGNORED_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",)
 
@@ -22,7 +24,7 @@ def isolated_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 @pytest.fixture(autouse=True)
-def fail_on_qt_warnings(qtlog) -> Iterator[None]:  # noqa: ANN001 - pytest-qt fixture
+def fail_on_qt_warnings(qtlog) -> Iterator[None]:  # pytest-qt fixture
     """A Qt warning, critical or fatal message logged during a GUI test fails it."""
     yield
     bad = [r for r in qtlog.records
@@ -32,7 +34,7 @@ def fail_on_qt_warnings(qtlog) -> Iterator[None]:  # noqa: ANN001 - pytest-qt fi
 
 
 @pytest.fixture
-def window(qtbot, qapp: QApplication):  # noqa: ANN001, ANN201 - pytest-qt fixtures
+def window(qtbot, qapp: QApplication):  # pytest-qt fixtures
     """A main window (offscreen, settings not restored), closed and drained after the test."""
     from inspector.ui import style
     from inspector.ui.main_window import MainWindow
@@ -50,20 +52,20 @@ def window(qtbot, qapp: QApplication):  # noqa: ANN001, ANN201 - pytest-qt fixtu
     qapp.setStyleSheet(saved[2])
 
 
-def open_in(window, qtbot, path: Path | str) -> None:  # noqa: ANN001
+def open_in(window, qtbot, path: Path | str) -> None:
     """Open ``path`` in ``window`` and wait until every run is listed and annotated."""
     model = window.runs_panel.model
     with qtbot.waitSignals([model.runs_loaded, model.annotated], timeout=20_000):
         window.open_store(str(path))
 
 
-def select_run(window, qtbot, run_id: str) -> None:  # noqa: ANN001
+def select_run(window, qtbot, run_id: str) -> None:
     """Select a run and wait for the first page of its timeline."""
     with qtbot.waitSignal(window.timeline_panel.model.page_loaded, timeout=10_000):
         assert window.runs_panel.select_run(run_id)
 
 
-def select_checkpoint(window, qtbot, seq: int):  # noqa: ANN001, ANN201
+def select_checkpoint(window, qtbot, seq: int):
     """Select checkpoint ``seq`` in the timeline and return the loaded Snapshot."""
     with qtbot.waitSignal(window.details.snapshot_loaded, timeout=10_000) as blocker:
         window.timeline_panel.select_seq(seq)

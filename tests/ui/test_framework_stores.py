@@ -18,7 +18,7 @@ def _copy(tmp_path: Path, name: str) -> Path:
     return target
 
 
-def test_adk_store_lacks_fork_and_resume_and_says_why(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_adk_store_lacks_fork_and_resume_and_says_why(window, qtbot, tmp_path: Path) -> None:
     open_in(window, qtbot, _copy(tmp_path, "adk_sqlite.db"))
     select_run(window, qtbot, "s-groceries")
     snap = select_checkpoint(window, qtbot, 2)
@@ -30,7 +30,7 @@ def test_adk_store_lacks_fork_and_resume_and_says_why(window, qtbot, tmp_path: P
     assert "Fork: no" in window.store_status.kind_chip.toolTip()
 
 
-def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbot,  # noqa: ANN001
+def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbot,
                                                                      tmp_path: Path) -> None:
     path = _copy(tmp_path, "crewai_json")
     before = sorted(p.name for p in path.rglob("*.json"))
@@ -42,7 +42,7 @@ def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbo
     assert actions.fork.isEnabled() and actions.resume.isEnabled()
     asked: list[tuple[str, str]] = []
 
-    def confirm(_parent, title: str, text: str) -> bool:  # noqa: ANN001
+    def confirm(_parent, title: str, text: str) -> bool:
         asked.append((title, text))
         return False
 
@@ -56,7 +56,7 @@ def test_crewai_fork_shows_the_command_and_runs_nothing_unconfirmed(window, qtbo
     assert sorted(p.name for p in path.rglob("*.json")) == before
 
 
-def test_task_cards_show_crewai_outputs(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_task_cards_show_crewai_outputs(qtbot, tmp_path: Path) -> None:
     from inspector.store import open_store
     from inspector.ui.widgets.tasks_panel import TasksPanel
 
@@ -73,7 +73,7 @@ def test_task_cards_show_crewai_outputs(qtbot, tmp_path: Path) -> None:  # noqa:
     assert [c.output.isHidden() for c in panel.columns["pending"].cards] == [True]
 
 
-def test_items_the_sdk_adds_appear_live(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_items_the_sdk_adds_appear_live(window, qtbot, tmp_path: Path) -> None:
     import json
     import sqlite3
 

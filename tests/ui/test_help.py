@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication, QTableWidget, QTextBrowser
 from inspector.ui import style
 
 
-def test_help_menu_offers_usage_shortcuts_and_about(window, qtbot) -> None:  # noqa: ANN001
+def test_help_menu_offers_usage_shortcuts_and_about(window, qtbot) -> None:
     titles = [a.text().replace("&", "") for a in window.actions.help_menu.actions() if not a.isSeparator()]
     assert titles[:2] == ["Usage Guide", "Keyboard Shortcuts"] and "About Checkpoint Inspector" in titles
     window.actions.usage.trigger()
@@ -24,7 +24,7 @@ def test_help_menu_offers_usage_shortcuts_and_about(window, qtbot) -> None:  # n
     window.help_dialog.close()
 
 
-def test_view_theme_switches_the_palette_now(window, qtbot, qapp: QApplication) -> None:  # noqa: ANN001
+def test_view_theme_switches_the_palette_now(window, qtbot, qapp: QApplication) -> None:
     light = qapp.palette().window().color().lightness()
     dark_action = next(a for a in window.actions.theme_group.actions() if a.data() == "dark")
     dark_action.trigger()

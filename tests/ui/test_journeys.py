@@ -21,13 +21,12 @@ from inspector.ui.dialogs.fork_dialog import ForkDialog
 from inspector.ui.dialogs.resume_dialog import ResumeDialog
 from inspector.ui.main_window import MainWindow
 from tests.resume.helpers import read_until, start_agent
-from tests.ui.dialogs.conftest import crashed_master, crashed_store  # noqa: F401 - fixtures
 from tests.ui.dialogs.test_resume_flow import TIMEOUT, Confirm
 
 SIZES = [pytest.param((1024, 700), id="1024x700"), pytest.param((1600, 1000), id="1600x1000")]
 
 
-def _window(qtbot, size: tuple[int, int], store: Path) -> MainWindow:  # noqa: ANN001
+def _window(qtbot, size: tuple[int, int], store: Path) -> MainWindow:
     window = MainWindow(restore_settings=False)
     qtbot.addWidget(window)
     window.resize(*size)
@@ -38,14 +37,14 @@ def _window(qtbot, size: tuple[int, int], store: Path) -> MainWindow:  # noqa: A
     return window
 
 
-def _click_row(qtbot, view: QAbstractItemView, index) -> None:  # noqa: ANN001
+def _click_row(qtbot, view: QAbstractItemView, index) -> None:
     view.scrollTo(index)
     rect = view.visualRect(index)
     assert rect.isValid() and view.viewport().rect().contains(rect.center())
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
-def _click_run(qtbot, window: MainWindow, run_id: str) -> None:  # noqa: ANN001
+def _click_run(qtbot, window: MainWindow, run_id: str) -> None:
     panel = window.runs_panel
     qtbot.waitUntil(lambda: panel.model.run_index(run_id).isValid(), timeout=TIMEOUT)
     index = panel.proxy.mapFromSource(panel.model.run_index(run_id))
@@ -57,7 +56,7 @@ def _click_run(qtbot, window: MainWindow, run_id: str) -> None:  # noqa: ANN001
     assert window.current_run().id == run_id
 
 
-def _click_checkpoint(qtbot, window: MainWindow, seq: int):  # noqa: ANN001, ANN201
+def _click_checkpoint(qtbot, window: MainWindow, seq: int):
     timeline = window.timeline_panel
     row = seq if seq >= 0 else timeline.model.rowCount() + seq
     with qtbot.waitSignal(window.details.snapshot_loaded, timeout=TIMEOUT) as blocker:
@@ -65,7 +64,7 @@ def _click_checkpoint(qtbot, window: MainWindow, seq: int):  # noqa: ANN001, ANN
     return blocker.args[0]
 
 
-def _click_tab(qtbot, window: MainWindow, key: str) -> QWidget:  # noqa: ANN001
+def _click_tab(qtbot, window: MainWindow, key: str) -> QWidget:
     tabs = window.details.tabs
     titles = {"state": "State", "tasks": "Tasks", "metadata": "Metadata", "diff": "Diff"}
     index = next(i for i in range(tabs.count()) if tabs.tabText(i).replace("&", "") == titles[key])
@@ -75,7 +74,7 @@ def _click_tab(qtbot, window: MainWindow, key: str) -> QWidget:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_stuck_run_resumed_with_its_hung_owner_stopped(qtbot, tmp_path: Path, size) -> None:  # noqa: ANN001
+def test_stuck_run_resumed_with_its_hung_owner_stopped(qtbot, tmp_path: Path, size) -> None:
     store = tmp_path / "s.db"
     hung = start_agent(store, "--seed", "2", "--hang-at", "5", "--hang-for", "600", "--heartbeat", "0.1")
     try:
@@ -136,7 +135,7 @@ def _demo_runs(store: Path) -> tuple:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_diff_distant_checkpoints_and_a_fork_against_its_original(qtbot, demo_store: Path, size) -> None:  # noqa: ANN001
+def test_diff_distant_checkpoints_and_a_fork_against_its_original(qtbot, demo_store: Path, size) -> None:
     fork, origin, original = _demo_runs(demo_store)
     window = _window(qtbot, size, demo_store)
     _click_run(qtbot, window, original.id)
@@ -193,7 +192,7 @@ def test_diff_distant_checkpoints_and_a_fork_against_its_original(qtbot, demo_st
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_fork_resume_and_compare_with_the_origin(qtbot, crashed_store: Path, size) -> None:  # noqa: ANN001
+def test_fork_resume_and_compare_with_the_origin(qtbot, crashed_store: Path, size) -> None:
     with open_store(crashed_store) as st:
         reference = next(r for r in st.list_runs() if r.name == "reference")
     window = _window(qtbot, size, crashed_store)

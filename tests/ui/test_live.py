@@ -16,7 +16,7 @@ def _agent(store: Path, *args: str) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def test_checkpoints_appear_in_the_open_run_and_the_selection_stays(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_checkpoints_appear_in_the_open_run_and_the_selection_stays(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     before = set(window.runs_panel.model.tree.by_id)
     proc = _agent(demo_store, "--seed", "11", "--name", "live one", "--delay", "0.05")
@@ -44,7 +44,7 @@ def test_checkpoints_appear_in_the_open_run_and_the_selection_stays(window, qtbo
             proc.wait()
 
 
-def test_a_new_run_does_not_disturb_the_selected_one(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_a_new_run_does_not_disturb_the_selected_one(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     panel = window.runs_panel
     chosen = next(n.run.id for n in panel.model.tree.by_id.values() if not n.run.parent_run)
@@ -60,7 +60,7 @@ def test_a_new_run_does_not_disturb_the_selected_one(window, qtbot, demo_store: 
     assert window.timeline_panel.view.currentIndex().row() == 2
 
 
-def test_live_off_then_on_catches_up(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_live_off_then_on_catches_up(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     window.actions.live.setChecked(False)
     assert window.session.bridge.watching == ""
@@ -71,3 +71,62 @@ def test_live_off_then_on_catches_up(window, qtbot, demo_store: Path) -> None:  
     assert len(window.runs_panel.model.tree) == total - 1
     window.actions.live.setChecked(True)
     qtbot.waitUntil(lambda: len(window.runs_panel.model.tree) == total, timeout=20_000)
+
+
+def test_the_timeline_follows_the_head_of_a_live_run(window, qtbot, demo_store: Path) -> None:
+    open_in(window, qtbot, demo_store)
+    before = set(window.runs_panel.model.tree.by_id)
+    proc = _agent(demo_store, "--seed", "13", "--name", "followed", "--delay", "0.15")
+    try:
+        model = window.runs_panel.model
+        qtbot.waitUntil(lambda: bool(set(model.tree.by_id) - before), timeout=30_000)
+        (new_id,) = set(model.tree.by_id) - before
+        select_run(window, qtbot, new_id)
+        timeline = window.timeline_panel
+        qtbot.waitUntil(lambda: timeline.model.rowCount() >= 2, timeout=30_000)
+        timeline.select_row(timeline.model.rowCount() - 1)      # the user is at the head …
+        start = timeline.model.rowCount()
+        qtbot.waitUntil(lambda: timeline.model.rowCount() >= start + 2, timeout=30_000)
+        current = timeline.view.currentIndex().row()
+        assert current == timeline.model.rowCount() - 1 and current > start - 1   # … and stays there
+        assert proc.wait(timeout=60) == 0
+        with open_store(demo_store) as store:
+            head = store.get_run(new_id).head_seq
+        qtbot.waitUntil(lambda: timeline.view.currentIndex().row() == head, timeout=10_000)
+        assert "of" in timeline.position_label.text() and f"#{head}" in timeline.position_label.text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_runs_do_not_move_under_the_pointer(window, qtbot, demo_store: Path) -> None:
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QEnterEvent
+    from PySide6.QtWidgets import QApplication
+
+    from inspector.ui.models.run_tree import COL_CHECKPOINTS
+
+    open_in(window, qtbot, demo_store)
+    panel = window.runs_panel
+    panel.view.sortByColumn(COL_CHECKPOINTS, Qt.SortOrder.AscendingOrder)   # a growing run moves down
+    before = set(panel.model.tree.by_id)
+    proc = _agent(demo_store, "--seed", "14", "--name", "growing", "--delay", "0.1")
+    try:
+        qtbot.waitUntil(lambda: bool(set(panel.model.tree.by_id) - before), timeout=30_000)
+        (live,) = set(panel.model.tree.by_id) - before
+
+        def row() -> int:
+            return panel.proxy.mapFromSource(panel.model.run_index(live)).row()
+        viewport = panel.view.viewport()
+        QApplication.sendEvent(viewport, QEnterEvent(QPointF(5, 5), QPointF(5, 5), QPointF(5, 5)))
+        held = row()
+        assert proc.wait(timeout=60) == 0
+        qtbot.waitUntil(lambda: panel.model.run(live).status == "completed", timeout=20_000)
+        assert row() == held                      # updated many times, never moved under the pointer
+        QApplication.sendEvent(viewport, QEvent(QEvent.Type.Leave))
+        assert row() > held                       # re-sorted once the pointer left
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

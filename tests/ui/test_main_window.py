@@ -14,7 +14,7 @@ from tests.conftest import store_files_digest
 from tests.ui.conftest import open_in, select_checkpoint, select_run
 
 
-def _texts(widget) -> str:  # noqa: ANN001
+def _texts(widget) -> str:
     """Every label text and every item text of the views inside ``widget``."""
     parts = [label.text() for label in widget.findChildren(QLabel)]
     for view in widget.findChildren(QAbstractItemView):
@@ -31,7 +31,7 @@ def _texts(widget) -> str:  # noqa: ANN001
     return "\n".join(parts)
 
 
-def test_selecting_a_checkpoint_shows_its_state_and_tasks(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_selecting_a_checkpoint_shows_its_state_and_tasks(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     with open_store(demo_store) as store:
         run = next(r for r in store.list_runs() if r.status == "completed" and r.checkpoint_count > 12)
@@ -48,7 +48,7 @@ def test_selecting_a_checkpoint_shows_its_state_and_tasks(window, qtbot, demo_st
     assert expected.tasks["tasks"][0]["title"] in tasks_text
 
 
-def test_title_and_status_bar_name_the_store(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_title_and_status_bar_name_the_store(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     title = window.windowTitle()
     for word in ("demo.db", "native", "SQLite", "read-only"):
@@ -59,7 +59,7 @@ def test_title_and_status_bar_name_the_store(window, qtbot, demo_store: Path) ->
     assert "live" in status.live_chip.text()
 
 
-def test_recent_stores_are_remembered(qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_recent_stores_are_remembered(qtbot, demo_store: Path) -> None:
     from inspector.ui.main_window import MainWindow
 
     win = MainWindow(restore_settings=True)
@@ -73,7 +73,7 @@ def test_recent_stores_are_remembered(qtbot, demo_store: Path) -> None:  # noqa:
 
 
 def test_a_file_that_is_not_a_store_says_so_and_the_app_stays_usable(window, qtbot, demo_store: Path,
-                                                                      tmp_path: Path) -> None:  # noqa: ANN001
+                                                                      tmp_path: Path) -> None:
     open_in(window, qtbot, demo_store)
     bogus = tmp_path / "notes.db"
     bogus.write_text("just some text, not a database\n" * 10)
@@ -88,7 +88,7 @@ def test_a_file_that_is_not_a_store_says_so_and_the_app_stays_usable(window, qtb
     assert window.timeline_panel.model.rowCount() > 0
 
 
-def test_a_missing_store_on_the_welcome_page(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_missing_store_on_the_welcome_page(window, qtbot, tmp_path: Path) -> None:
     assert window.stack.currentWidget() is window.welcome
     with qtbot.waitSignal(window.session.open_failed):
         window.open_store(str(tmp_path / "nowhere.db"))
@@ -97,7 +97,7 @@ def test_a_missing_store_on_the_welcome_page(window, qtbot, tmp_path: Path) -> N
     assert window.windowTitle() == "Checkpoint Inspector"
 
 
-def test_browsing_never_writes_to_the_store(qtbot, demo_store: Path, window) -> None:  # noqa: ANN001
+def test_browsing_never_writes_to_the_store(qtbot, demo_store: Path, window) -> None:
     before = store_files_digest(demo_store)
     open_in(window, qtbot, demo_store)
     for run_id in list(window.runs_panel.model.tree.by_id)[:3]:
@@ -109,7 +109,7 @@ def test_browsing_never_writes_to_the_store(qtbot, demo_store: Path, window) -> 
     assert store_files_digest(demo_store) == before
 
 
-def test_dropping_a_store_file_opens_it(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_dropping_a_store_file_opens_it(window, qtbot, demo_store: Path) -> None:
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(demo_store))])
     event = QDropEvent(QPointF(QPoint(200, 200)), Qt.DropAction.CopyAction, mime,
@@ -120,7 +120,7 @@ def test_dropping_a_store_file_opens_it(window, qtbot, demo_store: Path) -> None
     assert Path(window.session.info.display) == demo_store.resolve()
 
 
-def test_live_toggle_and_shortcuts(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_live_toggle_and_shortcuts(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     live = window.actions.live
     assert live.isChecked() and window.session.bridge.watching == "files"
@@ -135,7 +135,7 @@ def test_live_toggle_and_shortcuts(window, qtbot, demo_store: Path) -> None:  # 
     assert shortcuts == {"Ctrl+O", "F5"}
 
 
-def test_extension_points_for_other_features(window, qtbot) -> None:  # noqa: ANN001
+def test_extension_points_for_other_features(window, qtbot) -> None:
     from PySide6.QtGui import QAction
 
     from PySide6.QtWidgets import QTextEdit

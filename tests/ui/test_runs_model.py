@@ -12,7 +12,7 @@ from inspector.ui.models.runs_model import ForkSeqRole, RunRole, StatusRole
 from tests.ui.conftest import open_in
 
 
-def _shown(proxy, parent: QModelIndex = QModelIndex()) -> list:  # noqa: ANN001
+def _shown(proxy, parent: QModelIndex = QModelIndex()) -> list:
     out = []
     for row in range(proxy.rowCount(parent)):
         index = proxy.index(row, 0, parent)
@@ -21,7 +21,7 @@ def _shown(proxy, parent: QModelIndex = QModelIndex()) -> list:  # noqa: ANN001
     return out
 
 
-def test_every_run_is_listed_with_forks_under_their_parent(window, qtbot, demo_store: Path, qtmodeltester) -> None:  # noqa: ANN001
+def test_every_run_is_listed_with_forks_under_their_parent(window, qtbot, demo_store: Path, qtmodeltester) -> None:
     open_in(window, qtbot, demo_store)
     model = window.runs_panel.model
     with open_store(demo_store) as store:
@@ -39,7 +39,7 @@ def test_every_run_is_listed_with_forks_under_their_parent(window, qtbot, demo_s
     qtmodeltester.check(window.runs_panel.proxy)
 
 
-def test_a_running_run_whose_process_is_gone_is_shown_crashed(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_a_running_run_whose_process_is_gone_is_shown_crashed(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     model = window.runs_panel.model
     with open_store(demo_store) as store:
@@ -49,7 +49,7 @@ def test_a_running_run_whose_process_is_gone_is_shown_crashed(window, qtbot, dem
     assert [r.id for r in _shown(window.runs_panel.proxy)] == [killed.id]
 
 
-def test_filters_narrow_the_run_list(window, qtbot, demo_store: Path, qtmodeltester) -> None:  # noqa: ANN001
+def test_filters_narrow_the_run_list(window, qtbot, demo_store: Path, qtmodeltester) -> None:
     open_in(window, qtbot, demo_store)
     panel = window.runs_panel
     with open_store(demo_store) as store:
@@ -75,7 +75,7 @@ def test_filters_narrow_the_run_list(window, qtbot, demo_store: Path, qtmodeltes
     assert "shown" in panel.count_label.text()
 
 
-def test_typing_in_the_filter_box_filters(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_typing_in_the_filter_box_filters(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     panel = window.runs_panel
     qtbot.keyClicks(panel.filter_edit, "tidal")
@@ -83,7 +83,7 @@ def test_typing_in_the_filter_box_filters(window, qtbot, demo_store: Path) -> No
     assert "tidal" in panel.proxy.index(0, 0).data(RunRole).name
 
 
-def test_sorting_by_any_column(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_sorting_by_any_column(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     view, proxy = window.runs_panel.view, window.runs_panel.proxy
     view.sortByColumn(COL_NAME, Qt.SortOrder.AscendingOrder)
@@ -94,7 +94,7 @@ def test_sorting_by_any_column(window, qtbot, demo_store: Path) -> None:  # noqa
     assert counts == sorted(counts, reverse=True)
 
 
-def test_selection_survives_sorting(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_selection_survives_sorting(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     panel = window.runs_panel
     target = next(iter(panel.model.tree.by_id))

@@ -22,7 +22,7 @@ def test_the_gui_start_up_imports_no_sqlalchemy_and_no_panel_machinery() -> None
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
-def test_preview_then_open_keeps_the_runs_and_a_run_picked_meanwhile(qtbot, qapp, demo_store: Path) -> None:  # noqa: ANN001
+def test_preview_then_open_keeps_the_runs_and_a_run_picked_meanwhile(qtbot, qapp, demo_store: Path) -> None:
     from inspector.ui.main_window import MainWindow
     from inspector.ui.session import StoreSession
 
@@ -51,7 +51,7 @@ def test_preview_then_open_keeps_the_runs_and_a_run_picked_meanwhile(qtbot, qapp
     window.close()
 
 
-def test_a_preview_that_fails_opens_the_store_as_usual(qtbot, window, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_preview_that_fails_opens_the_store_as_usual(qtbot, window, tmp_path: Path) -> None:
     bogus = tmp_path / "notes.db"
     bogus.write_text("not a database\n" * 20)
     with qtbot.waitSignal(window.session.open_failed, timeout=20_000) as failed:
@@ -59,7 +59,7 @@ def test_a_preview_that_fails_opens_the_store_as_usual(qtbot, window, tmp_path: 
     assert "not a checkpoint store" in failed.args[0]
 
 
-def test_a_previewed_store_that_then_fails_to_open_leaves_no_runs_behind(qtbot, window, demo_store: Path) -> None:  # noqa: ANN001
+def test_a_previewed_store_that_then_fails_to_open_leaves_no_runs_behind(qtbot, window, demo_store: Path) -> None:
     import sqlite3
 
     with sqlite3.connect(demo_store) as conn:
@@ -74,7 +74,7 @@ def test_a_previewed_store_that_then_fails_to_open_leaves_no_runs_behind(qtbot, 
     assert window.stack.currentWidget() is window.welcome
 
 
-def test_startup_runs_deferred_work_once_after_the_first_paint(qtbot, qapp) -> None:  # noqa: ANN001
+def test_startup_runs_deferred_work_once_after_the_first_paint(qtbot, qapp) -> None:
     from PySide6.QtWidgets import QLabel
 
     label = QLabel("hello")
@@ -91,7 +91,7 @@ def test_startup_runs_deferred_work_once_after_the_first_paint(qtbot, qapp) -> N
     assert calls == ["a", "b"]
 
 
-def test_startup_falls_back_to_a_timer(qtbot, qapp) -> None:  # noqa: ANN001
+def test_startup_falls_back_to_a_timer(qtbot, qapp) -> None:
     from PySide6.QtCore import QObject
 
     owner = QObject()

@@ -10,7 +10,7 @@ from inspector.errors import StoreError
 from inspector.ui.tasks import TaskRunner
 
 
-def test_result_arrives_on_the_gui_thread(qtbot) -> None:  # noqa: ANN001
+def test_result_arrives_on_the_gui_thread(qtbot) -> None:
     runner = TaskRunner()
     gui = QThread.currentThread()
     worker_threads, results = [], []
@@ -29,7 +29,7 @@ def test_result_arrives_on_the_gui_thread(qtbot) -> None:  # noqa: ANN001
     runner.shutdown()
 
 
-def test_errors_become_one_sentence(qtbot, caplog) -> None:  # noqa: ANN001
+def test_errors_become_one_sentence(qtbot, caplog) -> None:
     runner = TaskRunner()
     messages: list[str] = []
 
@@ -49,7 +49,7 @@ def test_errors_become_one_sentence(qtbot, caplog) -> None:  # noqa: ANN001
     runner.shutdown()
 
 
-def test_a_newer_task_with_the_same_key_supersedes_an_older_one(qtbot) -> None:  # noqa: ANN001
+def test_a_newer_task_with_the_same_key_supersedes_an_older_one(qtbot) -> None:
     runner = TaskRunner()
     release = threading.Event()
     delivered: list[str] = []
@@ -70,11 +70,11 @@ def test_a_newer_task_with_the_same_key_supersedes_an_older_one(qtbot) -> None: 
 # -- the one job module under a busy GUI thread ----------------------------------------------------
 # "Busy" is the GUI thread not returning to its event loop until every worker has finished and
 # posted its outcome: then only what the module itself keeps can reach the callbacks.
-def _busy_until_idle(pool) -> None:  # noqa: ANN001
+def _busy_until_idle(pool) -> None:
     assert pool.waitForDone(10_000)
 
 
-def test_a_failure_arrives_after_the_gui_thread_was_busy(qtbot) -> None:  # noqa: ANN001
+def test_a_failure_arrives_after_the_gui_thread_was_busy(qtbot) -> None:
     from PySide6.QtCore import QThreadPool
 
     from inspector.ui.tasks import LatestJob
@@ -83,7 +83,7 @@ def test_a_failure_arrives_after_the_gui_thread_was_busy(qtbot) -> None:  # noqa
     busy: list[bool] = []
     job.busy_changed.connect(busy.append)
 
-    def broken(_ctx) -> None:  # noqa: ANN001
+    def broken(_ctx) -> None:
         raise StoreError("The blob is unreadable.")
 
     with qtbot.waitSignal(job.failed, timeout=5_000) as blocker:
@@ -94,7 +94,7 @@ def test_a_failure_arrives_after_the_gui_thread_was_busy(qtbot) -> None:  # noqa
     assert busy == [True, False] and not job.busy
 
 
-def test_a_runner_failure_arrives_after_the_gui_thread_was_busy(qtbot) -> None:  # noqa: ANN001
+def test_a_runner_failure_arrives_after_the_gui_thread_was_busy(qtbot) -> None:
     from inspector.ui.tasks import Outcome
 
     runner = TaskRunner()
@@ -120,7 +120,7 @@ def test_a_runner_failure_arrives_after_the_gui_thread_was_busy(qtbot) -> None: 
     runner.shutdown()
 
 
-def test_a_superseded_job_is_told_and_its_outcome_dropped_while_busy(qtbot) -> None:  # noqa: ANN001
+def test_a_superseded_job_is_told_and_its_outcome_dropped_while_busy(qtbot) -> None:
     from PySide6.QtCore import QThreadPool
 
     from inspector.ui.tasks import LatestJob
@@ -133,7 +133,7 @@ def test_a_superseded_job_is_told_and_its_outcome_dropped_while_busy(qtbot) -> N
     job.finished.connect(finished.append)
     job.failed.connect(failed.append)
 
-    def old(ctx) -> str:  # noqa: ANN001
+    def old(ctx) -> str:
         started.set()
         release.wait(10)
         saw_cancel.append(ctx.cancelled())
@@ -152,7 +152,7 @@ def test_a_superseded_job_is_told_and_its_outcome_dropped_while_busy(qtbot) -> N
     assert saw_cancel == [True] and failed == [] and progress == [] and not job.busy
 
 
-def test_a_cancelled_keyed_task_never_runs_or_delivers(qtbot) -> None:  # noqa: ANN001
+def test_a_cancelled_keyed_task_never_runs_or_delivers(qtbot) -> None:
     runner = TaskRunner(max_threads=1)
     gate = threading.Event()
     ran: list[str] = []
@@ -167,7 +167,7 @@ def test_a_cancelled_keyed_task_never_runs_or_delivers(qtbot) -> None:  # noqa: 
     runner.shutdown()
 
 
-def test_shutdown_drops_outcomes_still_in_flight(qtbot) -> None:  # noqa: ANN001
+def test_shutdown_drops_outcomes_still_in_flight(qtbot) -> None:
     runner = TaskRunner()
     delivered: list[str] = []
     runner.run(lambda: "late", delivered.append)

@@ -22,12 +22,12 @@ def long_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return generate(tmp_path_factory.mktemp("long") / "long.db", GuiStoreSpec(runs=6, checkpoints=3000, long_run=2500))
 
 
-def _row(model, row: int) -> tuple:  # noqa: ANN001
+def _row(model, row: int) -> tuple:
     info = model.index(row, 0).data(CheckpointRole)
     return tuple(getattr(info, f) for f in FIELDS)
 
 
-def test_selecting_a_run_shows_exactly_its_checkpoints(window, qtbot, demo_store: Path, qtmodeltester) -> None:  # noqa: ANN001
+def test_selecting_a_run_shows_exactly_its_checkpoints(window, qtbot, demo_store: Path, qtmodeltester) -> None:
     open_in(window, qtbot, demo_store)
     with open_store(demo_store) as store:
         run = max(store.list_runs(), key=lambda r: r.checkpoint_count)
@@ -40,7 +40,7 @@ def test_selecting_a_run_shows_exactly_its_checkpoints(window, qtbot, demo_store
     qtmodeltester.check(model)
 
 
-def test_fork_points_are_marked(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_fork_points_are_marked(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     with open_store(demo_store) as store:
         fork = next(r for r in store.list_runs() if r.parent_run)
@@ -53,7 +53,7 @@ def test_fork_points_are_marked(window, qtbot, demo_store: Path) -> None:  # noq
     assert model.index(source.seq - 1, COL_FORKS).data() == ""
 
 
-def test_a_long_run_opens_at_once_and_loads_pages_on_demand(window, qtbot, long_store: Path) -> None:  # noqa: ANN001
+def test_a_long_run_opens_at_once_and_loads_pages_on_demand(window, qtbot, long_store: Path) -> None:
     open_in(window, qtbot, long_store)
     select_run(window, qtbot, LONG_RUN_ID)
     panel, model = window.timeline_panel, window.timeline_panel.model
@@ -75,7 +75,7 @@ def test_a_long_run_opens_at_once_and_loads_pages_on_demand(window, qtbot, long_
         qtbot.keyClick(panel.view, Qt.Key.Key_Home)
 
 
-def test_keys_and_scrubber_move_the_selection(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_keys_and_scrubber_move_the_selection(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     run_id = max(window.runs_panel.model.tree.by_id.values(), key=lambda n: n.run.checkpoint_count).run.id
     select_run(window, qtbot, run_id)
@@ -91,7 +91,7 @@ def test_keys_and_scrubber_move_the_selection(window, qtbot, demo_store: Path) -
     assert panel.position_label.text().startswith("#10")
 
 
-def test_ctrl_click_selects_two_checkpoints(window, qtbot, demo_store: Path) -> None:  # noqa: ANN001
+def test_ctrl_click_selects_two_checkpoints(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
     run_id = max(window.runs_panel.model.tree.by_id.values(), key=lambda n: n.run.checkpoint_count).run.id
     select_run(window, qtbot, run_id)

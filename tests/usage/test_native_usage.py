@@ -103,3 +103,21 @@ def test_fields_of_a_state_stored_as_a_chunked_map(tmp_path: Path) -> None:
     content = sum(v for k, v in report.fields.items() if k != ROWS_FIELD)
     assert content == pytest.approx(report.content_bytes, rel=0.05)
     assert report.fields["(state)"] < content / 2          # only the map's own tables stay unclaimed
+
+
+def test_damaged_and_missing_pieces_are_one_sentence_or_a_note(store, capsys) -> None:
+    path, _ids = store
+    con = sqlite3.connect(path)
+    victim, other = [bytes(r[0]) for r in con.execute("SELECT hash FROM ci_blobs WHERE codec = 1 LIMIT 2")]
+    con.execute("DELETE FROM ci_blobs WHERE hash = ?", (other,))
+    con.commit()
+    assert main(["usage", str(path), "--json"]) == 0
+    assert "missing" in " ".join(json.loads(capsys.readouterr().out)["notes"])
+    con.execute("UPDATE ci_blobs SET data = zeroblob(40) WHERE hash = ?", (victim,))
+    con.execute("UPDATE ci_blobs SET size = 2000000000 WHERE hash != ?", (victim,))
+    con.commit()
+    con.close()
+    assert main(["usage", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert main(["prune", str(path), "--keep-last", "1"]) == 2

@@ -61,7 +61,7 @@ def test_stop_joins_the_observer_thread(tmp_path: Path) -> None:
     watcher.stop()  # idempotent
 
 
-def test_stopping_while_a_store_is_written_logs_no_error(tmp_path: Path, caplog) -> None:  # noqa: ANN001
+def test_stopping_while_a_store_is_written_logs_no_error(tmp_path: Path, caplog) -> None:
     """watchdog logs "queue_events() called when the thread is inactive" when stopped mid-event."""
     import logging
 

@@ -12,11 +12,12 @@ equal). JSONB rows are read by ``jsonb`` when this Python's SQLite is older than
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,7 @@ class Record:
 def _stamp(text: str) -> float:
     """CrewAI's ``YYYYmmddTHHMMSS`` (UTC) as epoch seconds (0 when unreadable)."""
     try:
-        return datetime.strptime(text[:15], "%Y%m%dT%H%M%S").replace(tzinfo=timezone.utc).timestamp()
+        return datetime.strptime(text[:15], "%Y%m%dT%H%M%S").replace(tzinfo=UTC).timestamp()
     except ValueError:
         return 0.0
 
@@ -69,7 +70,7 @@ def _iso(value: Any) -> float | None:
         stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return (stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)).timestamp()
+    return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).timestamp()
 
 
 def _crew(snapshot: Any) -> dict:
@@ -149,7 +150,7 @@ def state_of(snapshot: Any) -> dict:
 
 def is_snapshot(value: Any) -> bool:
     """True for a CrewAI RuntimeState snapshot."""
-    return isinstance(value, dict) and SNAPSHOT_KEYS <= value.keys() and isinstance(value.get("entities"), list)
+    return isinstance(value, dict) and value.keys() >= SNAPSHOT_KEYS and isinstance(value.get("entities"), list)
 
 
 # -- the two providers ---------------------------------------------------------------------------
@@ -229,7 +230,7 @@ class CrewAIStore(CatalogStore):
             return tuple(conn.exec_driver_sql(f'SELECT COUNT(*), MAX(rowid) FROM "{self.table}"').fetchone())
 
     def _decode_row(self, data: Any) -> Any:
-        if isinstance(data, (bytes, bytearray, memoryview)) and not bytes(data[:1]).strip() in (b"{", b"["):
+        if isinstance(data, (bytes, bytearray, memoryview)) and bytes(data[:1]).strip() not in (b"{", b"["):
             if len(data) > MAX_VALUE_BYTES:
                 return opaque(f"{len(data) // 1024} KiB of JSONB, over the limit for one snapshot")
             try:
@@ -414,10 +415,8 @@ class CrewAIStore(CatalogStore):
         """The folder and its branch folders, or the SQLite file and its companions."""
         if self.location is not None:
             dirs = [self.location]
-            try:
+            with contextlib.suppress(OSError):
                 dirs += [Path(e.path) for e in os.scandir(self.location) if e.is_dir(follow_symlinks=False)]
-            except OSError:
-                pass
             return dirs
         return sqlite_watch_paths(self.target.path if self.target else None)
 
@@ -466,14 +465,14 @@ class CrewAIAdapter(StoreAdapter):
 
     def detect_tables(self, columns: dict[str, set[str]]) -> bool:
         """A ``checkpoints`` table with the SQLite provider's columns (and not LangGraph's)."""
-        return any(TABLE_COLUMNS <= {c.lower() for c in cols} and "thread_id" not in cols
+        return any({c.lower() for c in cols} >= TABLE_COLUMNS and "thread_id" not in cols
                    for cols in columns.values())
 
     def open_database(self, engine: sa.Engine, target: Target, *, readonly: bool = True,
                       **options: Any) -> Store:
         """A read-only ``CrewAIStore`` on the table."""
         table = next(name for name, cols in sorted(table_columns(engine, target.display).items())
-                     if TABLE_COLUMNS <= {c.lower() for c in cols} and "thread_id" not in cols)
+                     if {c.lower() for c in cols} >= TABLE_COLUMNS and "thread_id" not in cols)
         return CrewAIStore(target.display, engine=engine, target=target, table=table,
                            running_window=float(options.get("running_window", RUNNING_WINDOW)))
 

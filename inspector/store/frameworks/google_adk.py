@@ -50,7 +50,7 @@ def layout(columns: dict[str, set[str]]) -> str | None:
     """'v1' (event_data JSON), 'v0' (pickled actions) or None."""
     low = {n.lower(): {c.lower() for c in cols} for n, cols in columns.items()}
     events, sessions = low.get("events", set()), low.get("sessions", set())
-    if not (SESSION_COLUMNS <= sessions and EVENT_COLUMNS <= events):
+    if not (sessions >= SESSION_COLUMNS and events >= EVENT_COLUMNS):
         return None
     if "event_data" in events:
         return "v1"

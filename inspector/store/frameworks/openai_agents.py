@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 import sqlalchemy as sa
@@ -52,12 +52,12 @@ class Tables:
 def find_tables(columns: dict[str, set[str]]) -> Tables | None:
     """The sessions/messages (and Advanced structure/usage) tables, or None."""
     low = {name: {c.lower() for c in cols} for name, cols in columns.items()}
-    messages = sorted(n for n, c in low.items() if MESSAGES <= c)
-    sessions = sorted(n for n, c in low.items() if SESSIONS <= c and n not in messages)
+    messages = sorted(n for n, c in low.items() if c >= MESSAGES)
+    sessions = sorted(n for n, c in low.items() if c >= SESSIONS and n not in messages)
     if not messages or not sessions:
         return None
-    structure = next((n for n, c in sorted(low.items()) if STRUCTURE <= c), None)
-    usage = next((n for n, c in sorted(low.items()) if USAGE <= c), None)
+    structure = next((n for n, c in sorted(low.items()) if c >= STRUCTURE), None)
+    usage = next((n for n, c in sorted(low.items()) if c >= USAGE), None)
     return Tables(sessions[0], messages[0], structure, usage)
 
 
@@ -71,13 +71,13 @@ def parse_time(value: Any) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
     if isinstance(value, str) and value:
         try:
             stamp = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
             return 0.0
-        return (stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)).timestamp()
+        return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).timestamp()
     return 0.0
 
 

@@ -32,7 +32,8 @@ import base64
 import datetime as dt
 import math
 import struct
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 EXT_NAMES = {0: "constructor (single arg)", 1: "constructor (positional args)",
              2: "constructor (keyword args)", 3: "method call", 4: "pydantic v1 model",

@@ -16,7 +16,8 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from inspector.errors import StoreError
 from inspector.store.base import Store
@@ -202,7 +203,7 @@ def raw_fork(store: Store, ref: int | str, edits: Mapping[str, Any], *, reason: 
                 blobs[channel] = (versions[channel], "msgpack", pack(changed[channel]))
             else:
                 inline[channel] = changed[channel]
-        new_cp = dict(cp, id=new_id, ts=dt.datetime.now(dt.timezone.utc).isoformat(),
+        new_cp = dict(cp, id=new_id, ts=dt.datetime.now(dt.UTC).isoformat(),
                       channel_values=inline, channel_versions=versions,
                       updated_channels=_updated(cp, edited))
         return NewRow(new_id, new_cp if postgres else pack(new_cp),

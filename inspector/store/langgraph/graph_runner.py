@@ -41,7 +41,8 @@ import json
 import os
 import sqlite3
 import sys
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 ACTIONS = ("fork", "resume", "answer")
 
@@ -316,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         return run(args)
-    except Exception as err:  # noqa: BLE001 - the user's graph may raise anything
+    except Exception as err:  # the user's graph may raise anything
         text = " ".join(str(err).split()) or type(err).__name__
         print(f"error: {type(err).__name__}: {text}", file=sys.stderr, flush=True)
         return 1

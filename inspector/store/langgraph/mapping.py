@@ -29,7 +29,8 @@ from __future__ import annotations
 import functools
 import json
 from collections import defaultdict
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from inspector.model import CHECKPOINT_KINDS, CheckpointInfo
 from inspector.store.langgraph.decode import revive_lc

@@ -72,7 +72,7 @@ RECENT_WRITES_SECONDS = 600.0
 def _blob_map(channels: Any, types: Any, blobs: Any) -> dict[str, tuple[str | None, bytes | None]]:
     """channel → (type, bytes) from three parallel arrays; ``empty`` versions hold no value."""
     out: dict[str, tuple[str | None, bytes | None]] = {}
-    for channel, tag, data in zip(channels or (), types or (), blobs or ()):
+    for channel, tag, data in zip(channels or (), types or (), blobs or (), strict=False):
         if tag != "empty":
             out[channel] = (tag, bytes(data) if data is not None else None)
     return out
@@ -117,7 +117,7 @@ class PgReader:
         """The PostgresSaver migration level (``MAX(v)`` of ``checkpoint_migrations``)."""
         try:
             rows = self._all("SELECT MAX(v) FROM checkpoint_migrations")
-        except Exception:  # noqa: BLE001 - table absent or unreadable: not essential
+        except Exception:  # table absent or unreadable: not essential
             return None
         return int(rows[0][0]) if rows and rows[0][0] is not None else None
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 ERROR = "__error__"

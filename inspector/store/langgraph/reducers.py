@@ -22,7 +22,8 @@ map → ``{}``, text → ``""``, number → ``0``). Checks read a bounded number
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from inspector.store.langgraph.decode import decode_plain, plain_or_error
 from inspector.store.langgraph.pregel import NULL_TASK_ID, is_control_channel

@@ -39,15 +39,15 @@ def describe(columns: dict[str, set[str]]) -> LangGraphSchema | None:
     """The LangGraph layout of a database given table name → column names, or None."""
     tables = {name.lower(): cols for name, cols in columns.items()}
     checkpoints = _cols(tables, "checkpoints")
-    if CHECKPOINT_COLUMNS <= checkpoints:
+    if checkpoints >= CHECKPOINT_COLUMNS:
         writes = _cols(tables, "writes")
-        if SQLITE_WRITES_COLUMNS <= writes:
+        if writes >= SQLITE_WRITES_COLUMNS:
             return LangGraphSchema("sqlite", "writes", "task_path" in writes)
         pg_writes = _cols(tables, "checkpoint_writes")
-        if PG_WRITES_COLUMNS <= pg_writes and PG_BLOBS_COLUMNS <= _cols(tables, "checkpoint_blobs"):
+        if pg_writes >= PG_WRITES_COLUMNS and _cols(tables, "checkpoint_blobs") >= PG_BLOBS_COLUMNS:
             return LangGraphSchema("postgres", "checkpoint_writes", "task_path" in pg_writes)
         return None
-    if LEGACY_COLUMNS <= checkpoints and "checkpoint_id" not in checkpoints:
+    if checkpoints >= LEGACY_COLUMNS and "checkpoint_id" not in checkpoints:
         return LangGraphSchema("legacy", "writes", False)
     return None
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from inspector import paths
 from inspector.errors import StoreError
 from inspector.store.engine import parse_target
 
@@ -43,18 +44,14 @@ class GraphSettings:
     python: str | None = None
     cwd: str | None = None
 
-    def merged(self, **overrides: Any) -> "GraphSettings":
+    def merged(self, **overrides: Any) -> GraphSettings:
         """These settings with the given non-None values replaced."""
         return dataclasses.replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
 
 def config_dir() -> Path:
     """The user's config directory for Checkpoint Inspector."""
-    explicit = os.environ.get("CHECKPOINT_INSPECTOR_CONFIG_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "checkpoint-inspector"
+    return paths.config_dir()
 
 
 def store_key(url_or_path: str) -> str:

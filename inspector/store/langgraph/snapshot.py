@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from inspector.errors import TaskStateError
 from inspector.model import CheckpointInfo, Snapshot

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from inspector.store.engine import guard
 from inspector.store.langgraph.store import LangGraphStore
-from inspector.store.native.usage_sql import DiskUsage
+from inspector.store.disk import DiskUsage
 
 PAGE = 500
 PG_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
@@ -57,7 +57,7 @@ def iter_bodies(store: LangGraphStore, thread_id: str | None = None) -> Iterator
     pg = store.engine.dialect.name == "postgresql"
     collate = ' COLLATE "C"' if pg else ""
     length = "octet_length" if pg else "LENGTH"
-    body_len = f"octet_length(c.checkpoint::text)" if pg else "LENGTH(c.checkpoint)"
+    body_len = "octet_length(c.checkpoint::text)" if pg else "LENGTH(c.checkpoint)"
     where = "WHERE c.thread_id = :thread" if thread_id is not None else ""
     after = "(c.thread_id, c.checkpoint_ns, c.checkpoint_id) > (:t, :n, :c)" if pg else \
         "(c.thread_id > :t OR (c.thread_id = :t AND (c.checkpoint_ns > :n OR (c.checkpoint_ns = :n AND c.checkpoint_id > :c))))"
@@ -127,7 +127,7 @@ def disk_usage(store: LangGraphStore) -> DiskUsage:
         tables = {}
         method = "PRAGMA page_count/freelist_count"
         try:
-            owners = dict(conn.exec_driver_sql(
+            owners: dict[str, str] = dict(conn.exec_driver_sql(
                 "SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')").all())
             for name, used in conn.exec_driver_sql("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name").all():
                 owner = owners.get(name, name)
@@ -219,6 +219,7 @@ def vacuum(store_engine: sa.Engine) -> None:
             cur.close()
         else:
             driver = raw.driver_connection
+            assert driver is not None
             driver.rollback()
             driver.autocommit = True
             try:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import sqlalchemy as sa
 
@@ -51,7 +52,7 @@ class LangGraphWriter:
         """Release the connection."""
         self.engine.dispose()
 
-    def __enter__(self) -> "LangGraphWriter":
+    def __enter__(self) -> LangGraphWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -16,13 +16,13 @@ import socket
 import time
 from dataclasses import dataclass, field
 from collections.abc import Collection
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import sqlalchemy as sa
 
 from inspector.store.engine import CompiledStatement, guard
 from inspector.store.native import blobs
-from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, lg_checkpoints, lg_lanes, lg_writes, runs
 from inspector.store.native.store import NativeStore
 from inspector.store.native.writer import NativeWriter, new_run_id
@@ -486,7 +486,7 @@ class LaneStore(NativeWriter):
 
     def keep_latest(self, thread_ids: Sequence[str]) -> None:
         """Keep only the newest checkpoint of every lane of these threads."""
-        for run_id, thread_id, ns in self.lanes_of(thread_ids):
+        for run_id, _thread_id, _ns in self.lanes_of(thread_ids):
             with guard(self.store.info.display), self.engine.connect() as conn:
                 newest = conn.execute(sa.select(sa.func.max(lg_checkpoints.c.checkpoint_id)).where(
                     lg_checkpoints.c.run_id == run_id)).scalar()

@@ -12,7 +12,8 @@ nothing.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import sqlalchemy as sa
 

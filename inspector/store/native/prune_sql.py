@@ -94,10 +94,12 @@ def candidates(conn: sa.Connection, rules: Rules) -> Iterator[Candidate]:
             .select_from(checkpoints.join(runs, runs.c.id == c.run_id))
             .where(*_selected(rules), _unprotected(conn)).order_by(c.run_id, c.seq))
     compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
-    cur = conn.connection.dbapi_connection.cursor()     # plain tuples: hundreds of thousands of rows
+    dbapi = conn.connection.dbapi_connection
+    assert dbapi is not None
+    cur = dbapi.cursor()     # plain tuples: hundreds of thousands of rows
     try:
         params = compiled.construct_params()
-        cur.execute(compiled.string, tuple(params[k] for k in compiled.positiontup) if conn.dialect.positional
+        cur.execute(compiled.string, tuple(params[k] for k in compiled.positiontup or ()) if conn.dialect.positional
                     else params)
         make = Candidate._make
         while True:
@@ -164,8 +166,8 @@ def renumber(conn: sa.Connection, run_id: str) -> None:
     the one before it, and set the run's head and count."""
     c = checkpoints.c
     rows = conn.execute(sa.select(c.id, c.seq, c.parent_id).where(c.run_id == run_id).order_by(c.seq)).all()
-    moved = []
-    previous = None
+    moved: list[tuple[int, int, int | None]] = []
+    previous: int | None = None
     for n, (cid, seq, parent) in enumerate(rows):
         if seq != n or parent != previous:
             moved.append((int(cid), n, previous))
@@ -208,6 +210,7 @@ def vacuum(engine: sa.Engine) -> None:
             cur.close()
         else:
             driver = raw.driver_connection
+            assert driver is not None
             driver.rollback()
             driver.autocommit = True
             try:

@@ -19,7 +19,7 @@ from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
 from inspector.store.native import blobs, live
 from inspector.store.native.pins import pinned_ids
-from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # noqa: F401  (re-exported)
+from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row  # re-exported
 from inspector.store.native.schema import FORMAT_VERSION, checkpoints, runs
 from inspector.store.native.schema import blobs as blob_table
 
@@ -34,7 +34,6 @@ _BLOB_BATCHES = (8, STREAM_PART, FETCH_BATCH)   # IN-list sizes compiled once; a
 _BRANCH_COUNT = (sa.select(sa.func.count()).where(runs.c.parent_run == checkpoints.c.run_id,
                                                   runs.c.parent_checkpoint == checkpoints.c.id)
                  .scalar_subquery().label("branch_count"))
-LIVE_OVERLAP = 5.0  # seconds of run updates re-sent after a cursor (clock skew between writers)
 
 
 class NativeStore(Store):
@@ -270,7 +269,7 @@ class NativeStore(Store):
         must be there), and kept in the raw cache."""
         fetched: dict[bytes, bytes] = {}
         digest_of = pieces.digest_of
-        for row, raw in zip(rows, raws):
+        for row, raw in zip(rows, raws, strict=True):
             digest = bytes(row[0])
             if digest_of(raw) != digest:
                 raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
@@ -310,10 +309,6 @@ class NativeStore(Store):
     def read_pieces(self, digests: Collection[bytes]) -> dict[bytes, Any]:
         return self._fetch_many(digests)
 
-    def load_value(self, digest: bytes) -> Any:
-        """Decode a whole stored value, fetching its pieces level by level in batches."""
-        return self.load_values([digest])[digest]
-
     def load_values(self, digests: Collection[bytes], what: str = "A stored state") -> dict[bytes, Any]:
         """Decode several stored values at once (shared pieces are fetched once, level by
         level), measured against the read budgets before they are built (``expand``)."""
@@ -341,16 +336,6 @@ class NativeStore(Store):
             return []
         p = self.target.path
         return [p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")]
-
-    @property
-    def listen(self) -> Any:
-        """PostgreSQL: ``listen(callback, on_state=None)`` starts a LISTEN/NOTIFY listener that
-        calls ``callback()`` when writers commit, and returns it (``stop()`` it). None on SQLite,
-        which is watched through ``watch_paths()`` instead."""
-        if self.target.backend != "postgresql":
-            return None
-        from inspector.watch.pg_listen import listen_to_store  # the store layer needs no watcher otherwise
-        return lambda callback, on_state=None: listen_to_store(self, callback, on_state)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -9,7 +9,6 @@ its declared size before anything decodes it.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
@@ -21,6 +20,7 @@ from inspector.store.native import blobs
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, runs
 from inspector.store.native.store import FETCH_BATCH, NativeStore
+from inspector.store.disk import DiskUsage
 
 PAGE = 20_000
 MAX_PIECE_BYTES = 256 * 1024 * 1024     # a stored piece claiming more is treated as damaged
@@ -60,20 +60,6 @@ class StoredPiece(NamedTuple):
     raw: bytes
 
 
-@dataclass(frozen=True)
-class DiskUsage:
-    """How big the store is where it lives: files (SQLite) or relations (PostgreSQL)."""
-
-    total_bytes: int                 # everything the store occupies (file + WAL, or relations)
-    free_bytes: int                  # free pages inside the file (SQLite) / 0 when unknown
-    wal_bytes: int
-    tables: dict[str, int]           # table (with its indexes) -> bytes; empty when unknown
-    page_size: int = 0
-    page_count: int = 0
-    freelist_count: int = 0
-    method: str = ""
-
-
 _COLUMNS = (checkpoints.c.run_id, checkpoints.c.seq, checkpoints.c.id, checkpoints.c.created,
             checkpoints.c.state_hash, checkpoints.c.tasks_hash, checkpoints.c.size, checkpoints.c.ops,
             checkpoints.c.checks_passed, checkpoints.c.checks_total)
@@ -101,7 +87,9 @@ def iter_checkpoints(store: NativeStore, run_id: str | None = None) -> Iterator[
     after = -1
     while True:
         with guard(store.info.display), store.engine.connect() as conn:
-            cur = conn.connection.dbapi_connection.cursor()     # plain tuples: a million rows
+            dbapi = conn.connection.dbapi_connection
+            assert dbapi is not None
+            cur = dbapi.cursor()     # plain tuples: a million rows
             try:
                 cur.execute(compiled.sql, compiled.params({"after": after}))   # run and limit are compiled in
                 page = cur.fetchall()
@@ -180,7 +168,7 @@ def _sqlite_disk(conn: sa.Connection, store: NativeStore) -> DiskUsage:
     tables: dict[str, int] = {}
     method = "PRAGMA page_count/freelist_count"
     try:
-        names = dict(conn.exec_driver_sql(
+        names: dict[str, str] = dict(conn.exec_driver_sql(
             "SELECT name, COALESCE(tbl_name, name) FROM sqlite_master WHERE type IN ('table', 'index')").all())
         for name, used in conn.exec_driver_sql("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name").all():
             owner = names.get(name, name)

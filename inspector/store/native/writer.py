@@ -8,7 +8,8 @@ import socket
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
+from collections.abc import Iterator, Mapping
 
 import sqlalchemy as sa
 
@@ -56,7 +57,6 @@ class NativeWriter:
         self.store = store
         self.engine = store.engine
         self._known: set[bytes] = set()
-        self._insert_blob = insert_ignore(blob_table, self.engine.dialect.name)
         self._heads: dict[str, tuple[int, int, int]] = {}
         self._conn: sa.Connection | None = None
         self._statements()
@@ -128,10 +128,8 @@ class NativeWriter:
             yield cur
             raw.commit()
         except BaseException as err:
-            try:
+            with contextlib.suppress(self._dbapi_error):
                 raw.rollback()
-            except self._dbapi_error:
-                pass
             self._conn.invalidate()
             self._conn.close()
             self._conn = None

@@ -6,8 +6,18 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QStackedWidget, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from inspector.errors import StoreError
 from inspector.highlight import to_json_text
@@ -17,10 +27,11 @@ from inspector.resume.edits import check_json_value, parse_json_text, validate_t
 from inspector.resume.fork import fork
 from inspector.ui import icons
 from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor, ReviewView
-from inspector.ui.dialogs.store_access import StoreAccess, as_access
+from inspector.ui.store_access import StoreAccess, as_access
+from inspector.ui.formatting import step_label
 from inspector.ui.tasks import TaskRunner
-from inspector.ui.widgets.sizing import fit_to_screen
 from inspector.ui.widgets.palette import accent
+from inspector.ui.widgets.sizing import fit_to_screen
 
 _UNSET: Any = object()
 
@@ -226,11 +237,11 @@ class ForkDialog(QDialog):
         snap, run, state_text, tasks_text, note = result
         self.snapshot, self.run = snap, run
         info = snap.info
-        self.title.setText(f"Fork <b>{_esc(run.name)}</b> at <b>#{info.seq}</b> ({info.kind} "
-                           f"{_esc(info.name)}) into a new run. The source run is never modified; "
+        self.title.setText(f"Fork <b>{_esc(run.name)}</b> at <b>#{info.seq}</b> "
+                           f"({_esc(step_label(info.kind, info.name))}) into a new run. The source run is never modified; "
                            "whatever you do not edit is shared by reference." if not note else
-                           f"Fork thread <b>{_esc(run.name)}</b> at <b>#{info.seq}</b> ({info.kind} "
-                           f"{_esc(info.name)}). Existing checkpoints are never modified.<br>{note}")
+                           f"Fork thread <b>{_esc(run.name)}</b> at <b>#{info.seq}</b> "
+                           f"({_esc(step_label(info.kind, info.name))}). Existing checkpoints are never modified.<br>{note}")
         self.tasks_editor.setEnabled(not note)   # a LangGraph task board is derived, not stored
         self.state_editor.set_text(state_text)
         self.tasks_editor.set_text(tasks_text)

@@ -83,7 +83,7 @@ class LangGraphOptions(QGroupBox):
         self.answer.setPlaceholderText('The answer to the interrupt, as JSON: "approved", true, 3 or '
                                        '{"ok": true, "note": "…"}')
         self.answer.setTabChangesFocus(True)
-        self.answer.setFixedHeight(self.fontMetrics().lineSpacing() * 5 + 12)
+        self.answer.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 14)
         self.answer_check = QLabel(self)
         self.answer.textChanged.connect(self._check_answer)
         self.question = QLabel(self)

@@ -10,7 +10,8 @@ channel, without reopening. Forks and resumes read the saved settings each time.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
@@ -82,6 +83,8 @@ class LangGraphSettingsDialog(QDialog):
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #c0392b;")
         self.error.hide()
+        for edit in (self.graph, self.python, self.cwd, self.task_channel):
+            edit.textEdited.connect(lambda _text: self.error.hide())   # a new try: the old message goes
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                    | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.save)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import html
 import os
 import shlex
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
@@ -23,7 +24,8 @@ from inspector.ui import icons
 from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor
 from inspector.ui.dialogs.langgraph_options import (LangGraphChoices, LangGraphOptions, PlanOutcome,
                                                     plan_langgraph, remember)
-from inspector.ui.dialogs.store_access import StoreAccess, as_access
+from inspector.ui.store_access import StoreAccess, as_access
+from inspector.ui.formatting import step_label
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent
 from inspector.ui.widgets.sizing import fit_to_screen
@@ -79,9 +81,8 @@ def _start(access: StoreAccess, plan: ResumePlan, argv: list[str], cwd: str, env
 
 
 def checkpoint_label(cp: CheckpointInfo) -> str:
-    """``#SEQ kind name`` without saying the kind twice ("fork of …", not "fork fork of …")."""
-    name = cp.name or ""
-    return f"#{cp.seq} {name}" if name.split(" ", 1)[0] == cp.kind else f"#{cp.seq} {cp.kind} {name}".rstrip()
+    """``#SEQ kind name`` (the kind said once)."""
+    return f"#{cp.seq} {step_label(cp.kind, cp.name)}"
 
 
 def _stop(access: StoreAccess, run_id: str) -> str:

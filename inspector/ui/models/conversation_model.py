@@ -47,7 +47,7 @@ class ConversationModel(QAbstractListModel):
             idx = self.index(row)
             self.dataChanged.emit(idx, idx, [MATCH_ROLE])
 
-    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._conversation.messages)
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

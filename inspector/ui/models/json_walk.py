@@ -155,9 +155,8 @@ def search_paths(value: Any, needle: str, cancel: Callable[[], bool] | None = No
         steps += 1
         if cancel is not None and steps % 5000 == 0 and cancel():
             break
-        if path and isinstance(path[-1], str) and needle in path[-1].casefold():
-            found.append(path)
-        elif path and not isinstance(node, (dict, list)) and needle in _search_text(node):
+        if path and (isinstance(path[-1], str) and needle in path[-1].casefold()
+                     or not isinstance(node, (dict, list)) and needle in _search_text(node)):
             found.append(path)
         if isinstance(node, dict):
             stack.extend(((*path, k), v) for k, v in reversed(list(node.items())))

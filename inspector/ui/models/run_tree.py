@@ -26,8 +26,8 @@ class RunNode:
 
     key: int
     run: RunInfo | None
-    parent: "RunNode | None" = None
-    children: list["RunNode"] = field(default_factory=list)
+    parent: RunNode | None = None
+    children: list[RunNode] = field(default_factory=list)
     row: int = 0
     status: str = ""
     reason: str = ""

@@ -149,7 +149,8 @@ class RunsModel(QAbstractItemModel):
         if col == COL_UPDATED:
             return f"updated {formatting.full_time(run.updated)}\ncreated {formatting.full_time(run.created)}"
         if col == COL_CHECKS:
-            return f"{run.checks_passed} of {run.checks_total} checks passed · {run.tasks_done}/{run.tasks_total} tasks done"
+            return (f"{run.checks_passed} of {run.checks_total} checks passed · "
+                    f"{run.tasks_done}/{run.tasks_total} tasks done")
         if col == COL_CHECKPOINTS:
             return f"{run.checkpoint_count:,} checkpoints"
         lines = [run.name, f"id {run.id} · agent {run.agent or '—'}"]
@@ -176,6 +177,13 @@ class RunsModel(QAbstractItemModel):
         """The status the list shows for a run (a diagnosis may say crashed or stuck), '' if unknown."""
         node = self.tree.by_id.get(run_id)
         return (node.status or node.run.status) if node is not None else ""
+
+    def effective_of(self, run_id: str) -> EffectiveStatus | None:
+        """The status the list shows for a run and why it differs from the stored one (None if unknown)."""
+        node = self.tree.by_id.get(run_id)
+        if node is None:
+            return None
+        return EffectiveStatus(node.status or node.run.status, node.reason if node.status != node.run.status else "")
 
     def forks_of(self, run_id: str) -> list[RunInfo]:
         """The loaded runs forked from ``run_id``."""

@@ -32,7 +32,7 @@ class _Node:
 
     __slots__ = ("parent", "row", "key", "value", "path", "children", "_keys", "_key_rows")
 
-    def __init__(self, parent: "_Node | None", row: int, key: Any, value: Any, path: tuple) -> None:
+    def __init__(self, parent: _Node | None, row: int, key: Any, value: Any, path: tuple) -> None:
         self.parent, self.row, self.key, self.value, self.path = parent, row, key, value, path
         self.children: list[_Node] = []
         self._keys: list | None = None
@@ -149,7 +149,7 @@ class StateTreeModel(QAbstractItemModel):
         self.endInsertRows()
 
     # -- QAbstractItemModel --------------------------------------------------------
-    def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+    def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:
         if column < 0 or column >= len(COLUMNS) or row < 0:
             return QModelIndex()
         node = self.node(parent)
@@ -157,7 +157,7 @@ class StateTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, node.children[row])
 
-    def parent(self, index: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+    def parent(self, index: AnyIndex = QModelIndex()) -> QModelIndex:
         if not index.isValid():
             return QModelIndex()
         node: _Node = index.internalPointer()
@@ -166,32 +166,32 @@ class StateTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(up.row, 0, up)
 
-    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:
         if parent.isValid() and parent.column() != 0:
             return 0
         return len(self.node(parent).children)
 
-    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:
         return len(COLUMNS)
 
-    def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008, N802
+    def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:
         if parent.isValid() and parent.column() != 0:
             return False
         return self.node(parent).total > 0
 
-    def canFetchMore(self, parent: AnyIndex) -> bool:  # noqa: N802
+    def canFetchMore(self, parent: AnyIndex) -> bool:
         if parent.isValid() and parent.column() != 0:
             return False
         node = self.node(parent)
         return len(node.children) < node.total
 
-    def fetchMore(self, parent: AnyIndex) -> None:  # noqa: N802
+    def fetchMore(self, parent: AnyIndex) -> None:
         if parent.isValid() and parent.column() != 0:
             return
         node = self.node(parent)
         self._load(parent, node, len(node.children) + BATCH)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
                 and 0 <= section < len(COLUMNS):

@@ -127,10 +127,6 @@ class TimelineModel(QAbstractTableModel):
         if 0 <= row < self._count and not self.cache.has_row(row):
             self._want(self.cache.page_of(row))
 
-    def forks_at(self, info: CheckpointInfo) -> list[RunInfo]:
-        """Runs forked from ``info``."""
-        return self._forks.get(info.id, [])
-
     # -- loading ------------------------------------------------------------------------
     def _want(self, page: int) -> None:
         if page in self._in_flight or page in self._failed:
@@ -149,9 +145,9 @@ class TimelineModel(QAbstractTableModel):
             page = self._wanted.pop()
             self._in_flight.add(page)
             run_id, generation = self.run.id, self._generation
-            self.session.runner.run(lambda p=page: fetch_page(store, run_id, p),
-                                    lambda result, p=page: self._on_page(generation, p, result),
-                                    lambda message, p=page: self._on_page_failed(generation, p, message))
+            self.session.runner.run(lambda p=page, r=run_id: fetch_page(store, r, p),
+                                    lambda result, p=page, g=generation: self._on_page(g, p, result),
+                                    lambda message, p=page, g=generation: self._on_page_failed(g, p, message))
 
     def _on_page(self, generation: int, page: int, result: tuple[CheckpointInfo | None, list[CheckpointInfo]]) -> None:
         if generation != self._generation:

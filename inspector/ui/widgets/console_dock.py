@@ -16,7 +16,7 @@ from inspector.ui.widgets.palette import accent
 
 if TYPE_CHECKING:   # loaded with the first launch, not with the window
     from inspector.resume.launch import LaunchSpec
-    from inspector.ui.dialogs.store_access import StoreAccess
+    from inspector.ui.store_access import StoreAccess
 
 MAX_LINES = 20_000
 HUES = {"err": "#cf222e", "ok": "#1a7f37", "info": "#0969da"}
@@ -199,7 +199,7 @@ class ConsoleDock(QDockWidget):
 
     def _access(self, spec: LaunchSpec) -> StoreAccess:
         """The window's store access when it is the launch's store, else one per call."""
-        from inspector.ui.dialogs.store_access import StoreAccess
+        from inspector.ui.store_access import StoreAccess
 
         access = self.store_access
         return access if access is not None and access.url == spec.store_url else StoreAccess(spec.store_url)

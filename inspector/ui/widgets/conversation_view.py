@@ -91,7 +91,7 @@ class BubbleDelegate(QStyledItemDelegate):
         small.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
         return small
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         message: ChatMessage | None = index.data(MESSAGE_ROLE)
         if message is None:
             return QSize(0, 0)
@@ -310,6 +310,6 @@ class ConversationView(QWidget):
         menu.addAction("Show in tree", lambda: self.reveal_requested.emit(path))
         menu.exec(self._list.viewport().mapToGlobal(pos))
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+    def resizeEvent(self, event) -> None:  # Qt override
         self._delegate.clear_cache()
         super().resizeEvent(event)

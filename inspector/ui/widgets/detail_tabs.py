@@ -72,7 +72,7 @@ def make_panel(module_name: str, title: str, session: StoreSession, parent: QWid
         kwargs["parent"] = parent
     try:
         return cls(**kwargs)
-    except Exception:  # noqa: BLE001 - a broken panel must not take the window down
+    except Exception:  # a broken panel must not take the window down
         log.exception("the %s panel failed to start", module_name)
         return PlaceholderPanel(title, parent)
 
@@ -224,7 +224,7 @@ class DetailTabs(QWidget):
     def _show_in(key: str, panel: QWidget, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         try:
             panel.show_snapshot(snapshot, run)
-        except Exception:  # noqa: BLE001 - one failing panel must not hide the others
+        except Exception:  # one failing panel must not hide the others
             log.exception("the %s panel failed to show a snapshot", key)
 
     def _deliver_pair(self, pair: tuple[Snapshot, Snapshot], run: RunInfo | None) -> None:
@@ -233,6 +233,6 @@ class DetailTabs(QWidget):
         if diff is not None and hasattr(diff, "show_pair"):
             try:
                 diff.show_pair(pair[0], pair[1], run)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("the diff panel failed to compare two snapshots")
         self.pair_loaded.emit(pair[0], pair[1])

@@ -30,7 +30,7 @@ from inspector.ui.widgets.diff_summary_view import DiffSummaryView
 from inspector.ui.widgets.json_view import PreparedText
 
 if TYPE_CHECKING:   # the picker loads on first use
-    from inspector.ui.dialogs.checkpoint_picker import CheckpointPicker
+    from inspector.ui.widgets.checkpoint_picker import CheckpointPicker
 from inspector.ui.widgets.palette import is_dark, muted_text
 from inspector.ui.widgets.side_by_side import SideBySideView
 
@@ -420,7 +420,7 @@ class DiffPanel(QWidget):
         """Compare ▾ Choose a Checkpoint…: search any run's checkpoints; the pick becomes the base."""
         if self._store is None:
             return None
-        from inspector.ui.dialogs.checkpoint_picker import CheckpointPicker
+        from inspector.ui.widgets.checkpoint_picker import CheckpointPicker
 
         picker = CheckpointPicker(self._store, self._run, self)
         picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -97,7 +97,7 @@ class FindBar(QWidget):
     def _on_timer_timeout(self) -> None:
         self.search_changed.emit(self.field.text())
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if watched is self.field and event.type() == QEvent.Type.KeyPress:
             key = event.key()
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):

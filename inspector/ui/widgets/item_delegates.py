@@ -56,7 +56,8 @@ def paint_pill(painter: QPainter, rect: QRect, text: str, color: QColor, font: Q
     painter.drawRoundedRect(box, height / 2, height / 2)
     painter.setFont(font)
     painter.setPen(fg)
-    painter.drawText(box, Qt.AlignmentFlag.AlignCenter, metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(box.width()) - 8))
+    elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(box.width()) - 8)
+    painter.drawText(box, Qt.AlignmentFlag.AlignCenter, elided)
     painter.restore()
     return width
 
@@ -230,8 +231,9 @@ class LaneDelegate(QStyledItemDelegate):
         _panel(opt, painter, opt.widget)
         stripe = style.theme().lane_color(lane)
         for level in range(depth):
+            color = stripe if level == depth - 1 else QColor(style.theme().border)
             painter.fillRect(QRect(opt.rect.left() + 6 + level * LANE_INDENT, opt.rect.top() + 3, 3,
-                                   opt.rect.height() - 6), stripe if level == depth - 1 else QColor(style.theme().border))
+                                   opt.rect.height() - 6), color)
         opt.rect = opt.rect.adjusted(depth * LANE_INDENT + 6, 0, 0, 0)
         opt.backgroundBrush = QBrush()  # the row tint is already painted across the whole cell
         widget = opt.widget

@@ -75,14 +75,14 @@ def prepare_value(value: Any, dark: bool, ctx: JobContext | None = None) -> Prep
 class _Gutter(QWidget):
     """Line numbers painted beside the text."""
 
-    def __init__(self, view: "JsonView") -> None:
+    def __init__(self, view: JsonView) -> None:
         super().__init__(view)
         self._view = view
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+    def sizeHint(self) -> QSize:  # Qt override
         return QSize(self._view.gutter_width(), 0)
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+    def paintEvent(self, event: QPaintEvent) -> None:  # Qt override
         self._view.paint_gutter(self, event)
 
 
@@ -324,7 +324,7 @@ class JsonView(QPlainTextEdit):
         else:
             self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
         rect = self.contentsRect()
         self._gutter.setGeometry(QRect(rect.left(), rect.top(), self.gutter_width(), rect.height()))
@@ -359,7 +359,7 @@ class JsonView(QPlainTextEdit):
     def _on_job_failed(self, err: BaseException) -> None:
         self.clear_value(f"Cannot show this value as JSON: {err}")
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+    def changeEvent(self, event: QEvent) -> None:  # Qt override
         """Re-highlight with the new colours when the palette switches between light and dark."""
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QFormLayout, QFrame, QHeaderView, QLabel, QPlainT
 
 from inspector.humanize import fmt_age
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
+from inspector.resume.status import EffectiveStatus
 from inspector.store.base import Store
 from inspector.ui.models.json_walk import fmt_bytes, preview
 from inspector.ui.models.state_tree_model import KEY, TYPE, VALUE, StateTreeModel
@@ -98,7 +99,8 @@ class Section(QFrame):
 
     def values(self) -> dict[str, str]:
         """Visible rows as {label: plain text} (for tests and copying)."""
-        return {name.text(): _plain(value.text()) for i, (name, value) in enumerate(self._rows) if self.form.isRowVisible(i)}
+        return {name.text(): _plain(value.text())
+                for i, (name, value) in enumerate(self._rows) if self.form.isRowVisible(i)}
 
 
 def _plain(rich: str) -> str:
@@ -114,6 +116,8 @@ class MetadataPanel(QWidget):
         self._store: Store | None = None
         self._snapshot: Snapshot | None = None
         self._run: RunInfo | None = None
+        self._effective: tuple[str, EffectiveStatus] | None = None   # (run id, what the runs list shows)
+        self._diagnosis_text: str | None = None
         self._lookup_job = LatestJob(self)
         self._lookup_job.finished.connect(self._on_lookup_finished)
         self._found: dict[str, Any] = {}
@@ -214,15 +218,30 @@ class MetadataPanel(QWidget):
         self.error_text.setText(run.last_error or "")
         self.error.setVisible(bool(run.last_error))
 
+    def show_status(self, run_id: str | None, status: EffectiveStatus | None) -> None:
+        """The effective status of run ``run_id`` (crashed, stuck… as the runs list shows it), live.
+
+        The Status row shows it, with its reason and the stored status when they differ."""
+        self._effective = (run_id, status) if run_id and status else None
+        if self._diagnosis_text:
+            self.show_diagnosis(self._diagnosis_text)
+        if self._snapshot is not None and self._run is not None and self._run.id == run_id:
+            self.run.set_rows(self._run_rows(self._run))
+
     def show_diagnosis(self, text: str | None) -> None:
         """Show (or hide, with None) a stuck diagnosis at the top of the panel."""
         if not text:
+            self._diagnosis_text = None
             self.diagnosis.hide()
             return
+        self._diagnosis_text = text
+        status = self._effective[1].status if self._effective else ""
+        crashed = status == "crashed" or text.startswith("crashed")
         pal = self.diagnosis.palette()
-        pal.setColor(pal.ColorRole.Window, tint(self.palette(), "#bf8700", 0.18))
+        pal.setColor(pal.ColorRole.Window, tint(self.palette(), "#cf222e" if crashed else "#bf8700", 0.18))
         self.diagnosis.setPalette(pal)
-        self.diagnosis.setText(f"<b>Stuck diagnosis</b><br>{html.escape(text).replace(chr(10), '<br>')}")
+        title = "Crash diagnosis" if crashed else "Stuck diagnosis"
+        self.diagnosis.setText(f"<b>{title}</b><br>{html.escape(text).replace(chr(10), '<br>')}")
         self.diagnosis.show()
 
     # -- filling -------------------------------------------------------------------
@@ -313,13 +332,24 @@ class MetadataPanel(QWidget):
                                        f"epoch {run.epoch}") if p)
         heartbeat = (f"{fmt_time(run.heartbeat)} " + self._muted(f"({fmt_age(time.time() - run.heartbeat)} ago)")
                      if run.heartbeat else self._muted("never"))
-        rows = [("Status", html.escape(run.status)), ("Agent", html.escape(run.agent or "—")),
+        rows = [("Status", self._status_text(run)), ("Agent", html.escape(run.agent or "—")),
                 ("Owner", html.escape(owner)), ("Heartbeat", heartbeat),
                 ("Started", fmt_time(run.created)), ("Updated", fmt_time(run.updated)),
                 ("Checkpoints", str(run.checkpoint_count))]
         if not run.resumable:
             rows.append(("Resumable", "no — " + html.escape(run.not_resumable_reason or "")))
         return rows
+
+    def _status_text(self, run: RunInfo) -> str:
+        effective = self._effective[1] if self._effective and self._effective[0] == run.id else None
+        if effective is None or effective.status == run.status:
+            return html.escape(run.status)
+        hue = {"crashed": "#cf222e", "stuck": "#bf8700"}.get(effective.status)
+        shown = html.escape(effective.status)
+        if hue:
+            shown = f"<b style='color:{accent(self.palette(), hue).name()}'>{shown}</b>"
+        reason = f" \u2014 {html.escape(effective.reason)}" if effective.reason else ""
+        return f"{shown}{reason} " + self._muted(f"(stored status: {run.status})")
 
     def _lineage_rows(self, run: RunInfo, meta: dict[str, Any]) -> list[Row]:
         if not run.parent_run:

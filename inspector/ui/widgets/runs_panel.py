@@ -280,11 +280,11 @@ class RunsPanel(QWidget):
             action.toggled.connect(lambda on, c=col: header.setSectionHidden(c, not on))
         menu.popup(header.mapToGlobal(pos))
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if watched is self.view.viewport() and event.type() in (QEvent.Type.Enter, QEvent.Type.Leave):
             self.model.set_hold_order(event.type() == QEvent.Type.Enter)   # rows stay under the cursor
         return super().eventFilter(watched, event)
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+    def resizeEvent(self, event) -> None:  # Qt override
         super().resizeEvent(event)
         self.empty_hint.resize(self.view.viewport().size())

@@ -60,7 +60,7 @@ class SideBySideView(QWidget):
             a.horizontalScrollBar().valueChanged.connect(
                 lambda value, other=b: self._sync(other.horizontalScrollBar(), value))
 
-    def _sync(self, bar, value: int) -> None:  # noqa: ANN001
+    def _sync(self, bar, value: int) -> None:
         if self._syncing:
             return
         self._syncing = True

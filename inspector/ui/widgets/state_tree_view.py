@@ -250,7 +250,7 @@ class StateTreeView(QWidget):
             self.splitter.setSizes([total // 2, total - total // 2])
         self.detail.text.setFocus()
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         """Ctrl+C copies the selected value, Ctrl+Shift+C its path (instead of the cell text)."""
         if watched is self.tree and event.type() in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
             action = self._copy_action(event)
@@ -261,7 +261,7 @@ class StateTreeView(QWidget):
                 return True
         return super().eventFilter(watched, event)
 
-    def _copy_action(self, event: QKeyEvent):  # noqa: ANN202
+    def _copy_action(self, event: QKeyEvent):
         if event.key() != Qt.Key.Key_C:
             return None
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier

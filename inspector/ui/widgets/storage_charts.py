@@ -19,12 +19,12 @@ TOP = 7
 class SizeAxis(pg.AxisItem):
     """An axis whose ticks read as sizes (KB, MB …)."""
 
-    def tickStrings(self, values, scale, spacing):  # noqa: ANN001, ANN201, N802 - pyqtgraph override
+    def tickStrings(self, values, scale, spacing):  # pyqtgraph override
         if self.logMode:
-            return [fmt_size(int(round(10 ** v))) for v in values]
+            return [fmt_size(round(10 ** v)) for v in values]
         return [fmt_size(int(v)) if v >= 0 else "" for v in values]
 
-    def tickValues(self, minVal, maxVal, size):  # noqa: ANN001, ANN201, N802, N803 - pyqtgraph override
+    def tickValues(self, minVal, maxVal, size):  # pyqtgraph override
         if not self.logMode:
             step = _nice_step((maxVal - minVal) / max(3, int(size / 45)))
             first = np.ceil(minVal / step) * step if step else minVal
@@ -32,7 +32,7 @@ class SizeAxis(pg.AxisItem):
         # log scale: decades only (labelled minor ticks crowd a small chart)
         # log scale: 1, 10, 100 of each size unit (and 2, 5 … when the range is short)
         steps = (1, 2, 5, 10, 20, 50, 100, 200, 500) if maxVal - minVal < 3 else (1, 10, 100)
-        ticks = [float(np.log10(m * 1024.0 ** k)) for k in range(0, 6) for m in steps]
+        ticks = [float(np.log10(m * 1024.0 ** k)) for k in range(6) for m in steps]
         return [(1.0, [v for v in ticks if minVal - 1e-9 <= v <= maxVal + 1e-9])]
 
 

@@ -10,8 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from inspector.humanize import fmt_size
 from inspector.model import ChangeSet, RunInfo
@@ -106,11 +114,11 @@ class StorageView(QWidget):
         for c in range(3):
             self.grid.setColumnStretch(c, 1 if c < columns else 0)
 
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event: Any) -> None:  # Qt override
         super().resizeEvent(event)
         self._reflow()
 
-    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+    def showEvent(self, event: Any) -> None:  # Qt override
         super().showEvent(event)
         if self._stale and self.session.store is not None:
             self.refresh()
@@ -120,7 +128,7 @@ class StorageView(QWidget):
         """A store was opened (or is open when the view is built): measure it."""
         self._on_store_switched()
 
-    def changeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+    def changeEvent(self, event: Any) -> None:  # Qt override
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             self.apply_theme()

@@ -157,7 +157,7 @@ class TaskCard(QFrame):
         self.review.setText(pill + who)
         self.review.setVisible(bool(pill))
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit_wrapped()
 

@@ -88,7 +88,7 @@ class BoardColumn(QFrame):
             card = TaskCard(self._body)
             self._cards_layout.insertWidget(len(self._cards), card)
             self._cards.append(card)
-        for card, task in zip(self._cards, tasks):
+        for card, task in zip(self._cards, tasks, strict=False):
             card.set_task(task)
             card.setVisible(True)
         for card in self._cards[len(tasks):]:
@@ -240,7 +240,7 @@ class TasksPanel(QWidget):
         self.empty_columns.setVisible(narrow and bool(empty))
         self.empty_columns.setText("No tasks: " + ", ".join(STATUS_TITLES[c.status] for c in empty))
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if self.showing_board:
             self._fold_empty_columns()

@@ -3,15 +3,36 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QSlider,
-                               QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSlider,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from inspector.humanize import plural
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo
 from inspector.ui import style
-from inspector.ui.models.timeline_model import (COL_CHANGE, COL_CHECKS, COL_DELTA, COL_FORKS, COL_GAP,
-                                                COL_KIND, COL_NAME, COL_SEQ, COL_SIZE, COL_TIME,
-                                                LaneRole, ProgressRole, TimelineModel)
+from inspector.ui.models.timeline_model import (
+    COL_CHANGE,
+    COL_CHECKS,
+    COL_DELTA,
+    COL_FORKS,
+    COL_GAP,
+    COL_KIND,
+    COL_NAME,
+    COL_SEQ,
+    COL_SIZE,
+    COL_TIME,
+    LaneRole,
+    ProgressRole,
+    TimelineModel,
+)
 from inspector.ui.session import StoreSession
 from inspector.ui.widgets.item_delegates import LaneDelegate, ProgressDelegate
 
@@ -249,6 +270,6 @@ class TimelinePanel(QWidget):
         count = self.model.rowCount()
         self.count_label.setText(plural(count, "checkpoint") if self.model.run is not None else "")
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt override
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.empty_hint.resize(self.view.viewport().size())

@@ -63,7 +63,8 @@ class WelcomePage(QWidget):
         self.recent_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.recent_list.setIconSize(QSize(16, 16))
         self.recent_list.setFrameShape(QFrame.Shape.NoFrame)
-        self.recent_list.itemActivated.connect(lambda item: self.recent_chosen.emit(item.data(Qt.ItemDataRole.UserRole)))
+        self.recent_list.itemActivated.connect(
+            lambda item: self.recent_chosen.emit(item.data(Qt.ItemDataRole.UserRole)))
         self.recent_list.itemClicked.connect(lambda item: self.recent_chosen.emit(item.data(Qt.ItemDataRole.UserRole)))
         column.addLayout(_centered(self.recent_title))
         column.addLayout(_centered(self.recent_list))

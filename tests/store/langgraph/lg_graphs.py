@@ -9,6 +9,7 @@ dataclass, LangChain messages).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import enum
 import sqlite3
@@ -90,7 +91,7 @@ def build_planner() -> Any:
 
 
 def _prepare(state: State) -> dict:
-    return {"started": dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc),
+    return {"started": dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC),
             "tags": {"alpha", "beta"},
             "run_uid": uuid.UUID("12345678-1234-5678-1234-567812345678"),
             "stage": Stage.PLANNED, "note": Note("remember", 2)}
@@ -159,10 +160,8 @@ def run_standard_threads(graph: Any) -> None:
     graph.invoke(Command(resume="yes, go"), config("thread-B"))
     graph.invoke(_start("Tidy the wiki", "low"), config("thread-C"))
     fork_before_review(graph, "thread-D")
-    try:
+    with contextlib.suppress(RuntimeError):
         graph.invoke(_start("Break things", "low", fail=True), config("thread-E"))
-    except RuntimeError:
-        pass
 
 
 def fork_before_review(graph: Any, thread_id: str) -> dict:

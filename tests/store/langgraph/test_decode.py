@@ -65,7 +65,7 @@ def _plain(obj):
     (ipaddress.IPv4Address("10.0.0.1"), {"__type__": "ipaddress.IPv4Address", "value": "10.0.0.1"}),
     (ZoneInfo("Europe/Paris"), {"__type__": "zoneinfo.ZoneInfo", "value": "Europe/Paris"}),
     (pathlib.Path("/tmp/a/b"), "/tmp/a/b"),
-    (dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc),
+    (dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC),
      {"__type__": "datetime.datetime", "value": "2026-01-02T03:04:05+00:00"}),
     (dt.date(2026, 1, 2), {"__type__": "datetime.date", "value": "2026-01-02"}),
     (dt.time(3, 4, 5), {"__type__": "datetime.time", "value": "03:04:05"}),

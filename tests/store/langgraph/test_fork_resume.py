@@ -111,7 +111,7 @@ def test_raw_fork_row_follows_the_reference(lg_copy):
     assert pack(new["versions_seen"]) == pack(old["versions_seen"])
     changed = {c for c in old["channel_versions"] if new["channel_versions"][c] != old["channel_versions"][c]}
     assert changed == {"fail"}
-    number = lambda version: int(version.split(".")[0])  # noqa: E731
+    number = lambda version: int(version.split(".")[0])
     assert number(new["channel_versions"]["fail"]) == number(old["channel_versions"]["fail"]) + 1
     assert new["id"] == result.langgraph_checkpoint_id
     after_cps, after_writes = _rows(lg_copy)
@@ -184,9 +184,8 @@ def test_raw_fork_keeps_stored_types_of_edited_values(lg_copy):
 
 
 def test_raw_fork_refusals(lg_copy, tmp_path):
-    with open_store(lg_copy) as ro:
-        with pytest.raises(StoreError, match="read-only"):
-            raw_fork(ro, "thread-C:-1", {"fail": True}, reason="x", quiet_seconds=0)
+    with open_store(lg_copy) as ro, pytest.raises(StoreError, match="read-only"):
+        raw_fork(ro, "thread-C:-1", {"fail": True}, reason="x", quiet_seconds=0)
     with open_store(lg_copy, readonly=False) as store:
         head = store.get_checkpoint("thread-C:-1")
         with pytest.raises(StoreError, match="may still be running"):
@@ -211,9 +210,8 @@ def test_raw_fork_refusals(lg_copy, tmp_path):
     from langgraph.checkpoint.sqlite import SqliteSaver
     build_delta_graph(SqliteSaver(conn)).invoke({"n": 0}, config("d"))
     conn.close()
-    with open_store(delta, readonly=False) as store:
-        with pytest.raises(StoreError, match="DeltaChannel"):
-            raw_fork(store, "d:-1", {"n": 99}, reason="x", quiet_seconds=0)
+    with open_store(delta, readonly=False) as store, pytest.raises(StoreError, match="DeltaChannel"):
+        raw_fork(store, "d:-1", {"n": 99}, reason="x", quiet_seconds=0)
 
 
 # -- with the graph: the runner subprocess ------------------------------------------------------------
@@ -327,9 +325,8 @@ def test_runner_reports_errors_in_one_line(lg_copy, entry, capsys, monkeypatch):
 
 
 def test_resume_needs_the_graph(lg_copy):
-    with open_store(lg_copy) as store:
-        with pytest.raises(NotResumableError, match="module:attr"):
-            plan_resume(store, "thread-C:-1", quiet_seconds=0)
+    with open_store(lg_copy) as store, pytest.raises(NotResumableError, match="module:attr"):
+        plan_resume(store, "thread-C:-1", quiet_seconds=0)
 
 
 def test_settings_are_keyed_by_resolved_path(lg_copy, config_home):
@@ -371,7 +368,7 @@ def _cli(argv: list[str]) -> int:
 
     from inspector.commands import fork as fork_cmd
     from inspector.commands import resume as resume_cmd
-    from inspector.resume.langgraph_cli import install
+    from inspector.commands._langgraph import install
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers()
     for name, module in (("fork", fork_cmd), ("resume", resume_cmd)):

@@ -9,7 +9,8 @@ LangGraph then resumes.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
@@ -213,9 +214,9 @@ def test_opening_never_writes(pg_lg_url):
     with open_store(pg_lg_url) as store:
         for run in store.list_runs():
             store.load(f"{run.id}:-1")
-        with pytest.raises(sa.exc.DBAPIError, match="read-only"):   # the engine itself cannot write
-            with store.engine.begin() as conn:
-                conn.exec_driver_sql("DELETE FROM checkpoint_writes")
+        # the engine itself cannot write
+        with pytest.raises(sa.exc.DBAPIError, match="read-only"), store.engine.begin() as conn:
+            conn.exec_driver_sql("DELETE FROM checkpoint_writes")
     after = _rows(pg_lg_url, "SELECT (SELECT count(*) FROM checkpoints), (SELECT count(*) FROM "
                              "checkpoint_blobs), (SELECT count(*) FROM checkpoint_writes)")
     assert before == after

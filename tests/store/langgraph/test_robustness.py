@@ -66,7 +66,7 @@ def test_old_writes_shape_without_task_path(lg_copy, lg_master):
             a, b = old.list_checkpoints(thread), new.list_checkpoints(thread)
             assert [c.id for c in a] == [c.id for c in b]
             assert {c.name for c in a if c.kind == "loop"} == {"loop"}  # node names need task_path
-            for x, y in zip(a, b):
+            for x, y in zip(a, b, strict=True):
                 sa_, sb = old.load(x.id), new.load(y.id)
                 assert sa_.meta["next"] == sb.meta["next"]
                 assert [t["status"] for t in sa_.meta["tasks"]] == [t["status"] for t in sb.meta["tasks"]]
@@ -170,9 +170,8 @@ def test_postgres_layout_is_refused_clearly(tmp_path):
 def test_truncated_file_gives_a_store_error(lg_copy):
     data = lg_copy.read_bytes()
     lg_copy.write_bytes(data[: len(data) // 3])
-    with pytest.raises(StoreError):
-        with open_store(lg_copy) as store:
-            _browse(store)
+    with pytest.raises(StoreError), open_store(lg_copy) as store:
+        _browse(store)
 
 
 def test_corrupt_pages_give_a_store_error_not_a_traceback(lg_copy):
@@ -181,9 +180,8 @@ def test_corrupt_pages_give_a_store_error_not_a_traceback(lg_copy):
     for start in range(page * 2, len(data), page * 3):
         data[start + 100: start + 400] = b"\xff" * 300
     lg_copy.write_bytes(bytes(data))
-    with pytest.raises(StoreError, match="corrupt"):
-        with open_store(lg_copy) as store:
-            _browse(store)
+    with pytest.raises(StoreError, match="corrupt"), open_store(lg_copy) as store:
+        _browse(store)
 
 
 def test_live_writer_changes_are_seen(lg_copy):

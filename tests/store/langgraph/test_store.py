@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from inspector.errors import StoreError
@@ -152,7 +154,7 @@ def test_subgraph_lane_links_to_the_step_that_ran_it(lg_store):
     seqs = [c.seq for c in sub]
     after = next(c for c in infos if c.lane == "" and c.seq > start_step.seq)
     assert start_step.seq < min(seqs) and max(seqs) < after.seq
-    assert all(b.parent_id == a.id for a, b in zip(sub, sub[1:]))
+    assert all(b.parent_id == a.id for a, b in itertools.pairwise(sub))
 
 
 def test_update_state_fork_makes_a_branch(lg_store, lg_graph):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -55,7 +56,7 @@ def test_dedup_bytes_grow_with_change_not_state(store_path: Path) -> None:
             cp.save(state)
             with sqlite3.connect(store_path) as conn:
                 sizes.append(conn.execute("select sum(length(data)) from ci_blobs").fetchone()[0])
-    growth = [b - a for a, b in zip(sizes[10:], sizes[11:])]
+    growth = [b - a for a, b in itertools.pairwise(sizes[10:])]
     # the state is ~600 KB; each step adds ~1 KB: the store grows by about that, not by the state
     assert max(growth) < 6_000, growth
 
@@ -179,11 +180,10 @@ def test_truncated_store(store_path: Path, tmp_path: Path) -> None:
     data = store_path.read_bytes()
     cut = tmp_path / "cut.db"
     cut.write_bytes(data[: len(data) // 3])
-    with pytest.raises(StoreError):
-        with open_store(cut) as store:
-            for run in store.list_runs():
-                for cp in store.list_checkpoints(run.id):
-                    store.load(cp.id)
+    with pytest.raises(StoreError), open_store(cut) as store:
+        for run in store.list_runs():
+            for cp in store.list_checkpoints(run.id):
+                store.load(cp.id)
 
 
 def test_corrupt_blob_is_reported_and_others_still_load(store_path: Path) -> None:
@@ -301,10 +301,8 @@ def test_opening_and_reading_never_writes(demo_store: Path) -> None:
 
 def test_read_only_store_refuses_writes(store_path: Path) -> None:
     _record(store_path, steps=1)
-    with open_store(store_path) as store:
-        with pytest.raises(sa.exc.OperationalError):
-            with store.engine.begin() as conn:
-                conn.execute(sa.text("delete from ci_runs"))
+    with open_store(store_path) as store, pytest.raises(sa.exc.OperationalError), store.engine.begin() as conn:
+        conn.execute(sa.text("delete from ci_runs"))
 
 
 def test_wal_mode_and_busy_timeout(store_path: Path) -> None:
@@ -340,5 +338,5 @@ def test_changes_since_cursor(store_path: Path) -> None:
             cp.save({"a": 2})
         changes = store.changes_since(cursor)
         assert [c.seq for c in changes.new_checkpoints] == [0, 1]
-        assert cp.run_id in changes.run_ids and run_id not in changes.run_ids or True
+        assert cp.run_id in changes.run_ids and run_id not in changes.run_ids
         assert store.changes_since(changes.cursor).new_checkpoints == ()

@@ -28,7 +28,7 @@ def entry(tmp_path: Path) -> Path:
     return project
 
 
-def test_answer_an_interrupt_from_the_resume_dialog(qtbot, lg_copy: Path, entry: Path,  # noqa: F811
+def test_answer_an_interrupt_from_the_resume_dialog(qtbot, lg_copy: Path, entry: Path,
                                                     tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHECKPOINT_INSPECTOR_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setattr(langgraph_options, "QUIET_SECONDS", 0.0)
@@ -62,7 +62,7 @@ def test_answer_an_interrupt_from_the_resume_dialog(qtbot, lg_copy: Path, entry:
     assert load_settings(str(lg_copy)).graph == "lg_entry:graph"   # remembered for this store
 
 
-def test_raw_fork_of_a_langgraph_checkpoint_from_the_fork_dialog(qtbot, lg_copy: Path,  # noqa: F811
+def test_raw_fork_of_a_langgraph_checkpoint_from_the_fork_dialog(qtbot, lg_copy: Path,
                                                                  tmp_path: Path, monkeypatch) -> None:
     from PySide6.QtCore import Qt
 

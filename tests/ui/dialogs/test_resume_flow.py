@@ -174,7 +174,7 @@ def _only_run(store: Path):
     try:
         with open_store(store) as st:
             runs = st.list_runs()
-    except Exception:  # noqa: BLE001 - the agent may still be creating the store
+    except Exception:  # the agent may still be creating the store
         return None
     return runs[0] if runs and runs[0].head_seq >= 3 else None
 

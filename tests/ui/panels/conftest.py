@@ -44,7 +44,7 @@ def beekeeping(panels_store: Store) -> RunInfo:
 
 
 @pytest.fixture
-def snap_at(panels_store: Store, beekeeping: RunInfo):  # noqa: ANN201
+def snap_at(panels_store: Store, beekeeping: RunInfo):
     """Load ``seq`` of the beekeeping run: ``snap_at(14)``."""
     def load(seq: int) -> Snapshot:
         return panels_store.load(f"{beekeeping.id}:{seq}")

@@ -7,7 +7,7 @@ from inspector.ui.models.change_list_model import PATH
 from inspector.ui.widgets.diff_panel import DiffPanel
 
 
-def _panel(qtbot, store) -> DiffPanel:  # noqa: ANN001
+def _panel(qtbot, store) -> DiffPanel:
     panel = DiffPanel()
     panel.set_store(store)
     qtbot.addWidget(panel)
@@ -16,11 +16,11 @@ def _panel(qtbot, store) -> DiffPanel:  # noqa: ANN001
     return panel
 
 
-def _wait_text(qtbot, panel: DiffPanel) -> None:  # noqa: ANN001
+def _wait_text(qtbot, panel: DiffPanel) -> None:
     qtbot.waitUntil(lambda: not panel.busy, timeout=10000)
 
 
-def test_default_compares_with_the_parent(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_default_compares_with_the_parent(qtbot, panels_store, snap_at, beekeeping) -> None:
     snap = snap_at(15)
     panel = _panel(qtbot, panels_store)
     with qtbot.waitSignal(panel.diff_ready, timeout=10000) as ready:
@@ -42,7 +42,7 @@ def test_default_compares_with_the_parent(qtbot, panels_store, snap_at, beekeepi
     assert panel.sides.right.path_at_line(line) == result.changes[0].path
 
 
-def test_clicking_a_change_shows_both_values_and_scrolls_both_sides(qtbot, panels_store, snap_at,  # noqa: ANN001
+def test_clicking_a_change_shows_both_values_and_scrolls_both_sides(qtbot, panels_store, snap_at,
                                                                       beekeeping) -> None:
     panel = _panel(qtbot, panels_store)
     with qtbot.waitSignal(panel.diff_ready, timeout=10000):
@@ -62,7 +62,7 @@ def test_clicking_a_change_shows_both_values_and_scrolls_both_sides(qtbot, panel
     assert left_bar.value() == 0
 
 
-def test_filter_by_path(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_filter_by_path(qtbot, panels_store, snap_at, beekeeping) -> None:
     panel = _panel(qtbot, panels_store)
     with qtbot.waitSignal(panel.diff_ready, timeout=10000):
         panel.show_snapshot(snap_at(15), beekeeping)
@@ -72,7 +72,7 @@ def test_filter_by_path(qtbot, panels_store, snap_at, beekeeping) -> None:  # no
     assert all("messages" in panel.proxy.index(r, PATH).data() for r in range(panel.proxy.rowCount()))
 
 
-def test_fork_against_original_flags_regressions(qtbot, panels_store) -> None:  # noqa: ANN001
+def test_fork_against_original_flags_regressions(qtbot, panels_store) -> None:
     fork = next(r for r in panels_store.list_runs() if r.parent_run)
     original_head = panels_store.get_checkpoint(f"{fork.parent_run}:-1")
     fork_start = panels_store.get_checkpoint(f"{fork.id}:0")   # the fork point: work undone
@@ -87,7 +87,7 @@ def test_fork_against_original_flags_regressions(qtbot, panels_store) -> None:  
     assert "(selected)" in panel.base_button.text()
 
 
-def test_pin_a_base_then_scrub(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_pin_a_base_then_scrub(qtbot, panels_store, snap_at, beekeeping) -> None:
     panel = _panel(qtbot, panels_store)
     with qtbot.waitSignal(panel.diff_ready, timeout=10000):
         panel.show_snapshot(snap_at(5), beekeeping)
@@ -105,14 +105,14 @@ def test_pin_a_base_then_scrub(qtbot, panels_store, snap_at, beekeeping) -> None
     assert (ready.args[0].a.seq, ready.args[0].b.seq) == (2, 9)
 
 
-def test_first_checkpoint_has_nothing_to_compare(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_first_checkpoint_has_nothing_to_compare(qtbot, panels_store, snap_at, beekeeping) -> None:
     panel = _panel(qtbot, panels_store)
     panel.show_snapshot(snap_at(0), beekeeping)
     assert "first checkpoint" in panel.summary.summary.text()
     assert not panel.busy and panel.model.rowCount() == 0
 
 
-def test_a_newer_pair_supersedes_an_older_one(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_a_newer_pair_supersedes_an_older_one(qtbot, panels_store, snap_at, beekeeping) -> None:
     panel = _panel(qtbot, panels_store)
     results = []
     panel.diff_ready.connect(results.append)

@@ -29,9 +29,9 @@ def test_spans_by_line_are_line_relative() -> None:
     lines = text.split("\n")
     per_line = spans_by_line(text, json_spans(text))
     assert len(per_line) == len(lines)
-    for line, spans in zip(lines, per_line):
+    for line, spans in zip(lines, per_line, strict=True):
         for start, length, _token in spans:
-            assert 0 <= start and start + length <= len(line)
+            assert start >= 0 and start + length <= len(line)
     assert [lines[3][s.start:s.start + s.length] for s in per_line[3]] == ['"two"']
 
 
@@ -44,7 +44,7 @@ def test_line_spans_lex_one_line_alone() -> None:
 def test_line_paths_name_each_line() -> None:
     value = {"messages": [{"role": "user", "content": "hi"}], "n": 1, "empty": {}}
     text = to_json_text(value)
-    paths = dict(zip(text.split("\n"), line_paths(text)))
+    paths = dict(zip(text.split("\n"), line_paths(text), strict=True))
     assert paths['      "content": "hi"'] == ("messages", 0, "content")
     assert paths['  "n": 1,'] == ("n",)
     assert paths['  "empty": {}'] == ("empty",)

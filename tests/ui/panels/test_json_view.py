@@ -10,7 +10,7 @@ from inspector.highlight import MAX_LINE
 from inspector.ui.widgets.json_view import JsonView
 
 
-def test_value_is_formatted_and_highlighted(qtbot) -> None:  # noqa: ANN001
+def test_value_is_formatted_and_highlighted(qtbot) -> None:
     view = JsonView()
     qtbot.addWidget(view)
     value = {"name": "bees", "count": 3, "ok": True}
@@ -23,7 +23,7 @@ def test_value_is_formatted_and_highlighted(qtbot) -> None:  # noqa: ANN001
     assert view.line_of_path(("ok",)) == 3
 
 
-def test_giant_strings_are_shortened_for_display(qtbot) -> None:  # noqa: ANN001
+def test_giant_strings_are_shortened_for_display(qtbot) -> None:
     view = JsonView()
     qtbot.addWidget(view)
     with qtbot.waitSignal(view.text_ready, timeout=5000):
@@ -32,7 +32,7 @@ def test_giant_strings_are_shortened_for_display(qtbot) -> None:  # noqa: ANN001
     assert len(line) < MAX_LINE + 60 and "characters]" in line
 
 
-def test_find_wraps_around(qtbot) -> None:  # noqa: ANN001
+def test_find_wraps_around(qtbot) -> None:
     view = JsonView()
     qtbot.addWidget(view)
     with qtbot.waitSignal(view.text_ready, timeout=5000):
@@ -47,7 +47,7 @@ def test_find_wraps_around(qtbot) -> None:  # noqa: ANN001
     assert view.textCursor().selectedText() == "needle"
 
 
-def test_editable_view_highlights_lines_as_they_change(qtbot) -> None:  # noqa: ANN001
+def test_editable_view_highlights_lines_as_they_change(qtbot) -> None:
     view = JsonView(editable=True)
     qtbot.addWidget(view)
     view.show()

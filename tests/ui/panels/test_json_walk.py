@@ -38,7 +38,7 @@ def test_search_finds_keys_and_values_in_document_order() -> None:
     assert search_paths(value, "nothing") == []
 
 
-def test_demo_state_has_one_conversation(panels_store, beekeeping) -> None:  # noqa: ANN001
+def test_demo_state_has_one_conversation(panels_store, beekeeping) -> None:
     state = panels_store.load(f"{beekeeping.id}:-1").state
     assert find_message_lists(state) == [("messages",)]
     conversation = build_conversation(state, ("messages",))

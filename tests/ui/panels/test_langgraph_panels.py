@@ -23,7 +23,7 @@ def lg_store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     store.close()
 
 
-def _last_with_messages(store: Store):  # noqa: ANN202
+def _last_with_messages(store: Store):
     for run in store.list_runs():
         snap = store.load(store.list_checkpoints(run.id)[-1].id)
         if isinstance(snap.state, dict) and snap.state.get("messages"):
@@ -31,7 +31,7 @@ def _last_with_messages(store: Store):  # noqa: ANN202
     raise AssertionError("no LangGraph thread with messages")
 
 
-def test_langchain_messages_become_bubbles(qtbot, lg_store) -> None:  # noqa: ANN001
+def test_langchain_messages_become_bubbles(qtbot, lg_store) -> None:
     run, snap = _last_with_messages(lg_store)
     panel = StatePanel()
     qtbot.addWidget(panel)
@@ -45,7 +45,7 @@ def test_langchain_messages_become_bubbles(qtbot, lg_store) -> None:  # noqa: AN
     assert model.message(0).text == snap.state["messages"][0]["content"]
 
 
-def test_node_tasks_and_langgraph_metadata(qtbot, lg_store) -> None:  # noqa: ANN001
+def test_node_tasks_and_langgraph_metadata(qtbot, lg_store) -> None:
     run, snap = _last_with_messages(lg_store)
     tasks = TasksPanel()
     qtbot.addWidget(tasks)

@@ -6,7 +6,7 @@ from inspector.ui.widgets.metadata_panel import MetadataPanel
 from tests.ui.panels.conftest import run_named
 
 
-def _panel(qtbot, store=None) -> MetadataPanel:  # noqa: ANN001
+def _panel(qtbot, store=None) -> MetadataPanel:
     panel = MetadataPanel()
     panel.set_store(store)
     qtbot.addWidget(panel)
@@ -15,7 +15,7 @@ def _panel(qtbot, store=None) -> MetadataPanel:  # noqa: ANN001
     return panel
 
 
-def test_checkpoint_sizes_and_run(qtbot, panels_store, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_checkpoint_sizes_and_run(qtbot, panels_store, snap_at, beekeeping) -> None:
     snap = snap_at(14)
     panel = _panel(qtbot, panels_store)
     panel.show_snapshot(snap, beekeeping)
@@ -37,7 +37,7 @@ def test_checkpoint_sizes_and_run(qtbot, panels_store, snap_at, beekeeping) -> N
     assert {meta.index(r, 0).data() for r in range(meta.rowCount())} == set(snap.meta)
 
 
-def test_fork_lineage_and_failed_run(qtbot, panels_store) -> None:  # noqa: ANN001
+def test_fork_lineage_and_failed_run(qtbot, panels_store) -> None:
     fork = next(r for r in panels_store.list_runs() if r.parent_run)
     panel = _panel(qtbot, panels_store)
     panel.show_snapshot(panels_store.load(f"{fork.id}:0"), fork)
@@ -54,7 +54,7 @@ def test_fork_lineage_and_failed_run(qtbot, panels_store) -> None:  # noqa: ANN0
     assert not panel.error.isHidden() and "calculator" in panel.error_text.text()
 
 
-def test_diagnosis_hook_and_clearing(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_diagnosis_hook_and_clearing(qtbot, snap_at, beekeeping) -> None:
     panel = _panel(qtbot)
     panel.show_snapshot(snap_at(2), beekeeping)
     assert panel.diagnosis.isHidden()

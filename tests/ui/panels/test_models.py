@@ -11,13 +11,13 @@ from inspector.ui.models.messages import build_conversation
 from inspector.ui.models.state_tree_model import BATCH, PATH_ROLE, PATH_TEXT_ROLE, StateTreeModel
 
 
-def test_state_tree_model_passes_modeltester(qtmodeltester, snap_at) -> None:  # noqa: ANN001
+def test_state_tree_model_passes_modeltester(qtmodeltester, snap_at) -> None:
     model = StateTreeModel()
     model.set_value(snap_at(14).state)
     qtmodeltester.check(model, force_py=True)
 
 
-def test_state_tree_top_level_rows_are_the_state_keys(snap_at) -> None:  # noqa: ANN001
+def test_state_tree_top_level_rows_are_the_state_keys(snap_at) -> None:
     state = snap_at(14).state
     model = StateTreeModel()
     model.set_value(state)
@@ -28,7 +28,7 @@ def test_state_tree_top_level_rows_are_the_state_keys(snap_at) -> None:  # noqa:
     assert model.index(keys.index("messages"), 2).data() == "array"
 
 
-def test_state_tree_children_load_in_batches(qtmodeltester) -> None:  # noqa: ANN001
+def test_state_tree_children_load_in_batches(qtmodeltester) -> None:
     value = {"big": list(range(BATCH * 2 + 7))}
     model = StateTreeModel()
     model.set_value(value)
@@ -43,7 +43,7 @@ def test_state_tree_children_load_in_batches(qtmodeltester) -> None:  # noqa: AN
     qtmodeltester.check(model, force_py=True)
 
 
-def test_state_tree_scalar_root(qtmodeltester) -> None:  # noqa: ANN001
+def test_state_tree_scalar_root(qtmodeltester) -> None:
     model = StateTreeModel()
     model.set_value("just text")
     assert model.rowCount() == 1
@@ -52,7 +52,7 @@ def test_state_tree_scalar_root(qtmodeltester) -> None:  # noqa: ANN001
     qtmodeltester.check(model, force_py=True)
 
 
-def test_conversation_model_passes_modeltester(qtmodeltester, snap_at) -> None:  # noqa: ANN001
+def test_conversation_model_passes_modeltester(qtmodeltester, snap_at) -> None:
     state = snap_at(14).state
     model = ConversationModel()
     model.set_conversation(build_conversation(state, ("messages",)))
@@ -61,7 +61,7 @@ def test_conversation_model_passes_modeltester(qtmodeltester, snap_at) -> None: 
     qtmodeltester.check(model, force_py=True)
 
 
-def test_change_list_model_passes_modeltester(qtmodeltester, panels_store, beekeeping) -> None:  # noqa: ANN001
+def test_change_list_model_passes_modeltester(qtmodeltester, panels_store, beekeeping) -> None:
     result = diff_checkpoints(panels_store, f"{beekeeping.id}:14", f"{beekeeping.id}:15")
     model = ChangeListModel()
     model.set_changes(result.changes)
@@ -72,7 +72,7 @@ def test_change_list_model_passes_modeltester(qtmodeltester, panels_store, beeke
     qtmodeltester.check(model, force_py=True)
 
 
-def test_change_list_rows_group_items_added_together(qtmodeltester) -> None:  # noqa: ANN001
+def test_change_list_rows_group_items_added_together(qtmodeltester) -> None:
     from inspector.diff import ADDED, diff_values
     from inspector.diff.grouping import ItemRange
 

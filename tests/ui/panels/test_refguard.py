@@ -13,7 +13,7 @@ from inspector.ui import refguard
 CALLS = 200_000   # far more void calls than None has references in a fresh interpreter
 
 
-def test_the_pinned_binding_does_not_leak(qapp) -> None:  # noqa: ANN001 - pytest-qt fixture
+def test_the_pinned_binding_does_not_leak(qapp) -> None:  # pytest-qt fixture
     """pyproject pins PySide6 below 6.12, whose 6.12.0 build loses a reference per void call."""
     assert not refguard.binding_leaks()
 
@@ -25,7 +25,7 @@ def test_top_up_raises_low_counts() -> None:
     assert min(sys.getrefcount(o) for o in (None, True, False)) >= refguard.LOW_WATER
 
 
-def test_many_void_calls_and_emits_survive_with_the_guard(tmp_path) -> None:  # noqa: ANN001
+def test_many_void_calls_and_emits_survive_with_the_guard(tmp_path) -> None:
     script = textwrap.dedent(f"""
         import os
         os.environ["QT_QPA_PLATFORM"] = "offscreen"

@@ -11,7 +11,7 @@ from inspector.ui.models.state_tree_model import PATH_ROLE
 from inspector.ui.widgets.state_panel import CONVERSATION, RAW, TREE, StatePanel
 
 
-def _panel(qtbot) -> StatePanel:  # noqa: ANN001
+def _panel(qtbot) -> StatePanel:
     panel = StatePanel()
     qtbot.addWidget(panel)
     panel.resize(900, 700)
@@ -19,7 +19,7 @@ def _panel(qtbot) -> StatePanel:  # noqa: ANN001
     return panel
 
 
-def test_tree_shows_the_top_level_keys_and_header(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_tree_shows_the_top_level_keys_and_header(qtbot, snap_at, beekeeping) -> None:
     snap = snap_at(14)
     panel = _panel(qtbot)
     panel.show_snapshot(snap, beekeeping)
@@ -29,7 +29,7 @@ def test_tree_shows_the_top_level_keys_and_header(qtbot, snap_at, beekeeping) ->
     assert "report: urban beekeeping" in header and "#14" in header and snap.info.name in header
 
 
-def test_find_selects_a_match_and_steps(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_find_selects_a_match_and_steps(qtbot, snap_at, beekeeping) -> None:
     panel = _panel(qtbot)
     panel.show_snapshot(snap_at(14), beekeeping)
     with qtbot.waitSignal(panel.tree_view.match_changed, timeout=5000):
@@ -45,7 +45,7 @@ def test_find_selects_a_match_and_steps(qtbot, snap_at, beekeeping) -> None:  # 
     assert panel.tree_view.tree.currentIndex().data(PATH_ROLE) == matches[1]
 
 
-def test_copy_path_and_value(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_copy_path_and_value(qtbot, snap_at, beekeeping) -> None:
     snap = snap_at(14)
     panel = _panel(qtbot)
     panel.show_snapshot(snap, beekeeping)
@@ -60,7 +60,7 @@ def test_copy_path_and_value(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN00
     assert json.loads(tree.copy_value()) == snap.state["files"]
 
 
-def test_detail_pane_shows_long_text_in_full(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_detail_pane_shows_long_text_in_full(qtbot, snap_at, beekeeping) -> None:
     snap = snap_at(14)
     panel = _panel(qtbot)
     panel.show_snapshot(snap, beekeeping)
@@ -71,7 +71,7 @@ def test_detail_pane_shows_long_text_in_full(qtbot, snap_at, beekeeping) -> None
     assert panel.tree_view.detail.text.toPlainText() == snap.state["draft"]
 
 
-def test_expanded_paths_survive_a_new_snapshot(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_expanded_paths_survive_a_new_snapshot(qtbot, snap_at, beekeeping) -> None:
     panel = _panel(qtbot)
     panel.show_snapshot(snap_at(10), beekeeping)
     tree = panel.tree_view
@@ -82,7 +82,7 @@ def test_expanded_paths_survive_a_new_snapshot(qtbot, snap_at, beekeeping) -> No
     assert tree.selected_path() == ("files", "notes.md")
 
 
-def test_conversation_has_one_bubble_per_message(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_conversation_has_one_bubble_per_message(qtbot, snap_at, beekeeping) -> None:
     snap = snap_at(14)
     panel = _panel(qtbot)
     panel.show_snapshot(snap, beekeeping)
@@ -95,7 +95,7 @@ def test_conversation_has_one_bubble_per_message(qtbot, snap_at, beekeeping) -> 
     assert "calculator" in snap.state["messages"][row]["content"]
 
 
-def test_raw_json_is_highlighted_and_searchable(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_raw_json_is_highlighted_and_searchable(qtbot, snap_at, beekeeping) -> None:
     snap = snap_at(14)
     panel = _panel(qtbot)
     panel.show_snapshot(snap, beekeeping)
@@ -110,7 +110,7 @@ def test_raw_json_is_highlighted_and_searchable(qtbot, snap_at, beekeeping) -> N
     assert panel.raw.textCursor().selectedText().lower() == "editorial"
 
 
-def test_the_last_snapshot_wins(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_the_last_snapshot_wins(qtbot, snap_at, beekeeping) -> None:
     panel = _panel(qtbot)
     panel.set_mode(RAW)
     snaps = [snap_at(seq) for seq in range(5, 15)]
@@ -124,7 +124,7 @@ def test_the_last_snapshot_wins(qtbot, snap_at, beekeeping) -> None:  # noqa: AN
     assert panel.tree_view.model.value() is last.state
 
 
-def test_clearing(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_clearing(qtbot, snap_at, beekeeping) -> None:
     panel = _panel(qtbot)
     panel.show_snapshot(snap_at(3), beekeeping)
     panel.show_snapshot(None, None)

@@ -124,6 +124,36 @@ def test_pyqtgraph_stays_out_of_start_up() -> None:
     code = ("import sys; from inspector.ui.app import create_app; app = create_app('light'); "
             "from inspector.ui.main_window import MainWindow; w = MainWindow(restore_settings=False); "
             "print('pyqtgraph' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False,
                          env={**__import__('os').environ, "QT_QPA_PLATFORM": "offscreen"})
     assert out.stdout.strip().splitlines()[-1] == "False", out.stderr
+
+
+def test_pin_from_the_run_menu_marks_the_timeline_and_the_store(qtbot, store_copy: Path) -> None:
+    from inspector.ui.main_window import MainWindow
+
+    window = MainWindow(restore_settings=False)
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.session.opened, timeout=30_000):
+        window.open_store(str(store_copy))
+    with open_store(store_copy) as st:
+        run = max(st.list_runs(), key=lambda r: r.checkpoint_count)
+    window.timeline_panel.show_run(run)
+    window.timeline_panel.model.request_row(3)
+    qtbot.waitUntil(lambda: window.timeline_panel.model.checkpoint(3) is not None, timeout=30_000)
+    with qtbot.waitSignal(window.checkpoint_changed, timeout=10_000):
+        window.timeline_panel.select_row(3)
+    pin = window.storage.pin
+    assert pin.isEnabled() and not pin.isChecked()
+    pin.trigger()
+    def pinned_row() -> bool:
+        window.timeline_panel.model.request_row(3)
+        found = window.timeline_panel.model.checkpoint(3)
+        return found is not None and found.pinned
+    qtbot.waitUntil(pinned_row, timeout=30_000)
+    with open_store(store_copy) as st:
+        assert st.get_checkpoint(f"{run.id}:3").pinned
+    index = window.timeline_panel.model.index(3, 2)
+    assert window.timeline_panel.model.data(index).startswith("\u2691")
+    window.session.shutdown()

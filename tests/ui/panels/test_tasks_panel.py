@@ -9,7 +9,7 @@ from inspector.taskstate import TASK_STATUSES, score, validate
 from inspector.ui.widgets.tasks_panel import EMPTY_TEXT, NO_CHECKPOINT_TEXT, TasksPanel
 
 
-def _panel(qtbot) -> TasksPanel:  # noqa: ANN001
+def _panel(qtbot) -> TasksPanel:
     panel = TasksPanel()
     qtbot.addWidget(panel)
     panel.resize(900, 700)
@@ -21,7 +21,7 @@ def _cards_per_column(panel: TasksPanel) -> dict[str, int]:
     return {status: len(column.cards) for status, column in panel.columns.items()}
 
 
-def test_board_has_the_right_cards_per_column(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_board_has_the_right_cards_per_column(qtbot, snap_at, beekeeping) -> None:
     snap = snap_at(15)   # the draft's review asked for changes: tasks in several columns
     panel = _panel(qtbot)
     panel.show_snapshot(snap, beekeeping)
@@ -32,7 +32,7 @@ def test_board_has_the_right_cards_per_column(qtbot, snap_at, beekeeping) -> Non
     assert "Research sources" in titles
 
 
-def test_score_bar_shows_goal_and_counts(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_score_bar_shows_goal_and_counts(qtbot, snap_at, beekeeping) -> None:
     snap = snap_at(15)
     panel = _panel(qtbot)
     panel.show_snapshot(snap, beekeeping)
@@ -44,7 +44,7 @@ def test_score_bar_shows_goal_and_counts(qtbot, snap_at, beekeeping) -> None:  #
     assert counts.checks_passed < counts.checks_total   # the failed review check is counted
 
 
-def test_card_shows_review_and_checks(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_card_shows_review_and_checks(qtbot, snap_at, beekeeping) -> None:
     panel = _panel(qtbot)
     panel.show_snapshot(snap_at(15), beekeeping)
     draft = next(c for col in panel.columns.values() for c in col.cards if c.task["id"] == "draft")
@@ -54,7 +54,7 @@ def test_card_shows_review_and_checks(qtbot, snap_at, beekeeping) -> None:  # no
     assert draft.progress.value() == round(100 * draft.task["progress"])
 
 
-def test_scrubbing_reuses_cards(qtbot, panels_store, beekeeping) -> None:  # noqa: ANN001
+def test_scrubbing_reuses_cards(qtbot, panels_store, beekeeping) -> None:
     panel = _panel(qtbot)
     infos = panels_store.list_checkpoints(beekeeping.id)
     seen_cards: set[int] = set()
@@ -69,7 +69,7 @@ def test_scrubbing_reuses_cards(qtbot, panels_store, beekeeping) -> None:  # noq
     assert all(c.task["status"] == "done" for c in panel.columns["done"].cards)
 
 
-def test_empty_and_malformed_task_states(qtbot, snap_at, beekeeping) -> None:  # noqa: ANN001
+def test_empty_and_malformed_task_states(qtbot, snap_at, beekeeping) -> None:
     snap = snap_at(3)
     panel = _panel(qtbot)
     panel.show_snapshot(dataclasses.replace(snap, tasks=None), beekeeping)

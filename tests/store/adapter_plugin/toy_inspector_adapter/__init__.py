@@ -38,8 +38,8 @@ class ToyStore(CatalogStore):
             by_run.setdefault(line["run"], []).append(line)
         runs, checkpoints = [], {}
         for run_id, lines in by_run.items():
-            drafts = [CheckpointInfo(id="", run_id="", seq=0, kind="step", name=l["step"], created=l["at"],
-                                     size=len(json.dumps(l["state"]))) for l in lines]
+            drafts = [CheckpointInfo(id="", run_id="", seq=0, kind="step", name=line["step"], created=line["at"],
+                                     size=len(json.dumps(line["state"]))) for line in lines]
             checkpoints[run_id] = number_checkpoints(run_id, drafts)
             runs.append(RunInfo(id=run_id, name=run_id, agent="toy", status="completed", created=lines[0]["at"],
                                 updated=lines[-1]["at"], checkpoint_count=len(lines), head_seq=len(lines) - 1,
@@ -47,7 +47,7 @@ class ToyStore(CatalogStore):
         return Catalog(tuple(runs), checkpoints)
 
     def snapshot(self, info: CheckpointInfo) -> Snapshot:
-        lines = [l for l in self._lines() if l["run"] == info.run_id]
+        lines = [line for line in self._lines() if line["run"] == info.run_id]
         return Snapshot(info=info, state=lines[info.seq]["state"], tasks=None)
 
     def watch_paths(self):

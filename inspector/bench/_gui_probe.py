@@ -1,8 +1,10 @@
 """GUI benchmark probe: the real window, offscreen, reporting timings as JSON lines on stdout.
 
-``checkpoint-inspector bench gui`` (``inspector.bench.gui``) launches the real command,
-``checkpoint-inspector open STORE``, with ``$CHECKPOINT_INSPECTOR_BENCH_PROBE`` set, so
-start-up, memory and CPU are those of the app as users run it. Stages, each reported as one JSON line:
+``checkpoint-inspector bench gui`` (``inspector.bench.gui``) launches
+``python -m inspector.bench._gui_probe STORE``: the app's own start-up (``inspector.ui.app.run_gui``,
+what ``checkpoint-inspector open STORE`` runs) with this probe attached to the window through
+``inspector.ui.app.WINDOW_HOOKS``, so start-up, memory and CPU are those of the app as users
+run it, and the app itself ships no benchmark code. Stages, each reported as one JSON line:
 ``runs_painted`` (first paint of a non-empty runs list), ``timeline_painted`` (the long run's
 timeline painted), ``timeline_end_painted`` (its last checkpoint selected and painted),
 ``live_ready`` (the live run is shown), then one ``row`` line per checkpoint appended live,
@@ -34,7 +36,7 @@ def emit(event: str, **values: object) -> None:
 class Probe(QObject):
     """Drives the window through the benchmark stages."""
 
-    def __init__(self, window, long_run: str, live_run: str) -> None:  # noqa: ANN001
+    def __init__(self, window, long_run: str, live_run: str) -> None:
         super().__init__(window)
         self.window, self.long_run, self.live_run = window, long_run, live_run
         self.runs_view = window.runs_panel.view
@@ -110,9 +112,21 @@ class Probe(QObject):
             QApplication.instance().quit()
 
 
-def attach_from_env(window) -> None:  # noqa: ANN001
+def attach_from_env(window) -> None:
     """Attach the probe when ``$CHECKPOINT_INSPECTOR_BENCH_PROBE`` is 'LONG_RUN,LIVE_RUN'."""
     value = os.environ.get(PROBE_ENV, "")
     if value:
         long_run, _, live_run = value.partition(",")
         Probe(window, long_run, live_run)
+
+
+def main(argv: list[str]) -> int:
+    """Open the window on the store ``argv[0]`` (light theme), the probe hooked to it."""
+    from inspector.ui.app import WINDOW_HOOKS, run_gui
+
+    WINDOW_HOOKS.append(attach_from_env)
+    return run_gui(argv[0], theme="light")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 from inspector.store import open_store
 from inspector.store.base import Store
@@ -58,6 +58,6 @@ class StoreAccess:
             writer.close()
 
 
-def as_access(store: "str | StoreAccess") -> StoreAccess:
+def as_access(store: str | StoreAccess) -> StoreAccess:
     """A StoreAccess for a URL (opened per call) or the one given."""
     return store if isinstance(store, StoreAccess) else StoreAccess(store)

@@ -10,17 +10,24 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from inspector.commands._common import confirm
 from inspector.errors import StoreError
 from inspector.resume.edits import apply_assignments, parse_json_text
-from inspector.resume.langgraph import fork_langgraph, plan_resume, settings_for, start_resume
+from inspector.resume.langgraph import (
+    fork_langgraph,
+    plan_resume,
+    settings_for,
+    start_resume,
+)
 from inspector.resume.launch import spawn
 from inspector.store import open_store
-from inspector.store.refs import resolve_checkpoint
 from inspector.store.langgraph.fork import DEFAULT_QUIET_SECONDS
 from inspector.store.langgraph.settings import save_settings
+from inspector.store.refs import resolve_checkpoint
 
 _UNSET: Any = object()
 
@@ -104,11 +111,6 @@ def fork_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _confirm(prompt: str) -> bool:
-    from inspector.commands.resume import confirm
-    return confirm(prompt)
-
-
 def resume_command(args: argparse.Namespace) -> int:
     """Plan, show, confirm and run the LangGraph runner; with --wait return its exit code."""
     # no --answer: pass nothing (plan_resume's own "no answer" default; a sentinel of this
@@ -119,7 +121,7 @@ def resume_command(args: argparse.Namespace) -> int:
         plan = plan_resume(store, args.checkpoint, **answer, graph=args.graph,
                            trusted=args.trusted or None, force=args.force)
         print(plan.describe(), flush=True)
-        if not args.yes and not _confirm("Run this command? [y/N] "):
+        if not args.yes and not confirm("Run this command? [y/N] "):
             print("not resumed")
             return 1
         launch = start_resume(store, plan)

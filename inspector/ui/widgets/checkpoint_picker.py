@@ -5,13 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from inspector.errors import StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.store.base import Store
 from inspector.store.refs import resolve_checkpoint
+from inspector.ui.formatting import step_label
 from inspector.ui.tasks import JobContext, LatestJob
 from inspector.ui.widgets.sizing import fit_to_screen
 
@@ -68,8 +77,7 @@ def _exact(store: Store, text: str, run: RunInfo | None) -> CheckpointInfo | Non
 
 def describe(cp: CheckpointInfo, run_names: dict[str, str]) -> str:
     """One list line: run name, #seq, kind and name."""
-    name = cp.name if cp.name.split(" ", 1)[0] == cp.kind else f"{cp.kind} {cp.name}"
-    return f"{run_names.get(cp.run_id, cp.run_id)}  \u00b7  #{cp.seq}  {name}"
+    return f"{run_names.get(cp.run_id, cp.run_id)}  \u00b7  #{cp.seq}  {step_label(cp.kind, cp.name)}"
 
 
 class CheckpointPicker(QDialog):

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable
+from collections.abc import Callable
 
+from inspector.commands._common import confirm
 from inspector.store import open_store
 
 CORE_KINDS = ("native", "langgraph")
@@ -14,8 +15,10 @@ CORE_KINDS = ("native", "langgraph")
 
 def install(parser: argparse.ArgumentParser, command: str) -> None:
     """Route stores that are neither native nor LangGraph to ``framework_command``."""
-    parser.add_argument("--python", metavar="PATH", help="framework stores: your Python (default: python3 on PATH)")
-    parser.add_argument("--cwd", metavar="DIR", help="framework stores: working directory of the command")
+    parser.add_argument("--python", metavar="PATH",
+                        help="framework stores: your Python (remembered per store; default: python3 on PATH)")
+    parser.add_argument("--cwd", metavar="DIR",
+                        help="framework stores: working directory of the command (remembered per store)")
     parser.add_argument("--branch", metavar="NAME", help="framework stores: name of the new branch")
     parser.add_argument("--setup", metavar="MODULE:FUNCTION",
                         help="CrewAI: called with the restored crew before kickoff (set its LLM and tools)")
@@ -34,8 +37,7 @@ def install(parser: argparse.ArgumentParser, command: str) -> None:
 
 def framework_command(args: argparse.Namespace, action: str) -> int:
     """Plan, print, confirm, start (and with --wait, wait for) the framework's command."""
-    from inspector.commands.resume import confirm
-    from inspector.resume.frameworks import plan
+    from inspector.resume.frameworks import plan, remember
     from inspector.resume.launch import spawn
 
     with open_store(args.store) as store:
@@ -46,6 +48,9 @@ def framework_command(args: argparse.Namespace, action: str) -> int:
         print(f"not {'forked' if action == 'fork' else 'resumed'}")
         return 1
     launch = found.launch()
+    saved = remember(found.store_url, args.python, args.cwd)
+    if saved is not None:
+        print(f"remembered --python/--cwd for {args.store} in {saved}", file=sys.stderr)
     proc = spawn(launch, new_session=not args.wait)
     if not args.wait:
         print(f"started pid {proc.pid}")

@@ -1,0 +1,49 @@
+"""List-item identity is canonical: equal items in another key order, or with 1 for 1.0, are the
+same item (a move reads as a move), in plain and in stored (hashed, raw-chunk) diffs."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector.diff import ADDED, MOVED, REMOVED, apply, diff_values
+from inspector.diff.lists import fingerprint
+
+from .strategies import json_values, reordered_histories, respelled
+from .test_properties import hashed_diff
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(st.data())
+def test_equal_values_have_equal_fingerprints(data) -> None:
+    value = data.draw(json_values)
+    other = data.draw(respelled(value))
+    assert other == value
+    assert fingerprint(other) == fingerprint(value)
+
+
+def test_the_fingerprint_tells_different_values_apart() -> None:
+    assert fingerprint({"a": 1}) != fingerprint({"a": 2})
+    assert fingerprint([1, 2]) != fingerprint([2, 1])
+    assert fingerprint([1]) != fingerprint((1,))
+    assert fingerprint({"a": [1]}) != fingerprint({"a": 1})
+
+
+def test_a_reordered_and_retyped_record_that_moved_is_a_move() -> None:
+    old = {"items": [{"id": 1, "n": 1, "tags": [1, 2]}, {"id": 2, "n": 2}, {"id": 3, "n": 3}]}
+    new = {"items": [{"n": 3.0, "id": 3}, {"tags": [1.0, 2], "n": 1, "id": 1}, {"id": 2, "n": 2}]}
+    for changes in (diff_values(old, new), hashed_diff(old, new)):
+        assert [c.op for c in changes] == [MOVED]
+        assert apply(old, changes) == new
+
+
+@FAST
+@given(reordered_histories())
+def test_reordered_respelled_items_are_moves_only(pair) -> None:
+    old, new = pair
+    for changes in (diff_values(old, new), hashed_diff(old, new)):
+        assert not {c.op for c in changes} & {ADDED, REMOVED}
+        assert all(c.op == MOVED for c in changes)
+        assert apply(old, changes) == new

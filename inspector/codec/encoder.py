@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
-from operator import eq
 from typing import Any, NamedTuple
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import msgpack
 import xxhash
@@ -31,10 +30,10 @@ from inspector.codec.markers import (Chunk, ChunkedList, ChunkedMap, Ref, digest
 
 INLINE_MAX = 512          # bytes: larger children become pieces of their own
 CHUNK_MIN_ITEMS = 16      # lists at least this long are chunked
-CHUNK_MASK = 0x1F         # content-defined boundary: about 32 items per chunk on average
+CHUNK_MASK = 0x1F         # content-defined boundary (mark byte): about 32 items per chunk on average
 CHUNK_MAX_ITEMS = 128
 CHUNK_MAX_BYTES = 64 * 1024
-COARSE_MASK = 0x1FF       # dense rewrites: about 512 items per chunk
+COARSE_MASK = 0xFF        # dense rewrites: a zero mark byte, about 256 items per chunk
 COARSE_MAX_ITEMS = 4096
 COARSE_MAX_BYTES = 1024 * 1024
 COARSE_MIN_RUN = 256      # a rewritten run this long, with ...
@@ -44,7 +43,6 @@ TABLE_MASK = 0x1F         # sub-table boundaries: about 32 entries each
 FORMAT = 3                # the newest piece layout this encoder writes
 
 _SCALARS = frozenset({int, float, bool, type(None)})
-_hash64 = xxhash.xxh3_64_intdigest
 _array_header = msgpack.Packer().pack_array_header
 
 
@@ -155,7 +153,7 @@ class PieceEncoder:
             parts = {k: self._encode(v, None if path is None else path + (k,)) for k, v in value.items()}
             form: Any = {k: p.form for k, p in parts.items()}
             copy: Any = {k: p.copy for k, p in parts.items()}
-            children = parts.values()
+            children: Iterable[Encoded] = parts.values()
         else:
             children = [self._encode(v, None if path is None else path + (i,)) for i, v in enumerate(value)]
             form = [p.form for p in children]
@@ -222,24 +220,33 @@ def _plain(value: Any) -> Any:
         return list(value)
     if isinstance(value, dict):
         return dict(value)
-    for plain in (bool, int, float, str, bytes):
-        if isinstance(value, plain):
-            return plain(value)
-    if isinstance(value, (bytearray, memoryview)):
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
     raise TypeError(f"cannot store a value of type {type(value).__name__} in a state")
 
 
 def _groups(entries: list[Chunk]) -> list[list[Chunk]]:
-    """Entries cut into sub-tables after an entry whose digest's last byte says so."""
+    """Entries cut into sub-tables after an entry whose digest's last byte says so (at most
+    ``TABLE_MAX`` entries each)."""
     groups: list[list[Chunk]] = []
     start = 0
-    for n, entry in enumerate(entries):
-        if not entry.digest[-1] & TABLE_MASK or n + 1 - start >= TABLE_MAX:
-            groups.append(entries[start:n + 1])
-            start = n + 1
-    if start < len(entries):
-        groups.append(entries[start:])
+    for end in [n + 1 for n, entry in enumerate(entries) if not entry.digest[-1] & TABLE_MASK]:
+        while end - start > TABLE_MAX:
+            groups.append(entries[start:start + TABLE_MAX])
+            start += TABLE_MAX
+        groups.append(entries[start:end])
+        start = end
+    while start < len(entries):
+        groups.append(entries[start:start + TABLE_MAX])
+        start += TABLE_MAX
     return groups
 
 
@@ -334,6 +341,8 @@ class _ListLayout:
         copies: list = [None] * count
         sizes: list = [0] * count
         old_n = self.offsets[-1]
+        if self.shift == 0 and count >= COARSE_MIN_RUN and end <= old_n and self._sampled_dense(start, end):
+            return None
         for delta in ((0,) if self.shift == 0 else (0, self.shift)):
             lo = start - delta
             a, b = max(lo, 0), min(end - delta, old_n)
@@ -342,7 +351,7 @@ class _ListLayout:
             items, old_forms, old_sizes = self._old_range(a, b)
             base = a - lo
             window = self.value[start + base:start + base + b - a]
-            same = list(map(eq, window, items))
+            same = list(map(_same_item, window, items))
             if delta == 0 and self.shift == 0 and b - a == count and _dense(count, count - same.count(True)):
                 return None
             for j in [j for j, hit in enumerate(same) if hit is True]:
@@ -350,6 +359,14 @@ class _ListLayout:
                 if forms[i] is _NO:
                     forms[i], copies[i], sizes[i] = old_forms[j], items[j], old_sizes[j]
         return forms, copies, sizes
+
+    def _sampled_dense(self, start: int, end: int) -> bool:
+        """Whether 64 items spread over ``start:end`` (in place) say the run is dense."""
+        step = max(1, (end - start) // 64)
+        picks = range(start, end, step)
+        old = [self._old_range(i, i + 1)[0][0] for i in picks]
+        changed = sum(1 for i, o in zip(picks, old) if not (self.value[i] is o or self.value[i] == o))
+        return _dense(end - start, changed * step)
 
     def _old_range(self, lo: int, hi: int) -> tuple[list, list, list]:
         """The old items ``lo:hi`` (copies, forms, sizes)."""
@@ -374,7 +391,7 @@ class _ListLayout:
         count = end - start
         hints = self._hints(start, end)
         if hints is None:       # dense: no item is worth looking up
-            forms, copies, sizes = [_NO] * count, [], []
+            forms, copies, sizes = [_NO] * count, [None] * count, [0] * count
         else:
             forms, copies, sizes = hints
         fresh = [i for i, form in enumerate(forms) if form is _NO]
@@ -395,7 +412,7 @@ class _ListLayout:
         dense = bool(self.old) and _dense(count, len(fresh))
         rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else (
             CHUNK_MASK, CHUNK_MAX_ITEMS, CHUNK_MAX_BYTES)
-        ends = cuts(list(map(_hash64, encoded)), list(map(len, encoded)), *rule)
+        ends = cuts(_marks(forms, encoded), sizes, *rule)     # logical sizes, as format 2 counted
         made = []
         a = 0
         for b in ends:
@@ -408,6 +425,27 @@ class _ListLayout:
 
 
 _NO = object()     # no old form for this item
+
+
+def _marks(forms: list, encoded: list[bytes]) -> list[int]:
+    """The byte deciding list chunk boundaries, per item: the first byte of the digest of the
+    piece a Ref names, else of the digest of the item's encoding (as format 2 cut them, so an
+    old and a new writer cut the same list alike)."""
+    marks = [digest[0] for digest in map(_digest128, encoded)]
+    if Ref in map(type, forms):
+        for n, form in enumerate(forms):
+            if type(form) is Ref:
+                marks[n] = form.digest[0]
+    return marks
+
+
+_digest128 = xxhash.xxh3_128_digest
+
+
+def _same_item(new: Any, old: Any) -> bool:
+    """Whether an old item's form may stand for a new item: equal, and a dict with its keys
+    in the same order (equal dicts in another order encode differently)."""
+    return new is old or (new == old and (type(new) is not dict or list(new) == list(old)))
 
 
 def _dense(count: int, changed: int) -> bool:

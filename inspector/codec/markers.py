@@ -44,7 +44,7 @@ class Chunk(NamedTuple):
     piece ``digest``, ``size`` their logical size. In a table of height > 0 the piece is
     itself a table (a marker of height - 1) covering those items."""
 
-    count: int
+    count: int  # type: ignore[assignment]  # the on-disk name; shadows tuple.count, never called on a Chunk
     size: int
     digest: bytes
 
@@ -113,10 +113,13 @@ def _default(obj: Any) -> Any:
         return list(obj)
     if isinstance(obj, dict):
         return dict(obj)
-    for plain in (str, int, float, bytes):
-        if isinstance(obj, plain):
-            return plain(obj)
-    if isinstance(obj, (bytearray, memoryview)):
+    if isinstance(obj, str):
+        return str(obj)
+    if isinstance(obj, int):
+        return int(obj)
+    if isinstance(obj, float):
+        return float(obj)
+    if isinstance(obj, (bytes, bytearray, memoryview)):
         return bytes(obj)
     raise TypeError(f"cannot store a value of type {type(obj).__name__} in a state")
 

@@ -25,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("run", metavar="RUN", nargs="?", help="also show this run checkpoint by checkpoint")
     add_json_arg(parser)
     parser.add_argument("--all", action="store_true", help=f"list every run (default: the {TOP} biggest)")
+    parser.add_argument("--no-pieces", action="store_true",
+                        help="totals only: skip the piece walk (no split by run and field; for huge stores)")
     parser.set_defaults(func=run)
 
 
@@ -35,7 +37,7 @@ def _share(part: int, whole: int) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the report."""
     with open_store(args.store) as store:
-        report = store_usage(store, args.run)
+        report = store_usage(store, args.run, pieces=not args.no_pieces)
     if args.json:
         print_json(report.to_json())
         return 0

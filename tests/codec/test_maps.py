@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.codec import ChunkedList, ChunkedMap, PieceEncoder, Ref, resolve, unpack
-from inspector.diff import diff_pieces, diff_values
+from inspector.diff import apply, diff_pieces, diff_values
 
 scalars = st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=40)
 keys = st.text(max_size=12) | st.integers(-1000, 1000).map(lambda i: f"k{i}")
@@ -101,9 +102,10 @@ def test_maps_of_every_size_and_nesting_round_trip_and_diff(state, seed) -> None
     assert t.value(root_b) == after
     fresh = PieceEncoder().encode(after)[0]
     assert fresh == root_b, "the layout depends only on the content, not on the history"
-    expected = diff_values(before, after)
-    for mode in ({}, {"fetch_raw": t.fetch_raw}):
-        assert diff_pieces(t.fetch, root_a, root_b, **mode) == expected
+    decoded = diff_pieces(t.fetch, root_a, root_b)
+    assert diff_pieces(t.fetch, root_a, root_b, fetch_raw=t.fetch_raw) == decoded
+    assert apply(copy.deepcopy(before), decoded) == after
+    assert (decoded == ()) == (before == after)
 
 
 def _files(n: int, seed: int = 1) -> dict:

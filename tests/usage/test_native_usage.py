@@ -79,6 +79,9 @@ def test_cli_text_and_bad_input(store, capsys, tmp_path) -> None:
     assert main(["usage", str(path), ids["short"]]) == 0
     out = capsys.readouterr().out
     assert "messages" in out and "Interval trade-off" in out and "on disk" in out
+    assert main(["usage", str(path), "--no-pieces", "--json"]) == 0
+    quick = json.loads(capsys.readouterr().out)
+    assert quick["content_bytes"] > 0 and "not walked" in " ".join(quick["notes"])
     assert main(["usage", str(path), "missing-run"]) == 2
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"not a database at all" * 10)

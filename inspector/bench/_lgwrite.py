@@ -60,8 +60,9 @@ def build_graph(checkpointer: Any) -> Any:
     """messages (add_messages) → one node answering with ~1 KB."""
     from typing import Annotated, TypedDict
     ai, _, start, state_graph, add_messages = _imports()
-    class State(TypedDict):
-        messages: Annotated[list, add_messages]
+    # the functional form: real objects, not annotations this module (``__future__``) would
+    # leave as strings LangGraph cannot resolve from a local scope
+    State = TypedDict("State", {"messages": Annotated[list, add_messages]})  # noqa: UP013
 
     def answer(state: dict) -> dict:
         n = len(state["messages"])

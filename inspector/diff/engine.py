@@ -15,7 +15,8 @@ from collections.abc import Callable
 
 from inspector.codec import Chunk, ChunkedList, ChunkedMap, Ref, check_part, split_items, split_map, unpack
 from inspector.codec.gcpause import gc_paused
-from inspector.diff.lists import align, align_encoded, detect_moves, same, trim
+from inspector.diff.lists import (Added, Op, Pair, Removed, Replace, align, align_encoded, detect_moves, same,
+                                  trim)
 from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
@@ -288,26 +289,26 @@ class Engine:
     def _leaf(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
         self._found.append((key, _changed(path, a, b, self.text_min)))
 
-    def _emit_ops(self, key: tuple, path: tuple, ops: list[tuple]) -> None:
+    def _emit_ops(self, key: tuple, path: tuple, ops: list[Op]) -> None:
         for n, op in enumerate(ops):
-            kind = op[0]
-            if kind == "pair":
-                x, y = op[3], op[4]
+            kind = type(op)
+            if kind is Pair:
+                _, j, x, y = op     # unpacked in C: the hot case
                 tx, ty = type(x), type(y)
                 if tx in _SCALARS and ty in _SCALARS and x is not y:
-                    self._unequal_leaves(key + (n,), path + (op[2],), x, y)
+                    self._unequal_leaves(key + (n,), path + (j,), x, y)
                 elif tx is dict and ty is dict:     # an edited record: no trip through the stack
-                    self._unequal_dicts(key + (n,), path + (op[2],), x, y)
+                    self._unequal_dicts(key + (n,), path + (j,), x, y)
                 else:
-                    self._push(key + (n,), path + (op[2],), x, y, _KNOWN_UNEQUAL)
-            elif kind == "replace":
-                self._emit(key + (n,), Change(path + (op[2],), CHANGED, op[3], op[4]))
-            elif kind == "added":
-                self._emit(key + (n,), Change(path + (op[1],), ADDED, None, op[2]))
-            elif kind == "removed":
-                self._emit(key + (n,), Change(path + (op[1],), REMOVED, op[2], None))
+                    self._push(key + (n,), path + (j,), x, y, _KNOWN_UNEQUAL)
+            elif kind is Replace:
+                self._emit(key + (n,), Change(path + (op.j,), CHANGED, op.old, op.new))
+            elif kind is Added:
+                self._emit(key + (n,), Change(path + (op.j,), ADDED, None, op.new))
+            elif kind is Removed:
+                self._emit(key + (n,), Change(path + (op.i,), REMOVED, op.old, None))
             else:
-                _, i, j, item = op
+                i, j, item = op
                 self._emit(key + (n,), Change(path + (j,), MOVED, item, item, Move(i, j)))
 
     # -- chunked lists and maps ---------------------------------------------------
@@ -399,7 +400,7 @@ class Engine:
         wanted = [c.digest for ra, _, rb, _, _, _ in regions for c in ra + rb]
 
         def then() -> None:
-            ops: list[tuple] = []
+            ops: list[Op] = []
             for ra, _, rb, _, start_a, start_b in regions:
                 items_a, items_b = self._chunk_items(ra), self._chunk_items(rb)
                 self.nodes += len(items_a) + len(items_b)

@@ -181,6 +181,8 @@ class TimelineModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMN_TITLES):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
+            return "" if section == COL_KIND and self.compact_kind else COLUMN_TITLES[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
             return COLUMN_TITLES[section]
         if role == Qt.ItemDataRole.TextAlignmentRole and section in NUMERIC:
             return _RIGHT
@@ -241,11 +243,21 @@ class TimelineModel(QAbstractTableModel):
         before = self.cache.previous(row)
         return info.created - before.created if before is not None else None
 
+    compact_kind = False   # the Kind column shows only its icon (a narrow view; the tooltip names it)
+
+    def set_compact_kind(self, compact: bool) -> None:
+        """Show the Kind column as icons only (True) or icon and word."""
+        if compact != self.compact_kind:
+            self.compact_kind = compact
+            if self.rowCount():
+                self.dataChanged.emit(self.index(0, COL_KIND), self.index(self.rowCount() - 1, COL_KIND))
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, COL_KIND, COL_KIND)
+
     def _display(self, info: CheckpointInfo, row: int, col: int) -> str:
         if col == COL_SEQ:
             return str(info.seq)
         if col == COL_KIND:
-            return info.kind
+            return "" if self.compact_kind else info.kind
         if col == COL_NAME:
             return f"\u2691 {info.name}" if info.pinned else info.name
         if col == COL_TIME:

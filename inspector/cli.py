@@ -10,7 +10,7 @@ import sys
 
 import inspector.commands
 from inspector import __version__
-from inspector.commands._common import apply_budget_args
+from inspector.commands._common import apply_budget_args, escape_control
 from inspector.errors import StoreError, TaskStateError
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def one_sentence(exc: BaseException) -> str:
+    """The message of a user-facing error as one line that is safe in a terminal."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    text = escape_control(text)
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user-facing errors print one sentence and return 2."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -65,7 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         apply_budget_args(args)
         return int(args.func(args) or 0)
     except (StoreError, TaskStateError) as exc:
-        print(f"checkpoint-inspector: {exc}", file=sys.stderr)
+        print(f"checkpoint-inspector: {one_sentence(exc)}", file=sys.stderr)
+        return 2
+    except RecursionError:   # a safety net: every walk of stored data is bounded (inspector.limits)
+        log.debug("recursion limit", exc_info=True)
+        print("checkpoint-inspector: The data nests too deeply to be processed; lower --max-depth.",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("checkpoint-inspector: interrupted.", file=sys.stderr)

@@ -54,8 +54,8 @@ class Budget:
 
 BUDGETS = {
     "piece": Budget("piece", "piece budget", 256, "MB"),
-    "state": Budget("state", "state size budget", 2048, "MB"),
-    "nodes": Budget("nodes", "value count budget", 20_000_000),
+    "state": Budget("state", "state size budget", 1024, "MB"),
+    "nodes": Budget("nodes", "value count budget", 5_000_000),
     "depth": Budget("depth", "nesting depth budget", 256),
 }
 

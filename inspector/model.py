@@ -56,6 +56,7 @@ class StoreInfo:
     backend: str  # "sqlite" | "postgresql" | "folder"
     format_version: int | None
     read_only: bool
+    notice: str = ""  # what the user should know about how it is read ('' when nothing)
     capabilities: Capabilities = Capabilities()
     label: str = ""
 
@@ -88,6 +89,7 @@ class RunInfo:
     tasks_total: int = 0
     checks_passed: int = 0
     checks_total: int = 0
+    damaged: str = ""  # why this row is damaged ('' when it is not); the rest still lists
 
     @property
     def score(self) -> tuple[int, int]:
@@ -118,6 +120,7 @@ class CheckpointInfo:
     tasks_hash: bytes | None = None
     lane: str = ""  # subgraph namespace ("" for the main lane)
     branch_count: int = 0  # runs forked from this checkpoint (or LangGraph children - 1)
+    damaged: str = ""  # why this row is damaged ('' when it is not); the rest still lists
     pinned: bool = False   # prune never removes it (native stores: ``ci_pins``)
 
 
@@ -129,6 +132,7 @@ class Snapshot:
     state: Any
     tasks: dict | None
     meta: dict = field(default_factory=dict)
+    problems: tuple[str, ...] = ()  # parts that could not be read (a damaged task state…)
 
 
 @dataclass(frozen=True)

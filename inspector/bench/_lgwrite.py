@@ -60,7 +60,8 @@ def build_graph(checkpointer: Any) -> Any:
     """messages (add_messages) → one node answering with ~1 KB."""
     from typing import Annotated, TypedDict
     ai, _, start, state_graph, add_messages = _imports()
-    # functional form: real objects, not strings (this module uses __future__ annotations)
+    # the functional form: real objects, not annotations this module (``__future__``) would
+    # leave as strings LangGraph cannot resolve from a local scope
     State = TypedDict("State", {"messages": Annotated[list, add_messages]})  # noqa: UP013
 
     def answer(state: dict) -> dict:

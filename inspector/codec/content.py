@@ -57,7 +57,7 @@ def split_items(raw: bytes) -> list[bytes]:
             append(raw[start:end])
             start = end
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
-        raise CorruptDataError(f"A stored list chunk cannot be decoded ({exc}).") from exc
+        raise CorruptDataError(f"A stored list chunk cannot be decoded ({str(exc) or type(exc).__name__}).") from exc
     if start != len(raw):
         raise CorruptDataError("A stored list chunk has bytes after its items.")
     return items

@@ -146,6 +146,26 @@ def check(roots: Collection[bytes], table: dict[bytes, Any], what: str) -> list[
     return order
 
 
+def check_values(values: list[Any], table: dict[bytes, Any], what: str) -> None:
+    """Measure decoded forms (which may hold markers; their pieces all in ``table``) together
+    against the budgets: BudgetExceeded naming ``what`` when they are over."""
+    total = Cost(0, 0, 0)
+    costs: dict[bytes, Cost] = {}
+    roots = [d for value in values for d in _children(value)]
+    for digest in _postorder(list(dict.fromkeys(roots)), table):
+        costs[digest] = _measure(table[digest], costs)
+    budget = limits.current()
+    for value in values:
+        cost = _measure(value, costs)
+        total = Cost(total.nodes + cost.nodes, total.size + cost.size, max(total.depth, cost.depth))
+        if total.depth > budget.depth:
+            raise limits.BudgetExceeded("depth", f"{what} nest {total.depth:,} levels deep")
+        if total.nodes > budget.nodes:
+            raise limits.BudgetExceeded("nodes", f"{what} expand to {total.nodes:,} values")
+        if total.size > budget.state_bytes:
+            raise limits.BudgetExceeded("state", f"{what} expand to {total.size:,} bytes")
+
+
 def _build_piece(value: Any, built: dict[bytes, Any]) -> Any:
     """A copy of one piece's value with its markers replaced by the built children (the
     containers that hold no marker are kept as they are)."""

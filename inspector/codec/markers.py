@@ -189,7 +189,7 @@ def unpack_plain(raw: bytes | memoryview) -> Any:
     try:
         return msgpack.unpackb(raw, strict_map_key=False)
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise CorruptDataError(f"A stored chunk cannot be decoded ({exc}).") from exc
+        raise CorruptDataError(f"A stored chunk cannot be decoded ({str(exc) or type(exc).__name__}).") from exc
 
 
 def frames(payload: bytes | memoryview) -> list[bytes]:
@@ -238,7 +238,7 @@ def unpack(raw: bytes | memoryview) -> Any:
     except CorruptDataError:
         raise
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
-        raise CorruptDataError(f"A stored piece cannot be decoded ({exc}).") from exc
+        raise CorruptDataError(f"A stored piece cannot be decoded ({str(exc) or type(exc).__name__}).") from exc
 
 
 def may_hold_markers(raw: bytes) -> bool:

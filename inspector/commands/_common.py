@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 import time
 from typing import Any
@@ -42,23 +43,48 @@ def add_json_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")   # legal in JSON strings, harmful in a terminal
+
+
+def escape_control(text: str) -> str:
+    """``text`` with terminal control characters shown as escapes (``\\x1b``): a run name
+    holding ``ESC]0;…BEL`` must not retitle or clear the user's terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def terminal_safe_json(text: str) -> str:
+    """JSON text with the characters JSON allows raw but terminals obey (DEL, C1) escaped."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def to_jsonable(value: Any) -> Any:
-    """Dataclasses, bytes and tuples as plain JSON values."""
+    """Dataclasses, bytes and tuples as plain JSON values; NaN and the infinities as the
+    strings "NaN", "Infinity", "-Infinity" (strict JSON has no such numbers); map keys as
+    text (bytes keys as hex)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
+        return {(k.hex() if isinstance(k, (bytes, bytearray)) else str(k)): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return str(value).replace("inf", "Infinity").replace("nan", "NaN")
     return value
 
 
+def dumps(value: Any, indent: int | None = 2) -> str:
+    """Strict JSON text of ``value`` (see ``to_jsonable``) that is also safe in a terminal."""
+    return terminal_safe_json(json.dumps(to_jsonable(value), indent=indent, ensure_ascii=False,
+                                         default=str, allow_nan=False))
+
+
 def print_json(value: Any) -> None:
-    """Write ``value`` as indented JSON on stdout (one write: ``json.dump`` to a terminal or
-    pipe made one call per token, millions for a long listing)."""
-    sys.stdout.write(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False, default=str))
+    """Write ``value`` as indented strict JSON on stdout (one write: ``json.dump`` to a
+    terminal or pipe made one call per token, millions for a long listing)."""
+    sys.stdout.write(dumps(value))
     sys.stdout.write("\n")
 
 
@@ -91,22 +117,39 @@ def print_json_records(records: Iterable[dict[str, Any]]) -> None:
     every token (seconds), one record per line runs its C encoder (what ``jq`` and ``grep``
     read as easily). Records hold only JSON values (str keys; nested dicts and lists).
     """
-    lines = [_encode_record(record) for record in records]
+    lines = [terminal_safe_json(_encode_record(record)) for record in records]
     sys.stdout.write("[\n  " + ",\n  ".join(lines) + "\n]\n" if lines else "[]\n")
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    """A plain aligned text table."""
-    rows = [["" if c is None else str(c) for c in row] for row in rows]
+    """A plain aligned text table (control characters escaped)."""
+    rows = [[escape_control("" if c is None else str(c)) for c in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
     print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=False)).rstrip())
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)).rstrip())
 
 
+def say(*parts: object) -> None:
+    """``print`` for lines that may hold text from a store: control characters escaped."""
+    print(*(escape_control(str(p)) for p in parts))
+
+
+def print_damaged(rows: Iterable[tuple[str, str]]) -> None:
+    """After a table: one line per damaged row, with why (the other rows are fine)."""
+    for name, why in rows:
+        if why:
+            print(escape_control(f"damaged: {name}: {why}"))
+
+
 def fmt_time(ts: float | None) -> str:
-    """Local time as YYYY-MM-DD HH:MM:SS."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else ""
+    """Local time as YYYY-MM-DD HH:MM:SS ('?' for a time no calendar has)."""
+    if not ts:
+        return ""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+    except (OverflowError, OSError, ValueError, TypeError):
+        return "?"
 
 
 def confirm(prompt: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import (add_json_arg, add_store_arg, fmt_size, fmt_time,
+from inspector.commands._common import (add_json_arg, add_store_arg, fmt_size, fmt_time, print_damaged,
                                         print_json_records, print_table)
 from inspector.store import open_store
 from inspector.store.refs import resolve_run
@@ -28,9 +28,10 @@ def run(args: argparse.Namespace) -> int:
                          parent=c.parent_id, size=c.size, size_delta=c.size_delta, ops=c.ops,
                          tasks={"done": c.tasks_done, "total": c.tasks_total},
                          score={"passed": c.checks_passed, "total": c.checks_total},
-                         change=c.change, lane=c.lane) for c in cps])
+                         change=c.change, lane=c.lane, damaged=c.damaged or None) for c in cps])
         return 0
     print_table(("SEQ", "ID", "KIND", "NAME", "TIME", "SIZE", "OPS", "SCORE", "CHANGE"),
                 [(c.seq, c.id, c.kind, c.name, fmt_time(c.created), fmt_size(c.size), c.ops,
                   f"{c.checks_passed}/{c.checks_total}", c.change) for c in cps])
+    print_damaged((f"#{c.seq}", c.damaged) for c in cps)
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, print_json
+from inspector.commands._common import add_json_arg, add_store_arg, print_json, say
 from inspector.diff import Change, DiffResult, TextDelta, describe_divergence, diff_checkpoints, to_json
 from inspector.diff.grouping import ItemRange, group_changes
 from inspector.diff.text import render_delta
@@ -50,23 +50,23 @@ def print_text(result: DiffResult, limit: int = DEFAULT_LIMIT) -> None:
     """The human form: header, summary, lineage, task changes, structural changes."""
     a, b = result.a, result.b
     if a is not None and b is not None:
-        print(f"diff {format_ref(a)} → {format_ref(b)}  (ids {a.id} → {b.id})")
+        say(f"diff {format_ref(a)} → {format_ref(b)}  (ids {a.id} → {b.id})")
         if a.run_id != b.run_id or result.three_way is not None:
-            print(describe_divergence(result.ancestor, a, b))
-    print(f"summary: {result.summary}")
+            say(describe_divergence(result.ancestor, a, b))
+    say(f"summary: {result.summary}")
     if result.task_changes:
-        print(f"\ntasks ({len(result.task_changes)}):")
+        say(f"\ntasks ({len(result.task_changes)}):")
         for change in result.task_changes:
-            print(f"  {change.describe()}")
-    print(f"\nchanges ({len(result.changes)}):" if result.changes else "\nno state changes")
+            say(f"  {change.describe()}")
+    say(f"\nchanges ({len(result.changes)}):" if result.changes else "\nno state changes")
     _print_changes(result.changes, limit)
     if result.three_way is not None:
         three = result.three_way
         where = format_ref(three.ancestor)
-        print(f"\nsince the common ancestor {where}: A changed {len(three.to_a)}, "
+        say(f"\nsince the common ancestor {where}: A changed {len(three.to_a)}, "
               f"B changed {len(three.to_b)}, both changed {len(three.both_changed)} path(s)")
         for path in three.both_changed[:20]:
-            print(f"  both: {Change(path, 'changed').display_path}")
+            say(f"  both: {Change(path, 'changed').display_path}")
 
 
 def _print_changes(changes: tuple[Change, ...], limit: int) -> None:
@@ -74,10 +74,10 @@ def _print_changes(changes: tuple[Change, ...], limit: int) -> None:
     rows = group_changes(changes)
     shown = rows if limit <= 0 else rows[:limit]
     for row in shown:
-        print(f"  {row.describe()}")
+        say(f"  {row.describe()}")
         if isinstance(row.detail, TextDelta):
             text = render_delta(row.detail).replace("\n", "\n      ")
-            print(f"      {text}")
+            say(f"      {text}")
     if len(shown) < len(rows):
         hidden = sum(len(row.changes) if isinstance(row, ItemRange) else 1 for row in rows[len(shown):])
-        print(f"  … {hidden} more (use --limit 0 or --json)")
+        say(f"  … {hidden} more (use --limit 0 or --json)")

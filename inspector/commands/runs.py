@@ -8,6 +8,7 @@ from inspector.commands._common import (
     add_json_arg,
     add_store_arg,
     fmt_time,
+    print_damaged,
     print_json_records,
     print_table,
 )
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         print_json_records([run_json(r, statuses, parents) for r in runs])
     else:
         print_table(HEADERS, [run_row(r, statuses, parents) for r in runs])
+        print_damaged((r.id, r.damaged) for r in runs)
     return 0
 
 
@@ -63,4 +65,4 @@ def run_json(r: RunInfo, statuses: dict[str, EffectiveStatus], parents: dict[str
             "parent_run": r.parent_run, "parent_checkpoint": r.parent_checkpoint,
             "parent": format_ref(parent) if parent is not None else None, "error": r.last_error,
             "score": {"passed": r.checks_passed, "total": r.checks_total},
-            "tasks": {"done": r.tasks_done, "total": r.tasks_total}}
+            "tasks": {"done": r.tasks_done, "total": r.tasks_total}, "damaged": r.damaged or None}

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from inspector import taskstate
-from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, fmt_time, print_json
+from inspector.commands._common import add_json_arg, add_store_arg, dumps, fmt_size, fmt_time, print_json, say
 from inspector.model import RunInfo, Snapshot
 from inspector.resume.status import effective_statuses, shown_status
 from inspector.store import open_store
@@ -36,36 +35,38 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"checkpoint": info, "ref": format_ref(info), "run": {"id": run.id, "name": run.name,
                     "status": status, "error": run.last_error}, "state": snap.state, "tasks": snap.tasks,
-                    "meta": snap.meta})
+                    "meta": snap.meta, "problems": list(snap.problems)})
         return 0
     print_header(snap, run, status)
-    print(f"created {fmt_time(info.created)}  size {fmt_size(info.size)}  ops since previous {info.ops}")
+    say(f"created {fmt_time(info.created)}  size {fmt_size(info.size)}  ops since previous {info.ops}")
     if info.change:
-        print(f"change: {info.change}")
+        say(f"change: {info.change}")
+    for problem in snap.problems:
+        say(f"damaged: {problem}")
     if snap.tasks:
         score = taskstate.score(snap.tasks)
-        print(f"\ntasks ({score.tasks_done}/{score.tasks_total} done, checks {score}): {snap.tasks.get('goal', '')}")
+        say(f"\ntasks ({score.tasks_done}/{score.tasks_total} done, checks {score}): {snap.tasks.get('goal', '')}")
         for task in snap.tasks.get("tasks", []):
             review = (task.get("review") or {}).get("status", "none")
             checks = " ".join(("✓" if c.get("passed") else "✗" if c.get("passed") is False else "?")
                               + c.get("name", "") for c in task.get("checks", []))
-            print(f"  [{STATUS_MARK.get(task.get('status'), '?')}] {task.get('title')} "
+            say(f"  [{STATUS_MARK.get(task.get('status'), '?')}] {task.get('title')} "
                   f"({task.get('status')}, {task.get('progress', 0):.0%}"
                   f"{', review ' + review if review != 'none' else ''}) {checks}".rstrip())
-    print("\nstate:")
-    print(json.dumps(snap.state, indent=2, ensure_ascii=False, default=str))
+    say("\nstate:")
+    say(dumps(snap.state))
     if snap.meta:
-        print("\nmetadata:")
-        print(json.dumps(snap.meta, indent=2, ensure_ascii=False, default=str))
+        say("\nmetadata:")
+        say(dumps(snap.meta))
     return 0
 
 
 def print_header(snap: Snapshot, run: RunInfo, status: str) -> None:
     """The checkpoint as RUN:SEQ, then its run with the status shown and, first, a run's error."""
     info = snap.info
-    print(f"checkpoint {format_ref(info)}  (id {info.id})  {info.kind} {info.name}")
+    say(f"checkpoint {format_ref(info)}  (id {info.id})  {info.kind} {info.name}")
     head = "" if info.seq == run.head_seq else f", head {run.id}:{run.head_seq}"
-    print(f"run {run.id} {run.name!r}: {status}, {run.checkpoint_count} "
+    say(f"run {run.id} {run.name!r}: {status}, {run.checkpoint_count} "
           f"checkpoint{'' if run.checkpoint_count == 1 else 's'}{head}")
     if run.last_error:
-        print(f"error: {run.last_error}")
+        say(f"error: {run.last_error}")

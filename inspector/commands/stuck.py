@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, print_json_records, print_table
+from inspector.commands._common import add_json_arg, add_store_arg, print_json_records, print_table, say
 from inspector.resume.liveness import fmt_age
 from inspector.resume.stuck import stuck_runs
 from inspector.store import open_store
@@ -35,11 +35,11 @@ def run(args: argparse.Namespace) -> int:
                     for d in found])
         return 0
     if not found:
-        print("no stuck runs")
+        say("no stuck runs")
         return 0
     if args.verbose_diagnosis:
         for d in found:
-            print(f"{d.run_id}  {d.describe()}\n")
+            say(f"{d.run_id}  {d.describe()}\n")
         return 0
     print_table(("RUN", "STATUS", "SINCE", "LAST CHECKPOINT", "RESUME FROM", "WHY"),
                 [(d.run_id, d.status, fmt_age(d.since_checkpoint),

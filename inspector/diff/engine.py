@@ -15,11 +15,13 @@ from collections.abc import Callable
 
 from inspector.codec import Chunk, ChunkedList, ChunkedMap, Ref, check_part, split_items, split_map, unpack
 from inspector.codec.gcpause import gc_paused
-from inspector.diff.lists import align, align_encoded, detect_moves, same, trim
+from inspector.diff.lists import (Added, Op, Pair, Removed, Replace, align, align_encoded, detect_moves, same,
+                                  trim)
 from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
 from inspector import limits
+from inspector.store.native import expand as expansion
 from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw, expand, has_markers, materialize, prefetch
 from inspector.diff.text import TEXT_MIN, text_delta
 from inspector.errors import CorruptDataError
@@ -34,7 +36,7 @@ class Engine:
     def __init__(self, fetch_many: FetchMany | None = None, *, fetch_raw: FetchRaw | None = None,
                  stream_raw: StreamRaw | None = None, cancel: CancelFn | None = None,
                  progress: ProgressFn | None = None, text_min: int = TEXT_MIN,
-                 max_depth: int = MAX_DEPTH) -> None:
+                 max_depth: int | None = None) -> None:
         self.fetch_many = fetch_many
         if stream_raw is None and fetch_raw is not None:     # raw pieces all at once: one part
             stream_raw = lambda digests: (fetch_raw(digests),)
@@ -43,7 +45,9 @@ class Engine:
         self.cancel = cancel
         self.progress = progress
         self.text_min = text_min
-        self.max_depth = max_depth
+        self._depth_budget = max_depth is None    # the read budget, not a caller's own limit
+        self.max_depth = max_depth if max_depth is not None else limits.current().depth
+        self._node_budget = limits.current().nodes
         self.table: dict[bytes, Any] = {}
         self.items: dict[bytes, Any] = {}      # chunks: encoded items / map entries (or decoded ones)
         self.map_chunks: set[bytes] = set()    # which of the chunks asked for are map chunks
@@ -89,12 +93,20 @@ class Engine:
     def _tick(self) -> None:
         """Every ``TICK_EVERY`` nodes (``_step`` counts them): cancel or report progress."""
         self._next_tick += TICK_EVERY
-        if self.nodes > 2 * limits.current().nodes:     # both sides' values, each within budget
-            raise limits.BudgetExceeded("nodes", f"Comparing these states visits over {self.nodes:,} values")
+        self._check_nodes()
         if self.cancel is not None and self.cancel():
             raise DiffCancelled("The diff was cancelled.")
         if self.progress is not None:
             self.progress("diffing", self.nodes)
+
+    def _too_deep(self) -> Exception:
+        if self._depth_budget:
+            return limits.BudgetExceeded("depth", f"The states nest deeper than {self.max_depth:,} levels")
+        return DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
+
+    def _check_nodes(self) -> None:
+        if self.nodes > self._node_budget:
+            raise limits.BudgetExceeded("nodes", f"Comparing these states visits over {self.nodes:,} values")
 
     def _emit(self, key: tuple, change: Change) -> None:
         self._found.append((key, change))
@@ -194,6 +206,7 @@ class Engine:
         values = [v for n, in_old, in_new in marked
                   for v, held in ((changes[n].old, in_old), (changes[n].new, in_new)) if held]
         self.pieces_read += prefetch(values, self.table, self.fetch_many)
+        expansion.check_values(values, self.table, "The changed values of this diff")
         out = list(changes)
         for n, in_old, in_new in marked:
             c = changes[n]
@@ -210,7 +223,7 @@ class Engine:
         if a is b:
             return
         if len(path) > self.max_depth:
-            raise DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
+            raise self._too_deep()
         ta, tb = type(a), type(b)
         if ta is Ref or tb is Ref:
             if ta is tb and a.digest == b.digest:
@@ -271,31 +284,31 @@ class Engine:
         if self.nodes >= self._next_tick:
             self._tick()
         if len(path) > self.max_depth:
-            raise DiffError(f"The states nest deeper than {self.max_depth} levels; they cannot be compared.")
+            raise self._too_deep()
 
     def _leaf(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
         self._found.append((key, _changed(path, a, b, self.text_min)))
 
-    def _emit_ops(self, key: tuple, path: tuple, ops: list[tuple]) -> None:
+    def _emit_ops(self, key: tuple, path: tuple, ops: list[Op]) -> None:
         for n, op in enumerate(ops):
-            kind = op[0]
-            if kind == "pair":
-                x, y = op[3], op[4]
+            kind = type(op)
+            if kind is Pair:
+                _, j, x, y = op     # unpacked in C: the hot case
                 tx, ty = type(x), type(y)
                 if tx in _SCALARS and ty in _SCALARS and x is not y:
-                    self._unequal_leaves(key + (n,), path + (op[2],), x, y)
+                    self._unequal_leaves(key + (n,), path + (j,), x, y)
                 elif tx is dict and ty is dict:     # an edited record: no trip through the stack
-                    self._unequal_dicts(key + (n,), path + (op[2],), x, y)
+                    self._unequal_dicts(key + (n,), path + (j,), x, y)
                 else:
-                    self._push(key + (n,), path + (op[2],), x, y, _KNOWN_UNEQUAL)
-            elif kind == "replace":
-                self._emit(key + (n,), Change(path + (op[2],), CHANGED, op[3], op[4]))
-            elif kind == "added":
-                self._emit(key + (n,), Change(path + (op[1],), ADDED, None, op[2]))
-            elif kind == "removed":
-                self._emit(key + (n,), Change(path + (op[1],), REMOVED, op[2], None))
+                    self._push(key + (n,), path + (j,), x, y, _KNOWN_UNEQUAL)
+            elif kind is Replace:
+                self._emit(key + (n,), Change(path + (op.j,), CHANGED, op.old, op.new))
+            elif kind is Added:
+                self._emit(key + (n,), Change(path + (op.j,), ADDED, None, op.new))
+            elif kind is Removed:
+                self._emit(key + (n,), Change(path + (op.i,), REMOVED, op.old, None))
             else:
-                _, i, j, item = op
+                i, j, item = op
                 self._emit(key + (n,), Change(path + (j,), MOVED, item, item, Move(i, j)))
 
     # -- chunked lists and maps ---------------------------------------------------
@@ -315,6 +328,8 @@ class Engine:
         got: dict[int, Any] = {}
 
         def then() -> None:
+            self.nodes += sum(len(v) for v in got.values())
+            self._check_nodes()
             self._push(key, path, got.get(id(a), a), got.get(id(b), b))
         pending = [len(chunked)]
 
@@ -385,9 +400,11 @@ class Engine:
         wanted = [c.digest for ra, _, rb, _, _, _ in regions for c in ra + rb]
 
         def then() -> None:
-            ops: list[tuple] = []
+            ops: list[Op] = []
             for ra, _, rb, _, start_a, start_b in regions:
                 items_a, items_b = self._chunk_items(ra), self._chunk_items(rb)
+                self.nodes += len(items_a) + len(items_b)
+                self._check_nodes()
                 if not self.raw_chunks:         # chunks were read decoded
                     ops.extend(align(items_a, items_b, start_a, start_b))
                 else:

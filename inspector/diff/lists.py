@@ -4,16 +4,16 @@ Appending to a list of 500 costs 500 C-level comparisons and reports only the ne
 an insertion in the middle is one insertion, not a cascade of changed indices. An item
 removed at one place and added, equal, at another is reported as moved.
 
-Ops are tuples: ``("pair", i, j, x, y)`` (an edited item: compare x=a[i] with y=b[j]),
-``("replace", i, j, x, y)`` (a different item in the same place), ``("removed", i, x)``,
-``("added", j, y)`` and ``("moved", i, j, y)``; indices are absolute.
+Ops are NamedTuples, one class per kind: ``Pair(i, j, old, new)`` (an edited item: compare
+a[i] with b[j] in depth), ``Replace(i, j, old, new)`` (a different item in the same place),
+``Removed(i, old)``, ``Added(j, new)`` and ``Moved(i, j, item)``; indices are absolute.
 """
 
 from __future__ import annotations
 
 from itertools import compress
 from operator import eq, ne
-from typing import Any
+from typing import Any, NamedTuple, TypeAlias
 from collections.abc import Callable, Sequence
 
 from inspector.codec import Ref
@@ -24,6 +24,50 @@ SHIFT_PROBES = 64         # equal-length middles: how many differing positions t
 _SCALARS = (str, int, float, bool, bytes, type(None))
 _SCALAR_TYPES = frozenset(_SCALARS)
 _DICT, _LIST, _TUPLE, _REF, _OTHER = "dict", "list", "tuple", "ref", "other"   # container tags
+
+
+class Pair(NamedTuple):
+    """An item edited in place: compare ``old`` (a[i]) with ``new`` (b[j]) in depth."""
+
+    i: int
+    j: int
+    old: Any
+    new: Any
+
+
+class Replace(NamedTuple):
+    """A different item in the same place: ``old`` (a[i]) replaced by ``new`` (b[j])."""
+
+    i: int
+    j: int
+    old: Any
+    new: Any
+
+
+class Removed(NamedTuple):
+    """a[i] is gone."""
+
+    i: int
+    old: Any
+
+
+class Added(NamedTuple):
+    """b[j] is new."""
+
+    j: int
+    new: Any
+
+
+class Moved(NamedTuple):
+    """a[i] is b[j], at another place."""
+
+    i: int
+    j: int
+    item: Any
+
+
+Op: TypeAlias = Pair | Replace | Removed | Added | Moved
+_new = tuple.__new__    # builds an op without a trip through its Python-level __new__ (the hot paths)
 
 
 def same(x: Any, y: Any) -> bool:
@@ -102,7 +146,7 @@ def trim(a: Sequence, b: Sequence) -> tuple[int, int]:
     return prefix, suffix
 
 
-def align(a: Sequence, b: Sequence, a_off: int = 0, b_off: int = 0) -> list[tuple]:
+def align(a: Sequence, b: Sequence, a_off: int = 0, b_off: int = 0) -> list[Op]:
     """Ops turning list ``a`` into ``b`` (see module docstring), before move detection."""
     prefix, suffix = trim(a, b)
     mid_a = a[prefix:len(a) - suffix]
@@ -111,7 +155,7 @@ def align(a: Sequence, b: Sequence, a_off: int = 0, b_off: int = 0) -> list[tupl
 
 
 def align_encoded(a: list[bytes], b: list[bytes], a_off: int, b_off: int,
-                  decode: Callable[[bytes], Any]) -> list[tuple]:
+                  decode: Callable[[bytes], Any]) -> list[Op]:
     """``align`` for items still in their encoding (``decode`` turns one into its value):
     equal encodings are equal items, so only the items that differ are decoded, and those
     of their neighbours that could equal them (to see shifts).
@@ -177,11 +221,11 @@ def _first_text(value: Any) -> bytes | None:
     return None
 
 
-def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tuple]:
+def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[Op]:
     if not a:
-        return [("added", b_off + j, y) for j, y in enumerate(b)]
+        return [Added(b_off + j, y) for j, y in enumerate(b)]
     if not b:
-        return [("removed", a_off + i, x) for i, x in enumerate(a)]
+        return [Removed(a_off + i, x) for i, x in enumerate(a)]
     if len(a) == len(b):
         positional = _positional(a, b, a_off, b_off)
         if positional is not None:
@@ -194,10 +238,10 @@ def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tupl
     # paired with its neighbour, so detect_moves can report it as moved
     loose_a = {keys_a[i] for tag, i1, i2, _, _ in opcodes if tag != "equal" for i in range(i1, i2)}
     loose_b = {keys_b[j] for tag, _, _, j1, j2 in opcodes if tag != "equal" for j in range(j1, j2)}
-    ops: list[tuple] = []
+    ops: list[Op] = []
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
-            ops.extend(("pair", a_off + i, b_off + j, a[i], b[j])
+            ops.extend(_new(Pair, (a_off + i, b_off + j, a[i], b[j]))
                        for i, j in zip(range(i1, i2), range(j1, j2), strict=True) if not same(a[i], b[j]))
             continue
         paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
@@ -205,12 +249,12 @@ def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[tupl
         for k in range(paired):
             x, y = a[i1 + k], b[j1 + k]
             if keys_a[i1 + k] not in loose_b and keys_b[j1 + k] not in loose_a and similar(x, y):
-                ops.append(("pair", a_off + i1 + k, b_off + j1 + k, x, y))
+                ops.append(Pair(a_off + i1 + k, b_off + j1 + k, x, y))
             else:
                 unpaired_a.append(i1 + k)
                 unpaired_b.append(j1 + k)
-        ops.extend(("removed", a_off + i, a[i]) for i in sorted(unpaired_a))
-        ops.extend(("added", b_off + j, b[j]) for j in sorted(unpaired_b))
+        ops.extend(Removed(a_off + i, a[i]) for i in sorted(unpaired_a))
+        ops.extend(Added(b_off + j, b[j]) for j in sorted(unpaired_b))
     return ops
 
 
@@ -245,7 +289,7 @@ def similar(x: Any, y: Any) -> bool:
 
 def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = True,
                 maybe: list[int] | None = None, shifted: Callable[[int], bool] | None = None
-                ) -> list[tuple] | None:
+                ) -> list[Op] | None:
     """Pair items index by index when the lists look edited in place (no shift); ``moves``
     False when the caller knows no differing item reappears at another differing place;
     ``maybe``, when given, the only indices (ascending) where the items can differ;
@@ -270,44 +314,42 @@ def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = 
         if any(fingerprint(b[k]) in olds for k in differing):
             # items changed places: a pure reshuffle is a set of moves, anything else is aligned
             return _permutation(a, b, differing, olds, a_off, b_off)
-    return [("pair" if similar(a[k], b[k]) else "replace", a_off + k, b_off + k, a[k], b[k])
-            for k in differing]
+    return [_new(Pair if similar(a[k], b[k]) else Replace, (a_off + k, b_off + k, a[k], b[k])) for k in differing]
 
 
 def _permutation(a: Sequence, b: Sequence, differing: list[int], olds: dict[Any, list[int]],
-                 a_off: int, b_off: int) -> list[tuple] | None:
+                 a_off: int, b_off: int) -> list[Op] | None:
     """Moves when the differing positions hold the same items in another order, else None."""
-    ops = []
+    ops: list[Op] = []
     for k in differing:
         candidates = olds.get(fingerprint(b[k]), [])
         source = next((i for i in candidates if same(a[i], b[k])), None)
         if source is None:
             return None
         candidates.remove(source)
-        ops.append(("moved", a_off + source, b_off + k, b[k]))
+        ops.append(Moved(a_off + source, b_off + k, b[k]))
     return ops
 
 
-def detect_moves(ops: list[tuple]) -> list[tuple]:
-    """Replace a removed item and an equal added item by one ``moved`` op."""
-    removed = [(pos, op) for pos, op in enumerate(ops) if op[0] == "removed"]
-    if not removed or not any(op[0] == "added" for op in ops):
+def detect_moves(ops: list[Op]) -> list[Op]:
+    """Replace a removed item and an equal added item by one ``Moved`` op."""
+    removed = [(pos, op) for pos, op in enumerate(ops) if type(op) is Removed]
+    if not removed or not any(type(op) is Added for op in ops):
         return ops
     by_key: dict[Any, list[int]] = {}
     for pos, op in enumerate(ops):
-        if op[0] == "added":
-            by_key.setdefault(fingerprint(op[2]), []).append(pos)
-    out = list(ops)
-    for pos, (_, i, x) in removed:
+        if type(op) is Added:
+            by_key.setdefault(fingerprint(op.new), []).append(pos)
+    out: list[Op | None] = list(ops)
+    for pos, (i, x) in removed:
         candidates = by_key.get(fingerprint(x))
         if not candidates:
             continue
         for n, target in enumerate(candidates):
-            _, j, y = ops[target]
+            j, y = ops[target][:2]
             if same(x, y):
-                out[target] = ("moved", i, j, y)
+                out[target] = Moved(i, j, y)
                 out[pos] = None
                 del candidates[n]
                 break
     return [op for op in out if op is not None]
-

@@ -178,6 +178,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         self._lower = _Lowering()
         self._lanes: dict[tuple[str, str], _Lane] = {}
         self._running: set[str] = set()
+        self._running_lanes: dict[str, tuple[str, str]] = {}   # running run → its (thread, ns)
         self._stop = threading.Event()
         self._closed = False
         self._executor: ThreadPoolExecutor | None = None
@@ -319,7 +320,11 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             lane.state = (digest, state)
             run_id = self._lanes_db.lane_run(thread_id, ns)
             if run_id is not None:
-                (self._running.add if status == "running" else self._running.discard)(run_id)
+                if status == "running":
+                    self._running.add(run_id)
+                    self._running_lanes[run_id] = (thread_id, ns)
+                else:
+                    self._running.discard(run_id)
             if settled is not None:
                 self._settle(thread_id, ns, *settled)
             elif status == "completed" and not ns:
@@ -399,11 +404,12 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         if run_id is not None and status != "completed":
             self._lanes_db.set_lane_status(thread_id, ns, status, error)
             self._running.discard(run_id)
-        for other, _, lane_ns in self._lanes_db.lanes_of([thread_id]):
-            nested = (not ns and lane_ns) or lane_ns.startswith(ns + "|") if ns else bool(lane_ns)
-            if other in self._running and nested:
+        for other, (lane_thread, lane_ns) in list(self._running_lanes.items()):
+            nested = lane_ns.startswith(ns + "|") if ns else bool(lane_ns)
+            if lane_thread == thread_id and other in self._running and nested:
                 self._lanes_db.set_lane_status(thread_id, lane_ns, status, error)
                 self._running.discard(other)
+        self._running_lanes = {r: k for r, k in self._running_lanes.items() if r in self._running}
 
     # -- reading ---------------------------------------------------------------------------
     def _tuple(self, row: StoredCheckpoint) -> CheckpointTuple:

@@ -16,6 +16,15 @@ class Store(ABC):
 
     info: StoreInfo
 
+    @property
+    def target_path(self) -> Path | None:
+        """The SQLite file of the store (None for a server)."""
+        target = getattr(self, "target", None)
+        if target is not None and getattr(target, "path", None) is not None:
+            return target.path
+        paths = self.watch_paths()
+        return paths[0] if paths else None
+
     # -- runs -------------------------------------------------------------
     @abstractmethod
     def list_runs(self, *, text: str = "", statuses: Collection[str] | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import urllib.parse
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy import event, exc
 
 from inspector.errors import CorruptDataError, NotAStoreError, StoreError
+from inspector.store import sqlite_ro
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -34,21 +35,34 @@ class Target:
 
 
 def parse_target(target: str | os.PathLike) -> Target:
-    """Turn a path or SQLAlchemy URL into a Target (no I/O)."""
+    """Turn a path or SQLAlchemy URL into a Target (no I/O but resolving the path);
+    StoreError for a URL that does not parse or a path that cannot be resolved."""
     text = os.fspath(target)
     if "://" in text:
-        url = sa.engine.make_url(text)
-        if url.get_backend_name() == "sqlite":
-            path = Path(url.database or "")
-            return Target(text, str(path), "sqlite", path.expanduser().resolve())
-        if url.get_backend_name() == "postgresql":
+        try:
+            url = sa.engine.make_url(text)
+            backend = url.get_backend_name()
+        except (ValueError, TypeError, exc.ArgumentError) as err:
+            raise StoreError(f"{text!r} is not a database URL that can be opened ({err}).") from err
+        if backend == "sqlite":
+            return _sqlite_target(url.database or "", text)
+        if backend == "postgresql":
             if url.drivername == "postgresql":
                 url = url.set(drivername="postgresql+psycopg")
             return Target(url.render_as_string(hide_password=False),
                           url.render_as_string(hide_password=True), "postgresql")
         raise StoreError(f"Unsupported database URL scheme {url.drivername!r}; use a SQLite path or postgresql://.")
-    path = Path(text).expanduser().resolve()
-    return Target(f"sqlite:///{path}", str(path), "sqlite", path)
+    target = _sqlite_target(text, None)
+    return Target(f"sqlite:///{target.path}", str(target.path), "sqlite", target.path)
+
+
+def _sqlite_target(text: str, url: str | None) -> Target:
+    try:
+        path = Path(text).expanduser().resolve()
+    except (RuntimeError, OSError) as err:      # a symlink loop, an unreadable directory
+        reason = "it is a loop of symbolic links" if isinstance(err, RuntimeError) else (err.strerror or str(err))
+        raise StoreError(f"Cannot open {text}: {reason}.") from err
+    return Target(url or f"sqlite:///{path}", str(Path(text)) if url else str(path), "sqlite", path)
 
 
 def check_sqlite_file(target: Target) -> None:
@@ -80,7 +94,7 @@ def _is_sqlite(path: Path) -> bool:
     the WAL under them (lost writes, "malformed" reads). SQLite shares and defers its own
     descriptors per file, so a short SQLite connection is safe.
     """
-    uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
+    uri, _ = sqlite_ro.readonly_uri(path)
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
     except sqlite3.Error as err:
@@ -108,14 +122,59 @@ def make_engine(target: Target, *, readonly: bool) -> sa.Engine:
 
 def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
     assert target.path is not None
+    path = target.path
     if readonly:
-        quoted = urllib.parse.quote(str(target.path))
-        url = f"sqlite:///file:{quoted}?mode=ro&uri=true"
+        copies: dict[tuple, Any] = {}     # private copies of a -wal without -shm (see sqlite_ro)
+
+        def connect() -> sqlite3.Connection:
+            signature = sqlite_ro.signature(path)
+            uri = sqlite_ro.uri_for(path, signature[0])
+            if signature[0] == sqlite_ro.LOG_UNREAD:
+                uri = sqlite_ro.private_copy_uri(path, signature, copies) or uri
+            conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                   check_same_thread=False, factory=_ReadConnection)
+            conn.ci_signature = signature
+            try:
+                conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()   # opens the files now
+            except sqlite3.Error:
+                conn.close()
+                raise
+            return conn
+
+        def creator() -> sqlite3.Connection:
+            for attempt in range(3):    # a writer may come or go between looking and opening
+                try:
+                    conn = connect()
+                    break
+                except sqlite3.OperationalError:
+                    if attempt == 2:
+                        raise
+                    time.sleep(0.01)
+            conn.text_factory = sqlite_ro.decode_text   # one row's bad UTF-8 is that row's damage
+            return conn
+
+        # the URL names no file (the creator opens it): without a pool class SQLAlchemy would
+        # take it for a memory database and share one connection per thread, closing them
+        # under other threads beyond five
+        engine = sa.create_engine("sqlite://", creator=creator, poolclass=sa.pool.QueuePool)
+
+        @event.listens_for(engine, "checkin")
+        def _on_checkin(dbapi_conn, record) -> None:
+            # a -shm read read-only stops a new writer from recovering a killed writer's log
+            # ("attempt to write a readonly database") while this connection stays open: such
+            # connections are closed after each use (immutable ones are kept)
+            if dbapi_conn is not None and getattr(dbapi_conn, "ci_signature", ("",))[0] == sqlite_ro.SHARED:
+                record.invalidate()
+
+        @event.listens_for(engine, "checkout")
+        def _on_checkout(dbapi_conn, _record, _proxy) -> None:
+            # a writer started (or ended) since this connection opened: read the files anew
+            if getattr(dbapi_conn, "ci_signature", None) != sqlite_ro.signature(path):
+                raise exc.DisconnectionError("the store's write-ahead log appeared or went away")
     else:
-        target.path.parent.mkdir(parents=True, exist_ok=True)
-        url = f"sqlite:///{target.path}"
-    engine = sa.create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000,
-                                                 "check_same_thread": False})
+        path.parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_TIMEOUT_MS / 1000,
+                                                                     "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record) -> None:
@@ -134,6 +193,12 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
         conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
     return engine
+
+
+class _ReadConnection(sqlite3.Connection):
+    """A read-only connection that remembers how it opened the file (``sqlite_ro`` modes)."""
+
+    ci_signature: tuple = ()
 
 
 def _postgres_engine(target: Target, readonly: bool) -> sa.Engine:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import sqlalchemy as sa
 
 from inspector.errors import NewerFormatError, NotAStoreError, StoreError
+from inspector.store import sqlite_ro
 from inspector.model import NATIVE_CAPABILITIES
 from inspector.store.adapters import StoreAdapter, detect_path, detect_tables, known_kinds
 from inspector.store.base import Store
@@ -92,7 +94,15 @@ def open_store(target: str | os.PathLike, readonly: bool = True, **options) -> S
     (``inspector.store.adapters``). Read-only opening never writes to the store. Raises
     StoreError (one sentence) for a missing, foreign, corrupt, locked or newer-format store.
     """
-    tgt = parse_target(target)
+    store = _open(parse_target(target), readonly, **options)
+    if readonly and store.info.backend == "sqlite" and store.target_path is not None:
+        notice = sqlite_ro.notice_for(sqlite_ro.mode_of(store.target_path))
+        if notice:
+            store.info = dataclasses.replace(store.info, notice=notice)
+    return store
+
+
+def _open(tgt: Target, readonly: bool, **options) -> Store:
     if tgt.backend == "sqlite":
         try:
             check_sqlite_file(tgt)

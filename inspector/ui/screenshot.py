@@ -57,7 +57,11 @@ class ScreenshotDriver(QObject):
             self._settle_timer.start()
             return
         self._timeout.stop()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            self._fail(f"Cannot write the screenshot to {self.path}: {err.strerror or err}.")
+            return
         if not self.window.grab().save(str(self.path)):
             self._fail(f"Cannot write the screenshot to {self.path}.")
             return

@@ -15,6 +15,7 @@ is delivered; a superseded job sees ``ctx.cancelled()`` turn True.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import sys
@@ -138,7 +139,8 @@ def _post(sink: _Sink, token: int, payload: Outcome | tuple[int, int, str]) -> N
     # at the end of an ``except`` block before the GUI thread gets to it.
     dispatcher = _dispatcher
     if dispatcher is not None and shiboken6.isValid(dispatcher):
-        dispatcher.posted.emit((sink, token, payload))
+        with contextlib.suppress(RuntimeError):   # deleted between the check and the emit (quitting)
+            dispatcher.posted.emit((sink, token, payload))
 
 
 class JobContext:

@@ -9,6 +9,7 @@ Nothing ticks while a file-watched store is idle.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -73,7 +74,7 @@ class WatchBridge(QObject):
 
         self.detach()
         self._tracker = ChangeTracker(store, cursor)
-        self._source = open_change_source(store, self._poked.emit)
+        self._source = open_change_source(store, self._poke_from_any_thread)
         if self._live:
             self._start()
 
@@ -119,6 +120,12 @@ class WatchBridge(QObject):
         self._fallback.stop()
         if self._source is not None:
             self._source.stop()
+
+    def _poke_from_any_thread(self) -> None:
+        # the watcher's thread (a LISTEN connection still timing out on an unreachable server)
+        # may outlive this bridge: a window that closed meanwhile is not an error
+        with contextlib.suppress(RuntimeError):      # "Signal source has been deleted"
+            self._poked.emit()
 
     def _on_poked(self) -> None:
         # throttle rather than restart: a steady stream of writes still gets a poll every

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from inspector import limits
+from inspector.limits import BudgetExceeded
+
 import copy
 
 import pytest
@@ -131,7 +134,13 @@ def test_deep_nesting_does_not_raise_recursion_error() -> None:
             value = [value, "x"]
         return value
     old, new = chain(5000, 1), chain(5000, 2)
-    changes = diff_values(old, new)
+    with pytest.raises(BudgetExceeded, match="--max-depth"):    # over the default budget: one sentence
+        diff_values(old, new)
+    limits.configure(depth=10_000)
+    try:
+        changes = diff_values(old, new)
+    finally:
+        limits.reset()
     assert len(changes) == 1 and len(changes[0].path) == 5001
     assert changes[0].old == 1 and changes[0].new == 2
     node = apply(old, changes)

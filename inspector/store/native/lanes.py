@@ -129,7 +129,16 @@ class LaneStore(NativeWriter):
         cp_insert = checkpoints.insert().values({c: b(c) for c in cols}).returning(checkpoints.c.id)
         lane = sa.select(lg_lanes.c.run_id).where(lg_lanes.c.thread_id == b("tid"),
                                                  lg_lanes.c.checkpoint_ns == b("ns"))
+        base = self._select().where(lg_checkpoints.c.thread_id == b("tid"), lg_checkpoints.c.checkpoint_ns == b("ns"))
+        get_id = base.where(lg_checkpoints.c.checkpoint_id == b("cid"))
+        get_head = base.order_by(lg_checkpoints.c.checkpoint_id.desc()).limit(1)
+        writes_of = (sa.select(lg_writes.c.checkpoint_id, lg_writes.c.task_id, lg_writes.c.channel, lg_writes.c.data,
+                               lg_writes.c.task_path, lg_writes.c.idx, lg_writes.c.codec, lg_writes.c.size)
+                     .where(lg_writes.c.thread_id == b("tid"), lg_writes.c.checkpoint_ns == b("ns"),
+                            lg_writes.c.checkpoint_id == b("cid"))
+                     .order_by(lg_writes.c.task_id, lg_writes.c.idx))
         self._lsql = {name: CompiledStatement(stmt, d) for name, stmt in (
+            ("get_id", get_id), ("get_head", get_head), ("writes_of", writes_of),
             ("advance", advance), ("find", find), ("lg_insert", lg_insert), ("cp_insert", cp_insert),
             ("lane", lane))}
         self._write_cols = [c.name for c in lg_writes.c]
@@ -323,20 +332,20 @@ class LaneStore(NativeWriter):
 
     # -- reads -------------------------------------------------------------------------
     def get(self, thread_id: str, ns: str, checkpoint_id: str | None) -> StoredCheckpoint | None:
-        """One checkpoint (the newest of the lane when ``checkpoint_id`` is None) with its writes."""
-        stmt = self._select().where(lg_checkpoints.c.thread_id == thread_id,
-                                    lg_checkpoints.c.checkpoint_ns == ns)
+        """One checkpoint (the newest of the lane when ``checkpoint_id`` is None) with its writes.
+
+        Read on the writer's own connection with statements compiled once (``graph.invoke``
+        asks for the head at every call)."""
+        params = {"tid": thread_id, "ns": ns}
         if checkpoint_id is not None:
-            stmt = stmt.where(lg_checkpoints.c.checkpoint_id == checkpoint_id)
-        else:
-            stmt = stmt.order_by(lg_checkpoints.c.checkpoint_id.desc()).limit(1)
-        with guard(self.store.info.display), self.engine.connect() as conn:
-            row = conn.execute(stmt).first()
+            params["cid"] = checkpoint_id
+        with self._transaction() as cur:
+            row = self._x(cur, "get_id" if checkpoint_id is not None else "get_head", params).fetchone()
             if row is None:
                 return None
             found = _stored(row)
-            found.writes = self._writes(conn, [(found.thread_id, found.checkpoint_ns, found.checkpoint_id)]).get(
-                (found.thread_id, found.checkpoint_ns, found.checkpoint_id), [])
+            rows = self._x(cur, "writes_of", {"tid": thread_id, "ns": ns, "cid": found.checkpoint_id}).fetchall()
+        found.writes = [(r[1], r[2], blobs.decompress(r[6], r[3], r[7]), r[4], r[5]) for r in rows]
         return found
 
     def _select(self) -> sa.Select:

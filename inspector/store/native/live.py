@@ -51,8 +51,14 @@ def _gaps(lo: int, hi: int, present: set[int]) -> list[int]:
     return [i for i in range(start + 1, hi + 1) if i not in present]
 
 
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
 def _recent_runs(conn: sa.Connection, since: float) -> list:
-    return list(conn.execute(sa.select(runs.c.id, runs.c.updated).where(runs.c.updated > since)))
+    """Runs updated after ``since`` (rows whose time is not a number are damaged: skipped)."""
+    rows = conn.execute(sa.select(runs.c.id, runs.c.updated).where(runs.c.updated > since))
+    return [r for r in rows if isinstance(r.updated, (int, float)) and not isinstance(r.updated, bool)]
 
 
 def _runs_seen(touched: Sequence, newest: float) -> frozenset[tuple[str, float]]:
@@ -61,8 +67,10 @@ def _runs_seen(touched: Sequence, newest: float) -> frozenset[tuple[str, float]]
 
 def read_cursor(conn: sa.Connection) -> LiveCursor:
     """The current position, with the gaps just below it that may still fill in."""
-    last_id = conn.execute(sa.select(sa.func.max(checkpoints.c.id))).scalar() or 0
-    last_upd = conn.execute(sa.select(sa.func.max(runs.c.updated))).scalar() or 0.0
+    last_id = int(_number(conn.execute(sa.select(sa.func.max(checkpoints.c.id))).scalar()))
+    last_upd = _number(conn.execute(sa.select(sa.func.max(runs.c.updated))
+                                    .where(sa.func.typeof(runs.c.updated).in_(["real", "integer"])
+                                           if conn.dialect.name == "sqlite" else sa.true())).scalar())
     recent = set(conn.execute(sa.select(checkpoints.c.id)
                               .where(checkpoints.c.id > last_id - HOLE_WINDOW)).scalars())
     now = time.monotonic()

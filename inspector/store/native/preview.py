@@ -10,11 +10,11 @@ real open then decides what the store is and reports any problem in one sentence
 from __future__ import annotations
 
 import sqlite3
-import urllib.parse
 from pathlib import Path
 
 from inspector.errors import StoreError
 from inspector.model import RunInfo
+from inspector.store import sqlite_ro
 from inspector.store.native import FORMAT_VERSION
 from inspector.store.native.rows import row_type, run_from_row
 
@@ -32,11 +32,12 @@ def preview_runs(target: str, limit: int) -> list[RunInfo] | None:
             return None
     except OSError:
         return None
-    uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro"
+    uri, _ = sqlite_ro.readonly_uri(path.resolve())
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
     except sqlite3.Error:
         return None
+    conn.text_factory = sqlite_ro.decode_text
     try:
         version = conn.execute("SELECT value FROM ci_meta WHERE key = 'format_version'").fetchone()
         if version is None or not str(version[0]).isdigit() or int(version[0]) > FORMAT_VERSION:

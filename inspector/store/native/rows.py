@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from collections import namedtuple
@@ -10,6 +11,7 @@ from typing import Any
 from inspector import limits
 from inspector.errors import CorruptDataError, ResumeSpecError
 from inspector.model import CheckpointInfo, RunInfo
+from inspector.store.sqlite_ro import DamagedText
 
 
 @functools.lru_cache(maxsize=64)
@@ -33,32 +35,128 @@ def json_field(text: str | None, default: Any) -> Any:
     return limits.check_depth(value, "A stored JSON field")
 
 
+TIME_MAX = 1e11          # seconds since 1970 (year 5138): a time beyond is damage
+COUNT_MAX = 2**31 - 2    # counts, seqs and scores beyond this are damage (views index rows by 32-bit ints)
+ID_FIELDS = ("id", "parent_id", "parent_checkpoint", "size", "size_delta")   # 64-bit columns
+
+
+class _Fields:
+    """Typed access to one row's columns, collecting what is wrong instead of failing."""
+
+    def __init__(self, row: Any) -> None:
+        self.row = row
+        self.problems: list[str] = []
+
+    def _bad(self, name: str, why: str) -> None:
+        self.problems.append(f"{name} {why}")
+
+    def text(self, name: str, default: str | None = "") -> Any:
+        value = getattr(self.row, name, None)
+        if value is None:
+            return default
+        if isinstance(value, DamagedText):
+            self._bad(name, "is not valid UTF-8")
+            return str(value)
+        if not isinstance(value, str):
+            self._bad(name, f"is {type(value).__name__}, not text")
+            return value.hex() if isinstance(value, bytes) else str(value)
+        return value
+
+    def number(self, name: str, default: Any = 0, kind: type = int) -> Any:
+        value = getattr(self.row, name, None)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self._bad(name, f"is {type(value).__name__}, not a number")
+            return default
+        if kind is float:
+            value = float(value)
+            if not -TIME_MAX < value < TIME_MAX:     # NaN and the infinities too
+                self._bad(name, "is not a time")
+                return default
+            return value
+        if isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")) or value != int(value):
+                self._bad(name, "is not a whole number")
+                return default
+            value = int(value)
+        if name not in ID_FIELDS and not -COUNT_MAX <= value <= COUNT_MAX:
+            self._bad(name, f"is out of range ({value})")
+            return default
+        return value
+
+    def flag(self, name: str, default: bool = True) -> bool:
+        value = getattr(self.row, name, None)
+        if value is None:
+            return default
+        if not isinstance(value, (bool, int)):
+            self._bad(name, f"is {type(value).__name__}, not a flag")
+            return default
+        return bool(value)
+
+    def json(self, name: str, default: Any, kind: type | None = None) -> Any:
+        value = getattr(self.row, name, None)
+        try:
+            decoded = json_field(value if not isinstance(value, DamagedText) else None, default)
+        except CorruptDataError as err:
+            self._bad(name, str(err).rstrip(".").replace("A stored JSON field ", ""))
+            return default
+        if isinstance(value, DamagedText):
+            self._bad(name, "is not valid UTF-8")
+        if kind is not None and decoded is not None and not isinstance(decoded, kind):
+            self._bad(name, f"is a JSON {type(decoded).__name__}, not an {kind.__name__}")
+            return default
+        return decoded
+
+    def digest(self, name: str) -> bytes | None:
+        value = getattr(self.row, name, None)
+        if value is None:
+            return None
+        if not isinstance(value, (bytes, bytearray, memoryview)) or len(value) != 16:
+            self._bad(name, "is not a 16-byte digest")
+            return None
+        return bytes(value)
+
+    @property
+    def damaged(self) -> str:
+        """'' or the reasons this row is damaged, for the user."""
+        return "; ".join(self.problems)
+
+
 def run_from_row(row: Any) -> RunInfo:
-    """A RunInfo from a ci_runs row."""
-    return RunInfo(
-        id=row.id, name=row.name, agent=row.agent or "", status=row.status,
-        created=row.created, updated=row.updated, checkpoint_count=row.checkpoint_count,
-        head_seq=row.head_seq, owner_host=row.owner_host, owner_pid=row.owner_pid,
-        heartbeat=row.heartbeat, epoch=row.epoch, resumable=bool(row.resumable),
-        not_resumable_reason=row.not_resumable_reason,
-        resume_spec=json_field(row.resume_spec, None), parent_run=row.parent_run,
-        parent_checkpoint=row.parent_checkpoint, fork_reason=row.fork_reason,
-        labels=json_field(row.labels, {}), last_error=row.last_error,
-        tasks_done=row.tasks_done, tasks_total=row.tasks_total,
-        checks_passed=row.checks_passed, checks_total=row.checks_total)
+    """A RunInfo from a ci_runs row; a damaged row still gives one, with ``damaged`` saying why."""
+    f = _Fields(row)
+    info = RunInfo(
+        id=f.text("id"), name=f.text("name"), agent=f.text("agent"), status=f.text("status"),
+        created=f.number("created", 0.0, float), updated=f.number("updated", 0.0, float),
+        checkpoint_count=f.number("checkpoint_count"), head_seq=f.number("head_seq", -1),
+        owner_host=f.text("owner_host", None), owner_pid=f.number("owner_pid", None),
+        heartbeat=f.number("heartbeat", None, float), epoch=f.number("epoch"),
+        resumable=f.flag("resumable"), not_resumable_reason=f.text("not_resumable_reason", None),
+        resume_spec=f.json("resume_spec", None, dict), parent_run=f.text("parent_run", None),
+        parent_checkpoint=f.number("parent_checkpoint", None), fork_reason=f.text("fork_reason", None),
+        labels=f.json("labels", {}, dict), last_error=f.text("last_error", None),
+        tasks_done=f.number("tasks_done"), tasks_total=f.number("tasks_total"),
+        checks_passed=f.number("checks_passed"), checks_total=f.number("checks_total"))
+    return dataclasses.replace(info, damaged=f.damaged) if f.problems else info
 
 
 def checkpoint_from_row(row: Any, branches: dict | None = None) -> CheckpointInfo:
-    """A CheckpointInfo from a ci_checkpoints row (meta not needed)."""
-    return CheckpointInfo(
-        id=row.id, run_id=row.run_id, seq=row.seq, kind=row.kind, name=row.name,
-        created=row.created, parent_id=row.parent_id, size=row.size,
-        size_delta=row.size_delta, ops=row.ops, tasks_done=row.tasks_done,
-        tasks_total=row.tasks_total, checks_passed=row.checks_passed,
-        checks_total=row.checks_total, change=row.change or "",
-        state_hash=bytes(row.state_hash), tasks_hash=bytes(row.tasks_hash) if row.tasks_hash else None,
-        branch_count=(branches or {}).get(row.id, 0))
-
+    """A CheckpointInfo from a ci_checkpoints row (meta not needed); a damaged row still gives
+    one, with ``damaged`` saying why."""
+    f = _Fields(row)
+    ident = f.number("id", 0)
+    info = CheckpointInfo(
+        id=ident, run_id=f.text("run_id"), seq=f.number("seq", -1), kind=f.text("kind"), name=f.text("name"),
+        created=f.number("created", 0.0, float), parent_id=f.number("parent_id", None),
+        size=f.number("size"), size_delta=f.number("size_delta"), ops=f.number("ops", 1),
+        tasks_done=f.number("tasks_done"), tasks_total=f.number("tasks_total"),
+        checks_passed=f.number("checks_passed"), checks_total=f.number("checks_total"),
+        change=f.text("change") or "", state_hash=f.digest("state_hash"), tasks_hash=f.digest("tasks_hash"),
+        branch_count=(branches or {}).get(ident, 0))
+    if info.state_hash is None and "state_hash" not in " ".join(f.problems):
+        f._bad("state_hash", "is missing")
+    return dataclasses.replace(info, damaged=f.damaged) if f.problems else info
 
 def check_spec(spec: object) -> dict:
     """``spec`` itself when it is a well-formed resume spec (``argv`` a non-empty list of

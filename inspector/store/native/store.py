@@ -12,8 +12,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from inspector import codec as pieces
+from inspector import limits, taskstate
 from inspector.codec import expand
-from inspector.errors import CorruptDataError, StoreError
+from inspector.errors import CorruptDataError, StoreError, TaskStateError
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import CompiledStatement, Target, guard, translate
@@ -156,15 +157,29 @@ class NativeStore(Store):
     def load(self, checkpoint_id: int | str) -> Snapshot:
         row = self._checkpoint_row(checkpoint_id, [*checkpoints.c, _BRANCH_COUNT])
         info = checkpoint_from_row(row, {row.id: row.branch_count})
-        roots = [d for d in (info.state_hash, info.tasks_hash) if d]
-        values = self.load_values(roots, f"The state of checkpoint {info.run_id}:{info.seq}")
-        tasks = values[info.tasks_hash] if info.tasks_hash else None
-        meta = json_field(row.meta, {})
-        if isinstance(meta, dict) and "langgraph" in meta:   # a lane written by InspectorSaver
-            lane = self._lane_snapshot(info, values[info.state_hash])
+        if info.state_hash is None:
+            raise CorruptDataError(f"Checkpoint {checkpoint_id} is damaged ({info.damaged}).")
+        state = self.load_values([info.state_hash], f"The state of checkpoint {info.run_id}:{info.seq}")[info.state_hash]
+        problems = [f"checkpoint row: {info.damaged}"] if info.damaged else []
+        tasks = None
+        if info.tasks_hash:
+            try:
+                tasks = taskstate.validate(self.load_values([info.tasks_hash], "The task state")[info.tasks_hash])
+            except (StoreError, TaskStateError) as err:
+                problems.append(f"task state: {err}")
+        try:
+            meta = json_field(row.meta, {})
+            if not isinstance(meta, dict):
+                raise CorruptDataError(f"it is a JSON {type(meta).__name__}, not an object")
+        except StoreError as err:
+            problems.append(f"metadata: {err}")
+            meta = {}
+        if "langgraph" in meta:   # a lane written by InspectorSaver
+            lane = self._lane_snapshot(info, state)
             if lane is not None:
                 return dataclasses.replace(lane, meta={**meta, **lane.meta})
-        return Snapshot(info=info, state=values[info.state_hash], tasks=tasks, meta=meta)
+        return Snapshot(info=info, state=state, tasks=tasks, meta=meta, problems=tuple(problems))
+
 
     def _lane_snapshot(self, info: CheckpointInfo, state: Any) -> Snapshot | None:
         """LangGraph's view of a LangGraph lane's checkpoint (see ``lgview``)."""
@@ -314,7 +329,12 @@ class NativeStore(Store):
         level), measured against the read budgets before they are built (``expand``)."""
         table: dict[bytes, Any] = {}
         frontier = set(digests)
+        depth = limits.current().depth
+        levels = 0
         while frontier:
+            levels += 1     # each level of pieces nests at least one level deeper
+            if levels > depth:
+                raise limits.BudgetExceeded("depth", f"{what} nests more than {depth:,} levels deep")
             fetched = self._fetch_many(frontier)
             table.update(fetched)
             frontier = {d for v in fetched.values() for d in pieces.iter_digests(v)} - table.keys()

@@ -74,8 +74,7 @@ class RunTree:
         self.clear()
         nodes = [self._new_node(run, statuses.get(run.id)) for run in runs]
         for node in nodes:
-            parent = self.by_id.get(node.run.parent_run or "", self.root)
-            node.parent = parent if parent is not node else self.root
+            node.parent = self.parent_for(node.run)
             node.parent.children.append(node)
         self.sort(self.sort_column, self.descending)
 
@@ -127,8 +126,17 @@ class RunTree:
 
     # -- edits (the Qt model wraps these in begin/end signals) ----------------------
     def parent_for(self, run: RunInfo) -> RunNode:
-        """The node a run belongs under: its fork parent if listed, else the root."""
-        return self.by_id.get(run.parent_run or "", self.root)
+        """The node a run belongs under: its fork parent if listed, else the root (also when
+        a damaged store's lineage is a cycle: A forked from B, B from A)."""
+        parent = self.by_id.get(run.parent_run or "")
+        seen = {run.id}
+        ancestor = parent
+        while ancestor is not None:
+            if ancestor.run.id in seen:
+                return self.root
+            seen.add(ancestor.run.id)
+            ancestor = self.by_id.get(ancestor.run.parent_run or "")
+        return parent if parent is not None else self.root
 
     def make_node(self, run: RunInfo, diag: EffectiveStatus | None) -> RunNode:
         """A node for a new run (not yet attached)."""

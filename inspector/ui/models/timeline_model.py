@@ -30,6 +30,8 @@ Index = QModelIndex | QPersistentModelIndex
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
+MAX_ROWS = 2**31 - 2   # Qt counts rows in 32-bit ints: a damaged count must not overflow them
+
 class TimelineModel(QAbstractTableModel):
     """The checkpoints of one run; ``rowCount`` is known at once, rows fill in page by page.
 
@@ -60,7 +62,7 @@ class TimelineModel(QAbstractTableModel):
         """Show ``run`` (None: empty); its first page starts loading at once."""
         self.beginResetModel()
         self.run = run
-        self._count = max(run.checkpoint_count, run.head_seq + 1) if run else 0
+        self._count = min(max(run.checkpoint_count, run.head_seq + 1), MAX_ROWS) if run else 0
         self._generation += 1
         self._store_generation = self.session.generation
         self.cache.clear()
@@ -77,7 +79,7 @@ class TimelineModel(QAbstractTableModel):
         if self.run is None or run.id != self.run.id:
             return
         self.run = run
-        self._grow(max(run.checkpoint_count, run.head_seq + 1))
+        self._grow(min(max(run.checkpoint_count, run.head_seq + 1), MAX_ROWS))
 
     def set_forks(self, forks: list[RunInfo]) -> None:
         """Runs forked from this run (for fork markers and their tooltips)."""
@@ -179,6 +181,8 @@ class TimelineModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMN_TITLES):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
+            return "" if section == COL_KIND and self.compact_kind else COLUMN_TITLES[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
             return COLUMN_TITLES[section]
         if role == Qt.ItemDataRole.TextAlignmentRole and section in NUMERIC:
             return _RIGHT
@@ -239,11 +243,21 @@ class TimelineModel(QAbstractTableModel):
         before = self.cache.previous(row)
         return info.created - before.created if before is not None else None
 
+    compact_kind = False   # the Kind column shows only its icon (a narrow view; the tooltip names it)
+
+    def set_compact_kind(self, compact: bool) -> None:
+        """Show the Kind column as icons only (True) or icon and word."""
+        if compact != self.compact_kind:
+            self.compact_kind = compact
+            if self.rowCount():
+                self.dataChanged.emit(self.index(0, COL_KIND), self.index(self.rowCount() - 1, COL_KIND))
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, COL_KIND, COL_KIND)
+
     def _display(self, info: CheckpointInfo, row: int, col: int) -> str:
         if col == COL_SEQ:
             return str(info.seq)
         if col == COL_KIND:
-            return info.kind
+            return "" if self.compact_kind else info.kind
         if col == COL_NAME:
             return f"\u2691 {info.name}" if info.pinned else info.name
         if col == COL_TIME:

@@ -37,6 +37,19 @@ def accent(palette: QPalette, hue: str) -> QColor:
     return color.lighter(150) if is_dark(palette) else color
 
 
+def _luminance(color: QColor) -> float:
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) + 0.0722 * channel(color.blueF())
+
+
+def readable_on(fill: QColor) -> QColor:
+    """White or near-black, whichever reads better on ``fill`` (text over a progress chunk, a pill)."""
+    light, dark = QColor("#ffffff"), QColor("#0d1117")
+    lum = _luminance(fill)
+    return light if (1.05 / (lum + 0.05)) >= ((lum + 0.05) / (_luminance(dark) + 0.05)) else dark
+
+
 def muted_text(palette: QPalette) -> QColor:
     """Secondary text colour (placeholder text role, or text blended towards the base)."""
     return blend(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.4)

@@ -67,7 +67,9 @@ class StoreStatus(QWidget):
         self.backend_chip = _Chip(self)
         self.readonly_chip = _Chip(self)
         self.live_chip = _Chip(self)
-        for widget in (self.path_label, self.kind_chip, self.backend_chip, self.readonly_chip, self.live_chip):
+        self.notice_chip = _Chip(self)     # how the store is read, when the user should know
+        for widget in (self.path_label, self.kind_chip, self.backend_chip, self.readonly_chip, self.live_chip,
+                       self.notice_chip):
             row.addWidget(widget)
         self.info: StoreInfo | None = None
         self.set_store(None)
@@ -78,9 +80,11 @@ class StoreStatus(QWidget):
         if info is None:
             self.path_label.setText("no store open")
             self.path_label.setToolTip("")
-            for chip in (self.kind_chip, self.backend_chip, self.readonly_chip, self.live_chip):
+            for chip in (self.kind_chip, self.backend_chip, self.readonly_chip, self.live_chip, self.notice_chip):
                 chip.set_chip("", "#768390")
             return
+        self.notice_chip.set_chip("read from a copy" if info.notice else "", "#d4a72c")
+        self.notice_chip.setToolTip(info.notice)
         self.path_label.setText(elide_middle(info.display, 64))
         self.path_label.setToolTip(f"{info.display}\n{describe(info)}")
         self.kind_chip.set_chip(kind_name(info), "#0969da" if info.kind == "native" else "#8250df")

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QProgre
 from inspector.errors import TaskStateError
 from inspector.model import RunInfo, Snapshot
 from inspector.taskstate import TASK_STATUSES, score, validate
-from inspector.ui.widgets.palette import STATUS_HUES, accent, muted_text, tint
+from inspector.ui.widgets.palette import STATUS_HUES, accent, muted_text, readable_on, tint
 from inspector.ui.widgets.task_card import TaskCard
 
 STATUS_TITLES = {"pending": "Pending", "in_progress": "In progress", "blocked": "Blocked",
@@ -150,7 +150,9 @@ class ScoreBar(QWidget):
         bar.setValue(value)
         bar.setFormat(text if total else text.replace("0 / 0", "no"))
         pal = bar.palette()
-        pal.setColor(QPalette.ColorRole.Highlight, accent(self.palette(), hue))
+        fill = accent(self.palette(), hue)
+        pal.setColor(QPalette.ColorRole.Highlight, fill)
+        pal.setColor(QPalette.ColorRole.HighlightedText, readable_on(fill))   # dark fills are light
         bar.setPalette(pal)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -39,6 +39,25 @@ from inspector.ui.widgets.item_delegates import LaneDelegate, ProgressDelegate
 COLUMN_WIDTHS = {COL_SEQ: 56, COL_KIND: 74, COL_NAME: 140, COL_TIME: 70, COL_GAP: 66, COL_SIZE: 64,
                  COL_DELTA: 66, COL_CHECKS: 90, COL_FORKS: 50}
 ROW_HEIGHT = 26
+TEXT_WIDTHS = (110, 200, 110)   # name column: least, most; change column: least (it takes the rest)
+KIND_ICON_WIDTH, SQUEEZED_MIN = 34, 48
+DROP_ORDER = (COL_GAP, COL_FORKS, COL_TIME)   # hidden in this order when the view is too narrow
+
+
+def fixed_widths(metrics, mono) -> dict[int, int]:
+    """Each number-like column's width from what it shows (and its title)."""
+    from PySide6.QtGui import QFontMetrics
+
+    digits = QFontMetrics(mono)
+    pad = 18
+    return {COL_SEQ: max(digits.horizontalAdvance("9999"), metrics.horizontalAdvance("#")) + pad,
+            COL_KIND: 16 + 6 + metrics.horizontalAdvance("input") + pad,
+            COL_TIME: metrics.horizontalAdvance("88-88 88:88") + pad,   # other days: "11-27 04:23"
+            COL_GAP: max(metrics.horizontalAdvance("+999 ms"), metrics.horizontalAdvance("Gap")) + pad,
+            COL_SIZE: max(digits.horizontalAdvance("99.9 KB"), metrics.horizontalAdvance("Size")) + pad,
+            COL_DELTA: max(digits.horizontalAdvance("+99.9 KB"), metrics.horizontalAdvance("Δ Size")) + pad,
+            COL_CHECKS: 76,
+            COL_FORKS: metrics.horizontalAdvance("Forks") + pad}
 
 
 class TimelineView(QTableView):
@@ -93,13 +112,14 @@ class TimelinePanel(QWidget):
         header = self.view.horizontalHeader()
         style.polish(header, "header")
         header.setHighlightSections(False)
-        header.setStretchLastSection(True)
         header.setMinimumSectionSize(36)
         for col, width in COLUMN_WIDTHS.items():
             header.resizeSection(col, width)
-        metrics = self.view.fontMetrics()  # times of other days read "11-27 04:23"
-        header.resizeSection(COL_TIME, max(COLUMN_WIDTHS[COL_TIME], metrics.horizontalAdvance("88-88 88:88") + 20))
-        header.setSectionResizeMode(COL_CHANGE, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)   # fit_columns gives the change column the rest
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._fit_timer = QTimer(self, singleShot=True, interval=0)
+        self._fit_timer.timeout.connect(self.fit_columns)
+        self.view.viewport().installEventFilter(self)
         self.view.setItemDelegateForColumn(COL_CHECKS, ProgressDelegate(ProgressRole, self.view))
         self.view.setItemDelegateForColumn(COL_NAME, LaneDelegate(LaneRole, self.view))
         layout.addWidget(self.view, 1)
@@ -273,3 +293,42 @@ class TimelinePanel(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.empty_hint.resize(self.view.viewport().size())
+
+    def eventFilter(self, watched, event) -> bool:  # Qt override
+        if watched is self.view.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_timer.start()   # after the resize settles (a scroll bar may come or go)
+        return super().eventFilter(watched, event)
+
+    def fit_columns(self) -> None:
+        """Fit the columns to the view's width: numbers at their content width, the name and change
+        columns share the rest; when narrow, Gap, Forks, then Time are hidden (never a sideways scroll)."""
+        header, width = self.view.horizontalHeader(), self.view.viewport().width()
+        if width <= 0:
+            return
+        least = header.minimumSectionSize()
+        fixed = {c: max(w, least) for c, w in fixed_widths(self.view.fontMetrics(), style.mono_font()).items()}
+        name_min, name_max, change_min = TEXT_WIDTHS
+        hidden: set[int] = set()
+        for col in (None, *DROP_ORDER):
+            if col is not None:
+                hidden.add(col)
+            used = sum(w for c, w in fixed.items() if c not in hidden)
+            if used + name_min + change_min <= width:
+                break
+        compact = used + name_min + change_min > width
+        if compact:   # narrower still: the kind as its icon only
+            used -= fixed[COL_KIND] - max(KIND_ICON_WIDTH, least)
+            fixed[COL_KIND] = max(KIND_ICON_WIDTH, least)
+        self.model.set_compact_kind(compact)
+        for col in range(header.count()):
+            header.setSectionHidden(col, col in hidden)
+        for col, w in fixed.items():
+            if col not in hidden:
+                header.resizeSection(col, w)
+        spare = width - used - name_min - change_min
+        if spare >= 0:
+            name = name_min + min(name_max - name_min, spare // 3)
+        else:   # the text columns share what is left and elide
+            name = max(SQUEEZED_MIN, (width - used) // 2)
+        header.resizeSection(COL_NAME, name)
+        header.resizeSection(COL_CHANGE, max(SQUEEZED_MIN, width - used - name))

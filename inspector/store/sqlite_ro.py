@@ -1,0 +1,125 @@
+"""Opening a SQLite file to read without changing any file (no SQLAlchemy: the preview uses it).
+
+SQLite's ``mode=ro`` is not enough: a reader of a WAL database creates ``-wal`` and ``-shm``
+when they are missing (and leaves them), and rewrites ``-shm`` on every read. A read-only
+connection here is therefore chosen from the files beside the database, at connect time:
+
+* ``-shm`` present (a writer is at work, or one was killed and left its log): ``mode=ro`` with
+  ``readonly_shm=1``. SQLite then maps the shared memory read-only, and when no writer keeps
+  it current it rebuilds the index of the log in private memory: every committed
+  checkpoint of a killed writer's log is read, and no byte of any file changes.
+* no ``-shm`` and no ``-wal`` (a clean store): ``immutable=1``. Nothing is created and no
+  lock is taken; when a writer starts later its ``-shm`` appears and ``mode_of`` no longer
+  matches, so the engine replaces such connections (``engine._sqlite_engine``).
+* a ``-wal`` with content but no ``-shm`` (a store copied with its log): no writer can be at
+  work (it would have made ``-shm``), and SQLite cannot read the log without creating
+  ``-shm``. The database and its log are copied to a private temporary directory and read
+  there (up to ``COPY_MAX`` bytes; a bigger one is read ``immutable=1``, without the log);
+  the store's notice says so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import urllib.parse
+from pathlib import Path
+
+SHARED = "shared"         # readonly_shm: follows writers
+IMMUTABLE = "immutable"   # a clean store, read as a snapshot until a writer appears
+LOG_UNREAD = "log-unread"  # a -wal without -shm: its newest writes cannot be read untouched
+
+
+def sidecars(path: Path) -> tuple[Path, Path]:
+    """The ``-wal`` and ``-shm`` files of a database."""
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def mode_of(path: Path) -> str:
+    """How a read-only connection to ``path`` must open it now (see the module docstring)."""
+    wal, shm = sidecars(path)
+    if shm.exists():
+        return SHARED
+    try:
+        logged = wal.stat().st_size > 0
+    except OSError:
+        logged = False
+    return LOG_UNREAD if logged else IMMUTABLE
+
+
+def uri_for(path: Path, mode: str) -> str:
+    """The ``file:`` URI of a read-only connection in ``mode``."""
+    quoted = urllib.parse.quote(os.fspath(path))
+    if mode == SHARED:
+        return f"file:{quoted}?mode=ro&readonly_shm=1"
+    return f"file:{quoted}?mode=ro&immutable=1"
+
+
+def readonly_uri(path: Path) -> tuple[str, str]:
+    """(URI, mode) of a connection that reads ``path`` as it is now without writing."""
+    mode = mode_of(path)
+    return uri_for(path, mode), mode
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def signature(path: Path) -> tuple:
+    """What a read-only connection to ``path`` was opened against: when it changes, the
+    connection must be replaced. An immutable connection trusts its page cache, so it is
+    good only while the database file is unchanged; a shared one only while its ``-shm`` is
+    the same file (a writer that ends deletes it, the next one makes a new one)."""
+    mode = mode_of(path)
+    if mode == SHARED:
+        return (mode, _identity(sidecars(path)[1]))
+    return (mode, _identity(path), _identity(sidecars(path)[0]))
+
+
+COPY_MAX = 1 << 30
+
+
+def private_copy_uri(path: Path, signature: tuple, copies: dict) -> str | None:
+    """The URI of a private copy of ``path`` and its ``-wal`` as they are (made once per
+    ``signature``; kept in ``copies``, removed when that dict goes), or None when the two
+    are bigger than ``COPY_MAX`` or cannot be copied."""
+    if signature not in copies:
+        wal = sidecars(path)[0]
+        try:
+            if path.stat().st_size + wal.stat().st_size > COPY_MAX:
+                return None
+            folder = tempfile.TemporaryDirectory(prefix="checkpoint-inspector-")
+            shutil.copyfile(path, Path(folder.name) / path.name)
+            shutil.copyfile(wal, Path(folder.name) / wal.name)
+        except OSError:
+            return None
+        copies.clear()          # an older copy is no longer what the files hold
+        copies[signature] = folder
+    copy = Path(copies[signature].name) / path.name
+    return f"file:{urllib.parse.quote(os.fspath(copy))}?mode=ro"
+
+
+def notice_for(mode: str) -> str:
+    """What the user should know about a store read in ``mode`` ('' when nothing)."""
+    if mode == LOG_UNREAD:
+        return ("The store's write-ahead log has no -shm file, so it is read from a private copy "
+                "without changing any of its files; live updates resume when a writer opens it.")
+    return ""
+
+
+class DamagedText(str):
+    """Text a database returned that was not valid UTF-8 (shown with replacement characters)."""
+
+
+def decode_text(raw: bytes) -> str:
+    """The ``text_factory`` of read connections: invalid UTF-8 in one row must not stop a
+    whole listing, so it becomes a DamagedText that the row reports as damage."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return DamagedText(raw.decode("utf-8", "replace"))

@@ -1,0 +1,395 @@
+"""A generator of damaged and malicious stores (native and LangGraph SQLite files).
+
+``build(directory)`` writes every case into its own sub-directory and returns the cases:
+each names the STORE argument and the run and checkpoints the commands are pointed at.
+The base stores are written by the real recording library and the real LangGraph
+``SqliteSaver``; each case then damages a copy with plain SQL, as an attacker would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import struct
+import subprocess
+import tempfile
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from collections.abc import Callable
+
+import msgpack
+import zstandard
+
+from inspector.store.native.pieces import Chunk, ChunkedList, Ref, digest_of, pack
+
+RUN, FORK = "r1", "r2"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile store: where it is and what the commands ask of it."""
+
+    name: str
+    store: str                 # the STORE argument (a path or a URL)
+    run: str = RUN
+    a: str = f"{RUN}:0"
+    b: str = f"{RUN}:1"
+    expect_ok: bool = False    # True: every command must succeed (exit 0)
+    other_user: bool = False   # True: read by another user when the tests run as root
+
+
+# -- base stores ------------------------------------------------------------------------------
+def _native_base(path: Path) -> None:
+    from inspector.record import Checkpointer
+    tasks = {"goal": "g", "tasks": [{"id": "t1", "title": "one", "status": "in_progress",
+                                     "checks": [{"name": "c", "passed": False}]}]}
+    with Checkpointer(path, name="base", agent="corpus", heartbeat=60) as cp:
+        cp.save({"messages": ["hello"], "n": 0}, kind="input", tasks=tasks)
+        cp.save({"messages": ["hello", "world"], "n": 1}, kind="llm", name="think")
+        cp.save({"messages": ["hello", "world", "!"] , "n": 2}, kind="tool", name="search")
+        old = cp.run_id
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE ci_runs SET id=? WHERE id=?", (RUN, old))
+        conn.execute("UPDATE ci_checkpoints SET run_id=? WHERE run_id=?", (RUN, old))
+        first = conn.execute("SELECT id FROM ci_checkpoints WHERE run_id=? AND seq=1", (RUN,)).fetchone()[0]
+        row = conn.execute("SELECT * FROM ci_runs WHERE id=?", (RUN,)).fetchone()
+        cols = [d[1] for d in conn.execute("PRAGMA table_info(ci_runs)")]
+        fork = dict(zip(cols, row), id=FORK, name="fork", parent_run=RUN, parent_checkpoint=first,
+                    status="forked", checkpoint_count=0, head_seq=-1)
+        conn.execute(f"INSERT INTO ci_runs ({','.join(fork)}) VALUES ({','.join('?' * len(fork))})",
+                     list(fork.values()))
+    conn.close()
+
+
+def _langgraph_base(path: Path) -> None:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.checkpoint.base import empty_checkpoint, create_checkpoint
+    conn = sqlite3.connect(path, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    saver.setup()
+    config = {"configurable": {"thread_id": "t1", "checkpoint_ns": ""}}
+    checkpoint = empty_checkpoint()
+    for step in range(3):
+        checkpoint = create_checkpoint(checkpoint, None, step)
+        checkpoint["channel_values"] = {"messages": ["m"] * (step + 1), "step": step}
+        checkpoint["channel_versions"] = {"messages": step + 1, "step": step + 1}
+        config = saver.put(config, checkpoint, {"source": "loop", "step": step, "parents": {}},
+                           {"messages": step + 1, "step": step + 1})
+    conn.close()
+
+
+def _copy(src: Path, dest: Path) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / src.name
+    shutil.copyfile(src, target)
+    return target
+
+
+def _sql(path: Path, *statements: tuple) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA synchronous=OFF")    # test data: no fsync per case
+    try:
+        for stmt in statements:
+            conn.execute(*stmt) if isinstance(stmt, tuple) else conn.execute(stmt)
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def _put_piece(path: Path, raw: bytes, *, codec: int = 0, size: int | None = None,
+               data: bytes | None = None) -> bytes:
+    digest = digest_of(raw)
+    _sql(path, ("INSERT OR REPLACE INTO ci_blobs (hash, codec, size, data) VALUES (?, ?, ?, ?)",
+                (digest, codec, len(raw) if size is None else size, raw if data is None else data)))
+    return digest
+
+
+def _set_state(path: Path, digest: object, seq: int = 1, column: str = "state_hash") -> None:
+    _sql(path, (f"UPDATE ci_checkpoints SET {column}=? WHERE run_id=? AND seq=?", (digest, RUN, seq)))
+
+
+def _state_piece(path: Path, value: object, seq: int = 1) -> None:
+    _set_state(path, _put_piece(path, pack(value)), seq)
+
+
+# -- the zstd frames an attacker writes by hand -----------------------------------------------
+def rle_frame(content_size: int, block: int = 128 * 1024) -> bytes:
+    """A valid zstd frame of ``content_size`` zero bytes made of RLE blocks (4 bytes per
+    128 KB): 4 GiB is a 131 KB blob whose header declares 4 GiB."""
+    out = [struct.pack("<I", 0xFD2FB528), bytes([0xE0]), struct.pack("<Q", content_size)]
+    left = content_size
+    while left > 0:
+        n = min(block, left)
+        left -= n
+        header = (1 if left == 0 else 0) | (1 << 1) | (n << 3)     # last flag, RLE type, size
+        out.append(header.to_bytes(3, "little") + b"\x00")
+    return b"".join(out)
+
+
+# -- the cases --------------------------------------------------------------------------------
+def _chain(path: Path, leaf: bytes, link, count: int) -> None:
+    """Insert ``count`` pieces, each ``link(digest of the one before)``, in one transaction;
+    the last becomes the state of r1:1."""
+    digest, rows = digest_of(leaf), [(digest_of(leaf), 0, len(leaf), leaf)]
+    for _ in range(count):
+        raw = pack(link(digest))
+        digest = digest_of(raw)
+        rows.append((digest, 0, len(raw), raw))
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA synchronous=OFF")
+    with conn:
+        conn.executemany("INSERT OR REPLACE INTO ci_blobs (hash, codec, size, data) VALUES (?, ?, ?, ?)", rows)
+    conn.close()
+    _set_state(path, digest)
+
+
+def _dag(path: Path) -> None:
+    _chain(path, pack("leaf" * 20), lambda d: [Ref(d, 1), Ref(d, 1)], 40)
+
+
+def _repeated_chunk(path: Path) -> None:
+    chunk = msgpack.packb(msgpack.ExtType(3, msgpack.packb([pack("x" * 400)] * 128)))
+    digest = _put_piece(path, chunk, codec=1, data=zstandard.ZstdCompressor().compress(chunk))
+    table = ChunkedList(tuple(Chunk(count=128, size=len(chunk), digest=digest) for _ in range(60_000)))
+    raw = pack({"messages": table})
+    _set_state(path, _put_piece(path, raw, codec=1, data=zstandard.ZstdCompressor().compress(raw)))
+
+
+def _zstd_declaring(size: int, column: int | None) -> Callable[[Path], None]:
+    def make(path: Path) -> None:
+        frame = rle_frame(size)
+        raw = pack("x" * 1000)
+        digest = digest_of(raw)
+        _sql(path, ("INSERT INTO ci_blobs VALUES (?, 1, ?, ?)", (digest, column or size, frame)))
+        _set_state(path, digest)
+    return make
+
+
+def _zstd_no_content_size(path: Path) -> None:
+    frame = zstandard.ZstdCompressor(write_content_size=False).compress(b"\x00" * (64 << 20))
+    raw = pack("x" * 1000)
+    digest = digest_of(raw)
+    _sql(path, ("INSERT INTO ci_blobs VALUES (?, 1, ?, ?)", (digest, len(raw), frame)))
+    _set_state(path, digest)
+
+
+def _deep(kind: str, levels: int) -> Callable[[Path], None]:
+    def make(path: Path) -> None:
+        raw = (b"\x91" if kind == "array" else b"\x81\xa1k") * levels + b"\x01"
+        _set_state(path, _put_piece(path, raw))
+    return make
+
+
+def _ref_chain(path: Path) -> None:
+    _chain(path, pack("end"), lambda d: [Ref(d, 1)], 5000)
+
+
+def _legit_deep(path: Path) -> None:
+    value: object = "bottom"
+    for _ in range(250):
+        value = {"k": value}
+    _state_piece(path, value)
+
+
+def _symlink_loop(directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    link = directory / "loop.db"
+    os.symlink(link, link)
+    return link
+
+
+def _killed_writer(directory: Path) -> Path:
+    """A store whose writer was SIGKILLed with checkpoints committed in its -wal."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "store.db"
+    code = textwrap.dedent(f"""
+        import os, sqlite3, sys
+        from inspector.record import Checkpointer
+        cp = Checkpointer({str(path)!r}, name="killed")
+        for n in range(25):
+            cp.save({{"n": n}})
+        conn = sqlite3.connect({str(path)!r})
+        conn.execute("UPDATE ci_runs SET id='r1' WHERE id=?", (cp.run_id,))
+        conn.execute("UPDATE ci_checkpoints SET run_id='r1' WHERE run_id=?", (cp.run_id,))
+        conn.commit()
+        print("saved", flush=True)
+        sys.stdin.read()
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "saved"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert (directory / "store.db-wal").exists() and (directory / "store.db-shm").exists()
+    return path
+
+
+PUBLIC: list[Path] = []
+
+
+def public_dir() -> Path:
+    """A directory another user can reach (pytest's own are private to this user);
+    ``cleanup`` removes it."""
+    path = Path(tempfile.mkdtemp(prefix="ci-hostile-"))
+    path.chmod(0o755)
+    PUBLIC.append(path)
+    return path
+
+
+def cleanup() -> None:
+    """Remove the directories ``_public_dir`` made (making their read-only parts writable)."""
+    for path in PUBLIC:
+        for folder, _, _ in os.walk(path):
+            os.chmod(folder, 0o755)
+        shutil.rmtree(path, ignore_errors=True)
+    PUBLIC.clear()
+
+
+def _read_only_tree(directory: Path, base: Path) -> Path:
+    path = _copy(base, directory)
+    path.chmod(0o444)
+    directory.chmod(0o555)
+    return path
+
+
+def _lg_text_body(path: Path) -> None:
+    _sql(path, "UPDATE checkpoints SET checkpoint = CAST(checkpoint AS TEXT) "
+               "WHERE rowid = (SELECT min(rowid) FROM checkpoints)")
+
+
+def _lg_deep_metadata(path: Path) -> None:
+    _sql(path, ("UPDATE checkpoints SET metadata = ?", ("[" * 100_000 + "]" * 100_000,)))
+
+
+def _lg_deep_ext(path: Path) -> None:
+    blob = msgpack.packb(1)
+    for _ in range(900):
+        blob = msgpack.packb(msgpack.ExtType(5, msgpack.packb(["mod", "Cls", blob])))
+    _sql(path, ("UPDATE writes SET value = ?, type = 'msgpack'", (blob,)),
+         ("UPDATE checkpoints SET checkpoint = ?, type = 'msgpack' WHERE rowid = "
+          "(SELECT max(rowid) FROM checkpoints)", (msgpack.packb({"v": 1, "id": "x", "ts": "t",
+                                                                   "channel_values": {"deep": msgpack.ExtType(0, blob)},
+                                                                   "channel_versions": {}, "versions_seen": {}}),)))
+
+
+def _native_cases(base: Path, root: Path) -> list[Case]:
+    """Damage a copy of the native base store for each case."""
+    escape = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\r\x08"
+    simple: dict[str, Callable[[Path], None]] = {
+        "lineage_cycle": lambda p: _sql(p, ("UPDATE ci_runs SET parent_run=?, parent_checkpoint=1 WHERE id=?", (FORK, RUN))),
+        "checkpoint_parent_cycle": lambda p: _sql(p, "UPDATE ci_checkpoints SET parent_id = id"),
+        "time_as_string": lambda p: _sql(p, "UPDATE ci_checkpoints SET created='yesterday'",
+                                         "UPDATE ci_runs SET updated='soon', heartbeat='x', created='then'"),
+        "wrong_column_types": lambda p: _sql(p, "UPDATE ci_checkpoints SET size=x'00ff', ops='many', "
+                                                "tasks_done=1.5, name=42, parent_id='p' WHERE seq=1",
+                                             "UPDATE ci_runs SET owner_pid='me', epoch=x'01', checkpoint_count='x' WHERE id='r2'"),
+        "seq_as_text": lambda p: _sql(p, "UPDATE ci_checkpoints SET seq='one' WHERE seq=1"),
+        "hash_as_text": lambda p: _sql(p, "UPDATE ci_checkpoints SET state_hash=hex(state_hash) WHERE seq=1"),
+        "hash_wrong_length": lambda p: _set_state(p, b"\x01\x02"),
+        "missing_piece": lambda p: _set_state(p, b"\x07" * 16),
+        "piece_digest_mismatch": lambda p: _sql(p, "UPDATE ci_blobs SET data = x'93010203', codec=0, size=4"),
+        "unknown_codec": lambda p: _sql(p, "UPDATE ci_blobs SET codec=7"),
+        "size_column_text": lambda p: _sql(p, "UPDATE ci_blobs SET size='big'"),
+        "data_as_text": lambda p: _sql(p, "UPDATE ci_blobs SET data=CAST(data AS TEXT) WHERE codec=0"),
+        "garbage_piece": lambda p: _set_state(p, _put_piece(p, b"\xc1\xc1\xc1")),
+        "dag_2_40": _dag,
+        "repeated_chunk": _repeated_chunk,
+        "zstd_declares_4gib": _zstd_declaring(4 << 30, 1000),
+        "zstd_declares_16gib": _zstd_declaring(16 << 30, 1000),
+        "size_column_4gib": _zstd_declaring(4 << 30, None),
+        "zstd_no_content_size": _zstd_no_content_size,
+        "deep_arrays_900": _deep("array", 900),
+        "deep_maps_900": _deep("map", 900),
+        "deep_arrays_5000": _deep("array", 5000),
+        "ref_chain_5000": _ref_chain,
+        "meta_json_100k_deep": lambda p: _sql(p, ("UPDATE ci_checkpoints SET meta=?", ("[" * 100_000 + "]" * 100_000,))),
+        "meta_json_900_deep": lambda p: _sql(p, ("UPDATE ci_checkpoints SET meta=?", ("[" * 900 + "]" * 900,))),
+        "meta_not_object": lambda p: _sql(p, "UPDATE ci_checkpoints SET meta='[1, 2]'"),
+        "labels_not_object": lambda p: _sql(p, "UPDATE ci_runs SET labels='\"x\"', resume_spec='7'"),
+        "bytes_map_key": lambda p: _state_piece(p, {b"\xffkey": 1, "n": [1, 2]}),
+        "int_map_key": lambda p: _state_piece(p, {1: "one", None: "none"}),
+        "tasks_is_list": lambda p: _set_state(p, _put_piece(p, pack([1, 2, 3])), 1, "tasks_hash"),
+        "tasks_wrong_fields": lambda p: _set_state(p, _put_piece(p, pack({"tasks": [{"status": 5, "checks": "no",
+                                                                                     "progress": "x"}, 7]})), 1, "tasks_hash"),
+        "ext_unknown": lambda p: _set_state(p, _put_piece(p, msgpack.packb(msgpack.ExtType(9, b"x")))),
+        "chunk_count_mismatch": lambda p: _state_piece(p, {"l": ChunkedList((Chunk(count=99, size=3, digest=_put_piece(p, pack([1, 2]))),))}),
+        "run_name_invalid_utf8": lambda p: _sql(p, f"UPDATE ci_runs SET name=CAST(x'ff{'fe' * 3}41' AS TEXT), "
+                                                   f"agent=CAST(x'c3' AS TEXT) WHERE id='{FORK}'"),
+        "checkpoint_name_invalid_utf8": lambda p: _sql(p, "UPDATE ci_checkpoints SET name=CAST(x'ff41' AS TEXT), "
+                                                          "change=CAST(x'c328' AS TEXT) WHERE seq=1"),
+        "terminal_escapes": lambda p: _sql(p, ("UPDATE ci_runs SET name=?, agent=?", (escape, escape)),
+                                           ("UPDATE ci_checkpoints SET name=?, change=?, kind=?", (escape, escape, "tool\x1b[2J"))),
+        "nan_infinity": lambda p: _state_piece(p, {"nan": float("nan"), "inf": float("inf"), "ninf": float("-inf"),
+                                                   "big": 2 ** 64 - 1}),
+        "argv_is_string": lambda p: _sql(p, ("UPDATE ci_runs SET resume_spec=?", (json.dumps({"argv": "python agent.py", "cwd": 3}),))),
+        "newer_version": lambda p: _sql(p, "UPDATE ci_meta SET value='99' WHERE key='format_version'"),
+        "version_text": lambda p: _sql(p, "UPDATE ci_meta SET value='two' WHERE key='format_version'"),
+        "no_runs": lambda p: _sql(p, "DELETE FROM ci_runs", "DELETE FROM ci_checkpoints"),
+        "missing_table": lambda p: _sql(p, "DROP TABLE ci_blobs"),
+        "huge_numbers": lambda p: _sql(p, "UPDATE ci_checkpoints SET size=9223372036854775807, ops=-9223372036854775808, "
+                                          "created=1e308", "UPDATE ci_runs SET head_seq=2147483647, checks_total=-5"),
+    }
+    cases = []
+    for name, damage in simple.items():
+        path = _copy(base, root / name)
+        damage(path)
+        cases.append(Case(name, str(path)))
+    data = base.read_bytes()
+    for name, content in {"truncated": data[: len(data) // 2], "zero_bytes": b"",
+                          "random_bytes": os.urandom(65536), "header_only": data[:100]}.items():
+        (root / name).mkdir()
+        (root / name / "store.db").write_bytes(content)
+        cases.append(Case(name, str(root / name / "store.db")))
+    cases.append(Case("legit_250_deep", str(_apply(base, root / "legit_250_deep", _legit_deep)), expect_ok=True))
+    cases.append(Case("clean_store", str(_copy(base, root / "clean_store")), expect_ok=True))
+    cases.append(Case("read_only_dir", str(_read_only_tree(public_dir() / "read_only_dir", base)),
+                      expect_ok=True, other_user=True))
+    cases.append(Case("killed_writer", str(_killed_writer(root / "killed_writer")), a="r1:0", b="r1:24",
+                      expect_ok=True))
+    copied = root / "wal_without_shm"
+    copied.mkdir()
+    for suffix in ("", "-wal"):          # a killed writer's store copied without its -shm
+        shutil.copyfile(root / "killed_writer" / f"store.db{suffix}", copied / f"store.db{suffix}")
+    cases.append(Case("wal_without_shm", str(copied / "store.db"), a="r1:0", b="r1:24", expect_ok=True))
+    cases.append(Case("symlink_loop", str(_symlink_loop(root / "symlink_loop"))))
+    (root / "directory").mkdir()
+    cases.append(Case("a_directory", str(root / "directory")))
+    cases.append(Case("missing_file", str(root / "directory" / "nothing.db")))
+    cases.append(Case("pg_bad_url", "postgresql://[::1"))
+    cases.append(Case("pg_unreachable", "postgresql://nobody@127.0.0.1:9/none?connect_timeout=2"))
+    cases.append(Case("unknown_scheme", "mysql://x/y"))
+    return cases
+
+
+def _apply(base: Path, directory: Path, damage: Callable[[Path], None]) -> Path:
+    path = _copy(base, directory)
+    damage(path)
+    return path
+
+
+def _langgraph_cases(base: Path, root: Path) -> list[Case]:
+    damages = {"lg_body_as_text": _lg_text_body, "lg_metadata_100k_deep": _lg_deep_metadata,
+               "lg_deep_ext": _lg_deep_ext,
+               "lg_thread_invalid_utf8": lambda p: _sql(p, "UPDATE checkpoints SET thread_id=CAST(x'ff' AS TEXT) "
+                                                           "WHERE rowid=(SELECT min(rowid) FROM checkpoints)"),
+               "lg_metadata_not_json": lambda p: _sql(p, "UPDATE checkpoints SET metadata=x'ff00'"),
+               "lg_parent_cycle": lambda p: _sql(p, "UPDATE checkpoints SET parent_checkpoint_id=checkpoint_id"),
+               "lg_zero_type": lambda p: _sql(p, "UPDATE checkpoints SET type=NULL, checkpoint=NULL")}
+    cases = [Case("lg_clean", str(_copy(base, root / "lg_clean")), run="t1", a="t1:0", b="t1:1", expect_ok=True)]
+    for name, damage in damages.items():
+        cases.append(Case(name, str(_apply(base, root / name, damage)), run="t1", a="t1:0", b="t1:-1"))
+    return cases
+
+
+def build(root: Path) -> list[Case]:
+    """Write every case under ``root`` (a fresh directory) and return them."""
+    bases = root / "_bases"
+    bases.mkdir(parents=True)
+    native, lg = bases / "native.db", bases / "langgraph.db"
+    _native_base(native)
+    _langgraph_base(lg)
+    return _native_cases(native, root) + _langgraph_cases(lg, root)

@@ -19,6 +19,7 @@ from inspector.store.engine import guard, translate
 from inspector.store.langgraph.pregel import NULL_TASK_ID
 from inspector.store.langgraph.rows import (CHANNEL_SEP, BlobRow, HeadRow, ListRow, TaskOutputRow,
                                           ThreadRow, WriteRow)
+from inspector.store.langgraph.shared_queries import SharedWriteQueries
 
 _HEADS = """
 SELECT c.thread_id, c.checkpoint_id, c.type, NULL, CAST(c.metadata AS BLOB)
@@ -94,7 +95,7 @@ def _opt(value: Any) -> str | None:
     return None if value is None else _text(value)
 
 
-class SqliteReader:
+class SqliteReader(SharedWriteQueries):
     """Runs the adapter's queries on a SqliteSaver database through a SQLAlchemy engine."""
 
     def __init__(self, engine: sa.Engine, display: str, has_task_path: bool) -> None:
@@ -261,43 +262,6 @@ class SqliteReader:
                          thread=thread_id, ns=ns, channel=channel, **params)
         return [WriteRow(ns, _text(r[0]), _text(r[1]), _text(r[2]), _int(r[3]), channel, _opt(r[4]), r[5])
                 for r in rows]
-
-    def interrupt_rows(self, thread_id: str, lo: str, hi: str) -> list[tuple[str, str, str, str, Any, Any]]:
-        """(ns, checkpoint id, task id, channel, type, value) of every write of the tasks that
-        wrote ``__interrupt__`` at checkpoints in [lo, hi]; values only for the interrupts."""
-        rows = self._all(
-            "SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel, "
-            "CASE WHEN w.channel = '__interrupt__' THEN w.type END, "
-            "CASE WHEN w.channel = '__interrupt__' THEN w.value END FROM writes w "
-            "WHERE w.thread_id = :thread AND w.checkpoint_id BETWEEN :lo AND :hi AND EXISTS ("
-            "SELECT 1 FROM writes i WHERE i.thread_id = w.thread_id AND i.checkpoint_ns = w.checkpoint_ns "
-            "AND i.checkpoint_id = w.checkpoint_id AND i.task_id = w.task_id AND i.channel = '__interrupt__')",
-            thread=thread_id, lo=lo, hi=hi)
-        return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], bytes(r[5]) if r[5] is not None else None)
-                for r in rows]
-
-    def written_channels(self, thread_id: str, ns: str) -> list[str]:
-        """Every channel the thread's tasks wrote in one namespace (no values read)."""
-        rows = self._all("SELECT DISTINCT channel FROM writes WHERE thread_id = :thread "
-                         "AND checkpoint_ns = :ns", thread=thread_id, ns=ns)
-        return [str(r[0]) for r in rows]
-
-    def channel_steps(self, thread_id: str, channel: str, limit: int) -> list[tuple[str, str, int]]:
-        """(namespace, checkpoint id, distinct writing tasks) of up to ``limit`` checkpoints
-        whose tasks wrote ``channel`` (any namespace; the most-written first)."""
-        rows = self._all("SELECT checkpoint_ns, checkpoint_id, COUNT(DISTINCT task_id) FROM writes "
-                         "WHERE thread_id = :thread AND channel = :channel "
-                         "AND task_id <> '00000000-0000-0000-0000-000000000000' "
-                         "GROUP BY checkpoint_ns, checkpoint_id ORDER BY 3 DESC, 2 DESC LIMIT :lim",
-                         thread=thread_id, channel=channel, lim=limit)
-        return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
-
-    def child_ids(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str]:
-        """Checkpoints whose parent is the given one (same namespace)."""
-        rows = self._all("SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread "
-                         "AND checkpoint_ns = :ns AND parent_checkpoint_id = :cid",
-                         thread=thread_id, ns=ns, cid=checkpoint_id)
-        return [str(r[0]) for r in rows]
 
     def namespaces(self, thread_id: str) -> list[str]:
         """Every namespace of a thread (root first)."""

@@ -1,0 +1,53 @@
+"""Reads that SqliteSaver and PostgresSaver databases answer with the same SQL but for the
+name of the writes table and of its value column (mixed into both readers)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SharedWriteQueries:
+    """Queries over the pending-writes table, written once for both savers' schemas."""
+
+    WRITES = "writes"        # the pending-writes table (PostgresSaver: checkpoint_writes)
+    WRITE_VALUE = "value"    # its value column (PostgresSaver: blob)
+
+    def _all(self, sql: str, **params: Any) -> list[Any]:
+        raise NotImplementedError
+
+    def interrupt_rows(self, thread_id: str, lo: str, hi: str) -> list[tuple[str, str, str, str, Any, Any]]:
+        """(ns, checkpoint id, task id, channel, type, value) of every write of the tasks that
+        wrote ``__interrupt__`` at checkpoints in [lo, hi]; values only for the interrupts."""
+        rows = self._all(
+            "SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel, "
+            "CASE WHEN w.channel = '__interrupt__' THEN w.type END, "
+            f"CASE WHEN w.channel = '__interrupt__' THEN w.{self.WRITE_VALUE} END FROM {self.WRITES} w "
+            "WHERE w.thread_id = :thread AND w.checkpoint_id BETWEEN :lo AND :hi AND EXISTS ("
+            f"SELECT 1 FROM {self.WRITES} i WHERE i.thread_id = w.thread_id AND i.checkpoint_ns = w.checkpoint_ns "
+            "AND i.checkpoint_id = w.checkpoint_id AND i.task_id = w.task_id AND i.channel = '__interrupt__')",
+            thread=thread_id, lo=lo, hi=hi)
+        return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], bytes(r[5]) if r[5] is not None else None)
+                for r in rows]
+
+    def written_channels(self, thread_id: str, ns: str) -> list[str]:
+        """Every channel the thread's tasks wrote in one namespace (no values read)."""
+        rows = self._all(f"SELECT DISTINCT channel FROM {self.WRITES} WHERE thread_id = :thread "
+                         "AND checkpoint_ns = :ns", thread=thread_id, ns=ns)
+        return [str(r[0]) for r in rows]
+
+    def channel_steps(self, thread_id: str, channel: str, limit: int) -> list[tuple[str, str, int]]:
+        """(namespace, checkpoint id, distinct writing tasks) of up to ``limit`` checkpoints
+        whose tasks wrote ``channel`` (any namespace; the most-written first)."""
+        rows = self._all(f"SELECT checkpoint_ns, checkpoint_id, COUNT(DISTINCT task_id) FROM {self.WRITES} "
+                         "WHERE thread_id = :thread AND channel = :channel "
+                         "AND task_id <> '00000000-0000-0000-0000-000000000000' "
+                         "GROUP BY checkpoint_ns, checkpoint_id ORDER BY 3 DESC, 2 DESC LIMIT :lim",
+                         thread=thread_id, channel=channel, lim=limit)
+        return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    def child_ids(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str]:
+        """Checkpoints whose parent is the given one (same namespace)."""
+        rows = self._all("SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread "
+                         "AND checkpoint_ns = :ns AND parent_checkpoint_id = :cid",
+                         thread=thread_id, ns=ns, cid=checkpoint_id)
+        return [str(r[0]) for r in rows]

@@ -163,3 +163,17 @@ def confirm(prompt: str) -> bool:
     except EOFError:
         return False
     return answer.strip().lower() in ("y", "yes")
+
+
+def run_launch(launch: Any, *, wait: bool) -> int:
+    """Start a confirmed fork or resume process (``inspector.resume.launch``); with ``wait``
+    follow it to its end and return its exit code, else print its pid and return 0."""
+    from inspector.resume.launch import spawn
+
+    proc = spawn(launch, new_session=not wait)
+    if not wait:
+        print(f"started pid {proc.pid}")
+        return 0
+    code = proc.wait()
+    print(f"process exited with code {code}", file=sys.stderr)
+    return int(code)

@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from inspector.commands._common import confirm
+from inspector.commands._common import confirm, run_launch
 from inspector.store import open_store
 
 CORE_KINDS = ("native", "langgraph")
@@ -38,7 +38,6 @@ def install(parser: argparse.ArgumentParser, command: str) -> None:
 def framework_command(args: argparse.Namespace, action: str) -> int:
     """Plan, print, confirm, start (and with --wait, wait for) the framework's command."""
     from inspector.resume.frameworks import plan, remember
-    from inspector.resume.launch import spawn
 
     with open_store(args.store) as store:
         found = plan(store, args.checkpoint, action, python=args.python, cwd=args.cwd, branch=args.branch,
@@ -51,10 +50,4 @@ def framework_command(args: argparse.Namespace, action: str) -> int:
     saved = remember(found.store_url, args.python, args.cwd)
     if saved is not None:
         print(f"remembered --python/--cwd for {args.store} in {saved}", file=sys.stderr)
-    proc = spawn(launch, new_session=not args.wait)
-    if not args.wait:
-        print(f"started pid {proc.pid}")
-        return 0
-    code = proc.wait()
-    print(f"process exited with code {code}", file=sys.stderr)
-    return code
+    return run_launch(launch, wait=args.wait)

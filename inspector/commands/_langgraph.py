@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from inspector.commands._common import confirm
+from inspector.commands._common import confirm, run_launch
 from inspector.errors import StoreError
 from inspector.resume.edits import apply_assignments, parse_json_text
 from inspector.resume.langgraph import (
@@ -23,7 +23,6 @@ from inspector.resume.langgraph import (
     settings_for,
     start_resume,
 )
-from inspector.resume.launch import spawn
 from inspector.store import open_store
 from inspector.store.langgraph.fork import DEFAULT_QUIET_SECONDS
 from inspector.store.langgraph.settings import save_settings
@@ -127,10 +126,4 @@ def resume_command(args: argparse.Namespace) -> int:
         launch = start_resume(store, plan)
         _remember(store, args)
     print(f"running: {launch.command_line()}", flush=True)
-    proc = spawn(launch, new_session=not args.wait)
-    if not args.wait:
-        print(f"started pid {proc.pid}")
-        return 0
-    code = proc.wait()
-    print(f"process exited with code {code}", file=sys.stderr)
-    return code
+    return run_launch(launch, wait=args.wait)

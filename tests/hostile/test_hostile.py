@@ -72,6 +72,31 @@ def _run_all(jobs: list[dict], gui: bool) -> dict[str, dict]:
     return results
 
 
+def _readable_by(uid: int, path: Path) -> bool:
+    """Whether user ``uid`` can list ``path`` (tried in a forked child that drops to it)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.listdir(path)
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+def _gui_uid(uid: int | None) -> int | None:
+    """The user the GUI's other-user cases run as: ``uid`` when it can load Qt's plugins
+    (a Python installed under a private home cannot be read by it), else this user — the
+    case then still proves that opening writes nothing, though not that it needs no rights."""
+    import PySide6
+
+    qt = Path(PySide6.__file__).parent / "Qt" / "plugins"
+    return uid if uid is None or _readable_by(uid, qt if qt.is_dir() else Path(PySide6.__file__).parent) else None
+
+
 @pytest.fixture(scope="session")
 def hostile(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> dict:
     """Build the corpus, run every command on every case, and keep what happened."""
@@ -84,6 +109,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReq
         os.chmod(root / sub, 0o777)
     before = {c.name: _listing(c) for c in cases}
     uid = NOBODY if os.geteuid() == 0 else None
+    gui_uid = _gui_uid(uid)
     jobs, gui_jobs = [], []
     for case in cases:
         for name, make in COMMANDS.items():
@@ -94,7 +120,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReq
                          **CLI_LIMITS})
         safe = re.sub(r"\W", "_", case.name)
         gui_jobs.append({"id": f"{case.name}|{GUI}", "out": str(out / f"{safe}.gui.out"),
-                         "err": str(out / f"{safe}.gui.err"), "uid": uid if case.other_user else None,
+                         "err": str(out / f"{safe}.gui.err"), "uid": gui_uid if case.other_user else None,
                          "argv": ["open", case.store, "--screenshot", str(out / f"{safe}.png"),
                                   "--select", case.b, "--no-live", "--size", "1024x700"], **GUI_LIMITS})
     public = public_dir()          # another user writes its output where it can

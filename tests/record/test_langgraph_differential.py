@@ -57,18 +57,31 @@ def _snapshot(snap: Any, ids: dict[str, int]) -> dict:
     # after the failure has shut the step's executor down cannot submit its writes
     # ("cannot schedule new futures after shutdown"), so whether its result is stored varies
     # from run to run with any saver. There, only the failed task's result is compared.
-    racy = any(t.error for t in snap.tasks)
+    # A sibling cancelled by the failure (CancelledError) or not (no error) varies the same way.
+    racy = any(t.error and not _cancelled(t.error) for t in snap.tasks)
     return {
         "id": ids.get(snap.config["configurable"]["checkpoint_id"]),
         "parent": ids.get(parent) if parent else None,
         "values": _norm(snap.values, ids),
         "next": list(snap.next),
         "metadata": _norm({k: v for k, v in meta.items() if k != "parents"}, ids),
-        "tasks": [{"name": t.name, "path": list(t.path), "error": repr(t.error) if t.error else None,
-                   "interrupts": [_interrupt(i) for i in t.interrupts], "result": "<racy>" if racy and not t.error else _norm(t.result, ids, drop_ids=True),
-                   "state": _subgraph(t.state)} for t in snap.tasks],
+        "tasks": [_task(t, ids, racy and (not t.error or _cancelled(t.error))) for t in snap.tasks],
         "interrupts": [_interrupt(i) for i in snap.interrupts],
     }
+
+
+def _cancelled(error: Any) -> bool:
+    """A task error that says the task was cancelled (LangGraph keeps errors as their repr)."""
+    return type(error).__name__ == "CancelledError" or str(error).startswith("CancelledError")
+
+
+def _task(t: Any, ids: dict[str, int], racy_sibling: bool) -> dict:
+    """One task of a snapshot; a sibling of a failed task has its error and result as "<racy>"."""
+    return {"name": t.name, "path": list(t.path),
+            "error": "<racy>" if racy_sibling else repr(t.error) if t.error else None,
+            "interrupts": [_interrupt(i) for i in t.interrupts],
+            "result": "<racy>" if racy_sibling else _norm(t.result, ids, drop_ids=True),
+            "state": _subgraph(t.state)}
 
 
 def _subgraph(state: Any) -> Any:

@@ -121,9 +121,15 @@ def print_json_records(records: Iterable[dict[str, Any]]) -> None:
     sys.stdout.write("[\n  " + ",\n  ".join(lines) + "\n]\n" if lines else "[]\n")
 
 
+def _cells(row: Sequence[Any]) -> list[str]:
+    """A row's cells as text, control characters escaped (one scan per row, not per cell)."""
+    cells = ["" if c is None else str(c) for c in row]
+    return [escape_control(c) for c in cells] if _CONTROL.search("".join(cells)) else cells
+
+
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     """A plain aligned text table (control characters escaped)."""
-    rows = [[escape_control("" if c is None else str(c)) for c in row] for row in rows]
+    rows = [_cells(row) for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
     print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=False)).rstrip())
     for row in rows:

@@ -64,6 +64,12 @@ class _Fields:
 
     def number(self, name: str, default: Any = 0, kind: type = int) -> Any:
         value = getattr(self.row, name, None)
+        # the common cases first, as the checks below decide them (a listing makes millions)
+        if kind is int:
+            if type(value) is int and -COUNT_MAX <= value <= COUNT_MAX:
+                return value
+        elif type(value) is float and -TIME_MAX < value < TIME_MAX:
+            return value
         if value is None:
             return default
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -110,6 +116,8 @@ class _Fields:
 
     def digest(self, name: str) -> bytes | None:
         value = getattr(self.row, name, None)
+        if type(value) is bytes and len(value) == 16:
+            return value
         if value is None:
             return None
         if not isinstance(value, (bytes, bytearray, memoryview)) or len(value) != 16:

@@ -385,7 +385,12 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             channels = {c for c, _ in writes}
             settled = None
             if ERROR in channels:
-                settled = ("failed", _error_text(next(v for c, v in writes if c == ERROR)))
+                error = next(v for c, v in writes if c == ERROR)
+                earlier = lane.settled.get(checkpoint_id)
+                # a sibling cancelled because a task failed writes its CancelledError after the
+                # failure itself (or not at all): the run's error stays the real one
+                if not (_cancelled(error) and earlier is not None and earlier[0] == "failed"):
+                    settled = ("failed", _error_text(error))
             elif INTERRUPT in channels:
                 settled = ("interrupted", None)
             if settled is not None:
@@ -580,6 +585,11 @@ def _packable(form: Any) -> bool:
 
 def _kind(source: str) -> str:
     return source if source in ("input", "loop", "update", "fork") else "step"
+
+
+def _cancelled(error: Any) -> bool:
+    """Whether a task's error says only that the task was cancelled."""
+    return type(error).__name__ == "CancelledError" or str(error).startswith("CancelledError")
 
 
 def _error_text(error: Any) -> str:

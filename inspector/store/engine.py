@@ -169,7 +169,11 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
         @event.listens_for(engine, "checkout")
         def _on_checkout(dbapi_conn, _record, _proxy) -> None:
             # a writer started (or ended) since this connection opened: read the files anew
-            if getattr(dbapi_conn, "ci_signature", None) != sqlite_ro.signature(path):
+            # (a shared connection is never reused: closed at checkin, opened for this use)
+            opened = getattr(dbapi_conn, "ci_signature", None)
+            if opened is not None and opened[0] == sqlite_ro.SHARED:
+                return
+            if opened != sqlite_ro.signature(path):
                 raise exc.DisconnectionError("the store's write-ahead log appeared or went away")
     else:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -74,10 +74,14 @@ def signature(path: Path) -> tuple:
     """What a read-only connection to ``path`` was opened against: when it changes, the
     connection must be replaced. An immutable connection trusts its page cache, so it is
     good only while the database file is unchanged; a shared one only while its ``-shm`` is
-    the same file (a writer that ends deletes it, the next one makes a new one)."""
+    the same file (a writer that ends deletes it, the next one makes a new one). Only the
+    ``-shm``'s inode counts, not its size or time, which every commit changes: shared
+    connections are closed after each use anyway, and busy writers must not make every
+    checkout look like a new file (three in a row failed a read)."""
     mode = mode_of(path)
     if mode == SHARED:
-        return (mode, _identity(sidecars(path)[1]))
+        shm = _identity(sidecars(path)[1])
+        return (mode, shm[0] if shm is not None else None)
     return (mode, _identity(path), _identity(sidecars(path)[0]))
 
 

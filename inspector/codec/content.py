@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 
 import msgpack
 
-from inspector.codec.markers import (EXT_FRAMED, EXT_MAP_CHUNK, Chunk, ChunkedList, ChunkedMap, Ref, frames,
+from inspector.codec.markers import (EXT_FRAMED, as_map, EXT_MAP_CHUNK, Chunk, ChunkedList, ChunkedMap, Ref, frames,
                                      map_frames, unpack_plain)
 from inspector.errors import CorruptDataError
 
@@ -69,13 +69,7 @@ def split_map(raw: bytes) -> dict:
     if payload is None:
         raise CorruptDataError("A stored map chunk is malformed.")
     keys, values = map_frames(payload)
-    try:
-        out = dict(zip(keys, values))
-    except TypeError as exc:
-        raise CorruptDataError("A stored map chunk has a key that cannot be a key.") from exc
-    if len(out) != len(keys):
-        raise CorruptDataError("A stored map chunk repeats a key.")
-    return out
+    return as_map(keys, values)
 
 
 def check_part(entry: Chunk, part: Any, table: ChunkedList | ChunkedMap) -> None:

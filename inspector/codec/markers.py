@@ -161,7 +161,7 @@ def _ext_hook(code: int, data: bytes) -> Any:
         return decode_items(frames(data))
     if code == EXT_MAP_CHUNK:    # a whole map chunk piece: its entries, values decoded in one C call
         keys, values = map_frames(data)
-        return _as_map(keys, decode_items(values))
+        return as_map(keys, decode_items(values))
     return _marker_hook(code, data)
 
 
@@ -174,7 +174,8 @@ def decode_items(encoded: list[bytes]) -> list:
                            raw=False, strict_map_key=False)
 
 
-def _as_map(keys: list, values: list) -> dict:
+def as_map(keys: list, values: list) -> dict:
+    """A map chunk's keys and values as a dict; CorruptDataError for an unhashable or repeated key."""
     try:
         out = dict(zip(keys, values))
     except TypeError as exc:

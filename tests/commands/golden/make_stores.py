@@ -3,7 +3,7 @@
 ``python -m tests.commands.golden.make_stores`` writes:
 
 * ``native.db``: the real demo agent's store (``inspector.demo.build``), then made stable and
-  given the damage a listing must survive: the crashed run's status stored (its shown status
+  given the damage a listing must survive: the crashed run stored as failed (a shown status of an active run
   would otherwise depend on this host and the clock), a run name with terminal escapes, a
   checkpoint name that is not UTF-8, a checkpoint whose state digest is cut short, and a pin.
 * ``langgraph.db``: LangGraph's own ``SqliteSaver`` file of the LangGraph tests' standard threads
@@ -27,7 +27,7 @@ def make_native(path: Path) -> None:
     build_demo_store(path, log=lambda _line: None, include_stuck=False)
     conn = sqlite3.connect(path)
     with conn:
-        conn.execute("UPDATE ci_runs SET status = 'crashed' WHERE status = 'running'")
+        conn.execute("UPDATE ci_runs SET status = 'failed', owner_pid = NULL WHERE status = 'running'")
         conn.execute("UPDATE ci_runs SET owner_host = 'golden-host'")
         first = conn.execute("SELECT id FROM ci_runs ORDER BY created LIMIT 1 OFFSET 2").fetchone()[0]
         conn.execute("UPDATE ci_runs SET name = name || char(27) || ']0;pwned' || char(7) WHERE id = ?", (first,))

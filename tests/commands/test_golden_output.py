@@ -141,7 +141,7 @@ def copy_native_to(url: str) -> None:
         with engine.begin() as conn:
             conn.execute(sa.text("DELETE FROM ci_meta"))
             for table in metadata.sorted_tables:
-                cur = src.execute(f"SELECT * FROM {table.name}")   # noqa: S608 - our own table names
+                cur = src.execute(f"SELECT * FROM {table.name}")   # our own table names
                 names = [d[0] for d in cur.description]
                 rows = [dict(zip(names, row, strict=True)) for row in cur]
                 if rows:

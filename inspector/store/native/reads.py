@@ -113,7 +113,8 @@ class NativeReads(Store):
     def _execute(self, cur: Any, sql: str, params: Collection[Any] = ()) -> list:
         """The rows of ``sql`` as named tuples (see ``rows.row_type``)."""
         cur.execute(self._sql(sql), tuple(params))
-        make = row_type(tuple(d[0] for d in cur.description))._make
+        kind: Any = row_type(tuple(d[0] for d in cur.description))
+        make = kind._make
         return [make(row) for row in cur.fetchall()]
 
     def _rows(self, sql: str, params: Collection[Any] = ()) -> list:
@@ -505,6 +506,7 @@ class SqliteNativeReader(NativeReads):
 def open_sqlite_reader(target: Target) -> SqliteNativeReader | None:
     """The native store at ``target`` (a SQLite file that ``sqlite_ro.check_sqlite_file``
     accepted) opened read-only without SQLAlchemy; None when it is not a native store."""
+    assert target.path is not None
     reader = SqliteNativeReader(target)
     try:
         with reader._connection() as cur:

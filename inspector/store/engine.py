@@ -356,3 +356,28 @@ class CompiledStatement:
 def begin_write_sql(dialect_name: str) -> str | None:
     """The statement that opens a write transaction on a raw connection (None: implicit)."""
     return "BEGIN IMMEDIATE" if dialect_name == "sqlite" else None
+
+
+def vacuum(engine: sa.Engine, pg_tables: tuple[str, ...]) -> None:
+    """Give free space back to the operating system, outside any transaction: SQLite VACUUM
+    (with the WAL truncated before and after, since VACUUM in WAL mode rewrites through it);
+    PostgreSQL VACUUM FULL of ``pg_tables``, which locks them while it runs."""
+    raw = engine.raw_connection()
+    try:
+        if engine.dialect.name == "sqlite":
+            cur = raw.cursor()         # the store's connections are in autocommit mode
+            cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            cur.execute("VACUUM")
+            cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            cur.close()
+        else:
+            driver = raw.driver_connection
+            assert driver is not None
+            driver.rollback()
+            driver.autocommit = True
+            try:
+                driver.execute("VACUUM FULL " + ", ".join(pg_tables))
+            finally:
+                driver.autocommit = False
+    finally:
+        raw.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from inspector.errors import StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
@@ -91,7 +91,7 @@ class Store(ABC):
     def close(self) -> None:  # noqa: B027 - a store without connections has nothing to release
         """Release connections."""
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -144,7 +144,7 @@ _CHECKPOINT_VALUES = attrgetter("id", "run_id", "seq", "kind", "name", "created"
 def _made(cls: type, names: tuple[str, ...], values: tuple) -> Any:
     """A frozen dataclass with every field given, built without its __init__ (a listing of
     100,000 checkpoints spent a third of its time in ``__setattr__``s)."""
-    obj = _new(cls)
+    obj: Any = _new(cls)
     obj.__dict__.update(zip(names, values, strict=True))
     return obj
 

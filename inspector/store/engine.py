@@ -52,8 +52,8 @@ def parse_target(target: str | os.PathLike) -> Target:
             return Target(url.render_as_string(hide_password=False),
                           url.render_as_string(hide_password=True), "postgresql")
         raise StoreError(f"Unsupported database URL scheme {url.drivername!r}; use a SQLite path or postgresql://.")
-    target = _sqlite_target(text, None)
-    return Target(f"sqlite:///{target.path}", str(target.path), "sqlite", target.path)
+    local = _sqlite_target(text, None)
+    return Target(f"sqlite:///{local.path}", str(local.path), "sqlite", local.path)
 
 
 def _sqlite_target(text: str, url: str | None) -> Target:
@@ -206,22 +206,22 @@ class _ReadConnection(sqlite3.Connection):
 
 
 def _postgres_engine(target: Target, readonly: bool) -> sa.Engine:
-    connect_args = {"connect_timeout": 10}
+    connect_args: dict[str, Any] = {"connect_timeout": 10}
     if readonly:
         connect_args["options"] = "-c default_transaction_read_only=on"
     return sa.create_engine(target.url, connect_args=connect_args, pool_pre_ping=True,
                             pool_size=5, max_overflow=10)
 
 
-def insert_ignore(table: sa.Table, dialect_name: str):
+def insert_ignore(table: sa.Table, dialect_name: str) -> sa.Insert:
     """INSERT … ON CONFLICT DO NOTHING for the engine's dialect."""
     if dialect_name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    elif dialect_name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:  # pragma: no cover - only the two backends are supported
-        raise StoreError(f"Unsupported database backend {dialect_name}.")
-    return insert(table).on_conflict_do_nothing()
+        from sqlalchemy.dialects import sqlite
+        return sqlite.insert(table).on_conflict_do_nothing()
+    if dialect_name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+        return postgresql.insert(table).on_conflict_do_nothing()
+    raise StoreError(f"Unsupported database backend {dialect_name}.")  # pragma: no cover - two backends
 
 
 # SQLite primary result codes (https://sqlite.org/rescode.html); extended codes carry the
@@ -314,6 +314,8 @@ def is_transient(err: BaseException | None) -> bool:
             if err.connection_invalidated:
                 return True
             err = err.orig
+            if err is None:
+                return False
         if type(err).__module__.split(".")[0] == "psycopg":
             state = getattr(err, "sqlstate", None)
             if state is None:  # no answer from a server at all: connect failed or socket closed
@@ -337,11 +339,14 @@ class CompiledStatement:
     but per-execution overhead drops from ~100 µs to a few µs.
     """
 
-    def __init__(self, stmt: sa.Executable, dialect: sa.Dialect) -> None:
-        self.compiled = stmt.compile(dialect=dialect)
+    def __init__(self, stmt: sa.ClauseElement, dialect: sa.Dialect) -> None:
+        from sqlalchemy.sql.compiler import SQLCompiler
+        compiled = stmt.compile(dialect=dialect)
+        assert isinstance(compiled, SQLCompiler)    # a DML / SELECT statement, never DDL
+        self.compiled = compiled
         self.sql = self.compiled.string
         self.positional = bool(dialect.positional)
-        self.names = list(self.compiled.positiontup or []) if self.positional else None
+        self.names: list[str] = list(self.compiled.positiontup or []) if self.positional else []
         self.defaults = {name: bind.value for name, bind in self.compiled.binds.items()
                          if not bind.required and bind.value is not None}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -264,13 +264,15 @@ class NativeStore(Store):
                     found[d] = raw
         return found, list(missing)
 
-    def _blob_rows(self, conn: sa.Connection, batch: list[bytes]) -> list:
+    def _blob_rows(self, conn: sa.Connection, batch: list[bytes]) -> Sequence[Any]:
         """The blob rows (hash, codec, size, data) of up to ``FETCH_BATCH`` distinct digests."""
         size = next(n for n in _BLOB_BATCHES if n >= len(batch))
         stmt = self._blob_select(size, conn.dialect)
         padded = batch + [batch[-1]] * (size - len(batch))   # a repeated digest matches once
         params = stmt.params({f"d{n}": digest for n, digest in enumerate(padded)})
-        cur = conn.connection.dbapi_connection.cursor()     # plain tuples: no Row per blob
+        driver = conn.connection.dbapi_connection
+        assert driver is not None   # a checked-out pool connection has its driver connection
+        cur = driver.cursor()     # plain tuples: no Row per blob
         try:
             cur.execute(stmt.sql, params)
             return cur.fetchall()
@@ -279,7 +281,7 @@ class NativeStore(Store):
         finally:
             cur.close()
 
-    def _verified(self, asked: list[bytes], rows: list, raws: list[bytes]) -> dict[bytes, bytes]:
+    def _verified(self, asked: list[bytes], rows: Sequence[Any], raws: list[bytes]) -> dict[bytes, bytes]:
         """The decompressed pieces of ``rows`` checked against their digests (all ``asked``
         must be there), and kept in the raw cache."""
         fetched: dict[bytes, bytes] = {}
@@ -306,7 +308,7 @@ class NativeStore(Store):
         an IN list of hundreds of digests cost more than the query itself)."""
         stmt = self._blob_selects.get(size)
         if stmt is None:
-            marks = [sa.bindparam(f"d{n}") for n in range(size)]
+            marks: list[sa.BindParameter[Any]] = [sa.bindparam(f"d{n}") for n in range(size)]
             stmt = CompiledStatement(sa.select(*_BLOB_COLUMNS).where(blob_table.c.hash.in_(marks)), dialect)
             self._blob_selects[size] = stmt
         return stmt

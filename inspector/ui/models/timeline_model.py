@@ -8,8 +8,10 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 import bisect
+from functools import partial
 
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo
+from inspector.store.base import Store
 from inspector.store.branches import (Branch, TopologyRow, branches_through, choices, divergences, follow,
                                       thread_branches)
 from inspector.ui import formatting, icons, style
@@ -304,10 +306,9 @@ class TimelineModel(QAbstractTableModel):
             self._in_flight.add(page)
             run_id, generation = self.run.id, (self._generation, self._page_generation)
             seqs = self._seqs
-            self.session.runner.run(lambda p=page, r=run_id, q=seqs: fetch_page(store, r, p) if q is None
-                                    else fetch_branch_page(store, r, q, p),
-                                    lambda result, p=page, g=generation: self._on_page(g, p, result),
-                                    lambda message, p=page, g=generation: self._on_page_failed(g, p, message))
+            self.session.runner.run(partial(_fetch, store, run_id, seqs, page),
+                                    partial(self._on_page, generation, page),
+                                    partial(self._on_page_failed, generation, page))
 
     def _on_page(self, generation: tuple[int, int], page: int,
                  result: tuple[CheckpointInfo | None, list[CheckpointInfo]]) -> None:
@@ -491,3 +492,9 @@ class TimelineModel(QAbstractTableModel):
 
 
 STALL_COLOR = style.STATUS_COLORS["stuck"]
+
+
+def _fetch(store: Store, run_id: str, seqs: tuple[int, ...] | None,
+           page: int) -> tuple[CheckpointInfo | None, list[CheckpointInfo]]:
+    """Page ``page`` of the run (``seqs`` None) or of one branch (worker thread)."""
+    return fetch_page(store, run_id, page) if seqs is None else fetch_branch_page(store, run_id, seqs, page)

@@ -58,6 +58,16 @@ class Store(ABC):
     def load(self, checkpoint_id: int | str) -> Snapshot:
         """Decode a checkpoint's state, task state and metadata."""
 
+    def checkpoints_by_id(self, ids: Collection[int | str]) -> dict[int | str, CheckpointInfo]:
+        """The checkpoints with these ids that can be read (default: one ``get_checkpoint`` each)."""
+        found: dict[int | str, CheckpointInfo] = {}
+        for ident in ids:
+            try:
+                found[ident] = self.get_checkpoint(ident)
+            except Exception:  # pruned or damaged: not found
+                continue
+        return found
+
     def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
         """The run's checkpoints with the given seqs (default: filter one listing)."""
         wanted = set(seqs)

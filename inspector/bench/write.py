@@ -58,20 +58,21 @@ def _checkpoint_wal(path: Path) -> None:
 
 def run_langgraph(path: Path, steps: int) -> dict:
     """Save the same W1 states through SqliteSaver.put (one checkpoint per step)."""
-    from langgraph.checkpoint.base import create_checkpoint, empty_checkpoint
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import ChannelVersions, create_checkpoint, empty_checkpoint
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     conn = sqlite3.connect(path, check_same_thread=False)
     saver = SqliteSaver(conn)
     saver.setup()
     conn.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
-    config = {"configurable": {"thread_id": "bench", "checkpoint_ns": ""}}
+    config: RunnableConfig = {"configurable": {"thread_id": "bench", "checkpoint_ns": ""}}
     checkpoint = empty_checkpoint()
     times: list[float] = []
     for step, (state, tasks) in enumerate(w1_states(steps)):
         checkpoint = create_checkpoint(checkpoint, None, step)
         checkpoint["channel_values"] = {**state, "tasks": tasks}
-        versions = {k: str(step + 1) for k in checkpoint["channel_values"]}
+        versions: ChannelVersions = {k: str(step + 1) for k in checkpoint["channel_values"]}
         checkpoint["channel_versions"] = versions
         t0 = time.perf_counter()
         config = saver.put(config, checkpoint, {"source": "loop", "step": step, "parents": {}}, versions)

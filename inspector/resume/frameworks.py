@@ -24,6 +24,7 @@ import inspector
 from inspector.errors import NotResumableError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.resume.launch import LaunchSpec, check_argv, check_cwd, check_env, display_env, inherited
+from inspector.store.frameworks.base import EngineCatalogStore
 from inspector.store.base import Store
 from inspector.store.langgraph.settings import GraphSettings, load_settings, save_settings
 
@@ -156,7 +157,9 @@ def _agents_branch(store: Store, run: RunInfo, cp: CheckpointInfo, python: str, 
     if cp.kind != "input" or cp.name != "user" or not isinstance(turn, int):
         raise StoreError("An Advanced session branches at a user turn: choose one of the user messages "
                          "(kind input); the branch keeps the turns before it.")
-    path = store.target.path
+    path = store.target.path if isinstance(store, EngineCatalogStore) else None
+    if path is None:
+        raise StoreError("An Advanced session branches in its SQLite file; this store has no file to branch in.")
     session, source = str(run.labels.get("session")), str(run.labels.get("branch", "main"))
     name = branch or f"{source}-turn{turn}-{time.strftime('%H%M%S')}"
     argv = [python, str(RUNNERS / "openai_agents_branch.py"), "--db", str(path), "--session", session,

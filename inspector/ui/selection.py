@@ -61,7 +61,7 @@ class SelectionRequest(QObject):
                 self._fail(f"Run {run.id} has no checkpoint #{self.seq} (it has {run.checkpoint_count}).")
                 return
             self._waiting_snapshot = True
-            self.window.timeline_panel.select_seq(seq)
+            self.window.timeline_panel.select_seq(self.seq)   # negative: back from the branch's head
         self._check()
 
     def _on_annotated(self) -> None:

@@ -17,7 +17,7 @@ class ThreadRow(NamedTuple):
     thread_id: str
     first_id: str
     last_id: str
-    count: int
+    checkpoints: int     # (not `count`: that would hide tuple.count)
 
 
 class ListRow(NamedTuple):

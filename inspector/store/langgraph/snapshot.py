@@ -106,17 +106,17 @@ def describe_writes(rows: list[WriteRow], planned: list[dict] | None = None,
     """
     summary = summarise_tasks((w.task_id, w.task_path, w.channel) for w in rows)
     by_id = {p["task_id"]: p["node"] for p in planned or () if p.get("task_id")}
-    for task in summary.values():
-        if task.task_id in by_id:
-            task.node = by_id[task.task_id]
-        elif (index := push_index(task.task_path)) is not None and sends and 0 <= index < len(sends) \
+    for summarised in summary.values():
+        if summarised.task_id in by_id:
+            summarised.node = by_id[summarised.task_id]
+        elif (index := push_index(summarised.task_path)) is not None and sends and 0 <= index < len(sends) \
                 and sends[index]:
-            task.node = sends[index]
+            summarised.node = sends[index]
     writes, interrupts, errors = [], [], []
     details: dict[str, dict] = {}
     for w in rows:
         task = summary.get(w.task_id)
-        node = task.node if task else None
+        node = task.node if task is not None else None
         value = decode_plain(w.type, w.value)
         writes.append({"task_id": w.task_id, "node": node, "task_path": w.task_path, "idx": w.idx,
                        "channel": w.channel, "type": w.type, "value": value})
@@ -166,7 +166,7 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
     errors = [error] if error else []
     notes: list[str] = []
     cp = checkpoint if isinstance(checkpoint, dict) and "__opaque__" not in checkpoint else {}
-    values = cp.get("channel_values") if isinstance(cp.get("channel_values"), dict) else {}
+    values = got_values if isinstance(got_values := cp.get("channel_values"), dict) else {}
     state, control, sizes, deltas = split_channels(values, show_control)
     rebuilt = rebuild(lg_meta, values) if rebuild and cp is checkpoint and checkpoint is not None else {}
     for channel, found in rebuilt.items():

@@ -21,11 +21,12 @@ import sqlalchemy as sa
 from inspector.errors import NotAStoreError, StoreError
 from inspector.model import LANGGRAPH_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
+from inspector.store.branches import TopologyRow
 from inspector.store.engine import table_columns
 from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import (build_infos, group_outputs, has_push, page_bounds,
-                                               parse_metadata, row_source)
+                                               parse_metadata, row_source, topology_rows)
 from inspector.store.langgraph.pregel import (CONTROL_WRITES, INTERRUPT, PREGEL_TASKS, is_control_channel,
                                               send_nodes)
 from inspector.store.langgraph.decode import decode_plain
@@ -249,6 +250,19 @@ class LangGraphStore(Store):
             return super().checkpoints_at(run_id, wanted)
         found = [self.list_checkpoints(run_id, after_seq=s - 1, limit=1) for s in wanted]
         return [page[0] for page in found if page]
+
+    branching = True
+
+    def topology(self, run_id: str) -> list[TopologyRow] | None:
+        """The thread's tree (see ``inspector.store.branches``) when a main-graph checkpoint has
+        several children (``update_state``, a fork, a replay); None for a single line."""
+        threads = self.reader.threads(str(run_id))
+        if not threads:
+            return None
+        several = self.reader.child_counts(str(run_id), threads[0].first_id, threads[0].last_id)
+        if not any(ns == "" for ns, _ in several):
+            return None
+        return topology_rows(str(run_id), self.reader.list_rows(str(run_id), 0, None))
 
     def count_checkpoints(self, run_id: str) -> int:
         """Checkpoints of the thread in every namespace."""

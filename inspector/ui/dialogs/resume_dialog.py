@@ -272,9 +272,9 @@ class ResumeDialog(QDialog):
         run = plan.run
         if not run.parent_run:
             return ""
-        return (f"This fork keeps its own resume spec (copied from run {html.escape(run.parent_run)} when "
-                "it was forked). The agent restores <b>this fork's</b> checkpoint, edits included; "
-                "start-up flags of the original command do not reset that state.")
+        return (f"This is a fork of run {html.escape(run.parent_run)}. The command below is <b>the fork's "
+                "own</b> resume command, as set when it was forked (prefilled from the original's), and "
+                "the agent restores <b>this fork's</b> checkpoint, edits included.")
 
     def _show_stop_offer(self, plan: ResumePlan) -> None:
         from inspector.resume.liveness import stoppable_owner

@@ -8,7 +8,7 @@ rest of the snapshot still fills in. ``Snapshot.meta`` keys:
 ``thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, source, step, ts, v,
 serialization, langgraph_metadata, channel_versions, versions_seen, updated_channels,
 next, writes, tasks, interrupts, errors, control_channels, channel_sizes, subgraphs,
-parent_step, delta_snapshots, reconstructed, empty_reducers, decode_errors, notes``.
+planned_tasks, parent_step, delta_snapshots, reconstructed, empty_reducers, decode_errors, notes``.
 
 ``writes`` items: ``{task_id, node, task_path, idx, channel, type, value}``; ``tasks`` items:
 ``{task_id, node, task_path, status (finished|errored|interrupted|pending), channels,
@@ -204,7 +204,7 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
         "updated_channels": plain_or_error(cp.get("updated_channels")),
         "next": next_list, "writes": write_list, "tasks": tasks, "interrupts": interrupts,
         "errors": task_errors, "control_channels": control, "channel_sizes": sizes,
-        "subgraphs": _subgraphs(ns, tasks, namespaces),
+        "subgraphs": _subgraphs(ns, tasks, namespaces), "planned_tasks": planned,
         "parent_step": info.parent_id if ns and body.parent_id is None else None,
         "delta_snapshots": deltas, "reconstructed": rebuilt, "empty_reducers": sorted(empty), "decode_errors": errors, "notes": notes,
     }

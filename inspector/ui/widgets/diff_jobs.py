@@ -42,6 +42,7 @@ def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush]
     known = {s.info.id: s for s in request.known}
     states = []
     for info in (result.a, result.b):
+        assert info is not None     # diff_checkpoints names both checkpoints
         snap = known.get(info.id) or request.store.load(info.id)
         ctx.check()
         states.append(snap.state)

@@ -441,7 +441,7 @@ class DiffPanel(QWidget):
     def compare_with_original_step(self) -> None:
         """Pin the original run's checkpoint at the shown checkpoint's step (origin seq + seq in the fork)."""
         run, snap, store = self._run, self._snapshot, self._store
-        if run is None or run.parent_checkpoint is None or snap is None or store is None:
+        if run is None or run.parent_checkpoint is None or run.parent_run is None or snap is None or store is None:
             return
         seq, ref, parent = snap.info.seq, run.parent_checkpoint, run.parent_run
 

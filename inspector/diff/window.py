@@ -42,8 +42,8 @@ class Window:
     changes: int = 0          # changes the window was built around
     omitted_changes: int = 0  # changes beyond MAX_CHANGES (not windowed)
 
-    def real_path(self, shown: tuple) -> tuple | None:
-        """The state's path of a path in the copy (None inside a placeholder)."""
+    def real_path(self, shown: tuple) -> tuple:
+        """The state's path of a path in the copy (a placeholder: its container's path)."""
         real: tuple = ()
         for part in shown:
             mapping = self.index_maps.get(real)

@@ -52,7 +52,7 @@ def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush]
         shown = window(state, result.changes, side) if big else None
         text, spans, paths = prepare_json(shown.value if shown else state, ctx)
         if shown is not None:   # paths of the copy back to the state's (for "scroll to change")
-            paths = [shown.real_path(p) if p is not None else None for p in paths]
+            paths = [shown.real_path(p) for p in paths]
         sides.append((text.split("\n"), spans, paths))
     del states
     aligned = align(sides[0], sides[1], cancel=ctx.cancelled)

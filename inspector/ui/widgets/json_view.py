@@ -120,6 +120,7 @@ class JsonView(QPlainTextEdit):
         self._match_index = -1
         self._line_marks: list[QTextEdit.ExtraSelection] = []
         self._show_gutter = True
+        self._preferred_height: int | None = None
         self._gutter = _Gutter(self)
         self.blockCountChanged.connect(self._update_gutter_width)
         self.updateRequest.connect(self._on_update_request)
@@ -229,6 +230,15 @@ class JsonView(QPlainTextEdit):
             selections.append(sel)
         self._line_marks = selections
         self._apply_selections()
+
+    def set_preferred_height(self, height: int | None) -> None:
+        """The height this view asks a layout for (None: Qt's default for text views)."""
+        self._preferred_height = height
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:  # Qt override
+        hint = super().sizeHint()
+        return hint if self._preferred_height is None else QSize(hint.width(), self._preferred_height)
 
     def set_gutter_visible(self, visible: bool) -> None:
         """Show or hide the line numbers."""

@@ -204,7 +204,7 @@ def run_floor(tmp: Path, steps: int) -> dict:
                           "change": cp.change, "kind": cp.kind, "name": cp.name}))
         return info
     times = []
-    native_writer.NativeWriter.append = recording   # type: ignore[method-assign]
+    native_writer.NativeWriter.append = recording   # type: ignore[method-assign]  # the floor benchmark records the real writer's rows
     try:
         with Checkpointer(tmp / "floor-ours.db", name="bench", heartbeat=3600) as cp:
             for state, tasks in w1_states(steps):
@@ -212,7 +212,7 @@ def run_floor(tmp: Path, steps: int) -> dict:
                 cp.save(state, kind="llm", name="step", tasks=tasks)
                 times.append(time.perf_counter() - t0)
     finally:
-        native_writer.NativeWriter.append = original   # type: ignore[method-assign]
+        native_writer.NativeWriter.append = original   # type: ignore[method-assign]  # put back
     floor = _raw_inserts(tmp / "floor-raw.db", captured)
     ours = summary_ms(times)
     return {"steps": steps, "ours": ours, "raw_insert": floor, "ratio": ours["median_ms"] / floor["median_ms"]}

@@ -74,14 +74,14 @@ def test_every_disabled_action_says_why(window, qtbot, demo_store: Path, lg_copy
     window.storage.ensure_view()            # the Storage dock's buttons too
     assert _unexplained(window) == []
     assert "select a run" in window.run_actions.fork.statusTip()
-    assert "select a checkpoint" in window.actions.copy_ref.toolTip()
+    assert "select a checkpoint" in window.menu_actions.copy_ref.toolTip()
     # a completed run, then one of its checkpoints; then a run that is not a fork
     with open_store(demo_store) as st:
         completed = next(r for r in st.list_runs() if r.status == "completed" and not r.parent_run)
     select_run(window, qtbot, completed.id)
     assert _unexplained(window) == []
     select_checkpoint(window, qtbot, 2)
-    assert window.actions.copy_ref.isEnabled() and window.run_actions.fork.isEnabled()
+    assert window.menu_actions.copy_ref.isEnabled() and window.run_actions.fork.isEnabled()
     window.details.set_tab("diff")
     qtbot.waitUntil(lambda: "diff" in window.details.panels, timeout=10_000)
     diff = window.details.panels["diff"]

@@ -15,26 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage
 
 from inspector.diff import diff_checkpoints
 from inspector.record.langgraph import InspectorSaver
 from inspector.store import open_store
-from tests.record.test_langgraph_inplace import _editing_graph
+from tests.record.lg_edits import drive
 
 
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("lgdiff") / "agent.db"
     with InspectorSaver.from_conn_string(str(path)) as saver:
-        graph = _editing_graph(saver)
-        config = {"configurable": {"thread_id": "edits"}}
-        graph.invoke({"messages": [HumanMessage(content="first", id="h-0"), AIMessage(content="a", id="a-0"),
-                                   AIMessage(content="b", id="b-0")], "notes": {"count": 0}},
-                     config, durability="sync")
-        for turn in range(1, 4):
-            graph.invoke({"messages": [HumanMessage(content=f"turn {turn}", id=f"h-{turn}")]}, config,
-                         durability="sync")
+        drive(saver, 4)
     return path
 
 

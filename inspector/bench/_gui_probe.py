@@ -109,7 +109,7 @@ class Probe(QObject):
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             emit("done", peak_rss_mb=peak / (1024 * 1024 if sys.platform == "darwin" else 1024))
             self.window.close()
-            QApplication.instance().quit()
+            QApplication.quit()
 
 
 def attach_from_env(window) -> None:

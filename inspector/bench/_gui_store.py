@@ -217,6 +217,7 @@ def write_live(path: Path, run_id: str, count: int, interval: float) -> None:
         writer = NativeWriter(store)
         run = store.get_run(run_id)
         head = store.get_checkpoint(f"{run_id}:-1")
+        assert head.state_hash is not None  # a native checkpoint always has its state's digest
         for _ in range(count):
             time.sleep(interval)
             info = writer.append(run_id, run.epoch, NewCheckpoint(

@@ -24,13 +24,16 @@ import sqlite3
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterator
 
 import sqlalchemy as sa
 
 from inspector.bench._util import dump, print_table
 from inspector.errors import StoreError
+
+if TYPE_CHECKING:
+    from inspector.bench.fleet import _Pg
 
 THREAD = "bench-chat"
 ANSWER = 1000        # characters of each answer (~1 KB per step)
@@ -186,7 +189,7 @@ def _measure_async(name: str, opener: Callable[[], Any], steps: int, size: Calla
     return result
 
 
-def measure(steps: int, folder: Path, pg: Any | None) -> dict:
+def measure(steps: int, folder: Path, pg: _Pg | None) -> dict:
     """Every saver pair on SQLite (and PostgreSQL when ``pg`` is given), with the baselines."""
     from inspector.record.langgraph import AsyncInspectorSaver, InspectorSaver
     base_sync = run_sync(None, steps)
@@ -207,7 +210,7 @@ def measure(steps: int, folder: Path, pg: Any | None) -> dict:
                                   steps, lambda: _file_bytes(ours_path))
         rows.extend(_pair("sqlite", kind, theirs, ours, base_sync if kind == "sync" else base_async, steps))
 
-    def pg_pair(kind: str) -> None:
+    def pg_pair(pg: _Pg, kind: str) -> None:
         theirs_url, ours_url = pg.target(), pg.target()
         if kind == "sync":
             theirs = _measure_sync("PostgresSaver", lambda: _postgres_saver(theirs_url), steps,
@@ -224,8 +227,8 @@ def measure(steps: int, folder: Path, pg: Any | None) -> dict:
     sqlite_pair("sync")
     sqlite_pair("async")
     if pg is not None:
-        pg_pair("sync")
-        pg_pair("async")
+        pg_pair(pg, "sync")
+        pg_pair(pg, "async")
     return {"steps": steps, "baseline_sync_ms_per_step": base_sync / steps * 1e3,
             "baseline_async_ms_per_step": base_async / steps * 1e3, "rows": rows,
             "load": os.getloadavg()[0]}

@@ -61,9 +61,10 @@ class TempPostgres:
 
     def __init__(self, *, durable: bool = False, max_connections: int = 300,
                  bindir: Path | None = None) -> None:
-        self.bindir = bindir or find_bindir()
-        if self.bindir is None:
+        found = bindir or find_bindir()
+        if found is None:
             raise StoreError("PostgreSQL server binaries (initdb, pg_ctl) are not installed.")
+        self.bindir: Path = found
         self.durable = durable
         self.max_connections = max_connections
         self.port = 0

@@ -38,13 +38,13 @@ def _graph(steps: int, checkpointer: Any = None) -> Any:
     # functional form: real objects, not strings (this module uses __future__ annotations)
     State = TypedDict("State", {"messages": Annotated[list, add_messages], "turns": int}, total=False)  # noqa: UP013
 
-    def agent(state: dict) -> dict:
+    def agent(state: State) -> dict:
         """Answer and count the turn."""
         turn = state.get("turns", 0)
         return {"messages": [AIMessage(content="".join(rnd.choices(alphabet, k=600)), id=f"ai-{turn}")],
                 "turns": turn + 1}
 
-    def tool(state: dict) -> dict:
+    def tool(state: State) -> dict:
         """A tool result."""
         turn = state["turns"]
         return {"messages": [ToolMessage(content="".join(rnd.choices(alphabet, k=600)), tool_call_id=f"c{turn}",

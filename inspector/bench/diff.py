@@ -56,7 +56,7 @@ def history_pair(size: int = 1_000_000, seed: int = 1) -> tuple[dict, dict]:
                "content": _text(rnd, 450), "tokens": rnd.randint(10, 500)}
         messages.append(msg)
         total += len(json.dumps(msg))
-    a = {"messages": messages, "step": len(messages)}
+    a: dict[str, Any] = {"messages": messages, "step": len(messages)}
     b = copy.deepcopy(a)
     b["messages"].append({"id": f"msg-{len(messages)}", "role": "assistant", "content": _text(rnd, 450),
                           "tokens": 99})
@@ -116,7 +116,7 @@ def tasks_pair(count: int = 200, transitions: int = 30, seed: int = 3) -> tuple[
               "progress": 0.5, "review": {"status": "requested", "reviewer": None, "note": None},
               "checks": [{"name": f"check {k}", "passed": rnd.random() > 0.4, "detail": _text(rnd, 30)}
                          for k in range(rnd.randint(3, 7))]} for i in range(count)]
-    a = {"goal": "ship the report", "tasks": tasks}
+    a: dict[str, Any] = {"goal": "ship the report", "tasks": tasks}
     b = copy.deepcopy(a)
     for n, task in enumerate(rnd.sample(b["tasks"], transitions)):
         task["status"], task["progress"] = ("done", 1.0) if n % 3 else ("blocked", 0.6)
@@ -158,11 +158,16 @@ class _StoreDiff:
     def __init__(self, path: Path, a: Any, b: Any, tasks: tuple | None) -> None:
         from inspector.record import Checkpointer
         from inspector.store import open_store
+        from inspector.store.native.store import NativeStore
 
         with Checkpointer(path, name=path.stem, agent="bench", heartbeat=3600) as rec:
-            self.first = rec.save(a, force=True, tasks=tasks[0] if tasks else None)
-            self.second = rec.save(b, force=True, tasks=tasks[1] if tasks else None)
-        self.store = open_store(path)
+            first = rec.save(a, force=True, tasks=tasks[0] if tasks else None)
+            second = rec.save(b, force=True, tasks=tasks[1] if tasks else None)
+        assert first is not None and second is not None  # force=True always writes
+        self.first, self.second = first, second
+        store = open_store(path)
+        assert isinstance(store, NativeStore)  # the recording library writes the native format
+        self.store = store
         self.warm()     # compiles the SQL statements once, as in a long-lived GUI process
 
     def warm(self) -> Any:

@@ -81,6 +81,7 @@ class _Lines:
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self) -> None:
+        assert self.proc.stdout is not None  # started with stdout=PIPE
         for line in self.proc.stdout:
             try:
                 self.queue.put(json.loads(line))
@@ -109,6 +110,7 @@ def _live_latency(store: Path, probe: _Lines, commits: int) -> list[float]:
                                "--run", LIVE_RUN_ID, "--count", str(commits), "--interval", "0.25"],
                               stdout=subprocess.PIPE, text=True)
     committed = {}
+    assert writer.stdout is not None  # started with stdout=PIPE
     for line in writer.stdout:
         item = json.loads(line)
         committed[item["seq"]] = item["t"]
@@ -183,6 +185,7 @@ def measure(store: Path, commits: int, idle: float, env: dict[str, str]) -> dict
         before = ps.cpu_times()
         time.sleep(idle)
         after = ps.cpu_times()
+        assert proc.stdin is not None  # started with stdin=PIPE
         proc.stdin.write("quit\n")
         proc.stdin.flush()
         done = lines.next("done")

@@ -101,16 +101,15 @@ def build_graph_thread(saver: Any, steps: int) -> None:
     from langgraph.graph.message import add_messages
     _, _, human, ai = _imports()
 
-    # functional form: real objects, not string annotations (this module uses __future__)
-    class State(TypedDict, total=False):
-        messages: Annotated[list, add_messages]
-        turns: int
+    # functional form: real objects, not string annotations (this module uses __future__
+    # annotations, so a class body's Annotated[...] would reach LangGraph as an unresolvable string)
+    State = TypedDict("State", {"messages": Annotated[list, add_messages], "turns": int}, total=False)  # noqa: UP013
 
-    def agent(state: dict) -> dict:
+    def agent(state: State) -> dict:
         """Answer and count the turn."""
         return {"messages": [ai(content=f"turn {state.get('turns', 0)}")], "turns": state.get("turns", 0) + 1}
 
-    def tools(state: dict) -> dict:
+    def tools(state: State) -> dict:
         """Return a tool result."""
         return {"messages": [human(content="tool result")]}
 

@@ -22,8 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--steps", type=int, default=1000, help="W1 steps (default 1000)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-langgraph", action="store_true", help="do not run SqliteSaver")
-    parser.add_argument("--only", default="w1,w2,w3,w4,w5,floor",
-                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w5,floor)")
+    parser.add_argument("--only", default="w1,w2,w3,w4,w4m,w5,floor",
+                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w4m,w5,floor; "
+                             "w4m is W4-maps, the records as a map of id → record)")
     parser.add_argument("--w3-steps", type=int, default=40, help="saves per W3 size (default 40)")
     parser.add_argument("--w3-sizes", default="0.1,1,10,50", help="W3 state sizes in MB (default 0.1,1,10,50)")
     parser.add_argument("--w4-steps", type=int, default=20, help="saves per W4 density (default 20)")
@@ -58,20 +59,21 @@ def _checkpoint_wal(path: Path) -> None:
 
 def run_langgraph(path: Path, steps: int) -> dict:
     """Save the same W1 states through SqliteSaver.put (one checkpoint per step)."""
-    from langgraph.checkpoint.base import create_checkpoint, empty_checkpoint
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import ChannelVersions, create_checkpoint, empty_checkpoint
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     conn = sqlite3.connect(path, check_same_thread=False)
     saver = SqliteSaver(conn)
     saver.setup()
     conn.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
-    config = {"configurable": {"thread_id": "bench", "checkpoint_ns": ""}}
+    config: RunnableConfig = {"configurable": {"thread_id": "bench", "checkpoint_ns": ""}}
     checkpoint = empty_checkpoint()
     times: list[float] = []
     for step, (state, tasks) in enumerate(w1_states(steps)):
         checkpoint = create_checkpoint(checkpoint, None, step)
         checkpoint["channel_values"] = {**state, "tasks": tasks}
-        versions = {k: str(step + 1) for k in checkpoint["channel_values"]}
+        versions: ChannelVersions = {k: str(step + 1) for k in checkpoint["channel_values"]}
         checkpoint["channel_versions"] = versions
         t0 = time.perf_counter()
         config = saver.put(config, checkpoint, {"source": "loop", "step": step, "parents": {}}, versions)
@@ -115,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
             result["w3"] = write_shapes.run_w3(tmp, args.w3_steps, sizes)
         if "w4" in only:
             result["w4"] = write_shapes.run_w4(tmp, args.w4_steps)
+        if "w4m" in only:
+            result["w4m"] = write_shapes.run_w4(tmp, args.w4_steps, as_map=True)
         if "w5" in only and not args.skip_langgraph:
             result["w5"] = write_graph.run_w5(tmp, args.w5_steps)
     if args.json:
@@ -122,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print(result, args.steps)
     for key, show in (("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3),
-                      ("w4", write_shapes.print_w4), ("w5", write_graph.print_w5)):
+                      ("w4", write_shapes.print_w4), ("w4m", write_shapes.print_w4_maps),
+                      ("w5", write_graph.print_w5)):
         if key in result:
             show(result[key])
     return 0

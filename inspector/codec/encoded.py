@@ -1,43 +1,67 @@
-"""What the encoder returns for a value, and the copy it keeps of a chunked container."""
+"""What the encoder returns for a value, and the exact fingerprints it compares next states with."""
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import msgspec
+
 
 class Encoded(NamedTuple):
-    """One encoded value: what its parent embeds, its logical size, and a private copy."""
+    """One encoded value: what its parent embeds, its logical size, and its fingerprint."""
 
     form: Any       # the value itself, a Ref or a table marker
     size: int
-    copy: Any       # compared with the next state's value (``UNSEEN`` for a chunked container)
+    fp: bytes | None    # the value's msgpack encoding (None: holds a chunked container, always revisited)
 
 
 class Bulk(NamedTuple):
-    """Values encoded together: per value its form, size, copy and msgpack encoding."""
+    """Values encoded together: per value its form (None for a small value, stored as it is),
+    size, fingerprint and the encoding its chunk frames (``pack(form)``)."""
 
     forms: list
     sizes: list
-    copies: list
+    fps: list
     encoded: list
 
 
-class _Unseen:
-    """The copy of a chunked container kept in its parent: equal to nothing, so the parent
-    always visits it again (the container then checks its own chunks, cheaply)."""
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return False
-
-    def __ne__(self, other: object) -> bool:
-        return True
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return "UNSEEN"
+_encode_fp = msgspec.msgpack.Encoder().encode
+_FP_ERRORS = (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError)
 
 
-UNSEEN = _Unseen()
+def fingerprint(value: Any) -> bytes | None:
+    """The msgpack encoding of ``value`` (byte for byte what ``pack`` writes for a plain value),
+    or None when it has none. Equal fingerprints mean the same stored value exactly: types
+    (1, True, 1.0), float signs (0.0, -0.0) and key order included, which ``==`` ignores."""
+    try:
+        return _encode_fp(value)
+    except _FP_ERRORS:
+        return None
+
+
+class FingerprintBuffer:
+    """Compares fingerprints without allocating one per comparison (one per encoder: not
+    shared between threads)."""
+
+    __slots__ = ("_buffer", "_encode_into")
+
+    def __init__(self) -> None:
+        self._buffer = bytearray(64 * 1024)
+        self._encode_into = msgspec.msgpack.Encoder().encode_into
+
+    def matches(self, value: Any, fp: bytes) -> bool:
+        """Whether ``value``'s fingerprint is ``fp``."""
+        buffer = self._buffer
+        try:
+            self._encode_into(value, buffer)
+        except _FP_ERRORS:
+            return False
+        return buffer == fp
+
+
+def fingerprints(values: list) -> list:
+    """``fingerprint`` of each value (one C call unless one of them has none)."""
+    try:
+        return list(map(_encode_fp, values))
+    except _FP_ERRORS:
+        return list(map(fingerprint, values))

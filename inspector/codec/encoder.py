@@ -5,28 +5,38 @@ its own (a ``Ref`` in its parent). A list of ``CHUNK_MIN_ITEMS`` or more is cut 
 at content-defined boundaries, a map of ``MAP_MIN_KEYS`` or more likewise (boundaries decided
 by its keys alone), and a table of more than ``TABLE_MAX`` chunks is itself cut into
 sub-tables (a tree), so replacing one value of a 50 MB map rewrites its chunk, one small
-table per level and the root. Unchanged parts cost C-level comparisons with a private copy
-kept per path (an agent may mutate its state in place). Runs of many changed items are
+table per level and the root. Unchanged parts are found by comparing exact fingerprints
+(the values' msgpack encodings, one C call per chunk) with those kept per path — an agent
+may mutate its state in place, and ``==`` would take 1 for True or 1.0 and ignore key
+order, so reuse would store the old value. Runs of many changed items are
 encoded in bulk (C calls, no Python step per field) and, when an old layout was mostly
 dirty, cut into coarse chunks, which compress like one blob: a dense change costs no more
 than compressing the whole state would.
+
+A state nested deeper than the read depth budget (``inspector.limits``, 256 levels by
+default) is refused with ``StateTooDeepError`` before anything is stored: a level counter
+in the container branch of the walk, and for the small values a chunk packs whole, a depth
+walk of only those that are long enough to nest past the levels left.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
+from operator import eq
 from typing import Any, NamedTuple
 from collections.abc import Callable, Iterable
 
 import msgpack
 import xxhash
 
-from inspector.codec.encoded import UNSEEN, Bulk, Encoded
+from inspector.codec.encoded import Bulk, Encoded, FingerprintBuffer, fingerprint, fingerprints
+from inspector import limits
 from inspector.codec.gcpause import gc_paused
 from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
 from inspector.codec.markers import (Chunk, ChunkedList, ChunkedMap, Ref, digest_of, frame_chunk,
                                      new_packer, pack)
+from inspector.errors import StateTooDeepError
 
 INLINE_MAX = 512          # bytes: larger children become pieces of their own
 CHUNK_MIN_ITEMS = 16      # lists at least this long are chunked
@@ -47,9 +57,11 @@ _array_header = msgpack.Packer().pack_array_header
 
 
 class _ListChunk(NamedTuple):
-    items: list      # private copies of the items
-    forms: list      # what the chunk piece stores for each item
+    fps: list        # each item's fingerprint (its value's msgpack encoding)
+    forms: list      # the marker the chunk piece stores for an item (None: the item as it is)
     sizes: list
+    encoded: list    # each item as the chunk piece frames it
+    fp: bytes        # the fingerprint of the chunk's items as one list
     chunk: Chunk
     closed: bool     # ended at a boundary of the rule (not at the end of the list)
 
@@ -78,11 +90,15 @@ class PieceEncoder:
         self.new_pieces: dict[bytes, bytes] = {}
         self._pack: Callable[[Any], bytes] = new_packer().pack
         self._maps = MapChunker(self)
+        self.matches = FingerprintBuffer().matches
         self.top_form: Any = None
+        self._level = 0                       # containers open in the walk
+        self._max_depth = limits.current().depth
 
     def encode(self, value: Any) -> tuple[bytes, int, dict[bytes, bytes]]:
         """Store ``value`` as a root piece: (root digest, logical size, new pieces)."""
         self.new_pieces = {}
+        self._level, self._max_depth = 0, limits.current().depth
         with gc_paused():
             result = self._encode(value, ("$",), top=True)
         self.top_form = result.form
@@ -131,62 +147,86 @@ class PieceEncoder:
     def _encode(self, value: Any, path: tuple | None, top: bool = False) -> Encoded:
         kind = type(value)
         if kind in _SCALARS:   # the common leaf: no further checks
-            return Encoded(value, 9, value)
+            return Encoded(value, 9, b"")
         if kind is str or kind is bytes:
             if top or len(value) <= INLINE_MAX:
-                return Encoded(value, len(value) + 5, value)
+                return Encoded(value, len(value) + 5, b"")
             raw = self._pack(value)
-            return Encoded(Ref(self.store(raw), len(raw)), len(raw), value)
+            return Encoded(Ref(self.store(raw), len(raw)), len(raw), b"")
         if kind is not dict and kind is not list:
             value = _plain(value)
             if type(value) is not dict and type(value) is not list:
                 return self._encode(value, path, top)
+        self._level += 1
+        if self._level > self._max_depth:
+            self._too_deep()
+        try:
+            return self._container(value, path, top)
+        finally:
+            self._level -= 1
+
+    def _too_deep(self) -> None:
+        raise StateTooDeepError(
+            f"The state nests more than {self._max_depth:,} levels deep, deeper than a store is read "
+            f"by default ({limits.BUDGETS['depth'].env}); nothing was saved.")
+
+    def _container(self, value: Any, path: tuple | None, top: bool) -> Encoded:
         if type(value) is list and len(value) >= CHUNK_MIN_ITEMS:
             return self._encode_chunked(value, path)
         if type(value) is dict and len(value) >= MAP_MIN_KEYS and self.chunk_format >= 3:
             return self._maps.encode(value, path)
-        if path is not None and not top:
+        fp = None
+        cached = path is not None and not top
+        if path is not None and cached:
             hit = self._cache.get(path)
-            if hit is not None and type(hit.copy) is type(value) and hit.copy == value:
-                return hit
+            if hit is not None and hit.fp is not None:
+                fp = fingerprint(value)
+                if fp is not None and fp == hit.fp:
+                    return hit
         if type(value) is dict:
             parts = {k: self._encode(v, None if path is None else path + (k,)) for k, v in value.items()}
             form: Any = {k: p.form for k, p in parts.items()}
-            copy: Any = {k: p.copy for k, p in parts.items()}
             children: Iterable[Encoded] = parts.values()
         else:
             children = [self._encode(v, None if path is None else path + (i,)) for i, v in enumerate(value)]
             form = [p.form for p in children]
-            copy = [p.copy for p in children]
         raw = self._pack(form)
         size = len(raw) + sum(p.size for p in children if type(p.form) in _MARKER_TYPES)
         if not top and len(raw) > INLINE_MAX:
             form = Ref(self.store(raw), size)
-        result = Encoded(form, size, copy)
-        if path is not None:
-            self._cache[path] = result
+        if path is None or not cached:
+            return Encoded(form, size, b"")
+        if any(p.fp is None for p in children):     # a chunked container inside: it checks itself
+            fp = None
+        elif fp is None:
+            fp = fingerprint(value)
+        result = Encoded(form, size, fp)
+        self._cache[path] = result
         return result
 
-    def bulk(self, values: list, paths: list | None = None) -> Bulk:
-        """Encode many values at once: one C call packs each, one more copies the small
-        ones; only values over ``INLINE_MAX`` bytes go through ``_encode`` (with ``paths``)."""
+    def bulk(self, values: list, base: tuple | None = None, names: list | None = None) -> Bulk:
+        """Encode many values at once: one C call packs each (an encoding is also the value's
+        fingerprint); only values over ``INLINE_MAX`` bytes go through ``_encode`` (at path
+        ``base + (names[i],)`` when a base is given), their chunk then framing the form that
+        names their pieces."""
         pack = self._pack
-        encoded = list(map(pack, values))
-        sizes = list(map(len, encoded))
-        if not sizes or max(sizes) <= INLINE_MAX:
-            copies = _copies(encoded)
-            return Bulk(copies, sizes, copies, encoded)
-        small = [i for i, size in enumerate(sizes) if size <= INLINE_MAX]
+        fps = list(map(pack, values))
+        sizes = list(map(len, fps))
+        left = self._max_depth - self._level          # levels the values may still nest
+        if left < INLINE_MAX:   # a value packed whole is not walked: only a long one can nest that deep
+            for value, size in zip(values, sizes, strict=True):
+                if size > left and size <= INLINE_MAX and limits.depth_of(value, left) > left:
+                    self._too_deep()
         forms: list = [None] * len(values)
-        copies = [None] * len(values)
-        for i, copy in zip(small, _copies([encoded[i] for i in small])):
-            forms[i] = copies[i] = copy
+        if not sizes or max(sizes) <= INLINE_MAX:
+            return Bulk(forms, sizes, fps, fps)
+        encoded = list(fps)
         for i, size in enumerate(sizes):
             if size > INLINE_MAX:
-                result = self._encode(values[i], None if paths is None else paths[i])
-                forms[i], sizes[i], copies[i] = result
+                result = self._encode(values[i], None if base is None or names is None else base + (names[i],))
+                forms[i], sizes[i] = result.form, result.size
                 encoded[i] = pack(result.form)
-        return Bulk(forms, sizes, copies, encoded)
+        return Bulk(forms, sizes, fps, encoded)
 
     # -- chunked lists -----------------------------------------------------------
     def _encode_chunked(self, value: list, path: tuple | None) -> Encoded:
@@ -195,20 +235,15 @@ class PieceEncoder:
         if path is not None:
             self._lists[path] = chunks
         marker = self.table(ChunkedList, [c.chunk for c in chunks])
-        copy = UNSEEN if path is not None else [item for c in chunks for item in c.items]
-        return Encoded(marker, marker.size, copy)
+        return Encoded(marker, marker.size, None)
 
-    def close_list_chunk(self, items: list, forms: list, sizes: list, encoded: list, closed: bool) -> _ListChunk:
+    def close_list_chunk(self, fps: list, forms: list, sizes: list, encoded: list, closed: bool) -> _ListChunk:
         """Store one list chunk piece."""
-        raw = frame_chunk(encoded) if self.chunk_format >= 2 else self._pack(forms)
+        header = _array_header(len(encoded))
+        raw = frame_chunk(encoded) if self.chunk_format >= 2 else header + b"".join(encoded)
         size = max(sum(sizes), len(raw))
-        return _ListChunk(items, forms, sizes, Chunk(len(items), size, self.store(raw)), closed)
-
-
-def _copies(encoded: list[bytes]) -> list:
-    """Fresh values decoded from encodings holding no markers (one C call)."""
-    return msgpack.unpackb(_array_header(len(encoded)) + b"".join(encoded), raw=False,
-                           strict_map_key=False)
+        fp = header + b"".join(fps)
+        return _ListChunk(fps, forms, sizes, encoded, fp, Chunk(len(fps), size, self.store(raw)), closed)
 
 
 _MARKER_TYPES = frozenset({Ref, ChunkedList, ChunkedMap})
@@ -321,25 +356,25 @@ class _ListLayout:
         """Old chunks whose items are unchanged, at their old place or shifted by the change
         in length, in order and not overlapping."""
         value, n, shift = self.value, len(self.value), self.shift
+        matches = self.enc.matches
         found: list[tuple[int, _ListChunk]] = []
         pos = 0
         for o, c in zip(self.offsets, self.old):
             count = c.chunk.count
             for start in ((o,) if shift == 0 else (o, o + shift)):
-                if start >= pos and start + count <= n and value[start:start + count] == c.items:
+                if start >= pos and start + count <= n and matches(value[start:start + count], c.fp):
                     found.append((start, c))
                     pos = start + count
                     break
         return found
 
-    def _hints(self, start: int, end: int) -> tuple[list, list, list] | None:
-        """Old forms, copies and sizes of the items ``start:end`` that are unchanged (at
-        their old place or shifted by the change in length); ``_NO`` form where none is.
-        None when the run is dense (see ``_dense``): it is then encoded in bulk, whole."""
+    def _hints(self, start: int, end: int) -> _Items | None:
+        """Old fingerprints, forms, sizes and encodings of the items ``start:end`` that are
+        unchanged (at their old place or shifted by the change in length); ``_NO``
+        fingerprint where none is. None when the run is dense (see ``_dense``): it is then
+        encoded in bulk, whole."""
         count = end - start
-        forms: list = [_NO] * count
-        copies: list = [None] * count
-        sizes: list = [0] * count
+        hints = _Items([_NO] * count, [None] * count, [0] * count, [None] * count)
         old_n = self.offsets[-1]
         if self.shift == 0 and count >= COARSE_MIN_RUN and end <= old_n and self._sampled_dense(start, end):
             return None
@@ -348,41 +383,41 @@ class _ListLayout:
             a, b = max(lo, 0), min(end - delta, old_n)
             if a >= b:
                 continue
-            items, old_forms, old_sizes = self._old_range(a, b)
+            old = self._old_range(a, b)
             base = a - lo
             window = self.value[start + base:start + base + b - a]
-            same = list(map(_same_item, window, items))
+            same = list(map(eq, fingerprints(window), old.fps))
             if delta == 0 and self.shift == 0 and b - a == count and _dense(count, count - same.count(True)):
                 return None
-            for j in [j for j, hit in enumerate(same) if hit is True]:
+            for j in [j for j, hit in enumerate(same) if hit]:
                 i = j + base
-                if forms[i] is _NO:
-                    forms[i], copies[i], sizes[i] = old_forms[j], items[j], old_sizes[j]
-        return forms, copies, sizes
+                if hints.fps[i] is _NO:
+                    hints.fps[i], hints.forms[i] = old.fps[j], old.forms[j]
+                    hints.sizes[i], hints.encoded[i] = old.sizes[j], old.encoded[j]
+        return hints
 
     def _sampled_dense(self, start: int, end: int) -> bool:
         """Whether 64 items spread over ``start:end`` (in place) say the run is dense."""
         step = max(1, (end - start) // 64)
         picks = range(start, end, step)
-        old = [self._old_range(i, i + 1)[0][0] for i in picks]
-        changed = sum(1 for i, o in zip(picks, old) if not (self.value[i] is o or self.value[i] == o))
+        old = [self._old_range(i, i + 1).fps[0] for i in picks]
+        changed = sum(1 for i, o in zip(picks, old) if fingerprint(self.value[i]) != o)
         return _dense(end - start, changed * step)
 
-    def _old_range(self, lo: int, hi: int) -> tuple[list, list, list]:
-        """The old items ``lo:hi`` (copies, forms, sizes)."""
-        items: list = []
-        forms: list = []
-        sizes: list = []
+    def _old_range(self, lo: int, hi: int) -> _Items:
+        """The old items ``lo:hi``."""
+        out = _Items([], [], [], [])
         for idx in range(bisect_right(self.offsets, lo) - 1, len(self.old)):
             base = self.offsets[idx]
             if base >= hi:
                 break
             c = self.old[idx]
             a, b = max(lo - base, 0), min(hi - base, c.chunk.count)
-            items.extend(c.items[a:b])
-            forms.extend(c.forms[a:b])
-            sizes.extend(c.sizes[a:b])
-        return items, forms, sizes
+            out.fps.extend(c.fps[a:b])
+            out.forms.extend(c.forms[a:b])
+            out.sizes.extend(c.sizes[a:b])
+            out.encoded.extend(c.encoded[a:b])
+        return out
 
     def _run(self, start: int, end: int) -> tuple[list[_ListChunk], int]:
         """Encode items ``start:end`` and close the chunks the rule cuts there (and the rest
@@ -390,25 +425,18 @@ class _ListLayout:
         enc = self.enc
         count = end - start
         hints = self._hints(start, end)
-        if hints is None:       # dense: no item is worth looking up
-            forms, copies, sizes = [_NO] * count, [None] * count, [0] * count
+        fresh = list(range(count)) if hints is None else [i for i, fp in enumerate(hints.fps) if fp is _NO]
+        if hints is None or len(fresh) == count:     # dense, or nothing kept: all in bulk
+            forms, sizes, fps, encoded = enc.bulk(self.value[start:end])
         else:
-            forms, copies, sizes = hints
-        fresh = [i for i, form in enumerate(forms) if form is _NO]
-        if len(fresh) == count:
-            forms, sizes, copies, encoded = enc.bulk(self.value[start:end])
-        else:
+            fps, forms, sizes, encoded = hints
             if fresh:
                 bulk = enc.bulk([self.value[start + i] for i in fresh])
-                taken = [form is _NO for form in forms]
+                taken = [fp is _NO for fp in fps]
+                fps = _merge(taken, fps, bulk.fps)
                 forms = _merge(taken, forms, bulk.forms)
                 sizes = _merge(taken, sizes, bulk.sizes)
-                copies = _merge(taken, copies, bulk.copies)
-                fresh_encoded = iter(bulk.encoded)
-                pack = enc._pack
-                encoded = [next(fresh_encoded) if new else pack(form) for new, form in zip(taken, forms)]
-            else:
-                encoded = list(map(enc._pack, forms))
+                encoded = _merge(taken, encoded, bulk.encoded)
         dense = bool(self.old) and _dense(count, len(fresh))
         rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else (
             CHUNK_MASK, CHUNK_MAX_ITEMS, CHUNK_MAX_BYTES)
@@ -416,15 +444,24 @@ class _ListLayout:
         made = []
         a = 0
         for b in ends:
-            made.append(enc.close_list_chunk(copies[a:b], forms[a:b], sizes[a:b], encoded[a:b], True))
+            made.append(enc.close_list_chunk(fps[a:b], forms[a:b], sizes[a:b], encoded[a:b], True))
             a = b
         if end == len(self.value) and a < count:      # the list's end closes the rest
-            made.append(enc.close_list_chunk(copies[a:], forms[a:], sizes[a:], encoded[a:], False))
+            made.append(enc.close_list_chunk(fps[a:], forms[a:], sizes[a:], encoded[a:], False))
             a = count
         return made, start + a
 
 
 _NO = object()     # no old form for this item
+
+
+class _Items(NamedTuple):
+    """Items of a list run, column by column (as ``_ListChunk`` keeps them)."""
+
+    fps: list
+    forms: list
+    sizes: list
+    encoded: list
 
 
 def _marks(forms: list, encoded: list[bytes]) -> list[int]:
@@ -440,12 +477,6 @@ def _marks(forms: list, encoded: list[bytes]) -> list[int]:
 
 
 _digest128 = xxhash.xxh3_128_digest
-
-
-def _same_item(new: Any, old: Any) -> bool:
-    """Whether an old item's form may stand for a new item: equal, and a dict with its keys
-    in the same order (equal dicts in another order encode differently)."""
-    return new is old or (new == old and (type(new) is not dict or list(new) == list(old)))
 
 
 def _dense(count: int, changed: int) -> bool:

@@ -3,10 +3,13 @@
 A key's mark is the xxh3-64 of its encoding; a chunk ends after a key whose mark has the
 ``MAP_MASK`` bits zero, or at ``MAP_MAX_ITEMS`` keys, so boundaries depend on the keys alone:
 replacing a value never moves one, and the chunk holding it is the only one rewritten.
-The layout keeps private copies of the values in key order: when the keys are those of the
-last save, one C call lists the new values and C comparisons of slices (identical objects
-are skipped by address) find the chunks that changed — 50,000 keys in about 2 ms. Each chunk
-also keeps an ``itemgetter`` over its keys, used when keys were added, removed or reordered.
+A chunk keeps its values' fingerprints (their msgpack encodings; see ``encoded.py``) and,
+when every value is a string, bytes or None — immutable, and ``==`` to such a value means
+the same stored value — the values themselves. When the keys are those of the last save,
+one C call lists the new values and C comparisons of slices with those kept find the
+chunks that changed (50,000 string values in about 2 ms); other chunks compare the
+fingerprint of their slice. Each chunk also keeps an ``itemgetter`` over its keys, used
+when keys were added, removed or reordered.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from collections.abc import Callable
 
 import xxhash
 
-from inspector.codec.encoded import UNSEEN, Encoded
+import msgpack
+
+from inspector.codec.encoded import Encoded, fingerprint, fingerprints
 from inspector.codec.markers import Chunk, ChunkedMap, frame_map_chunk
 
 if TYPE_CHECKING:
@@ -27,32 +32,77 @@ if TYPE_CHECKING:
 MAP_MIN_KEYS = 64         # dicts with at least this many keys are chunked (format 3)
 MAP_MASK = 0x1F           # about 32 keys per chunk
 MAP_MAX_ITEMS = 128
+MAP_COARSE_MASK = 0xFF    # dense rewrites: about 256 keys per chunk (every coarse boundary is a fine one)
+MAP_COARSE_MAX_ITEMS = 4096
+MAP_COARSE_MIN_KEYS = 256  # a map this big with ...
+MAP_DENSE_CHUNKS = 2       # ... at least 1 in this many chunks changed is rewritten in coarse chunks
 _hash64 = xxhash.xxh3_64_intdigest
+
+
+_SAFE = frozenset({str, bytes, type(None)})    # values ``==`` compares exactly
+_NEVER = object()                               # equal to no value
+_array_header = msgpack.Packer().pack_array_header
 
 
 class _MapChunk(NamedTuple):
     keys: list
     getter: Callable[[dict], tuple]      # the chunk's values of a dict, in one C call
-    copies: tuple                        # private copies of the values
+    copies: tuple | None                 # the values, when all are strings, bytes or None
+    fps: list                            # the values' fingerprints
     sizes: list
     encoded: list                        # the values' encodings as the chunk piece frames them
+    fp: bytes                            # the fingerprint of the chunk's values as one list
     chunk: Chunk
     closed: bool                         # ended at a boundary of the rule (not the map's end)
+    coarse: bool                         # cut by the dense rule (split again when next rewritten)
+
+
+class _KeyCuts:
+    """Where the coarse rule cuts a map's keys, found once per set of keys (dense saves of
+    a map whose keys stay put then cost no Python step per key for it)."""
+
+    __slots__ = ("ends",)
+
+    def __init__(self) -> None:
+        self.ends: list[int] | None = None
+
+    def coarse(self, keys: list, pack: Callable[[object], bytes]) -> list[int]:
+        if self.ends is None:
+            self.ends = _cuts(list(map(_hash64, map(pack, keys))), MAP_COARSE_MASK, MAP_COARSE_MAX_ITEMS)
+        return self.ends
 
 
 class _MapLayout(NamedTuple):
     keys: list
+    exact_keys: bool     # all keys are strings: ``==`` on them is exact
     chunks: list[_MapChunk]
-    values: list         # every chunk's copies, in key order
+    values: list         # every chunk's copies in key order (``_NEVER`` for a chunk without)
     starts: list[int]    # where each chunk's keys start in ``keys``
+    cuts: _KeyCuts
 
 
 GROUP_CHUNKS = 32        # chunks compared at once before looking at each one
 
 
-def _layout_of(keys: list, chunks: list[_MapChunk]) -> _MapLayout:
+def _layout_of(keys: list, chunks: list[_MapChunk], old: _MapLayout | None = None) -> _MapLayout:
+    """A layout over ``chunks`` (``old``: the last one, when the keys are the same)."""
     starts = list(accumulate((len(c.keys) for c in chunks), initial=0))
-    return _MapLayout(keys, chunks, list(chain.from_iterable(c.copies for c in chunks)), starts)
+    values = list(chain.from_iterable(c.copies or (_NEVER,) * len(c.keys) for c in chunks))
+    if old is not None:
+        return _MapLayout(keys, old.exact_keys, chunks, values, starts, old.cuts)
+    return _MapLayout(keys, set(map(type, keys)) == {str}, chunks, values, starts, _KeyCuts())
+
+
+def _same_keys_exactly(keys: list, old: _MapLayout) -> bool:
+    """Whether ``keys`` are the old layout's, in order, with the same types (1 is not True)."""
+    return keys == old.keys and (old.exact_keys or fingerprint(keys) == fingerprint(old.keys))
+
+
+def _chunk_same(c: _MapChunk, values: list, matches: Callable[[object, bytes], bool]) -> bool:
+    """Whether ``values`` are the chunk's, exactly."""
+    if c.copies is not None:
+        return values == list(c.copies)
+    return matches(values, c.fp)
 
 
 def _getter(keys: list) -> Callable[[dict], tuple]:
@@ -77,7 +127,7 @@ class MapChunker:
         """Encode a big dict as a ``ChunkedMap``, rewriting only the chunks that changed."""
         old = self._layouts.get(path) if path is not None else None
         keys = list(value)
-        if old is not None and keys == old.keys:
+        if old is not None and _same_keys_exactly(keys, old):
             layout = self._same_keys(value, old, path)
         else:
             layout = _layout_of(keys, self._layout(value, keys, old.chunks if old else [], path))
@@ -85,55 +135,94 @@ class MapChunker:
         if path is not None:
             self._layouts[path] = layout
         marker = self.enc.table(ChunkedMap, [c.chunk for c in chunks])
-        copy = UNSEEN if path is not None else {k: v for c in chunks for k, v in zip(c.keys, c.copies)}
-        return Encoded(marker, marker.size, copy)
+        return Encoded(marker, marker.size, None)
 
     def _same_keys(self, value: dict, old: _MapLayout, path: tuple | None) -> _MapLayout:
         """The keys are those of the last save, in the same order: the values are compared
-        with the kept copies as one list, slice by slice (C comparisons, identical objects
-        skipped by address); only chunks holding a changed value are rewritten."""
+        with the kept ones as one list, slice by slice (C comparisons), and chunks that keep
+        no values by fingerprint; only chunks holding a changed value are rewritten."""
         values = list(value.values())
         if values == old.values:
             return old
-        chunks, copies, starts = list(old.chunks), list(old.values), old.starts
+        chunks, kept, starts = old.chunks, old.values, old.starts
+        changed: list[int] = []
         for g in range(0, len(chunks), GROUP_CHUNKS):
             lo, hi = starts[g], starts[min(g + GROUP_CHUNKS, len(chunks))]
-            if values[lo:hi] == copies[lo:hi]:
+            if values[lo:hi] == kept[lo:hi]:
                 continue
-            for i in range(g, min(g + GROUP_CHUNKS, len(chunks))):
-                a, b = starts[i], starts[i + 1]
-                if values[a:b] != copies[a:b]:
-                    chunks[i] = self._redo(chunks[i], values[a:b], path)
-                    copies[a:b] = chunks[i].copies
-        return _MapLayout(old.keys, chunks, copies, starts)
+            changed.extend(i for i in range(g, min(g + GROUP_CHUNKS, len(chunks)))
+                           if not _chunk_same(chunks[i], values[starts[i]:starts[i + 1]], self.enc.matches))
+        if not changed:
+            return old
+        if len(old.keys) >= MAP_COARSE_MIN_KEYS and len(changed) * MAP_DENSE_CHUNKS >= len(chunks):
+            # dense: every value in bulk, in coarse chunks (they compress like one blob)
+            return _layout_of(old.keys, self._dense(values, old, path), old)
+        redone = {i: self._redo(chunks[i], values[starts[i]:starts[i + 1]], path) for i in changed}
+        if any(len(r) != 1 for r in redone.values()):
+            return _layout_of(old.keys, [c for i, old_c in enumerate(chunks) for c in redone.get(i, (old_c,))], old)
+        new_chunks, new_kept = list(chunks), list(kept)
+        for i, (chunk,) in redone.items():
+            new_chunks[i] = chunk
+            new_kept[starts[i]:starts[i + 1]] = chunk.copies or (_NEVER,) * len(chunk.keys)
+        return _MapLayout(old.keys, old.exact_keys, new_chunks, new_kept, starts, old.cuts)
 
-    def _redo(self, old: _MapChunk, values: list, path: tuple | None) -> _MapChunk:
-        """A chunk whose keys are unchanged and some of whose ``values`` are not."""
-        changed = [i for i, (v, o) in enumerate(zip(values, old.copies)) if not (v is o or v == o)]
-        copies, sizes, encoded = list(old.copies), list(old.sizes), list(old.encoded)
+    def _dense(self, values: list, old: _MapLayout, path: tuple | None) -> list[_MapChunk]:
+        """Every value encoded in bulk, cut in coarse chunks."""
+        keys = old.keys
+        bulk = self.enc.bulk(values, path, keys)
+        made = []
+        a = 0
+        ends = old.cuts.coarse(keys, self.enc._pack)
+        last_cut = ends[-1] if ends else 0
+        for b in ends if last_cut == len(keys) else ends + [len(keys)]:
+            made.append(self._close(keys[a:b], values[a:b], bulk.fps[a:b], bulk.sizes[a:b], bulk.encoded[a:b],
+                                    b <= last_cut, True))
+            a = b
+        return made
+
+    def _redo(self, old: _MapChunk, values: list, path: tuple | None) -> list[_MapChunk]:
+        """A chunk whose keys are unchanged and some of whose ``values`` are not (a coarse
+        chunk is cut again by the fine rule)."""
+        if old.copies is not None:
+            changed = [i for i, (v, o) in enumerate(zip(values, old.copies)) if not (v is o or v == o)]
+        else:
+            changed = [i for i, (n, o) in enumerate(zip(fingerprints(values), old.fps)) if n != o]
+        fps, sizes, encoded = list(old.fps), list(old.sizes), list(old.encoded)
         self._fill(changed, [values[i] for i in changed], [old.keys[i] for i in changed], path,
-                   copies, sizes, encoded)
-        return self._close(old.keys, copies, sizes, encoded, old.closed)
+                   fps, sizes, encoded)
+        if not old.coarse:
+            return [self._close(old.keys, values, fps, sizes, encoded, old.closed)]
+        made = []
+        a = 0
+        for b in _cuts(list(map(_hash64, map(self.enc._pack, old.keys)))) + [len(old.keys)]:
+            if b > a:
+                made.append(self._close(old.keys[a:b], values[a:b], fps[a:b], sizes[a:b], encoded[a:b],
+                                        True if b < len(old.keys) else old.closed))
+            a = b
+        return made
 
     def _fill(self, slots: list[int], values: list, keys: list, path: tuple | None,
-              copies: list, sizes: list, encoded: list) -> None:
+              fps: list, sizes: list, encoded: list) -> None:
         if not slots:
             return
-        bulk = self.enc.bulk(values, None if path is None else [path + (k,) for k in keys])
+        bulk = self.enc.bulk(values, path, keys)
         for j, i in enumerate(slots):
-            copies[i], sizes[i], encoded[i] = bulk.copies[j], bulk.sizes[j], bulk.encoded[j]
+            fps[i], sizes[i], encoded[i] = bulk.fps[j], bulk.sizes[j], bulk.encoded[j]
 
-    def _close(self, keys: list, copies: list, sizes: list, encoded: list, closed: bool) -> _MapChunk:
+    def _close(self, keys: list, values: list, fps: list, sizes: list, encoded: list,
+               closed: bool, coarse: bool = False) -> _MapChunk:
         raw = frame_map_chunk(keys, encoded)
         chunk = Chunk(len(keys), max(sum(sizes), len(raw)), self.enc.store(raw))
-        return _MapChunk(keys, _getter(keys), tuple(copies), sizes, encoded, chunk, closed)
+        copies = tuple(values) if set(map(type, values)) <= _SAFE else None
+        fp = _array_header(len(fps)) + b"".join(fps)
+        return _MapChunk(keys, _getter(keys), copies, fps, sizes, encoded, fp, chunk, closed, coarse)
 
     def _layout(self, value: dict, keys: list, old: list[_MapChunk], path: tuple | None) -> list[_MapChunk]:
         """Keys added, removed or reordered: keep the old chunks found unchanged in the new
         key order, cut the keys between them by the rule (a run grows into the next kept
         chunk until one of its cuts meets it)."""
-        kept = _unchanged(value, keys, old)
-        hints = {k: (c.copies[i], c.sizes[i], c.encoded[i]) for c in old for i, k in enumerate(c.keys)} if (
+        kept = _unchanged(value, keys, old, self.enc.matches)
+        hints = {k: (c.fps[i], c.sizes[i], c.encoded[i]) for c in old for i, k in enumerate(c.keys)} if (
             len(kept) < len(old)) else {}
         out: list[_MapChunk] = []
         pos = k = 0
@@ -162,56 +251,63 @@ class MapChunker:
         return out
 
     def _run(self, value: dict, keys: list, start: int, end: int, hints: dict,
-             path: tuple | None) -> tuple[list[_MapChunk], int]:
-        """Chunks of the keys ``start:end`` closed by the rule (and the rest at the map's end)."""
+             path: tuple | None, coarse: bool = False) -> tuple[list[_MapChunk], int]:
+        """Chunks of the keys ``start:end`` closed by the rule (the coarse one with ``coarse``;
+        and the rest at the map's end)."""
         part = keys[start:end]
         values = [value[k] for k in part]
-        copies: list = [None] * len(part)
+        fps: list = [None] * len(part)
         sizes: list = [0] * len(part)
         encoded: list = [None] * len(part)
         fresh = []
-        for i, (k, v) in enumerate(zip(part, values)):
+        new_fps = fingerprints(values) if hints else ()
+        for i, k in enumerate(part):
             hint = hints.get(k)
-            if hint is not None and (hint[0] is v or (type(hint[0]) is type(v) and hint[0] == v)):
-                copies[i], sizes[i], encoded[i] = hint
+            if hint is not None and hint[0] == new_fps[i]:
+                fps[i], sizes[i], encoded[i] = hint
             else:
                 fresh.append(i)
-        self._fill(fresh, [values[i] for i in fresh], [part[i] for i in fresh], path, copies, sizes, encoded)
+        self._fill(fresh, [values[i] for i in fresh], [part[i] for i in fresh], path, fps, sizes, encoded)
         pack = self.enc._pack
-        ends = _cuts(list(map(_hash64, map(pack, part))))
+        marks = list(map(_hash64, map(pack, part)))
+        ends = _cuts(marks, MAP_COARSE_MASK, MAP_COARSE_MAX_ITEMS) if coarse else _cuts(marks)
         made = []
         a = 0
         for b in ends:
-            made.append(self._close(part[a:b], copies[a:b], sizes[a:b], encoded[a:b], True))
+            made.append(self._close(part[a:b], values[a:b], fps[a:b], sizes[a:b], encoded[a:b], True, coarse))
             a = b
         if end == len(keys) and a < len(part):
-            made.append(self._close(part[a:], copies[a:], sizes[a:], encoded[a:], False))
+            made.append(self._close(part[a:], values[a:], fps[a:], sizes[a:], encoded[a:], False, coarse))
             a = len(part)
         return made, start + a
 
 
-def _unchanged(value: dict, keys: list, old: list[_MapChunk]) -> list[tuple[int, _MapChunk]]:
+def _unchanged(value: dict, keys: list, old: list[_MapChunk],
+               matches: Callable[[object, bytes], bool]) -> list[tuple[int, _MapChunk]]:
     """Old chunks whose keys follow each other in ``keys`` with unchanged values: (start, chunk)."""
     where = {k: i for i, k in enumerate(keys)}
+    exact_keys = set(map(type, keys)) == {str}
     found = []
     pos = 0
     for c in old:
         start = where.get(c.keys[0])
         if start is None or start < pos or keys[start:start + len(c.keys)] != c.keys:
             continue
-        if c.getter(value) != c.copies:
+        if not exact_keys and fingerprint(keys[start:start + len(c.keys)]) != fingerprint(c.keys):
+            continue
+        if not _chunk_same(c, list(c.getter(value)), matches):
             continue
         found.append((start, c))
         pos = start + len(c.keys)
     return found
 
 
-def _cuts(marks: list[int]) -> list[int]:
+def _cuts(marks: list[int], mask: int = MAP_MASK, max_items: int = MAP_MAX_ITEMS) -> list[int]:
     """End indices of the chunks the rule closes in a run of keys with these marks."""
     ends = []
     start = 0
     for n, mark in enumerate(marks):
-        if not mark & MAP_MASK or n + 1 - start >= MAP_MAX_ITEMS:
+        if not mark & mask or n + 1 - start >= max_items:
             ends.append(n + 1)
             start = n + 1
     return ends

@@ -128,12 +128,16 @@ def _cells(row: Sequence[Any]) -> list[str]:
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    """A plain aligned text table (control characters escaped)."""
-    rows = [_cells(row) for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-    print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=False)).rstrip())
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)).rstrip())
+    """A plain aligned text table (control characters escaped), written at once."""
+    cells = [_cells(row) for row in rows]
+    widths = [len(h) for h in headers]
+    for i, column in enumerate(zip(*cells, strict=False)):
+        if i < len(widths):
+            widths[i] = max(widths[i], max(map(len, column)))
+    line = "  ".join(f"{{:<{w}}}" for w in widths).format
+    out = [line(*headers).rstrip()]
+    out += [line(*row).rstrip() for row in cells]
+    sys.stdout.write("\n".join(out) + "\n")
 
 
 def say(*parts: object) -> None:

@@ -18,7 +18,8 @@ def install(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--python", metavar="PATH",
                         help="framework stores: your Python (remembered per store; default: python3 on PATH)")
     parser.add_argument("--cwd", metavar="DIR",
-                        help="framework stores: working directory of the command (remembered per store)")
+                        help=("the fork's resume working directory; " if command == "fork" else "")
+                        + "framework stores: working directory of the command (remembered per store)")
     parser.add_argument("--branch", metavar="NAME", help="framework stores: name of the new branch")
     parser.add_argument("--setup", metavar="MODULE:FUNCTION",
                         help="CrewAI: called with the restored crew before kickoff (set its LLM and tools)")

@@ -17,6 +17,7 @@ from typing import Any
 from inspector.commands._common import confirm, run_launch
 from inspector.errors import StoreError
 from inspector.resume.edits import apply_assignments, parse_json_text
+from inspector.resume.fork import LANGGRAPH_SPEC
 from inspector.resume.langgraph import (
     fork_langgraph,
     plan_resume,
@@ -94,6 +95,8 @@ def _edited_state(store: Any, args: argparse.Namespace) -> Any:
 
 def fork_command(args: argparse.Namespace) -> int:
     """Fork a LangGraph checkpoint; prints the new checkpoint id (limits of a raw fork on stderr)."""
+    if any(getattr(args, name, None) for name in ("argv", "cwd", "env", "unset_env")):
+        raise StoreError(LANGGRAPH_SPEC)
     with open_store(args.store, readonly=False) as store:
         state = _edited_state(store, args)
         result = fork_langgraph(store, args.checkpoint, reason=args.reason,

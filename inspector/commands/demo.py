@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from inspector.demo.build import build_demo_store, default_store_path
@@ -16,6 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--rebuild", action="store_true", help="rebuild even if the store exists")
     parser.add_argument("--no-gui", action="store_true", help="only build the store")
     parser.add_argument("--no-stuck", action="store_true", help="skip the hung agent process")
+    add_gui_arguments: Callable[[argparse.ArgumentParser], None] | None
     try:
         from inspector.commands.open import add_gui_arguments
     except ImportError:  # the GUI command is optional in a core-only install

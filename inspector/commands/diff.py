@@ -35,9 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Open the store read-only, diff, print."""
-    from inspector.store import open_store
+    from inspector.store import open_reader
 
-    with open_store(args.store, readonly=True) as store:
+    with open_reader(args.store) as store:
         result = diff_checkpoints(store, resolve_checkpoint(store, args.a), resolve_checkpoint(store, args.b))
     if args.json:
         print_json(to_json(result))

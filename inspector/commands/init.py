@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from inspector.commands._common import add_json_arg, add_store_arg, print_json
 from inspector.errors import StoreError
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     store = create_store(args.store)
     try:
         info = store.info
-        result = {"store": info.display, "backend": info.backend, "format_version": FORMAT_VERSION}
+        result: dict[str, Any] = {"store": info.display, "backend": info.backend, "format_version": FORMAT_VERSION}
         if args.readonly_role:
             created = grant_readonly_role(store.engine, info.display, args.readonly_role, password)
             result["readonly_role"] = {"name": args.readonly_role, "created": created,

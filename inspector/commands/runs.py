@@ -14,7 +14,7 @@ from inspector.commands._common import (
 )
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.resume.status import EffectiveStatus, effective_statuses, shown_status
-from inspector.store import open_store
+from inspector.store import open_reader
 from inspector.store.refs import format_ref, parent_refs
 
 HEADERS = ("ID", "NAME", "AGENT", "STATUS", "CKPTS", "UPDATED", "PARENT", "SCORE")
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the runs with the status the desktop app shows and each fork's origin as RUN:SEQ."""
-    with open_store(args.store) as store:
+    with open_reader(args.store) as store:
         runs = store.list_runs(text=args.filter)
         statuses = effective_statuses(store, runs)
         parents = parent_refs(store, runs)

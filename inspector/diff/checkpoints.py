@@ -10,7 +10,7 @@ from inspector.diff.api import diff_pieces
 from inspector.diff.engine import Engine
 from inspector.diff.lineage import common_ancestor
 from inspector.diff.model import CancelFn, Change, DiffCancelled, DiffResult, ProgressFn, ThreeWay
-from inspector.diff.resolve import (has_markers, materialize, prefetch, raw_fetcher, raw_streamer,
+from inspector.diff.resolve import (FetchMany, has_markers, materialize, prefetch, raw_fetcher, raw_streamer,
                                     store_fetcher)
 from inspector.diff.summary import MESSAGE_KEYS, change_summary, result_summary
 from inspector.diff.tasks import task_diff
@@ -75,9 +75,10 @@ class _Reader:
     def states(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[Change, ...]:
         if self._hashed(x, y) and x.state_hash == y.state_hash:
             return ()
-        if self._by_pieces(x, y):
+        fetch = self.fetch      # set exactly when the store keeps pieces (self.pieces)
+        if fetch is not None and self._by_pieces(x, y):
             stats: dict = {}
-            changes = diff_pieces(self.fetch, x.state_hash, y.state_hash, cancel=self.cancel,
+            changes = diff_pieces(fetch, x.state_hash, y.state_hash, cancel=self.cancel,
                                   progress=self.progress, stats=stats, fetch_raw=self.fetch_raw,
                                   stream_raw=self.stream_raw)
         else:
@@ -89,7 +90,8 @@ class _Reader:
         return changes
 
     def tasks(self, info: CheckpointInfo) -> Any:
-        if self._by_pieces(info):
+        fetch = self.fetch
+        if fetch is not None and self._by_pieces(info):
             if not info.tasks_hash:
                 return None
             if self.fetch_raw is not None:
@@ -102,7 +104,7 @@ class _Reader:
                     return value
             table: dict[bytes, Any] = {}
             root = Ref(info.tasks_hash, 0)
-            self.stats["pieces_read"] += prefetch([root], table, self.fetch)
+            self.stats["pieces_read"] += prefetch([root], table, fetch)
             return materialize(root, table)
         return self.snapshot(info).tasks
 
@@ -154,19 +156,20 @@ def _ancestor(store: Any, a: CheckpointInfo, b: CheckpointInfo) -> CheckpointInf
 def checkpoint_change(store: Any, a: CheckpointInfo, b: CheckpointInfo) -> str:
     """The timeline label for the step from ``a`` to ``b`` (reads root pieces only when it can)."""
     reader = _Reader(store, None, None)
-    if reader._hashed(a, b):
+    fetch = reader.fetch
+    if fetch is not None and a.state_hash and b.state_hash:
         if a.state_hash == b.state_hash:
             old_state = new_state = None
         else:
-            got = reader.fetch([a.state_hash, b.state_hash])
-            old_state, new_state = _open_messages(reader, got[a.state_hash], got[b.state_hash])
+            got = fetch([a.state_hash, b.state_hash])
+            old_state, new_state = _open_messages(fetch, got[a.state_hash], got[b.state_hash])
     else:
         old_state, new_state = reader.snapshot(a).state, reader.snapshot(b).state
     _, _, old_tasks, new_tasks = reader.task_changes(a, b)
     return change_summary(old_state, new_state, old_tasks, new_tasks)
 
 
-def _open_messages(reader: _Reader, old: Any, new: Any) -> tuple[Any, Any]:
+def _open_messages(fetch: FetchMany, old: Any, new: Any) -> tuple[Any, Any]:
     """Read one level of message lists stored as pieces, so their lengths can be compared."""
     if not (isinstance(old, dict) and isinstance(new, dict)):
         return old, new
@@ -174,7 +177,7 @@ def _open_messages(reader: _Reader, old: Any, new: Any) -> tuple[Any, Any]:
             if isinstance(old[k], Ref) and isinstance(new[k], Ref) and old[k] != new[k]}
     if not refs:
         return old, new
-    got = reader.fetch({x[k].digest for k in refs for x in (old, new)})
+    got = fetch({x[k].digest for k in refs for x in (old, new)})
     old, new = dict(old), dict(new)
     for k in refs:
         old[k], new[k] = got[old[k].digest], got[new[k].digest]

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from collections import deque
 from operator import itemgetter
-from typing import Any
-from collections.abc import Callable
+from typing import Any, NamedTuple, cast
+from collections.abc import Callable, Sequence
 
 from inspector.codec import Chunk, ChunkedList, ChunkedMap, Ref, check_part, split_items, split_map, unpack
 from inspector.codec.gcpause import gc_paused
-from inspector.diff.lists import (Added, Op, Pair, Removed, Replace, align, align_encoded, detect_moves, same,
-                                  trim)
+from inspector.diff.lists import (Added, Moved, Op, Pair, Removed, Replace, align, align_encoded, detect_moves,
+                                  same, trim)
 from inspector.diff.matching import matcher
-from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, DiffCancelled,
+from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, Detail, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
 from inspector import limits
-from inspector.store.native import expand as expansion
+from inspector.codec import expand as expansion
 from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw, expand, has_markers, materialize, prefetch
 from inspector.diff.text import TEXT_MIN, text_delta
 from inspector.errors import CorruptDataError
@@ -30,6 +30,35 @@ MAX_DEPTH = 20_000
 TICK_EVERY = 512
 _KNOWN_UNEQUAL = True
 _MISSING = object()
+_new = tuple.__new__    # builds a work item without a trip through its Python-level __new__ (the hot paths)
+
+
+class Work(NamedTuple):
+    """One step of the walk: compare ``a`` with ``b``, found at ``path``.
+
+    ``key`` (the ordinals of the ancestors) orders the changes found under it; ``unequal``
+    says ``a != b`` is already known, so the step skips its equality test.
+    """
+
+    key: tuple
+    path: tuple
+    a: Any
+    b: Any
+    unequal: bool
+
+
+class Region(NamedTuple):
+    """An unequal run of two chunk tables aligned by digest: the entries and height of each
+    side, and the list index of each side's first item."""
+
+    entries_a: list[Chunk]
+    height_a: int
+    entries_b: list[Chunk]
+    height_b: int
+    start_a: int
+    start_b: int
+
+
 class Engine:
     """One diff run; create one per comparison (it caches the pieces it reads)."""
 
@@ -56,7 +85,7 @@ class Engine:
         self.fetches = 0
         self.items_decoded = 0      # list items decoded out of raw chunks (the others compared encoded)
         self._found: list[tuple[tuple, Change]] = []
-        self._ready: list[tuple] = []
+        self._ready: list[Work] = []
         self._waiting: list[tuple[list[bytes], list[bytes], Callable[[], None]]] = []
         self._next_tick = TICK_EVERY
 
@@ -73,7 +102,7 @@ class Engine:
 
     def _run(self, a: Any, b: Any) -> tuple[Change, ...]:
         ready, step = self._ready, self._step
-        ready.append(((), (), a, b, False))
+        ready.append(Work((), (), a, b, False))
         while ready or self._waiting:
             while ready:
                 step(*ready.pop())
@@ -112,10 +141,10 @@ class Engine:
         self._found.append((key, change))
 
     def _push(self, key: tuple, path: tuple, a: Any, b: Any, unequal: bool = False) -> None:
-        self._ready.append((key, path, a, b, unequal))
+        self._ready.append(_new(Work, (key, path, a, b, unequal)))
 
     # -- pieces ------------------------------------------------------------------
-    def _after(self, digests: list[bytes], then: Callable[[], None], chunks: list[bytes] = ()) -> None:
+    def _after(self, digests: list[bytes], then: Callable[[], None], chunks: Sequence[bytes] = ()) -> None:
         """Run ``then`` once the pieces ``digests`` and the list chunks ``chunks`` are read."""
         if all(d in self.table for d in digests) and all(d in self.items for d in chunks):
             then()
@@ -203,6 +232,7 @@ class Engine:
         marked = [m for m in marked if m[1] or m[2]]
         if not marked:
             return changes
+        assert self.fetch_many is not None   # _run materializes only with a piece reader
         values = [v for n, in_old, in_new in marked
                   for v, held in ((changes[n].old, in_old), (changes[n].new, in_new)) if held]
         self.pieces_read += prefetch(values, self.table, self.fetch_many)
@@ -261,7 +291,7 @@ class Engine:
             if type(va) in _SCALARS and type(vb) in _SCALARS:
                 self._unequal_leaves(key + (n,), path + (k,), va, vb)
             else:
-                self._ready.append((key + (n,), path + (k,), va, vb, _KNOWN_UNEQUAL))
+                self._ready.append(_new(Work, (key + (n,), path + (k,), va, vb, _KNOWN_UNEQUAL)))
         if common < len(a):
             base = len(b)
             for n, (k, va) in enumerate(a.items()):
@@ -291,8 +321,7 @@ class Engine:
 
     def _emit_ops(self, key: tuple, path: tuple, ops: list[Op]) -> None:
         for n, op in enumerate(ops):
-            kind = type(op)
-            if kind is Pair:
+            if type(op) is Pair:
                 _, j, x, y = op     # unpacked in C: the hot case
                 tx, ty = type(x), type(y)
                 if tx in _SCALARS and ty in _SCALARS and x is not y:
@@ -301,14 +330,14 @@ class Engine:
                     self._unequal_dicts(key + (n,), path + (j,), x, y)
                 else:
                     self._push(key + (n,), path + (j,), x, y, _KNOWN_UNEQUAL)
-            elif kind is Replace:
+            elif type(op) is Replace:
                 self._emit(key + (n,), Change(path + (op.j,), CHANGED, op.old, op.new))
-            elif kind is Added:
+            elif type(op) is Added:
                 self._emit(key + (n,), Change(path + (op.j,), ADDED, None, op.new))
-            elif kind is Removed:
+            elif type(op) is Removed:
                 self._emit(key + (n,), Change(path + (op.i,), REMOVED, op.old, None))
             else:
-                i, j, item = op
+                i, j, item = cast(Moved, op)    # the last kind (type() checks do not narrow the rest away)
                 self._emit(key + (n,), Change(path + (j,), MOVED, item, item, Move(i, j)))
 
     # -- chunked lists and maps ---------------------------------------------------
@@ -374,7 +403,7 @@ class Engine:
         if regions:
             self._refine(key, path, regions)
 
-    def _refine(self, key: tuple, path: tuple, regions: list[tuple]) -> None:
+    def _refine(self, key: tuple, path: tuple, regions: list[Region]) -> None:
         """Open the sub-tables of unequal regions (the higher side first) until both sides of
         every region are leaf chunks, then compare their items."""
         deep = [e.digest for ea, ha, eb, hb, _, _ in regions for entries, h in ((ea, ha), (eb, hb))
@@ -384,19 +413,19 @@ class Engine:
             return
 
         def then() -> None:
-            finer = []
+            finer: list[Region] = []
             for ea, ha, eb, hb, pa, pb in regions:
                 top = max(ha, hb)
                 if top and ha == top:
                     ea, ha = self._children(ea, ha, ChunkedList), ha - 1
                 if top and hb == top:
                     eb, hb = self._children(eb, hb, ChunkedList), hb - 1
-                finer.extend(_regions(ea, ha, eb, hb, pa, pb) if top else [(ea, ha, eb, hb, pa, pb)])
+                finer.extend(_regions(ea, ha, eb, hb, pa, pb) if top else [Region(ea, ha, eb, hb, pa, pb)])
             if finer:
                 self._refine(key, path, finer)
         self._after(deep, then)
 
-    def _leaf_regions(self, key: tuple, path: tuple, regions: list[tuple]) -> None:
+    def _leaf_regions(self, key: tuple, path: tuple, regions: list[Region]) -> None:
         wanted = [c.digest for ra, _, rb, _, _, _ in regions for c in ra + rb]
 
         def then() -> None:
@@ -488,26 +517,25 @@ def _offsets(entries: tuple[Chunk, ...] | list[Chunk], start: int = 0) -> list[t
     return out
 
 
-def _regions(ea: list[Chunk], ha: int, eb: list[Chunk], hb: int, a_pos: int, b_pos: int) -> list[tuple]:
-    """The unequal runs of two tables' entries aligned by digest: (entries a, height a,
-    entries b, height b, first item a, first item b)."""
+def _regions(ea: list[Chunk], ha: int, eb: list[Chunk], hb: int, a_pos: int, b_pos: int) -> list[Region]:
+    """The unequal runs of two tables' entries aligned by digest."""
     da = [c.digest for c in ea]
     db = [c.digest for c in eb]
     prefix, suffix = trim(da, db)
     a_pos += sum(c.count for c in ea[:prefix])
     b_pos += sum(c.count for c in eb[:prefix])
     mid_a, mid_b = ea[prefix:len(da) - suffix], eb[prefix:len(db) - suffix]
-    regions = []
+    regions: list[Region] = []
     for tag, i1, i2, j1, j2 in chunk_opcodes(da[prefix:len(da) - suffix], db[prefix:len(db) - suffix]):
         a_run, b_run = mid_a[i1:i2], mid_b[j1:j2]
         if tag != "equal":
-            regions.append((a_run, ha, b_run, hb, a_pos, b_pos))
+            regions.append(Region(a_run, ha, b_run, hb, a_pos, b_pos))
         a_pos += sum(c.count for c in a_run)
         b_pos += sum(c.count for c in b_run)
     return regions
 
 
-def chunk_opcodes(keys_a: list[bytes], keys_b: list[bytes]) -> list[tuple[str, int, int, int, int]]:
+def chunk_opcodes(keys_a: list[bytes], keys_b: list[bytes]) -> Sequence[tuple[str, int, int, int, int]]:
     """difflib's opcodes turning the chunk digests ``keys_a`` into ``keys_b``.
 
     Two common cases need no matching: no chunk in common (one region), and lists of equal
@@ -535,7 +563,7 @@ def chunk_opcodes(keys_a: list[bytes], keys_b: list[bytes]) -> list[tuple[str, i
 
 def _changed(path: tuple, a: Any, b: Any, text_min: int) -> Change:
     """The change of a leaf from ``a`` to ``b``, with a text or number delta when they have one."""
-    detail = None
+    detail: Detail = None
     if isinstance(a, str) and isinstance(b, str):
         if len(a) >= text_min or len(b) >= text_min:
             detail = text_delta(a, b)

@@ -314,7 +314,8 @@ def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = 
         if any(fingerprint(b[k]) in olds for k in differing):
             # items changed places: a pure reshuffle is a set of moves, anything else is aligned
             return _permutation(a, b, differing, olds, a_off, b_off)
-    return [_new(Pair if similar(a[k], b[k]) else Replace, (a_off + k, b_off + k, a[k], b[k])) for k in differing]
+    return [_new(Pair, (a_off + k, b_off + k, a[k], b[k])) if similar(a[k], b[k])
+            else _new(Replace, (a_off + k, b_off + k, a[k], b[k])) for k in differing]
 
 
 def _permutation(a: Sequence, b: Sequence, differing: list[int], olds: dict[Any, list[int]],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from bisect import bisect_left
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -16,6 +17,11 @@ class _RangeMatcher(difflib.SequenceMatcher):
     found is the same: the longest, then the one starting earliest in ``a``, then in ``b``
     (with no junk nothing extends it afterwards).
     """
+
+    # set by SequenceMatcher.set_seqs / __chain_b (typeshed does not declare them)
+    a: Sequence[Any]
+    b: Sequence[Any]
+    b2j: dict[Any, list[int]]
 
     def __init__(self, a: Any, b: Any) -> None:
         super().__init__(None, a, b, autojunk=False)

@@ -16,8 +16,8 @@ SEPARATOR = " · "
 
 def structural_summary(changes: tuple[Change, ...] | list[Change]) -> str:
     """``+3 msgs, 2 changed, 1 removed`` from structural changes ('' when there are none)."""
-    appended = Counter()
-    rest = Counter()
+    appended: Counter[Any] = Counter()
+    rest: Counter[str] = Counter()
     for change in changes:
         if (change.op == ADDED and len(change.path) == 2 and change.path[0] in MESSAGE_KEYS
                 and isinstance(change.path[1], int)):
@@ -70,8 +70,9 @@ def _state_parts(old: Any, new: Any) -> list[str]:
         before = old[key]
         if before is value or same(before, value):
             continue
-        if key in MESSAGE_KEYS and _length(before) is not None and _length(value) is not None:
-            delta = _length(value) - _length(before)
+        len_before, len_after = (_length(before), _length(value)) if key in MESSAGE_KEYS else (None, None)
+        if len_before is not None and len_after is not None:
+            delta = len_after - len_before
             parts.append(f"+{_msgs(delta)}" if delta > 0 else f"-{_msgs(-delta)}" if delta < 0
                          else "messages edited")
         else:

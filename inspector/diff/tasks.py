@@ -123,8 +123,9 @@ def _check_changes(tid: str, title: str, old: list[dict], new: list[dict]) -> li
     is no change), the rest in order."""
     out: list[TaskChange] = []
     for name, before, after in _pair_by_name(old, new):
-        if before is None:
-            out.append(TaskChange(tid, title, "check_added", None, after["passed"], name=name))
+        if before is None:      # (_pair_by_name never pairs None with None)
+            if after is not None:
+                out.append(TaskChange(tid, title, "check_added", None, after["passed"], name=name))
         elif after is None:
             out.append(TaskChange(tid, title, "check_removed", before["passed"], None, name=name))
         elif before != after:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from pygments.lexers import JsonLexer
-from pygments.token import Error, Keyword, Name, Number, Punctuation, String, _TokenType
+from pygments.token import Error, Keyword, Name, Number, Punctuation, String, _TokenType, is_token_subtype
 
 TOKEN_TYPES = ("key", "string", "number", "keyword", "punctuation", "error")
 MAX_HIGHLIGHT_CHARS = 32_000_000  # beyond this the text is shown plain (lexing would take minutes)
@@ -26,17 +26,18 @@ class Span(NamedTuple):
 
 
 def _classify(ttype: _TokenType) -> str | None:
-    if ttype in Name.Tag:
+    # is_token_subtype is pygments' `ttype in other` (a subtype check, not a tuple membership)
+    if is_token_subtype(ttype, Name.Tag):
         return "key"
-    if ttype in String:
+    if is_token_subtype(ttype, String):
         return "string"
-    if ttype in Number:
+    if is_token_subtype(ttype, Number):
         return "number"
-    if ttype in Keyword:
+    if is_token_subtype(ttype, Keyword):
         return "keyword"
-    if ttype in Punctuation:
+    if is_token_subtype(ttype, Punctuation):
         return "punctuation"
-    if ttype in Error:
+    if is_token_subtype(ttype, Error):
         return "error"
     return None
 

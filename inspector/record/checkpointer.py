@@ -74,6 +74,7 @@ class Checkpointer:
         self._ops_since = 0
         self._last_time = time.time()
         self._pending: tuple | None = None
+        self._pending_tasks: dict | None = None     # the tasks of a save that was not written yet
         self._tasks: dict | None = None
         self._tasks_hash: bytes | None = None
         self._top_form: Any = None
@@ -151,7 +152,7 @@ class Checkpointer:
 
     def _write(self, state: Any, kind: str, name: str, tasks: dict | None, meta: dict | None) -> CheckpointInfo:
         if tasks is None:
-            tasks = getattr(self, "_pending_tasks", None) or self._tasks
+            tasks = self._pending_tasks or self._tasks
         digest, size, pieces = self._encode(state)
         tasks_hash = self._tasks_hash
         if tasks is not None and (tasks is not self._tasks):

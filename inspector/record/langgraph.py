@@ -42,9 +42,9 @@ from inspector import taskstate
 from inspector.store import create_store
 from inspector.store.langgraph.pregel import next_nodes, node_of
 from inspector.store.langgraph.tasks import build_task_state
-from inspector.store.native import pieces as piece_codec
+from inspector import codec as piece_codec
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite, StoredCheckpoint
-from inspector.store.native.pieces import PieceEncoder
+from inspector.codec import PieceEncoder
 
 __all__ = ["InspectorSaver", "AsyncInspectorSaver", "LEAF"]
 
@@ -259,7 +259,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             values = checkpoint.get("channel_values") or {}
             versions = checkpoint.get("channel_versions") or {}
             state: dict[str, Any] = {}
-            seen: dict[str, tuple[Any, Any, Any]] = {}
+            seen: dict[str, tuple[Any, Any, Any, list | None]] = {}
             for channel, value in values.items():
                 version = versions.get(channel)
                 cached = lane.channels.get(channel)
@@ -294,7 +294,8 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             nodes = sorted({n for path, _ in outputs.values() if (n := node_of(path))})
             wrote = sorted({c for _, chans in outputs.values() for c in chans
                             if not c.startswith(("branch:", "__"))})
-            source = meta.get("source") if isinstance(meta.get("source"), str) else "step"
+            raw_source = meta.get("source")
+            source = raw_source if isinstance(raw_source, str) else "step"
             name = ", ".join(nodes) if nodes and source == "loop" else source
             change = ("wrote " + ", ".join(wrote)) if wrote else ""
             parents = meta.get("parents") if isinstance(meta.get("parents"), dict) else {}
@@ -383,7 +384,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             chans.update(c for c, _ in writes)
             outputs[task_id] = (path or task_path, chans)
             channels = {c for c, _ in writes}
-            settled = None
+            settled: tuple[str, str | None] | None = None
             if ERROR in channels:
                 error = next(v for c, v in writes if c == ERROR)
                 earlier = lane.settled.get(checkpoint_id)
@@ -429,9 +430,9 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         writes = sorted(row.writes, key=lambda w: (w[3], w[0], w[4]))
         pending = [(task, channel, raise_value(self._write_value(data), self.serde))
                    for task, channel, data, _, _ in writes]
-        config = {"configurable": {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns,
-                                   "checkpoint_id": row.checkpoint_id}}
-        parent = ({"configurable": {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns,
+        config: RunnableConfig = {"configurable": {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns,
+                                                   "checkpoint_id": row.checkpoint_id}}
+        parent: RunnableConfig | None = ({"configurable": {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns,
                                     "checkpoint_id": row.parent_checkpoint_id}}
                   if row.parent_checkpoint_id else None)
         return CheckpointTuple(config, checkpoint, json.loads(row.metadata), parent, pending)
@@ -565,7 +566,7 @@ class AsyncInspectorSaver(InspectorSaver):
 
     @classmethod
     @contextlib.asynccontextmanager
-    async def from_conn_string(cls, conn_string: str, **options: Any) -> AsyncIterator[AsyncInspectorSaver]:  # type: ignore[override]
+    async def from_conn_string(cls, conn_string: str, **options: Any) -> AsyncIterator[AsyncInspectorSaver]:  # type: ignore[override]  # the async saver opens asynchronously (LangGraph's async savers do the same)
         """A saver on a SQLite path or a ``postgresql://`` URL, closed on exit."""
         loop = asyncio.get_running_loop()
         saver = await loop.run_in_executor(None, lambda: cls(conn_string, **options))

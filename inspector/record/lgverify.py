@@ -15,6 +15,10 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 from inspector.store.engine import parse_target
 
@@ -54,10 +58,10 @@ def langgraph_saver(target: str) -> Iterator[Any]:
         import psycopg
         from langgraph.checkpoint.postgres import PostgresSaver
         url = tgt.url.replace("postgresql+psycopg://", "postgresql://", 1)
-        with psycopg.connect(url, autocommit=True, options="-c default_transaction_read_only=on") as conn:
-            from psycopg.rows import dict_row
-            conn.row_factory = dict_row
-            yield PostgresSaver(conn, serde=_strict())
+        from psycopg.rows import dict_row
+        with psycopg.connect(url, autocommit=True, options="-c default_transaction_read_only=on",
+                             row_factory=dict_row) as pg_conn:
+            yield PostgresSaver(pg_conn, serde=_strict())
 
 
 def _key(t: Any) -> tuple:
@@ -85,7 +89,7 @@ def verify(source: str, destination: str, thread_ids: list[str]) -> Verification
     with langgraph_saver(source) as theirs, InspectorSaver.from_conn_string(destination, serde=_strict()) as ours:
         for thread_id in thread_ids:
             result.threads += 1
-            config = {"configurable": {"thread_id": thread_id}}
+            config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
             a = {_key(t): _shape(t, serde) for t in theirs.list(config)}
             b = {_key(t): _shape(t, serde) for t in ours.list(config)}
             result.checkpoints += len(a)

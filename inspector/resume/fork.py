@@ -9,7 +9,7 @@ from typing import Any
 from collections.abc import Iterable
 
 from inspector import taskstate
-from inspector.errors import StoreError
+from inspector.errors import ResumeSpecError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.record.summary import lengths, summarize
 from inspector.resume.edits import (EditError, apply_assignments, check_json_value, parse_json_text,
@@ -17,9 +17,15 @@ from inspector.resume.edits import (EditError, apply_assignments, check_json_val
 from inspector.store.base import Store
 from inspector.codec import PieceEncoder, encode_flat
 from inspector.store.native.store import NativeStore
+from inspector.store.native.rows import check_spec
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
+from inspector.resume.fork_spec import (FlagConflict, SpecEdit, contradicted_flags, describe_spec,
+                                        edited_keys)
 
 _UNSET: Any = object()
+NO_SPEC_EDIT = SpecEdit()      # the fork keeps a copy of the original's resume spec
+LANGGRAPH_SPEC = ("A LangGraph fork is a checkpoint of the same thread, resumed through its graph; "
+                  "it has no resume command of its own to set (use the store's LangGraph settings).")
 
 
 def native(store: Store, action: str) -> NativeStore:
@@ -77,55 +83,65 @@ class ForkOutcome:
 
 
 def fork_checkpoint(store: Store, ref: int | str | CheckpointInfo, *, reason: str, state: Any = _UNSET,
-                    tasks: Any = _UNSET, name: str | None = None) -> ForkOutcome:
+                    tasks: Any = _UNSET, name: str | None = None, resume_spec: Any = _UNSET) -> ForkOutcome:
     """Fork ``ref`` in a native or LangGraph store (LangGraph: ``inspector.resume.langgraph``)."""
     if store.info.kind == "langgraph":
         from inspector.resume.langgraph import fork_langgraph
         if tasks is not _UNSET:
             raise EditError("A LangGraph task state is derived from the graph's state; edit the state instead.")
+        if resume_spec is not _UNSET:
+            raise EditError(LANGGRAPH_SPEC)
         result = fork_langgraph(store, ref, reason=reason, **({} if state is _UNSET else {"state": state}))
         return ForkOutcome(store.get_run(result.thread_id), result.checkpoint_id, tuple(result.limits))
-    run = fork(store, ref, reason=reason, state=state, tasks=tasks, name=name)
+    run = fork(store, ref, reason=reason, state=state, tasks=tasks, name=name, resume_spec=resume_spec)
     return ForkOutcome(run, store.get_checkpoint(f"{run.id}:0").id)
 
 
 def fork(store: Store, ref: int | str | CheckpointInfo, *, reason: str, state: Any = _UNSET,
-         tasks: Any = _UNSET, name: str | None = None) -> RunInfo:
+         tasks: Any = _UNSET, name: str | None = None, resume_spec: Any = _UNSET) -> RunInfo:
     """Create a run whose first checkpoint (kind ``fork``) is ``ref``'s snapshot, optionally edited.
 
     The source run is never modified (verified by the fingerprint of its checkpoints
     before and after). Unedited state and task state are taken by reference (the same
     content digests); an edited state stores only the pieces that differ. Invalid edits
     raise EditError with the reason. (LangGraph stores: the thread that got the branch.)
+    ``resume_spec`` is the fork's own (``inspector.resume.fork_spec``); by default a copy of
+    the original's.
     """
     if not reason or not reason.strip():
         raise EditError("A fork needs a reason (it is kept with the new run).")
     if store.info.kind == "langgraph":
-        return fork_checkpoint(store, ref, reason=reason, state=state, tasks=tasks).run
+        return fork_checkpoint(store, ref, reason=reason, state=state, tasks=tasks, resume_spec=resume_spec).run
     st = native(store, "forking")
     source = ref if isinstance(ref, CheckpointInfo) else st.get_checkpoint(ref)
     run = st.get_run(source.run_id)
     snap = st.load(source.id)
     state = _edited_state(snap.state, state)
     tasks = _edited_tasks(snap.tasks, tasks)
+    spec = copy.deepcopy(run.resume_spec) if resume_spec is _UNSET else resume_spec
+    if spec is not None:
+        try:
+            check_spec(spec)
+        except ResumeSpecError as err:
+            raise EditError(f"The fork's resume command is invalid: {str(err).rstrip('.')}.") from err
     before = source_fingerprint(st, run.id, source.seq)
-    child = _write_fork(st, run, snap, state, tasks, reason.strip(), name)
+    child = _write_fork(st, run, snap, state, tasks, reason.strip(), name, spec)
     if source_fingerprint(st, run.id, source.seq) != before:  # pragma: no cover - would be a bug
         raise StoreError(f"Run {run.id} changed while it was forked; the store may be damaged.")
     return child
 
 
 def _write_fork(st: NativeStore, run: RunInfo, snap: Any, state: Any, tasks: Any, reason: str,
-                name: str | None) -> RunInfo:
+                name: str | None, spec: dict | None) -> RunInfo:
     writer = NativeWriter(st)
     try:
-        return _write_fork_with(writer, st, run, snap, state, tasks, reason, name)
+        return _write_fork_with(writer, st, run, snap, state, tasks, reason, name, spec)
     finally:
         writer.close()
 
 
 def _write_fork_with(writer: NativeWriter, st: NativeStore, run: RunInfo, snap: Any, state: Any,
-                     tasks: Any, reason: str, name: str | None) -> RunInfo:
+                     tasks: Any, reason: str, name: str | None, spec: dict | None) -> RunInfo:
     source = snap.info
     new_state = snap.state if state is _UNSET else state
     new_tasks = snap.tasks if tasks is _UNSET else tasks
@@ -145,7 +161,7 @@ def _write_fork_with(writer: NativeWriter, st: NativeStore, run: RunInfo, snap: 
     edited = [part for part, value in (("state", state), ("tasks", tasks)) if value is not _UNSET]
     child = writer.create_run(
         name=name or fork_name(run.name, source.seq), agent=run.agent, status="forked",
-        resume_spec=copy.deepcopy(run.resume_spec), resumable=run.resumable,
+        resume_spec=spec, resumable=run.resumable,
         not_resumable_reason=run.not_resumable_reason, labels=dict(run.labels),
         parent_run=run.id, parent_checkpoint=int(source.id), fork_reason=reason, owner=False)
     change = summarize(old_form.top_form, enc.top_form, lengths(snap.state), lengths(new_state),
@@ -179,14 +195,21 @@ def _parse_edits(store: Store, ref: int | str, state_text: str | None, tasks_tex
 
 def fork_with_edits(store: Store, ref: int | str, *, reason: str, state_text: str | None = None,
                     tasks_text: str | None = None, assignments: Iterable[str] = (),
-                    task_assignments: Iterable[str] = (), name: str | None = None) -> ForkOutcome:
+                    task_assignments: Iterable[str] = (), name: str | None = None,
+                    spec_edit: SpecEdit = NO_SPEC_EDIT) -> ForkOutcome:
     """Fork with edits given as text: whole JSON documents, then ``PATH=JSON`` assignments.
 
-    This is what the CLI calls (``--state-file``, ``--tasks-file``, ``--set``, ``--set-task``).
+    This is what the CLI calls (``--state-file``, ``--tasks-file``, ``--set``, ``--set-task``;
+    ``--argv``, ``--cwd``, ``--env`` for the fork's own resume command).
     """
     _snap, state, tasks = _parse_edits(store, ref, state_text, tasks_text, list(assignments),
                                        list(task_assignments))
-    return fork_checkpoint(store, ref, reason=reason, state=state, tasks=tasks, name=name)
+    spec: Any = _UNSET
+    if not spec_edit.empty:
+        if store.info.kind == "langgraph":
+            raise EditError(LANGGRAPH_SPEC)
+        spec = spec_edit.apply(store.get_run(store.get_checkpoint(ref).run_id).resume_spec)
+    return fork_checkpoint(store, ref, reason=reason, state=state, tasks=tasks, name=name, resume_spec=spec)
 
 
 @dataclass(frozen=True)
@@ -199,6 +222,8 @@ class ForkPreview:
     reason: str
     edits: tuple[Any, ...]      # EditLine rows of the review (empty: nothing edited)
     kind: str                   # "native": a new run; "langgraph": a branch checkpoint in the thread
+    resume_spec: dict | None = None                 # the fork's own resume spec (native)
+    conflicts: tuple[FlagConflict, ...] = ()        # its arguments that the edit contradicts
 
     def describe(self) -> str:
         """The preview as text: where, what, and every edited path."""
@@ -213,13 +238,18 @@ class ForkPreview:
             lines.append(edit_text(list(self.edits)))
         else:
             lines.append("no edits: the state and task state are taken as they are (by reference)")
+        if self.kind == "native":
+            lines += describe_spec(self.resume_spec, self.conflicts)
+        else:
+            lines.append("resume: through the thread's graph (the store's LangGraph settings), as before")
         lines.append("nothing was written (dry run)")
         return "\n".join(lines)
 
 
 def preview_fork(store: Store, ref: int | str, *, reason: str, state_text: str | None = None,
                  tasks_text: str | None = None, assignments: Iterable[str] = (),
-                 task_assignments: Iterable[str] = (), name: str | None = None) -> ForkPreview:
+                 task_assignments: Iterable[str] = (), name: str | None = None,
+                 spec_edit: SpecEdit = NO_SPEC_EDIT) -> ForkPreview:
     """Check a fork's edits and describe what it would write; the store is only read."""
     from inspector.resume.edit_diff import edit_lines
 
@@ -231,14 +261,21 @@ def preview_fork(store: Store, ref: int | str, *, reason: str, state_text: str |
                                       list(task_assignments))
     if store.info.kind == "langgraph" and tasks is not _UNSET:
         raise EditError("A LangGraph task state is derived from the graph's state; edit the state instead.")
+    if store.info.kind == "langgraph" and not spec_edit.empty:
+        raise EditError(LANGGRAPH_SPEC)
     lines: list[Any] = []
+    keys: tuple[str, ...] = ()
     if snap is not None:
         new_state = snap.state if state is _UNSET else _edited_state(snap.state, state)
         new_tasks = snap.tasks if tasks is _UNSET else _edited_tasks(snap.tasks, tasks)
-        lines = edit_lines(snap.state, snap.state if new_state is _UNSET else new_state,
-                           snap.tasks, snap.tasks if new_tasks is _UNSET else new_tasks)
+        after_state = snap.state if new_state is _UNSET else new_state
+        after_tasks = snap.tasks if new_tasks is _UNSET else new_tasks
+        lines = edit_lines(snap.state, after_state, snap.tasks, after_tasks)
+        keys = edited_keys(snap.state, after_state) + edited_keys(snap.tasks, after_tasks)
+    spec = spec_edit.apply(run.resume_spec) if store.info.kind != "langgraph" else None
+    conflicts = contradicted_flags(spec["argv"], keys) if spec else ()
     return ForkPreview(source, run, name or fork_name(run.name, source.seq), reason.strip(), tuple(lines),
-                       "langgraph" if store.info.kind == "langgraph" else "native")
+                       "langgraph" if store.info.kind == "langgraph" else "native", spec, conflicts)
 
 
 def fork_name(source_name: str, seq: int) -> str:

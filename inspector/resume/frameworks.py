@@ -24,6 +24,7 @@ import inspector
 from inspector.errors import NotResumableError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.resume.launch import LaunchSpec, check_argv, check_cwd, check_env, display_env, inherited
+from inspector.store.frameworks.base import EngineCatalogStore
 from inspector.store.base import Store
 from inspector.store.langgraph.settings import GraphSettings, load_settings, save_settings
 
@@ -122,7 +123,10 @@ def plan(store: Store, ref: int | str | CheckpointInfo, action: str, *, python: 
 
 def _crewai(store: Store, run: RunInfo, cp: CheckpointInfo, action: str, python: str, cwd: str,
             branch: str | None, setup: str | None) -> FrameworkPlan:
-    restore = store.restore_from(str(cp.id))  # type: ignore[attr-defined]
+    from inspector.store.frameworks.crewai import CrewAIStore
+    if not isinstance(store, CrewAIStore):
+        raise StoreError(f"{store.info.display} is not a CrewAI store.")
+    restore = store.restore_from(str(cp.id))
     folder = store.info.backend == "folder"
     location = store.info.url if folder else restore.rpartition("#")[0]
     notes = ["a restored crew gets crewai's default LLM and no tools unless --setup module:function sets them"
@@ -156,7 +160,9 @@ def _agents_branch(store: Store, run: RunInfo, cp: CheckpointInfo, python: str, 
     if cp.kind != "input" or cp.name != "user" or not isinstance(turn, int):
         raise StoreError("An Advanced session branches at a user turn: choose one of the user messages "
                          "(kind input); the branch keeps the turns before it.")
-    path = store.target.path
+    path = store.target.path if isinstance(store, EngineCatalogStore) else None
+    if path is None:
+        raise StoreError("An Advanced session branches in its SQLite file; this store has no file to branch in.")
     session, source = str(run.labels.get("session")), str(run.labels.get("branch", "main"))
     name = branch or f"{source}-turn{turn}-{time.strftime('%H%M%S')}"
     argv = [python, str(RUNNERS / "openai_agents_branch.py"), "--db", str(path), "--session", session,

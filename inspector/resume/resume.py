@@ -93,7 +93,10 @@ def start_resume(store: Store, plan: ResumePlan, *, argv: Sequence[str] | None =
     _still_valid(st, plan)
     run_id, checkpoint_id, forked = plan.run.id, plan.checkpoint.id, False
     if plan.mode == FORK:
-        child = fork(st, plan.checkpoint, reason=reason or f"resume from {plan.run.id}:{plan.checkpoint.seq}")
+        # the fork keeps the command it is resumed with (as edited), not the original's
+        spec = {**_spec(plan.run), "argv": list(argv_t), "cwd": cwd_s, "env": env_d, "inherit": list(plan.inherit)}
+        child = fork(st, plan.checkpoint, reason=reason or f"resume from {plan.run.id}:{plan.checkpoint.seq}",
+                     resume_spec=spec)
         run_id, checkpoint_id, forked = child.id, st.get_checkpoint(f"{child.id}:0").id, True
     writer = NativeWriter(st)
     try:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from inspector.errors import StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.store.branches import TopologyRow
 
 
 class Store(ABC):
@@ -57,10 +58,27 @@ class Store(ABC):
     def load(self, checkpoint_id: int | str) -> Snapshot:
         """Decode a checkpoint's state, task state and metadata."""
 
+    def checkpoints_by_id(self, ids: Collection[int | str]) -> dict[int | str, CheckpointInfo]:
+        """The checkpoints with these ids that can be read (default: one ``get_checkpoint`` each)."""
+        found: dict[int | str, CheckpointInfo] = {}
+        for ident in ids:
+            try:
+                found[ident] = self.get_checkpoint(ident)
+            except Exception:  # pruned or damaged: not found
+                continue
+        return found
+
     def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
         """The run's checkpoints with the given seqs (default: filter one listing)."""
         wanted = set(seqs)
         return [c for c in self.list_checkpoints(run_id) if c.seq in wanted]
+
+    branching = False   # True: a run's checkpoints may form a tree (``topology``)
+
+    def topology(self, run_id: str) -> list[TopologyRow] | None:
+        """Every checkpoint's place in the run's tree when the run has branches (checkpoints
+        with several children in the main graph); None when its checkpoints form one line."""
+        return None
 
     def forks_of(self, run_id: str) -> list[RunInfo]:
         """Runs forked from a checkpoint of this run."""
@@ -91,7 +109,7 @@ class Store(ABC):
     def close(self) -> None:  # noqa: B027 - a store without connections has nothing to release
         """Release connections."""
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -9,29 +9,18 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from collections.abc import Iterator
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
 
-from inspector.errors import CorruptDataError, NotAStoreError, StoreError
-from inspector.store import sqlite_ro
+from inspector.errors import StoreError
+from inspector.store import dberrors, sqlite_ro
+from inspector.store.sqlite_ro import check_sqlite_file  # noqa: F401  (re-exported)
+from inspector.store.target import Target, path_target, sqlite_target
 
-BUSY_TIMEOUT_MS = 10_000
-
-
-@dataclass(frozen=True)
-class Target:
-    """A parsed store location: a SQLite path or a server URL."""
-
-    url: str          # SQLAlchemy URL string
-    display: str      # what the user sees
-    backend: str      # "sqlite" | "postgresql"
-    path: Path | None = None
+BUSY_TIMEOUT_MS = sqlite_ro.BUSY_TIMEOUT_MS
 
 
 def parse_target(target: str | os.PathLike) -> Target:
@@ -45,72 +34,14 @@ def parse_target(target: str | os.PathLike) -> Target:
         except (ValueError, TypeError, exc.ArgumentError) as err:
             raise StoreError(f"{text!r} is not a database URL that can be opened ({err}).") from err
         if backend == "sqlite":
-            return _sqlite_target(url.database or "", text)
+            return sqlite_target(url.database or "", text)
         if backend == "postgresql":
             if url.drivername == "postgresql":
                 url = url.set(drivername="postgresql+psycopg")
             return Target(url.render_as_string(hide_password=False),
                           url.render_as_string(hide_password=True), "postgresql")
         raise StoreError(f"Unsupported database URL scheme {url.drivername!r}; use a SQLite path or postgresql://.")
-    target = _sqlite_target(text, None)
-    return Target(f"sqlite:///{target.path}", str(target.path), "sqlite", target.path)
-
-
-def _sqlite_target(text: str, url: str | None) -> Target:
-    try:
-        path = Path(text).expanduser().resolve()
-    except (RuntimeError, OSError) as err:      # a symlink loop, an unreadable directory
-        reason = "it is a loop of symbolic links" if isinstance(err, RuntimeError) else (err.strerror or str(err))
-        raise StoreError(f"Cannot open {text}: {reason}.") from err
-    return Target(url or f"sqlite:///{path}", str(Path(text)) if url else str(path), "sqlite", path)
-
-
-def check_sqlite_file(target: Target) -> None:
-    """Refuse a missing path, a directory, an empty file or a file that is not SQLite."""
-    path = target.path
-    assert path is not None
-    if not path.exists():
-        raise StoreError(f"No store at {path}: the file does not exist.")
-    if path.is_dir():
-        raise NotAStoreError(f"{path} is a directory, not a store file.")
-    try:
-        size = path.stat().st_size
-        if not os.access(path, os.R_OK):
-            raise PermissionError(13, "Permission denied")
-    except OSError as err:
-        raise StoreError(f"Cannot read {path}: {err.strerror or err}.") from err
-    if not size:
-        raise NotAStoreError(f"{path} is empty; it is not a checkpoint store.")
-    if not _is_sqlite(path):
-        raise NotAStoreError(f"{path} is not a checkpoint store (it is not a SQLite database).")
-
-
-def _is_sqlite(path: Path) -> bool:
-    """Ask SQLite itself whether ``path`` is a database (never open the file with plain I/O).
-
-    Closing any descriptor of a file drops every POSIX lock this process holds on it, so
-    reading the header with ``open()`` while this process has SQLite connections to the
-    store silently released their locks: another process then checkpointed and deleted
-    the WAL under them (lost writes, "malformed" reads). SQLite shares and defers its own
-    descriptors per file, so a short SQLite connection is safe.
-    """
-    uri, _ = sqlite_ro.readonly_uri(path)
-    try:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
-    except sqlite3.Error as err:
-        raise StoreError(f"Cannot read {path}: {err}.") from err
-    try:
-        conn.execute("PRAGMA schema_version").fetchone()
-        return True
-    except sqlite3.DatabaseError as err:
-        kind = error_kind(err)
-        if kind == "not-a-database":
-            return False
-        if kind == "locked":
-            return True
-        raise translate(err, str(path)) from err
-    finally:
-        conn.close()
+    return path_target(text)
 
 
 def make_engine(target: Target, *, readonly: bool) -> sa.Engine:
@@ -126,32 +57,8 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
     if readonly:
         copies: dict[tuple, Any] = {}     # private copies of a -wal without -shm (see sqlite_ro)
 
-        def connect() -> sqlite3.Connection:
-            signature = sqlite_ro.signature(path)
-            uri = sqlite_ro.uri_for(path, signature[0])
-            if signature[0] == sqlite_ro.LOG_UNREAD:
-                uri = sqlite_ro.private_copy_uri(path, signature, copies) or uri
-            conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
-                                   check_same_thread=False, factory=_ReadConnection)
-            conn.ci_signature = signature
-            try:
-                conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()   # opens the files now
-            except sqlite3.Error:
-                conn.close()
-                raise
-            return conn
-
         def creator() -> sqlite3.Connection:
-            for attempt in range(3):    # a writer may come or go between looking and opening
-                try:
-                    conn = connect()
-                    break
-                except sqlite3.OperationalError:
-                    if attempt == 2:
-                        raise
-                    time.sleep(0.01)
-            conn.text_factory = sqlite_ro.decode_text   # one row's bad UTF-8 is that row's damage
-            return conn
+            return sqlite_ro.connect(path, copies, factory=_ReadConnection)
 
         # the URL names no file (the creator opens it): without a pool class SQLAlchemy would
         # take it for a memory database and share one connection per thread, closing them
@@ -199,42 +106,27 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
     return engine
 
 
-class _ReadConnection(sqlite3.Connection):
-    """A read-only connection that remembers how it opened the file (``sqlite_ro`` modes)."""
-
-    ci_signature: tuple = ()
+class _ReadConnection(sqlite_ro.ReadConnection):
+    """A read-only connection of the engine's pool (``sqlite_ro.connect``)."""
 
 
 def _postgres_engine(target: Target, readonly: bool) -> sa.Engine:
-    connect_args = {"connect_timeout": 10}
+    connect_args: dict[str, Any] = {"connect_timeout": 10}
     if readonly:
         connect_args["options"] = "-c default_transaction_read_only=on"
     return sa.create_engine(target.url, connect_args=connect_args, pool_pre_ping=True,
                             pool_size=5, max_overflow=10)
 
 
-def insert_ignore(table: sa.Table, dialect_name: str):
+def insert_ignore(table: sa.Table, dialect_name: str) -> sa.Insert:
     """INSERT … ON CONFLICT DO NOTHING for the engine's dialect."""
     if dialect_name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    elif dialect_name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:  # pragma: no cover - only the two backends are supported
-        raise StoreError(f"Unsupported database backend {dialect_name}.")
-    return insert(table).on_conflict_do_nothing()
-
-
-# SQLite primary result codes (https://sqlite.org/rescode.html); extended codes carry the
-# primary one in their low byte
-SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 3, 5, 6, 8
-SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 14, 26
-_SQLITE_KINDS = {SQLITE_NOTADB: "not-a-database", SQLITE_CORRUPT: "corrupt", SQLITE_BUSY: "locked",
-                 SQLITE_LOCKED: "locked", SQLITE_CANTOPEN: "cannot-open", SQLITE_PERM: "cannot-open",
-                 SQLITE_READONLY: "read-only"}
-# PostgreSQL SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) by kind;
-# class 08 (connection exception) is "unreachable" as a whole
-_SQLSTATE_KINDS = {"57P01": "unreachable", "57P02": "unreachable", "57P03": "unreachable",
-                   "25006": "read-only", "55P03": "locked", "XX001": "corrupt", "XX002": "corrupt"}
+        from sqlalchemy.dialects import sqlite
+        return sqlite.insert(table).on_conflict_do_nothing()
+    if dialect_name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+        return postgresql.insert(table).on_conflict_do_nothing()
+    raise StoreError(f"Unsupported database backend {dialect_name}.")  # pragma: no cover - two backends
 
 
 def _driver_error(err: BaseException) -> BaseException:
@@ -244,43 +136,16 @@ def _driver_error(err: BaseException) -> BaseException:
 
 
 def error_kind(err: BaseException) -> str | None:
-    """What a driver error says about the store, from its code, never from its message:
-    'not-a-database', 'corrupt', 'locked', 'cannot-open', 'read-only', 'unreachable', or None.
-
-    SQLite errors carry their result code (``sqlite_errorcode``), psycopg's their SQLSTATE;
-    a psycopg error without one never got an answer from a server."""
+    """What a driver error says about the store (``dberrors.driver_kind``), SQLAlchemy's
+    disconnects and pool timeouts being 'unreachable'."""
     if isinstance(err, (exc.DisconnectionError, exc.TimeoutError)):
         return "unreachable"
-    driver = _driver_error(err)
-    code = getattr(driver, "sqlite_errorcode", None)
-    if isinstance(code, int):
-        return _SQLITE_KINDS.get(code & 0xFF)
-    if type(driver).__module__.split(".")[0] == "psycopg":
-        state = getattr(driver, "sqlstate", None)
-        if state is None:
-            return "unreachable" if type(driver).__name__ in ("OperationalError", "InterfaceError") else None
-        return "unreachable" if state.startswith("08") else _SQLSTATE_KINDS.get(state)
-    return None
+    return dberrors.driver_kind(_driver_error(err))
 
 
 def translate(err: BaseException, display: str) -> StoreError:
     """A driver exception as a one-sentence StoreError (the one place driver errors are classified)."""
-    driver = _driver_error(err)
-    text = (str(driver).strip().splitlines() or [""])[0] or type(driver).__name__
-    kind = error_kind(err)
-    if kind == "not-a-database":
-        return NotAStoreError(f"{display} is not a checkpoint store (not a readable SQLite database).")
-    if kind == "corrupt":
-        return CorruptDataError(f"{display} is corrupt: {text}.")
-    if kind == "locked":
-        return StoreError(f"{display} is locked by another process; try again in a moment.")
-    if kind == "cannot-open":
-        return StoreError(f"Cannot open {display}: {text}.")
-    if kind == "read-only":
-        return StoreError(f"{display} is read-only here: {text}.")
-    if kind == "unreachable":
-        return StoreError(f"Cannot reach the database at {display}: {text}.")
-    return StoreError(f"Database error on {display}: {text}.")
+    return dberrors.sentence(error_kind(err), _driver_error(err), display)
 
 
 @contextlib.contextmanager
@@ -314,6 +179,8 @@ def is_transient(err: BaseException | None) -> bool:
             if err.connection_invalidated:
                 return True
             err = err.orig
+            if err is None:
+                return False
         if type(err).__module__.split(".")[0] == "psycopg":
             state = getattr(err, "sqlstate", None)
             if state is None:  # no answer from a server at all: connect failed or socket closed
@@ -337,11 +204,14 @@ class CompiledStatement:
     but per-execution overhead drops from ~100 µs to a few µs.
     """
 
-    def __init__(self, stmt: sa.Executable, dialect: sa.Dialect) -> None:
-        self.compiled = stmt.compile(dialect=dialect)
+    def __init__(self, stmt: sa.ClauseElement, dialect: sa.Dialect) -> None:
+        from sqlalchemy.sql.compiler import SQLCompiler
+        compiled = stmt.compile(dialect=dialect)
+        assert isinstance(compiled, SQLCompiler)    # a DML / SELECT statement, never DDL
+        self.compiled = compiled
         self.sql = self.compiled.string
         self.positional = bool(dialect.positional)
-        self.names = list(self.compiled.positiontup or []) if self.positional else None
+        self.names: list[str] = list(self.compiled.positiontup or []) if self.positional else []
         self.defaults = {name: bind.value for name, bind in self.compiled.binds.items()
                          if not bind.required and bind.value is not None}
 
@@ -356,3 +226,28 @@ class CompiledStatement:
 def begin_write_sql(dialect_name: str) -> str | None:
     """The statement that opens a write transaction on a raw connection (None: implicit)."""
     return "BEGIN IMMEDIATE" if dialect_name == "sqlite" else None
+
+
+def vacuum(engine: sa.Engine, pg_tables: tuple[str, ...]) -> None:
+    """Give free space back to the operating system, outside any transaction: SQLite VACUUM
+    (with the WAL truncated before and after, since VACUUM in WAL mode rewrites through it);
+    PostgreSQL VACUUM FULL of ``pg_tables``, which locks them while it runs."""
+    raw = engine.raw_connection()
+    try:
+        if engine.dialect.name == "sqlite":
+            cur = raw.cursor()         # the store's connections are in autocommit mode
+            cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            cur.execute("VACUUM")
+            cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            cur.close()
+        else:
+            driver = raw.driver_connection
+            assert driver is not None
+            driver.rollback()
+            driver.autocommit = True
+            try:
+                driver.execute("VACUUM FULL " + ", ".join(pg_tables))
+            finally:
+                driver.autocommit = False
+    finally:
+        raw.close()

@@ -7,7 +7,7 @@ import os
 
 import sqlalchemy as sa
 
-from inspector.errors import NewerFormatError, NotAStoreError, StoreError
+from inspector.errors import NotAStoreError, StoreError
 from inspector.store import sqlite_ro
 from inspector.model import NATIVE_CAPABILITIES
 from inspector.store.adapters import StoreAdapter, detect_path, detect_tables, known_kinds
@@ -15,24 +15,13 @@ from inspector.store.base import Store
 from inspector.store.engine import (Target, check_sqlite_file, guard, make_engine, parse_target,
                                     table_columns)
 from inspector.store.native.schema import FORMAT_VERSION, REQUIRED_TABLES, meta, metadata
+from inspector.store.native.reads import check_version
 from inspector.store.native.store import NativeStore
 
 def _native_version(engine: sa.Engine, display: str) -> int:
     with guard(display), engine.connect() as conn:
         row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "format_version")).first()
-    if row is None:
-        raise NotAStoreError(f"{display} looks like a checkpoint store but has no format version.")
-    try:
-        return int(row[0])
-    except ValueError as err:
-        raise NotAStoreError(f"{display} has an unreadable format version {row[0]!r}.") from err
-
-
-def _check_version(version: int, display: str) -> None:
-    if version > FORMAT_VERSION:
-        raise NewerFormatError(
-            f"{display} was written by a newer Checkpoint Inspector (format {version}; "
-            f"this version reads up to {FORMAT_VERSION}); upgrade to open it.")
+    return check_version(row[0] if row is not None else None, display)
 
 
 def _raise_version(engine: sa.Engine, display: str, version: int) -> int:
@@ -61,7 +50,6 @@ class NativeAdapter(StoreAdapter):
                       **options: object) -> Store:
         """Check the format version (raise it when opened for writing) and open the store."""
         version = _native_version(engine, target.display)
-        _check_version(version, target.display)
         if not readonly:
             engine.dispose()
             engine = make_engine(target, readonly=False)
@@ -133,7 +121,6 @@ def create_store(target: str | os.PathLike) -> NativeStore:
         kind = describe_kind(columns)
         if kind == "native":
             version = _native_version(engine, tgt.display)
-            _check_version(version, tgt.display)
             _raise_version(engine, tgt.display, version)
         elif kind is None and not (columns.keys() & REQUIRED_TABLES) and (tgt.backend != "sqlite" or not columns):
             try:

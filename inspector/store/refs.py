@@ -8,11 +8,14 @@ head; a bare number or a store's own id form is a checkpoint id.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 from inspector.errors import StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.store.base import Store, parse_ref
+
+log = logging.getLogger(__name__)
 
 SHOWN_CANDIDATES = 5
 
@@ -78,12 +81,13 @@ def resolve_checkpoint(store: Store, ref: int | str | CheckpointInfo) -> Checkpo
 
 def parent_refs(store: Store, runs: Iterable[RunInfo]) -> dict[str, CheckpointInfo]:
     """Run id → the checkpoint each fork was made from (forks whose source still exists)."""
-    out: dict[str, CheckpointInfo] = {}
-    for run in runs:
-        if run.parent_run is None or run.parent_checkpoint is None:
-            continue
-        try:
-            out[run.id] = store.get_checkpoint(run.parent_checkpoint)
-        except Exception:  # a source pruned or damaged: listed without its origin
-            continue
-    return out
+    forks = [r for r in runs if r.parent_run is not None and r.parent_checkpoint is not None]
+    if not forks:
+        return {}
+    try:
+        found = store.checkpoints_by_id([r.parent_checkpoint for r in forks if r.parent_checkpoint is not None])
+    except Exception:  # a damaged store: the forks are listed without their origin
+        log.debug("reading the forks' origins failed", exc_info=True)
+        return {}
+    return {r.id: found[r.parent_checkpoint] for r in forks
+            if r.parent_checkpoint is not None and r.parent_checkpoint in found}

@@ -1,4 +1,5 @@
-"""Opening a SQLite file to read without changing any file (no SQLAlchemy: the preview uses it).
+"""Opening a SQLite file to read without changing any file (no SQLAlchemy: the preview and the
+read commands use it).
 
 SQLite's ``mode=ro`` is not enough: a reader of a WAL database creates ``-wal`` and ``-shm``
 when they are missing (and leaves them), and rewrites ``-shm`` on every read. A read-only
@@ -22,10 +23,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import tempfile
+import time
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
+from inspector.errors import NotAStoreError, StoreError
+from inspector.store import dberrors
+
+BUSY_TIMEOUT_MS = 10_000
 SHARED = "shared"         # readonly_shm: follows writers
 IMMUTABLE = "immutable"   # a clean store, read as a snapshot until a writer appears
 LOG_UNREAD = "log-unread"  # a -wal without -shm: its newest writes cannot be read untouched
@@ -127,3 +135,92 @@ def decode_text(raw: bytes) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return DamagedText(raw.decode("utf-8", "replace"))
+
+
+class ReadConnection(sqlite3.Connection):
+    """A read-only connection that remembers how it opened the file (its ``signature``)."""
+
+    ci_signature: tuple = ()
+
+
+def _open(path: Path, copies: dict, factory: type[ReadConnection]) -> ReadConnection:
+    signature_now = signature(path)
+    uri = uri_for(path, signature_now[0])
+    if signature_now[0] == LOG_UNREAD:
+        uri = private_copy_uri(path, signature_now, copies) or uri
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                           check_same_thread=False, factory=factory)
+    conn.ci_signature = signature_now
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()   # opens the files now
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def connect(path: Path, copies: dict[tuple, Any], factory: type[ReadConnection] = ReadConnection) -> ReadConnection:
+    """A connection that reads ``path`` as it is now and cannot write (see the module
+    docstring; ``copies`` keeps the private copies of a log without -shm). Autocommit mode:
+    a reader issues its own BEGIN for a consistent view over several queries."""
+    for attempt in range(3):    # a writer may come or go between looking and opening
+        try:
+            conn = _open(path, copies, factory)
+            break
+        except sqlite3.OperationalError:
+            if attempt == 2:
+                raise
+            time.sleep(0.01)
+    conn.text_factory = decode_text   # one row's bad UTF-8 is that row's damage
+    conn.isolation_level = None
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def check_sqlite_file(target: Any) -> None:
+    """Refuse a missing path, a directory, an empty file or a file that is not SQLite
+    (``target``: an ``inspector.store.target.Target`` of a SQLite file)."""
+    path = target.path
+    assert path is not None
+    if not path.exists():
+        raise StoreError(f"No store at {path}: the file does not exist.")
+    if path.is_dir():
+        raise NotAStoreError(f"{path} is a directory, not a store file.")
+    try:
+        size = path.stat().st_size
+        if not os.access(path, os.R_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as err:
+        raise StoreError(f"Cannot read {path}: {err.strerror or err}.") from err
+    if not size:
+        raise NotAStoreError(f"{path} is empty; it is not a checkpoint store.")
+    if not _is_sqlite(path):
+        raise NotAStoreError(f"{path} is not a checkpoint store (it is not a SQLite database).")
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Ask SQLite itself whether ``path`` is a database (never open the file with plain I/O).
+
+    Closing any descriptor of a file drops every POSIX lock this process holds on it, so
+    reading the header with ``open()`` while this process has SQLite connections to the
+    store silently released their locks: another process then checkpointed and deleted
+    the WAL under them (lost writes, "malformed" reads). SQLite shares and defers its own
+    descriptors per file, so a short SQLite connection is safe.
+    """
+    uri, _ = readonly_uri(path)
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as err:
+        raise StoreError(f"Cannot read {path}: {err}.") from err
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+        return True
+    except sqlite3.DatabaseError as err:
+        kind = dberrors.driver_kind(err)
+        if kind == "not-a-database":
+            return False
+        if kind == "locked":
+            return True
+        raise dberrors.translate_driver(err, str(path)) from err
+    finally:
+        conn.close()

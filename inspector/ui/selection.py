@@ -30,6 +30,8 @@ class SelectionRequest(QObject):
     def __init__(self, window: MainWindow, text: str | None, parent: QObject | None = None) -> None:
         super().__init__(parent or window)
         self.window = window
+        self.run_ref: str | None
+        self.seq: int | None
         self.run_ref, self.seq = parse_selection(text) if text else (None, None)
         self._runs_loaded = False
         self._waiting_forks = True
@@ -61,7 +63,7 @@ class SelectionRequest(QObject):
                 self._fail(f"Run {run.id} has no checkpoint #{self.seq} (it has {run.checkpoint_count}).")
                 return
             self._waiting_snapshot = True
-            self.window.timeline_panel.select_seq(seq)
+            self.window.timeline_panel.select_seq(self.seq)   # negative: back from the branch's head
         self._check()
 
     def _on_annotated(self) -> None:

@@ -12,6 +12,7 @@ from watchdog.events import (FileClosedEvent, FileCreatedEvent, FileDeletedEvent
                              FileModifiedEvent, FileMovedEvent, FileSystemEvent,
                              FileSystemEventHandler)
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ class FileWatcher:
     def __init__(self, paths: Iterable[Path], on_change: Callable[[Path], None]) -> None:
         self.paths = [Path(p) for p in paths]
         self.on_change = on_change
-        self._observer: Observer | None = None
+        self._observer: BaseObserver | None = None
         self._lock = threading.Lock()
 
     @property

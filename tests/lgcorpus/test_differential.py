@@ -68,8 +68,12 @@ def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any) -> tuple[
         listed = {str(i.id) for i in store.list_checkpoints(thread)}
         seen = set()
         for ns in _namespaces(saver, thread):
-            for snap in graph.get_state_history({"configurable": {"thread_id": thread, "checkpoint_ns": ns}}):
+            config = {"configurable": {"thread_id": thread, "checkpoint_ns": ns}}
+            for n, snap in enumerate(graph.get_state_history(config)):
                 cid = snap.config["configurable"]["checkpoint_id"]
+                if n == 0:   # the namespace's latest: get_state() shows it live (finished tasks' writes applied)
+                    snap = graph.get_state(config, subgraphs=True)
+                    assert snap.config["configurable"]["checkpoint_id"] == cid
                 want = _expected(snap)
                 got = _reported(store, thread, ns, cid)
                 seen.add(f"{thread}@{ns}@{cid}" if ns else f"{thread}@{cid}")
@@ -90,6 +94,18 @@ def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any) -> tuple[
         got_lanes = sorted((s["task_id"], s["lane"]) for s in meta["subgraphs"])
         root = store.load(f"{thread}@{head.config['configurable']['checkpoint_id']}").meta
         got_root_lanes = sorted((s["task_id"], s["lane"]) for s in root["subgraphs"])
+        want_head = _expected(head)
+        got_head = _reported(store, thread, "", head.config["configurable"]["checkpoint_id"])
+        problems += [f"{thread} head {k}: get_state {want_head[k]!r} != inspector {got_head[k]!r}"
+                     for k in want_head if want_head[k] != got_head[k]]
+        for task in head.tasks:          # subgraph lanes of the head, as get_state(subgraphs=True) shows them
+            if task.state is None or not hasattr(task.state, "values"):
+                continue
+            conf = task.state.config["configurable"]
+            want_lane = _expected(task.state)
+            got_lane = _reported(store, thread, conf["checkpoint_ns"], conf["checkpoint_id"])
+            problems += [f"{thread} head lane {conf['checkpoint_ns']} {k}: get_state {want_lane[k]!r} != "
+                         f"inspector {got_lane[k]!r}" for k in want_lane if want_lane[k] != got_lane[k]]
         if lanes != got_root_lanes:
             problems.append(f"{thread} head subgraphs: LangGraph {lanes} != inspector {got_root_lanes}")
         if parse_id(str(info.id)).ns:

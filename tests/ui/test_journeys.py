@@ -241,3 +241,71 @@ def test_fork_resume_and_compare_with_the_origin(qtbot, crashed_store: Path, siz
     assert (result.a.run_id, result.a.seq) == (reference.id, 4) and result.b.run_id == fork.id
     assert not result.empty
     window.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_fork_without_the_approval_flag_resumes_with_the_forks_command(qtbot, demo_store: Path, size) -> None:
+    with open_store(demo_store) as st:
+        review = next(r for r in st.list_runs() if "--approve-first" in (r.resume_spec or {}).get("argv", ()))
+    window = _window(qtbot, size, demo_store)
+    _click_run(qtbot, window, review.id)
+    _click_checkpoint(qtbot, window, 5)
+    actions = window.run_actions
+    dialog = actions.open_fork_dialog()
+    assert isinstance(dialog, ForkDialog)
+    qtbot.waitUntil(lambda: dialog.snapshot is not None, timeout=TIMEOUT)
+    # the edit: the reviewer no longer approves at once
+    view = dialog.state_editor.view
+    cursor = view.document().find('"approve_first": true')
+    assert not cursor.isNull()
+    view.setTextCursor(cursor)
+    view.setFocus()
+    qtbot.keyClicks(view, '"approve_first": false')
+    dialog.state_editor.validate()
+    command = dialog.resume_editor
+    assert command.conflicts and command.conflicts[0].flag == "--approve-first"
+    assert not command.remove_button.isHidden() and "⚠" in dialog.tabs.tabText(2)
+    assert "--approve-first" in command.argv_editor.value
+    dialog.tabs.setCurrentWidget(command)
+    qtbot.mouseClick(command.remove_button, Qt.MouseButton.LeftButton)
+    assert "--approve-first" not in command.argv_editor.value and not command.conflicts
+    assert command.edited and dialog.tabs.tabText(2) == "Resume command •"
+    qtbot.keyClicks(dialog.reason, "the reviewer should look at the draft")
+    qtbot.waitUntil(lambda: dialog.review_button.isEnabled(), timeout=TIMEOUT)
+    qtbot.mouseClick(dialog.review_button, Qt.MouseButton.LeftButton)
+    review_text = dialog.review.toPlainText()
+    command_line = next(line for line in review_text.splitlines() if line.startswith("$ "))
+    assert "The fork's resume command" in review_text and "--approve-first" not in command_line
+    assert '-  "--approve-first",' in review_text                       # shown as removed
+    with qtbot.waitSignal(dialog.forked, timeout=TIMEOUT) as forked:
+        qtbot.mouseClick(dialog.fork_button, Qt.MouseButton.LeftButton)
+    fork = forked.args[0]
+    expected = [a for a in review.resume_spec["argv"] if a != "--approve-first"]
+    with open_store(demo_store) as st:
+        assert st.get_run(fork.id).resume_spec["argv"] == expected                 # the fork's own
+        assert "--approve-first" in st.get_run(review.id).resume_spec["argv"]     # the original untouched
+    # resume the fork: its dialog shows the fork's command, and the process gets it
+    qtbot.waitUntil(lambda: window.current_run() is not None and window.current_run().id == fork.id
+                    and actions.resume.isEnabled(), timeout=TIMEOUT)
+    actions.confirm = Confirm(True)
+    actions.resume.trigger()
+    qtbot.waitUntil(lambda: isinstance(actions.dialog, ResumeDialog) and actions.dialog.plan is not None,
+                    timeout=TIMEOUT)
+    resume = actions.dialog
+    assert resume.plan.run.id == fork.id and resume.argv_editor.value == expected
+    assert "fork fork" not in resume.title.text() and "own" in resume.origin_label.text()
+    with qtbot.waitSignal(actions.console.process_finished, timeout=TIMEOUT) as finished:
+        qtbot.mouseClick(resume.resume_button, Qt.MouseButton.LeftButton)
+    assert finished.args == [fork.id, 0]
+    with open_store(demo_store) as st:
+        done = st.get_run(fork.id)
+        head = st.load(f"{fork.id}:-1")
+        original_head = st.load(f"{review.id}:-1")
+    # the resumed process recorded the command line it really got
+    assert done.status == "completed" and "--approve-first" not in done.resume_spec["argv"]
+    assert done.resume_spec["argv"][1:] == expected[1:]
+    # the edit took effect: the draft got the TODO, the reviewer asked for changes, it was revised
+    cited = "(Source: municipal pilot report.)"
+    assert head.state["approve_first"] is False and cited in head.state["draft"]
+    assert cited not in original_head.state["draft"]
+    window.close()

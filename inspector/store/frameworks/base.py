@@ -20,10 +20,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
+
 from inspector import limits
 from inspector.errors import CorruptDataError, StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store, parse_ref
+from inspector.store.engine import Target
 
 MAX_ROWS = 200_000              # rows of one table read into a catalog
 MAX_VALUE_BYTES = 8 * 2**20     # one JSON value decoded (larger ones are shown as opaque)
@@ -242,7 +245,7 @@ class CatalogStore(Store):
 class EngineCatalogStore(CatalogStore):
     """A ``CatalogStore`` over one SQLAlchemy engine (SQLite file or PostgreSQL database)."""
 
-    def __init__(self, engine: Any, target: Any) -> None:
+    def __init__(self, engine: sa.Engine, target: Target) -> None:
         super().__init__(target.display)
         self.engine, self.target = engine, target
 

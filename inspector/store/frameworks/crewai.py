@@ -96,8 +96,10 @@ def task_board(snapshot: Any) -> dict:
     shown = ", ".join(f"{k}={v}" for k, v in inputs.items())[:200] if isinstance(inputs, dict) else ""
     goal = (f"Crew {name!r}" if name else "Crew") + (f" — inputs: {shown}" if shown else "")
     failed = snapshot.get("trigger") == "task_failed" if isinstance(snapshot, dict) else False
-    tasks = []
-    raw_tasks = crew.get("tasks") if isinstance(crew.get("tasks"), list) else []
+    tasks: list[dict[str, Any]] = []
+    raw_tasks = crew.get("tasks")
+    if not isinstance(raw_tasks, list):
+        raw_tasks = []
     for index, task in enumerate(raw_tasks):
         if not isinstance(task, dict):
             continue
@@ -227,7 +229,7 @@ class CrewAIStore(CatalogStore):
             return tuple(out)
         assert self.engine is not None
         with guard(self.display), self.engine.connect() as conn:
-            return tuple(conn.exec_driver_sql(f'SELECT COUNT(*), MAX(rowid) FROM "{self.table}"').fetchone())
+            return tuple(conn.exec_driver_sql(f'SELECT COUNT(*), MAX(rowid) FROM "{self.table}"').one())
 
     def _decode_row(self, data: Any) -> Any:
         if isinstance(data, (bytes, bytearray, memoryview)) and bytes(data[:1]).strip() not in (b"{", b"["):

@@ -139,8 +139,8 @@ class GoogleADKStore(EngineCatalogStore):
     def fingerprint(self) -> Any:
         """Event and session counts and the latest times."""
         with guard(self.display), self.engine.connect() as conn:
-            return (tuple(conn.exec_driver_sql("SELECT COUNT(*), MAX(timestamp) FROM events").fetchone()),
-                    tuple(conn.exec_driver_sql("SELECT COUNT(*), MAX(update_time) FROM sessions").fetchone()))
+            return (tuple(conn.exec_driver_sql("SELECT COUNT(*), MAX(timestamp) FROM events").one()),
+                    tuple(conn.exec_driver_sql("SELECT COUNT(*), MAX(update_time) FROM sessions").one()))
 
     def _scoped(self, conn: sa.Connection, table: str, key: tuple[str, ...]) -> dict[tuple, Any]:
         cols = {c.lower() for c in table_columns(self.engine, self.display).get(table, set())}
@@ -179,8 +179,10 @@ class GoogleADKStore(EngineCatalogStore):
                         else content, "actions": opaque("v0 schema: actions are pickled, not decoded "
                                                         "(pickle can run code)")}
             stamp = data.get("timestamp") if isinstance(data, dict) else None
-            numeric = isinstance(stamp, (int, float)) and not isinstance(stamp, bool)
-            created = float(stamp) if numeric else parse_time(row[5])
+            if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+                created = float(stamp)
+            else:
+                created = parse_time(row[5])
             events.setdefault(run_key(row[1], row[2], row[0]), []).append(
                 _Event(str(row[3]), str(row[4]), created, size if v1 else len(str(row[7] or "")), data))
         self._events = events
@@ -227,7 +229,9 @@ class GoogleADKStore(EngineCatalogStore):
         self.catalog()
         session = self._sessions.get(info.run_id, {})
         evs = self._events.get(info.run_id, [])[:info.seq + 1]
-        current = session.get("state") if isinstance(session.get("state"), dict) else {}
+        current = session.get("state")
+        if not isinstance(current, dict):
+            current = {}
         deltas = [(e.data.get("actions") or {}).get("state_delta") if isinstance(e.data, dict) else None for e in evs]
         every = self._events.get(info.run_id, [])
         touched = {k for e in every if isinstance(e.data, dict)
@@ -264,8 +268,8 @@ class GoogleADKStore(EngineCatalogStore):
             notes.append("app: and user: keys are shared with other sessions; shown are the values this "
                          "session's events wrote, while app_state / user_state below are today's values.")
         messages = [m for e in evs for m in to_messages(e.data)]
-        usage = [e.data.get("usage_metadata") for e in evs if isinstance(e.data, dict)
-                 and isinstance(e.data.get("usage_metadata"), dict)]
+        usage: list[dict] = [u for e in evs if isinstance(e.data, dict)
+                             and isinstance(u := e.data.get("usage_metadata"), dict)]
         shown: dict[str, Any] = {}
         if notes:   # one text, so the state tree shows it on its first row without expanding
             shown["_approximate"] = " ".join(notes)

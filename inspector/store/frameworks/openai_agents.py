@@ -193,7 +193,7 @@ class OpenAIAgentsStore(EngineCatalogStore):
         if t.usage:
             parts.append(f"SELECT COUNT(*), SUM(total_tokens) FROM {q(t.usage)}")
         with guard(self.display), self.engine.connect() as conn:
-            return tuple(tuple(conn.exec_driver_sql(sql).fetchone()) for sql in parts)
+            return tuple(tuple(conn.exec_driver_sql(sql).one()) for sql in parts)
 
     def _messages(self, budget: Budget) -> dict[int, tuple[str, float, str]]:
         """message id → (session id, created, JSON text)."""

@@ -43,6 +43,10 @@ import sqlite3
 import sys
 from typing import Any
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # annotations only: this module runs in the user's Python, with their langgraph
+    from langchain_core.runnables import RunnableConfig
 
 ACTIONS = ("fork", "resume", "answer")
 
@@ -143,7 +147,7 @@ def _timedelta(text: str) -> Any:
                         microseconds=int((micro or "0").ljust(6, "0")))
 
 
-def _loaded_class(type_name: str) -> Any:
+def _loaded_class(type_name: str) -> type | None:
     """The class ``module.Name`` if its module is already imported (by the graph); else None."""
     module, _, name = type_name.rpartition(".")
     mod = sys.modules.get(module)
@@ -205,7 +209,7 @@ def staging_saver(inner: Any) -> Any:
         def get_next_version(self, current: Any, channel: Any) -> Any:
             return inner.get_next_version(current, channel)
 
-        def get_tuple(self, config: dict) -> Any:
+        def get_tuple(self, config: RunnableConfig) -> Any:
             conf = config["configurable"]
             key = (conf["thread_id"], conf.get("checkpoint_ns", ""))
             wanted = conf.get("checkpoint_id")
@@ -218,20 +222,20 @@ def staging_saver(inner: Any) -> Any:
         def list(self, config: Any, **kwargs: Any) -> Any:
             return inner.list(config, **kwargs)
 
-        def put(self, config: dict, checkpoint: Any, metadata: Any, new_versions: Any) -> dict:
+        def put(self, config: RunnableConfig, checkpoint: Any, metadata: Any, new_versions: Any) -> RunnableConfig:
             conf = config["configurable"]
             ns = conf.get("checkpoint_ns", "")
             self.puts.append((config, checkpoint, metadata, new_versions))
-            new = {"configurable": {"thread_id": conf["thread_id"], "checkpoint_ns": ns,
-                                    "checkpoint_id": checkpoint["id"]}}
-            parent = ({"configurable": {"thread_id": conf["thread_id"], "checkpoint_ns": ns,
+            new: RunnableConfig = {"configurable": {"thread_id": conf["thread_id"], "checkpoint_ns": ns,
+                                                    "checkpoint_id": checkpoint["id"]}}
+            parent: RunnableConfig | None = ({"configurable": {"thread_id": conf["thread_id"], "checkpoint_ns": ns,
                                         "checkpoint_id": conf["checkpoint_id"]}}
                       if conf.get("checkpoint_id") else None)
             self.staged[(conf["thread_id"], ns, checkpoint["id"])] = CheckpointTuple(
                 new, checkpoint, metadata, parent, [])
             return new
 
-        def put_writes(self, config: dict, writes: Any, task_id: str, task_path: str = "") -> None:
+        def put_writes(self, config: RunnableConfig, writes: Any, task_id: str, task_path: str = "") -> None:
             self.writes.append((config, writes, task_id, task_path))
 
         def commit(self) -> None:
@@ -305,7 +309,7 @@ def run(args: argparse.Namespace) -> int:
             _line(f"forked {args.thread}@{new['configurable']['checkpoint_id']}")
         else:
             from langgraph.types import Command
-            payload = Command(resume=values) if args.action == "answer" else None
+            payload: Command | None = Command(resume=values) if args.action == "answer" else None
             for chunk in graph.stream(payload, config, stream_mode="updates", subgraphs=True):
                 _line(_describe_chunk(chunk))
         report(graph, args.thread)

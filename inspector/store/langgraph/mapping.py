@@ -33,6 +33,7 @@ from typing import Any
 from collections.abc import Iterable
 
 from inspector.model import CHECKPOINT_KINDS, CheckpointInfo
+from inspector.store.branches import TopologyRow
 from inspector.store.langgraph.decode import revive_lc
 from inspector.store.langgraph.ids import id_step, id_time, make_id
 from inspector.store.langgraph.pregel import is_control_channel, node_of, parent_namespace, push_index
@@ -172,6 +173,19 @@ def build_infos(thread_id: str, rows: list[ListRow], offset: int,
             size_delta=row.size - (row.parent_size or 0), change=change, lane=row.ns,
             branch_count=max(0, children.get((row.ns, row.checkpoint_id), 1) - 1)))
     return infos
+
+
+def topology_rows(thread_id: str, rows: list[ListRow]) -> list[TopologyRow]:
+    """A whole thread's listing rows as ``TopologyRow``s (ids and parents as in ``build_infos``)."""
+    found = []
+    for seq, row in enumerate(rows):
+        meta = _row_meta(row)
+        source = meta.get("source")
+        found.append(TopologyRow(seq, make_id(thread_id, row.ns, row.checkpoint_id),
+                                 lane_parent(thread_id, row, meta, {}), row.ns,
+                                 source if isinstance(source, str) else "",
+                                 metadata_step(meta, row.checkpoint_id)))
+    return found
 
 
 def page_bounds(rows: list[ListRow]) -> tuple[str, str] | None:

@@ -99,6 +99,7 @@ class PgReader(SharedWriteQueries):
 
     WRITES = "checkpoint_writes"
     WRITE_VALUE = "blob"
+    ID_ORDER = C
 
     origin: tuple = ("", -1)
 

@@ -237,8 +237,8 @@ def planned_tasks(checkpoint_id: str, ns: str, step: Any, checkpoint: dict) -> l
     PUSH tasks (one per pending Send packet) first, then PULL tasks; ``step`` is the
     checkpoint's metadata step (the tasks run at ``step + 1``).
     """
-    values = checkpoint.get("channel_values") if isinstance(checkpoint.get("channel_values"), dict) else {}
-    versions = checkpoint.get("channel_versions") if isinstance(checkpoint.get("channel_versions"), dict) else {}
+    values = got_values if isinstance(got_values := checkpoint.get("channel_values"), dict) else {}
+    versions = got_versions if isinstance(got_versions := checkpoint.get("channel_versions"), dict) else {}
     version = checkpoint.get("v")
     run_step = str((step if isinstance(step, int) and not isinstance(step, bool) else -1) + 1)
     parent_ns = ns

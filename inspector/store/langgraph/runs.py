@@ -82,7 +82,7 @@ def read_head(head: HeadRow, task_channel: str) -> HeadSummary:
         return HeadSummary(None)
     if not isinstance(body, dict) or "__opaque__" in body:
         return HeadSummary(None)
-    values = body.get("channel_values") if isinstance(body.get("channel_values"), dict) else {}
+    values = got_values if isinstance(got_values := body.get("channel_values"), dict) else {}
     found = next_nodes(values.keys(), body.get("channel_versions"), body.get("versions_seen"), values)
     return HeadSummary(tuple(found), plain_or_error(values.get(task_channel)))
 
@@ -125,8 +125,8 @@ def build_run(thread: ThreadRow, head: HeadRow | None, summary: HeadSummary,
         id=thread.thread_id, name=thread.thread_id, agent="langgraph",
         status=run_status(tasks, summary, updated, running_window,
                           source=parse_metadata(head.metadata).get("source") if head else None),
-        created=id_time(thread.first_id), updated=updated, checkpoint_count=thread.count,
-        head_seq=thread.count - 1, resumable=False, not_resumable_reason=NOT_RESUMABLE,
+        created=id_time(thread.first_id), updated=updated, checkpoint_count=thread.checkpoints,
+        head_seq=thread.checkpoints - 1, resumable=False, not_resumable_reason=NOT_RESUMABLE,
         labels=_labels(head.metadata) if head else {},
         last_error=last_error if isinstance(last_error, str) or last_error is None else str(last_error),
         tasks_done=sc.tasks_done, tasks_total=sc.tasks_total,

@@ -11,6 +11,7 @@ class SharedWriteQueries:
 
     WRITES = "writes"        # the pending-writes table (PostgresSaver: checkpoint_writes)
     WRITE_VALUE = "value"    # its value column (PostgresSaver: blob)
+    ID_ORDER = ""            # how checkpoint ids compare (PostgresSaver: byte order, COLLATE "C")
 
     def _all(self, sql: str, **params: Any) -> list[Any]:
         raise NotImplementedError
@@ -44,6 +45,13 @@ class SharedWriteQueries:
                          "GROUP BY checkpoint_ns, checkpoint_id ORDER BY 3 DESC, 2 DESC LIMIT :lim",
                          thread=thread_id, channel=channel, lim=limit)
         return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    def is_latest(self, thread_id: str, ns: str, checkpoint_id: str) -> bool:
+        """Whether no checkpoint of the namespace is newer (what ``get_state()`` reads)."""
+        rows = self._all("SELECT 1 FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns "
+                         f"AND checkpoint_id {self.ID_ORDER} > :cid LIMIT 1",
+                         thread=thread_id, ns=ns, cid=checkpoint_id)
+        return not rows
 
     def child_ids(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str]:
         """Checkpoints whose parent is the given one (same namespace)."""

@@ -8,7 +8,7 @@ rest of the snapshot still fills in. ``Snapshot.meta`` keys:
 ``thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, source, step, ts, v,
 serialization, langgraph_metadata, channel_versions, versions_seen, updated_channels,
 next, writes, tasks, interrupts, errors, control_channels, channel_sizes, subgraphs,
-parent_step, delta_snapshots, reconstructed, empty_reducers, decode_errors, notes``.
+planned_tasks, parent_step, delta_snapshots, reconstructed, empty_reducers, decode_errors, notes``.
 
 ``writes`` items: ``{task_id, node, task_path, idx, channel, type, value}``; ``tasks`` items:
 ``{task_id, node, task_path, status (finished|errored|interrupted|pending), channels,
@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from inspector.errors import TaskStateError
 from inspector.model import CheckpointInfo, Snapshot
-from inspector.store.langgraph.decode import (BlobError, decode_plain, decode_typed, pack,
+from inspector.store.langgraph.decode import (BlobError, DecodeBudget, decode_plain, decode_typed, pack,
                                               plain_or_error)
 from inspector.store.langgraph.mapping import metadata_step, parse_metadata
 from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
@@ -77,10 +77,13 @@ def interrupt_question(value: Any) -> str | None:
 
 
 def split_channels(values: dict, show_control: bool) -> tuple[dict, dict, dict, list[str]]:
-    """(state, control channels, per-channel sizes, delta-snapshot channels)."""
+    """(state, control channels, per-channel sizes, delta-snapshot channels).
+
+    All channels together are held to the read budgets (BudgetExceeded names the flag)."""
     state, control, sizes, deltas = {}, {}, {}, []
+    budget = DecodeBudget("The state of this LangGraph checkpoint")
     for channel, raw in values.items():
-        plain = plain_or_error(raw)
+        plain = plain_or_error(raw, budget)
         if isinstance(plain, dict) and set(plain) == {"__delta_snapshot__"}:
             plain = plain["__delta_snapshot__"]
             deltas.append(str(channel))
@@ -103,17 +106,17 @@ def describe_writes(rows: list[WriteRow], planned: list[dict] | None = None,
     """
     summary = summarise_tasks((w.task_id, w.task_path, w.channel) for w in rows)
     by_id = {p["task_id"]: p["node"] for p in planned or () if p.get("task_id")}
-    for task in summary.values():
-        if task.task_id in by_id:
-            task.node = by_id[task.task_id]
-        elif (index := push_index(task.task_path)) is not None and sends and 0 <= index < len(sends) \
+    for summarised in summary.values():
+        if summarised.task_id in by_id:
+            summarised.node = by_id[summarised.task_id]
+        elif (index := push_index(summarised.task_path)) is not None and sends and 0 <= index < len(sends) \
                 and sends[index]:
-            task.node = sends[index]
+            summarised.node = sends[index]
     writes, interrupts, errors = [], [], []
     details: dict[str, dict] = {}
     for w in rows:
         task = summary.get(w.task_id)
-        node = task.node if task else None
+        node = task.node if task is not None else None
         value = decode_plain(w.type, w.value)
         writes.append({"task_id": w.task_id, "node": node, "task_path": w.task_path, "idx": w.idx,
                        "channel": w.channel, "type": w.type, "value": value})
@@ -163,7 +166,7 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
     errors = [error] if error else []
     notes: list[str] = []
     cp = checkpoint if isinstance(checkpoint, dict) and "__opaque__" not in checkpoint else {}
-    values = cp.get("channel_values") if isinstance(cp.get("channel_values"), dict) else {}
+    values = got_values if isinstance(got_values := cp.get("channel_values"), dict) else {}
     state, control, sizes, deltas = split_channels(values, show_control)
     rebuilt = rebuild(lg_meta, values) if rebuild and cp is checkpoint and checkpoint is not None else {}
     for channel, found in rebuilt.items():
@@ -201,7 +204,7 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
         "updated_channels": plain_or_error(cp.get("updated_channels")),
         "next": next_list, "writes": write_list, "tasks": tasks, "interrupts": interrupts,
         "errors": task_errors, "control_channels": control, "channel_sizes": sizes,
-        "subgraphs": _subgraphs(ns, tasks, namespaces),
+        "subgraphs": _subgraphs(ns, tasks, namespaces), "planned_tasks": planned,
         "parent_step": info.parent_id if ns and body.parent_id is None else None,
         "delta_snapshots": deltas, "reconstructed": rebuilt, "empty_reducers": sorted(empty), "decode_errors": errors, "notes": notes,
     }

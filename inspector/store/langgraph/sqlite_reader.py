@@ -117,7 +117,9 @@ class SqliteReader(SharedWriteQueries):
     def _all(self, sql: str, **params: Any) -> list[Any]:
         """Run one query on the pooled connection's sqlite3 cursor (plain tuples, no Row cost)."""
         with guard(self.display), self.engine.connect() as conn:
-            cur = conn.connection.dbapi_connection.cursor()
+            driver = conn.connection.dbapi_connection
+            assert isinstance(driver, sqlite3.Connection)   # pysqlite's pool hands out sqlite3 connections
+            cur = driver.cursor()
             try:
                 cur.execute(sql, params)
                 return cur.fetchall()

@@ -21,11 +21,12 @@ import sqlalchemy as sa
 from inspector.errors import NotAStoreError, StoreError
 from inspector.model import LANGGRAPH_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
+from inspector.store.branches import TopologyRow
 from inspector.store.engine import table_columns
 from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import (build_infos, group_outputs, has_push, page_bounds,
-                                               parse_metadata, row_source)
+                                               parse_metadata, row_source, topology_rows)
 from inspector.store.langgraph.pregel import (CONTROL_WRITES, INTERRUPT, PREGEL_TASKS, is_control_channel,
                                               send_nodes)
 from inspector.store.langgraph.decode import decode_plain
@@ -35,7 +36,8 @@ from inspector.store.langgraph.rows import HeadRow, Reader
 from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
 from inspector.store.langgraph.schema import describe
 from inspector.store.langgraph.decode import plain_or_error
-from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers
+from inspector.store.langgraph.live import apply_live
+from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers, prove
 from inspector.store.langgraph.snapshot import build_snapshot, decode_body
 from inspector.store.langgraph.sqlite_reader import SqliteReader
 
@@ -250,6 +252,19 @@ class LangGraphStore(Store):
         found = [self.list_checkpoints(run_id, after_seq=s - 1, limit=1) for s in wanted]
         return [page[0] for page in found if page]
 
+    branching = True
+
+    def topology(self, run_id: str) -> list[TopologyRow] | None:
+        """The thread's tree (see ``inspector.store.branches``) when a main-graph checkpoint has
+        several children (``update_state``, a fork, a replay); None for a single line."""
+        threads = self.reader.threads(str(run_id))
+        if not threads:
+            return None
+        several = self.reader.child_counts(str(run_id), threads[0].first_id, threads[0].last_id)
+        if not any(ns == "" for ns, _ in several):
+            return None
+        return topology_rows(str(run_id), self.reader.list_rows(str(run_id), 0, None))
+
     def count_checkpoints(self, run_id: str) -> int:
         """Checkpoints of the thread in every namespace."""
         return self.reader.count_checkpoints(str(run_id))
@@ -321,11 +336,42 @@ class LangGraphStore(Store):
         if body is None:
             raise StoreError(f"Checkpoint {info.id} disappeared from {self.display}.")
         writes = self.reader.writes(*ck)
-        return build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
+        snap = build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
                               self.reader.namespaces(ck.thread_id),
                               show_control=self.show_control, task_channel=self.task_channel,
                               rebuild=lambda meta, values: reconstruct(self.reader, ck, meta, values),
                               empties=lambda present: self._empty_reducers(ck, present))
+        if writes and isinstance(snap.state, dict) and "__error__" not in snap.state \
+                and self.reader.is_latest(*ck):
+            live = apply_live(snap.state, snap.meta, snap.meta.get("planned_tasks") or [],
+                              lambda channel: self._channel_kind(ck, channel))
+            if live is not None:
+                snap = dataclasses.replace(snap, state=live[0], meta=live[1])
+        return snap
+
+    def _channel_kind(self, ck: CheckpointKey, channel: str) -> str:
+        """``"reducer"`` when the thread proves ``channel`` one (``reducers.prove``), else ``"last"``."""
+        cursor = self.reader.cursor()
+        with self._lock:
+            if self._reducer_cursor != cursor:
+                self._reducer_cache, self._reducer_cursor = {}, cursor
+            cache = self._reducer_cache
+        key = (ck.thread_id, channel)
+        if key not in cache:
+            cache[key] = prove(self.reader, ck.thread_id, channel, self._child_value(ck.thread_id))
+        return "last" if cache[key] is NO_VALUE else "reducer"
+
+    def _child_value(self, thread_id: str) -> Any:
+        def child_value(ns: str, cid: str, channel: str) -> Any:
+            body = self.reader.body(thread_id, ns, cid)
+            if body is None or parse_metadata(body.metadata).get("source") != "loop":
+                return NO_VALUE       # only a loop child applied the parent's pending writes
+            value = decode_body(body)[0]
+            values = value.get("channel_values") if isinstance(value, dict) else None
+            if not isinstance(values, dict) or channel not in values:
+                return NO_VALUE
+            return plain_or_error(values[channel])
+        return child_value
 
     def _empty_reducers(self, ck: CheckpointKey, present: set[str]) -> dict[str, Any]:
         """Reducer channels the checkpoint lacks, with their empty values (see ``reducers``)."""
@@ -335,16 +381,7 @@ class LangGraphStore(Store):
                 self._reducer_cache, self._reducer_cursor = {}, cursor
             cache = self._reducer_cache
 
-        def child_value(ns: str, cid: str, channel: str) -> Any:
-            body = self.reader.body(ck.thread_id, ns, cid)
-            if body is None or parse_metadata(body.metadata).get("source") != "loop":
-                return NO_VALUE       # only a loop child applied the parent's pending writes
-            value = decode_body(body)[0]
-            values = value.get("channel_values") if isinstance(value, dict) else None
-            if not isinstance(values, dict) or channel not in values:
-                return NO_VALUE
-            return plain_or_error(values[channel])
-        return missing_reducers(self.reader, ck.thread_id, ck.ns, present, child_value, cache)
+        return missing_reducers(self.reader, ck.thread_id, ck.ns, present, self._child_value(ck.thread_id), cache)
 
     # -- live ------------------------------------------------------------------------------------
     def cursor(self) -> Any:

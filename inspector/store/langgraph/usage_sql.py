@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
+from inspector.store import engine as _engine
 from inspector.store.engine import guard
 from inspector.store.langgraph.store import LangGraphStore
 from inspector.store.disk import DiskUsage
@@ -210,21 +211,4 @@ def pg_collect_blobs(conn: sa.Connection, threads: Sequence[str]) -> tuple[int, 
 
 def vacuum(store_engine: sa.Engine) -> None:
     """SQLite VACUUM / PostgreSQL VACUUM FULL of LangGraph's tables (outside a transaction)."""
-    raw = store_engine.raw_connection()
-    try:
-        if store_engine.dialect.name == "sqlite":
-            cur = raw.cursor()
-            cur.execute("VACUUM")
-            cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")   # VACUUM in WAL mode rewrites via the WAL
-            cur.close()
-        else:
-            driver = raw.driver_connection
-            assert driver is not None
-            driver.rollback()
-            driver.autocommit = True
-            try:
-                driver.execute("VACUUM FULL checkpoints, checkpoint_blobs, checkpoint_writes")
-            finally:
-                driver.autocommit = False
-    finally:
-        raw.close()
+    _engine.vacuum(store_engine, ("checkpoints", "checkpoint_blobs", "checkpoint_writes"))

@@ -107,7 +107,7 @@ class Later:
         self.batch = _batchable(blobs)
         self.future: Future | None = None
         if _THREADS >= 2 and len(self.batch) >= 2:    # on one CPU the caller's loop is faster
-            frames = [blobs[n][1] for n in self.batch]
+            frames: list[bytes | bytearray | memoryview] = [blobs[n][1] for n in self.batch]
             self.future = _worker().submit(_zstd_call, frames, _sizes(blobs, self.batch), 1)
 
     def __call__(self) -> list[bytes]:
@@ -144,7 +144,7 @@ def _sizes(blobs: Sequence[tuple[int, bytes, int]], batch: list[int]) -> bytes:
     return struct.pack(f"={len(batch)}Q", *[blobs[n][2] for n in batch])
 
 
-def _zstd_call(frames: list[bytes], sizes: bytes, threads: int) -> Any:
+def _zstd_call(frames: list[bytes | bytearray | memoryview], sizes: bytes, threads: int) -> Any:
     """Decompress zstd frames of known sizes (each at least 1) in one C call."""
     try:
         return _codecs()[1].multi_decompress_to_buffer(frames, decompressed_sizes=sizes, threads=threads)
@@ -160,10 +160,7 @@ def _gather(blobs: Sequence[tuple[int, bytes, int]], batch: list[int], result: A
         if len(raw) != blobs[n][2]:
             raise CorruptDataError("A stored piece has the wrong length (the store is damaged).")
         out[n] = raw
-    for n, blob in enumerate(blobs):
-        if out[n] is None:
-            out[n] = decompress(*blob)
-    return out      # every slot is filled above
+    return [raw if raw is not None else decompress(*blobs[n]) for n, raw in enumerate(out)]
 
 
 _pool: ThreadPoolExecutor | None = None

@@ -11,6 +11,7 @@ Nothing here knows LangGraph's types: the saver hands over encoded bytes and dig
 
 from __future__ import annotations
 
+import builtins
 import json
 import socket
 import time
@@ -145,11 +146,10 @@ class LaneStore(NativeWriter):
         from inspector.store.engine import insert_ignore
         ins = insert_ignore(lg_writes, d.name).values({c: b(c) for c in self._write_cols})
         self._lsql["write_ignore"] = CompiledStatement(ins, d)
-        if d.name == "sqlite":
-            from sqlalchemy.dialects.sqlite import insert
-        else:
-            from sqlalchemy.dialects.postgresql import insert
-        up = insert(lg_writes).values({c: b(c) for c in self._write_cols})
+        from sqlalchemy.dialects import postgresql, sqlite
+        # the two dialects' Inserts have the same on_conflict_do_update (separate classes)
+        up: sqlite.Insert | postgresql.Insert = (sqlite.insert if d.name == "sqlite" else postgresql.insert)(
+            lg_writes).values({c: b(c) for c in self._write_cols})
         up = up.on_conflict_do_update(
             index_elements=[lg_writes.c.thread_id, lg_writes.c.checkpoint_ns, lg_writes.c.checkpoint_id,
                             lg_writes.c.task_id, lg_writes.c.idx],
@@ -404,7 +404,7 @@ class LaneStore(NativeWriter):
             tail = rows[-1]
             last = (tail.checkpoint_id, tail.thread_id, tail.checkpoint_ns)
 
-    def lanes_of(self, thread_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+    def lanes_of(self, thread_ids: Iterable[str]) -> builtins.list[tuple[str, str, str]]:  # (`list` is a method here)
         """(run, thread, ns) of every lane of these threads."""
         ids = list(thread_ids)
         if not ids:
@@ -502,7 +502,7 @@ class LaneStore(NativeWriter):
         now = time.time()
         with guard(self.store.info.display), self.engine.begin() as conn:
             for run_id, _, ns in sorted(lanes, key=lambda lane: lane[2]):
-                src = conn.execute(sa.select(runs).where(runs.c.id == run_id)).first()
+                src = conn.execute(sa.select(runs).where(runs.c.id == run_id)).one()   # a lane's run exists
                 new_run = new_run_id()
                 labels = json.loads(src.labels or "{}")
                 labels["langgraph"] = {"thread_id": target, "checkpoint_ns": ns}
@@ -526,7 +526,7 @@ class LaneStore(NativeWriter):
                     cp_values.update(run_id=new_run, parent_id=mapping.get(m["parent_id"]),
                                      meta=json.dumps({"langgraph": {"thread_id": target, "checkpoint_ns": ns,
                                                                     "checkpoint_id": m["lg_cid"]}}))
-                    new_id = conn.execute(checkpoints.insert().values(**cp_values).returning(checkpoints.c.id)).scalar()
+                    new_id = conn.execute(checkpoints.insert().values(**cp_values).returning(checkpoints.c.id)).scalar_one()
                     mapping[m["id"]] = new_id
                     conn.execute(lg_checkpoints.insert().values(
                         id=new_id, run_id=new_run, thread_id=target, checkpoint_ns=ns, checkpoint_id=m["lg_cid"],

@@ -26,9 +26,9 @@ from inspector.store.langgraph.decode import BlobError, pack, unpack
 from inspector.store.langgraph.mapping import parse_metadata
 from inspector.store.langgraph.pregel import ERROR, INTERRUPT, next_nodes
 from inspector.store.langgraph.rows import BlobRow, Reader, WriteRow
-from inspector.store.native import pieces
+from inspector import codec as pieces
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite
-from inspector.store.native.pieces import PieceEncoder
+from inspector.codec import PieceEncoder
 from inspector.store.native.schema import runs
 
 LEAF = "__lg__"
@@ -156,8 +156,9 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
             meta = parse_metadata(body.metadata)
             encoder = encoders.setdefault(row.ns, PieceEncoder())
             digest, size, new_pieces = encoder.encode(checkpoint["channel_values"])
-            source = meta.get("source") if isinstance(meta.get("source"), str) else "step"
-            parents = meta.get("parents") if isinstance(meta.get("parents"), dict) else {}
+            raw_source, raw_parents = meta.get("source"), meta.get("parents")
+            source = raw_source if isinstance(raw_source, str) else "step"
+            parents = raw_parents if isinstance(raw_parents, dict) else {}
             outer = row.ns.rsplit("|", 1)[0] if "|" in row.ns else ""
             parent_lane = (outer, parents[outer]) if row.ns and isinstance(parents.get(outer), str) else None
             status, _ = _status(checkpoint, writes)

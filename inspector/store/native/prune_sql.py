@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import sqlalchemy as sa
 
+from inspector.store import engine as _engine
 from inspector.store.native import pins as pin_sql
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, pins, runs
@@ -200,22 +201,4 @@ def delete_pieces(conn: sa.Connection, digests: Sequence[bytes]) -> int:
 def vacuum(engine: sa.Engine) -> None:
     """Give free space back to the operating system (SQLite VACUUM; PostgreSQL VACUUM FULL of
     the two big tables, which locks them while it runs). Runs outside any transaction."""
-    raw = engine.raw_connection()
-    try:
-        if engine.dialect.name == "sqlite":
-            cur = raw.cursor()         # the store's connections are in autocommit mode (engine.py)
-            cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            cur.execute("VACUUM")
-            cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            cur.close()
-        else:
-            driver = raw.driver_connection
-            assert driver is not None
-            driver.rollback()
-            driver.autocommit = True
-            try:
-                driver.execute("VACUUM FULL ci_checkpoints, ci_blobs")
-            finally:
-                driver.autocommit = False
-    finally:
-        raw.close()
+    _engine.vacuum(engine, ("ci_checkpoints", "ci_blobs"))

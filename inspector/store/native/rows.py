@@ -6,6 +6,7 @@ import dataclasses
 import functools
 import json
 from collections import namedtuple
+from operator import attrgetter
 from typing import Any
 
 from inspector import limits
@@ -15,11 +16,11 @@ from inspector.store.sqlite_ro import DamagedText
 
 
 @functools.lru_cache(maxsize=64)
-def row_type(names: tuple[str, ...]) -> type:
+def row_type(names: tuple[str, ...]) -> type[Any]:
     """A named-tuple type for rows with these columns: attribute access on it is C-level,
     where SQLAlchemy's Row resolves every attribute in Python (listing 10,000 runs spent
     0.35 s there)."""
-    return namedtuple("Row", names, rename=True)  # type: ignore[misc]
+    return namedtuple("Row", names, rename=True)
 
 
 def json_field(text: str | None, default: Any) -> Any:
@@ -131,8 +132,59 @@ class _Fields:
         return "; ".join(self.problems)
 
 
+_new = object.__new__
+_RUN_NAMES = tuple(f.name for f in dataclasses.fields(RunInfo))
+_CHECKPOINT_NAMES = tuple(f.name for f in dataclasses.fields(CheckpointInfo))
+_RUN_VALUES = attrgetter(*(n for n in _RUN_NAMES if n != "damaged"))
+_CHECKPOINT_VALUES = attrgetter("id", "run_id", "seq", "kind", "name", "created", "parent_id", "size",
+                                "size_delta", "ops", "tasks_done", "tasks_total", "checks_passed",
+                                "checks_total", "change", "state_hash", "tasks_hash")
+
+
+def _made(cls: type, names: tuple[str, ...], values: tuple) -> Any:
+    """A frozen dataclass with every field given, built without its __init__ (a listing of
+    100,000 checkpoints spent a third of its time in ``__setattr__``s)."""
+    obj: Any = _new(cls)
+    obj.__dict__.update(zip(names, values, strict=True))
+    return obj
+
+
 def run_from_row(row: Any) -> RunInfo:
     """A RunInfo from a ci_runs row; a damaged row still gives one, with ``damaged`` saying why."""
+    try:
+        (ident, name, agent, status, created, updated, count, head, host, pid, beat, epoch, resumable,
+         reason, spec, parent, parent_cp, fork_reason, labels, error, td, tt, cp, ct) = _RUN_VALUES(row)
+    except AttributeError:
+        return _run_from_fields(row)
+    m, t = COUNT_MAX, TIME_MAX
+    # the common case, decided as _Fields decides it (anything else: the full check below)
+    if not (type(ident) is str and type(name) is str and type(agent) is str and type(status) is str
+            and type(created) is float and -t < created < t and type(updated) is float and -t < updated < t
+            and type(count) is int and -m <= count <= m and type(head) is int and -m <= head <= m
+            and (host is None or type(host) is str) and (pid is None or (type(pid) is int and -m <= pid <= m))
+            and (beat is None or (type(beat) is float and -t < beat < t))
+            and type(epoch) is int and -m <= epoch <= m and type(resumable) in (int, bool)
+            and (reason is None or type(reason) is str) and (spec is None or type(spec) is str)
+            and (parent is None or type(parent) is str) and (parent_cp is None or type(parent_cp) is int)
+            and (fork_reason is None or type(fork_reason) is str) and (labels is None or type(labels) is str)
+            and (error is None or type(error) is str) and type(td) is int and -m <= td <= m
+            and type(tt) is int and -m <= tt <= m and type(cp) is int and -m <= cp <= m
+            and type(ct) is int and -m <= ct <= m):
+        return _run_from_fields(row)
+    try:
+        labels = json_field(labels, {})
+        spec = json_field(spec, None)
+    except CorruptDataError:
+        return _run_from_fields(row)
+    if type(labels) is not dict or not (spec is None or type(spec) is dict):
+        return _run_from_fields(row)
+    return _made(RunInfo, _RUN_NAMES, (ident, name, agent, status, created, updated, count, head, host, pid,
+                                       beat, epoch, bool(resumable), reason, spec, parent, parent_cp,
+                                       fork_reason, labels, error, td, tt, cp, ct, ""))
+
+
+def _run_from_fields(row: Any) -> RunInfo:
+    """``run_from_row`` checking every field."""
     f = _Fields(row)
     info = RunInfo(
         id=f.text("id"), name=f.text("name"), agent=f.text("agent"), status=f.text("status"),
@@ -152,6 +204,29 @@ def run_from_row(row: Any) -> RunInfo:
 def checkpoint_from_row(row: Any, branches: dict | None = None) -> CheckpointInfo:
     """A CheckpointInfo from a ci_checkpoints row (meta not needed); a damaged row still gives
     one, with ``damaged`` saying why."""
+    try:
+        (ident, run_id, seq, kind, name, created, parent, size, size_delta, ops, td, tt, cp, ct, change,
+         state_hash, tasks_hash) = _CHECKPOINT_VALUES(row)
+    except AttributeError:
+        return _checkpoint_from_fields(row, branches)
+    m, t = COUNT_MAX, TIME_MAX
+    # the common case, decided as _Fields decides it (anything else: the full check below)
+    if not (type(ident) is int and type(run_id) is str and type(seq) is int and -m <= seq <= m
+            and type(kind) is str and type(name) is str and type(created) is float and -t < created < t
+            and (parent is None or type(parent) is int) and type(size) is int and type(size_delta) is int
+            and type(ops) is int and -m <= ops <= m and type(td) is int and -m <= td <= m
+            and type(tt) is int and -m <= tt <= m and type(cp) is int and -m <= cp <= m
+            and type(ct) is int and -m <= ct <= m and type(change) is str
+            and type(state_hash) is bytes and len(state_hash) == 16
+            and (tasks_hash is None or (type(tasks_hash) is bytes and len(tasks_hash) == 16))):
+        return _checkpoint_from_fields(row, branches)
+    return _made(CheckpointInfo, _CHECKPOINT_NAMES, (
+        ident, run_id, seq, kind, name, created, parent, size, size_delta, ops, td, tt, cp, ct, change,
+        state_hash, tasks_hash, "", branches.get(ident, 0) if branches else 0, "", False))
+
+
+def _checkpoint_from_fields(row: Any, branches: dict | None = None) -> CheckpointInfo:
+    """``checkpoint_from_row`` checking every field."""
     f = _Fields(row)
     ident = f.number("id", 0)
     info = CheckpointInfo(

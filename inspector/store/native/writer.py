@@ -75,7 +75,7 @@ class NativeWriter:
         if resume_spec is not None:
             check_spec(resume_spec)
         now = time.time()
-        values = dict(
+        values: dict[str, Any] = dict(
             id=run_id or new_run_id(), name=name, agent=agent, status=status, created=now,
             updated=now, owner_host=socket.gethostname() if owner else None,
             owner_pid=_pid() if owner else None, heartbeat=now if owner else None, epoch=1,
@@ -121,6 +121,7 @@ class NativeWriter:
         if self._conn is None:
             self._conn = self.engine.connect()
         raw = self._conn.connection.dbapi_connection
+        assert raw is not None      # a checked-out pool connection has its driver connection
         try:
             cur = raw.cursor()
             if self._begin:

@@ -26,12 +26,14 @@ from inspector.resume.edit_diff import EditLine, edit_lines, text_diff_lines
 from inspector.resume.edits import check_json_value, parse_json_text, validate_tasks
 from inspector.resume.fork import fork
 from inspector.ui import icons
+from inspector.resume.fork_spec import edited_keys
 from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor, ReviewView
+from inspector.ui.dialogs.fork_resume import ForkResumeEditor
 from inspector.ui.store_access import StoreAccess, as_access
 from inspector.ui.formatting import step_label
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent
-from inspector.ui.widgets.sizing import fit_to_screen
+from inspector.ui.widgets.sizing import clear_size_grip, fit_to_screen
 
 _UNSET: Any = object()
 
@@ -72,7 +74,7 @@ def _parse_tasks(text: str) -> Any:
 
 
 def _do_fork(access: StoreAccess, checkpoint_id: int | str, reason: str, state: Any, tasks: Any,
-             name: str | None) -> RunInfo:
+             name: str | None, resume_spec: Any = _UNSET) -> RunInfo:
     """Worker: open the store writable (an explicit user action) and fork."""
     kwargs: dict[str, Any] = {}
     if state is not _UNSET:
@@ -82,6 +84,8 @@ def _do_fork(access: StoreAccess, checkpoint_id: int | str, reason: str, state: 
     with access.write() as store:
         if store.info.kind == "langgraph":
             return _fork_langgraph(store, checkpoint_id, reason, kwargs)
+        if resume_spec is not _UNSET:
+            kwargs["resume_spec"] = resume_spec
         return fork(store, checkpoint_id, reason=reason, name=name or None, **kwargs)
 
 
@@ -145,7 +149,9 @@ class ForkDialog(QDialog):
         layout.addWidget(self.title)
         layout.addWidget(self.pages, 1)
         layout.addWidget(self.error)
-        layout.addLayout(self._build_buttons())
+        buttons = self._build_buttons()
+        layout.addLayout(buttons)
+        clear_size_grip(self, buttons)
         self._update_buttons()
 
     def _build_edit_page(self) -> QWidget:
@@ -153,8 +159,10 @@ class ForkDialog(QDialog):
         self.tabs = QTabWidget(page)
         self.state_editor = JsonEditor(_parse_state, page)
         self.tasks_editor = JsonEditor(_parse_tasks, page)
+        self.resume_editor = ForkResumeEditor(page)
         self.tabs.addTab(self.state_editor, "State")
         self.tabs.addTab(self.tasks_editor, "Task state")
+        self.tabs.addTab(self.resume_editor, "Resume command")
         self.reason = QLineEdit(page)
         self.reason.setPlaceholderText("Why this fork? (required; kept with the new run)")
         self.name = QLineEdit(page)
@@ -167,7 +175,8 @@ class ForkDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addLayout(form)
         for editor in (self.state_editor, self.tasks_editor):
-            editor.validated.connect(self._update_buttons)
+            editor.validated.connect(self._on_value_validated)
+        self.resume_editor.validated.connect(self._update_buttons)
         self.reason.textChanged.connect(self._update_buttons)
         return page
 
@@ -205,7 +214,8 @@ class ForkDialog(QDialog):
     def valid(self) -> bool:
         """True when both editors hold valid values and a reason is given."""
         return (self.snapshot is not None and self.state_editor.error is None
-                and self.tasks_editor.error is None and bool(self.reason.text().strip()))
+                and self.tasks_editor.error is None and self.resume_editor.error is None
+                and bool(self.reason.text().strip()))
 
     def edited_values(self) -> tuple[Any, Any]:
         """(state, tasks) as edited; ``_UNSET`` for a part whose text was not touched."""
@@ -231,6 +241,9 @@ class ForkDialog(QDialog):
             base = ("State", "Task state")[index]
             mark = " ⚠" if editor.error else (" •" if editor.edited else "")
             self.tabs.setTabText(index, base + mark)
+        command = self.resume_editor
+        mark = " ⚠" if command.error or command.conflicts else (" •" if command.edited else "")
+        self.tabs.setTabText(2, "Resume command" + mark)
 
     # -- slots -----------------------------------------------------------------------
     def _on_loaded(self, result: tuple[Snapshot, RunInfo, str, str, str]) -> None:
@@ -243,6 +256,9 @@ class ForkDialog(QDialog):
                            f"Fork thread <b>{_esc(run.name)}</b> at <b>#{info.seq}</b> "
                            f"({_esc(step_label(info.kind, info.name))}). Existing checkpoints are never modified.<br>{note}")
         self.tasks_editor.setEnabled(not note)   # a LangGraph task board is derived, not stored
+        self.tabs.setTabVisible(2, not note)     # a LangGraph fork resumes through its graph
+        if not note:
+            self.resume_editor.set_original(run.resume_spec, run.name)
         self.state_editor.set_text(state_text)
         self.tasks_editor.set_text(tasks_text)
         self._update_buttons()
@@ -253,12 +269,24 @@ class ForkDialog(QDialog):
         self.title.setText("Cannot fork this checkpoint.")
         self.failed.emit(message)
 
+    def _on_value_validated(self, *_args: object) -> None:
+        """After an edit of the state or task state: flag the command's arguments it contradicts."""
+        snap = self.snapshot
+        if snap is not None and self.tabs.isTabVisible(2):
+            keys: tuple[str, ...] = ()
+            for editor, old in ((self.state_editor, snap.state), (self.tasks_editor, snap.tasks)):
+                if editor.edited and editor.error is None:
+                    keys += edited_keys(old, editor.value)
+            self.resume_editor.set_edited_keys(keys)
+        self._update_buttons()
+
     def _on_reset_clicked(self) -> None:
         self.state_editor.reset()
         self.tasks_editor.reset()
+        self.resume_editor.reset()
 
     def _on_review_clicked(self) -> None:
-        ok = self.state_editor.validate() & self.tasks_editor.validate()
+        ok = self.state_editor.validate() & self.tasks_editor.validate() & self.resume_editor.validate()
         if not ok or not self.valid or self.snapshot is None:
             return
         state, tasks = self.edited_values()
@@ -268,6 +296,10 @@ class ForkDialog(QDialog):
         self.review_lines = edit_lines(snap.state, new_state, snap.tasks, new_tasks)
         parts = [f"{label}: {'edited' if new != old else 'unchanged, shared by reference'}"
                  for label, new, old in (("state", new_state, snap.state), ("task state", new_tasks, snap.tasks))]
+        native = self.tabs.isTabVisible(2) and self.resume_editor.spec() is not None
+        if native:
+            parts.append("resume command: " + ("edited" if self.resume_editor.edited
+                                               else "copied from the original"))
         self.review_intro.setText(f"Fork #{snap.info.seq} of “{self.run.name if self.run else ''}” "
                                   f"because: {self.reason.text().strip()}\n"
                                   f"{'; '.join(parts).capitalize()}.")
@@ -277,6 +309,17 @@ class ForkDialog(QDialog):
             if new != old:
                 shown.append(EditLine("#", f"The {label} as text (unified diff)"))
                 shown += text_diff_lines(editor.original, editor.text(), label)
+        if native:
+            if not shown:
+                shown.append(EditLine("@", "No edits: the fork starts from the checkpoint exactly, "
+                                           "sharing its state by reference."))
+            shown.append(EditLine("#", "The fork's resume command"))
+            shown.append(EditLine(" ", "$ " + self.resume_editor.command_line()))
+            shown += [EditLine("~", f"⚠ {c.describe()}") for c in self.resume_editor.conflicts]
+            for editor, label in ((self.resume_editor.argv_editor, "resume command"),
+                                  (self.resume_editor.env_editor, "resume environment")):
+                if editor.edited:
+                    shown += text_diff_lines(editor.original, editor.text(), label)
         self.review.show_lines(shown, "No edits: the fork starts from the checkpoint "
                                       "exactly, sharing its state by reference.")
         self._show_page(1)
@@ -285,8 +328,9 @@ class ForkDialog(QDialog):
         if self.snapshot is None or not self.valid:
             return
         state, tasks = self.edited_values()
+        spec = self.resume_editor.spec() if self.resume_editor.edited else _UNSET
         args = (self.access, self.snapshot.info.id, self.reason.text().strip(), state, tasks,
-                self.name.text().strip())
+                self.name.text().strip(), spec)
         self.fork_button.setEnabled(False)
         self.fork_button.setText("Forking…")
         self._runner.run(lambda: _do_fork(*args), self._on_forked, self._on_fork_failed)

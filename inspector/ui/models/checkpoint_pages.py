@@ -9,6 +9,7 @@ ones before. Each page also carries the checkpoint before it, for the time gap.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from inspector.model import CheckpointInfo
 from inspector.store.base import Store
@@ -25,6 +26,29 @@ def fetch_page(store: Store, run_id: str, page: int,
         return None, store.list_checkpoints(run_id, after_seq=-1, limit=page_size)
     rows = store.list_checkpoints(run_id, after_seq=start - 2, limit=page_size + 1)
     before = rows.pop(0) if rows and rows[0].seq == start - 1 else None
+    return before, rows
+
+
+SPAN_GAP = 64   # seqs of a branch page closer than this are read in one listing
+
+
+def fetch_branch_page(store: Store, run_id: str, seqs: Sequence[int], page: int,
+                      page_size: int = PAGE_SIZE) -> tuple[CheckpointInfo | None, list[CheckpointInfo]]:
+    """Page ``page`` of one branch (rows are ``seqs``, ascending) and the row just before it:
+    contiguous runs of seqs are read as listings, so other branches in between cost little."""
+    start = page * page_size
+    wanted = list(seqs[max(0, start - 1):start + page_size])
+    found: dict[int, CheckpointInfo] = {}
+    i = 0
+    while i < len(wanted):
+        j = i
+        while j + 1 < len(wanted) and wanted[j + 1] - wanted[j] <= SPAN_GAP:
+            j += 1
+        lo, hi = wanted[i], wanted[j]
+        found.update((c.seq, c) for c in store.list_checkpoints(run_id, after_seq=lo - 1, limit=hi - lo + 1))
+        i = j + 1
+    rows = [found[s] for s in wanted if s in found]
+    before = rows.pop(0) if start and rows and rows[0].seq == wanted[0] else None
     return before, rows
 
 
@@ -87,15 +111,17 @@ class PageCache:
             evicted.append(old)
         return evicted
 
-    def append(self, info: CheckpointInfo) -> bool:
-        """Add a new checkpoint at row ``info.seq`` when its page is loaded up to the row before."""
-        page, offset = divmod(info.seq, self.page_size)
+    def append(self, info: CheckpointInfo, row: int | None = None) -> bool:
+        """Add a new checkpoint at ``row`` (default: its seq) when its page is loaded up to the
+        row before."""
+        row = info.seq if row is None else row
+        page, offset = divmod(row, self.page_size)
         rows = self._pages.get(page)
         if rows is None:
-            if offset != 0 or not self.has_row(info.seq - 1):
+            if offset != 0 or not self.has_row(row - 1):
                 return False
             self._pages[page] = rows = []
-            self._before[page] = self.peek(info.seq - 1)
+            self._before[page] = self.peek(row - 1)
         if offset == len(rows):
             rows.append(info)
             return True

@@ -141,7 +141,7 @@ def _calls(fields: dict) -> tuple[str, ...]:
     for call in calls if isinstance(calls, list) else []:
         if not isinstance(call, dict):
             continue
-        fn = call.get("function") if isinstance(call.get("function"), dict) else call
+        fn = nested if isinstance(nested := call.get("function"), dict) else call
         args = fn.get("args", fn.get("arguments", {}))
         args_text = args if isinstance(args, str) else _compact(args, 200)
         out.append(f"{fn.get('name', '?')}({args_text})")

@@ -25,13 +25,18 @@ class RunNode:
     """One run in the tree; ``row`` is its index among its parent's children."""
 
     key: int
-    run: RunInfo | None
+    run: RunInfo
     parent: RunNode | None = None
     children: list[RunNode] = field(default_factory=list)
     row: int = 0
     status: str = ""
     reason: str = ""
     fork_seq: int | None = None
+
+
+# what the invisible root node holds: never shown, sorted or looked up by id (every other
+# node holds a listed run)
+_ROOT_RUN = RunInfo(id="", name="", agent="", status="", created=0.0, updated=0.0)
 
 
 def _progress(run: RunInfo) -> tuple[float, int]:
@@ -54,7 +59,7 @@ class RunTree:
 
     def __init__(self) -> None:
         self._keys = itertools.count(1)
-        self.root = RunNode(0, None)
+        self.root = RunNode(0, _ROOT_RUN)
         self.by_id: dict[str, RunNode] = {}
         self.by_key: dict[int, RunNode] = {0: self.root}
         self.sort_column = COL_UPDATED

@@ -68,7 +68,7 @@ class RunsModel(QAbstractItemModel):
             return self.createIndex(row, column, node.key)
         return QModelIndex()
 
-    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # Qt overloads parent() (QObject's) and parent(index)
         if not index.isValid() or index.internalId() == 0:
             return QModelIndex()
         return self.node_index(self.tree.by_key[index.internalId()])
@@ -282,8 +282,9 @@ class RunsModel(QAbstractItemModel):
             self._merge(load)
         if load.more:
             store = self.session.store
-            self.session.runner.run(lambda: load_runs(store, part="rest"),
-                                    lambda rest: self._on_loaded(generation, rest), key="runs:all")
+            if store is not None:   # (None: the store was closed meanwhile)
+                self.session.runner.run(lambda: load_runs(store, part="rest"),
+                                        lambda rest: self._on_loaded(generation, rest), key="runs:all")
         elif load.kind != "some":
             self.loaded = True
             self.runs_loaded.emit(len(self.tree))
@@ -367,6 +368,7 @@ class RunsModel(QAbstractItemModel):
         self.endInsertRows()
 
     def _move_under_parent(self, node: RunNode) -> None:
+        assert node.run.parent_run is not None   # only orphans move: forks whose parent is listed
         parent = self.tree.by_id[node.run.parent_run]
         position = self.tree.insert_position(parent, node)
         if not self.beginMoveRows(QModelIndex(), node.row, node.row, self._parent_index(parent), position):

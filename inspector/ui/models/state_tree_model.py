@@ -157,7 +157,7 @@ class StateTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, node.children[row])
 
-    def parent(self, index: AnyIndex = QModelIndex()) -> QModelIndex:
+    def parent(self, index: AnyIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # Qt overloads parent() (QObject's) and parent(index)
         if not index.isValid():
             return QModelIndex()
         node: _Node = index.internalPointer()
@@ -233,7 +233,7 @@ class StateTreeModel(QAbstractItemModel):
 
     def _display(self, node: _Node, column: int) -> str:
         if column == KEY:
-            return f"[{node.key}]" if isinstance(node.parent.value, list) else str(node.key)
+            return f"[{node.key}]" if node.parent is not None and isinstance(node.parent.value, list) else str(node.key)
         if column == VALUE:
             return preview(node.value)
         if column == TYPE:

@@ -7,9 +7,15 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 
+import bisect
+from functools import partial
+
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo
+from inspector.store.base import Store
+from inspector.store.branches import (Branch, TopologyRow, branches_through, choices, divergences, follow,
+                                      thread_branches)
 from inspector.ui import formatting, icons, style
-from inspector.ui.models.checkpoint_pages import PAGE_SIZE, PageCache, fetch_page
+from inspector.ui.models.checkpoint_pages import PAGE_SIZE, PageCache, fetch_branch_page, fetch_page
 from inspector.ui.session import StoreSession
 from inspector.ui.style import mono_font
 
@@ -42,6 +48,7 @@ class TimelineModel(QAbstractTableModel):
 
     page_loaded = Signal(int, int)   # first row, last row
     rows_appended = Signal(int)      # how many rows live updates added
+    branches_changed = Signal()      # the run's branches or the branch shown changed
 
     def __init__(self, session: StoreSession, parent: Any = None) -> None:
         super().__init__(parent)
@@ -56,30 +63,54 @@ class TimelineModel(QAbstractTableModel):
         self._failed: set[int] = set()  # pages not retried until the run is shown again
         self._forks: dict[Any, list[RunInfo]] = {}
         self._mono = mono_font()
+        self._branching = False        # the store's runs may branch: rows follow ``branches``
+        self.branches: list[Branch] = []
+        self.branch_index = 0
+        self._seqs: tuple[int, ...] | None = None   # row → seq (None: row == seq)
+        self._divergences: dict[int, list[int]] = {}
+        self._lane_of: dict[int, str] = {}
+        self._topology_state = "idle"   # idle | loading | again (one more read queued) | done
+        self._live: list[CheckpointInfo] = []
+        self._page_generation = 0
 
     # -- run -------------------------------------------------------------------------
     def set_run(self, run: RunInfo | None) -> None:
-        """Show ``run`` (None: empty); its first page starts loading at once."""
+        """Show ``run`` (None: empty); its first page starts loading at once. In a store whose
+        runs may branch (LangGraph) the rows wait for the run's tree: one branch is shown."""
         self.beginResetModel()
         self.run = run
-        self._count = min(max(run.checkpoint_count, run.head_seq + 1), MAX_ROWS) if run else 0
+        store = self.session.store
+        self._branching = bool(run and store is not None and store.branching)
+        self._count = 0 if self._branching or not run else \
+            min(max(run.checkpoint_count, run.head_seq + 1), MAX_ROWS)
         self._generation += 1
         self._store_generation = self.session.generation
+        self._reset_rows()
+        self._forks.clear()
+        self.branches, self.branch_index, self._seqs, self._divergences = [], 0, None, {}
+        self._lane_of = {}
+        self._topology_state = "idle"
+        self._live = []
+        self.endResetModel()
+        self.branches_changed.emit()
+        if self._branching:
+            self._load_topology()
+        elif self._count:
+            self.request_row(0)
+
+    def _reset_rows(self) -> None:
         self.cache.clear()
         self._wanted.clear()
         self._in_flight.clear()
         self._failed.clear()
-        self._forks.clear()
-        self.endResetModel()
-        if self._count:
-            self.request_row(0)
 
     def update_run(self, run: RunInfo) -> None:
         """A newer RunInfo of the shown run: grow the row count if it has more checkpoints."""
         if self.run is None or run.id != self.run.id:
             return
         self.run = run
-        self._grow(min(max(run.checkpoint_count, run.head_seq + 1), MAX_ROWS))
+        if not self._branching:
+            self._grow(min(max(run.checkpoint_count, run.head_seq + 1), MAX_ROWS))
 
     def set_forks(self, forks: list[RunInfo]) -> None:
         """Runs forked from this run (for fork markers and their tooltips)."""
@@ -92,10 +123,16 @@ class TimelineModel(QAbstractTableModel):
                 self.dataChanged.emit(self.index(0, COL_FORKS), self.index(self._count - 1, COL_FORKS))
 
     def apply_changes(self, changes: ChangeSet) -> None:
-        """Append new checkpoints of the shown run (live)."""
+        """Append new checkpoints of the shown run (live); in a branching store the run's tree
+        is read again first (a new checkpoint may start a branch)."""
         if self.run is None:
             return
         mine = sorted((c for c in changes.new_checkpoints if c.run_id == self.run.id), key=lambda c: c.seq)
+        if self._branching:
+            if mine or self.run.id in changes.run_ids:
+                self._live += mine
+                self._load_topology()
+            return
         if not mine:
             return
         added = self._grow(mine[-1].seq + 1)
@@ -105,6 +142,127 @@ class TimelineModel(QAbstractTableModel):
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMN_TITLES) - 1))
         if added:
             self.rows_appended.emit(added)
+
+    # -- branches ----------------------------------------------------------------------
+    @property
+    def topology_loading(self) -> bool:
+        """True until the shown run's tree is known (its rows are not shown before)."""
+        return self._branching and self._topology_state != "done"
+
+    @property
+    def branch(self) -> Branch | None:
+        """The branch shown (None when the run's checkpoints form one line)."""
+        return self.branches[self.branch_index] if self.branches else None
+
+    def _load_topology(self) -> None:
+        """Read the run's tree in the background; a request while one runs queues one more."""
+        store, run = self.session.store, self.run
+        if store is None or run is None:
+            return
+        if self._topology_state == "loading":
+            self._topology_state = "again"
+            return
+        if self._topology_state == "again":
+            return
+        self._topology_state = "loading"
+        generation, run_id = self._generation, run.id
+        self.session.runner.run(lambda: (store.topology(run_id), store.count_checkpoints(run_id)),
+                                lambda result: self._on_topology(generation, result),
+                                lambda message: self._on_topology_failed(generation, message))
+
+    def _on_topology_failed(self, generation: int, message: str) -> None:
+        if generation == self._generation:
+            self._topology_state = "done"
+            self.session.runner.failed.emit(message)
+
+    def _on_topology(self, generation: int, result: tuple[list[TopologyRow] | None, int]) -> None:
+        if generation != self._generation:
+            return
+        again = self._topology_state == "again"
+        self._topology_state = "done"
+        rows, count = result
+        shown = self.branch
+        if rows is None:
+            self.branches, self._divergences = [], {}
+            self._show_rows(None, min(count, MAX_ROWS))
+        else:
+            self.branches, self._divergences = thread_branches(rows), divergences(rows)
+            self._lane_of = {r.seq: r.lane for r in rows if r.lane}
+            self.branch_index = follow(self.branches, shown)
+            self._show_rows(self.branches[self.branch_index].seqs if self.branches else (), 0)
+        self.branches_changed.emit()
+        if again:
+            self._load_topology()
+
+    def set_branch(self, index: int) -> None:
+        """Show branch ``index`` of ``branches`` (its rows reload)."""
+        if 0 <= index < len(self.branches) and index != self.branch_index:
+            self.branch_index = index
+            self._generation_bump()
+            self.beginResetModel()
+            self._seqs = self.branches[index].seqs
+            self._count = len(self._seqs)
+            self._reset_rows()
+            self.endResetModel()
+            self.branches_changed.emit()
+            if self._count:
+                self.request_row(0)
+
+    def _generation_bump(self) -> None:
+        """Pages of the rows shown before are dropped when they arrive (topology results stay)."""
+        self._page_generation += 1
+
+    def _show_rows(self, seqs: tuple[int, ...] | None, count: int) -> None:
+        """Rows after a (re)read tree: appended when the old rows are a prefix, else reset."""
+        old = self._seqs if self._seqs is not None else tuple(range(self._count))
+        new = seqs if seqs is not None else tuple(range(count))
+        live, self._live = self._live, []
+        if new[:len(old)] != old:
+            self._generation_bump()
+            self.beginResetModel()
+            self._seqs, self._count = seqs, len(new)
+            self._reset_rows()
+            self.endResetModel()
+            if self._count:
+                self.request_row(0)
+            return
+        self._seqs = seqs
+        added = self._grow(len(new))
+        for info in live:
+            row = self.row_of_seq(info.seq)
+            if row is not None and self.cache.append(info, row):
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMN_TITLES) - 1))
+        if added:
+            self.rows_appended.emit(added)
+        if not old and self._count:
+            self.request_row(0)
+
+    def seq_of_row(self, row: int) -> int:
+        """The checkpoint seq shown at ``row``."""
+        return self._seqs[row] if self._seqs is not None else row
+
+    def row_of_seq(self, seq: int) -> int | None:
+        """The row showing checkpoint ``seq`` (None when the shown branch does not hold it)."""
+        if self._seqs is None:
+            return seq if 0 <= seq < self._count else None
+        at = bisect.bisect_left(self._seqs, seq)
+        return at if at < len(self._seqs) and self._seqs[at] == seq else None
+
+    def root_rows(self) -> list[int]:
+        """Rows of main-graph checkpoints of the shown branch (None-lane rows), when known."""
+        return [row for row, seq in enumerate(self._seqs or ()) if not self._lane_of.get(seq)]
+
+    def divergence(self, seq: int) -> int:
+        """How many branches leave checkpoint ``seq`` (its children; 0 when it has one or none)."""
+        return len(self._divergences.get(seq, ()))
+
+    def branches_from(self, seq: int) -> list[int]:
+        """Indexes of the branches through checkpoint ``seq``."""
+        return branches_through(self.branches, seq)
+
+    def branch_choices(self, seq: int) -> list[int]:
+        """At a divergence point: one branch index per child (the shown one where it can be)."""
+        return choices(self.branches, self._divergences.get(seq, ()), self.branch_index)
 
     def _grow(self, count: int) -> int:
         if count <= self._count:
@@ -146,26 +304,29 @@ class TimelineModel(QAbstractTableModel):
         while self._wanted and len(self._in_flight) < MAX_IN_FLIGHT:
             page = self._wanted.pop()
             self._in_flight.add(page)
-            run_id, generation = self.run.id, self._generation
-            self.session.runner.run(lambda p=page, r=run_id: fetch_page(store, r, p),
-                                    lambda result, p=page, g=generation: self._on_page(g, p, result),
-                                    lambda message, p=page, g=generation: self._on_page_failed(g, p, message))
+            run_id, generation = self.run.id, (self._generation, self._page_generation)
+            seqs = self._seqs
+            self.session.runner.run(partial(_fetch, store, run_id, seqs, page),
+                                    partial(self._on_page, generation, page),
+                                    partial(self._on_page_failed, generation, page))
 
-    def _on_page(self, generation: int, page: int, result: tuple[CheckpointInfo | None, list[CheckpointInfo]]) -> None:
-        if generation != self._generation:
+    def _on_page(self, generation: tuple[int, int], page: int,
+                 result: tuple[CheckpointInfo | None, list[CheckpointInfo]]) -> None:
+        if generation != (self._generation, self._page_generation):
             return
         self._in_flight.discard(page)
         before, rows = result
         self.cache.put(page, before, rows)
         if rows:
-            self._grow(rows[-1].seq + 1)
+            if not self._branching:
+                self._grow(rows[-1].seq + 1)
             first, last = page * PAGE_SIZE, min(page * PAGE_SIZE + len(rows), self._count) - 1
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMN_TITLES) - 1))
             self.page_loaded.emit(first, last)
         self._pump()
 
-    def _on_page_failed(self, generation: int, page: int, message: str) -> None:
-        if generation == self._generation:
+    def _on_page_failed(self, generation: tuple[int, int], page: int, message: str) -> None:
+        if generation == (self._generation, self._page_generation):
             self._in_flight.discard(page)
             self._failed.add(page)
             self.session.runner.failed.emit(message)
@@ -273,7 +434,13 @@ class TimelineModel(QAbstractTableModel):
         if col == COL_FORKS:
             count = self._fork_count(info)
             return str(count) if count else ""
-        return info.change
+        marker = self.branch_marker(info.seq)
+        return f"{marker} \u00b7 {info.change}" if marker and info.change else marker or info.change
+
+    def branch_marker(self, seq: int) -> str:
+        """The Change column's lead where branches diverge ("2 branches ▾": a click switches), else ''."""
+        count = self.divergence(seq)
+        return f"{count} branches \u25be" if count > 1 and len(self.branches) > 1 else ""
 
     def _decoration(self, info: CheckpointInfo, col: int) -> Any:
         if col == COL_KIND:
@@ -291,6 +458,8 @@ class TimelineModel(QAbstractTableModel):
             return QColor(STALL_COLOR if gap is not None and gap >= SLOW_GAP else theme.muted)
         if col in (COL_SEQ, COL_TIME):
             return QColor(theme.muted)
+        if col == COL_CHANGE and self.branch_marker(info.seq):
+            return QColor(theme.accent)
         return None
 
     def _tooltip(self, info: CheckpointInfo, col: int) -> str | None:
@@ -303,6 +472,11 @@ class TimelineModel(QAbstractTableModel):
             return None
         if col == COL_TIME:
             return formatting.full_time(info.created)
+        if col == COL_CHANGE and self.branch_marker(info.seq):
+            lines = [("\u25b8 " if i == self.branch_index else "\u2022 ") + self.branches[i].label
+                     for i in self.branch_choices(info.seq)]
+            return "Branches leaving this checkpoint (click the marker to switch):\n" + "\n".join(lines) + \
+                (f"\n\n{info.change}" if info.change else "")
         if col == COL_CHANGE and info.change:
             return info.change.replace(" \u00b7 ", "\n")
         if col == COL_SIZE:
@@ -318,3 +492,9 @@ class TimelineModel(QAbstractTableModel):
 
 
 STALL_COLOR = style.STATUS_COLORS["stuck"]
+
+
+def _fetch(store: Store, run_id: str, seqs: tuple[int, ...] | None,
+           page: int) -> tuple[CheckpointInfo | None, list[CheckpointInfo]]:
+    """Page ``page`` of the run (``seqs`` None) or of one branch (worker thread)."""
+    return fetch_page(store, run_id, page) if seqs is None else fetch_branch_page(store, run_id, seqs, page)

@@ -23,10 +23,10 @@ def fmt_time(stamp: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 
 
-def kind_chip(label: QLabel, kind: str) -> str:
-    """Rich text of a small coloured chip for a checkpoint kind."""
+def kind_chip(label: QLabel, kind: str, hue: str | None = None) -> str:
+    """Rich text of a small coloured chip for a checkpoint kind (or any word, in ``hue``)."""
     pal = label.palette()
-    hue = KIND_HUES.get(kind, "#57606a")
+    hue = hue or KIND_HUES.get(kind, "#57606a")
     return (f"<span style='background-color:{tint(pal, hue, 0.22).name()};"
             f"color:{accent(pal, hue).name()};'>&nbsp;{html.escape(kind)}&nbsp;</span>")
 
@@ -43,8 +43,9 @@ class CheckpointHeader(QLabel):
         self.setContentsMargins(4, 2, 4, 2)
         self.show_checkpoint(None, None)
 
-    def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None) -> None:
-        """Describe a checkpoint (and its run when known)."""
+    def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None, live_note: str = "") -> None:
+        """Describe a checkpoint (and its run when known); ``live_note`` (a LangGraph head shown
+        with its finished tasks' pending writes applied) adds a "pending writes applied" chip."""
         muted = muted_text(self.palette()).name()
         if info is None:
             self.setText(f"<span style='color:{muted}'>{html.escape(self._placeholder)}</span>")
@@ -54,5 +55,6 @@ class CheckpointHeader(QLabel):
         self.setText(
             f"<b>{run_name}</b>&nbsp;&nbsp;<b>#{info.seq}</b>{lane}&nbsp;&nbsp;{kind_chip(self, info.kind)}"
             f"&nbsp;&nbsp;{html.escape(info.name)}"
-            f"&nbsp;&nbsp;<span style='color:{muted}'>{fmt_time(info.created)}</span>")
-        self.setToolTip(f"checkpoint {info.id} of run {info.run_id}")
+            f"&nbsp;&nbsp;<span style='color:{muted}'>{fmt_time(info.created)}</span>"
+            + (f"&nbsp;&nbsp;{kind_chip(self, 'pending writes applied', '#bf8700')}" if live_note else ""))
+        self.setToolTip(f"checkpoint {info.id} of run {info.run_id}" + (f"\n\n{live_note}" if live_note else ""))

@@ -84,7 +84,10 @@ class StatePanel(QWidget):
     def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         """Show a snapshot's state (None clears everything)."""
         self._snapshot = snapshot
-        self.header.show_checkpoint(snapshot.info if snapshot else None, run)
+        live = snapshot.meta.get("live") if snapshot else None
+        note = next((n for n in snapshot.meta.get("notes", []) if n.startswith("pending writes applied")), "") \
+            if snapshot and live else ""
+        self.header.show_checkpoint(snapshot.info if snapshot else None, run, note)
         state: Any = snapshot.state if snapshot else {}
         self.tree_view.set_value(state)
         self._stale = {CONVERSATION: True, RAW: True}

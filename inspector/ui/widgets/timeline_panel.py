@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QSlider,
     QTableView,
     QVBoxLayout,
@@ -17,7 +20,8 @@ from PySide6.QtWidgets import (
 
 from inspector.humanize import plural
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo
-from inspector.ui import style
+from inspector.store.branches import Branch
+from inspector.ui import icons, style
 from inspector.ui.models.timeline_model import (
     COL_CHANGE,
     COL_CHECKS,
@@ -84,6 +88,10 @@ class TimelinePanel(QWidget):
         self.session = session
         self.model = TimelineModel(session, self)
         self._pending_row: int | None = None
+        self._pending_seq: int | None = None     # asked for before the run's branches were known
+        self._follow_head = False
+        self._branch_menu: QMenu | None = None
+        self._at_bottom = False
         self._build()
         self._wire()
         self._show_run_header(None)
@@ -136,9 +144,19 @@ class TimelinePanel(QWidget):
         self.run_label = style.mute(QLabel("", frame))
         self.run_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.count_label = style.mute(QLabel("", frame))
+        self.branch_box = QComboBox(frame)
+        self.branch_box.setObjectName("branchSelector")
+        self.branch_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.branch_box.setMinimumContentsLength(18)
+        self.branch_box.setToolTip("The thread's branches (update_state, forks and replays start one): "
+                                   "the timeline shows one at a time")
+        self.branch_box.setAccessibleName("Branch")
+        self.branch_box.hide()
         row.addWidget(title)
         row.addSpacing(8)
         row.addWidget(self.run_label, 1)
+        row.addWidget(self.branch_box)
+        row.addSpacing(6)
         row.addWidget(self.count_label)
         return frame
 
@@ -166,11 +184,16 @@ class TimelinePanel(QWidget):
         self.model.page_loaded.connect(self._on_page_loaded)
         self.model.modelReset.connect(self._sync_scrubber_range)
         self.model.rowsInserted.connect(self._sync_scrubber_range)
+        self.model.rowsAboutToBeInserted.connect(self._on_rows_about_to_be_inserted)
+        self.model.rows_appended.connect(self._on_rows_appended)
+        self.model.branches_changed.connect(self._on_branches_changed)
+        self.branch_box.activated.connect(self._on_branch_box_activated)
 
     # -- public API ------------------------------------------------------------------------
     def show_run(self, run: RunInfo | None) -> None:
         """Show ``run``'s timeline (placeholders at once, rows as their pages load)."""
         self._pending_row = None
+        self._pending_seq = None
         self.model.set_run(run)
         self._show_run_header(run)
         self.view.scrollToTop()
@@ -186,19 +209,22 @@ class TimelinePanel(QWidget):
 
     def apply_changes(self, changes: ChangeSet) -> None:
         """Append live checkpoints of the shown run; a view left at the head follows the new head."""
-        before = self.model.rowCount()
-        current = self.view.currentIndex()
-        at_head = current.isValid() and current.row() == before - 1 and \
-            len(self.view.selectionModel().selectedRows()) <= 1
-        bar = self.view.verticalScrollBar()
-        at_bottom = bar.value() >= bar.maximum()
         self.model.apply_changes(changes)
         self._show_count()
-        after = self.model.rowCount()
-        if after > before and at_head:
-            self.select_row(after - 1)
-        elif after > before and at_bottom and not current.isValid():
+
+    def _on_rows_about_to_be_inserted(self, *_args: object) -> None:
+        current = self.view.currentIndex()
+        self._follow_head = current.isValid() and current.row() == self.model.rowCount() - 1 and \
+            len(self.view.selectionModel().selectedRows()) <= 1
+        bar = self.view.verticalScrollBar()
+        self._at_bottom = bar.value() >= bar.maximum() and not current.isValid()
+
+    def _on_rows_appended(self, _count: int) -> None:
+        if self._follow_head:
+            self.select_row(self.model.rowCount() - 1)
+        elif self._at_bottom:
             self.view.scrollToBottom()
+        self._show_count()
 
     def select_row(self, row: int, center: bool = False) -> None:
         """Make ``row`` the current and only selected row and scroll it into view."""
@@ -211,8 +237,93 @@ class TimelinePanel(QWidget):
         self.view.scrollTo(index, hint)
 
     def select_seq(self, seq: int) -> None:
-        """Select checkpoint ``seq`` (negative counts from the end), centred in the view."""
-        self.select_row(seq if seq >= 0 else self.model.rowCount() + seq, center=True)
+        """Select checkpoint ``seq``, centred in the view, switching to a branch that holds it
+        when the shown one does not; a negative seq counts back over the shown branch's
+        main-graph checkpoints (-1: its head)."""
+        if self.model.topology_loading:
+            self._pending_seq = seq
+            return
+        self._pending_seq = None
+        row = self.model.row_of_seq(seq) if seq >= 0 else self._row_from_end(seq)
+        if row is None and seq >= 0:
+            through = self.model.branches_from(seq)
+            if through:
+                self.model.set_branch(through[0])
+                row = self.model.row_of_seq(seq)
+        if row is not None:
+            self.select_row(row, center=True)
+
+    def _row_from_end(self, seq: int) -> int | None:
+        rows = self.model.root_rows() if self.model.branch is not None else []
+        if rows:
+            return rows[seq] if -len(rows) <= seq else None
+        row = self.model.rowCount() + seq
+        return row if row >= 0 else None
+
+    def select_checkpoint(self, info: CheckpointInfo) -> None:
+        """Select ``info`` when it is of the shown run (its branch is shown first)."""
+        if self.model.run is not None and info.run_id == self.model.run.id:
+            self.select_seq(info.seq)
+
+    def switch_branch(self, index: int, at_seq: int | None = None) -> None:
+        """Show branch ``index``; select the checkpoint after ``at_seq`` on it (a divergence
+        marker), else the current checkpoint when the branch holds it, else its first own one."""
+        current = self.current_checkpoint()
+        self.model.set_branch(index)
+        branch = self.model.branch
+        if branch is None:
+            return
+        row = None
+        if at_seq is not None and (at := self.model.row_of_seq(at_seq)) is not None:
+            row = min(at + 1, self.model.rowCount() - 1)
+        elif current is not None and branch.contains(current.seq):
+            row = self.model.row_of_seq(current.seq)
+        elif branch.fork_seq is not None and (at := self.model.row_of_seq(branch.fork_seq)) is not None:
+            row = min(at + 1, self.model.rowCount() - 1)
+        if row is not None:
+            self.select_row(row, center=True)
+
+    def _on_branch_box_activated(self, index: int) -> None:
+        if index != self.model.branch_index:
+            self.switch_branch(index)
+
+    def _on_branches_changed(self) -> None:
+        box, branches = self.branch_box, self.model.branches
+        box.blockSignals(True)
+        box.clear()
+        for i, branch in enumerate(branches):
+            box.addItem(icons.icon("kind-fork") if not branch.main else QIcon(), branch.label)
+            box.setItemData(i, self._branch_tip(branch), Qt.ItemDataRole.ToolTipRole)
+        box.setCurrentIndex(self.model.branch_index if branches else -1)
+        box.blockSignals(False)
+        box.setVisible(len(branches) > 1)
+        self._show_count()
+        if self._pending_seq is not None and not self.model.topology_loading:
+            self.select_seq(self._pending_seq)
+
+    @staticmethod
+    def _branch_tip(branch: Branch) -> str:
+        if branch.main:
+            return (f"The thread's head #{branch.head_seq} and its ancestry "
+                    "(what LangGraph's get_state shows)")
+        return (f"Leaves the head branch at #{branch.fork_seq} by {branch.source}; "
+                f"its head is #{branch.head_seq}")
+
+    def branch_menu(self, seq: int) -> QMenu | None:
+        """The menu a divergence marker opens: one branch per child of checkpoint ``seq``."""
+        through = self.model.branch_choices(seq)
+        if len(through) < 2:
+            return None
+        menu = QMenu(self)
+        menu.setToolTipsVisible(True)
+        for i in through:
+            action = menu.addAction(self.model.branches[i].label)
+            action.setCheckable(True)
+            action.setChecked(i == self.model.branch_index)
+            action.setToolTip(self._branch_tip(self.model.branches[i]))
+            action.triggered.connect(lambda _checked=False, i=i: self.switch_branch(i, at_seq=seq))
+        self._branch_menu = menu
+        return menu
 
     def current_checkpoint(self) -> CheckpointInfo | None:
         """The checkpoint of the current row, if loaded."""
@@ -287,8 +398,12 @@ class TimelinePanel(QWidget):
         self._show_count()
 
     def _show_count(self) -> None:
-        count = self.model.rowCount()
-        self.count_label.setText(plural(count, "checkpoint") if self.model.run is not None else "")
+        count, branches = self.model.rowCount(), len(self.model.branches)
+        text = plural(count, "checkpoint") if self.model.run is not None else ""
+        if branches > 1:
+            text = f"{branches} branches"
+        self.count_label.setText(text)
+        self.count_label.setToolTip(f"{plural(count, 'checkpoint')} on the branch shown" if branches > 1 else "")
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -297,7 +412,21 @@ class TimelinePanel(QWidget):
     def eventFilter(self, watched, event) -> bool:  # Qt override
         if watched is self.view.viewport() and event.type() == QEvent.Type.Resize:
             self._fit_timer.start()   # after the resize settles (a scroll bar may come or go)
+        if watched is self.view.viewport() and event.type() == QEvent.Type.MouseButtonRelease \
+                and event.button() == Qt.MouseButton.LeftButton:
+            self._on_view_clicked_at(event.position().toPoint())
         return super().eventFilter(watched, event)
+
+    def _on_view_clicked_at(self, pos: QPoint) -> None:
+        """A click on a divergence marker ("2 branches ▾") opens the branch menu."""
+        index = self.view.indexAt(pos)
+        info = self.model.checkpoint(index.row()) if index.isValid() and index.column() == COL_CHANGE else None
+        marker = self.model.branch_marker(info.seq) if info is not None else ""
+        reach = self.view.fontMetrics().horizontalAdvance(marker) + 16
+        if info is not None and marker and pos.x() - self.view.visualRect(index).left() <= reach:
+            menu = self.branch_menu(info.seq)
+            if menu is not None:
+                menu.popup(self.view.viewport().mapToGlobal(pos))
 
     def fit_columns(self) -> None:
         """Fit the columns to the view's width: numbers at their content width, the name and change

@@ -199,7 +199,7 @@ def test_corrupt_blob_is_reported_and_others_still_load(store_path: Path) -> Non
 
 
 def test_raw_pieces_are_verified_and_the_raw_cache_is_bounded(store_path: Path, monkeypatch) -> None:
-    from inspector.store.native import store as native_store
+    from inspector.store.native import reads as native_store
     from inspector.codec import iter_digests, unpack
 
     run_id = _record(store_path, steps=40)
@@ -229,7 +229,7 @@ def test_raw_pieces_are_verified_and_the_raw_cache_is_bounded(store_path: Path, 
 
 @pytest.mark.parametrize("sizes", [None, (3,)], ids=["batches padded to a compiled size", "exact batches"])
 def test_raw_pieces_in_several_batches(store_path: Path, monkeypatch, sizes) -> None:
-    from inspector.store.native import store as native_store
+    from inspector.store.native import reads as native_store
     from inspector.codec import iter_digests, unpack
 
     run_id = _record(store_path, steps=200)

@@ -1,0 +1,107 @@
+"""The latest checkpoint of a namespace as LangGraph's ``get_state()`` shows it (pending writes applied).
+
+``get_state(config)`` without a checkpoint id reads the namespace's latest checkpoint *live*
+(``Pregel._prepare_state_snapshot(live=True)``): the output writes of the tasks that already
+finished in the open step (a task is finished iff it has an output write, i.e. one outside
+``__error__``/``__error_source_node__``/``__interrupt__``/``__resume__``) are applied to the
+channels in task-path order; ``next`` lists only the tasks still to run; interrupts list only
+questions still waiting. ``get_state_history`` and a config with a checkpoint id show the
+stored step instead. How a write combines with a channel's value depends on the channel:
+``kinds(channel)`` says ``"reducer"`` (LangChain messages merge by id like ``add_messages``,
+lists/text concatenate, maps merge, numbers add) or ``"last"`` (the write replaces the value).
+A channel written by several finished tasks is a reducer (a ``LastValue`` refuses that).
+Pure: works on a snapshot's plain state and ``meta`` writes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from inspector.store.langgraph.pregel import CONTROL_WRITES, NULL_TASK_ID, is_control_channel
+
+NOT_CHANNELS = frozenset({"__no_writes__", "__pregel_push", "__return__", *CONTROL_WRITES})
+
+
+def finished_tasks(writes: list[dict], planned: set[str]) -> set[str]:
+    """Ids of the step's tasks (``planned``) that recorded an output write."""
+    return {w["task_id"] for w in writes
+            if w["task_id"] != NULL_TASK_ID and w["task_id"] in planned and w["channel"] not in CONTROL_WRITES}
+
+
+def _is_message(value: Any) -> bool:
+    return isinstance(value, dict) and str(value.get("__type__", "")).startswith("langchain_core.messages.")
+
+
+def _merge_messages(current: list, new: list) -> list:
+    out = list(current)
+    at = {m.get("id"): i for i, m in enumerate(out) if isinstance(m, dict) and m.get("id") is not None}
+    for message in new:
+        mid = message.get("id") if isinstance(message, dict) else None
+        if mid is not None and mid in at:
+            out[at[mid]] = message
+        else:
+            at[mid] = len(out)
+            out.append(message)
+    return out
+
+
+def combine(current: Any, write: Any) -> Any:
+    """A reducer channel's value after one write (the operator LangGraph graphs use for its type)."""
+    if isinstance(write, dict) and _is_message(write):
+        write = [write]
+    if isinstance(write, list) and (current is None or isinstance(current, list)):
+        if any(_is_message(m) for m in write) or any(_is_message(m) for m in current or ()):
+            return _merge_messages(current or [], write)
+        return [*(current or []), *write]
+    if isinstance(write, str) and isinstance(current, str):
+        return current + write
+    if isinstance(write, dict) and isinstance(current, dict):
+        return {**current, **write}
+    if isinstance(write, (int, float)) and isinstance(current, (int, float)) \
+            and not isinstance(write, bool) and not isinstance(current, bool):
+        return current + write
+    return write
+
+
+def apply_live(state: dict, meta: dict, planned: list[dict],
+               kinds: Callable[[str], str]) -> tuple[dict, dict] | None:
+    """(state, meta) as ``get_state()`` shows the latest checkpoint, or None when no task of
+    its step has finished (then the stored step is what LangGraph shows)."""
+    ids = {p["task_id"] for p in planned if p.get("task_id")}
+    done = finished_tasks(meta.get("writes") or [], ids)
+    if not done:
+        return None
+    by_channel: dict[str, list[Any]] = {}
+    ordered = sorted((w for w in meta["writes"] if w["task_id"] in done),
+                     key=lambda w: (str(w.get("task_path") or ""), w["task_id"], w.get("idx") or 0))
+    for w in ordered:
+        channel = w["channel"]
+        if channel not in NOT_CHANNELS and not is_control_channel(channel):
+            by_channel.setdefault(channel, []).append(w["value"])
+    new_state = dict(state)
+    for channel, values in by_channel.items():
+        if len(values) > 1 or kinds(channel) == "reducer":
+            value = new_state.get(channel)
+            for write in values:
+                value = combine(value, write)
+            new_state[channel] = value
+        else:
+            new_state[channel] = values[-1]
+    nodes = Counter(p["node"] for p in planned if p.get("task_id") in done)
+    remaining = list(meta.get("next") or [])
+    for node, count in nodes.items():
+        for _ in range(count):
+            if node in remaining:
+                remaining.remove(node)
+    applied = sorted(by_channel)
+    note = (f"pending writes applied: {len(done)} finished task{'s' if len(done) != 1 else ''} of this step "
+            f"wrote {', '.join(applied) if applied else 'no state channel'} (what LangGraph's get_state shows; "
+            "the stored checkpoint is the step before)")
+    live_meta = dict(meta, next=remaining,
+                     interrupts=[i for i in meta.get("interrupts") or [] if i.get("pending")],
+                     live={"applied_tasks": sorted(done), "channels": applied,
+                           "recorded_next": list(meta.get("next") or [])},
+                     notes=[*meta.get("notes", []), note])
+    return new_state, live_meta

@@ -1,0 +1,529 @@
+"""The native store's reads as plain SQL on a DB-API cursor (no SQLAlchemy).
+
+``NativeReads`` is every read of the ``Store`` interface for a native store, written once:
+``NativeStore`` runs it on its SQLAlchemy engine's connections (SQLite written to, or
+PostgreSQL), ``SqliteNativeReader`` on the standard library's ``sqlite3`` (a SQLite store
+the read commands only read: a fresh ``checkpoint-inspector runs`` never imports SQLAlchemy).
+The SQL is written with ``?`` marks; a subclass turns them into its driver's style.
+Live updates and LangGraph lanes read through SQLAlchemy (``_sa_engine``), only when asked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from inspector import codec as pieces
+from inspector import limits, taskstate
+from inspector.codec import expand
+from inspector.codec.gcpause import gc_paused
+from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError, StoreError, TaskStateError
+from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.store import dberrors, sqlite_ro
+from inspector.store.base import Store, parse_ref
+from inspector.store.native import FORMAT_VERSION, blobs
+from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row
+from inspector.store.target import Target
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+REQUIRED_TABLES = frozenset({"ci_meta", "ci_runs", "ci_checkpoints", "ci_blobs"})
+RUN_COLUMNS = ("id", "name", "agent", "status", "created", "updated", "owner_host", "owner_pid", "heartbeat",
+               "epoch", "resume_spec", "resumable", "not_resumable_reason", "parent_run", "parent_checkpoint",
+               "fork_reason", "labels", "last_error", "head_seq", "checkpoint_count", "tasks_done",
+               "tasks_total", "checks_passed", "checks_total")
+CHECKPOINT_COLUMNS = ("id", "run_id", "seq", "parent_id", "kind", "name", "created", "state_hash", "tasks_hash",
+                      "size", "size_delta", "ops", "tasks_done", "tasks_total", "checks_passed", "checks_total",
+                      "change", "epoch")   # all but meta (a listing never needs it)
+_RUNS = f"SELECT {', '.join(RUN_COLUMNS)} FROM ci_runs"
+_CHECKPOINTS = f"SELECT {', '.join(CHECKPOINT_COLUMNS)} FROM ci_checkpoints"
+# runs forked from a checkpoint, read with it (one query instead of a second one per run)
+_BRANCH_COUNT = ("(SELECT count(*) FROM ci_runs WHERE ci_runs.parent_run = ci_checkpoints.run_id "
+                 "AND ci_runs.parent_checkpoint = ci_checkpoints.id) AS branch_count")
+_ONE_CHECKPOINT = f"SELECT {', '.join(CHECKPOINT_COLUMNS)}, {_BRANCH_COUNT} FROM ci_checkpoints"
+_LOADED_CHECKPOINT = f"SELECT {', '.join(CHECKPOINT_COLUMNS)}, meta, {_BRANCH_COUNT} FROM ci_checkpoints"
+_TABLE_EXISTS = {"sqlite": "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                 "postgresql": "SELECT 1 FROM pg_catalog.pg_tables WHERE tablename = ? "
+                               "AND schemaname = ANY(current_schemas(false))"}
+
+FETCH_BATCH = 500
+STREAM_PART = 64                    # pieces per part of stream_raw_pieces
+PIECE_CACHE_ITEMS = 20_000          # decoded pieces kept (the GUI re-reads what it just showed)
+RAW_CACHE_BYTES = 64 * 1024 * 1024  # raw piece bytes kept for diffs
+_BLOB_BATCHES = (8, STREAM_PART, FETCH_BATCH)   # IN-list sizes; a batch is padded up to one
+
+
+def marks(count: int) -> str:
+    """``?, ?, …`` for an IN list of ``count`` values."""
+    return ", ".join("?" * count)
+
+
+def check_version(value: Any, display: str) -> int:
+    """The format version stored in ``ci_meta`` (None: no row), refused when unreadable or
+    newer than this program reads."""
+    if value is None:
+        raise NotAStoreError(f"{display} looks like a checkpoint store but has no format version.")
+    try:
+        version = int(value)
+    except ValueError as err:
+        raise NotAStoreError(f"{display} has an unreadable format version {value!r}.") from err
+    if version > FORMAT_VERSION:
+        raise NewerFormatError(
+            f"{display} was written by a newer Checkpoint Inspector (format {version}; "
+            f"this version reads up to {FORMAT_VERSION}); upgrade to open it.")
+    return version
+
+
+class NativeReads(Store):
+    """Every read of a native store (format version up to ``FORMAT_VERSION``) in plain SQL."""
+
+    dialect = "sqlite"    # "sqlite" | "postgresql": the few statements that differ
+
+    def __init__(self, target: Target, *, read_only: bool, format_version: int = FORMAT_VERSION) -> None:
+        self.target = target
+        self.info = StoreInfo(url=target.url, display=target.display, kind="native",
+                              backend=target.backend, format_version=format_version,
+                              read_only=read_only, capabilities=NATIVE_CAPABILITIES,
+                              label="Checkpoint Inspector")
+        self._pieces: OrderedDict[bytes, Any] = OrderedDict()
+        self._raw: OrderedDict[bytes, bytes] = OrderedDict()
+        self._raw_bytes = 0
+        self._pieces_lock = threading.Lock()
+
+    # -- what a subclass provides ------------------------------------------------
+    def _connection(self) -> contextlib.AbstractContextManager[Any]:
+        """A DB-API cursor in a read transaction; driver errors leave it as StoreErrors."""
+        raise NotImplementedError
+
+    def _sql(self, sql: str) -> str:
+        """``sql`` (``?`` marks) in the driver's parameter style."""
+        return sql
+
+    def _sa_engine(self) -> sa.Engine:
+        """A SQLAlchemy engine on the same store (live updates, LangGraph lanes)."""
+        raise NotImplementedError
+
+    # -- helpers ---------------------------------------------------------------
+    def _execute(self, cur: Any, sql: str, params: Collection[Any] = ()) -> list:
+        """The rows of ``sql`` as named tuples (see ``rows.row_type``)."""
+        cur.execute(self._sql(sql), tuple(params))
+        kind: Any = row_type(tuple(d[0] for d in cur.description))
+        make = kind._make
+        return [make(row) for row in cur.fetchall()]
+
+    def _rows(self, sql: str, params: Collection[Any] = ()) -> list:
+        with self._connection() as cur:
+            return self._execute(cur, sql, params)
+
+    def _run_filter(self, sql: str, text: str, statuses: Collection[str] | None) -> tuple[str, list]:
+        where, params = [], []
+        if text:
+            like = "{} ILIKE ?" if self.dialect == "postgresql" else "lower({}) LIKE lower(?)"
+            where.append("(" + " OR ".join(like.format(c) for c in ("name", "agent", "id")) + ")")
+            params += [f"%{text}%"] * 3
+        if statuses:
+            statuses = list(statuses)
+            where.append(f"status IN ({marks(len(statuses))})")
+            params += statuses
+        return (sql + " WHERE " + " AND ".join(where) if where else sql), params
+
+    # -- runs ------------------------------------------------------------------
+    def list_runs(self, *, text: str = "", statuses: Collection[str] | None = None,
+                  limit: int | None = None, offset: int = 0) -> list[RunInfo]:
+        sql, params = self._run_filter(_RUNS, text, statuses)
+        sql += " ORDER BY updated DESC, id"
+        if limit is not None or (offset and self.dialect == "sqlite"):
+            sql += " LIMIT ?"
+            params.append(-1 if limit is None else limit)
+        if offset:
+            sql += " OFFSET ?"
+            params.append(offset)
+        return [run_from_row(r) for r in self._rows(sql, params)]
+
+    def count_runs(self, *, text: str = "", statuses: Collection[str] | None = None) -> int:
+        sql, params = self._run_filter("SELECT count(*) FROM ci_runs", text, statuses)
+        return int(self._rows(sql, params)[0][0])
+
+    def get_run(self, run_id: str) -> RunInfo:
+        rows = self._rows(_RUNS + " WHERE id = ?", (run_id,))
+        if not rows:
+            raise StoreError(f"There is no run {run_id!r} in {self.info.display}.")
+        return run_from_row(rows[0])
+
+    def forks_of(self, run_id: str) -> list[RunInfo]:
+        return [run_from_row(r) for r in self._rows(_RUNS + " WHERE parent_run = ? ORDER BY created", (run_id,))]
+
+    # -- checkpoints -----------------------------------------------------------
+    def list_checkpoints(self, run_id: str, *, after_seq: int = -1,
+                         limit: int | None = None) -> list[CheckpointInfo]:
+        sql, params = _CHECKPOINTS + " WHERE run_id = ? AND seq > ? ORDER BY seq", [run_id, after_seq]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._connection() as cur:
+            rows = self._execute(cur, sql, params)
+            if not rows:
+                return []
+            branches = {r[0]: r[1] for r in self._execute(
+                cur, "SELECT parent_checkpoint, count(*) FROM ci_runs WHERE parent_run = ? "
+                     "GROUP BY parent_checkpoint", (run_id,))}
+            pinned = self._pinned(cur, run_id)
+        infos = [checkpoint_from_row(r, branches) for r in rows]
+        return self._marked(infos, pinned)
+
+    def _pinned(self, cur: Any, run_id: str) -> set[int]:
+        """Ids of the run's pinned checkpoints (a store without ``ci_pins`` has none: see ``pins``)."""
+        if not self._execute(cur, _TABLE_EXISTS[self.dialect], ("ci_pins",)):
+            return set()
+        return {int(r[0]) for r in self._execute(cur, "SELECT checkpoint_id FROM ci_pins WHERE run_id = ?",
+                                                 (run_id,))}
+
+    @staticmethod
+    def _marked(infos: list[CheckpointInfo], pinned: set[int]) -> list[CheckpointInfo]:
+        if not pinned:
+            return infos
+        return [dataclasses.replace(i, pinned=True) if i.id in pinned else i for i in infos]
+
+    def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
+        seqs = list(seqs)
+        if not seqs:
+            return []
+        sql = _CHECKPOINTS + f" WHERE run_id = ? AND seq IN ({marks(len(seqs))}) ORDER BY seq"
+        return [checkpoint_from_row(r) for r in self._rows(sql, [run_id, *seqs])]
+
+    def count_checkpoints(self, run_id: str) -> int:
+        return int(self._rows("SELECT count(*) FROM ci_checkpoints WHERE run_id = ?", (run_id,))[0][0])
+
+    def get_checkpoint(self, ref: int | str) -> CheckpointInfo:
+        with self._connection() as cur:
+            row = self._checkpoint_row(cur, ref, _ONE_CHECKPOINT)
+            pinned = self._pinned(cur, row.run_id)
+        return self._marked([checkpoint_from_row(row, {row.id: row.branch_count})], pinned)[0]
+
+    def checkpoints_by_id(self, ids: Collection[int | str]) -> dict[int | str, CheckpointInfo]:
+        """The checkpoints with these ids that exist (one query per batch; no pin marks)."""
+        wanted = [i for i in dict.fromkeys(ids) if type(i) is int]
+        found = super().checkpoints_by_id([i for i in ids if type(i) is not int])
+        with self._connection() as cur:
+            for start in range(0, len(wanted), FETCH_BATCH):
+                batch = wanted[start:start + FETCH_BATCH]
+                for row in self._execute(cur, _ONE_CHECKPOINT + f" WHERE id IN ({marks(len(batch))})", batch):
+                    info = checkpoint_from_row(row, {row.id: row.branch_count})
+                    found[info.id] = info
+        return found
+
+    def _checkpoint_row(self, cur: Any, ref: int | str, select: str) -> Any:
+        """The row of a checkpoint given by id or RUN:SEQ (``select``: its columns)."""
+        run_id, key = parse_ref(ref)
+        if run_id is not None:
+            seq = int(key)
+            if seq < 0:
+                seq = self.get_run(run_id).head_seq + 1 + seq
+            rows = self._execute(cur, select + " WHERE run_id = ? AND seq = ?", (run_id, seq))
+        elif isinstance(key, int):
+            rows = self._execute(cur, select + " WHERE id = ?", (key,))
+        else:
+            raise StoreError(f"{ref!r} is not a checkpoint reference (use an id or RUN:SEQ).")
+        if not rows:
+            raise StoreError(f"There is no checkpoint {ref} in {self.info.display}.")
+        return rows[0]
+
+    def load(self, checkpoint_id: int | str) -> Snapshot:
+        with self._connection() as cur:
+            row = self._checkpoint_row(cur, checkpoint_id, _LOADED_CHECKPOINT)
+        info = checkpoint_from_row(row, {row.id: row.branch_count})
+        if info.state_hash is None:
+            raise CorruptDataError(f"Checkpoint {checkpoint_id} is damaged ({info.damaged}).")
+        state = self.load_values([info.state_hash], f"The state of checkpoint {info.run_id}:{info.seq}")[info.state_hash]
+        problems = [f"checkpoint row: {info.damaged}"] if info.damaged else []
+        tasks = None
+        if info.tasks_hash:
+            try:
+                tasks = taskstate.validate(self.load_values([info.tasks_hash], "The task state")[info.tasks_hash])
+            except (StoreError, TaskStateError) as err:
+                problems.append(f"task state: {err}")
+        try:
+            meta = json_field(row.meta, {})
+            if not isinstance(meta, dict):
+                raise CorruptDataError(f"it is a JSON {type(meta).__name__}, not an object")
+        except StoreError as err:
+            problems.append(f"metadata: {err}")
+            meta = {}
+        if "langgraph" in meta:   # a lane written by InspectorSaver
+            lane = self._lane_snapshot(info, state)
+            if lane is not None:
+                return dataclasses.replace(lane, meta={**meta, **lane.meta})
+        return Snapshot(info=info, state=state, tasks=tasks, meta=meta, problems=tuple(problems))
+
+    def _lane_snapshot(self, info: CheckpointInfo, state: Any) -> Snapshot | None:
+        """LangGraph's view of a LangGraph lane's checkpoint (see ``lgview``)."""
+        from inspector.store.engine import guard
+        from inspector.store.native import lgview
+        try:
+            with guard(self.info.display), self._sa_engine().connect() as conn:
+                return lgview.lane_snapshot(conn, info, state, self.read_piece)
+        except StoreError:   # no lane tables (or no right to read them): the plain native view
+            return None
+
+    # -- pieces ----------------------------------------------------------------
+    def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:
+        found: dict[bytes, Any] = {}
+        missing = []
+        with self._pieces_lock:
+            for d in digests:
+                if d in self._pieces:
+                    found[d] = self._pieces[d]
+                else:
+                    missing.append(d)
+        if not missing:
+            return found
+        for d, raw in self.read_raw_pieces(missing).items():
+            found[d] = pieces.unpack(raw)
+        with self._pieces_lock:
+            for d in missing:
+                self._pieces[d] = found[d]
+            while len(self._pieces) > PIECE_CACHE_ITEMS:
+                self._pieces.popitem(last=False)
+        return found
+
+    def read_raw_pieces(self, digests: Collection[bytes]) -> dict[bytes, bytes]:
+        """The raw (decompressed, verified, not decoded) bytes of several pieces.
+
+        The diff splits list chunks into encoded items and decodes only those that differ.
+        All batches are read on one connection, then decompressed together.
+        """
+        found, missing = self._cached_raw(digests)
+        if not missing:
+            return found
+        ordered = sorted(missing)
+        with self._connection() as cur:
+            rows = [row for start in range(0, len(ordered), FETCH_BATCH)
+                    for row in self._blob_rows(cur, ordered[start:start + FETCH_BATCH])]
+        found.update(self._verified(ordered, rows, blobs.decompress_many([(c, d, n) for _, c, n, d in rows])))
+        return found
+
+    def stream_raw_pieces(self, digests: Collection[bytes], part: int = STREAM_PART) -> Iterator[dict[bytes, bytes]]:
+        """``read_raw_pieces`` in parts of about ``part`` pieces, in the order asked: while the
+        caller works on one part, the next ones are decompressed on a worker thread.
+
+        All parts are read from the database first (one connection, held briefly); pieces
+        already in the cache come in the first part.
+        """
+        found, missing = self._cached_raw(digests)
+        if found or not missing:
+            yield found
+        pending = []
+        part = max(1, min(part, FETCH_BATCH))
+        with self._connection() as cur:
+            for start in range(0, len(missing), part):
+                batch = missing[start:start + part]
+                rows = self._blob_rows(cur, batch)
+                pending.append((batch, rows, blobs.decompress_later([(c, d, n) for _, c, n, d in rows])))
+        try:
+            for batch, rows, raws in pending:
+                yield self._verified(batch, rows, raws())
+        finally:        # a caller that stops early (a cancelled diff) leaves no work queued
+            for _, _, raws in pending:
+                raws.cancel()
+
+    def _cached_raw(self, digests: Collection[bytes]) -> tuple[dict[bytes, bytes], list[bytes]]:
+        """The raw pieces in the cache, and the other digests (once each, in order)."""
+        found: dict[bytes, bytes] = {}
+        missing: dict[bytes, None] = {}
+        with self._pieces_lock:
+            for d in digests:
+                raw = self._raw.get(d)
+                if raw is None:
+                    missing[d] = None
+                else:
+                    found[d] = raw
+        return found, list(missing)
+
+    def _blob_rows(self, cur: Any, batch: list[bytes]) -> list:
+        """The blob rows (hash, codec, size, data) of up to ``FETCH_BATCH`` distinct digests,
+        as plain tuples (the IN list padded to one of a few sizes, so the driver's statement
+        cache keeps them)."""
+        size = next(n for n in _BLOB_BATCHES if n >= len(batch))
+        padded = batch + [batch[-1]] * (size - len(batch))   # a repeated digest matches once
+        cur.execute(self._sql(f"SELECT hash, codec, size, data FROM ci_blobs WHERE hash IN ({marks(size)})"),
+                    padded)
+        return cur.fetchall()
+
+    def _verified(self, asked: list[bytes], rows: list, raws: list[bytes]) -> dict[bytes, bytes]:
+        """The decompressed pieces of ``rows`` checked against their digests (all ``asked``
+        must be there), and kept in the raw cache."""
+        fetched: dict[bytes, bytes] = {}
+        digest_of = pieces.digest_of
+        for row, raw in zip(rows, raws, strict=True):
+            digest = bytes(row[0])
+            if digest_of(raw) != digest:
+                raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
+            fetched[digest] = raw
+        if len(fetched) != len(asked):
+            lost = len(set(asked) - fetched.keys())
+            raise CorruptDataError(f"{lost} stored piece(s) are missing (the store is damaged).")
+        with self._pieces_lock:
+            for d, raw in fetched.items():
+                if d not in self._raw:
+                    self._raw[d] = raw
+                    self._raw_bytes += len(raw)
+            while self._raw_bytes > RAW_CACHE_BYTES and self._raw:
+                self._raw_bytes -= len(self._raw.popitem(last=False)[1])
+        return fetched
+
+    def clear_caches(self) -> None:
+        """Forget every piece read so far (the next reads go to the database)."""
+        with self._pieces_lock:
+            self._pieces.clear()
+            self._raw.clear()
+            self._raw_bytes = 0
+
+    def read_piece(self, digest: bytes) -> Any:
+        return self._fetch_many([digest])[digest]
+
+    def read_pieces(self, digests: Collection[bytes]) -> dict[bytes, Any]:
+        return self._fetch_many(digests)
+
+    def load_values(self, digests: Collection[bytes], what: str = "A stored state") -> dict[bytes, Any]:
+        """Decode several stored values at once (shared pieces are fetched once, level by
+        level), measured against the read budgets before they are built (``expand``)."""
+        with gc_paused():   # millions of new containers: no collector rescans while they are built
+            return self._load_values(digests, what)
+
+    def _load_values(self, digests: Collection[bytes], what: str) -> dict[bytes, Any]:
+        table: dict[bytes, Any] = {}
+        frontier = set(digests)
+        depth = limits.current().depth
+        levels = 0
+        while frontier:
+            levels += 1     # each level of pieces nests at least one level deeper
+            if levels > depth:
+                raise limits.BudgetExceeded("depth", f"{what} nests more than {depth:,} levels deep")
+            fetched = self._fetch_many(frontier)
+            table.update(fetched)
+            frontier = {d for v in fetched.values() for d in expand.children(v)} - table.keys()
+        return expand.resolve_all(list(dict.fromkeys(digests)), table, what)
+
+    # -- live ------------------------------------------------------------------
+    def cursor(self) -> Any:
+        from inspector.store.engine import guard
+        from inspector.store.native import live
+        with guard(self.info.display), self._sa_engine().connect() as conn:
+            return live.read_cursor(conn)
+
+    def changes_since(self, cursor: Any) -> ChangeSet:
+        from inspector.store.engine import guard
+        from inspector.store.native import live
+        from inspector.store.native.schema import checkpoints
+        columns = [c for c in checkpoints.c if c.name != "meta"]
+        with guard(self.info.display), self._sa_engine().connect() as conn:
+            new, changed, nxt = live.read_changes(conn, cursor, columns)
+        return ChangeSet(cursor=nxt, run_ids=tuple(sorted(changed)),
+                         new_checkpoints=tuple(checkpoint_from_row(r) for r in new))
+
+    def watch_paths(self) -> list[Path]:
+        if self.target.path is None:
+            return []
+        p = self.target.path
+        return [p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")]
+
+
+class SqliteNativeReader(NativeReads):
+    """A native SQLite store opened read-only on the standard library's ``sqlite3``.
+
+    Connections are opened as ``sqlite_ro`` says (no file of the store changes, no sidecar is
+    created): a clean store's connection is kept while the files stay as they were; one that
+    shares a writer's ``-shm`` is closed after each use (as the read-only engine does).
+    """
+
+    def __init__(self, target: Target, *, format_version: int = FORMAT_VERSION) -> None:
+        super().__init__(target, read_only=True, format_version=format_version)
+        assert target.path is not None
+        self._path = target.path
+        self._copies: dict[tuple, Any] = {}
+        self._idle: list[sqlite_ro.ReadConnection] = []
+        self._idle_lock = threading.Lock()
+        self._engine: sa.Engine | None = None
+
+    def _checkout(self) -> sqlite_ro.ReadConnection:
+        with self._idle_lock:
+            while self._idle:
+                conn = self._idle.pop()
+                if conn.ci_signature == sqlite_ro.signature(self._path):
+                    return conn
+                conn.close()      # a writer started or ended since it opened: read the files anew
+        return sqlite_ro.connect(self._path, self._copies)
+
+    def _checkin(self, conn: sqlite_ro.ReadConnection, broken: bool) -> None:
+        # a -shm read read-only stops a new writer from recovering a killed writer's log while
+        # the connection stays open: such connections are closed after each use
+        if broken or conn.ci_signature[0] == sqlite_ro.SHARED:
+            conn.close()
+            return
+        with self._idle_lock:
+            self._idle.append(conn)
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[Any]:
+        try:
+            conn = self._checkout()
+        except sqlite3.Error as err:
+            raise dberrors.translate_driver(err, self.info.display) from err
+        broken = False
+        try:
+            cur = conn.cursor()
+            cur.execute("BEGIN")
+            try:
+                yield cur
+            finally:
+                if conn.in_transaction:
+                    conn.rollback()
+                cur.close()
+        except sqlite3.Error as err:
+            broken = True
+            raise dberrors.translate_driver(err, self.info.display) from err
+        finally:
+            self._checkin(conn, broken)
+
+    def _sa_engine(self) -> sa.Engine:
+        if self._engine is None:
+            from inspector.store.engine import make_engine
+            self._engine = make_engine(self.target, readonly=True)
+        return self._engine
+
+    def close(self) -> None:
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+        if self._engine is not None:
+            self._engine.dispose()
+        self._copies.clear()
+
+
+def open_sqlite_reader(target: Target) -> SqliteNativeReader | None:
+    """The native store at ``target`` (a SQLite file that ``sqlite_ro.check_sqlite_file``
+    accepted) opened read-only without SQLAlchemy; None when it is not a native store."""
+    assert target.path is not None
+    reader = SqliteNativeReader(target)
+    try:
+        with reader._connection() as cur:
+            tables = {r[0] for r in reader._execute(cur, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not tables >= REQUIRED_TABLES:
+                reader.close()
+                return None
+            row = reader._execute(cur, "SELECT value FROM ci_meta WHERE key = 'format_version'")
+        version = check_version(row[0][0] if row else None, target.display)
+    except BaseException:
+        reader.close()
+        raise
+    reader.info = dataclasses.replace(reader.info, format_version=version,
+                                      notice=sqlite_ro.notice_for(sqlite_ro.mode_of(target.path)))
+    return reader

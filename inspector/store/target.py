@@ -1,0 +1,35 @@
+"""Where a store is: a parsed SQLite path or server URL (no SQLAlchemy; ``engine.parse_target``
+parses URLs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.errors import StoreError
+
+
+@dataclass(frozen=True)
+class Target:
+    """A parsed store location: a SQLite path or a server URL."""
+
+    url: str          # SQLAlchemy URL string
+    display: str      # what the user sees
+    backend: str      # "sqlite" | "postgresql"
+    path: Path | None = None
+
+
+def sqlite_target(text: str, url: str | None) -> Target:
+    """The Target of a SQLite file given as a path (``url`` None) or by a ``sqlite://`` URL."""
+    try:
+        path = Path(text).expanduser().resolve()
+    except (RuntimeError, OSError) as err:      # a symlink loop, an unreadable directory
+        reason = "it is a loop of symbolic links" if isinstance(err, RuntimeError) else (err.strerror or str(err))
+        raise StoreError(f"Cannot open {text}: {reason}.") from err
+    return Target(url or f"sqlite:///{path}", str(Path(text)) if url else str(path), "sqlite", path)
+
+
+def path_target(text: str) -> Target:
+    """The Target of a plain path (not a URL): a SQLite file, or a folder some adapter reads."""
+    target = sqlite_target(text, None)
+    return Target(f"sqlite:///{target.path}", str(target.path), "sqlite", target.path)

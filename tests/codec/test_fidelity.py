@@ -1,0 +1,150 @@
+"""Reuse is exact: a value replaced by an equal one of another type (1 → True → 1.0, 0.0 →
+-0.0) or a dict rebuilt with its keys in another order is stored as the new value, at any
+depth, in plain values, chunked lists and chunked maps, by one encoder over many saves."""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector.codec import PieceEncoder, resolve, unpack
+
+# values that are == to each other but are stored differently
+_TWINS = [[1, True, 1.0], [0, False, 0.0, -0.0], [2, 2.0], [-1, -1.0]]
+
+
+def exactly(a: Any, b: Any) -> bool:
+    """Equal with the same types everywhere, the same dict key order and the same float sign."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return list(a) == list(b) and all(exactly(a[k], b[k]) and type(k) is type(j) for k, j in zip(a, b))
+    if type(a) is list:
+        return len(a) == len(b) and all(map(exactly, a, b))
+    if type(a) is float:
+        return a == b and math.copysign(1, a) == math.copysign(1, b)
+    return a == b
+
+
+def _scalar(rnd: random.Random) -> Any:
+    return rnd.choice([None, "s", "x" * rnd.randrange(700), rnd.choice(rnd.choice(_TWINS)), rnd.random()])
+
+
+def _build(rnd: random.Random, depth: int, budget: list[int]) -> Any:
+    """A random state: small and big (chunked, >= 16 items) lists, small and big (>= 64 keys)
+    maps, nested, with the twin scalars everywhere (at most about ``budget[0]`` nodes)."""
+    if depth <= 0 or budget[0] <= 0 or rnd.random() < 0.3:
+        return _scalar(rnd)
+    size = min(budget[0], rnd.choice([0, 2, 5, 20, 70, 300]))
+    budget[0] -= size
+    if rnd.random() < 0.5:
+        return [_build(rnd, depth - 1, budget) for _ in range(size)]
+    keys = rnd.choice([lambda i: f"k{i}", lambda i: i, lambda i: (i, f"k{i}")[i % 2]])
+    return {keys(i): _build(rnd, depth - 1, budget) for i in range(size)}
+
+
+def _twin(value: Any, rnd: random.Random) -> Any:
+    for group in _TWINS:
+        if type(value) in (int, bool, float) and any(value == t and type(value) is type(t) for t in group):
+            return rnd.choice([t for t in group if not (type(t) is type(value) and exactly(t, value))])
+    return value
+
+
+def _edit(state: Any, rnd: random.Random) -> Any:
+    """In place where possible: swap scalars for their twins, rebuild dicts in another key order,
+    now and then a real change; returns the (maybe new) root."""
+    containers = []
+    stack = [state]
+    while stack:
+        item = stack.pop()
+        if type(item) in (dict, list):
+            containers.append(item)
+            stack.extend(item.values() if type(item) is dict else item)
+    if not containers:
+        return _twin(state, rnd)
+    for node in rnd.sample(containers, min(len(containers), rnd.choice([1, 2, 8]))):
+        slots = list(node) if type(node) is dict else list(range(len(node)))
+        if not slots:
+            continue
+        action = rnd.random()
+        if action < 0.5:
+            for slot in rnd.sample(slots, min(len(slots), rnd.choice([1, 3]))):
+                node[slot] = _twin(node[slot], rnd)
+        elif action < 0.8 and type(node) is dict:
+            order = list(node.items())
+            if len(order) > 30 and rnd.random() < 0.7:     # move one key to the end
+                k = rnd.choice(slots)
+                node[k] = node.pop(k)
+            else:
+                rnd.shuffle(order)
+                node.clear()
+                node.update(order)
+        elif action < 0.9:
+            slot = rnd.choice(slots)
+            node[slot] = _scalar(rnd)
+        elif type(node) is dict:
+            dict_key = rnd.choice(slots)
+            node[dict_key] = copy.deepcopy(node[dict_key])   # an equal value, new objects
+    return state
+
+
+class Reader:
+    def __init__(self) -> None:
+        self.raw: dict[bytes, bytes] = {}
+
+    def value(self, root: bytes) -> Any:
+        return resolve(unpack(self.raw[root]), lambda d: unpack(self.raw[d]))
+
+
+def _check_run(seed: int, saves: int, chunk_format: int) -> None:
+    rnd = random.Random(seed)
+    state = {"root": _build(rnd, 4, [1500]), "n": 1}
+    encoder = PieceEncoder()
+    encoder.chunk_format = chunk_format
+    reader = Reader()
+    for _ in range(saves):
+        root, _, pieces = encoder.encode(state)
+        reader.raw.update(pieces)
+        back = reader.value(root)
+        assert exactly(back, state), (seed, chunk_format)
+        state = _edit(state, rnd)
+        if rnd.random() < 0.2:      # the agent hands over a fresh copy now and then
+            state = copy.deepcopy(state)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32), st.sampled_from([3, 3, 2]))
+def test_decode_of_encode_is_the_state_exactly_over_many_saves(seed: int, chunk_format: int) -> None:
+    _check_run(seed, 12, chunk_format)
+
+
+def test_each_kind_of_twin_is_stored_as_the_new_value() -> None:
+    """The cases by name: in a plain dict, a chunked list's kept chunk, a chunked map's chunk,
+    map keys, and a dict item re-ordered inside a kept chunk."""
+    cases = [
+        ({"a": {"x": 1}}, lambda s: s["a"].__setitem__("x", True)),
+        ({"a": {"x": 0.0}}, lambda s: s["a"].__setitem__("x", -0.0)),
+        ({"l": list(range(40))}, lambda s: s["l"].__setitem__(7, 7.0)),
+        ({"l": [{"a": 1, "b": "t"} for _ in range(40)]},
+         lambda s: s["l"].__setitem__(3, {"b": "t", "a": 1})),
+        ({"l": [[{"a": 1, "b": 2}] for _ in range(40)]}, lambda s: s["l"][5][0].__setitem__("a", True)),
+        ({"m": {f"k{i}": i for i in range(200)}}, lambda s: s["m"].__setitem__("k9", 9.0)),
+        ({"m": {f"k{i}": {"p": i, "q": 0} for i in range(200)}},
+         lambda s: s["m"].__setitem__("k9", {"q": 0, "p": 9})),
+        ({"m": {i: "v" for i in range(1, 200)}}, lambda s: s.__setitem__("m", {(True if i == 1 else i): "v"
+                                                                                for i in range(1, 200)})),
+        ({"m": {f"k{i}": "v" for i in range(200)}}, lambda s: s["m"].__setitem__("k4", s["m"].pop("k4"))),
+    ]
+    for state, change in cases:
+        encoder, reader = PieceEncoder(), Reader()
+        root, _, pieces = encoder.encode(state)
+        reader.raw.update(pieces)
+        change(state)
+        root, _, pieces = encoder.encode(state)
+        reader.raw.update(pieces)
+        assert exactly(reader.value(root), state), state

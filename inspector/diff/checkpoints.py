@@ -76,7 +76,7 @@ class _Reader:
         if self._hashed(x, y) and x.state_hash == y.state_hash:
             return ()
         fetch = self.fetch      # set exactly when the store keeps pieces (self.pieces)
-        if fetch is not None and self._by_pieces(x, y):
+        if fetch is not None and x.state_hash and y.state_hash and self._by_pieces(x, y):
             stats: dict = {}
             changes = diff_pieces(fetch, x.state_hash, y.state_hash, cancel=self.cancel,
                                   progress=self.progress, stats=stats, fetch_raw=self.fetch_raw,
@@ -91,7 +91,7 @@ class _Reader:
 
     def tasks(self, info: CheckpointInfo) -> Any:
         fetch = self.fetch
-        if fetch is not None and self._by_pieces(info):
+        if fetch is not None and info.state_hash and self._by_pieces(info):
             if not info.tasks_hash:
                 return None
             if self.fetch_raw is not None:

@@ -99,8 +99,9 @@ def measure_saves(url: str, backend: str, writers: int, count: int) -> dict:
             if not line:
                 raise StoreError(f"A bench writer failed to start: {proc.communicate()[1].strip()[-500:]}")
         for proc in procs:
-            proc.stdin.write("go\n")  # type: ignore[union-attr]
-            proc.stdin.flush()  # type: ignore[union-attr]
+            assert proc.stdin is not None   # spawned with stdin=PIPE
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
         reports = []
         for proc in procs:
             out, err = proc.communicate(timeout=3600)

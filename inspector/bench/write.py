@@ -22,8 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--steps", type=int, default=1000, help="W1 steps (default 1000)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-langgraph", action="store_true", help="do not run SqliteSaver")
-    parser.add_argument("--only", default="w1,w2,w3,w4,w5,floor",
-                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w5,floor)")
+    parser.add_argument("--only", default="w1,w2,w3,w4,w4m,w5,floor",
+                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w4m,w5,floor; "
+                             "w4m is W4-maps, the records as a map of id → record)")
     parser.add_argument("--w3-steps", type=int, default=40, help="saves per W3 size (default 40)")
     parser.add_argument("--w3-sizes", default="0.1,1,10,50", help="W3 state sizes in MB (default 0.1,1,10,50)")
     parser.add_argument("--w4-steps", type=int, default=20, help="saves per W4 density (default 20)")
@@ -116,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
             result["w3"] = write_shapes.run_w3(tmp, args.w3_steps, sizes)
         if "w4" in only:
             result["w4"] = write_shapes.run_w4(tmp, args.w4_steps)
+        if "w4m" in only:
+            result["w4m"] = write_shapes.run_w4(tmp, args.w4_steps, as_map=True)
         if "w5" in only and not args.skip_langgraph:
             result["w5"] = write_graph.run_w5(tmp, args.w5_steps)
     if args.json:
@@ -123,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print(result, args.steps)
     for key, show in (("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3),
-                      ("w4", write_shapes.print_w4), ("w5", write_graph.print_w5)):
+                      ("w4", write_shapes.print_w4), ("w4m", write_shapes.print_w4_maps),
+                      ("w5", write_graph.print_w5)):
         if key in result:
             show(result[key])
     return 0

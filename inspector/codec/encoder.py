@@ -180,10 +180,11 @@ class PieceEncoder:
         self._cache[path] = result
         return result
 
-    def bulk(self, values: list, paths: list | None = None) -> Bulk:
+    def bulk(self, values: list, base: tuple | None = None, names: list | None = None) -> Bulk:
         """Encode many values at once: one C call packs each (an encoding is also the value's
-        fingerprint); only values over ``INLINE_MAX`` bytes go through ``_encode`` (with
-        ``paths``), their chunk then framing the form that names their pieces."""
+        fingerprint); only values over ``INLINE_MAX`` bytes go through ``_encode`` (at path
+        ``base + (names[i],)`` when a base is given), their chunk then framing the form that
+        names their pieces."""
         pack = self._pack
         fps = list(map(pack, values))
         sizes = list(map(len, fps))
@@ -193,7 +194,7 @@ class PieceEncoder:
         encoded = list(fps)
         for i, size in enumerate(sizes):
             if size > INLINE_MAX:
-                result = self._encode(values[i], None if paths is None else paths[i])
+                result = self._encode(values[i], None if base is None or names is None else base + (names[i],))
                 forms[i], sizes[i] = result.form, result.size
                 encoded[i] = pack(result.form)
         return Bulk(forms, sizes, fps, encoded)

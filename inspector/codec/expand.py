@@ -19,6 +19,23 @@ from inspector.codec.markers import ChunkedList, ChunkedMap, Ref
 from inspector.errors import CorruptDataError
 
 _CONTAINERS = (dict, list, Ref, ChunkedList, ChunkedMap)
+_CONTAINER_TYPES = frozenset(_CONTAINERS)
+
+
+def _plain(values: Any) -> bool:
+    """True when no item of ``values`` is a container or marker (exact types, at C speed;
+    a subclass of dict or list never comes out of the decoder)."""
+    return _CONTAINER_TYPES.isdisjoint(map(type, values))
+
+
+def _leaf_total(values: Any) -> int:
+    """The summed ``_leaf_size`` of scalars (a whole list of ints or of strs at C speed)."""
+    kinds = set(map(type, values))
+    if kinds <= _FIXED:
+        return 8 * len(values)
+    if kinds <= _SIZED:
+        return sum(map(len, values))
+    return sum(map(_leaf_size, values))
 
 
 class Cost(NamedTuple):
@@ -41,14 +58,22 @@ def _children(value: Any) -> list[bytes]:
         elif kind is ChunkedList or kind is ChunkedMap:
             found.extend(c.digest for c in item.chunks)
         elif kind is dict:
-            stack.extend(v for v in item.values() if isinstance(v, _CONTAINERS))
-        elif kind is list:
+            if not _plain(item.values()):
+                stack.extend(v for v in item.values() if isinstance(v, _CONTAINERS))
+        elif kind is list and not _plain(item):
             stack.extend(v for v in item if isinstance(v, _CONTAINERS))
     return found
 
 
+children = _children   # the store's level-by-level fetch uses the same scan
+
+
 def _leaf_size(item: Any) -> int:
     return len(item) if isinstance(item, (str, bytes)) else 8
+
+
+_FIXED = frozenset((int, float, bool, type(None)))
+_SIZED = frozenset((str, bytes))
 
 
 def _measure(value: Any, costs: dict[bytes, Cost]) -> Cost:
@@ -72,6 +97,10 @@ def _measure(value: Any, costs: dict[bytes, Cost]) -> Cost:
         elif kind is dict:
             nodes += 1
             deepest = max(deepest, level + 1)
+            if _plain(item.values()):
+                nodes += len(item)
+                size += _leaf_total(item.keys()) + _leaf_total(item.values())
+                continue
             for key, child in item.items():
                 size += _leaf_size(key)
                 if isinstance(child, _CONTAINERS):
@@ -81,6 +110,9 @@ def _measure(value: Any, costs: dict[bytes, Cost]) -> Cost:
         elif kind is list:
             nodes += 1
             deepest = max(deepest, level + 1)
+            if _plain(item):
+                nodes, size = nodes + len(item), size + _leaf_total(item)
+                continue
             for child in item:
                 if isinstance(child, _CONTAINERS):
                     stack.append((child, level + 1))
@@ -188,11 +220,11 @@ def _build_piece(value: Any, built: dict[bytes, Any]) -> Any:
             if kind is ChunkedMap and len(out) != item.length:
                 raise CorruptDataError("A stored map repeats a key across its chunks.")
         elif kind is dict:
-            marked = [k for k, v in item.items() if isinstance(v, _CONTAINERS)]
+            marked = [] if _plain(item.values()) else [k for k, v in item.items() if isinstance(v, _CONTAINERS)]
             out = dict(item) if marked else item
             stack.extend((out, k, item[k]) for k in marked)
         elif kind is list:
-            marked = [i for i, v in enumerate(item) if isinstance(v, _CONTAINERS)]
+            marked = [] if _plain(item) else [i for i, v in enumerate(item) if isinstance(v, _CONTAINERS)]
             out = list(item) if marked else item
             stack.extend((out, i, item[i]) for i in marked)
         else:

@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 MAP_MIN_KEYS = 64         # dicts with at least this many keys are chunked (format 3)
 MAP_MASK = 0x1F           # about 32 keys per chunk
 MAP_MAX_ITEMS = 128
+MAP_COARSE_MASK = 0xFF    # dense rewrites: about 256 keys per chunk (every coarse boundary is a fine one)
+MAP_COARSE_MAX_ITEMS = 4096
+MAP_COARSE_MIN_KEYS = 256  # a map this big with ...
+MAP_DENSE_CHUNKS = 2       # ... at least 1 in this many chunks changed is rewritten in coarse chunks
 _hash64 = xxhash.xxh3_64_intdigest
 
 
@@ -50,6 +54,22 @@ class _MapChunk(NamedTuple):
     fp: bytes                            # the fingerprint of the chunk's values as one list
     chunk: Chunk
     closed: bool                         # ended at a boundary of the rule (not the map's end)
+    coarse: bool                         # cut by the dense rule (split again when next rewritten)
+
+
+class _KeyCuts:
+    """Where the coarse rule cuts a map's keys, found once per set of keys (dense saves of
+    a map whose keys stay put then cost no Python step per key for it)."""
+
+    __slots__ = ("ends",)
+
+    def __init__(self) -> None:
+        self.ends: list[int] | None = None
+
+    def coarse(self, keys: list, pack: Callable[[object], bytes]) -> list[int]:
+        if self.ends is None:
+            self.ends = _cuts(list(map(_hash64, map(pack, keys))), MAP_COARSE_MASK, MAP_COARSE_MAX_ITEMS)
+        return self.ends
 
 
 class _MapLayout(NamedTuple):
@@ -58,15 +78,19 @@ class _MapLayout(NamedTuple):
     chunks: list[_MapChunk]
     values: list         # every chunk's copies in key order (``_NEVER`` for a chunk without)
     starts: list[int]    # where each chunk's keys start in ``keys``
+    cuts: _KeyCuts
 
 
 GROUP_CHUNKS = 32        # chunks compared at once before looking at each one
 
 
-def _layout_of(keys: list, chunks: list[_MapChunk]) -> _MapLayout:
+def _layout_of(keys: list, chunks: list[_MapChunk], old: _MapLayout | None = None) -> _MapLayout:
+    """A layout over ``chunks`` (``old``: the last one, when the keys are the same)."""
     starts = list(accumulate((len(c.keys) for c in chunks), initial=0))
     values = list(chain.from_iterable(c.copies or (_NEVER,) * len(c.keys) for c in chunks))
-    return _MapLayout(keys, set(map(type, keys)) == {str}, chunks, values, starts)
+    if old is not None:
+        return _MapLayout(keys, old.exact_keys, chunks, values, starts, old.cuts)
+    return _MapLayout(keys, set(map(type, keys)) == {str}, chunks, values, starts, _KeyCuts())
 
 
 def _same_keys_exactly(keys: list, old: _MapLayout) -> bool:
@@ -120,20 +144,45 @@ class MapChunker:
         values = list(value.values())
         if values == old.values:
             return old
-        chunks, kept, starts = list(old.chunks), list(old.values), old.starts
+        chunks, kept, starts = old.chunks, old.values, old.starts
+        changed: list[int] = []
         for g in range(0, len(chunks), GROUP_CHUNKS):
             lo, hi = starts[g], starts[min(g + GROUP_CHUNKS, len(chunks))]
             if values[lo:hi] == kept[lo:hi]:
                 continue
-            for i in range(g, min(g + GROUP_CHUNKS, len(chunks))):
-                a, b = starts[i], starts[i + 1]
-                if not _chunk_same(chunks[i], values[a:b], self.enc.matches):
-                    chunks[i] = self._redo(chunks[i], values[a:b], path)
-                    kept[a:b] = chunks[i].copies or (_NEVER,) * (b - a)
-        return _MapLayout(old.keys, old.exact_keys, chunks, kept, starts)
+            changed.extend(i for i in range(g, min(g + GROUP_CHUNKS, len(chunks)))
+                           if not _chunk_same(chunks[i], values[starts[i]:starts[i + 1]], self.enc.matches))
+        if not changed:
+            return old
+        if len(old.keys) >= MAP_COARSE_MIN_KEYS and len(changed) * MAP_DENSE_CHUNKS >= len(chunks):
+            # dense: every value in bulk, in coarse chunks (they compress like one blob)
+            return _layout_of(old.keys, self._dense(values, old, path), old)
+        redone = {i: self._redo(chunks[i], values[starts[i]:starts[i + 1]], path) for i in changed}
+        if any(len(r) != 1 for r in redone.values()):
+            return _layout_of(old.keys, [c for i, old_c in enumerate(chunks) for c in redone.get(i, (old_c,))], old)
+        new_chunks, new_kept = list(chunks), list(kept)
+        for i, (chunk,) in redone.items():
+            new_chunks[i] = chunk
+            new_kept[starts[i]:starts[i + 1]] = chunk.copies or (_NEVER,) * len(chunk.keys)
+        return _MapLayout(old.keys, old.exact_keys, new_chunks, new_kept, starts, old.cuts)
 
-    def _redo(self, old: _MapChunk, values: list, path: tuple | None) -> _MapChunk:
-        """A chunk whose keys are unchanged and some of whose ``values`` are not."""
+    def _dense(self, values: list, old: _MapLayout, path: tuple | None) -> list[_MapChunk]:
+        """Every value encoded in bulk, cut in coarse chunks."""
+        keys = old.keys
+        bulk = self.enc.bulk(values, path, keys)
+        made = []
+        a = 0
+        ends = old.cuts.coarse(keys, self.enc._pack)
+        last_cut = ends[-1] if ends else 0
+        for b in ends if last_cut == len(keys) else ends + [len(keys)]:
+            made.append(self._close(keys[a:b], values[a:b], bulk.fps[a:b], bulk.sizes[a:b], bulk.encoded[a:b],
+                                    b <= last_cut, True))
+            a = b
+        return made
+
+    def _redo(self, old: _MapChunk, values: list, path: tuple | None) -> list[_MapChunk]:
+        """A chunk whose keys are unchanged and some of whose ``values`` are not (a coarse
+        chunk is cut again by the fine rule)."""
         if old.copies is not None:
             changed = [i for i, (v, o) in enumerate(zip(values, old.copies)) if not (v is o or v == o)]
         else:
@@ -141,23 +190,32 @@ class MapChunker:
         fps, sizes, encoded = list(old.fps), list(old.sizes), list(old.encoded)
         self._fill(changed, [values[i] for i in changed], [old.keys[i] for i in changed], path,
                    fps, sizes, encoded)
-        return self._close(old.keys, values, fps, sizes, encoded, old.closed)
+        if not old.coarse:
+            return [self._close(old.keys, values, fps, sizes, encoded, old.closed)]
+        made = []
+        a = 0
+        for b in _cuts(list(map(_hash64, map(self.enc._pack, old.keys)))) + [len(old.keys)]:
+            if b > a:
+                made.append(self._close(old.keys[a:b], values[a:b], fps[a:b], sizes[a:b], encoded[a:b],
+                                        True if b < len(old.keys) else old.closed))
+            a = b
+        return made
 
     def _fill(self, slots: list[int], values: list, keys: list, path: tuple | None,
               fps: list, sizes: list, encoded: list) -> None:
         if not slots:
             return
-        bulk = self.enc.bulk(values, None if path is None else [path + (k,) for k in keys])
+        bulk = self.enc.bulk(values, path, keys)
         for j, i in enumerate(slots):
             fps[i], sizes[i], encoded[i] = bulk.fps[j], bulk.sizes[j], bulk.encoded[j]
 
     def _close(self, keys: list, values: list, fps: list, sizes: list, encoded: list,
-               closed: bool) -> _MapChunk:
+               closed: bool, coarse: bool = False) -> _MapChunk:
         raw = frame_map_chunk(keys, encoded)
         chunk = Chunk(len(keys), max(sum(sizes), len(raw)), self.enc.store(raw))
         copies = tuple(values) if set(map(type, values)) <= _SAFE else None
         fp = _array_header(len(fps)) + b"".join(fps)
-        return _MapChunk(keys, _getter(keys), copies, fps, sizes, encoded, fp, chunk, closed)
+        return _MapChunk(keys, _getter(keys), copies, fps, sizes, encoded, fp, chunk, closed, coarse)
 
     def _layout(self, value: dict, keys: list, old: list[_MapChunk], path: tuple | None) -> list[_MapChunk]:
         """Keys added, removed or reordered: keep the old chunks found unchanged in the new
@@ -193,8 +251,9 @@ class MapChunker:
         return out
 
     def _run(self, value: dict, keys: list, start: int, end: int, hints: dict,
-             path: tuple | None) -> tuple[list[_MapChunk], int]:
-        """Chunks of the keys ``start:end`` closed by the rule (and the rest at the map's end)."""
+             path: tuple | None, coarse: bool = False) -> tuple[list[_MapChunk], int]:
+        """Chunks of the keys ``start:end`` closed by the rule (the coarse one with ``coarse``;
+        and the rest at the map's end)."""
         part = keys[start:end]
         values = [value[k] for k in part]
         fps: list = [None] * len(part)
@@ -210,14 +269,15 @@ class MapChunker:
                 fresh.append(i)
         self._fill(fresh, [values[i] for i in fresh], [part[i] for i in fresh], path, fps, sizes, encoded)
         pack = self.enc._pack
-        ends = _cuts(list(map(_hash64, map(pack, part))))
+        marks = list(map(_hash64, map(pack, part)))
+        ends = _cuts(marks, MAP_COARSE_MASK, MAP_COARSE_MAX_ITEMS) if coarse else _cuts(marks)
         made = []
         a = 0
         for b in ends:
-            made.append(self._close(part[a:b], values[a:b], fps[a:b], sizes[a:b], encoded[a:b], True))
+            made.append(self._close(part[a:b], values[a:b], fps[a:b], sizes[a:b], encoded[a:b], True, coarse))
             a = b
         if end == len(keys) and a < len(part):
-            made.append(self._close(part[a:], values[a:], fps[a:], sizes[a:], encoded[a:], False))
+            made.append(self._close(part[a:], values[a:], fps[a:], sizes[a:], encoded[a:], False, coarse))
             a = len(part)
         return made, start + a
 
@@ -242,12 +302,12 @@ def _unchanged(value: dict, keys: list, old: list[_MapChunk],
     return found
 
 
-def _cuts(marks: list[int]) -> list[int]:
+def _cuts(marks: list[int], mask: int = MAP_MASK, max_items: int = MAP_MAX_ITEMS) -> list[int]:
     """End indices of the chunks the rule closes in a run of keys with these marks."""
     ends = []
     start = 0
     for n, mark in enumerate(marks):
-        if not mark & MAP_MASK or n + 1 - start >= MAP_MAX_ITEMS:
+        if not mark & mask or n + 1 - start >= max_items:
             ends.append(n + 1)
             start = n + 1
     return ends

@@ -34,10 +34,13 @@ class DiffError(StoreError):
 
 @dataclass(frozen=True, slots=True)
 class TextDelta:
-    """A line- or word-level diff of two long strings: segments of ('=', '-', '+', text)."""
+    """A line- or word-level diff of two long strings: segments of ('=', '-', '+', text).
+
+    In huge strings (``inspector.diff.text.HUGE_TEXT``) long unchanged runs are a segment
+    ``("…", "<count>")`` instead: that many unchanged characters, not kept."""
 
     unit: str                               # "line" | "word"
-    segments: tuple[tuple[str, str], ...]   # (tag, text) with tag '=', '-' or '+'
+    segments: tuple[tuple[str, str], ...]   # (tag, text) with tag '=', '-', '+' or '…'
 
     @property
     def added(self) -> int:
@@ -52,8 +55,10 @@ class TextDelta:
 
 def _units(text: str, unit: str) -> int:
     if unit == "line":
-        return len(text.splitlines()) or 1
-    return len(_WORD.findall(text)) or 1
+        if len(text) < 1_000_000:
+            return len(text.splitlines()) or 1
+        return (text.count("\n") + (not text.endswith("\n"))) or 1   # no list of a huge text's lines
+    return sum(1 for _ in _WORD.finditer(text)) or 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,12 @@
-"""Line- and word-level diff of long strings (difflib on tokens, trimmed ends first)."""
+"""Line- and word-level diff of long strings (difflib on tokens, trimmed ends first).
+
+Huge strings (``HUGE_TEXT`` characters or more, e.g. a 200 MB document) are never tokenized
+whole: their common head and tail are found by comparing 64 KB blocks, only the differing
+middle (plus a little context) is diffed by tokens, and unchanged runs longer than
+``2 * KEEP`` characters are kept as ``KEEP`` characters of context next to the change and an
+``ELIDED`` segment (``("…", "<count>")``: that many unchanged characters not kept). A middle
+over ``HUGE_MIDDLE`` characters is one replaced region, not tokenized.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +20,11 @@ TEXT_MIN = 80              # strings at least this long get a text diff
 _WORDS = re.compile(r"\s+|\w+|[^\w\s]")
 _MAX_TOKENS_EXACT = 4000   # beyond this many middle tokens, let difflib treat popular tokens as junk
 REFINE_CHARS = 20_000      # replaced line blocks up to this size get word diffs inside lines
+HUGE_TEXT = 1_000_000      # strings this long are compared by blocks, never tokenized whole
+HUGE_MIDDLE = 2_000_000    # a differing middle beyond this is one replaced region
+KEEP = 2_000               # characters of unchanged context kept beside a change in huge text
+ELIDED = "…"               # segment tag: unchanged characters not kept (the text is their count)
+_BLOCK = 1 << 16
 
 
 def tokens(text: str, unit: str) -> list[str]:
@@ -26,9 +39,100 @@ def choose_unit(old: str, new: str) -> str:
     return "line" if ("\n" in old.rstrip("\n") or "\n" in new.rstrip("\n")) else "word"
 
 
+def common_prefix(a: str, b: str) -> int:
+    """The length of the common head of two strings (block by block: no big copies)."""
+    limit = min(len(a), len(b))
+    i = 0
+    while i < limit and a[i:i + _BLOCK] == b[i:i + _BLOCK]:
+        i += _BLOCK
+    i = min(i, limit)
+    end = min(i + _BLOCK, limit)
+    while i < end and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def common_suffix(a: str, b: str, limit: int) -> int:
+    """The length of the common tail of two strings, at most ``limit``."""
+    la, lb, n = len(a), len(b), 0
+    while n < limit:
+        step = min(_BLOCK, limit - n)
+        if a[la - n - step:la - n] != b[lb - n - step:lb - n]:
+            break
+        n += step
+    if n >= limit:
+        return limit
+    while n < limit and a[la - 1 - n] == b[lb - 1 - n]:
+        n += 1
+    return n
+
+
+def _boundary_back(text: str, pos: int, unit: str) -> int:
+    """``pos`` moved back to a token start (a line start, or just after whitespace)."""
+    floor = max(0, pos - KEEP)
+    if unit == "line":
+        cut = text.rfind("\n", floor, pos)
+    else:
+        cut = max(text.rfind(" ", floor, pos), text.rfind("\n", floor, pos), text.rfind("\t", floor, pos))
+    return cut + 1 if cut >= 0 else floor
+
+
+def _boundary_forward(text: str, pos: int, unit: str) -> int:
+    """``pos`` (a start of the common tail) moved forward to a token start."""
+    ceiling = min(len(text), pos + KEEP)
+    if unit == "line":
+        cut = text.find("\n", pos, ceiling)
+        return cut + 1 if cut >= 0 else ceiling
+    cuts = [c for c in (text.find(" ", pos, ceiling), text.find("\n", pos, ceiling),
+                        text.find("\t", pos, ceiling)) if c >= 0]
+    return min(cuts) if cuts else ceiling
+
+
+def _huge_delta(old: str, new: str) -> TextDelta:
+    """``text_delta`` of huge strings: block-compared ends, elided unchanged runs."""
+    unit = "line" if (old.find("\n", 0, HUGE_TEXT) >= 0 or new.find("\n", 0, HUGE_TEXT) >= 0) else "word"
+    head = common_prefix(old, new)
+    tail = common_suffix(old, new, min(len(old), len(new)) - head)
+    head = _boundary_back(old, head, unit)
+    start_tail = _boundary_forward(old, len(old) - tail, unit)
+    tail = min(tail, len(old) - start_tail) if start_tail < len(old) else 0
+    tail = max(0, min(tail, len(new) - head, len(old) - head))
+    mid_old, mid_new = old[head:len(old) - tail], new[head:len(new) - tail]
+    segments: list[tuple[str, str]] = []
+    if head > KEEP:
+        segments.append((ELIDED, str(head - KEEP)))
+    _add(segments, "=", old[max(0, head - KEEP):head])
+    if len(mid_old) > HUGE_MIDDLE or len(mid_new) > HUGE_MIDDLE:
+        _add(segments, "-", mid_old)
+        _add(segments, "+", mid_new)
+    else:
+        for tag, text in _small_delta(mid_old, mid_new, unit).segments:
+            if tag == "=" and len(text) > 2 * KEEP:
+                _add(segments, "=", text[:KEEP])
+                segments.append((ELIDED, str(len(text) - 2 * KEEP)))
+                _add(segments, "=", text[-KEEP:])
+            else:
+                _add(segments, tag, text)
+    _add(segments, "=", old[len(old) - tail:len(old) - tail + KEEP] if tail else "")
+    if tail > KEEP:
+        segments.append((ELIDED, str(tail - KEEP)))
+    return TextDelta(unit, tuple(segments))
+
+
+def elided(delta: TextDelta) -> bool:
+    """True when some unchanged text of ``delta`` was not kept (huge strings)."""
+    return any(tag == ELIDED for tag, _ in delta.segments)
+
+
 def text_delta(old: str, new: str) -> TextDelta:
-    """The token-level diff of two strings as ordered segments ('=', '-', '+')."""
-    unit = choose_unit(old, new)
+    """The token-level diff of two strings as ordered segments ('=', '-', '+'; and ``ELIDED``
+    for unchanged runs of huge strings, see the module docstring)."""
+    if len(old) >= HUGE_TEXT or len(new) >= HUGE_TEXT:
+        return _huge_delta(old, new)
+    return _small_delta(old, new, choose_unit(old, new))
+
+
+def _small_delta(old: str, new: str, unit: str) -> TextDelta:
     a, b = tokens(old, unit), tokens(new, unit)
     start = 0
     limit = min(len(a), len(b))
@@ -97,6 +201,9 @@ def render_delta(delta: TextDelta, context: int = 40, max_segment: int = 300) ->
     out: list[str] = []
     last = len(delta.segments) - 1
     for index, (tag, text) in enumerate(delta.segments):
+        if tag == ELIDED:
+            out.append(f"…({int(text):,} unchanged chars)…")
+            continue
         if tag != "=" and len(text) > max_segment:
             text = f"{text[:max_segment]}…({len(text) - max_segment} more chars)"
         if tag == "-":

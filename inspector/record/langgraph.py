@@ -566,7 +566,7 @@ class AsyncInspectorSaver(InspectorSaver):
 
     @classmethod
     @contextlib.asynccontextmanager
-    async def from_conn_string(cls, conn_string: str, **options: Any) -> AsyncIterator[AsyncInspectorSaver]:  # type: ignore[override]
+    async def from_conn_string(cls, conn_string: str, **options: Any) -> AsyncIterator[AsyncInspectorSaver]:  # type: ignore[override]  # the async saver opens asynchronously (LangGraph's async savers do the same)
         """A saver on a SQLite path or a ``postgresql://`` URL, closed on exit."""
         loop = asyncio.get_running_loop()
         saver = await loop.run_in_executor(None, lambda: cls(conn_string, **options))

@@ -123,7 +123,10 @@ def plan(store: Store, ref: int | str | CheckpointInfo, action: str, *, python: 
 
 def _crewai(store: Store, run: RunInfo, cp: CheckpointInfo, action: str, python: str, cwd: str,
             branch: str | None, setup: str | None) -> FrameworkPlan:
-    restore = store.restore_from(str(cp.id))  # type: ignore[attr-defined]
+    from inspector.store.frameworks.crewai import CrewAIStore
+    if not isinstance(store, CrewAIStore):
+        raise StoreError(f"{store.info.display} is not a CrewAI store.")
+    restore = store.restore_from(str(cp.id))
     folder = store.info.backend == "folder"
     location = store.info.url if folder else restore.rpartition("#")[0]
     notes = ["a restored crew gets crewai's default LLM and no tools unless --setup module:function sets them"

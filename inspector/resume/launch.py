@@ -135,8 +135,11 @@ def launch_failed(store: Store, spec: LaunchSpec, message: str) -> None:
     """Mark the run failed when its resumed process could not even start (fenced by epoch)."""
     if store.info.kind != "native" or spec.epoch <= 0:
         return  # LangGraph threads have no owner to release
+    from inspector.store.native.store import NativeStore
     from inspector.store.native.writer import NativeWriter
-    writer = NativeWriter(store)  # type: ignore[arg-type]
+    if not isinstance(store, NativeStore):
+        return
+    writer = NativeWriter(store)
     try:
         writer.set_status(spec.run_id, spec.epoch, "failed", message)
     finally:
@@ -154,8 +157,11 @@ def launch_exited(store: Store, spec: LaunchSpec, code: int) -> bool:
     run = store.get_run(spec.run_id)
     if run.epoch != spec.epoch or run.owner_pid is not None or run.status != "running":
         return False
+    from inspector.store.native.store import NativeStore
     from inspector.store.native.writer import NativeWriter
-    writer = NativeWriter(store)  # type: ignore[arg-type]
+    if not isinstance(store, NativeStore):
+        return False
+    writer = NativeWriter(store)
     try:
         return writer.set_status(spec.run_id, spec.epoch, "failed",
                                  f"The resumed process exited with code {code} before it took over the run.")

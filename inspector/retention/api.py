@@ -13,9 +13,10 @@ from inspector.store import open_store
 def plan_prune(target: str | os.PathLike, rules: Rules) -> PrunePlan:
     """What a prune would remove now (opens the store read-only; changes nothing)."""
     with open_store(target) as store:
-        if store.info.kind == "native":
+        from inspector.store.native.store import NativeStore
+        if isinstance(store, NativeStore):
             from inspector.retention import native
-            return native.plan(store, rules)  # type: ignore[arg-type]
+            return native.plan(store, rules)
         from inspector.retention import langgraph
         from inspector.store.langgraph.store import LangGraphStore
         if not isinstance(store, LangGraphStore):

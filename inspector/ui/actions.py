@@ -41,7 +41,7 @@ class Actions:
     run_separator: QAction
 
 
-def _action(parent: QWidget, text: str, shortcut: QKeySequence | str | None = None,
+def _action(parent: QWidget, text: str, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
             icon: str | None = None, tip: str | None = None, checkable: bool = False) -> QAction:
     action = QAction(text, parent)
     if shortcut is not None:

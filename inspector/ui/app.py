@@ -54,7 +54,10 @@ def create_app(theme: str = "auto"):  # QApplication imported lazily
     QApplication.setOrganizationName(settings.ORGANIZATION)
     QApplication.setApplicationDisplayName(settings.APPLICATION)
     QApplication.setDesktopFileName("checkpoint-inspector")
-    app = QApplication.instance() or QApplication([sys.argv[0]])
+    existing = QApplication.instance()
+    app = existing if existing is not None else QApplication([sys.argv[0]])
+    if not isinstance(app, QApplication):
+        raise RuntimeError("This process already runs a QCoreApplication without widgets.")
     refguard.install()
     collector.install(app)   # the GUI thread collects garbage; workers never switch the collector
     style.apply_theme(app, theme)
@@ -88,7 +91,7 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
         from inspector.ui.models.run_tree import preview_load
         session.open(store, preview=preview_load if screenshot is None else None)
     window = MainWindow(session=session, restore_settings=screenshot is None)
-    window.actions.live.setChecked(live)
+    window.menu_actions.live.setChecked(live)
     if screenshot is not None:
         from inspector.ui.screenshot import ScreenshotDriver
 

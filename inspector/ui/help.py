@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email.message
 import html
 import importlib.metadata
 from pathlib import Path
@@ -47,7 +48,10 @@ def shortcut_rows(actions: list[QAction]) -> list[tuple[str, str]]:
 def usage_markdown() -> str:
     """The README, from the installed package's metadata (offline), else from the source tree."""
     try:
-        text = importlib.metadata.metadata("checkpoint-inspector").get_payload()
+        found = importlib.metadata.metadata("checkpoint-inspector")
+        # the metadata is an email message; the README is its body (typeshed's protocol omits it)
+        body = found.get_payload() if isinstance(found, email.message.Message) else None
+        text = body if isinstance(body, str) else None
     except importlib.metadata.PackageNotFoundError:
         text = None
     if not text and README.is_file():

@@ -7,6 +7,7 @@ use ``SpanHighlighter``, from precomputed spans or lexing each line live.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 from PySide6.QtCore import QThread, QTimer
 from PySide6.QtGui import (QBrush, QColor, QFont, QSyntaxHighlighter, QTextBlockFormat, QTextCharFormat,
@@ -31,7 +32,7 @@ def text_formats(theme: Theme) -> dict[str, QTextCharFormat]:
 
 
 def bake_document(text: str, lines: list[list[Span]], *, dark: bool, font: QFont,
-                  backgrounds: dict[int, QColor | QBrush] | None = None,
+                  backgrounds: Mapping[int, QColor | QBrush] | None = None,
                   gui_thread: QThread | None = None) -> QTextDocument:
     """A plain-text document with the spans (and line backgrounds) already applied.
 
@@ -68,7 +69,7 @@ def bake_document(text: str, lines: list[list[Span]], *, dark: bool, font: QFont
     return doc
 
 
-def _paint_backgrounds(doc: QTextDocument, backgrounds: dict[int, QColor | QBrush]) -> None:
+def _paint_backgrounds(doc: QTextDocument, backgrounds: Mapping[int, QColor | QBrush]) -> None:
     cursor = QTextCursor(doc)
     by_brush: dict[int, QTextBlockFormat] = {}
     for line, brush in sorted(backgrounds.items()):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
@@ -61,7 +62,7 @@ class MainWindow(QMainWindow):
         self.welcome = WelcomePage()
         self.store_status = StoreStatus()
         self._build_layout()
-        self.actions = build_actions(self)
+        self.menu_actions = build_actions(self)
         self.statusBar().addPermanentWidget(self.store_status)
         polish(self.statusBar(), "status_bar")
         self._wire()
@@ -116,7 +117,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
     def _wire(self) -> None:
-        act, session = self.actions, self.session
+        act, session = self.menu_actions, self.session
         act.open.triggered.connect(self.choose_file)
         act.open_url.triggered.connect(self.choose_url)
         act.build_demo.triggered.connect(self.build_demo)
@@ -165,14 +166,14 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.restoreDockWidget(dock)
-        self.actions.panels_menu.addAction(dock.toggleViewAction())
+        self.menu_actions.panels_menu.addAction(dock.toggleViewAction())
         return dock
 
     def add_run_action(self, action: QAction, toolbar: bool = True) -> None:
         """Add an action (fork, resume…) to the Run menu and the toolbar's Run section."""
-        self.actions.run_menu.addAction(action)
+        self.menu_actions.run_menu.addAction(action)
         if toolbar:
-            self.actions.toolbar.addAction(action)
+            self.menu_actions.toolbar.addAction(action)
 
     def current_run(self) -> RunInfo | None:
         """The selected run."""
@@ -216,7 +217,7 @@ class MainWindow(QMainWindow):
         path = default_store_path()
         if self.session.info is not None and Path(self.session.info.display) == path:
             self.session.close()
-        self.actions.build_demo.setEnabled(False)
+        self.menu_actions.build_demo.setEnabled(False)
         self.welcome.set_busy("Building the demo store: running the demo agent \u2026")
         self.show_error("Building the demo store: running the demo agent a few times \u2026", "info")
         self.session.runner.run(lambda: build_demo_store(path, log=lambda _line: None),
@@ -247,7 +248,7 @@ class MainWindow(QMainWindow):
         self.details.show_checkpoint(None, None)
         self.store_status.set_store(info)
         self._enable_store_actions(True)
-        self._on_live_toggled(self.actions.live.isChecked())
+        self._on_live_toggled(self.menu_actions.live.isChecked())
         self._update_title(info)
         self.statusBar().showMessage(f"Opened {info.display}", 4000)
         self.run_changed.emit(None)
@@ -300,20 +301,20 @@ class MainWindow(QMainWindow):
         self.store_status.set_live(live, self.session.bridge.watching)
 
     def _on_demo_built(self, path: Path) -> None:
-        self.actions.build_demo.setEnabled(True)
+        self.menu_actions.build_demo.setEnabled(True)
         self.welcome.set_busy(None)
         self.open_store(str(path))
 
     def _on_demo_failed(self, message: str) -> None:
-        self.actions.build_demo.setEnabled(True)
+        self.menu_actions.build_demo.setEnabled(True)
         self.welcome.set_busy(None)
         self.show_error(f"The demo store could not be built: {message}")
 
     def _fill_recent_menu(self) -> None:
-        menu = self.actions.recent_menu
+        menu = self.menu_actions.recent_menu
         menu.clear()
         for target in settings.recent_stores():
-            menu.addAction(target, lambda t=target: self.open_store(t))
+            menu.addAction(target, partial(self.open_store, target))
         if menu.isEmpty():
             menu.addAction("No recent stores").setEnabled(False)
         else:
@@ -348,7 +349,7 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             style.apply_theme(app, mode)
-        for action in self.actions.theme_group.actions():
+        for action in self.menu_actions.theme_group.actions():
             action.setChecked(action.data() == mode)
         if self._persist:
             settings.settings().setValue("theme", mode)
@@ -374,11 +375,11 @@ class MainWindow(QMainWindow):
             self.right_splitter.setSizes([height * 2 // 5, height - height * 2 // 5])
 
     def _check_theme(self, mode: str) -> None:
-        for action in self.actions.theme_group.actions():
+        for action in self.menu_actions.theme_group.actions():
             action.setChecked(action.data() == mode)
 
     def _enable_store_actions(self, enabled: bool) -> None:
-        for action in (self.actions.refresh, self.actions.close_store, self.actions.copy_ref, self.actions.find):
+        for action in (self.menu_actions.refresh, self.menu_actions.close_store, self.menu_actions.copy_ref, self.menu_actions.find):
             action.setEnabled(enabled)
 
     def _update_title(self, info: StoreInfo | None) -> None:
@@ -412,7 +413,7 @@ class MainWindow(QMainWindow):
             if isinstance(value, QByteArray):
                 restore(value)
         live = s.value("live", True)
-        self.actions.live.setChecked(live not in (False, "false", "0"))
+        self.menu_actions.live.setChecked(live not in (False, "false", "0"))
         tab = s.value("details/tab", "")
         if tab:
             self.details.set_tab(str(tab), build=False)
@@ -426,7 +427,7 @@ class MainWindow(QMainWindow):
         s.setValue("window/right_splitter", self.right_splitter.saveState())
         s.setValue("runs/header", self.runs_panel.view.header().saveState())
         s.setValue("timeline/header", self.timeline_panel.view.horizontalHeader().saveState())
-        s.setValue("live", self.actions.live.isChecked())
+        s.setValue("live", self.menu_actions.live.isChecked())
         s.setValue("details/tab", self.details.current_tab())
 
     def showEvent(self, event: QShowEvent) -> None:  # Qt override

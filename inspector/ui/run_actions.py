@@ -17,6 +17,8 @@ if TYPE_CHECKING:   # the resume machinery (processes, psutil) loads on first us
     from inspector.ui.dialogs.fork_dialog import ForkDialog
     from inspector.ui.dialogs.resume_dialog import ResumeDialog
     from inspector.ui.store_access import StoreAccess
+    from inspector.resume.frameworks import FrameworkPlan
+    from inspector.store.base import Store
     from inspector.ui.session import StoreSession
 
 
@@ -41,7 +43,7 @@ def _last_good(access: StoreAccess, run_id: str) -> CheckpointInfo:
         return last_good_checkpoint(store, run_id)
 
 
-def _diagnosis(store: object, run: RunInfo) -> str | None:
+def _diagnosis(store: Store, run: RunInfo) -> str | None:
     from inspector.resume.stuck import diagnose
 
     diag = diagnose(store, run)
@@ -55,7 +57,7 @@ class RunActionsHost(Protocol):
     """
 
     session: StoreSession
-    actions: Any            # the window's menus (``run_menu``, ``panels_menu``)
+    menu_actions: Any       # the window's menus (``run_menu``, ``panels_menu``)
     details: Any            # the detail tabs
     runs_panel: Any
     timeline_panel: Any
@@ -93,14 +95,14 @@ class RunActions(QObject):
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.console)
         self.console.hide()
         window.restoreDockWidget(self.console)
-        host.actions.panels_menu.addAction(self.console.toggleViewAction())
+        host.menu_actions.panels_menu.addAction(self.console.toggleViewAction())
         self._console_sized = False
         self.console.visibilityChanged.connect(self._on_console_visibility_changed)
         self.fork = self._action("&Fork\u2026", icons.icon("branch"), "Ctrl+Shift+K", FORK_TIP)
         self.resume = self._action("&Resume\u2026", icons.kind_icon("resume"), "Ctrl+Shift+R", RESUME_TIP)
         self.resume_good = self._action("Resume from &Last Good Checkpoint", icons.kind_icon("resume"), None,
                                         GOOD_TIP)
-        host.actions.run_menu.addSeparator()
+        host.menu_actions.run_menu.addSeparator()
         host.add_run_action(self.fork)
         host.add_run_action(self.resume)
         host.add_run_action(self.resume_good, toolbar=False)
@@ -230,9 +232,11 @@ class RunActions(QObject):
             return None
         from inspector.ui.dialogs.langgraph_settings import LangGraphSettingsDialog
         dialog = LangGraphSettingsDialog(store, self.window)
-        dialog.applied.connect(lambda path: (self.host.refresh(), self._update_enabled(),
-                                             self.window.statusBar().showMessage(
-                                                 f"LangGraph settings saved in {path} and applied", 5000)))
+        def applied(path: str) -> None:
+            self.host.refresh()
+            self._update_enabled()
+            self.window.statusBar().showMessage(f"LangGraph settings saved in {path} and applied", 5000)
+        dialog.applied.connect(applied)
         self._show(dialog)
         return dialog
 
@@ -274,17 +278,17 @@ class RunActions(QObject):
             return
         ref = target.id if isinstance(target, CheckpointInfo) else target
 
-        def plan() -> object:
+        def plan() -> FrameworkPlan:
             from inspector.resume.frameworks import plan as plan_framework
             return plan_framework(store, ref, action)
 
         self.runner.run(plan, lambda found: self._on_framework_planned(action, found), self.host.show_error)
 
-    def _on_framework_planned(self, action: str, plan: object) -> None:
-        title = f"{action.capitalize()} through {getattr(plan, 'framework', 'the framework')}"
-        if not self.confirm(self.window, title, plan.describe()):  # type: ignore[attr-defined]
+    def _on_framework_planned(self, action: str, plan: FrameworkPlan) -> None:
+        title = f"{action.capitalize()} through {plan.framework}"
+        if not self.confirm(self.window, title, plan.describe()):
             return
-        self.runner.run(plan.launch, self.console.start, self.host.show_error)  # type: ignore[attr-defined]
+        self.runner.run(plan.launch, self.console.start, self.host.show_error)
 
     def resume_last_good(self) -> None:
         """The Resume dialog, planned from the checkpoint the selected run's diagnosis suggests."""

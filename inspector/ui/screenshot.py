@@ -65,9 +65,9 @@ class ScreenshotDriver(QObject):
         if not self.window.grab().save(str(self.path)):
             self._fail(f"Cannot write the screenshot to {self.path}.")
             return
-        QApplication.instance().exit(0)
+        QApplication.exit(0)
 
     def _fail(self, message: str) -> None:
         self._timeout.stop()
         print(f"checkpoint-inspector: {message}", file=sys.stderr)
-        QApplication.instance().exit(2)
+        QApplication.exit(2)

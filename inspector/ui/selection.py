@@ -30,6 +30,8 @@ class SelectionRequest(QObject):
     def __init__(self, window: MainWindow, text: str | None, parent: QObject | None = None) -> None:
         super().__init__(parent or window)
         self.window = window
+        self.run_ref: str | None
+        self.seq: int | None
         self.run_ref, self.seq = parse_selection(text) if text else (None, None)
         self._runs_loaded = False
         self._waiting_forks = True

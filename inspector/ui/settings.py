@@ -17,9 +17,9 @@ def settings() -> QSettings:
 def recent_stores() -> list[str]:
     """Stores opened before, most recent first."""
     value = settings().value("recent_stores", [])
-    if isinstance(value, str):
+    if isinstance(value, str):      # one entry comes back as a plain string on some backends
         value = [value]
-    return [str(v) for v in value or [] if v]
+    return [str(v) for v in value if v] if isinstance(value, (list, tuple)) else []
 
 
 def remember_store(target: str) -> list[str]:

@@ -27,7 +27,7 @@ class StorageActions:
         self.toggle.setText("&Storage")
         self.toggle.setShortcut(QKeySequence("Ctrl+Shift+U"))
         self.toggle.setStatusTip("Where the store's bytes go, by run, checkpoint and field; prune old checkpoints")
-        window.actions.view_menu.addAction(self.toggle)
+        window.menu_actions.view_menu.addAction(self.toggle)
         self.pin = QAction("&Pin Checkpoint", window)
         self.pin.setCheckable(True)
         self.pin.setEnabled(False)
@@ -95,7 +95,10 @@ class StorageActions:
             return
         run = self.window.current_run()
         dialog = PruneDialog(info, self.window.session.runner, run.id if run else None, self.window)
-        dialog.pruned.connect(lambda _plan: (self.window.refresh(), self.ensure_view().refresh()))
+        def pruned(_plan: object) -> None:
+            self.window.refresh()
+            self.ensure_view().refresh()
+        dialog.pruned.connect(pruned)
         dialog.show()
         self.dialog = dialog
 

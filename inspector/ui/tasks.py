@@ -41,7 +41,7 @@ from inspector.ui import refguard
 
 log = logging.getLogger(__name__)
 
-OnDone = Callable[[Any], None]
+OnDone = Callable[[Any], object]     # what it returns is ignored
 OnError = Callable[[str], None]
 PROGRESS_INTERVAL = 0.05   # seconds between two progress reports reaching the GUI
 _KNOWN_ERRORS = (StoreError, TaskStateError)

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
 
 import sqlalchemy as sa
@@ -187,7 +187,7 @@ def _close_quietly(conn) -> None:
 
 
 def make_pg_watcher(store: Store, on_change: ChangeCallback, on_state: StateCallback | None = None,
-                    **options: object) -> PgListener | None:
+                    **options: Any) -> PgListener | None:  # options: PgListener keywords, forwarded
     """A (not yet started) listener for a PostgreSQL store, or None for other backends.
 
     Call ``start()`` on it, and ``stop()`` when the store is closed. Stores whose writers
@@ -200,7 +200,7 @@ def make_pg_watcher(store: Store, on_change: ChangeCallback, on_state: StateCall
         options.setdefault("poll_only", "this kind of store sends no change notifications")
         options.setdefault("poll_interval", 2.0)
     return PgListener(store.info.url, on_change, on_state=on_state, readonly=store.info.read_only,
-                      **options)  # type: ignore[arg-type]
+                      **options)
 
 
 def listen_to_store(store: Store, callback: Callable[[], None],

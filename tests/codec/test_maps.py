@@ -185,6 +185,34 @@ def test_dense_changes_are_no_bigger_than_compressing_the_whole_state(changing) 
         assert type(marker) is ChunkedList and len(marker.chunks) < 40
 
 
+@pytest.mark.parametrize("changing", [20, 500, 2_000, 5_000])
+def test_dense_changes_to_a_map_are_no_bigger_than_compressing_it_whole_and_sparse_ones_cut_fine_again(
+        changing) -> None:
+    t = Table()
+    records = {r["id"]: r for r in _records(5_000)}
+    live = list(records.values())
+    t.add({"records": records})
+    rnd = random.Random(changing)
+    for _ in range(2):      # the second dense save rewrites coarse chunks written by the first
+        for i in rnd.sample(range(len(live)), changing):
+            live[i]["score"] = rnd.random()
+            live[i]["status"] = rnd.choice(["a", "b", "c"])
+        root, written = t.add({"records": records})
+        assert t.value(root) == {"records": records}
+        assert list(t.value(root)["records"]) == list(records)
+    whole = len(zstandard.ZstdCompressor(level=3).compress(json.dumps({"records": records}).encode()))
+    assert written <= whole, f"{changing} of 5,000 records changed: wrote {written} bytes, json+zstd {whole}"
+    table = t.encoder._maps._layouts[("$", "records")].chunks
+    coarse = changing >= 500        # most of the ~160 chunks changed
+    assert (len(table) < 40 and all(c.coarse for c in table)) if coarse else not any(c.coarse for c in table)
+    live[7]["score"] = -1.0          # one sparse change after: its coarse chunk is cut fine again
+    root, written = t.add({"records": records})
+    assert t.value(root) == {"records": records}
+    assert written < (40_000 if coarse else 8_000)
+    root, written = t.add({"records": records | {"r9": {**records["r9"], "score": -2.0}}})
+    assert written < 8_000       # fine chunks: a change costs a small chunk
+
+
 def test_maps_under_the_threshold_stay_plain_and_tuples_are_stored_as_lists() -> None:
     t = Table()
     state = {"small": list(range(10)), "map": {f"k{i}": f"value {i}" for i in range(63)}, "t": (1, 2)}

@@ -276,6 +276,34 @@ def _lg_deep_ext(path: Path) -> None:
                                                                    "channel_versions": {}, "versions_seen": {}}),)))
 
 
+def _lg_body(path: Path, channel_values: bytes) -> None:
+    """The last checkpoint's body: a map whose channel_values are ``channel_values`` (raw msgpack)."""
+    head = msgpack.packb({"v": 1, "id": "x", "ts": "t", "channel_versions": {}, "versions_seen": {}})
+    body = bytes([head[0] + 1]) + head[1:] + msgpack.packb("channel_values") + channel_values   # fixmap n+1
+    _sql(path, ("UPDATE checkpoints SET checkpoint = ?, type = 'msgpack' WHERE rowid = "
+                "(SELECT max(rowid) FROM checkpoints)", (body,)))
+
+
+def _lg_huge_declared(path: Path) -> None:
+    # a map declaring 2^32-1 entries and an array declaring 2^32-1 items, in a few bytes
+    _lg_body(path, b"\x81\xa1a\xdd\xff\xff\xff\xff" + b"\x00" * 64)
+    _sql(path, ("UPDATE writes SET value = ?, type = 'msgpack'", (b"\xdf\xff\xff\xff\xff\x00\x00",)))
+
+
+def _lg_many_tiny_ext(path: Path) -> None:
+    tiny = msgpack.ExtType(0, msgpack.packb(["m", "C", 1]))
+    _lg_body(path, msgpack.packb({"exts": [tiny] * 300_000}))
+
+
+def _lg_ext_bomb(path: Path) -> None:
+    # 300 levels of ext, each payload holding the next with a 256 KB string beside it: each
+    # level's payload is unpacked again (300 x 256 KB); the depth budget stops it at 256
+    value: object = "x" * 256 * 1024
+    for _ in range(300):
+        value = msgpack.ExtType(0, msgpack.packb(["m", "C", [value, "x" * 1024]]))
+    _lg_body(path, msgpack.packb({"bomb": value}))
+
+
 def _native_cases(base: Path, root: Path) -> list[Case]:
     """Damage a copy of the native base store for each case."""
     escape = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\r\x08"
@@ -378,7 +406,9 @@ def _langgraph_cases(base: Path, root: Path) -> list[Case]:
                                                            "WHERE rowid=(SELECT min(rowid) FROM checkpoints)"),
                "lg_metadata_not_json": lambda p: _sql(p, "UPDATE checkpoints SET metadata=x'ff00'"),
                "lg_parent_cycle": lambda p: _sql(p, "UPDATE checkpoints SET parent_checkpoint_id=checkpoint_id"),
-               "lg_zero_type": lambda p: _sql(p, "UPDATE checkpoints SET type=NULL, checkpoint=NULL")}
+               "lg_zero_type": lambda p: _sql(p, "UPDATE checkpoints SET type=NULL, checkpoint=NULL"),
+               "lg_huge_declared": _lg_huge_declared, "lg_many_tiny_ext": _lg_many_tiny_ext,
+               "lg_ext_bomb": _lg_ext_bomb}
     cases = [Case("lg_clean", str(_copy(base, root / "lg_clean")), run="t1", a="t1:0", b="t1:1", expect_ok=True)]
     for name, damage in damages.items():
         cases.append(Case(name, str(_apply(base, root / name, damage)), run="t1", a="t1:0", b="t1:-1"))

@@ -122,7 +122,7 @@ def test_selecting_a_checkpoint_of_another_branch_switches_to_it(window, qtbot, 
 def test_live_a_new_fork_is_a_new_branch_and_new_steps_extend_the_shown_one(
         window, qtbot, corpus_copy_sqlite: Path) -> None:
     open_in(window, qtbot, corpus_copy_sqlite)
-    assert window.actions.live.isChecked()
+    assert window.menu_actions.live.isChecked()
     _select_thread(window, qtbot, "forks-1")
     panel = window.timeline_panel
     before = len(panel.model.branches)

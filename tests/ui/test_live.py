@@ -62,14 +62,14 @@ def test_a_new_run_does_not_disturb_the_selected_one(window, qtbot, demo_store: 
 
 def test_live_off_then_on_catches_up(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
-    window.actions.live.setChecked(False)
+    window.menu_actions.live.setChecked(False)
     assert window.session.bridge.watching == ""
     proc = _agent(demo_store, "--seed", "13", "--delay", "0")
     assert proc.wait(timeout=60) == 0
     with open_store(demo_store) as store:
         total = len(store.list_runs())
     assert len(window.runs_panel.model.tree) == total - 1
-    window.actions.live.setChecked(True)
+    window.menu_actions.live.setChecked(True)
     qtbot.waitUntil(lambda: len(window.runs_panel.model.tree) == total, timeout=20_000)
 
 

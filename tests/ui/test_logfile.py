@@ -44,8 +44,8 @@ class _Opened(QObject):
 
 def test_help_opens_the_log_file(window, state_home: Path) -> None:
     path = logfile.install()
-    action = window.actions.open_log
-    assert action in window.actions.help_menu.actions()
+    action = window.menu_actions.open_log
+    assert action in window.menu_actions.help_menu.actions()
     opened = _Opened()
     QDesktopServices.setUrlHandler("file", opened, "open")   # Qt's own hook: what a desktop would get
     try:

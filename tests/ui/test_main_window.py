@@ -66,8 +66,8 @@ def test_recent_stores_are_remembered(qtbot, demo_store: Path) -> None:
     qtbot.addWidget(win)
     open_in(win, qtbot, demo_store)
     assert settings.recent_stores()[0] == str(demo_store.resolve())
-    win.actions.recent_menu.aboutToShow.emit()
-    assert str(demo_store.resolve()) in [a.text() for a in win.actions.recent_menu.actions()]
+    win.menu_actions.recent_menu.aboutToShow.emit()
+    assert str(demo_store.resolve()) in [a.text() for a in win.menu_actions.recent_menu.actions()]
     assert win.welcome.recent_list.item(0).text() == str(demo_store.resolve())
     win.close()
 
@@ -122,16 +122,16 @@ def test_dropping_a_store_file_opens_it(window, qtbot, demo_store: Path) -> None
 
 def test_live_toggle_and_shortcuts(window, qtbot, demo_store: Path) -> None:
     open_in(window, qtbot, demo_store)
-    live = window.actions.live
+    live = window.menu_actions.live
     assert live.isChecked() and window.session.bridge.watching == "files"
     assert live.shortcut().toString() == "Ctrl+L"
     live.trigger()
     assert window.session.bridge.watching == "" and window.store_status.live_chip.text() == "paused"
     live.trigger()
     assert window.session.bridge.watching == "files"
-    window.actions.find.trigger()
+    window.menu_actions.find.trigger()
     assert window.runs_panel.filter_edit.hasFocus()
-    shortcuts = {a.shortcut().toString() for a in (window.actions.open, window.actions.refresh)}
+    shortcuts = {a.shortcut().toString() for a in (window.menu_actions.open, window.menu_actions.refresh)}
     assert shortcuts == {"Ctrl+O", "F5"}
 
 
@@ -141,6 +141,6 @@ def test_extension_points_for_other_features(window, qtbot) -> None:
     from PySide6.QtWidgets import QTextEdit
     action = QAction("Test action", window)
     window.add_run_action(action)
-    assert action in window.actions.run_menu.actions() and action in window.actions.toolbar.actions()
+    assert action in window.menu_actions.run_menu.actions() and action in window.menu_actions.toolbar.actions()
     dock = window.add_dock(QTextEdit(), "Test Dock")
-    assert dock.toggleViewAction() in window.actions.panels_menu.actions()
+    assert dock.toggleViewAction() in window.menu_actions.panels_menu.actions()

@@ -10,6 +10,12 @@ Two layers:
   the data names. Known harmless types get natural forms (datetime → ISO text, set → list,
   UUID → text); everything else becomes ``{"__type__": "module.name", ...}``.
 
+Both are bounded by the read budgets (``inspector.limits``): a blob larger than the piece
+budget is not decoded; ``to_plain`` counts values, bytes (strings, bytes and every ext
+payload it unpacks, so nested ext bombs are paid for) and depth against the value count,
+state size and depth budgets (one ``DecodeBudget`` may span a whole checkpoint) and raises
+``BudgetExceeded`` naming the flag. msgpack itself refuses lengths longer than the blob.
+
 ``decode_typed`` applies LangGraph's serializer type tags (``msgpack``, ``json``, ``null``,
 ``bytes``…); ``pickle`` and encrypted (``…+aes``) rows become opaque markers.
 """
@@ -19,11 +25,19 @@ from __future__ import annotations
 import base64
 import json
 import math
+import sys
 from typing import Any
 
 import msgpack
 
+from inspector import limits
 from inspector.store.langgraph.ext import ext_to_plain
+
+_SCALARS = frozenset((str, bool, int, type(None)))
+_FIXED = frozenset((bool, int, type(None)))
+_STR_ONLY = frozenset((str,))
+_FRAMES_PER_LEVEL = 6
+_MAX_RECURSION = 20_000
 
 
 class BlobError(ValueError):
@@ -47,8 +61,17 @@ def _pairs(pairs: list[tuple[Any, Any]]) -> dict:
 
 
 def unpack(data: bytes) -> Any:
-    """Decode msgpack losslessly: ExtType values are kept, array keys become tuples."""
+    """Decode msgpack losslessly: ExtType values are kept, array keys become tuples.
+
+    BudgetExceeded when the blob is larger than the piece budget."""
+    budget = limits.current().piece_bytes
+    if len(data) > budget:
+        raise limits.BudgetExceeded("piece", f"A stored LangGraph value is {len(data):,} bytes")
     try:
+        try:    # plain dicts first (C speed); a map with an array key needs the pairs hook
+            return msgpack.unpackb(data, raw=False, strict_map_key=False, timestamp=0)
+        except TypeError:
+            pass
         return msgpack.unpackb(data, raw=False, strict_map_key=False, object_pairs_hook=_pairs,
                                timestamp=0)
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as err:
@@ -79,34 +102,129 @@ def plain_key(key: Any) -> str:
         return repr(key)
 
 
-def to_plain(value: Any) -> Any:
-    """JSON-able form of a value from ``unpack`` (never imports or calls named code)."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
-    if isinstance(value, dict):
-        return {plain_key(k): to_plain(v) for k, v in value.items()}
-    if isinstance(value, msgpack.ExtType):  # a namedtuple: test before tuple
-        return ext_to_plain(value.code, value.data, unpack, to_plain)
-    if isinstance(value, (list, tuple)):
-        return [to_plain(v) for v in value]
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes_marker(value)
-    if isinstance(value, msgpack.Timestamp):
-        try:
-            return value.to_datetime().isoformat()
-        except (ValueError, OverflowError, OSError):
-            return {"__type__": "msgpack.Timestamp", "seconds": value.seconds, "nanoseconds": value.nanoseconds}
-    return {"__opaque__": type(value).__name__}
+class DecodeBudget:
+    """Values, bytes and depth one decode has used, checked against the read budgets."""
+
+    __slots__ = ("nodes", "size", "level", "limits", "what")
+
+    def __init__(self, what: str = "A stored LangGraph value") -> None:
+        self.nodes = self.size = self.level = 0
+        self.limits = limits.current()
+        self.what = what
+
+    def add(self, nodes: int, size: int) -> None:
+        """Count ``nodes`` values and ``size`` bytes."""
+        self.nodes += nodes
+        self.size += size
+        if self.nodes > self.limits.nodes:
+            raise limits.BudgetExceeded("nodes", f"{self.what} decodes to more than {self.limits.nodes:,} values")
+        if self.size > self.limits.state_bytes:
+            raise limits.BudgetExceeded("state", f"{self.what} decodes to more than {self.size:,} bytes")
+
+    def enter(self) -> None:
+        """One level deeper."""
+        self.level += 1
+        if self.level > self.limits.depth:
+            raise limits.BudgetExceeded("depth", f"{self.what} nests more than {self.limits.depth:,} levels deep")
 
 
-def plain_or_error(value: Any) -> Any:
-    """``to_plain`` that turns a runaway nesting into an error marker instead of raising."""
+def _scalar_size(values: Any) -> int | None:
+    """The bytes of a run of plain scalars (8 a number, a string its length), None when one
+    of them is not a str, bool, int or None (at C speed: no Python call per item)."""
+    kinds = set(map(type, values))
+    if kinds <= _FIXED:
+        return 8 * len(values)
+    if kinds <= _SCALARS:
+        texts = [v for v in values if type(v) is str]
+        return sum(map(len, texts)) + 8 * (len(values) - len(texts))
+    return None
+
+
+def to_plain(value: Any, budget: DecodeBudget | None = None) -> Any:
+    """JSON-able form of a value from ``unpack`` (never imports or calls named code), within
+    ``budget`` (a new one per call by default)."""
+    budget = budget or DecodeBudget()
+    # an ext level takes a few frames (ext -> payload -> fields): room for the depth budget's
+    # levels, so the budget (one sentence) speaks before the interpreter's recursion limit
+    wanted = min(_FRAMES_PER_LEVEL * budget.limits.depth + 1000, _MAX_RECURSION)
+    if sys.getrecursionlimit() < wanted:
+        sys.setrecursionlimit(wanted)
+    return _Walk(budget).plain(value)
+
+
+class _Walk:
+    __slots__ = ("budget",)
+
+    def __init__(self, budget: DecodeBudget) -> None:
+        self.budget = budget
+
+    def plain(self, value: Any) -> Any:
+        budget = self.budget
+        kind = type(value)
+        if kind is str:
+            budget.add(1, len(value))
+            return value
+        if value is None or isinstance(value, (str, bool, int)):
+            budget.add(1, len(value) if isinstance(value, str) else 8)
+            return value
+        if isinstance(value, float):
+            budget.add(1, 8)
+            return value if math.isfinite(value) else repr(value)
+        if isinstance(value, dict):
+            budget.enter()
+            try:
+                keys = value.keys()
+                if _STR_ONLY.issuperset(map(type, keys)):
+                    size = _scalar_size(value.values())
+                    if size is not None:      # a flat map of text keys and scalars: one copy
+                        budget.add(1 + len(value), size + sum(map(len, keys)))
+                        return dict(value)
+                budget.add(1, 0)
+                return {plain_key(k): self.plain(v) for k, v in value.items()}
+            finally:
+                budget.level -= 1
+        if isinstance(value, msgpack.ExtType):  # a namedtuple: test before tuple
+            budget.enter()
+            try:
+                budget.add(1, len(value.data))   # every payload unpacked is paid for
+                return ext_to_plain(value.code, value.data, unpack, self.plain)
+            finally:
+                budget.level -= 1
+        if isinstance(value, (list, tuple)):
+            budget.enter()
+            try:
+                size = _scalar_size(value)
+                if size is not None:          # a flat list of scalars: one copy
+                    budget.add(1 + len(value), size)
+                    return list(value)
+                budget.add(1, 0)
+                return [self.plain(v) for v in value]
+            finally:
+                budget.level -= 1
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            budget.add(1, len(value))
+            return bytes_marker(value)
+        budget.add(1, 8)
+        if isinstance(value, msgpack.Timestamp):
+            try:
+                return value.to_datetime().isoformat()
+            except (ValueError, OverflowError, OSError):
+                return {"__type__": "msgpack.Timestamp", "seconds": value.seconds, "nanoseconds": value.nanoseconds}
+        return {"__opaque__": type(value).__name__}
+
+
+def plain_or_error(value: Any, budget: DecodeBudget | None = None) -> Any:
+    """``to_plain`` that turns a runaway nesting into an error marker instead of raising;
+    over a budget, the marker holds the budget's sentence unless ``budget`` was given (then
+    BudgetExceeded goes up: a checkpoint's state is refused whole, as a native one is)."""
     try:
-        return to_plain(value)
+        return to_plain(value, budget)
     except RecursionError:
         return {"__error__": "value nested too deeply to display"}
+    except limits.BudgetExceeded as err:
+        if budget is not None:
+            raise
+        return {"__error__": str(err)}
 
 
 # -- LangGraph serializer type tags ---------------------------------------------------------

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from inspector.errors import TaskStateError
 from inspector.model import CheckpointInfo, Snapshot
-from inspector.store.langgraph.decode import (BlobError, decode_plain, decode_typed, pack,
+from inspector.store.langgraph.decode import (BlobError, DecodeBudget, decode_plain, decode_typed, pack,
                                               plain_or_error)
 from inspector.store.langgraph.mapping import metadata_step, parse_metadata
 from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
@@ -77,10 +77,13 @@ def interrupt_question(value: Any) -> str | None:
 
 
 def split_channels(values: dict, show_control: bool) -> tuple[dict, dict, dict, list[str]]:
-    """(state, control channels, per-channel sizes, delta-snapshot channels)."""
+    """(state, control channels, per-channel sizes, delta-snapshot channels).
+
+    All channels together are held to the read budgets (BudgetExceeded names the flag)."""
     state, control, sizes, deltas = {}, {}, {}, []
+    budget = DecodeBudget("The state of this LangGraph checkpoint")
     for channel, raw in values.items():
-        plain = plain_or_error(raw)
+        plain = plain_or_error(raw, budget)
         if isinstance(plain, dict) and set(plain) == {"__delta_snapshot__"}:
             plain = plain["__delta_snapshot__"]
             deltas.append(str(channel))

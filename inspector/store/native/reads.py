@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from inspector import codec as pieces
 from inspector import limits, taskstate
 from inspector.codec import expand
+from inspector.codec.gcpause import gc_paused
 from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError, StoreError, TaskStateError
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store import dberrors, sqlite_ro
@@ -393,6 +394,10 @@ class NativeReads(Store):
     def load_values(self, digests: Collection[bytes], what: str = "A stored state") -> dict[bytes, Any]:
         """Decode several stored values at once (shared pieces are fetched once, level by
         level), measured against the read budgets before they are built (``expand``)."""
+        with gc_paused():   # millions of new containers: no collector rescans while they are built
+            return self._load_values(digests, what)
+
+    def _load_values(self, digests: Collection[bytes], what: str) -> dict[bytes, Any]:
         table: dict[bytes, Any] = {}
         frontier = set(digests)
         depth = limits.current().depth
@@ -403,7 +408,7 @@ class NativeReads(Store):
                 raise limits.BudgetExceeded("depth", f"{what} nests more than {depth:,} levels deep")
             fetched = self._fetch_many(frontier)
             table.update(fetched)
-            frontier = {d for v in fetched.values() for d in pieces.iter_digests(v)} - table.keys()
+            frontier = {d for v in fetched.values() for d in expand.children(v)} - table.keys()
         return expand.resolve_all(list(dict.fromkeys(digests)), table, what)
 
     # -- live ------------------------------------------------------------------

@@ -50,6 +50,20 @@ class JsonEditor(QWidget):
         self._timer.timeout.connect(self.validate)
         self.view.textChanged.connect(self._timer.start)
 
+    def keep_lines(self, minimum: int, preferred: int | None = None) -> None:
+        """Never let a layout squeeze the text below ``minimum`` lines; ask for ``preferred`` lines.
+
+        The minimum is set on the text view itself, not on this container: a minimum on the
+        container would let its status line be drawn over the text when space runs short. The
+        preferred height (the size hint) stays modest so a dialog asks for what it needs and
+        its stretch factors hand out the rest.
+        """
+        view = self.view
+        chrome = view.frameWidth() * 2 + 8
+        view.setMinimumHeight(view.fontMetrics().lineSpacing() * minimum + chrome)
+        view.set_preferred_height(view.fontMetrics().lineSpacing() * (preferred or minimum + 2) + chrome)
+
+
     def set_text(self, text: str) -> None:
         """Install an original text (it becomes the reference for ``edited``).
 

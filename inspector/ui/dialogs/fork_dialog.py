@@ -33,7 +33,7 @@ from inspector.ui.store_access import StoreAccess, as_access
 from inspector.ui.formatting import step_label
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent
-from inspector.ui.widgets.sizing import fit_to_screen
+from inspector.ui.widgets.sizing import clear_size_grip, fit_to_screen
 
 _UNSET: Any = object()
 
@@ -149,7 +149,9 @@ class ForkDialog(QDialog):
         layout.addWidget(self.title)
         layout.addWidget(self.pages, 1)
         layout.addWidget(self.error)
-        layout.addLayout(self._build_buttons())
+        buttons = self._build_buttons()
+        layout.addLayout(buttons)
+        clear_size_grip(self, buttons)
         self._update_buttons()
 
     def _build_edit_page(self) -> QWidget:

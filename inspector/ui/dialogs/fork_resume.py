@@ -51,7 +51,7 @@ class ForkResumeEditor(QWidget):
         self.argv_editor = JsonEditor(parse_argv, self, gutter=False)
         self.env_editor = JsonEditor(parse_env, self, gutter=False)
         for editor in (self.argv_editor, self.env_editor):   # never squeezed to one line
-            editor.setMinimumHeight(editor.fontMetrics().lineSpacing() * 4 + 12)
+            editor.keep_lines(4, 7)
         self.preview = QLabel(self)
         self.preview.setWordWrap(True)
         self.preview.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -83,7 +83,9 @@ class LangGraphOptions(QGroupBox):
         self.answer.setPlaceholderText('The answer to the interrupt, as JSON: "approved", true, 3 or '
                                        '{"ok": true, "note": "…"}')
         self.answer.setTabChangesFocus(True)
-        self.answer.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 14)
+        line = self.fontMetrics().lineSpacing()   # 3 lines, growing to 5 when there is room
+        self.answer.setMinimumHeight(line * 3 + 14)
+        self.answer.setMaximumHeight(line * 5 + 14)
         self.answer_check = QLabel(self)
         self.answer.textChanged.connect(self._check_answer)
         self.question = QLabel(self)

@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import (QDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                               QMessageBox, QPushButton, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDialog, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QMessageBox, QPushButton, QScrollArea, QVBoxLayout, QWidget)
 
 from inspector.errors import StoreError
 from inspector.highlight import to_json_text
@@ -28,7 +28,7 @@ from inspector.ui.store_access import StoreAccess, as_access
 from inspector.ui.formatting import step_label
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent
-from inspector.ui.widgets.sizing import fit_to_screen
+from inspector.ui.widgets.sizing import clear_size_grip, fit_to_screen
 
 OWNER_HUES = {"live": "#1a7f37", "starting": "#1a7f37", "gone": "#cf222e", "silent": "#bf8700",
               "none": "#57606a"}
@@ -179,18 +179,12 @@ class ResumeDialog(QDialog):
         self.argv_editor = JsonEditor(parse_argv, self, gutter=False)
         self.env_editor = JsonEditor(parse_env, self, gutter=False)
         for editor in (self.argv_editor, self.env_editor):   # never squeezed to one line
-            editor.setMinimumHeight(editor.fontMetrics().lineSpacing() * 4 + 12)
+            editor.keep_lines(4, 7)
         self.cwd = QLineEdit(self)
         self.reason = QLineEdit(self)
         self.reason.setPlaceholderText("why the fork exists (kept with it)")
         self.preview = self._info_label(mono=True)
         self.env_note = self._info_label()
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
-        splitter.setChildrenCollapsible(False)
-        splitter.addWidget(self._group("Command (one JSON string per argument; never run by a shell)",
-                                       self.argv_editor, self.preview))
-        splitter.addWidget(self._group("Environment (the complete environment of the process)",
-                                       self.env_editor, self.env_note))
         self.command_form = QFormLayout()
         self.command_form.addRow("Working &directory:", self.cwd)
         self.command_form.addRow("Fork &reason:", self.reason)
@@ -207,17 +201,33 @@ class ResumeDialog(QDialog):
         buttons.addStretch(1)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.resume_button)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
-        layout.addLayout(form)
-        layout.addWidget(splitter, 1)
-        layout.addLayout(self.command_form)
-        self.langgraph = LangGraphOptions(self)
+        # the body scrolls when the dialog is smaller than what it must show (a 1024x700 screen
+        # with the LangGraph options): every part keeps the height its layout asks for, so no
+        # status line is ever drawn over the command or the notes
+        body = QWidget(self)
+        inner = QVBoxLayout(body)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addLayout(form)
+        self.langgraph = LangGraphOptions(body)    # first: the graph and the answer decide the command
         self.langgraph.hide()
         self.langgraph.replan_requested.connect(self._request_plan)
-        layout.addWidget(self.langgraph)
+        inner.addWidget(self.langgraph)
+        inner.addWidget(self._group("Command (one JSON string per argument; never run by a shell)",
+                                    self.argv_editor, self.preview), 3)
+        inner.addWidget(self._group("Environment (the complete environment of the process)",
+                                    self.env_editor, self.env_note), 2)
+        inner.addLayout(self.command_form)
+        self.body = QScrollArea(self)
+        self.body.setWidgetResizable(True)
+        self.body.setFrameShape(QFrame.Shape.NoFrame)
+        self.body.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.body.setWidget(body)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.body, 1)
         layout.addWidget(self.error)
         layout.addLayout(buttons)
+        clear_size_grip(self, buttons)
         for editor in (self.argv_editor, self.env_editor):
             editor.validated.connect(self._on_edited)
         self.cwd.textChanged.connect(self._on_edited)
@@ -319,6 +329,7 @@ class ResumeDialog(QDialog):
             self.preview.setText("$ " + shlex.join(argv))
         if env is not None and self.plan is not None:
             self.env_note.setText(env_note(env, self.plan.inherit, self.plan.missing))
+            self.env_note.setToolTip(env_tooltip(self.plan.inherit, self.plan.missing))
         self.resume_button.setEnabled(self.ready)
 
     @property
@@ -365,11 +376,28 @@ def env_note(env: Mapping[str, Any], inherit: tuple[str, ...], missing: tuple[st
     parts = [f"Also passed: <code>{ENV_VAR}</code> (the hand-off: store, run, checkpoint, new epoch)"]
     given = [k for k in inherit if k not in missing]
     if given:
-        parts.append("from this environment: " + ", ".join(f"<code>{html.escape(k)}</code>" for k in given))
+        parts.append("from this environment: " + _names(given, code=True))
     if missing:
-        parts.append("<b>not set here, so not passed:</b> " + ", ".join(html.escape(k) for k in missing))
+        parts.append("<b>not set here, so not passed:</b> " + _names(missing))
     differ = sorted(k for k, v in env.items() if here.get(k) != v)
     if differ:
-        parts.append("differs from this inspector's environment: " + ", ".join(html.escape(k) for k in differ))
+        parts.append("differs from this inspector's environment: " + _names(differ))
     return ". ".join(parts[:1]) + ("; " + "; ".join(parts[1:]) if parts[1:] else "") + "."
 
+
+
+NAMES_SHOWN = 6   # a runner may pass dozens of names through; the tooltip lists them all
+
+
+def _names(names: list[str] | tuple[str, ...], *, code: bool = False) -> str:
+    shown = [f"<code>{html.escape(k)}</code>" if code else html.escape(k) for k in names[:NAMES_SHOWN]]
+    more = len(names) - NAMES_SHOWN
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def env_tooltip(inherit: tuple[str, ...], missing: tuple[str, ...]) -> str:
+    """Every name passed from this environment and every one missing, for the note's tooltip."""
+    given = [k for k in inherit if k not in missing]
+    lines = ([f"Passed from this environment: {', '.join(given)}"] if given else []) + (
+        [f"Not set here, so not passed: {', '.join(missing)}"] if missing else [])
+    return "\n".join(lines)

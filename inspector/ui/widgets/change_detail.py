@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from inspector.diff import ADDED, REMOVED, Change, TextDelta
+from inspector.diff.text import ELIDED
 from inspector.highlight import theme_for
 from inspector.ui.widgets.json_view import JsonView
 from inspector.ui.widgets.palette import is_dark, muted_text
@@ -21,11 +22,23 @@ def delta_html(delta: TextDelta, dark: bool) -> str:
     theme = theme_for(dark)
     out = []
     anchored = False
-    for tag, text in delta.segments:
-        if tag != "=" and not anchored:
+    last = len(delta.segments) - 1
+    for index, (tag, text) in enumerate(delta.segments):
+        if tag == ELIDED:
+            out.append(f"<span style='color:{theme.color('punctuation') or '#888'}'>"
+                       f"⋯ {int(text):,} unchanged characters ⋯</span>")
+            continue
+        if tag in "-+" and not anchored:
             out.append(f"<a name='{FIRST_CHANGE}'></a>")
             anchored = True
-        text = text if len(text) <= MAX_SEGMENT else text[:MAX_SEGMENT] + f"… ({len(text) - MAX_SEGMENT:,} more)"
+        if len(text) > MAX_SEGMENT:
+            if tag == "=" and index == 0:        # context before the first change: its end
+                text = f"({len(text) - MAX_SEGMENT:,} more) …" + text[-MAX_SEGMENT:]
+            elif tag == "=" and index < last:    # between changes: both ends
+                half = MAX_SEGMENT // 2
+                text = text[:half] + f" … ({len(text) - 2 * half:,} more) … " + text[-half:]
+            else:
+                text = text[:MAX_SEGMENT] + f"… ({len(text) - MAX_SEGMENT:,} more)"
         body = html.escape(text).replace("\n", "<br>")
         if tag == "-":
             out.append(f"<span style='background-color:{theme.removed_bg};color:{theme.removed_fg};"

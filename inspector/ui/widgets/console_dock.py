@@ -209,7 +209,7 @@ class ConsoleDock(QDockWidget):
         self.stop_button.setEnabled(bool(left))
         self.status.setText(f"Running: {', '.join(left)}" if left else
                             f"Last: run {entry.spec.run_id} exited with {entry.exit_code}")
-        self.process_finished.emit(entry.spec.run_id, int(entry.exit_code))
+        self.process_finished.emit(entry.spec.run_id, entry.exit_code if entry.exit_code is not None else -1)
 
     # -- text ------------------------------------------------------------------------------
     def _write(self, text: str, style: str | None) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QGuiApplication, QPainter, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QListView, QMenu,
                                QStackedWidget, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
@@ -91,14 +91,15 @@ class BubbleDelegate(QStyledItemDelegate):
         small.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
         return small
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         message: ChatMessage | None = index.data(MESSAGE_ROLE)
         if message is None:
             return QSize(0, 0)
         bubble, _, _ = self._layout(option, message)
         return QSize(max(200, self._view.viewport().width()) - 1, bubble.height() + GAP)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
         message: ChatMessage | None = index.data(MESSAGE_ROLE)
         if message is None:
             return

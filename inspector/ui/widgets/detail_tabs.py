@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
+from typing import Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
@@ -24,6 +25,13 @@ log = logging.getLogger(__name__)
 TABS = (("state", "State", "state_panel"), ("tasks", "Tasks", "tasks_panel"),
         ("metadata", "Metadata", "metadata_panel"), ("diff", "Diff", "diff_panel"))
 LOAD_DELAY_MS = 40   # coalesces the selection changes of a fast scrub into one load
+
+
+@runtime_checkable
+class SnapshotPanel(Protocol):
+    """What a panel module's widget offers (``_panel_class`` looks for ``show_snapshot``)."""
+
+    def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None: ...
 
 
 class PlaceholderPanel(QLabel):
@@ -65,7 +73,7 @@ def make_panel(module_name: str, title: str, session: StoreSession, parent: QWid
     if cls is None:
         return PlaceholderPanel(title, parent)
     params = inspect.signature(cls).parameters
-    kwargs: dict[str, object] = {}
+    kwargs: dict[str, Any] = {}     # a panel class found at run time takes session and/or parent
     if "session" in params:
         kwargs["session"] = session
     if "parent" in params:
@@ -132,7 +140,9 @@ class DetailTabs(QWidget):
         page = self._pages[key]
         panel = make_panel(module, title, self.session, page)
         style.polish(page, "panel")  # headers, buttons and inputs in the look of the rest
-        page.layout().addWidget(panel)
+        layout = page.layout()
+        assert layout is not None   # every tab page is made with a layout
+        layout.addWidget(panel)
         self.panels[key] = panel
         if self.session.store is not None and hasattr(panel, "set_store"):
             panel.set_store(self.session.store)
@@ -160,7 +170,7 @@ class DetailTabs(QWidget):
         if shown is None or shown.id != run.id:
             return
         self._request = (info, run)
-        if getattr(self, "_run", None) is not None and self._run.id == run.id:
+        if self._run is not None and self._run.id == run.id:
             self._run = run
         for panel in self.panels.values():
             if hasattr(panel, "update_run"):
@@ -222,6 +232,8 @@ class DetailTabs(QWidget):
 
     @staticmethod
     def _show_in(key: str, panel: QWidget, snapshot: Snapshot | None, run: RunInfo | None) -> None:
+        if not isinstance(panel, SnapshotPanel):    # (every panel class found has show_snapshot)
+            return
         try:
             panel.show_snapshot(snapshot, run)
         except Exception:  # one failing panel must not hide the others

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from PySide6.QtGui import QBrush
 
 from inspector.diff import DiffResult, diff_checkpoints
+from inspector.diff.window import MAX_CHANGES, is_big, window
 from inspector.highlight import SideBySide, align
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.base import Store
@@ -32,17 +33,33 @@ def run_diff(request: DiffRequest, ctx: JobContext) -> DiffResult:
 
 
 def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush], dark: bool,
-              ctx: JobContext) -> tuple[SideBySide, PreparedText, PreparedText]:
-    """Both states formatted, aligned and baked into tinted documents (in a worker)."""
+              ctx: JobContext) -> tuple[SideBySide, PreparedText, PreparedText, str]:
+    """Both states formatted, aligned and baked into tinted documents (in a worker).
+
+    Big states (``inspector.diff.window.is_big``) are shown as windows around their changes,
+    never as millions of lines; the last item is then a note saying so (else "")."""
     ctx.progress(0, 0, "text")
     known = {s.info.id: s for s in request.known}
-    sides = []
+    states = []
     for info in (result.a, result.b):
+        assert info is not None     # diff_checkpoints names both checkpoints
         snap = known.get(info.id) or request.store.load(info.id)
         ctx.check()
-        text, spans, paths = prepare_json(snap.state, ctx)
+        states.append(snap.state)
+    big = any(is_big(state) for state in states)
+    sides = []
+    for state, side in zip(states, ("old", "new"), strict=True):
+        shown = window(state, result.changes, side) if big else None
+        text, spans, paths = prepare_json(shown.value if shown else state, ctx)
+        if shown is not None:   # paths of the copy back to the state's (for "scroll to change")
+            paths = [shown.real_path(p) for p in paths]
         sides.append((text.split("\n"), spans, paths))
+    del states
     aligned = align(sides[0], sides[1], cancel=ctx.cancelled)
     ctx.check()
     left, right = prepare_sides(aligned, colors, dark)
-    return aligned, left, right
+    note = ""
+    if big:
+        around = f"the first {MAX_CHANGES:,} changes" if len(result.changes) > MAX_CHANGES else "each change"
+        note = f"Big states: only the parts around {around} are shown (⋯ marks what is left out)."
+    return aligned, left, right, note

@@ -385,9 +385,10 @@ class DiffPanel(QWidget):
     def _on_splitter_moved(self, _pos: int, _index: int) -> None:
         self._user_sized = True
 
-    def _on_text_finished(self, prepared: tuple[SideBySide, PreparedText, PreparedText]) -> None:
-        aligned = prepared[0]
-        self.sides.set_prepared(*prepared)
+    def _on_text_finished(self, prepared: tuple[SideBySide, PreparedText, PreparedText, str]) -> None:
+        aligned, left, right, note = prepared
+        self.sides.set_prepared(aligned, left, right)
+        self.sides.set_note(note)
         self._update_bar()
         self.hunk_label.setText(f"{aligned.hunks.__len__()} differing blocks" if aligned.hunks else
                                 "texts are equal")
@@ -440,7 +441,7 @@ class DiffPanel(QWidget):
     def compare_with_original_step(self) -> None:
         """Pin the original run's checkpoint at the shown checkpoint's step (origin seq + seq in the fork)."""
         run, snap, store = self._run, self._snapshot, self._store
-        if run is None or run.parent_checkpoint is None or snap is None or store is None:
+        if run is None or run.parent_checkpoint is None or run.parent_run is None or snap is None or store is None:
             return
         seq, ref, parent = snap.info.seq, run.parent_checkpoint, run.parent_run
 

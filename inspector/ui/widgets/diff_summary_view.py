@@ -140,13 +140,15 @@ class DiffSummaryView(QWidget):
 
     def wanted_height(self, width: int) -> int:
         """The height that shows the summary, divergence and task list in full at ``width``."""
-        margins = self.layout().contentsMargins()
+        layout = self.layout()
+        assert layout is not None   # made with its layout in __init__
+        margins = layout.contentsMargins()
         inner = max(100, width - margins.left() - margins.right())
         height = margins.top() + margins.bottom() + self.summary.heightForWidth(inner)
         for widget in (self.divergence, self.tasks):
             if not widget.isHidden():
                 extra = widget.heightForWidth(inner) if widget is self.divergence else widget.maximumHeight()
-                height += self.layout().spacing() + max(extra, 0)
+                height += layout.spacing() + max(extra, 0)
         return height
 
     def task_lines(self) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QStyle, QToolButton, QWidget
 
 DEBOUNCE_MS = 180
@@ -98,7 +98,7 @@ class FindBar(QWidget):
         self.search_changed.emit(self.field.text())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
-        if watched is self.field and event.type() == QEvent.Type.KeyPress:
+        if watched is self.field and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
             key = event.key()
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
                 backwards = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)

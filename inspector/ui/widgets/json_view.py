@@ -8,10 +8,11 @@ thread only a document swap. Editable views (the Fork dialog) highlight lines li
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QRect, QSize, Qt, Signal
-from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QPaintEvent, QResizeEvent,
+from PySide6.QtGui import (QBrush, QColor, QFont, QFontDatabase, QPainter, QPaintEvent, QResizeEvent,
                            QTextCharFormat, QTextCursor, QTextDocument)
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
@@ -48,15 +49,15 @@ class PreparedText:
     """Everything a JsonView shows, built off the GUI thread."""
 
     text: str
-    paths: list[tuple | None]
+    paths: Sequence[tuple | None]
     document: QTextDocument | None = None          # highlighted, living in the GUI thread
     lines: list[list[Span]] = field(default_factory=list)
     numbers: list[int | None] | None = None          # gutter numbers (None: no number)
 
 
-def prepare_text(text: str, lines: list[list[Span]], paths: list[tuple | None], *, dark: bool,
+def prepare_text(text: str, lines: list[list[Span]], paths: Sequence[tuple | None], *, dark: bool,
                  numbers: list[int | None] | None = None,
-                 backgrounds: dict[int, QColor] | None = None) -> PreparedText:
+                 backgrounds: Mapping[int, QColor | QBrush] | None = None) -> PreparedText:
     """Bake a highlighted document for the GUI thread (call in a worker)."""
     app = QCoreApplication.instance()
     document = bake_document(text, lines, dark=dark, font=mono_font(), backgrounds=backgrounds,
@@ -110,7 +111,7 @@ class JsonView(QPlainTextEdit):
         self._value: Any = None
         self._has_value = False
         self._owned: QTextDocument | None = None   # the last document we installed
-        self._paths: list[tuple | None] = []
+        self._paths: Sequence[tuple | None] = []
         self._numbers: list[int | None] | None = None
         self._path_index: tuple[dict, dict] | None = None
         self._needle: str | None = None
@@ -119,6 +120,7 @@ class JsonView(QPlainTextEdit):
         self._match_index = -1
         self._line_marks: list[QTextEdit.ExtraSelection] = []
         self._show_gutter = True
+        self._preferred_height: int | None = None
         self._gutter = _Gutter(self)
         self.blockCountChanged.connect(self._update_gutter_width)
         self.updateRequest.connect(self._on_update_request)
@@ -198,11 +200,11 @@ class JsonView(QPlainTextEdit):
         exact, loose = self._path_index
         path = tuple(path)
         while path:
-            line = exact.get(path)
-            if line is None:
-                line = loose.get(tuple(map(str, path)))
-            if line is not None:
-                return line
+            found = exact.get(path)
+            if found is None:
+                found = loose.get(tuple(map(str, path)))
+            if found is not None:
+                return found
             path = path[:-1]
         return 0
 
@@ -228,6 +230,15 @@ class JsonView(QPlainTextEdit):
             selections.append(sel)
         self._line_marks = selections
         self._apply_selections()
+
+    def set_preferred_height(self, height: int | None) -> None:
+        """The height this view asks a layout for (None: Qt's default for text views)."""
+        self._preferred_height = height
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:  # Qt override
+        hint = super().sizeHint()
+        return hint if self._preferred_height is None else QSize(hint.width(), self._preferred_height)
 
     def set_gutter_visible(self, visible: bool) -> None:
         """Show or hide the line numbers."""
@@ -265,8 +276,8 @@ class JsonView(QPlainTextEdit):
     def _step_match(self, backwards: bool, restart: bool) -> None:
         count = len(self._matches)
         if self._match_index < 0 or restart:
-            cursor = self.textCursor().selectionStart() if not restart else 0
-            after = [i for i, pos in enumerate(self._matches) if pos >= cursor]
+            position = self.textCursor().selectionStart() if not restart else 0
+            after = [i for i, pos in enumerate(self._matches) if pos >= position]
             self._match_index = after[0] if after else 0
             if backwards:
                 self._match_index = (self._match_index - 1) % count

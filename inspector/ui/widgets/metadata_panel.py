@@ -370,7 +370,9 @@ class MetadataPanel(QWidget):
     # -- background look-ups ----------------------------------------------------------
     def _look_up(self, info: CheckpointInfo, run: RunInfo | None) -> None:
         store = self._store
-        wants_parent = run is not None and run.parent_run is not None
+        parent_run = run.parent_run if run is not None else None
+        parent_checkpoint = run.parent_checkpoint if run is not None else None
+        wants_parent = parent_run is not None
         if store is None or (info.parent_id is None and not wants_parent):
             self._lookup_job.cancel()
             return
@@ -379,10 +381,10 @@ class MetadataPanel(QWidget):
             found: dict[str, Any] = {}
             if info.parent_id is not None:
                 found["previous"] = store.get_checkpoint(info.parent_id).created
-            if wants_parent:
-                found["parent_run_name"] = store.get_run(run.parent_run).name
-                if run.parent_checkpoint is not None:
-                    found["parent_seq"] = store.get_checkpoint(run.parent_checkpoint).seq
+            if parent_run is not None:
+                found["parent_run_name"] = store.get_run(parent_run).name
+                if parent_checkpoint is not None:
+                    found["parent_seq"] = store.get_checkpoint(parent_checkpoint).seq
             return info, found
 
         self._lookup_job.submit(job)

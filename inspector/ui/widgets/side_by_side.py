@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from inspector.highlight import SideBySide, theme_for
 from inspector.highlight.sidebyside import ADDED, CHANGED, FILLER, REMOVED
@@ -51,9 +51,16 @@ class SideBySideView(QWidget):
             column.addWidget(title)
             column.addWidget(view, 1)
             splitter.addWidget(pane)
-        layout = QHBoxLayout(self)
+        self.note = QLabel(self)
+        self.note.setWordWrap(True)
+        self.note.setContentsMargins(4, 0, 4, 0)
+        self.note.setEnabled(False)    # muted, like the other hints
+        self.note.hide()
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
+        layout.setSpacing(2)
+        layout.addWidget(self.note)
+        layout.addWidget(splitter, 1)
         for a, b in ((self.left, self.right), (self.right, self.left)):
             a.verticalScrollBar().valueChanged.connect(
                 lambda value, other=b: self._sync(other.verticalScrollBar(), value))
@@ -74,8 +81,14 @@ class SideBySideView(QWidget):
         self.left_title.setText(left)
         self.right_title.setText(right)
 
+    def set_note(self, text: str) -> None:
+        """A one-line note above both sides (e.g. that big states are shown in windows); "" hides it."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+
     def clear(self, placeholder: str = "") -> None:
         """Show nothing."""
+        self.set_note("")
         self.left.clear_value(placeholder)
         self.right.clear_value("")
         self._hunks, self._hunk = [], -1

@@ -252,7 +252,8 @@ class StateTreeView(QWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         """Ctrl+C copies the selected value, Ctrl+Shift+C its path (instead of the cell text)."""
-        if watched is self.tree and event.type() in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+        if (watched is self.tree and event.type() in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride)
+                and isinstance(event, QKeyEvent)):
             action = self._copy_action(event)
             if action is not None:
                 if event.type() == QEvent.Type.KeyPress:

@@ -133,7 +133,7 @@ class TaskCard(QFrame):
         value = round(100 * float(task.get("progress") or 0.0))
         self.progress.setValue(value)
         bar = self.progress.palette()
-        bar.setColor(QPalette.ColorRole.Highlight, accent(pal, STATUS_HUES.get(task.get("status"), "#0969da")))
+        bar.setColor(QPalette.ColorRole.Highlight, accent(pal, STATUS_HUES.get(str(task.get("status")), "#0969da")))
         self.progress.setPalette(bar)
         self.percent.setText(f"{value}%")
         self._set_review(pal, task.get("review") or {})

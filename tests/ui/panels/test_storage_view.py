@@ -107,7 +107,7 @@ def test_main_window_view_menu_opens_the_storage_dock(qtbot, store_copy: Path) -
         window.open_store(str(store_copy))
     storage = window.storage
     assert storage.view is None                     # built on first use only
-    assert storage.toggle in window.actions.view_menu.actions()
+    assert storage.toggle in window.menu_actions.view_menu.actions()
     storage.toggle.trigger()
     view = storage.view
     assert view is not None and storage.dock.isVisible()

@@ -1,0 +1,203 @@
+"""Windows of big states around their changes, for a side-by-side text that stays small.
+
+A state with a 3,000,000-item list, a 1,000,000-key map or a 200 MB string cannot be shown
+whole as text (millions of lines, gigabytes of layout). ``window`` copies only what lies on
+the way to the changes of a diff, with ``CONTEXT`` neighbours each side of a changed item;
+every run of items it leaves out becomes one placeholder (``⋯ 1,499,996 unchanged items ⋯``),
+containers off the way show their first ``OFF_PATH_ITEMS`` items, and long strings show the
+changed region (from the diff's text delta) or their head. ``Window.real_path`` maps a path in
+the copy back to the state's path (list indices shift where items were left out).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from collections.abc import Iterable
+
+from inspector.diff.model import TextDelta
+from inspector.diff.text import ELIDED
+
+CONTEXT = 3               # unchanged neighbours shown each side of a changed item
+OFF_PATH_ITEMS = 8        # items of a container off the way to a change
+OFF_PATH_DEPTH = 4        # levels of such a container shown
+STRING_CHARS = 2_000      # characters of an unchanged long string shown
+MAX_CHANGES = 500         # changes a window is built around (the change list has them all)
+MAX_DEPTH = 200           # deeper than this, a subtree is one placeholder
+BIG_NODES = 50_000        # ``is_big``: states with more values than this are windowed
+BIG_CHARS = 2_000_000     # … or with more characters of strings than this
+_END = object()           # trie key: a change is at this path
+
+
+def _gap(count: int, what: str) -> str:
+    return f"⋯ {count:,} unchanged {what}{'s' if count != 1 else ''} ⋯"
+
+
+@dataclass
+class Window:
+    """The windowed copy of a state and how its list positions map back."""
+
+    value: Any
+    index_maps: dict[tuple, list[int | None]] = field(default_factory=dict)
+    changes: int = 0          # changes the window was built around
+    omitted_changes: int = 0  # changes beyond MAX_CHANGES (not windowed)
+
+    def real_path(self, shown: tuple) -> tuple:
+        """The state's path of a path in the copy (a placeholder: its container's path)."""
+        real: tuple = ()
+        for part in shown:
+            mapping = self.index_maps.get(real)
+            if mapping is not None and isinstance(part, int):
+                if not 0 <= part < len(mapping) or mapping[part] is None:
+                    return real
+                part = mapping[part]
+            real = (*real, part)
+        return real
+
+
+def is_big(value: Any, nodes: int = BIG_NODES, chars: int = BIG_CHARS) -> bool:
+    """True when ``value`` holds more than ``nodes`` values or ``chars`` characters of text
+    (stops counting as soon as it knows)."""
+    stack = [value]
+    seen = total = 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, dict):
+            seen += len(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            total += len(item)
+        if seen + len(stack) > nodes or total > chars:
+            return True
+    return False
+
+
+def _trie(paths: Iterable[tuple]) -> dict:
+    root: dict = {}
+    for path in paths:
+        node = root
+        for part in path:
+            node = node.setdefault(part, {})
+        node[_END] = True
+    return root
+
+
+def window(value: Any, changes: Iterable[Any], side: str) -> Window:
+    """The part of ``value`` (the ``side`` "old" or "new" of a diff) around ``changes``
+    (``Change`` objects: ``path``, ``detail``)."""
+    changes = list(changes)
+    used = changes[:MAX_CHANGES]
+    deltas = {tuple(c.path): c.detail for c in used if isinstance(c.detail, TextDelta)}
+    out = Window(None, changes=len(used), omitted_changes=len(changes) - len(used))
+    out.value = _cut(value, _trie(tuple(c.path) for c in used), (), deltas, side, out, 0)
+    return out
+
+
+def _cut(value: Any, trie: dict | None, path: tuple, deltas: dict, side: str, out: Window, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        return _gap(1, "deeper value")
+    if trie is None or (trie.get(_END) and len(trie) == 1):
+        delta = deltas.get(path) if trie is not None else None
+        if isinstance(value, str) and delta is not None:
+            return _text_side(delta, side)
+        return _bounded(value, OFF_PATH_DEPTH if trie is None else OFF_PATH_DEPTH + 2, path, out)
+    if isinstance(value, list):
+        return _cut_list(value, trie, path, deltas, side, out, depth)
+    if isinstance(value, dict):
+        return _cut_dict(value, trie, path, deltas, side, out, depth)
+    return _bounded(value, 0, path, out)
+
+
+def _wanted(positions: Iterable[int], length: int) -> list[int]:
+    keep: set[int] = set()
+    for i in positions:
+        keep.update(range(max(0, i - CONTEXT), min(length, i + CONTEXT + 1)))
+    return sorted(keep)
+
+
+def _cut_list(value: list, trie: dict, path: tuple, deltas: dict, side: str, out: Window, depth: int) -> list:
+    n = len(value)
+    marks = [k for k in trie if isinstance(k, int) and 0 <= k < n]
+    marks += [n - 1] if any(isinstance(k, int) and k >= n for k in trie) and n else []   # appended items
+    shown: list = []
+    mapping: list[int | None] = []
+    last = -1
+    for i in _wanted(marks, n):
+        if i > last + 1:
+            shown.append(_gap(i - last - 1, "item"))
+            mapping.append(None)
+        shown.append(_cut(value[i], trie.get(i), (*path, i), deltas, side, out, depth + 1))
+        mapping.append(i)
+        last = i
+    if last < n - 1:
+        shown.append(_gap(n - 1 - last, "item"))
+        mapping.append(None)
+    out.index_maps[path] = mapping
+    return shown
+
+
+def _cut_dict(value: dict, trie: dict, path: tuple, deltas: dict, side: str, out: Window, depth: int) -> dict:
+    keys = list(value)
+    marks = [i for i, k in enumerate(keys) if k in trie or (not isinstance(k, str) and str(k) in trie)]
+    shown: dict = {}
+    last = -1
+    for i in _wanted(marks, len(keys)):
+        if i > last + 1:
+            shown[_gap(i - last - 1, "key") + f" #{last + 1}"] = "⋯"
+        key = keys[i]
+        sub = trie.get(key, trie.get(str(key)) if not isinstance(key, str) else None)
+        shown[key] = _cut(value[key], sub, (*path, key), deltas, side, out, depth + 1)
+        last = i
+    if last < len(keys) - 1:
+        shown[_gap(len(keys) - 1 - last, "key") + f" #{last + 1}"] = "⋯"
+    return shown
+
+
+def _bounded(value: Any, levels: int, path: tuple, out: Window) -> Any:
+    """A copy of a value off the way to any change: a few items per container, a few levels."""
+    if isinstance(value, str):
+        if len(value) > STRING_CHARS:
+            return value[:STRING_CHARS] + f" ⋯ ({len(value) - STRING_CHARS:,} more characters)"
+        return value
+    if isinstance(value, list):
+        if levels <= 0 and value:
+            return [_gap(len(value), "item")]
+        head = [_bounded(v, levels - 1, (*path, i), out) for i, v in enumerate(value[:OFF_PATH_ITEMS])]
+        if len(value) > OFF_PATH_ITEMS:
+            head.append(_gap(len(value) - OFF_PATH_ITEMS, "item"))
+            out.index_maps[path] = [*range(OFF_PATH_ITEMS), None]
+        return head
+    if isinstance(value, dict):
+        if levels <= 0 and value:
+            return {_gap(len(value), "key"): "⋯"}
+        shown: dict = {}
+        for i, (k, v) in enumerate(value.items()):
+            if i == OFF_PATH_ITEMS:
+                shown[_gap(len(value) - OFF_PATH_ITEMS, "key")] = "⋯"
+                break
+            shown[k] = _bounded(v, levels - 1, (*path, k), out)
+        return shown
+    return value
+
+
+def _text_side(delta: TextDelta, side: str) -> str:
+    """One side of a long string's text delta: its changed regions with their context."""
+    skip = "+" if side == "old" else "-"
+    parts = []
+    for tag, text in delta.segments:
+        if tag == skip:
+            continue
+        if tag == ELIDED:
+            parts.append(f" ⋯ ({int(text):,} unchanged characters) ⋯ ")
+        elif tag == "=" and len(text) > 2 * STRING_CHARS:
+            parts.append(f"{text[:STRING_CHARS]} ⋯ ({len(text) - 2 * STRING_CHARS:,} unchanged characters) ⋯ "
+                         f"{text[-STRING_CHARS:]}")
+        else:
+            parts.append(text)
+    return "".join(parts)
+
+
+__all__ = ["Window", "is_big", "window"]

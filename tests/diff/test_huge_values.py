@@ -1,0 +1,78 @@
+"""Huge strings and big states in a diff: block-compared text deltas, windows around changes."""
+
+from __future__ import annotations
+
+import base64
+import os
+import tracemalloc
+
+from inspector.diff import diff_values
+from inspector.diff.text import ELIDED, HUGE_TEXT, KEEP, elided, render_delta, text_delta
+from inspector.diff.window import is_big, window
+
+
+def _text(chars: int) -> str:
+    return base64.b64encode(os.urandom(chars * 3 // 4)).decode()
+
+
+def test_a_huge_string_with_a_changed_tail_keeps_only_context() -> None:
+    old = _text(3 * HUGE_TEXT)
+    new = old[:-1000] + "tail changed " * 10
+    tracemalloc.start()
+    delta = text_delta(old, new)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < len(old) // 4          # no token list, no copy of the unchanged head
+    tags = [tag for tag, _ in delta.segments]
+    assert tags[0] == ELIDED and "-" in tags and "+" in tags and elided(delta)
+    assert int(delta.segments[0][1]) + sum(len(t) for tag, t in delta.segments if tag in "=-") == len(old)
+    assert "".join(t for tag, t in delta.segments if tag == "+").endswith("tail changed ")
+    assert sum(len(t) for tag, t in delta.segments if tag != ELIDED) < 3 * KEEP + 2000
+    assert "unchanged chars" in render_delta(delta)
+
+
+def test_a_huge_multi_line_string_diffs_lines_in_the_middle() -> None:
+    lines = [f"line {i} " + "x" * 40 + "\n" for i in range(60_000)]
+    old = "".join(lines)
+    new = "".join(lines[:30_000] + ["an inserted line\n"] + lines[30_000:])
+    delta = text_delta(old, new)
+    assert delta.unit == "line" and delta.added == 1 and delta.removed == 0
+    assert [t for tag, t in delta.segments if tag == "+"] == ["an inserted line\n"]
+    assert [tag for tag, _ in delta.segments] == [ELIDED, "=", "+", "=", ELIDED]
+
+
+def test_small_strings_still_rebuild_both_sides() -> None:
+    old, new = "the quick brown fox " * 20, "the quick red fox " * 20
+    delta = text_delta(old, new)
+    assert not elided(delta)
+    assert "".join(t for tag, t in delta.segments if tag != "+") == old
+    assert "".join(t for tag, t in delta.segments if tag != "-") == new
+
+
+def test_a_window_shows_changed_items_with_neighbours_and_maps_paths_back() -> None:
+    old = {"items": list(range(300_000)), "index": {f"k{i:06d}": i for i in range(100_000)}, "step": 1}
+    new = {"items": list(old["items"]), "index": dict(old["index"]), "step": 2}
+    new["items"][150_000] = -1
+    new["index"]["k000007"] = "changed"
+    assert is_big(old) and not is_big({"a": list(range(100))})
+    changes = diff_values(old, new)
+    shown = window(new, changes, "new")
+    items = shown.value["items"]
+    assert items[0] == "⋯ 149,997 unchanged items ⋯" and -1 in items and len(items) < 10
+    position = items.index(-1)
+    assert shown.real_path(("items", position)) == ("items", 150_000)
+    assert shown.real_path(("items", 0)) == ("items",)     # a placeholder: its container
+    index = shown.value["index"]
+    assert index["k000007"] == "changed" and "k000004" in index and "k000011" not in index
+    assert any(k.startswith("⋯ 99,989 unchanged keys") for k in index)
+    assert shown.value["step"] == 2
+
+
+def test_a_window_of_a_huge_string_shows_the_changed_region() -> None:
+    old = {"text": _text(2 * HUGE_TEXT)}
+    new = {"text": old["text"][:-500] + "NEW ENDING"}
+    changes = diff_values(old, new)
+    left, right = window(old, changes, "old").value["text"], window(new, changes, "new").value["text"]
+    assert len(left) < 4 * KEEP and len(right) < 4 * KEEP
+    assert right.endswith("NEW ENDING") and "unchanged characters" in right
+    assert old["text"][-500:] in left

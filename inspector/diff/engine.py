@@ -21,7 +21,7 @@ from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, Detail, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
 from inspector import limits
-from inspector.store.native import expand as expansion
+from inspector.codec import expand as expansion
 from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw, expand, has_markers, materialize, prefetch
 from inspector.diff.text import TEXT_MIN, text_delta
 from inspector.errors import CorruptDataError

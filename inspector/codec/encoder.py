@@ -12,6 +12,11 @@ order, so reuse would store the old value. Runs of many changed items are
 encoded in bulk (C calls, no Python step per field) and, when an old layout was mostly
 dirty, cut into coarse chunks, which compress like one blob: a dense change costs no more
 than compressing the whole state would.
+
+A state nested deeper than the read depth budget (``inspector.limits``, 256 levels by
+default) is refused with ``StateTooDeepError`` before anything is stored: a level counter
+in the container branch of the walk, and for the small values a chunk packs whole, a depth
+walk of only those that are long enough to nest past the levels left.
 """
 
 from __future__ import annotations
@@ -26,10 +31,12 @@ import msgpack
 import xxhash
 
 from inspector.codec.encoded import Bulk, Encoded, FingerprintBuffer, fingerprint, fingerprints
+from inspector import limits
 from inspector.codec.gcpause import gc_paused
 from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
 from inspector.codec.markers import (Chunk, ChunkedList, ChunkedMap, Ref, digest_of, frame_chunk,
                                      new_packer, pack)
+from inspector.errors import StateTooDeepError
 
 INLINE_MAX = 512          # bytes: larger children become pieces of their own
 CHUNK_MIN_ITEMS = 16      # lists at least this long are chunked
@@ -85,10 +92,13 @@ class PieceEncoder:
         self._maps = MapChunker(self)
         self.matches = FingerprintBuffer().matches
         self.top_form: Any = None
+        self._level = 0                       # containers open in the walk
+        self._max_depth = limits.current().depth
 
     def encode(self, value: Any) -> tuple[bytes, int, dict[bytes, bytes]]:
         """Store ``value`` as a root piece: (root digest, logical size, new pieces)."""
         self.new_pieces = {}
+        self._level, self._max_depth = 0, limits.current().depth
         with gc_paused():
             result = self._encode(value, ("$",), top=True)
         self.top_form = result.form
@@ -147,6 +157,20 @@ class PieceEncoder:
             value = _plain(value)
             if type(value) is not dict and type(value) is not list:
                 return self._encode(value, path, top)
+        self._level += 1
+        if self._level > self._max_depth:
+            self._too_deep()
+        try:
+            return self._container(value, path, top)
+        finally:
+            self._level -= 1
+
+    def _too_deep(self) -> None:
+        raise StateTooDeepError(
+            f"The state nests more than {self._max_depth:,} levels deep, deeper than a store is read "
+            f"by default ({limits.BUDGETS['depth'].env}); nothing was saved.")
+
+    def _container(self, value: Any, path: tuple | None, top: bool) -> Encoded:
         if type(value) is list and len(value) >= CHUNK_MIN_ITEMS:
             return self._encode_chunked(value, path)
         if type(value) is dict and len(value) >= MAP_MIN_KEYS and self.chunk_format >= 3:
@@ -188,6 +212,11 @@ class PieceEncoder:
         pack = self._pack
         fps = list(map(pack, values))
         sizes = list(map(len, fps))
+        left = self._max_depth - self._level          # levels the values may still nest
+        if left < INLINE_MAX:   # a value packed whole is not walked: only a long one can nest that deep
+            for value, size in zip(values, sizes, strict=True):
+                if size > left and size <= INLINE_MAX and limits.depth_of(value, left) > left:
+                    self._too_deep()
         forms: list = [None] * len(values)
         if not sizes or max(sizes) <= INLINE_MAX:
             return Bulk(forms, sizes, fps, fps)

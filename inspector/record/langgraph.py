@@ -42,9 +42,9 @@ from inspector import taskstate
 from inspector.store import create_store
 from inspector.store.langgraph.pregel import next_nodes, node_of
 from inspector.store.langgraph.tasks import build_task_state
-from inspector.store.native import pieces as piece_codec
+from inspector import codec as piece_codec
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite, StoredCheckpoint
-from inspector.store.native.pieces import PieceEncoder
+from inspector.codec import PieceEncoder
 
 __all__ = ["InspectorSaver", "AsyncInspectorSaver", "LEAF"]
 

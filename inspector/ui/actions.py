@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar, QWidget
 
-from inspector.ui import icons, logfile, style
+from inspector.ui import icons, style
+from inspector.ui.dialogs.log_dialog import show_log
 
 
 @dataclass
@@ -78,9 +79,9 @@ def build_actions(window: QMainWindow) -> Actions:
         shortcuts=_action(window, "&Keyboard Shortcuts", "Ctrl+/", None, "Every keyboard shortcut"),
         usage=_action(window, "&Usage Guide", QKeySequence.StandardKey.HelpContents, None,
                       "How to use Checkpoint Inspector (the README, offline)"),
-        open_log=_action(window, "Open &Log File", None, None, "The app's log (errors with their details)"),
+        open_log=_action(window, "Open &Log File\u2026", None, None, "The app's log (errors with their details)"),
     )
-    a["open_log"].triggered.connect(logfile.open_log_file)
+    a["open_log"].triggered.connect(lambda: show_log(window))
     a["live"].setChecked(True)
     a["show_forks"].setChecked(True)
     bar = window.menuBar()

@@ -56,12 +56,17 @@ def uninstall() -> None:
         _handler = None
 
 
+def current_path() -> Path:
+    """The file being written (after ``install``), else where it would be."""
+    return Path(_handler.baseFilename) if _handler is not None else log_path()
+
+
 def open_log_file() -> bool:
     """Open the log file in the desktop's viewer for text files (it is created if missing)."""
     from PySide6.QtCore import QUrl
     from PySide6.QtGui import QDesktopServices
 
-    path = Path(_handler.baseFilename) if _handler is not None else log_path()
+    path = current_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch(exist_ok=True)

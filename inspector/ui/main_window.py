@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QApplication, QDialog, QDockWidget, QFileDialog, 
                                QMainWindow, QMenu, QStackedWidget, QVBoxLayout, QWidget)
 
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, StoreInfo
+from inspector.ui.availability import BUILDING_DEMO, NO_STORE, set_available
 from inspector.ui import help as help_windows
 from inspector.ui import icons, refguard, settings, style
 from inspector.ui.actions import build_actions
@@ -217,7 +218,7 @@ class MainWindow(QMainWindow):
         path = default_store_path()
         if self.session.info is not None and Path(self.session.info.display) == path:
             self.session.close()
-        self.menu_actions.build_demo.setEnabled(False)
+        set_available(self.menu_actions.build_demo, False, BUILDING_DEMO)
         self.welcome.set_busy("Building the demo store: running the demo agent \u2026")
         self.show_error("Building the demo store: running the demo agent a few times \u2026", "info")
         self.session.runner.run(lambda: build_demo_store(path, log=lambda _line: None),
@@ -283,6 +284,7 @@ class MainWindow(QMainWindow):
         self._refresh_forks()
         self.details.show_checkpoint(None, run)
         self.run_changed.emit(run)
+        self._update_copy_ref()
 
     def _refresh_forks(self) -> None:
         run = self.timeline_panel.model.run
@@ -292,6 +294,7 @@ class MainWindow(QMainWindow):
     def _on_checkpoint_selected(self, info: CheckpointInfo) -> None:
         self.details.show_checkpoint(info, self.timeline_panel.model.run)
         self.checkpoint_changed.emit(info)
+        self._update_copy_ref()
 
     def _on_checkpoints_selected(self, infos: list[CheckpointInfo]) -> None:
         self.details.show_selection(infos, self.timeline_panel.model.run)
@@ -301,12 +304,12 @@ class MainWindow(QMainWindow):
         self.store_status.set_live(live, self.session.bridge.watching)
 
     def _on_demo_built(self, path: Path) -> None:
-        self.menu_actions.build_demo.setEnabled(True)
+        set_available(self.menu_actions.build_demo, True)
         self.welcome.set_busy(None)
         self.open_store(str(path))
 
     def _on_demo_failed(self, message: str) -> None:
-        self.menu_actions.build_demo.setEnabled(True)
+        set_available(self.menu_actions.build_demo, True)
         self.welcome.set_busy(None)
         self.show_error(f"The demo store could not be built: {message}")
 
@@ -316,7 +319,8 @@ class MainWindow(QMainWindow):
         for target in settings.recent_stores():
             menu.addAction(target, partial(self.open_store, target))
         if menu.isEmpty():
-            menu.addAction("No recent stores").setEnabled(False)
+            set_available(menu.addAction("No recent stores"), False,
+                          "stores you open are listed here; open one with File ▸ Open Store….")
         else:
             menu.addSeparator()
             menu.addAction("Clear Recent Stores", self._clear_recent)
@@ -379,8 +383,14 @@ class MainWindow(QMainWindow):
             action.setChecked(action.data() == mode)
 
     def _enable_store_actions(self, enabled: bool) -> None:
-        for action in (self.menu_actions.refresh, self.menu_actions.close_store, self.menu_actions.copy_ref, self.menu_actions.find):
-            action.setEnabled(enabled)
+        for action in (self.menu_actions.refresh, self.menu_actions.close_store, self.menu_actions.find):
+            set_available(action, enabled, NO_STORE)
+        self._update_copy_ref()
+
+    def _update_copy_ref(self) -> None:
+        store, checkpoint = self.session.info is not None, self.current_checkpoint() is not None
+        set_available(self.menu_actions.copy_ref, store and checkpoint,
+                      "select a checkpoint in the timeline first." if store else NO_STORE)
 
     def _update_title(self, info: StoreInfo | None) -> None:
         if info is None:

@@ -31,7 +31,7 @@ from inspector.store.langgraph.decode import (
 from inspector.store.langgraph.ids import id_time, make_id, parse_id
 from inspector.store.langgraph.store import LangGraphStore
 from inspector.store.native import blobs
-from inspector.store.native.pieces import PieceEncoder
+from inspector.codec import PieceEncoder
 from inspector.usage.native import ROW_ESTIMATE
 from inspector.usage.report import (
     METADATA_FIELD,

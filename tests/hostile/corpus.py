@@ -25,7 +25,7 @@ from collections.abc import Callable
 import msgpack
 import zstandard
 
-from inspector.store.native.pieces import Chunk, ChunkedList, Ref, digest_of, pack
+from inspector.codec import Chunk, ChunkedList, Ref, digest_of, pack
 
 RUN, FORK = "r1", "r2"
 

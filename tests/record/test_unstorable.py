@@ -55,3 +55,32 @@ def test_a_stored_argv_that_is_a_string_is_not_resumable(tmp_path) -> None:
         conn.execute("UPDATE ci_runs SET resume_spec=? WHERE id=?", ('{"argv": "nope", "cwd": "."}', run_id))
     with open_store(path) as store, pytest.raises(NotResumableError, match="argv is not a non-empty list of strings"):
         plan_resume(store, f"{run_id}:0")
+
+
+@pytest.mark.parametrize("shape", ["lists", "maps", "in a chunked list", "small items of a chunked list"])
+def test_a_state_deeper_than_the_read_default_is_refused_at_write(tmp_path, shape) -> None:
+    """256 levels are stored and read back with the default budget; 257 are refused with the
+    library's exception (never stored-but-unreadable, never RecursionError)."""
+    def state(levels: int) -> object:
+        if shape == "lists":
+            return _nested(levels)
+        if shape == "maps":
+            value: object = 1
+            for _ in range(levels):
+                value = {"k": value}
+            return value
+        if shape == "in a chunked list":     # items of 600+ bytes go through the walk
+            return {"messages": [[_nested(levels - 3), "x" * 600] for _ in range(20)]}
+        return {"messages": [_nested(levels - 2) for _ in range(20)]}   # packed whole (< 512 bytes)
+
+    path = tmp_path / "s.db"
+    with Checkpointer(path, name="deep") as cp:
+        cp.save(state(256))
+        with pytest.raises(StateTooDeepError, match=r"more than 256 levels deep.*nothing was saved"):
+            cp.save(state(257))
+        cp.save({"after": True})
+    with open_store(path) as store:
+        run = store.list_runs()[0]
+        assert [c.seq for c in store.list_checkpoints(run.id)] == [0, 1]
+        assert store.load(f"{run.id}:0").state == state(256)
+        assert store.load(f"{run.id}:1").state == {"after": True}

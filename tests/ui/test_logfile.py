@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QObject, QUrl, Slot
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 
 from inspector.ui import logfile
+from inspector.ui.dialogs.log_dialog import LogDialog, read_tail
 
 
 @pytest.fixture
@@ -42,14 +43,51 @@ class _Opened(QObject):
         self.urls.append(url)
 
 
-def test_help_opens_the_log_file(window, state_home: Path) -> None:
+def test_help_shows_the_log_and_opens_the_file(window, state_home: Path) -> None:
     path = logfile.install()
+    try:
+        raise KeyError("missing")
+    except KeyError:
+        logging.getLogger("inspector.ui.tasks").exception("background job failed")
+    logging.getLogger("inspector.ui.tasks").info("after the failure")
     action = window.menu_actions.open_log
     assert action in window.menu_actions.help_menu.actions()
+    action.trigger()
+    dialog = window.findChild(LogDialog)
+    assert dialog is not None and dialog.isVisible() and dialog.path == path
+    shown = dialog.text.toPlainText()
+    assert "ERROR inspector.ui.tasks" in shown and "KeyError: 'missing'" in shown
+    assert dialog.pages.currentWidget() is dialog.text and str(path) in dialog.where.text()
+    # the error record and its traceback are tinted, the INFO line after them is not
+    tinted = {m.cursor.block().text() for m in dialog.text.extraSelections()}
+    assert any("ERROR" in t for t in tinted) and "KeyError: 'missing'" in tinted
+    assert not any("after the failure" in t for t in tinted)
+    action.trigger()                                        # a second time: the same window, read again
+    assert window.findChildren(LogDialog) == [dialog]
     opened = _Opened()
     QDesktopServices.setUrlHandler("file", opened, "open")   # Qt's own hook: what a desktop would get
     try:
-        action.trigger()
+        assert dialog.open_in_editor()
     finally:
         QDesktopServices.unsetUrlHandler("file")
-    assert [Path(u.toLocalFile()) for u in opened.urls] == [path] and path.exists()
+    assert [Path(u.toLocalFile()) for u in opened.urls] == [path]
+    dialog.copy_path()
+    assert QGuiApplication.clipboard().text() == str(path)
+    dialog.close()
+
+
+def test_the_log_window_before_anything_was_logged(qtbot, state_home: Path) -> None:
+    dialog = LogDialog(path=state_home / "checkpoint-inspector" / "log" / "gui.log")
+    qtbot.addWidget(dialog)
+    assert dialog.pages.currentWidget() is dialog.empty and "nothing logged yet" in dialog.where.text()
+
+
+def test_a_big_log_shows_its_last_part_from_a_line_start(tmp_path: Path) -> None:
+    path = tmp_path / "gui.log"
+    lines = [f"line {n:06d} " + "x" * 90 for n in range(6000)]     # ~600 KB
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    text, size = read_tail(path, limit=100_000)
+    assert size == path.stat().st_size and len(text.encode()) <= 100_000
+    shown = text.rstrip("\n").split("\n")
+    assert shown[-1] == lines[-1] and shown[0] in lines     # whole lines only, the newest last
+    assert read_tail(tmp_path / "absent.log") == ("", 0)

@@ -26,9 +26,9 @@ from inspector.store.langgraph.decode import BlobError, pack, unpack
 from inspector.store.langgraph.mapping import parse_metadata
 from inspector.store.langgraph.pregel import ERROR, INTERRUPT, next_nodes
 from inspector.store.langgraph.rows import BlobRow, Reader, WriteRow
-from inspector.store.native import pieces
+from inspector import codec as pieces
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite
-from inspector.store.native.pieces import PieceEncoder
+from inspector.codec import PieceEncoder
 from inspector.store.native.schema import runs
 
 LEAF = "__lg__"

@@ -21,7 +21,8 @@ from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.langgraph.decode import BlobError, decode_typed, pack
 from inspector.store.langgraph.rows import BlobRow, WriteRow
 from inspector.store.langgraph.snapshot import build_snapshot
-from inspector.store.native import blobs, pieces
+from inspector import codec as pieces
+from inspector.store.native import blobs
 from inspector.store.native.schema import lg_checkpoints, lg_lanes, lg_writes
 
 LEAF = "__lg__"

@@ -28,7 +28,8 @@ from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunI
 from inspector.store import dberrors, sqlite_ro
 from inspector.store.base import Store, parse_ref
 from inspector.store.native import FORMAT_VERSION, blobs
-from inspector.store.native.rows import checkpoint_from_row, json_field, row_type, run_from_row
+from inspector.store.native.rows import (checkpoint_from_row, checkpoints_from_tuples, json_field, row_type,
+                                         run_from_row)
 from inspector.store.target import Target
 
 if TYPE_CHECKING:
@@ -168,15 +169,16 @@ class NativeReads(Store):
             sql += " LIMIT ?"
             params.append(limit)
         with self._connection() as cur:
-            rows = self._execute(cur, sql, params)
+            cur.execute(self._sql(sql), tuple(params))
+            names = tuple(d[0] for d in cur.description)
+            rows = cur.fetchall()
             if not rows:
                 return []
             branches = {r[0]: r[1] for r in self._execute(
                 cur, "SELECT parent_checkpoint, count(*) FROM ci_runs WHERE parent_run = ? "
                      "GROUP BY parent_checkpoint", (run_id,))}
             pinned = self._pinned(cur, run_id)
-        infos = [checkpoint_from_row(r, branches) for r in rows]
-        return self._marked(infos, pinned)
+        return self._marked(checkpoints_from_tuples(names, rows, branches), pinned)
 
     def _pinned(self, cur: Any, run_id: str) -> set[int]:
         """Ids of the run's pinned checkpoints (a store without ``ci_pins`` has none: see ``pins``)."""

@@ -208,20 +208,25 @@ def _is_sqlite(path: Path) -> bool:
     the WAL under them (lost writes, "malformed" reads). SQLite shares and defers its own
     descriptors per file, so a short SQLite connection is safe.
     """
-    uri, _ = readonly_uri(path)
-    try:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
-    except sqlite3.Error as err:
-        raise StoreError(f"Cannot read {path}: {err}.") from err
-    try:
-        conn.execute("PRAGMA schema_version").fetchone()
-        return True
-    except sqlite3.DatabaseError as err:
-        kind = dberrors.driver_kind(err)
-        if kind == "not-a-database":
-            return False
-        if kind == "locked":
+    for attempt in range(3):    # a writer may come or go (its -shm with it) between looking and opening
+        uri, _ = readonly_uri(path)
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.Error as err:
+            raise StoreError(f"Cannot read {path}: {err}.") from err
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()
             return True
-        raise dberrors.translate_driver(err, str(path)) from err
-    finally:
-        conn.close()
+        except sqlite3.DatabaseError as err:
+            kind = dberrors.driver_kind(err)
+            if kind == "not-a-database":
+                return False
+            if kind == "locked":
+                return True
+            if kind == "cannot-open" and attempt < 2:
+                time.sleep(0.01)
+                continue
+            raise dberrors.translate_driver(err, str(path)) from err
+        finally:
+            conn.close()
+    raise AssertionError("unreachable")   # pragma: no cover - the last attempt returns or raises

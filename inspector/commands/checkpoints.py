@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import (add_json_arg, add_store_arg, fmt_size, fmt_time, print_damaged,
+from inspector.commands._common import (add_json_arg, add_store_arg, fmt_size, fmt_time, note_store, print_damaged,
                                         print_json_records, print_table)
 from inspector.store import open_reader
 from inspector.store.refs import resolve_run
@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the checkpoints of one run."""
     with open_reader(args.store) as store:
+        note_store(store)
         cps = store.list_checkpoints(resolve_run(store, args.run).id)
     if args.json:
         print_json_records([dict(id=c.id, seq=c.seq, kind=c.kind, name=c.name, created=c.created,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import pkgutil
+import os
 import sys
 
 import inspector.commands
@@ -18,8 +18,8 @@ log = logging.getLogger(__name__)
 
 def command_modules() -> list[str]:
     """Names of the sub-command modules (``demo_agent`` is the ``demo-agent`` command)."""
-    return sorted(m.name for m in pkgutil.iter_modules(inspector.commands.__path__)
-                  if not m.name.startswith("_"))
+    return sorted({name[:-3] for folder in inspector.commands.__path__ for name in os.listdir(folder)
+                   if name.endswith(".py") and not name.startswith("_")})
 
 
 def _wanted(argv: list[str]) -> str | None:

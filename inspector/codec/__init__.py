@@ -15,8 +15,9 @@ Public API:
   lists what a piece refers to; ``split_items`` / ``split_map`` split chunks undecoded.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from inspector.codec.content import check_part, iter_digests, resolve, split_items, split_map
-from inspector.codec.encoder import FORMAT, INLINE_MAX, PieceEncoder, encode_flat
 from inspector.codec.markers import (MARKERS, TABLES, Chunk, ChunkedList, ChunkedMap, Ref, digest_of,
                                      frame_chunk, frame_map_chunk, may_hold_markers, new_packer, pack,
                                      unpack)
@@ -25,3 +26,16 @@ __all__ = ["FORMAT", "INLINE_MAX", "MARKERS", "TABLES", "Chunk", "ChunkedList", 
            "PieceEncoder", "Ref", "check_part", "digest_of", "encode_flat", "frame_chunk",
            "frame_map_chunk", "iter_digests", "may_hold_markers", "new_packer", "pack", "resolve",
            "split_items", "split_map", "unpack"]
+
+if TYPE_CHECKING:
+    from inspector.codec.encoder import FORMAT, INLINE_MAX, PieceEncoder, encode_flat
+
+_ENCODER = ("FORMAT", "INLINE_MAX", "PieceEncoder", "encode_flat")
+
+
+def __getattr__(name: str) -> Any:
+    # the encoder (and msgspec with it) loads on first use: readers (``show``, ``diff``) never need it
+    if name in _ENCODER:
+        from inspector.codec import encoder
+        return getattr(encoder, name)
+    raise AttributeError(f"module 'inspector.codec' has no attribute {name!r}")

@@ -103,13 +103,6 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _encode_record(record: dict[str, Any]) -> str:
-    try:
-        return _RECORD_ENCODER.encode(record)
-    except ValueError:                       # a non-finite float somewhere in it
-        return _RECORD_ENCODER.encode(_finite(record))
-
-
 def print_json_records(records: Iterable[dict[str, Any]]) -> None:
     """Write a listing (``runs``, ``checkpoints`` …) as a JSON array with one record per line.
 
@@ -117,26 +110,33 @@ def print_json_records(records: Iterable[dict[str, Any]]) -> None:
     every token (seconds), one record per line runs its C encoder (what ``jq`` and ``grep``
     read as easily). Records hold only JSON values (str keys; nested dicts and lists).
     """
-    lines = [terminal_safe_json(_encode_record(record)) for record in records]
-    sys.stdout.write("[\n  " + ",\n  ".join(lines) + "\n]\n" if lines else "[]\n")
+    encode = _RECORD_ENCODER.encode
+    lines = []
+    for record in records:
+        try:
+            lines.append(encode(record))
+        except ValueError:                       # a non-finite float somewhere in it
+            lines.append(encode(_finite(record)))
+    # one pass for the characters terminals obey (JSON text has no line breaks to cross)
+    sys.stdout.write(terminal_safe_json("[\n  " + ",\n  ".join(lines) + "\n]\n") if lines else "[]\n")
 
 
-def _cells(row: Sequence[Any]) -> list[str]:
-    """A row's cells as text, control characters escaped (one scan per row, not per cell)."""
-    cells = ["" if c is None else str(c) for c in row]
-    return [escape_control(c) for c in cells] if _CONTROL.search("".join(cells)) else cells
+def _column(values: Sequence[Any]) -> list[str]:
+    """One column of a table as text, control characters escaped (one scan per column)."""
+    cells = ["" if c is None else str(c) for c in values] if None in values else list(map(str, values))
+    # cells are joined by a line feed, which the control pattern leaves alone
+    return [escape_control(c) for c in cells] if _CONTROL.search("\n".join(cells)) else cells
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     """A plain aligned text table (control characters escaped), written at once."""
-    cells = [_cells(row) for row in rows]
-    widths = [len(h) for h in headers]
-    for i, column in enumerate(zip(*cells, strict=False)):
-        if i < len(widths):
-            widths[i] = max(widths[i], max(map(len, column)))
+    rows = list(rows)
+    columns = [_column(col) for col in zip(*rows, strict=False)][:len(headers)] if rows else []
+    widths = [max(len(h), max(map(len, col), default=0)) for h, col in zip(headers, columns, strict=False)]
+    widths += [len(h) for h in headers[len(widths):]]
     line = "  ".join(f"{{:<{w}}}" for w in widths).format
     out = [line(*headers).rstrip()]
-    out += [line(*row).rstrip() for row in cells]
+    out += [line(*cells).rstrip() for cells in zip(*columns, strict=False)] if columns else []
     sys.stdout.write("\n".join(out) + "\n")
 
 

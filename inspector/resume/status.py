@@ -15,7 +15,6 @@ else a small local rule (pid gone on this host → crashed; heartbeat older than
 from __future__ import annotations
 
 import logging
-import socket
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -37,6 +36,8 @@ class EffectiveStatus:
 
 
 def _local_owner_state(run: RunInfo, now: float) -> tuple[str, str]:
+    import socket
+
     if run.owner_pid and run.owner_host == socket.gethostname():
         import psutil
         if not psutil.pid_exists(run.owner_pid):
@@ -73,11 +74,13 @@ def quick_statuses(runs: Iterable[RunInfo], now: float | None = None) -> dict[st
 
 def deep_statuses(store: Store, runs: Iterable[RunInfo], now: float | None = None) -> dict[str, EffectiveStatus]:
     """Run id → stuck/crashed for active runs a full diagnosis flags (may read the store)."""
+    active = [r for r in runs if r.status in ACTIVE_STATUSES]
+    if not active:      # nothing to diagnose: the diagnosis (and psutil) is not even imported
+        return {}
     try:
         from inspector.resume.stuck import diagnose_many
     except ImportError:
         return {}
-    active = [r for r in runs if r.status in ACTIVE_STATUSES]
     try:
         found = diagnose_many(store, active, now=now, heartbeat_threshold=STALE_AFTER)
     except Exception:  # a diagnosis must never break the runs list

@@ -22,9 +22,7 @@ connection here is therefore chosen from the files beside the database, at conne
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
-import tempfile
 import time
 import urllib.parse
 from pathlib import Path
@@ -101,6 +99,9 @@ def private_copy_uri(path: Path, signature: tuple, copies: dict) -> str | None:
     ``signature``; kept in ``copies``, removed when that dict goes), or None when the two
     are bigger than ``COPY_MAX`` or cannot be copied."""
     if signature not in copies:
+        import shutil
+        import tempfile
+
         wal = sidecars(path)[0]
         try:
             if too_big_to_copy(path):

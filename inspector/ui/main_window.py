@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QApplication, QDialog, QDockWidget, QFileDialog, 
                                QMainWindow, QMenu, QStackedWidget, QVBoxLayout, QWidget)
 
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, StoreInfo
+from inspector.ui.availability import BUILDING_DEMO, NO_STORE, set_available
 from inspector.ui import help as help_windows
 from inspector.ui import icons, refguard, settings, style
 from inspector.ui.actions import build_actions
@@ -20,6 +21,8 @@ from inspector.ui.session import StoreSession
 from inspector.ui.storage_actions import install_storage
 from inspector.ui.startup import Startup
 from inspector.ui.style import ThinSplitter, polish
+from inspector.ui.widgets.status_bar import ElidingStatusBar
+from inspector.ui.widgets.keep_visible import KeepCurrentVisible
 from inspector.ui.widgets.banner import Banner
 from inspector.ui.widgets.detail_tabs import DetailTabs
 from inspector.ui.widgets.run_notice import RunNotice
@@ -56,6 +59,8 @@ class MainWindow(QMainWindow):
         self.startup = Startup(self)   # what is not visible yet is built after the first paint
         self.runs_panel = RunsPanel(self.session)
         self.timeline_panel = TimelinePanel(self.session)
+        for view in (self.runs_panel.view, self.timeline_panel.view):   # a notice appearing keeps rows in sight
+            KeepCurrentVisible(view)
         self.details = DetailTabs(self.session, startup=self.startup)
         self.banner = Banner()
         self.run_notice = RunNotice()
@@ -63,6 +68,7 @@ class MainWindow(QMainWindow):
         self.store_status = StoreStatus()
         self._build_layout()
         self.menu_actions = build_actions(self)
+        self.setStatusBar(ElidingStatusBar(self))     # long messages end in "…", whole in the tooltip
         self.statusBar().addPermanentWidget(self.store_status)
         polish(self.statusBar(), "status_bar")
         self._wire()
@@ -217,7 +223,7 @@ class MainWindow(QMainWindow):
         path = default_store_path()
         if self.session.info is not None and Path(self.session.info.display) == path:
             self.session.close()
-        self.menu_actions.build_demo.setEnabled(False)
+        set_available(self.menu_actions.build_demo, False, BUILDING_DEMO)
         self.welcome.set_busy("Building the demo store: running the demo agent \u2026")
         self.show_error("Building the demo store: running the demo agent a few times \u2026", "info")
         self.session.runner.run(lambda: build_demo_store(path, log=lambda _line: None),
@@ -283,6 +289,7 @@ class MainWindow(QMainWindow):
         self._refresh_forks()
         self.details.show_checkpoint(None, run)
         self.run_changed.emit(run)
+        self._update_copy_ref()
 
     def _refresh_forks(self) -> None:
         run = self.timeline_panel.model.run
@@ -292,6 +299,7 @@ class MainWindow(QMainWindow):
     def _on_checkpoint_selected(self, info: CheckpointInfo) -> None:
         self.details.show_checkpoint(info, self.timeline_panel.model.run)
         self.checkpoint_changed.emit(info)
+        self._update_copy_ref()
 
     def _on_checkpoints_selected(self, infos: list[CheckpointInfo]) -> None:
         self.details.show_selection(infos, self.timeline_panel.model.run)
@@ -301,12 +309,12 @@ class MainWindow(QMainWindow):
         self.store_status.set_live(live, self.session.bridge.watching)
 
     def _on_demo_built(self, path: Path) -> None:
-        self.menu_actions.build_demo.setEnabled(True)
+        set_available(self.menu_actions.build_demo, True)
         self.welcome.set_busy(None)
         self.open_store(str(path))
 
     def _on_demo_failed(self, message: str) -> None:
-        self.menu_actions.build_demo.setEnabled(True)
+        set_available(self.menu_actions.build_demo, True)
         self.welcome.set_busy(None)
         self.show_error(f"The demo store could not be built: {message}")
 
@@ -316,7 +324,8 @@ class MainWindow(QMainWindow):
         for target in settings.recent_stores():
             menu.addAction(target, partial(self.open_store, target))
         if menu.isEmpty():
-            menu.addAction("No recent stores").setEnabled(False)
+            set_available(menu.addAction("No recent stores"), False,
+                          "stores you open are listed here; open one with File ▸ Open Store….")
         else:
             menu.addSeparator()
             menu.addAction("Clear Recent Stores", self._clear_recent)
@@ -368,7 +377,8 @@ class MainWindow(QMainWindow):
         if self._persist and settings.settings().value("window/main_splitter") is not None:
             return
         width = sum(self.main_splitter.sizes()) or self.width()
-        runs = max(RUNS_MIN_WIDTH, min(RUNS_MAX_WIDTH, int(width * 0.45)))
+        share = int(width * 0.45)      # below ~930 px the details need the room more than names do
+        runs = min(RUNS_MAX_WIDTH, share if width < RUNS_MIN_WIDTH / 0.45 else max(RUNS_MIN_WIDTH, share))
         self.main_splitter.setSizes([runs, max(1, width - runs)])
         height = sum(self.right_splitter.sizes())
         if height > 0:   # the details get the larger share: the diff and the task board need rows
@@ -379,8 +389,14 @@ class MainWindow(QMainWindow):
             action.setChecked(action.data() == mode)
 
     def _enable_store_actions(self, enabled: bool) -> None:
-        for action in (self.menu_actions.refresh, self.menu_actions.close_store, self.menu_actions.copy_ref, self.menu_actions.find):
-            action.setEnabled(enabled)
+        for action in (self.menu_actions.refresh, self.menu_actions.close_store, self.menu_actions.find):
+            set_available(action, enabled, NO_STORE)
+        self._update_copy_ref()
+
+    def _update_copy_ref(self) -> None:
+        store, checkpoint = self.session.info is not None, self.current_checkpoint() is not None
+        set_available(self.menu_actions.copy_ref, store and checkpoint,
+                      "select a checkpoint in the timeline first." if store else NO_STORE)
 
     def _update_title(self, info: StoreInfo | None) -> None:
         if info is None:

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QMainWindow, QMessageBox
 
 from inspector.model import ACTIVE_STATUSES, CheckpointInfo, RunInfo
+from inspector.ui.availability import NO_STORE, set_available
 from inspector.ui import icons
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.console_dock import ConsoleDock
@@ -191,38 +192,26 @@ class RunActions(QObject):
         info = self.host.session.info
         caps = info.capabilities if info is not None else None
         run = self.host.current_run()
-        can_fork = caps is not None and caps.fork.available
-        can_resume = caps is not None and caps.resume.available
         langgraph = info is not None and info.kind == "langgraph"
         # a LangGraph thread is resumable through its graph, which the Resume dialog asks for
-        run_ok = run is None or run.resumable or langgraph
-        self.fork.setEnabled(can_fork and self.target() is not None)
-        self.resume.setEnabled(can_resume and self.target() is not None and run_ok)
-        self.resume_good.setEnabled(can_resume and run is not None and (run.resumable or langgraph))
-        self.lg_settings.setEnabled(langgraph)
-        for action, cap, tip in ((self.fork, caps.fork if caps else None, FORK_TIP),
-                                 (self.resume, caps.resume if caps else None, RESUME_TIP),
-                                 (self.resume_good, caps.resume if caps else None, GOOD_TIP)):
-            action.setToolTip(tip)
-            action.setStatusTip(tip)
-            why = self._disabled_reason(action, cap, run)
-            if why and not action.isEnabled():
-                action.setToolTip(f"{tip} — {why}")
-                action.setStatusTip(f"{tip} — {why}")
-        lg_tip = LG_SETTINGS_TIP if langgraph else f"{LG_SETTINGS_TIP} — only for LangGraph databases; open one"
-        self.lg_settings.setToolTip(lg_tip)
-        self.lg_settings.setStatusTip(lg_tip)
+        for action, cap in ((self.fork, caps.fork if caps else None), (self.resume, caps.resume if caps else None),
+                            (self.resume_good, caps.resume if caps else None)):
+            why = self._disabled_reason(action, cap, run, langgraph)
+            set_available(action, not why, why)
+        set_available(self.lg_settings, langgraph, "only for LangGraph databases; open one (File ▸ Open Store…).")
 
-    def _disabled_reason(self, action: QAction, cap: object, run: object) -> str:
-        """Why an action is disabled and what to do, in one sentence."""
+    def _disabled_reason(self, action: QAction, cap: object, run: RunInfo | None, langgraph: bool) -> str:
+        """Why ``action`` is unavailable and what to do, in one sentence ('' when it is available)."""
         if self.host.session.info is None:
-            return "open a store first (File ▸ Open)."
-        if cap is not None and not getattr(cap, "available", True):
-            return f"not available here: {getattr(cap, 'reason', '')}"
+            return NO_STORE
+        if cap is None or not getattr(cap, "available", True):
+            return f"not available for this store: {getattr(cap, 'reason', '') or 'its adapter cannot do it'}"
         if self.target() is None or (action is self.resume_good and run is None):
-            return "select a run (and a checkpoint) first."
-        reason = getattr(run, "not_resumable_reason", None)
-        return f"not resumable: {reason}" if reason else ""
+            return "select a run (and a checkpoint) in the list first."
+        if action is not self.fork and run is not None and not (run.resumable or langgraph):
+            reason = run.not_resumable_reason or "its recorder marked it not resumable"
+            return f"this run cannot be resumed ({reason.rstrip('.')}); fork it instead (Run ▸ Fork…)."
+        return ""
 
     def open_langgraph_settings(self) -> QDialog | None:
         """LangGraph Settings…: graph, Python, working directory, trust; applied at once."""

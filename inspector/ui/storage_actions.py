@@ -8,6 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
+from inspector.ui.availability import NO_STORE, set_available
+
 if TYPE_CHECKING:
     from inspector.model import CheckpointInfo
     from inspector.ui.main_window import MainWindow
@@ -30,11 +32,12 @@ class StorageActions:
         window.menu_actions.view_menu.addAction(self.toggle)
         self.pin = QAction("&Pin Checkpoint", window)
         self.pin.setCheckable(True)
-        self.pin.setEnabled(False)
-        self.pin.setStatusTip("Pinned checkpoints are never removed by prune")
+        self.pin.setToolTip("Pin the selected checkpoint: pinned checkpoints are never removed by prune")
+        set_available(self.pin, False, NO_STORE)
         self.pin.triggered.connect(self._on_pin_triggered)
         window.add_run_action(self.pin, toolbar=False)
         window.checkpoint_changed.connect(self._on_checkpoint_changed)
+        window.run_changed.connect(lambda _run: self._on_checkpoint_changed(window.current_checkpoint()))
 
     def ensure_view(self) -> StorageView:
         """The Storage view, built on first use."""
@@ -59,7 +62,13 @@ class StorageActions:
 
     def _on_checkpoint_changed(self, info: CheckpointInfo | None) -> None:
         store = self.window.session.info
-        self.pin.setEnabled(info is not None and store is not None and store.kind == "native")
+        if store is None:
+            set_available(self.pin, False, NO_STORE)
+        elif store.kind != "native":
+            set_available(self.pin, False, f"pins are kept by Checkpoint Inspector stores; this is a {store.kind} "
+                                           "store, where prune does not apply.")
+        else:
+            set_available(self.pin, info is not None, "select a checkpoint in the timeline first.")
         self.pin.setChecked(bool(info is not None and info.pinned))
 
     def _on_pin_triggered(self, pinned: bool) -> None:

@@ -3,7 +3,8 @@
 ``display(obj)`` converts a Python object returned by LangGraph's own API into the JSON form
 the LangGraph adapter shows: typed values keep their type as ``{"__type__": "module.Name",
 …}`` (datetime, date, time, timedelta, UUID, Decimal, Enum, dataclasses, pydantic models and
-LangChain messages), bytes as ``{"__bytes__", "size"}``, numpy arrays with dtype, shape and a
+LangChain messages; sets as ``builtins.set``/``builtins.frozenset`` with their items in
+``set_order``), bytes as ``{"__bytes__", "size"}``, numpy arrays with dtype, shape and a
 bounded value preview. ``numpy_preview`` is the preview rule (shared with the adapter's tests).
 """
 
@@ -18,7 +19,7 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from inspector.store.langgraph.ext import NUMPY_PREVIEW_ITEMS
+from inspector.store.langgraph.ext import NUMPY_PREVIEW_ITEMS, set_order
 
 
 def _name(obj: Any) -> str:
@@ -69,6 +70,8 @@ def display(obj: Any) -> Any:
                 **{f.name: display(getattr(obj, f.name)) for f in dataclasses.fields(obj)}}
     if hasattr(obj, "model_dump") and hasattr(type(obj), "model_fields"):
         return {"__type__": _name(obj), **display(obj.model_dump())}
+    if isinstance(obj, (set, frozenset)):
+        return {"__type__": _name(obj), "value": set_order([display(v) for v in obj])}
     if isinstance(obj, dict):
         return {k if isinstance(k, str) else str(k): display(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

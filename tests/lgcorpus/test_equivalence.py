@@ -125,10 +125,9 @@ def _check(scenario_name: str, ours_target: str, ours_saver: Any, theirs_saver: 
     act_theirs(open_graph(BY_NAME[scenario_name], theirs_saver))
     assert _head(ours_saver, scenario_name, thread) == _head(theirs_saver, scenario_name, thread)
     with open_store(ours_target) as store:                 # and the inspector reads its own result
-        snap = store.load(f"{thread}:-1")                  # as LangGraph reads that checkpoint
-        state = open_graph(BY_NAME[scenario_name], ours_saver).get_state(
-            {"configurable": {"thread_id": thread, "checkpoint_ns": "",
-                              "checkpoint_id": snap.meta["checkpoint_id"]}})
+        snap = store.load(f"{thread}:-1")                  # as LangGraph's get_state() reads the head
+        state = open_graph(BY_NAME[scenario_name], ours_saver).get_state({"configurable": {"thread_id": thread}})
+        assert state.config["configurable"]["checkpoint_id"] == snap.meta["checkpoint_id"]
         assert (_normal(snap.state), tuple(sorted(snap.meta["next"]))) == \
             (_normal(display(state.values)), tuple(sorted(state.next)))
 
@@ -180,7 +179,7 @@ def test_inspector_actions_equal_langgraph_sqlite(corpus_sqlite, tmp_path, confi
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize("name", ["typed", "agent"])
+@pytest.mark.parametrize("name", sorted(FORKS))
 def test_inspector_actions_equal_langgraph_postgres(corpus_pg, pg_server, config_home, name) -> None:
     import uuid
 

@@ -1,7 +1,7 @@
 """A pydantic state holding typed values LangGraph stores as msgpack extension types.
 
-Enum, dataclass, ``datetime``, ``date``, ``timedelta``, ``UUID``, ``Decimal``, ``bytes``, numpy
-arrays, and LangChain messages with image content blocks. ``review`` interrupts when the
+Enum, dataclass, ``datetime``, ``date``, ``timedelta``, ``UUID``, ``Decimal``, ``bytes``, ``set``,
+``frozenset``, numpy arrays, and LangChain messages with image content blocks. ``review`` interrupts when the
 priority is high; a fork that sets ``priority`` to ``Priority.LOW`` as ``fill`` routes to
 ``finish`` instead.
 """
@@ -60,6 +60,8 @@ class TypedState(BaseModel):
     blob: bytes | None = None
     matrix: np.ndarray | None = None
     approved: Any = None
+    tags: set[str] | None = None
+    codes: frozenset[int] | None = None
     count: int = 0
 
 
@@ -68,7 +70,8 @@ def _fill(state: TypedState) -> dict:
             "due": dt.datetime(2026, 3, 4, 5, 6, 7, 890000, tzinfo=dt.UTC),
             "day": dt.date(2026, 3, 4), "wait": dt.timedelta(days=1, seconds=30, microseconds=5),
             "uid": uuid.UUID("12345678-1234-5678-1234-567812345678"), "amount": Decimal("12.50"),
-            "blob": b"\x00\x01binary\xff", "matrix": np.arange(12, dtype=np.float64).reshape(3, 4),
+            "blob": b"\x00\x01binary\xff", "tags": {"urgent", "invoice", "q1"}, "codes": frozenset({30, 4, 12}),
+            "matrix": np.arange(12, dtype=np.float64).reshape(3, 4),
             "count": state.count + 1}
 
 

@@ -176,3 +176,31 @@ def test_bench_write_workload_runs(capsys: pytest.CaptureFixture) -> None:
     assert savers == [("sqlite", "sync", "SqliteSaver"), ("sqlite", "sync", "InspectorSaver"),
                       ("sqlite", "async", "AsyncSqliteSaver"), ("sqlite", "async", "AsyncInspectorSaver")]
     assert all(r["messages"] == 10 and r["bytes"] > 0 for r in result["rows"])
+
+
+def test_an_error_langgraph_never_hands_over_leaves_the_lane_to_stuck_detection(tmp_path: Path) -> None:
+    """``GraphRecursionError`` is raised by LangGraph's loop with no write: the saver sees the
+    calls of a step still running, so the lane stays ``running``; once the saver is closed its
+    heartbeat is stale and the stuck detection flags it."""
+    from langgraph.errors import GraphRecursionError
+
+    from inspector.resume.stuck import stuck_runs
+
+    class Count(TypedDict):
+        n: int
+
+    path = tmp_path / "agent.db"
+    with InspectorSaver.from_conn_string(str(path), heartbeat=0.05) as saver:
+        builder = StateGraph(Count)
+        builder.add_node("again", lambda s: {"n": s["n"] + 1})
+        builder.add_edge(START, "again")
+        builder.add_edge("again", "again")
+        graph = builder.compile(checkpointer=saver)
+        with pytest.raises(GraphRecursionError):
+            graph.invoke({"n": 0}, {"configurable": {"thread_id": "loops"}, "recursion_limit": 3})
+        assert graph.get_state({"configurable": {"thread_id": "loops"}}).next == ("again",)
+    with open_store(str(path), readonly=True) as store:
+        run = _runs(store)["loops"]
+        assert run.status == "running" and run.last_error is None
+        flagged = {d.run_id: d for d in stuck_runs(store, now=time.time() + 120, heartbeat_threshold=30)}
+        assert run.id in flagged, flagged

@@ -270,6 +270,7 @@ def test_fork_without_the_approval_flag_resumes_with_the_forks_command(qtbot, de
     qtbot.mouseClick(command.remove_button, Qt.MouseButton.LeftButton)
     assert "--approve-first" not in command.argv_editor.value and not command.conflicts
     assert command.edited and dialog.tabs.tabText(2) == "Resume command •"
+    assert not dialog.review_button.isEnabled() and "give the fork a reason" in dialog.review_button.toolTip()
     qtbot.keyClicks(dialog.reason, "the reviewer should look at the draft")
     qtbot.waitUntil(lambda: dialog.review_button.isEnabled(), timeout=TIMEOUT)
     qtbot.mouseClick(dialog.review_button, Qt.MouseButton.LeftButton)

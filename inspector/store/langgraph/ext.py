@@ -11,8 +11,10 @@ Forms (all JSON-able):
   ``datetime.date`` / ``datetime.time``); timedelta → ``{"__type__": "datetime.timedelta",
   "value": str(td)}`` (``"1 day, 0:00:30.000005"``); UUID, Decimal, ip addresses, ZoneInfo →
   ``{"__type__": "uuid.UUID", "value": text}`` and so on — typed, never plain strings, so the
-  type column, ``--json`` and an edit that goes back keep the type. Path → text;
-  set / frozenset / deque → list.
+  type column, ``--json`` and an edit that goes back keep the type. Path → text; set /
+  frozenset → ``{"__type__": "builtins.set", "value": [items]}`` (items in ``set_order``:
+  numbers by value, then the rest by their JSON text — a set has no order of its own);
+  deque → list.
 * dataclasses, namedtuples, pydantic models (LangChain messages, ``Interrupt``…), i.e. ext
   2, 4 and 5 → ``{"__type__": "module.Name", **fields}``.
 * other ext 0/1 (Enum, custom constructors) → ``{"__type__": "module.Name", "value": arg}``.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import json
 import math
 import struct
 from typing import Any
@@ -38,7 +41,8 @@ from collections.abc import Callable
 EXT_NAMES = {0: "constructor (single arg)", 1: "constructor (positional args)",
              2: "constructor (keyword args)", 3: "method call", 4: "pydantic v1 model",
              5: "pydantic v2 model", 6: "numpy array", 7: "delta-channel snapshot"}
-LIST_TYPES = {("builtins", "set"), ("builtins", "frozenset"), ("collections", "deque")}
+LIST_TYPES = {("collections", "deque")}
+SET_TYPES = {("builtins", "set"), ("builtins", "frozenset")}
 TEXT_TYPES = {("uuid", "UUID"), ("decimal", "Decimal"), ("zoneinfo", "ZoneInfo"),
               ("ipaddress", "IPv4Address"), ("ipaddress", "IPv4Interface"),
               ("ipaddress", "IPv4Network"), ("ipaddress", "IPv6Address"),
@@ -85,7 +89,20 @@ def _uuid_text(arg: Any) -> Any:
     return arg
 
 
+def _set_key(item: Any) -> tuple:
+    if isinstance(item, (int, float)) and not isinstance(item, bool):
+        return (0, item, "")
+    return (1, 0, json.dumps(item, sort_keys=True, default=str))
+
+
+def set_order(items: list) -> list:
+    """A set's items in the order shown: numbers ascending, then everything else by JSON text."""
+    return sorted(items, key=_set_key)
+
+
 def _single(name: tuple[str, str], arg: Any, plain: Plain) -> Any:
+    if name in SET_TYPES and isinstance(arg, (list, tuple)):
+        return tagged(f"{name[0]}.{name[1]}", set_order([plain(a) for a in arg]))
     if name in LIST_TYPES:
         return plain(list(arg)) if isinstance(arg, (list, tuple)) else plain(arg)
     if name == ("uuid", "UUID"):

@@ -170,6 +170,10 @@ def revive(value: Any) -> Any:
     fields = {k: v for k, v in value.items() if k != "__type__"}
     if kind.startswith("langchain_core.messages."):
         return {k: revive(v) for k, v in fields.items()}          # add_messages rebuilds it
+    if kind in ("builtins.set", "builtins.frozenset") and set(fields) == {"value"} \
+            and isinstance(fields["value"], list):
+        items = [revive(v) for v in fields["value"]]
+        return set(items) if kind == "builtins.set" else frozenset(items)
     if kind in _SCALARS and set(fields) == {"value"}:
         return _SCALARS[kind](fields["value"])
     if kind.startswith("ipaddress.") and set(fields) == {"value"}:

@@ -15,10 +15,12 @@ Pure: works on a snapshot's plain state and ``meta`` writes.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from inspector.store.langgraph.ext import set_order
 from inspector.store.langgraph.pregel import CONTROL_WRITES, NULL_TASK_ID, is_control_channel
 
 NOT_CHANNELS = frozenset({"__no_writes__", "__pregel_push", "__return__", *CONTROL_WRITES})
@@ -32,6 +34,11 @@ def finished_tasks(writes: list[dict], planned: set[str]) -> set[str]:
 
 def _is_message(value: Any) -> bool:
     return isinstance(value, dict) and str(value.get("__type__", "")).startswith("langchain_core.messages.")
+
+
+def _is_set(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("__type__") in ("builtins.set", "builtins.frozenset") \
+        and isinstance(value.get("value"), list)
 
 
 def _merge_messages(current: list, new: list) -> list:
@@ -57,6 +64,10 @@ def combine(current: Any, write: Any) -> Any:
         return [*(current or []), *write]
     if isinstance(write, str) and isinstance(current, str):
         return current + write
+    if _is_set(write) and _is_set(current):             # operator.or_ on sets
+        known = {json.dumps(v, sort_keys=True, default=str) for v in current["value"]}
+        extra = [v for v in write["value"] if json.dumps(v, sort_keys=True, default=str) not in known]
+        return dict(current, value=set_order([*current["value"], *extra]))
     if isinstance(write, dict) and isinstance(current, dict):
         return {**current, **write}
     if isinstance(write, (int, float)) and isinstance(current, (int, float)) \

@@ -168,6 +168,8 @@ def version_newer(current: Any, seen: Any) -> bool:
 def _join_ready(value: Any, sources: frozenset[str]) -> bool:
     from inspector.store.langgraph.decode import plain_or_error
     plain = plain_or_error(value)
+    if isinstance(plain, dict) and plain.get("__type__") in ("builtins.set", "builtins.frozenset"):
+        plain = plain.get("value")     # the barrier's seen sources: a set, shown tagged
     return isinstance(plain, list) and {v for v in plain if isinstance(v, str)} == set(sources)
 
 

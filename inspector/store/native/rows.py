@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import json
 from collections import namedtuple
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from inspector import limits
@@ -33,6 +33,8 @@ def json_field(text: str | None, default: Any) -> Any:
         raise CorruptDataError("A stored JSON field nests too deep to be read (the store is damaged).") from err
     except (ValueError, TypeError) as err:
         raise CorruptDataError(f"A stored JSON field is damaged ({err}).") from err
+    if len(text) < 2 * limits.current().depth:     # each level takes two characters at least
+        return value
     return limits.check_depth(value, "A stored JSON field")
 
 
@@ -132,21 +134,12 @@ class _Fields:
         return "; ".join(self.problems)
 
 
+# frozen dataclasses built without their __init__ (a listing of 100,000 checkpoints spent a
+# third of its time in its ``__setattr__``s): every field given, the instance dict set at once
 _new = object.__new__
+_set = object.__setattr__
 _RUN_NAMES = tuple(f.name for f in dataclasses.fields(RunInfo))
-_CHECKPOINT_NAMES = tuple(f.name for f in dataclasses.fields(CheckpointInfo))
 _RUN_VALUES = attrgetter(*(n for n in _RUN_NAMES if n != "damaged"))
-_CHECKPOINT_VALUES = attrgetter("id", "run_id", "seq", "kind", "name", "created", "parent_id", "size",
-                                "size_delta", "ops", "tasks_done", "tasks_total", "checks_passed",
-                                "checks_total", "change", "state_hash", "tasks_hash")
-
-
-def _made(cls: type, names: tuple[str, ...], values: tuple) -> Any:
-    """A frozen dataclass with every field given, built without its __init__ (a listing of
-    100,000 checkpoints spent a third of its time in ``__setattr__``s)."""
-    obj: Any = _new(cls)
-    obj.__dict__.update(zip(names, values, strict=True))
-    return obj
 
 
 def run_from_row(row: Any) -> RunInfo:
@@ -178,9 +171,15 @@ def run_from_row(row: Any) -> RunInfo:
         return _run_from_fields(row)
     if type(labels) is not dict or not (spec is None or type(spec) is dict):
         return _run_from_fields(row)
-    return _made(RunInfo, _RUN_NAMES, (ident, name, agent, status, created, updated, count, head, host, pid,
-                                       beat, epoch, bool(resumable), reason, spec, parent, parent_cp,
-                                       fork_reason, labels, error, td, tt, cp, ct, ""))
+    obj: Any = _new(RunInfo)
+    _set(obj, "__dict__", {
+        "id": ident, "name": name, "agent": agent, "status": status, "created": created, "updated": updated,
+        "checkpoint_count": count, "head_seq": head, "owner_host": host, "owner_pid": pid, "heartbeat": beat,
+        "epoch": epoch, "resumable": bool(resumable), "not_resumable_reason": reason, "resume_spec": spec,
+        "parent_run": parent, "parent_checkpoint": parent_cp, "fork_reason": fork_reason, "labels": labels,
+        "last_error": error, "tasks_done": td, "tasks_total": tt, "checks_passed": cp, "checks_total": ct,
+        "damaged": ""})
+    return obj
 
 
 def _run_from_fields(row: Any) -> RunInfo:
@@ -201,16 +200,17 @@ def _run_from_fields(row: Any) -> RunInfo:
     return dataclasses.replace(info, damaged=f.damaged) if f.problems else info
 
 
-def checkpoint_from_row(row: Any, branches: dict | None = None) -> CheckpointInfo:
-    """A CheckpointInfo from a ci_checkpoints row (meta not needed); a damaged row still gives
-    one, with ``damaged`` saying why."""
-    try:
-        (ident, run_id, seq, kind, name, created, parent, size, size_delta, ops, td, tt, cp, ct, change,
-         state_hash, tasks_hash) = _CHECKPOINT_VALUES(row)
-    except AttributeError:
-        return _checkpoint_from_fields(row, branches)
+_CHECKPOINT_FIELDS = ("id", "run_id", "seq", "kind", "name", "created", "parent_id", "size", "size_delta", "ops",
+                      "tasks_done", "tasks_total", "checks_passed", "checks_total", "change", "state_hash",
+                      "tasks_hash")
+
+
+def _fast_checkpoint(values: tuple, branches: dict | None) -> CheckpointInfo | None:
+    """The CheckpointInfo of a row's ``_CHECKPOINT_FIELDS`` in the common case, decided as
+    _Fields decides it; None for anything else (the full check then says what is wrong)."""
+    (ident, run_id, seq, kind, name, created, parent, size, size_delta, ops, td, tt, cp, ct, change,
+     state_hash, tasks_hash) = values
     m, t = COUNT_MAX, TIME_MAX
-    # the common case, decided as _Fields decides it (anything else: the full check below)
     if not (type(ident) is int and type(run_id) is str and type(seq) is int and -m <= seq <= m
             and type(kind) is str and type(name) is str and type(created) is float and -t < created < t
             and (parent is None or type(parent) is int) and type(size) is int and type(size_delta) is int
@@ -219,10 +219,46 @@ def checkpoint_from_row(row: Any, branches: dict | None = None) -> CheckpointInf
             and type(ct) is int and -m <= ct <= m and type(change) is str
             and type(state_hash) is bytes and len(state_hash) == 16
             and (tasks_hash is None or (type(tasks_hash) is bytes and len(tasks_hash) == 16))):
+        return None
+    obj: Any = _new(CheckpointInfo)
+    _set(obj, "__dict__", {
+        "id": ident, "run_id": run_id, "seq": seq, "kind": kind, "name": name, "created": created,
+        "parent_id": parent, "size": size, "size_delta": size_delta, "ops": ops, "tasks_done": td,
+        "tasks_total": tt, "checks_passed": cp, "checks_total": ct, "change": change, "state_hash": state_hash,
+        "tasks_hash": tasks_hash, "lane": "", "branch_count": branches.get(ident, 0) if branches else 0,
+        "damaged": "", "pinned": False})
+    return obj
+
+
+_CHECKPOINT_VALUES = attrgetter(*_CHECKPOINT_FIELDS)
+
+
+def checkpoint_from_row(row: Any, branches: dict | None = None) -> CheckpointInfo:
+    """A CheckpointInfo from a ci_checkpoints row (meta not needed); a damaged row still gives
+    one, with ``damaged`` saying why."""
+    try:
+        values = _CHECKPOINT_VALUES(row)
+    except AttributeError:
         return _checkpoint_from_fields(row, branches)
-    return _made(CheckpointInfo, _CHECKPOINT_NAMES, (
-        ident, run_id, seq, kind, name, created, parent, size, size_delta, ops, td, tt, cp, ct, change,
-        state_hash, tasks_hash, "", branches.get(ident, 0) if branches else 0, "", False))
+    return _fast_checkpoint(values, branches) or _checkpoint_from_fields(row, branches)
+
+
+def checkpoints_from_tuples(names: tuple[str, ...], rows: list[tuple], branches: dict | None = None
+                            ) -> list[CheckpointInfo]:
+    """``checkpoint_from_row`` of many plain rows with columns ``names`` (a listing: no named
+    tuple per row but for a damaged one)."""
+    if not set(_CHECKPOINT_FIELDS) <= set(names):
+        make = row_type(names)._make
+        return [_checkpoint_from_fields(make(row), branches) for row in rows]
+    values = itemgetter(*(names.index(n) for n in _CHECKPOINT_FIELDS))
+    fast = _fast_checkpoint
+    out = []
+    for row in rows:
+        info = fast(values(row), branches)
+        if info is None:
+            info = _checkpoint_from_fields(row_type(names)._make(row), branches)
+        out.append(info)
+    return out
 
 
 def _checkpoint_from_fields(row: Any, branches: dict | None = None) -> CheckpointInfo:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.ui.availability import set_available
 from inspector.errors import StoreError
 from inspector.highlight import to_json_text
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
@@ -217,6 +218,17 @@ class ForkDialog(QDialog):
                 and self.tasks_editor.error is None and self.resume_editor.error is None
                 and bool(self.reason.text().strip()))
 
+    def _invalid_reason(self) -> str:
+        """Why the fork cannot be reviewed yet, and what to do (one sentence)."""
+        if self.snapshot is None:
+            return "the checkpoint is still loading (or could not be loaded: see the message)."
+        for editor, what in ((self.state_editor, "State"), (self.tasks_editor, "Task state")):
+            if editor.error:
+                return f"the {what} tab holds invalid JSON ({editor.error.rstrip('.')}); fix it or Reset Edits."
+        if self.resume_editor.error:
+            return f"{self.resume_editor.error.rstrip('.')} (Resume command tab)."
+        return "give the fork a reason (the Reason field): it is kept with the new run."
+
     def edited_values(self) -> tuple[Any, Any]:
         """(state, tasks) as edited; ``_UNSET`` for a part whose text was not touched."""
         state = self.state_editor.value if self.state_editor.edited else _UNSET
@@ -234,7 +246,7 @@ class ForkDialog(QDialog):
         self.fork_button.setVisible(reviewing)
         self.review_button.setVisible(not reviewing)
         self.reset_button.setVisible(not reviewing)
-        self.review_button.setEnabled(self.valid)
+        set_available(self.review_button, self.valid, self._invalid_reason())
         self.review_button.setDefault(not reviewing)
         self.fork_button.setDefault(reviewing)
         for index, editor in enumerate((self.state_editor, self.tasks_editor)):
@@ -331,7 +343,7 @@ class ForkDialog(QDialog):
         spec = self.resume_editor.spec() if self.resume_editor.edited else _UNSET
         args = (self.access, self.snapshot.info.id, self.reason.text().strip(), state, tasks,
                 self.name.text().strip(), spec)
-        self.fork_button.setEnabled(False)
+        set_available(self.fork_button, False, "forking now; the new run opens when it exists.")
         self.fork_button.setText("Forking…")
         self._runner.run(lambda: _do_fork(*args), self._on_forked, self._on_fork_failed)
 
@@ -341,7 +353,7 @@ class ForkDialog(QDialog):
         self.accept()
 
     def _on_fork_failed(self, message: str) -> None:
-        self.fork_button.setEnabled(True)
+        set_available(self.fork_button, True)
         self.fork_button.setText("Create Fork")
         self._show_error(message)
         self.failed.emit(message)

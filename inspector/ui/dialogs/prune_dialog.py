@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.ui.availability import set_available
 from inspector.errors import StoreError
 from inspector.humanize import fmt_size
 from inspector.model import StoreInfo
@@ -36,6 +37,9 @@ STATUSES = ("completed", "failed", "interrupted", "forked")
 def target_of(info: StoreInfo) -> str:
     """What the core opens for writing: the file, or the server URL."""
     return info.display if info.backend == "sqlite" else info.url
+
+PREVIEW_FIRST = "press Preview first: Prune removes exactly what the preview listed."
+PRUNING = "pruning now; wait for it to finish."
 
 
 class PruneDialog(QDialog):
@@ -60,7 +64,8 @@ class PruneDialog(QDialog):
         self.older = QLineEdit("30d")
         self.older.setPlaceholderText("90s, 15m, 12h, 30d, 2w, 1d12h")
         self.run_box = QCheckBox(f"Only run {run_id}" if run_id else "Only the selected run")
-        self.run_box.setEnabled(run_id is not None)
+        set_available(self.run_box, run_id is not None, "select a run in the list before opening Prune… "
+                                                        "to limit pruning to it.")
         self.run_id = run_id
         self.status_boxes = {s: QCheckBox(s) for s in STATUSES}
         for s in ("completed", "failed"):
@@ -79,7 +84,7 @@ class PruneDialog(QDialog):
         self.preview_button = QPushButton("Preview")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.apply_button = self.buttons.addButton("Prune", QDialogButtonBox.ButtonRole.DestructiveRole)
-        self.apply_button.setEnabled(False)
+        set_available(self.apply_button, False, PREVIEW_FIRST)
         self._build()
         self.preview_button.clicked.connect(self.preview)
         self.apply_button.clicked.connect(self.confirm_and_apply)
@@ -132,7 +137,7 @@ class PruneDialog(QDialog):
 
     def _rules_changed(self, *_args: Any) -> None:
         self.plan = None
-        self.apply_button.setEnabled(False)
+        set_available(self.apply_button, False, "the rules changed; press Preview again to see what would go.")
 
     # -- preview and apply ---------------------------------------------------------------------
     def preview(self) -> None:
@@ -144,15 +149,16 @@ class PruneDialog(QDialog):
             return
         from inspector.retention.api import plan_prune
         target = target_of(self.info)
-        self.preview_button.setEnabled(False)
+        set_available(self.preview_button, False, "working out what would go; the list comes in a moment.")
         self._say("Working out what would go \u2026")
         self.runner.run(lambda: plan_prune(target, rules), self._on_plan, self._on_failed, key="prune-preview")
 
     def _on_plan(self, plan: PrunePlan) -> None:
-        self.preview_button.setEnabled(True)
+        set_available(self.preview_button, True)
         self.plan = plan
         self._show(plan)
-        self.apply_button.setEnabled(plan.remove_checkpoints > 0)
+        set_available(self.apply_button, plan.remove_checkpoints > 0,
+                      "these rules remove nothing; keep fewer checkpoints or widen the rules, then Preview.")
 
     def _show(self, plan: PrunePlan) -> None:
         self.table.setRowCount(len(plan.runs))
@@ -194,20 +200,21 @@ class PruneDialog(QDialog):
         from inspector.retention.api import apply_prune
         rules, target = self.rules(), target_of(self.info)
         vacuum, unlock = self.vacuum.isChecked(), self.unlock.isChecked()
-        self.apply_button.setEnabled(False)
-        self.preview_button.setEnabled(False)
+        set_available(self.apply_button, False, PRUNING)
+        set_available(self.preview_button, False, PRUNING)
         self._say("Pruning \u2026")
         self.runner.run(lambda: apply_prune(target, rules, vacuum=vacuum, langgraph_write=unlock),
                         self._on_applied, self._on_failed, key="prune-apply")
 
     def _on_applied(self, plan: PrunePlan) -> None:
-        self.preview_button.setEnabled(True)
+        set_available(self.preview_button, True)
+        set_available(self.apply_button, False, "pruned; press Preview to see what the rules would remove now.")
         self.plan = None
         self._show(plan)
         self.pruned.emit(plan)
 
     def _on_failed(self, message: str) -> None:
-        self.preview_button.setEnabled(True)
+        set_available(self.preview_button, True)
         self._say(message, error=True)
 
     def _say(self, text: str, error: bool = False) -> None:

@@ -13,6 +13,7 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (QDialog, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QMessageBox, QPushButton, QScrollArea, QVBoxLayout, QWidget)
 
+from inspector.ui.availability import set_available
 from inspector.errors import StoreError
 from inspector.highlight import to_json_text
 from inspector.model import CheckpointInfo
@@ -139,7 +140,7 @@ class ResumeDialog(QDialog):
         """Plan (again) off the GUI thread, with the LangGraph choices if any."""
         # the job must not hold the dialog: a widget released on a worker thread breaks Qt
         choices, access, ref, threshold = self.langgraph.choices(), self.access, self._ref, self._threshold
-        self.resume_button.setEnabled(False)
+        set_available(self.resume_button, False, "preparing the resume; the command appears in a moment.")
         self._runner.run(lambda: _plan(access, ref, threshold, choices),
                          self._on_outcome, self._on_plan_failed)
 
@@ -194,7 +195,7 @@ class ResumeDialog(QDialog):
         self.cancel_button = QPushButton("Cancel", self)
         self.resume_button = QPushButton(icons.kind_icon("resume"), "Resume…", self)
         self.resume_button.setDefault(True)
-        self.resume_button.setEnabled(False)
+        set_available(self.resume_button, False, "preparing the resume; the command appears in a moment.")
         self.cancel_button.clicked.connect(self.reject)
         self.resume_button.clicked.connect(self._on_resume_clicked)
         buttons = QHBoxLayout()
@@ -304,21 +305,23 @@ class ResumeDialog(QDialog):
                 "checkpoints stay in the store.")
         if not self.confirm(self, "Stop Old Process", text):
             return
-        self.stop_button.setEnabled(False)
+        set_available(self.stop_button, False, "stopping the old process; wait a few seconds.")
         access, run_id = self.access, plan.run.id
         self._runner.run(lambda: _stop(access, run_id), self._on_stopped, self._on_stop_failed)
 
     def _on_stopped(self, message: str) -> None:
-        self.stop_button.setEnabled(True)
+        set_available(self.stop_button, True)
         self.owner_label.setText(html.escape(message))
         self.stopped.emit(message)
         self._request_plan()
 
     def _on_stop_failed(self, message: str) -> None:
-        self.stop_button.setEnabled(True)
+        set_available(self.stop_button, True)
         self._show_error(message)
 
     def _on_plan_failed(self, message: str) -> None:
+        self.plan = None
+        set_available(self.resume_button, False, self._not_ready_reason())
         self.title.setText("This run cannot be resumed.")
         self._show_error(message)
         self.failed.emit(message)
@@ -330,7 +333,19 @@ class ResumeDialog(QDialog):
         if env is not None and self.plan is not None:
             self.env_note.setText(env_note(env, self.plan.inherit, self.plan.missing))
             self.env_note.setToolTip(env_tooltip(self.plan.inherit, self.plan.missing))
-        self.resume_button.setEnabled(self.ready)
+        set_available(self.resume_button, self.ready, self._not_ready_reason())
+
+    def _not_ready_reason(self) -> str:
+        """Why Resume is unavailable and what to do (one sentence)."""
+        if self.launch is not None:
+            return "this resume was started; open Resume… again for another."
+        if self.plan is None:
+            return ("this run cannot be resumed as it is: see the message above"
+                    + (" (set the graph or the answer, then Prepare again)." if self.kind == "langgraph" else "."))
+        for editor, what in ((self.argv_editor, "command"), (self.env_editor, "environment")):
+            if editor.error:
+                return f"the {what} is invalid ({editor.error.rstrip('.')}); fix it to resume."
+        return "give the working directory the process starts in."
 
     @property
     def ready(self) -> bool:
@@ -347,7 +362,7 @@ class ResumeDialog(QDialog):
             return
         plan, reason = self.plan, self.reason.text().strip() or None
         choices = self.langgraph.choices() if self.kind == "langgraph" else None
-        self.resume_button.setEnabled(False)
+        set_available(self.resume_button, False, "starting the process; it appears in the Console.")
         self.resume_button.setText("Starting…")
         access = self.access
         self._runner.run(lambda: _start(access, plan, argv, cwd, env, reason, choices),

@@ -59,6 +59,10 @@ def typed_preview(value: dict) -> str | None:
         return None
     if set(value) == {"__type__", "value"} and isinstance(value["value"], (str, int, float, bool)):
         return str(value["value"])
+    if tag in ("builtins.set", "builtins.frozenset") and isinstance(value.get("value"), list):
+        items = value["value"]
+        return "{" + ", ".join(json.dumps(v, default=str) for v in items[:50]) + \
+            (", \u2026" if len(items) > 50 else "") + "}"
     if tag == "numpy.ndarray":
         shape = "×".join(str(n) for n in value.get("shape") or []) or "scalar"
         dtype = {"<f8": "float64", "<f4": "float32", "<i8": "int64", "<i4": "int32", "|b1": "bool"}.get(

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.ui.availability import set_available
 from inspector.errors import StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.store.base import Store
@@ -79,6 +80,8 @@ def describe(cp: CheckpointInfo, run_names: dict[str, str]) -> str:
     """One list line: run name, #seq, kind and name."""
     return f"{run_names.get(cp.run_id, cp.run_id)}  \u00b7  #{cp.seq}  {step_label(cp.kind, cp.name)}"
 
+PICK_FIRST = "select a checkpoint in the list first (type to search by run, #seq or step name)."
+
 
 class CheckpointPicker(QDialog):
     """Search and pick a checkpoint; ``chosen(CheckpointInfo)`` on OK or double-click."""
@@ -119,8 +122,9 @@ class CheckpointPicker(QDialog):
         self.query.textChanged.connect(lambda _t: self._timer.start())
         self.query.returnPressed.connect(self._accept_current)
         self.results.itemDoubleClicked.connect(lambda _i: self._accept_current())
-        self.results.currentRowChanged.connect(lambda row: self.ok_button.setEnabled(row >= 0))
-        self.ok_button.setEnabled(False)
+        self.results.currentRowChanged.connect(
+            lambda row: set_available(self.ok_button, row >= 0, PICK_FIRST))
+        set_available(self.ok_button, False, PICK_FIRST)
         self._search()
 
     def _search(self) -> None:

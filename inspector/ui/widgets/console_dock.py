@@ -11,6 +11,7 @@ from PySide6.QtGui import QFontDatabase, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
+from inspector.ui.availability import set_available
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent
 
@@ -51,6 +52,9 @@ def _note_exit(access: StoreAccess, spec: LaunchSpec, code: int) -> bool:
         return launch_exited(store, spec, code)
 
 
+NO_PROCESS = "no process is running; a resume started with Run ▸ Resume… can be stopped here."
+
+
 class ConsoleDock(QDockWidget):
     """Starts resumed processes without a shell and streams their stdout/stderr.
 
@@ -79,8 +83,9 @@ class ConsoleDock(QDockWidget):
         self.status = QLabel("No process.", body)
         self.stop_button = QPushButton("Stop", body)
         self.stop_button.setToolTip("Terminate the most recent running process (SIGTERM, then SIGKILL)")
-        self.stop_button.setEnabled(False)
+        set_available(self.stop_button, False, NO_PROCESS)
         self.clear_button = QPushButton("Clear", body)
+        self.clear_button.setToolTip("Clear the output shown here (processes keep running)")
         self.stop_button.clicked.connect(self.stop_latest)
         self.clear_button.clicked.connect(self.output.clear)
         bar = QHBoxLayout()
@@ -151,7 +156,7 @@ class ConsoleDock(QDockWidget):
     def _on_started(self, entry: _Proc) -> None:
         pid = int(entry.process.processId())
         self.status.setText(f"Running: run {entry.spec.run_id}, pid {pid}")
-        self.stop_button.setEnabled(True)
+        set_available(self.stop_button, True)
         self.process_started.emit(entry.spec.run_id, pid)
         self.follow_run.emit(entry.spec.run_id)
 
@@ -206,7 +211,7 @@ class ConsoleDock(QDockWidget):
 
     def _after_exit(self, entry: _Proc) -> None:
         left = self.running()
-        self.stop_button.setEnabled(bool(left))
+        set_available(self.stop_button, bool(left), NO_PROCESS)
         self.status.setText(f"Running: {', '.join(left)}" if left else
                             f"Last: run {entry.spec.run_id} exited with {entry.exit_code}")
         self.process_finished.emit(entry.spec.run_id, entry.exit_code if entry.exit_code is not None else -1)

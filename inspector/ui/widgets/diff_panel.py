@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QSizePolicy, QHBoxLayout, QHea
                                QLineEdit, QMenu, QProgressBar, QSplitter, QStyle, QToolButton,
                                QTreeView, QVBoxLayout, QWidget)
 
+from inspector.ui.availability import set_available
 from inspector.diff import REMOVED, DiffResult
 from inspector.highlight import SideBySide
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
@@ -38,6 +39,9 @@ LIST_ROWS = 5   # change rows the list gets before the texts take the rest
 PARENT, PINNED, PAIR = "parent", "pinned", "pair"
 STAGES = {"loading": "Loading…", "diffing": "Comparing…", "tasks": "Comparing tasks…",
           "ancestor": "Finding the common ancestor…", "text": "Formatting the text diff…"}
+
+NOT_A_FORK = ("the selected run is not a fork; select a fork (listed under its original run) to "
+              "compare it with where it started.")
 
 
 class DiffPanel(QWidget):
@@ -125,7 +129,7 @@ class DiffPanel(QWidget):
         self.same_step_action = menu.addAction("Compare with the Original at the Same Step",
                                                self.compare_with_original_step)
         for action in (self.origin_action, self.same_step_action):
-            action.setEnabled(False)
+            set_available(action, False, NOT_A_FORK)
         menu.addAction("Swap sides", self.swap)
         return menu
 
@@ -211,8 +215,9 @@ class DiffPanel(QWidget):
         """Compare a snapshot with its parent, or with the pinned base when one is pinned."""
         self._snapshot, self._run = snapshot, run
         forked = run is not None and run.parent_run is not None and snapshot is not None
-        self.origin_action.setEnabled(forked)
-        self.same_step_action.setEnabled(forked)
+        for action in (self.origin_action, self.same_step_action):
+            set_available(action, forked, NOT_A_FORK if snapshot is not None or run is not None
+                          else "select a checkpoint of a fork first.")
         if self._mode == PAIR:
             self._mode = PINNED if self._pinned is not None else PARENT
         if snapshot is None or self._store is None:

@@ -6,6 +6,8 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QStyle, QToolButton, QWidget
 
+from inspector.ui.availability import set_available
+
 DEBOUNCE_MS = 180
 
 
@@ -69,8 +71,9 @@ class FindBar(QWidget):
             self._count.setText("No matches")
         else:
             self._count.setText(f"{index + 1} of {count}" if index >= 0 else f"{count} matches")
-        self._prev.setEnabled(count > 0)
-        self._next.setEnabled(count > 0)
+        why = "no matches; type text that occurs here." if self.field.text() else "type the text to find first."
+        set_available(self._prev, count > 0, why)
+        set_available(self._next, count > 0, why)
 
     def flush(self) -> None:
         """Emit a pending debounced search now."""
@@ -83,7 +86,7 @@ class FindBar(QWidget):
         button.setIcon(self.style().standardIcon(icon))
         button.setToolTip(tip)
         button.setAutoRaise(True)
-        button.setEnabled(False)
+        set_available(button, False, "type the text to find first.")
         button.clicked.connect(lambda: self._step(backwards))
         return button
 

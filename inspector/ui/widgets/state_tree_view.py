@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHea
                                QPlainTextEdit, QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTreeView,
                                QVBoxLayout, QWidget)
 
+from inspector.ui.availability import set_available
 from inspector.highlight import to_json_text
 from inspector.diff.window import is_big
 from inspector.ui.models.json_walk import format_path, json_sizes, preview, search_paths, type_name
@@ -386,7 +387,9 @@ class StateTreeView(QWidget):
                        lambda: self.copy_path(index)).setShortcut(QKeySequence("Ctrl+Shift+C"))
         menu.addSeparator()
         full = menu.addAction("Show full text", lambda: self.show_full_text(index))
-        full.setEnabled(isinstance(value, str))
+        set_available(full, isinstance(value, str),
+                      f"only for text values; this one is {type(value).__name__ if value is not None else 'null'} "
+                      "(copy it with Copy value).")
         if isinstance(value, (dict, list)) and value:
             menu.addAction("Expand all below", lambda: self.tree.expandRecursively(index, 3))
             menu.addAction("Collapse", lambda: self.tree.collapse(index))

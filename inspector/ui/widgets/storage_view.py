@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.ui.availability import NO_STORE, set_available
 from inspector.humanize import fmt_size
 from inspector.model import ChangeSet, RunInfo
 from inspector.ui import style
@@ -147,7 +148,7 @@ class StorageView(QWidget):
             return
         self._stale = False
         run_id = self.run.id if self.run is not None else None
-        self.refresh_button.setEnabled(False)
+        set_available(self.refresh_button, False, "measuring the store; the report comes in a moment.")
         self.summary.setText(self.summary.text() if self.report else "Measuring the store \u2026")
         generation = self.session.generation
         self.session.runner.run(lambda: compute(store, run_id),
@@ -185,7 +186,7 @@ class StorageView(QWidget):
             self._schedule()
 
     def _on_report(self, generation: int, report: UsageReport) -> None:
-        self.refresh_button.setEnabled(True)
+        set_available(self.refresh_button, True)
         if not self.session.is_current(generation):
             return
         self.report = report
@@ -193,13 +194,13 @@ class StorageView(QWidget):
         self.report_ready.emit(report)
 
     def _on_failed(self, message: str) -> None:
-        self.refresh_button.setEnabled(True)
+        set_available(self.refresh_button, True)
         self.summary.setText(f"<span style='color:{style.theme().negative}'>The store could not be measured: "
                              f"{message}</span>")
 
     def _set_enabled(self, enabled: bool) -> None:
-        self.refresh_button.setEnabled(enabled)
-        self.prune_button.setEnabled(enabled)
+        set_available(self.refresh_button, enabled, NO_STORE)
+        set_available(self.prune_button, enabled, NO_STORE)
 
     # -- drawing ---------------------------------------------------------------------------
     def _draw(self, report: UsageReport) -> None:

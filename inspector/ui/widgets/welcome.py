@@ -6,6 +6,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                                QVBoxLayout, QWidget)
 
+from inspector.ui.availability import BUILDING_DEMO, set_available
 from inspector.ui import icons, style
 
 
@@ -102,6 +103,6 @@ class WelcomePage(QWidget):
 
     def set_busy(self, text: str | None) -> None:
         """Show a progress sentence instead of the usual message (None restores it)."""
-        self.demo_button.setEnabled(text is None)
+        set_available(self.demo_button, text is None, BUILDING_DEMO)
         if text is not None:
             self.message.setText(text)

@@ -136,7 +136,7 @@ def _same_values(ours: dict, theirs: dict) -> None:
         elif key in ("priority", "plan", "todos", "approved", "fail"):
             assert ours[key] == value, key
         elif key == "tags":
-            assert sorted(ours[key]) == sorted(value)
+            assert ours[key] == {"__type__": f"builtins.{type(value).__name__}", "value": sorted(value)}
         elif key == "run_uid":
             assert ours[key] == {"__type__": "uuid.UUID", "value": str(value)}
         elif key == "note":

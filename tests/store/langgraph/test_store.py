@@ -211,7 +211,7 @@ def test_state_is_plain_json_with_messages_and_ext_types(lg_store):
     assert human["content"] == "Tidy the wiki" and human["type"] == "human"
     assert ai_done["__type__"] == "langchain_core.messages.ai.AIMessage"
     assert state["started"] == {"__type__": "datetime.datetime", "value": "2026-01-02T03:04:05+00:00"}
-    assert sorted(state["tags"]) == ["alpha", "beta"]
+    assert state["tags"] == {"__type__": "builtins.set", "value": ["alpha", "beta"]}
     assert state["run_uid"] == {"__type__": "uuid.UUID", "value": "12345678-1234-5678-1234-567812345678"}
     assert state["stage"]["__type__"].endswith("lg_graphs.Stage") and state["stage"]["value"] == "done"
     assert state["note"]["text"] == "remember" and state["note"]["weight"] == 2

@@ -62,3 +62,13 @@ def test_branch_counts_come_through_the_fast_path() -> None:
     row = _stored(f"SELECT {', '.join(CHECKPOINT_COLUMNS)} FROM ci_checkpoints")[0]
     assert rows.checkpoint_from_row(row, {row.id: 3}).branch_count == 3
     assert rows.checkpoint_from_row(row, {row.id: 3}) == rows._checkpoint_from_fields(row, {row.id: 3})
+
+
+def test_a_listing_of_plain_rows_gives_what_row_by_row_gives() -> None:
+    stored = _stored(f"SELECT {', '.join(CHECKPOINT_COLUMNS)} FROM ci_checkpoints")
+    variants = [v for row in stored[:2] for v in _variants(row)] + stored
+    names = tuple(stored[0]._fields)
+    branches = {stored[0].id: 2}
+    got = rows.checkpoints_from_tuples(names, [tuple(v) for v in variants], branches)
+    assert [repr(g) for g in got] == [repr(rows._checkpoint_from_fields(v, branches)) for v in variants]
+    assert any(g.damaged for g in got) and any(not g.damaged for g in got)

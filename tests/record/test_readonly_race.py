@@ -4,11 +4,7 @@ the Checkpointer retries that, bounded and jittered, on new connections."""
 
 from __future__ import annotations
 
-import signal
 import sqlite3
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
@@ -18,22 +14,11 @@ import pytest
 from inspector.record import Checkpointer
 from inspector.record import checkpointer as checkpointer_module
 from inspector.store import open_store
+from tests.hostile.corpus import _killed_writer as killed_writer
 
 
 def _killed_writer(path: Path) -> None:
-    code = textwrap.dedent(f"""
-        import sys
-        from inspector.record import Checkpointer
-        cp = Checkpointer({str(path)!r}, name="killed")
-        for n in range(10):
-            cp.save({{"n": n}})
-        print("saved", flush=True)
-        sys.stdin.read()
-    """)
-    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == "saved"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    killed_writer(path.parent)     # 25 checkpoints of run "killed" (id r1), SIGKILLed in its -wal
     assert Path(f"{path}-shm").exists() and Path(f"{path}-wal").exists()
 
 
@@ -75,7 +60,7 @@ def test_a_writer_refused_while_a_reader_holds_the_log_retries_and_records(tmp_p
         runs = {r.name: r for r in store.list_runs()}
         assert set(runs) == {"killed", "after"}
         assert [c.seq for c in store.list_checkpoints(runs["after"].id)] == [0, 1]
-        assert [c.seq for c in store.list_checkpoints(runs["killed"].id)] == list(range(10))
+        assert [c.seq for c in store.list_checkpoints(runs["killed"].id)] == list(range(25))
 
 
 def test_the_retry_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,16 +7,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from inspector.record import Checkpointer
 from inspector.store import open_store, sqlite_ro
+from tests.hostile.corpus import _killed_writer as killed_writer
 
 
 @pytest.fixture(scope="module")
@@ -26,19 +25,7 @@ def big_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with Checkpointer(path, name="clean") as cp:     # closed cleanly: in the database file
         for n in range(3):
             cp.save({"n": n})
-    code = textwrap.dedent(f"""
-        import sys
-        from inspector.record import Checkpointer
-        cp = Checkpointer({str(path)!r}, name="in-the-log")
-        for n in range(5):
-            cp.save({{"n": n}})
-        print("saved", flush=True)
-        sys.stdin.read()
-    """)
-    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == "saved"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    killed_writer(work)                               # run "killed": its checkpoints in the -wal
     copied = tmp_path_factory.mktemp("copied") / "store.db"
     for suffix in ("", "-wal"):          # copied without its -shm
         shutil.copyfile(f"{path}{suffix}", f"{copied}{suffix}")
@@ -84,4 +71,4 @@ def test_a_small_log_without_shm_is_still_read_from_a_copy(big_log: Path, tmp_pa
         dst.write(src.read(8 << 20))         # the log's real frames, not the sparse tail
     with open_store(small) as store:
         assert "private copy" in store.info.notice
-        assert sorted(r.name for r in store.list_runs()) == ["clean", "in-the-log"]
+        assert sorted(r.name for r in store.list_runs()) == ["clean", "killed"]

@@ -92,7 +92,11 @@ def test_get_tuple_hands_back_fresh_objects(tmp_path: Path) -> None:
         assert [i.done for i in again["items"]] == [False, False, False] and again["notes"] == {"k": [1, 2]}
         # the caller's changes are stored at its next put, exactly (1 → True is a change)
         history[30].additional_kwargs["n"] = True
-        _put(saver, 2, {"messages": history, "items": items, "notes": {"k": [1, 2]}})
+        rows = [{"id": i, "ok": 1, "a": 1, "b": 2} for i in range(200)]     # a plain channel, chunked
+        _put(saver, 2, {"messages": history, "items": items, "notes": {"k": [1, 2]}, "rows": rows})
+        rows[50]["ok"] = True                          # equal to 1, another type: a change
+        rows[60] = {"id": 60, "ok": 1, "b": 2, "a": 1}  # equal, keys reordered: a change
+        _put(saver, 3, {"messages": history, "items": items, "notes": {"k": [1, 2]}, "rows": rows})
         now = _values(saver)
         assert now["messages"][3].content == "changed after the put"
         assert now["messages"][30].additional_kwargs["n"] is True
@@ -101,3 +105,4 @@ def test_get_tuple_hands_back_fresh_objects(tmp_path: Path) -> None:
         stored = _values(reader)
         assert stored["messages"][3].content == "changed after the put" and stored["messages"][0].content == "m0"
         assert stored["messages"][30].additional_kwargs["n"] is True and stored["items"][2].done is True
+        assert stored["rows"][50]["ok"] is True and list(stored["rows"][60]) == ["id", "ok", "b", "a"]

@@ -76,6 +76,7 @@ class Checkpointer:
         self._pending: tuple | None = None
         self._pending_tasks: dict | None = None     # the tasks of a save that was not written yet
         self._tasks: dict | None = None
+        self._score = taskstate.score(None)          # of ``_tasks``
         self._tasks_hash: bytes | None = None
         self._top_form: Any = None
         self._lengths: dict = {}
@@ -159,11 +160,12 @@ class Checkpointer:
             tasks_hash, _, task_pieces = self._encode(tasks, flat=True)   # a task state is one small piece
             pieces.update(task_pieces)
         new_len = lengths(state)
+        score = self._score if tasks is self._tasks else taskstate.score(tasks)
         change = (summarize(self._top_form, self._encoder.top_form, self._lengths, new_len,
-                            self._tasks, tasks) if self.last else "")
+                            self._tasks, tasks, (self._score, score)) if self.last else "")
         new = NewCheckpoint(kind=kind, name=name, state_hash=digest, tasks_hash=tasks_hash,
                             pieces=pieces, size=size, meta=meta or {}, ops=self._ops_since,
-                            score=taskstate.score(tasks), change=change)
+                            score=score, change=change)
         try:
             info = self._retry(lambda: self._writer.append(self.run_id, self.epoch, new),
                                committed=lambda: self._committed(new))
@@ -175,6 +177,7 @@ class Checkpointer:
             self._writer._known.clear()
             raise
         self._tasks, self._tasks_hash, self._top_form = tasks, tasks_hash, self._encoder.top_form
+        self._score = score
         self._lengths = new_len
         self._pending_tasks = None
         self._ops_since, self._last_time, self._pending, self.last = 0, time.time(), None, info

@@ -44,12 +44,16 @@ def capability_text(info: StoreInfo) -> str:
 
 class _Chip(QLabel):
     def set_chip(self, text: str, hue: str) -> None:
-        bg, border, fg = style.theme().pill_colors(QColor(hue))
         self.setText(text)
-        self.setStyleSheet(f"QLabel {{ background: {bg.name(QColor.NameFormat.HexArgb)}; color: {fg.name()};"
-                           f" border: 1px solid {border.name(QColor.NameFormat.HexArgb)};"
-                           f" border-radius: 8px; padding: 0px 7px; }}")
+        style.set_themed_style(self, lambda theme: _chip_sheet(theme, hue))
         self.setVisible(bool(text))
+
+
+def _chip_sheet(theme: style.Theme, hue: str) -> str:
+    bg, border, fg = theme.pill_colors(QColor(hue))
+    return (f"QLabel {{ background: {bg.name(QColor.NameFormat.HexArgb)}; color: {fg.name()};"
+            f" border: 1px solid {border.name(QColor.NameFormat.HexArgb)};"
+            f" border-radius: 8px; padding: 0px 7px; }}")
 
 
 class StoreStatus(QWidget):

@@ -87,7 +87,8 @@ class StoreStatus(QWidget):
             for chip in (self.kind_chip, self.backend_chip, self.readonly_chip, self.live_chip, self.notice_chip):
                 chip.set_chip("", "#768390")
             return
-        self.notice_chip.set_chip("read from a copy" if info.notice else "", "#d4a72c")
+        note = "" if not info.notice else "read from a copy" if "private copy" in info.notice else "log not read"
+        self.notice_chip.set_chip(note, "#d4a72c" if note != "log not read" else "#cf222e")
         self.notice_chip.setToolTip(info.notice)
         self.path_label.setText(elide_middle(info.display, 64))
         self.path_label.setToolTip(f"{info.display}\n{describe(info)}")

@@ -26,7 +26,7 @@ class Bulk(NamedTuple):
 
 
 _encode_fp = msgspec.msgpack.Encoder().encode
-_FP_ERRORS = (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError)
+_FP_ERRORS = (TypeError, ValueError, OverflowError, msgspec.EncodeError)   # not RecursionError: too deep is an error
 
 
 def fingerprint(value: Any) -> bytes | None:

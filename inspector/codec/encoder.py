@@ -337,11 +337,14 @@ class _ListLayout:
                 pos += kept[k][1].chunk.count
                 k += 1
                 continue
+            reopened = None
             if out and not out[-1].closed:      # ended by the old list's end: re-open it
-                pos -= out.pop().chunk.count
+                reopened = out.pop()
+                pos -= reopened.chunk.count
             end = kept[k][0] if k < len(kept) else n
             while True:
-                made, pos = self._run(pos, end)
+                made, pos = self._run(pos, end, reopened)
+                reopened = None
                 out.extend(made)
                 if pos == end:
                     break
@@ -396,6 +399,17 @@ class _ListLayout:
                     hints.sizes[i], hints.encoded[i] = old.sizes[j], old.encoded[j]
         return hints
 
+    def _after(self, prefix: _ListChunk, start: int, end: int) -> _Items:
+        """Hints for a run that starts with ``prefix``'s items (known unchanged: its own
+        columns, not looked up again) and goes on to ``end``."""
+        k = prefix.chunk.count
+        rest = self._hints(start + k, end) if end > start + k else None
+        if rest is None:
+            n = end - start - k
+            rest = _Items([_NO] * n, [None] * n, [0] * n, [None] * n)
+        return _Items(prefix.fps + rest.fps, prefix.forms + rest.forms, prefix.sizes + rest.sizes,
+                      prefix.encoded + rest.encoded)
+
     def _sampled_dense(self, start: int, end: int) -> bool:
         """Whether 64 items spread over ``start:end`` (in place) say the run is dense."""
         step = max(1, (end - start) // 64)
@@ -419,12 +433,13 @@ class _ListLayout:
             out.encoded.extend(c.encoded[a:b])
         return out
 
-    def _run(self, start: int, end: int) -> tuple[list[_ListChunk], int]:
+    def _run(self, start: int, end: int, prefix: _ListChunk | None = None) -> tuple[list[_ListChunk], int]:
         """Encode items ``start:end`` and close the chunks the rule cuts there (and the rest
-        when ``end`` is the list's end); returns them and where the unclosed rest starts."""
+        when ``end`` is the list's end); returns them and where the unclosed rest starts.
+        ``prefix``: a kept chunk (found unchanged) whose items start the run."""
         enc = self.enc
         count = end - start
-        hints = self._hints(start, end)
+        hints = self._hints(start, end) if prefix is None else self._after(prefix, start, end)
         fresh = list(range(count)) if hints is None else [i for i, fp in enumerate(hints.fps) if fp is _NO]
         if hints is None or len(fresh) == count:     # dense, or nothing kept: all in bulk
             forms, sizes, fps, encoded = enc.bulk(self.value[start:end])

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 
 from inspector.commands._common import add_budget_args, add_json_arg, fmt_size, print_json
 from inspector.errors import StoreError
+from inspector.humanize import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -107,8 +108,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         verb = "Copied" if args.apply else "Would copy"
-        print(f"{verb} {report.threads} threads ({report.lanes} lanes), {report.checkpoints} checkpoints and "
-              f"{report.writes} pending writes from {args.source} to {args.destination}.")
+        print(f"{verb} {plural(report.threads, 'thread')} ({plural(report.lanes, 'lane')}), "
+              f"{plural(report.checkpoints, 'checkpoint')} and {plural(report.writes, 'pending write')} "
+              f"from {args.source} to {args.destination}.")
         ratio = f" ({src_bytes / dst_bytes:.1f}x smaller)" if dst_bytes and src_bytes > dst_bytes else ""
         print(f"Size: {fmt_size(src_bytes)} in the LangGraph database, {fmt_size(dst_bytes)} as a native store{ratio}.")
         for line in report.skipped[:20]:

@@ -42,9 +42,26 @@ class _Reader:
         self.stream_raw = raw_streamer(store) if self.pieces else None
         self.snapshots: dict[Any, Snapshot] = {}
         self.stats = {"nodes": 0, "pieces_read": 0, "fetches": 0}
+        self._lanes: dict[str, bool] = {}
 
     def _hashed(self, *infos: CheckpointInfo) -> bool:
         return self.pieces and all(i.state_hash for i in infos)
+
+    def _by_pieces(self, *infos: CheckpointInfo) -> bool:
+        """Whether the states are diffed piece by piece: not for a LangGraph lane (written by
+        ``InspectorSaver``), whose pieces hold LangGraph's serialized values (typed leaves):
+        its states are compared as the State view shows them (decoded messages and models,
+        LangGraph's control channels left out)."""
+        return self._hashed(*infos) and not any(self._lane(i) for i in infos)
+
+    def _lane(self, info: CheckpointInfo) -> bool:
+        if info.run_id not in self._lanes:
+            try:
+                labels = self.store.get_run(info.run_id).labels
+            except StoreError:
+                labels = {}
+            self._lanes[info.run_id] = isinstance(labels, dict) and isinstance(labels.get("langgraph"), dict)
+        return self._lanes[info.run_id]
 
     def snapshot(self, info: CheckpointInfo) -> Snapshot:
         if info.id not in self.snapshots:
@@ -56,8 +73,10 @@ class _Reader:
         return self.snapshots[info.id]
 
     def states(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[Change, ...]:
+        if self._hashed(x, y) and x.state_hash == y.state_hash:
+            return ()
         fetch = self.fetch      # set exactly when the store keeps pieces (self.pieces)
-        if fetch is not None and x.state_hash and y.state_hash:
+        if fetch is not None and x.state_hash and y.state_hash and self._by_pieces(x, y):
             stats: dict = {}
             changes = diff_pieces(fetch, x.state_hash, y.state_hash, cancel=self.cancel,
                                   progress=self.progress, stats=stats, fetch_raw=self.fetch_raw,
@@ -72,7 +91,7 @@ class _Reader:
 
     def tasks(self, info: CheckpointInfo) -> Any:
         fetch = self.fetch
-        if fetch is not None and info.state_hash:
+        if fetch is not None and info.state_hash and self._by_pieces(info):
             if not info.tasks_hash:
                 return None
             if self.fetch_raw is not None:
@@ -90,9 +109,9 @@ class _Reader:
         return self.snapshot(info).tasks
 
     def task_changes(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[tuple, str, Any, Any]:
-        if self._hashed(x, y) and x.tasks_hash == y.tasks_hash:
+        if self._by_pieces(x, y) and x.tasks_hash == y.tasks_hash:
             return (), "", None, None
-        if self._hashed(x, y) and self.fetch_raw is not None:
+        if self._by_pieces(x, y) and self.fetch_raw is not None:
             self.fetch_raw([d for d in (x.tasks_hash, y.tasks_hash) if d])   # both in one read
         old, new = self.tasks(x), self.tasks(y)
         # y edited from x (a LangGraph update_state / fork row): set back on purpose, no regression
@@ -102,16 +121,21 @@ class _Reader:
 
 def diff_checkpoints(store: Any, a: CheckpointInfo | int | str, b: CheckpointInfo | int | str, *,
                      three_way: bool = True, cancel: CancelFn | None = None,
-                     progress: ProgressFn | None = None) -> DiffResult:
+                     progress: ProgressFn | None = None,
+                     snapshots: dict[Any, Snapshot] | None = None) -> DiffResult:
     """Diff checkpoint ``a`` (old) against ``b`` (new), with their common ancestor.
 
     When the two lie on different branches (a fork against its original), ``three_way``
     adds the changes from the ancestor to each side. Runs in any thread; ``cancel()``
     returning True raises DiffCancelled, ``progress(stage, done)`` reports work done.
+    ``snapshots`` (checkpoint id → Snapshot) are used instead of loading those checkpoints,
+    and get the ones the diff loads (the caller can show them without loading them again).
     """
     started = time.perf_counter()
     info_a, info_b = checkpoint_info(store, a), checkpoint_info(store, b)
     reader = _Reader(store, cancel, progress)
+    if snapshots is not None:
+        reader.snapshots = snapshots
     changes = reader.states(info_a, info_b)
     if progress is not None:
         progress("tasks", reader.stats["nodes"])

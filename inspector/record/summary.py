@@ -50,8 +50,10 @@ def state_changes(old: Any, new: Any, old_len: dict, new_len: dict) -> list[str]
     return parts + named
 
 
-def task_changes(old: dict | None, new: dict | None) -> list[str]:
-    """Task status and review transitions, and the check score when it moved."""
+def task_changes(old: dict | None, new: dict | None,
+                 scores: tuple[taskstate.Score, taskstate.Score] | None = None) -> list[str]:
+    """Task status and review transitions, and the check score when it moved (``scores``:
+    those of ``old`` and ``new``, when the caller has them already)."""
     before, after = taskstate.task_by_id(old), taskstate.task_by_id(new)
     parts: list[str] = []
     for tid, task in after.items():
@@ -67,14 +69,15 @@ def task_changes(old: dict | None, new: dict | None) -> list[str]:
         if old_review != new_review:
             parts.append(f"review {new_review.replace('_', ' ')} on {title}")
     parts.extend(f"-task {t}" for t in before if t not in after)
-    s0, s1 = taskstate.score(old), taskstate.score(new)
+    s0, s1 = scores or (taskstate.score(old), taskstate.score(new))
     if (s0.checks_passed, s0.checks_total) != (s1.checks_passed, s1.checks_total):
         parts.append(f"checks {s0} → {s1}")
     return parts
 
 
 def summarize(old_form: Any, new_form: Any, old_len: dict, new_len: dict,
-              old_tasks: dict | None, new_tasks: dict | None) -> str:
+              old_tasks: dict | None, new_tasks: dict | None,
+              scores: tuple[taskstate.Score, taskstate.Score] | None = None) -> str:
     """The summary line joined with middle dots; empty when nothing changed."""
-    return " · ".join(task_changes(old_tasks, new_tasks)
+    return " · ".join(task_changes(old_tasks, new_tasks, scores)
                       + state_changes(old_form, new_form, old_len, new_len))

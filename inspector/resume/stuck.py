@@ -45,7 +45,8 @@ class Diagnosis:
 
     def describe(self) -> str:
         """Several lines for the CLI and the Metadata tab."""
-        lines = [f"{self.status}: {self.summary}"]
+        said = self.summary.lower().startswith(self.status)   # "Crashed after #8 …" names it already
+        lines = [self.summary if said else f"{self.status}: {self.summary}"]
         lines += [f"  - {r}" for r in self.reasons]
         if self.last_checkpoint:
             lines.append(f"  last checkpoint #{self.last_checkpoint.seq} {self.last_checkpoint.kind} "
@@ -124,8 +125,10 @@ def _diagnose_run(store: Store, run: RunInfo, now: float, threshold: float,
                   detail: bool) -> Diagnosis | None:
     if run.status not in ACTIVE_STATUSES:
         return None
-    if run.agent == "langgraph" and run.status == "running":
-        return None  # no owner to claim a LangGraph thread: "running" is only "wrote recently"
+    if run.agent == "langgraph" and run.status == "running" and run.owner_pid is None and run.heartbeat is None:
+        # no owner to claim a LangGraph database's thread: "running" is only "wrote recently"
+        # (a thread written by InspectorSaver has its owner and heartbeat, like a native run)
+        return None
     owner = owner_of(run, now=now, heartbeat_threshold=threshold)
     if owner.state == "live" and run.status == "running" and run.updated > now - QUIET_FLOOR:
         return None  # cheap path: alive and recently active

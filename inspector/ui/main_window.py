@@ -21,6 +21,8 @@ from inspector.ui.session import StoreSession
 from inspector.ui.storage_actions import install_storage
 from inspector.ui.startup import Startup
 from inspector.ui.style import ThinSplitter, polish
+from inspector.ui.widgets.status_bar import ElidingStatusBar
+from inspector.ui.widgets.keep_visible import KeepCurrentVisible
 from inspector.ui.widgets.banner import Banner
 from inspector.ui.widgets.detail_tabs import DetailTabs
 from inspector.ui.widgets.run_notice import RunNotice
@@ -57,6 +59,8 @@ class MainWindow(QMainWindow):
         self.startup = Startup(self)   # what is not visible yet is built after the first paint
         self.runs_panel = RunsPanel(self.session)
         self.timeline_panel = TimelinePanel(self.session)
+        for view in (self.runs_panel.view, self.timeline_panel.view):   # a notice appearing keeps rows in sight
+            KeepCurrentVisible(view)
         self.details = DetailTabs(self.session, startup=self.startup)
         self.banner = Banner()
         self.run_notice = RunNotice()
@@ -64,6 +68,7 @@ class MainWindow(QMainWindow):
         self.store_status = StoreStatus()
         self._build_layout()
         self.menu_actions = build_actions(self)
+        self.setStatusBar(ElidingStatusBar(self))     # long messages end in "…", whole in the tooltip
         self.statusBar().addPermanentWidget(self.store_status)
         polish(self.statusBar(), "status_bar")
         self._wire()
@@ -372,7 +377,8 @@ class MainWindow(QMainWindow):
         if self._persist and settings.settings().value("window/main_splitter") is not None:
             return
         width = sum(self.main_splitter.sizes()) or self.width()
-        runs = max(RUNS_MIN_WIDTH, min(RUNS_MAX_WIDTH, int(width * 0.45)))
+        share = int(width * 0.45)      # below ~930 px the details need the room more than names do
+        runs = min(RUNS_MAX_WIDTH, share if width < RUNS_MIN_WIDTH / 0.45 else max(RUNS_MIN_WIDTH, share))
         self.main_splitter.setSizes([runs, max(1, width - runs)])
         height = sum(self.right_splitter.sizes())
         if height > 0:   # the details get the larger share: the diff and the task board need rows

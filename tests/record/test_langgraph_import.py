@@ -99,3 +99,78 @@ def test_import_postgres(corpus_pg: str, tmp_path: Path, capsys: pytest.CaptureF
     with InspectorSaver.from_conn_string(str(dst)) as ours:
         got = _histories(ours)
     assert got == expected, _difference(got, expected)
+
+
+# -- legacy "json" bodies ---------------------------------------------------------------------
+# LangGraph's savers wrote checkpoints and writes as ``("json", bytes)`` before the msgpack
+# format; today's serializer still reads them (LangChain messages as ``lc`` constructor
+# envelopes) but can no longer write them, so this database is made by hand in the layout
+# SqliteSaver creates, with bodies as the old JsonPlusSerializer wrote them.
+def _lc1(kind: str, **kwargs) -> dict:
+    return {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", kind], "kwargs": kwargs}
+
+
+def _legacy_db(path: Path) -> list[str]:
+    import json
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    conn = sqlite3.connect(str(path))
+    SqliteSaver(conn).setup()
+    messages: list = []
+    ids = [f"1ef4f797-8335-6428-800{n}-{n:012d}" for n in range(4)]
+    for n, cid in enumerate(ids):
+        messages = messages + [_lc1("HumanMessage", content=f"question {n}", type="human", id=f"h-{n}"),
+                               _lc1("AIMessage", content=f"answer {n} " + "é" * 40, type="ai", id=f"a-{n}",
+                                    tool_calls=[], invalid_tool_calls=[])]
+        body = {"v": 1, "ts": f"2024-08-0{n + 1}T10:00:00+00:00", "id": cid,
+                "channel_values": {"messages": messages, "step_count": n, "notes": {"last": n, "tags": ["x", n]},
+                                   "answer": _lc1("AIMessage", content=f"answer {n}", type="ai", id=f"a-{n}")},
+                "channel_versions": {"__start__": 1, "messages": n + 2, "step_count": n + 2, "notes": n + 2,
+                                     "answer": n + 2},
+                "versions_seen": {"__input__": {}, "agent": {"messages": n + 1}}, "pending_sends": []}
+        meta = {"source": "loop", "step": n, "writes": None, "parents": {}}
+        conn.execute("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
+                     "type, checkpoint, metadata) VALUES (?, '', ?, ?, 'json', ?, ?)",
+                     ("legacy", cid, ids[n - 1] if n else None, json.dumps(body).encode(),
+                      json.dumps(meta).encode()))
+    # the head has a pending write of a message (a step that was interrupted)
+    conn.execute("INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, "
+                 "type, value) VALUES ('legacy', '', ?, 'task-1', '', 0, 'messages', 'json', ?)",
+                 (ids[-1], json.dumps([_lc1("AIMessage", content="pending", type="ai", id="p-1")]).encode()))
+    conn.commit()
+    conn.close()
+    return ids
+
+
+def test_import_legacy_json_bodies(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+    src, dst = tmp_path / "legacy.db", tmp_path / "native.db"
+    ids = _legacy_db(src)
+    # LangGraph itself reads the hand-made database: the bodies are what it takes for "json"
+    with sqlite_saver(src) as theirs:
+        expected = list(theirs.list({"configurable": {"thread_id": "legacy"}}))
+    assert [t.config["configurable"]["checkpoint_id"] for t in expected] == ids[::-1]
+    head = expected[0].checkpoint["channel_values"]
+    assert isinstance(head["messages"][0], HumanMessage) and isinstance(head["answer"], AIMessage)
+    assert main(["import", str(src), str(dst), "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "Copied 1 thread (1 lane), 4 checkpoints and 1 pending write" in out, out
+    assert "list the same 4 checkpoints" in out, out
+    with InspectorSaver.from_conn_string(str(dst)) as ours:
+        got = list(ours.list({"configurable": {"thread_id": "legacy"}}))
+    assert len(got) == len(expected) == 4
+    for a, b in zip(expected, got):     # every checkpoint: values, versions, metadata, parent, writes
+        assert b.config == a.config and b.parent_config == a.parent_config
+        assert b.checkpoint["channel_values"] == a.checkpoint["channel_values"]
+        assert b.checkpoint["channel_versions"] == a.checkpoint["channel_versions"]
+        assert b.checkpoint["versions_seen"] == a.checkpoint["versions_seen"]
+        assert b.metadata == a.metadata
+        assert b.pending_writes == a.pending_writes
+    assert got[0].pending_writes[0][2][0].content == "pending"
+    # the inspector shows the imported thread decoded (messages as messages)
+    with open_store(str(dst), readonly=True) as store:
+        run = next(r for r in store.list_runs() if r.name == "legacy")
+        snap = store.load(store.list_checkpoints(run.id)[-1].id)
+    assert snap.state["messages"][1]["content"].startswith("answer 0") and snap.state["step_count"] == 3
+    assert snap.state["notes"] == {"last": 3, "tags": ["x", 3]}

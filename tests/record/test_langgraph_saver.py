@@ -176,3 +176,55 @@ def test_bench_write_workload_runs(capsys: pytest.CaptureFixture) -> None:
     assert savers == [("sqlite", "sync", "SqliteSaver"), ("sqlite", "sync", "InspectorSaver"),
                       ("sqlite", "async", "AsyncSqliteSaver"), ("sqlite", "async", "AsyncInspectorSaver")]
     assert all(r["messages"] == 10 and r["bytes"] > 0 for r in result["rows"])
+
+
+def test_an_error_langgraph_never_hands_over_leaves_the_lane_to_stuck_detection(tmp_path: Path) -> None:
+    """``GraphRecursionError`` is raised by LangGraph's loop with no write: the saver sees the
+    calls of a step still running, so the lane stays ``running``; once the saver is closed its
+    heartbeat is stale and the stuck detection flags it."""
+    from langgraph.errors import GraphRecursionError
+
+    from inspector.resume.stuck import stuck_runs
+
+    class Count(TypedDict):
+        n: int
+
+    path = tmp_path / "agent.db"
+    with InspectorSaver.from_conn_string(str(path), heartbeat=0.05) as saver:
+        builder = StateGraph(Count)
+        builder.add_node("again", lambda s: {"n": s["n"] + 1})
+        builder.add_edge(START, "again")
+        builder.add_edge("again", "again")
+        graph = builder.compile(checkpointer=saver)
+        with pytest.raises(GraphRecursionError):
+            graph.invoke({"n": 0}, {"configurable": {"thread_id": "loops"}, "recursion_limit": 3})
+        assert graph.get_state({"configurable": {"thread_id": "loops"}}).next == ("again",)
+    with open_store(str(path), readonly=True) as store:
+        run = _runs(store)["loops"]
+        assert run.status == "running" and run.last_error is None
+        flagged = {d.run_id: d for d in stuck_runs(store, now=time.time() + 120, heartbeat_threshold=30)}
+        assert run.id in flagged, flagged
+
+
+def test_checkpoint_bodies_are_compressed_and_old_raw_bodies_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "agent.db"
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        graph = _chat_graph(saver)
+        for n in range(3):
+            graph.invoke({"messages": [HumanMessage(content=f"q{n}", id=f"q-{n}")]}, {"configurable": {"thread_id": "c"}})
+        expected = [t.checkpoint for t in saver.list({"configurable": {"thread_id": "c"}})]
+    conn = sqlite3.connect(str(path))
+    bodies = conn.execute("SELECT id, type, body FROM ci_lg_checkpoints").fetchall()
+    assert bodies and all(bytes(b)[:4] == b"\x28\xb5\x2f\xfd" for _, _, b in bodies)   # zstd frames
+    # a store written before bodies were compressed: the raw serde bytes read the same
+    import zstandard
+    first_id, tag, frame = bodies[0]
+    conn.execute("UPDATE ci_lg_checkpoints SET body = ? WHERE id = ?",
+                 (zstandard.ZstdDecompressor().decompress(bytes(frame)), first_id))
+    conn.commit()
+    conn.close()
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        assert [t.checkpoint for t in saver.list({"configurable": {"thread_id": "c"}})] == expected
+    with open_store(str(path), readonly=True) as store:
+        snap = store.load(first_id)
+        assert snap.meta["channel_versions"] and "__error__" not in snap.state

@@ -62,7 +62,8 @@ def test_stop_joins_the_observer_thread(tmp_path: Path) -> None:
 
 
 def test_stopping_while_a_store_is_written_logs_no_error(tmp_path: Path, caplog) -> None:
-    """watchdog logs "queue_events() called when the thread is inactive" when stopped mid-event."""
+    """watchdog 7.1 logs "queue_events() called when the thread is inactive" when its emitter is
+    stopped mid-event; the inspector's emitter closes its queue instead of dropping it (no filter)."""
     import logging
 
     db = tmp_path / "s.db"
@@ -89,3 +90,37 @@ def test_stopping_while_a_store_is_written_logs_no_error(tmp_path: Path, caplog)
         writer.join(10)
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors == []
+
+
+WRITER = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode=WAL")
+db.execute("CREATE TABLE IF NOT EXISTS t (x)")
+print("writing", flush=True)
+end = time.time() + 120
+while time.time() < end:
+    db.execute("INSERT INTO t VALUES (randomblob(64))")
+"""
+
+
+def test_many_stops_while_a_writer_process_writes_leave_stderr_clean(tmp_path: Path) -> None:
+    """The emitters stop without watchdog's "queue_events() called when the thread is inactive"."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    db = tmp_path / "s.db"
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "writing"
+        env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        probe = subprocess.run([sys.executable, "-m", "tests.watch.quit_probe", str(db), "60"], cwd=root,
+                               env=env, capture_output=True, text=True, timeout=240)
+    finally:
+        writer.kill()
+        writer.wait()
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.startswith("60 of 60")     # every stop came while events were arriving
+    assert probe.stderr == ""

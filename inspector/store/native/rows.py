@@ -33,6 +33,8 @@ def json_field(text: str | None, default: Any) -> Any:
         raise CorruptDataError("A stored JSON field nests too deep to be read (the store is damaged).") from err
     except (ValueError, TypeError) as err:
         raise CorruptDataError(f"A stored JSON field is damaged ({err}).") from err
+    if len(text) < 2 * limits.current().depth:     # each level takes two characters at least
+        return value
     return limits.check_depth(value, "A stored JSON field")
 
 
@@ -137,15 +139,7 @@ class _Fields:
 _new = object.__new__
 _set = object.__setattr__
 _RUN_NAMES = tuple(f.name for f in dataclasses.fields(RunInfo))
-_CHECKPOINT_NAMES = tuple(f.name for f in dataclasses.fields(CheckpointInfo))
 _RUN_VALUES = attrgetter(*(n for n in _RUN_NAMES if n != "damaged"))
-
-
-def _made(cls: type, names: tuple[str, ...], values: tuple) -> Any:
-    """A frozen dataclass ``cls`` with every field given (``names``, ``values``)."""
-    obj: Any = _new(cls)
-    _set(obj, "__dict__", dict(zip(names, values, strict=True)))
-    return obj
 
 
 def run_from_row(row: Any) -> RunInfo:
@@ -177,9 +171,15 @@ def run_from_row(row: Any) -> RunInfo:
         return _run_from_fields(row)
     if type(labels) is not dict or not (spec is None or type(spec) is dict):
         return _run_from_fields(row)
-    return _made(RunInfo, _RUN_NAMES, (ident, name, agent, status, created, updated, count, head, host, pid,
-                                       beat, epoch, bool(resumable), reason, spec, parent, parent_cp,
-                                       fork_reason, labels, error, td, tt, cp, ct, ""))
+    obj: Any = _new(RunInfo)
+    _set(obj, "__dict__", {
+        "id": ident, "name": name, "agent": agent, "status": status, "created": created, "updated": updated,
+        "checkpoint_count": count, "head_seq": head, "owner_host": host, "owner_pid": pid, "heartbeat": beat,
+        "epoch": epoch, "resumable": bool(resumable), "not_resumable_reason": reason, "resume_spec": spec,
+        "parent_run": parent, "parent_checkpoint": parent_cp, "fork_reason": fork_reason, "labels": labels,
+        "last_error": error, "tasks_done": td, "tasks_total": tt, "checks_passed": cp, "checks_total": ct,
+        "damaged": ""})
+    return obj
 
 
 def _run_from_fields(row: Any) -> RunInfo:

@@ -16,6 +16,7 @@ from inspector.ui.models.runs_filter import RunsFilterProxy
 from inspector.ui.models.runs_model import ForkSeqRole, ProgressRole, RunRole, RunsModel, StatusRole
 from inspector.ui.session import StoreSession
 from inspector.ui.widgets.item_delegates import ProgressDelegate, RunNameDelegate, StatusPillDelegate
+from inspector.ui.widgets.runs_columns import RunsColumnFit
 
 REFRESH_MS = 30_000        # relative times and stuck diagnoses
 FILTER_DELAY_MS = 150      # typing pause before filtering
@@ -79,6 +80,7 @@ class RunsPanel(QWidget):
         header.customContextMenuRequested.connect(self._on_header_menu)
         layout.addWidget(self.view, 1)
         self.view.viewport().installEventFilter(self)
+        self.column_fit = RunsColumnFit(self.view)
         self.empty_hint = style.mute(QLabel("No runs match the filter.", self.view.viewport()))
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.hide()
@@ -277,8 +279,12 @@ class RunsPanel(QWidget):
             action = menu.addAction(title)
             action.setCheckable(True)
             action.setChecked(not header.isSectionHidden(col))
-            action.toggled.connect(lambda on, c=col: header.setSectionHidden(c, not on))
+            action.toggled.connect(lambda on, c=col: self._on_column_toggled(c, on))
         menu.popup(header.mapToGlobal(pos))
+
+    def _on_column_toggled(self, column: int, shown: bool) -> None:
+        self.column_fit.user_choice(column)     # the user's choice: never undone by the fit
+        self.view.header().setSectionHidden(column, not shown)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if watched is self.view.viewport() and event.type() in (QEvent.Type.Enter, QEvent.Type.Leave):

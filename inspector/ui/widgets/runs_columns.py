@@ -1,0 +1,80 @@
+"""The runs list's columns fit its width: the name column keeps room for names, others give way."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import QHeaderView, QTreeView
+
+from inspector.ui.models.run_tree import COL_CHECKPOINTS, COL_CHECKS, COL_NAME, COL_UPDATED
+from inspector.ui.models.runs_model import RunRole
+
+NAME_MAX = 240       # px a name may ask for (longer names elide, with the full name in the tooltip)
+NAME_PADDING = 40    # the delegate's margins, the fork icon and the branch indentation
+GIVE_WAY = (COL_UPDATED, COL_CHECKS, COL_CHECKPOINTS)   # hidden in this order when names need room
+
+
+class RunsColumnFit(QObject):
+    """Hides Updated, then Checks, then Ckpts while the Run column would cut names short.
+
+    Columns the user hid or showed from the header menu stay as the user left them
+    (``user_choice``). Runs after every resize of the view, deferred so a scroll bar
+    appearing is counted.
+    """
+
+    def __init__(self, view: QTreeView) -> None:
+        super().__init__(view)
+        self.view = view
+        self.auto_hidden: set[int] = set()
+        self.user_set: set[int] = set()
+        self._timer = QTimer(self, singleShot=True, interval=0)
+        self._timer.timeout.connect(self.fit)
+        self._viewport = view.viewport()    # compared by identity: no call into a view being destroyed
+        self._viewport.installEventFilter(self)
+        model = view.model()
+        for signal in (model.modelReset, model.rowsInserted, model.layoutChanged):
+            signal.connect(self._timer.start)
+
+    def user_choice(self, column: int) -> None:
+        """The user toggled ``column`` from the header menu: never hide or show it automatically."""
+        self.user_set.add(column)
+        self.auto_hidden.discard(column)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if watched is self._viewport and event.type() == QEvent.Type.Resize:
+            self._timer.start()
+        return super().eventFilter(watched, event)
+
+    def name_need(self) -> int:
+        """Pixels the Run column needs for the longest top-level name (capped at NAME_MAX)."""
+        model = self.view.model()
+        font = QFont(self.view.font())
+        font.setWeight(QFont.Weight.Medium)
+        metrics = QFontMetrics(font)
+        widest = 0
+        for row in range(min(model.rowCount(), 500)):
+            run = model.index(row, COL_NAME).data(RunRole)
+            if run is not None:
+                widest = max(widest, metrics.horizontalAdvance(run.name))
+        return min(NAME_MAX, widest + NAME_PADDING + self.view.indentation())
+
+    def fit(self) -> None:
+        """Show every give-way column that fits beside the names, hide the others."""
+        header = self.view.header()
+        available = self.view.viewport().width()
+        need = self.name_need()
+        for column in reversed(GIVE_WAY):       # start from all shown (but the user's choices)
+            if column in self.auto_hidden:
+                header.setSectionHidden(column, False)
+        self.auto_hidden.clear()
+        for column in GIVE_WAY:
+            if available - self._others(header) >= need:
+                break
+            if column not in self.user_set and not header.isSectionHidden(column):
+                header.setSectionHidden(column, True)
+                self.auto_hidden.add(column)
+
+    @staticmethod
+    def _others(header: QHeaderView) -> int:
+        return sum(header.sectionSize(c) for c in range(header.count())
+                   if c != COL_NAME and not header.isSectionHidden(c))

@@ -145,6 +145,14 @@ def say(*parts: object) -> None:
     print(*(escape_control(str(p)) for p in parts))
 
 
+def note_store(store: Any) -> None:
+    """One line on stderr when the store is read in a way the user should know about (e.g. a
+    write-ahead log that cannot be read untouched: its checkpoints are not shown)."""
+    notice = getattr(getattr(store, "info", None), "notice", "")
+    if notice:
+        print(f"checkpoint-inspector: note: {escape_control(notice)}", file=sys.stderr)
+
+
 def print_damaged(rows: Iterable[tuple[str, str]]) -> None:
     """After a table: one line per damaged row, with why (the other rows are fine)."""
     for name, why in rows:

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from inspector.commands._common import (add_json_arg, add_store_arg, fmt_size, fmt_time, print_damaged,
+from inspector.commands._common import (add_json_arg, add_store_arg, fmt_size, fmt_time, note_store, print_damaged,
                                         print_json_records, print_table)
 from inspector.store import open_reader
 from inspector.store.refs import resolve_run
@@ -42,6 +42,7 @@ def _second(ts: Any) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Print the checkpoints of one run."""
     with open_reader(args.store) as store:
+        note_store(store)
         cps = store.list_checkpoints(resolve_run(store, args.run).id)
     if args.json:
         print_json_records([{"id": c.id, "seq": c.seq, "kind": c.kind, "name": c.name, "created": c.created,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, print_json, say
+from inspector.commands._common import add_json_arg, add_store_arg, note_store, print_json, say
 from inspector.diff import Change, DiffResult, TextDelta, describe_divergence, diff_checkpoints, to_json
 from inspector.diff.grouping import ItemRange, group_changes
 from inspector.diff.text import render_delta
@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from inspector.store import open_reader
 
     with open_reader(args.store) as store:
+        note_store(store)
         result = diff_checkpoints(store, resolve_checkpoint(store, args.a), resolve_checkpoint(store, args.b))
     if args.json:
         print_json(to_json(result))

@@ -8,6 +8,7 @@ from inspector.commands._common import (
     add_json_arg,
     add_store_arg,
     fmt_time,
+    note_store,
     print_damaged,
     print_json_records,
     print_table,
@@ -34,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the runs with the status the desktop app shows and each fork's origin as RUN:SEQ."""
     with open_reader(args.store) as store:
+        note_store(store)
         runs = store.list_runs(text=args.filter)
         statuses = effective_statuses(store, runs)
         parents = parent_refs(store, runs)

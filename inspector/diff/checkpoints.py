@@ -121,16 +121,21 @@ class _Reader:
 
 def diff_checkpoints(store: Any, a: CheckpointInfo | int | str, b: CheckpointInfo | int | str, *,
                      three_way: bool = True, cancel: CancelFn | None = None,
-                     progress: ProgressFn | None = None) -> DiffResult:
+                     progress: ProgressFn | None = None,
+                     snapshots: dict[Any, Snapshot] | None = None) -> DiffResult:
     """Diff checkpoint ``a`` (old) against ``b`` (new), with their common ancestor.
 
     When the two lie on different branches (a fork against its original), ``three_way``
     adds the changes from the ancestor to each side. Runs in any thread; ``cancel()``
     returning True raises DiffCancelled, ``progress(stage, done)`` reports work done.
+    ``snapshots`` (checkpoint id → Snapshot) are used instead of loading those checkpoints,
+    and get the ones the diff loads (the caller can show them without loading them again).
     """
     started = time.perf_counter()
     info_a, info_b = checkpoint_info(store, a), checkpoint_info(store, b)
     reader = _Reader(store, cancel, progress)
+    if snapshots is not None:
+        reader.snapshots = snapshots
     changes = reader.states(info_a, info_b)
     if progress is not None:
         progress("tasks", reader.stats["nodes"])

@@ -21,7 +21,7 @@ from inspector.record.handoff import Handoff, read_handoff
 from inspector.record.interval import Interval
 from inspector.record.summary import lengths, summarize
 from inspector.store import create_store
-from inspector.store.engine import is_transient
+from inspector.store.engine import is_readonly_error, is_transient
 from inspector.codec import PieceEncoder, encode_flat
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
@@ -49,6 +49,32 @@ class _Heartbeat(threading.Thread):
                 log.warning("heartbeat failed: %s", err)
 
 
+READONLY_RETRY_S = 5.0        # how long a "readonly database" refusal of a writable file is retried
+READONLY_FIRST_DELAY = 0.02
+READONLY_MAX_DELAY = 0.5
+
+
+def _readonly_race(err: BaseException, path: str | os.PathLike | None) -> bool:
+    """A "readonly database" refusal of a file this process may write (not a read-only file)."""
+    if path is None or not is_readonly_error(err):
+        return False
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(os.fspath(path)) or ".", os.W_OK)
+
+
+def _create_store(target: str | os.PathLike) -> Any:
+    """``create_store``, retried like a write while a reader's hold on a killed writer's log
+    makes SQLite refuse the file as read-only (see ``Checkpointer._retry``)."""
+    start, delays = time.monotonic(), retry_delays(READONLY_FIRST_DELAY, READONLY_MAX_DELAY)
+    path = target if "://" not in os.fspath(target) else None
+    while True:
+        try:
+            return create_store(target)
+        except StoreError as err:
+            if time.monotonic() > start + READONLY_RETRY_S or not _readonly_race(err, path):
+                raise
+        time.sleep(next(delays))
+
+
 class Checkpointer:
     """Records one run. Use as a context manager: an exception marks the run failed.
 
@@ -66,7 +92,7 @@ class Checkpointer:
         self._start_seq = -1
         self.interval = Interval.parse(interval) if isinstance(interval, str) else (interval or Interval())
         self._handoff = handoff if handoff is not None else read_handoff()
-        self.store = create_store(self._handoff.store if self._handoff else store)
+        self.store = _create_store(self._handoff.store if self._handoff else store)
         self._writer = NativeWriter(self.store)
         self._encoder = PieceEncoder()
         self._lost = False
@@ -88,10 +114,10 @@ class Checkpointer:
         if self._handoff:
             self._continue(self._handoff, spec)
         else:
-            run = self._writer.create_run(name=name or agent or "run", agent=agent, resume_spec=spec,
-                                          resumable=resumable,
-                                          labels={**(labels or {}), "heartbeat_s": heartbeat},
-                                          not_resumable_reason=not_resumable_reason)
+            run = self._retry(lambda: self._writer.create_run(
+                name=name or agent or "run", agent=agent, resume_spec=spec, resumable=resumable,
+                labels={**(labels or {}), "heartbeat_s": heartbeat},
+                not_resumable_reason=not_resumable_reason), transient=False)
             self.run_id, self.epoch = run.id, run.epoch
         self._beat = _Heartbeat(self, heartbeat)
         self._beat.start()
@@ -183,31 +209,48 @@ class Checkpointer:
         self._ops_since, self._last_time, self._pending, self.last = 0, time.time(), None, info
         return info
 
-    def _retry(self, attempt: Callable[[], T], committed: Callable[[], T | None] | None = None) -> T:
-        """Run a write, retrying for ``retry_for`` seconds while the server is unreachable.
+    def _retry(self, attempt: Callable[[], T], committed: Callable[[], T | None] | None = None,
+               transient: bool = True) -> T:
+        """Run a write, retrying for ``retry_for`` seconds while the server is unreachable
+        (``transient``), and for ``READONLY_RETRY_S`` seconds on SQLite's "readonly database"
+        while the file itself is writable (a reader holds a killed writer's log open; the
+        pool's connections are replaced before each try, a refused one stays refused).
 
         A transaction whose connection broke may still have committed, so ``committed``
         is asked before each retry whether the write is already there.
         """
-        deadline, delays = time.monotonic() + self.retry_for, retry_delays()
+        start = time.monotonic()
+        deadline, delays = start + self.retry_for, retry_delays()
+        readonly_delays = retry_delays(READONLY_FIRST_DELAY, READONLY_MAX_DELAY)
         while True:
             try:
                 return attempt()
             except (StoreError, sa.exc.SQLAlchemyError) as err:
-                if isinstance(err, OwnershipLost) or not is_transient(err) or time.monotonic() > deadline:
+                if isinstance(err, OwnershipLost):
                     raise
-                delay = next(delays)
-                log.warning("store unreachable, retrying in %.2f s: %s", delay, err)
+                now = time.monotonic()
+                if transient and is_transient(err) and now <= deadline:
+                    delay = next(delays)
+                    log.warning("store unreachable, retrying in %.2f s: %s", delay, err)
+                elif now <= start + READONLY_RETRY_S and self._readonly_race(err):
+                    delay = next(readonly_delays)
+                    self.store.engine.dispose()    # new connections: a refused one stays refused
+                    log.info("store refused a write as read-only (a reader holds its log), retrying in %.2f s", delay)
+                else:
+                    raise
             time.sleep(delay)
             if committed is not None:
                 try:
                     done = committed()
                 except (StoreError, sa.exc.SQLAlchemyError) as err:
-                    if not is_transient(err):
+                    if not is_transient(err) and not self._readonly_race(err):
                         raise
                     continue
                 if done is not None:
                     return done
+
+    def _readonly_race(self, err: BaseException) -> bool:
+        return _readonly_race(err, getattr(self.store, "target_path", None))
 
     def _committed(self, new: NewCheckpoint) -> CheckpointInfo | None:
         """The checkpoint ``new`` if an append that seemed to fail did commit, else None."""

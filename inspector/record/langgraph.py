@@ -22,14 +22,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
+import functools
 import json
+import operator
 import os
+import pickle
 import random
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from itertools import repeat
 from typing import Any
+
+import pydantic
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (WRITES_IDX_MAP, BaseCheckpointSaver, ChannelVersions, Checkpoint,
@@ -52,88 +57,211 @@ LEAF = "__lg__"             # a typed leaf: {"__lg__": serde type tag, "b": serd
 _INT_MIN, _INT_MAX = -(2 ** 63), 2 ** 64 - 1
 _PLAIN_LEAVES = (str, bool, float, type(None), bytes)
 PUSH_CHANNEL = "__pregel_tasks"
-RECHECK = 16    # items before the first new one of a list that are compared again on every put
 
 
 class _Lowering:
-    """Channel values → the structural form stored as pieces (and back).
+    """Channel values of one lane → the structural form stored as pieces (and back).
 
-    Objects with a ``__dict__`` (LangChain messages, models, dataclasses) are serialized once:
-    the leaf is reused while the same object still equals a private deep copy of its
-    attributes, so an appended message history costs one ``dumps_typed`` per new message,
-    and an object changed in place is serialized again.
+    Every put lowers every item of every channel again, so a value changed *in place*
+    anywhere in the state is always stored as it is. Objects with a ``__dict__`` (LangChain
+    messages, pydantic models, dataclasses) are serialized with ``dumps_typed`` only when new
+    or changed: the check is an exact fingerprint (pickle of the object's state: types, key
+    order and every nested value, compared byte for byte), taken in this process from the
+    caller's own object; nothing read from a store is ever unpickled. The fingerprint also
+    gives ``get_tuple`` fresh deep copies of the head's objects without deserializing them.
+
+    What is known of an object is ``(fingerprint, leaf, pydantic fields set or None, class)``,
+    kept by ``id(object)`` (with the object itself, so the id stays its own) for two
+    generations (the put before and this one): memory follows the live state. Long lists of
+    pydantic models (message histories) are checked and copied in C calls, without a Python
+    step (nor a new container to collect) per unchanged item.
     """
 
     def __init__(self) -> None:
-        self._leaves: dict[int, tuple[Any, Any, dict]] = {}
-        self._forms: dict[int, tuple[dict, Any, Any]] = {}    # id(leaf) → (leaf, object, snapshot)
+        self.forget()
+
+    def forget(self) -> None:
+        self._objs: dict[int, Any] = {}           # this generation: id → object
+        self._data: dict[int, tuple] = {}         # id → (fingerprint, leaf, fields, class)
+        self._old_objs: dict[int, Any] = {}       # the generation before
+        self._old_data: dict[int, tuple] = {}
+        self._put_leaves: dict[int, tuple] = {}   # id(leaf) → data, for the leaves lowered since the last put
+        self._leaf_data: dict[int, tuple] = {}    # the same for the state of the last put (``revive``)
 
     def lower(self, value: Any, serde: SerializerProtocol) -> Any:
         kind = type(value)
         if kind in _PLAIN_LEAVES:
             return value
         if kind is int:
-            return value if _INT_MIN <= value <= _INT_MAX else self._leaf(value, serde)
+            return value if _INT_MIN <= value <= _INT_MAX else self.leaf(value, serde)
         if kind is list:
+            if len(value) >= _BULK_MIN:
+                bulk = self._models(value, serde)
+                if bulk is not None:
+                    return bulk
             return [self.lower(v, serde) for v in value]
         if kind is dict and LEAF not in value and all(type(k) is str for k in value):
             return {k: self.lower(v, serde) for k, v in value.items()}
-        return self._leaf(value, serde)
+        return self.leaf(value, serde)
 
-    def extend(self, old: list, old_form: list, value: list, serde: SerializerProtocol) -> list:
-        """The form of list ``value`` given the form of an earlier version ``old`` of it.
+    def leaf(self, value: Any, serde: SerializerProtocol) -> dict:
+        """The typed leaf of ``value`` (its ``dumps_typed`` bytes), serialized again only if
+        its fingerprint changed."""
+        cls = type(value)
+        fields = _fast_kind(cls)
+        if fields is None:
+            return _dump(value, serde)
+        try:
+            if fields:
+                if value.__pydantic_private__ is not None:
+                    return _dump(value, serde)
+                fp = pickle.dumps((value.__dict__, value.__pydantic_extra__), 5)
+            else:
+                fp = pickle.dumps(value.__dict__, 5)
+        except Exception:   # something in it cannot be fingerprinted: serialize it every time
+            return _dump(value, serde)
+        key = id(value)
+        obj, data = self._objs.get(key, _NOTHING), self._data.get(key)
+        if obj is _NOTHING:
+            obj, data = self._old_objs.get(key, _NOTHING), self._old_data.get(key)
+        if obj is not value or data is None or data[0] != fp:
+            data = (fp, _dump(value, serde), frozenset(value.__pydantic_fields_set__) if fields else None, cls)
+        self._objs[key] = value
+        self._data[key] = data
+        self._put_leaves[id(data[1])] = data
+        return data[1]
 
-        A reducer such as ``add_messages`` returns a new list whose head holds the very objects
-        of the old one: the forms of that common head are reused (the last ``RECHECK`` of them
-        are checked again for changes made in place), only the rest is lowered.
-        """
-        same = 0
-        for a, b in zip(old, value):
-            if a is not b:
-                break
-            same += 1
-        start = max(0, same - RECHECK)
-        return old_form[:start] + [self.lower(v, serde) for v in value[start:]]
+    def _models(self, value: list, serde: SerializerProtocol) -> list | None:
+        """``lower`` of a long list of pydantic models (a message history) in C calls: every
+        item's fingerprint is taken and compared with the one it was last stored with; only
+        new or changed items take a Python step. None when the list holds anything else."""
+        if not all(_fast_kind(t) is True for t in set(map(type, value))):
+            return None
+        if set(map(type, map(_PRIVATE, value))) != _NONE_TYPE:
+            return None
+        try:
+            prints = list(map(_PICKLE, zip(map(_DICT, value), map(_EXTRA, value))))
+        except Exception:
+            return None
+        ids = list(map(id, value))
+        objs = list(map(self._objs.get, ids, map(self._old_objs.get, ids)))
+        data = list(map(self._data.get, ids, map(self._old_data.get, ids, repeat(_UNKNOWN))))
+        ok = list(map(operator.and_, map(operator.is_, objs, value), map(operator.eq, map(_FIRST, data), prints)))
+        for i in [i for i, hit in enumerate(ok) if not hit]:
+            item = value[i]
+            data[i] = (prints[i], _dump(item, serde), frozenset(item.__pydantic_fields_set__), type(item))
+        leaves = list(map(_SECOND, data))
+        self._objs.update(zip(ids, value))
+        self._data.update(zip(ids, data))
+        self._put_leaves.update(zip(map(id, leaves), data))
+        return leaves
+
+    def rotate(self) -> None:
+        """After a put: what it lowered is the generation before; older objects are dropped."""
+        self._leaf_data, self._put_leaves = self._put_leaves, {}
+        self._old_objs, self._old_data, self._objs, self._data = self._objs, self._data, {}, {}
 
     def revive(self, form: Any, serde: SerializerProtocol) -> Any:
-        """``raise_value`` that hands back the very object a leaf was made from while it is
-        unchanged (its attributes still equal the private copy taken when it was stored),
-        instead of deserializing it again. Containers are always new."""
+        """``raise_value`` for the state this lane last put: a typed leaf made from an object
+        comes back as a fresh deep copy of that object as it was stored (rebuilt from its
+        fingerprint, never from the store), which the next put recognizes without
+        serializing it again."""
+        # the copies take the place of the objects last put: those are let go (should a caller
+        # put one of them again, it is serialized again), so the objects of one state at most
+        # are kept alive for the next put besides the copies (memory and collector work)
+        self._old_objs, self._old_data, self._objs, self._data = self._objs, self._data, {}, {}
+        return self._revive(form, serde)
+
+    def _revive(self, form: Any, serde: SerializerProtocol) -> Any:
         kind = type(form)
         if kind is dict:
             if LEAF in form:
-                hit = self._forms.get(id(form))
-                if hit is not None and hit[0] is form:
-                    obj, snapshot = hit[1], hit[2]
-                    if (getattr(obj, "__dict__", None), getattr(obj, "__pydantic_extra__", None)) == snapshot:
-                        return obj
-                return serde.loads_typed((form[LEAF], form["b"]))
-            return {k: self.revive(v, serde) for k, v in form.items()}
+                return self._copies([form], serde)[0]
+            return {k: self._revive(v, serde) for k, v in form.items()}
         if kind is list:
-            return [self.revive(v, serde) for v in form]
+            if len(form) >= _BULK_MIN and all(type(f) is dict and LEAF in f for f in form):
+                return self._copies(form, serde)
+            return [self._revive(v, serde) for v in form]
         return form
 
-    def _leaf(self, value: Any, serde: SerializerProtocol) -> dict:
-        attrs = getattr(value, "__dict__", None)
-        if attrs is None:
-            tag, data = serde.dumps_typed(value)
-            return {LEAF: tag, "b": data}
-        hit = self._leaves.get(id(value))
-        extra = getattr(value, "__pydantic_extra__", None)
-        if hit is not None and hit[0] is value and hit[1] == (attrs, extra):
-            return hit[2]
-        tag, data = serde.dumps_typed(value)
-        leaf = {LEAF: tag, "b": data}
-        if len(self._leaves) > 200_000:
-            self._leaves.clear()
-            self._forms.clear()
-        try:
-            snapshot = copy.deepcopy((attrs, extra))
-        except Exception:   # an attribute that cannot be copied: never cache this object
-            return leaf
-        self._leaves[id(value)] = (value, snapshot, leaf)
-        self._forms[id(leaf)] = (leaf, value, snapshot)
-        return leaf
+    def _copies(self, leaves: list, serde: SerializerProtocol) -> list:
+        """Fresh objects for typed leaves: those made from an object of the last put are
+        rebuilt from its fingerprint, everything else is deserialized."""
+        data = list(map(self._leaf_data.get, map(id, leaves), repeat(_UNKNOWN)))
+        if (all(map(operator.is_, map(_SECOND, data), leaves))
+                and all(map(operator.is_, map(type, map(_THIRD, data)), repeat(frozenset)))):
+            return self._models_back(data)
+        return [self._copy_one(d, f, serde) for d, f in zip(data, leaves)]
+
+    def _models_back(self, data: list) -> list:
+        """Pydantic models rebuilt in C calls, by pickle's own steps for them (a new object,
+        then its four state slots) from the fingerprints pickled in ``leaf``/``_models``."""
+        states = list(map(pickle.loads, map(_FIRST, data)))   # our own bytes, never a store's
+        objs = list(map(object.__new__, map(_FOURTH, data)))
+        for slot, values in (("__dict__", map(_FIRST, states)), ("__pydantic_extra__", map(_SECOND, states)),
+                             ("__pydantic_fields_set__", map(set, map(_THIRD, data))),
+                             ("__pydantic_private__", repeat(None))):
+            list(map(object.__setattr__, objs, repeat(slot), values))
+        ids = list(map(id, objs))
+        self._objs.update(zip(ids, objs))
+        self._data.update(zip(ids, data))
+        return objs
+
+    def _copy_one(self, data: tuple, leaf: dict, serde: SerializerProtocol) -> Any:
+        if data[1] is not leaf:
+            return _load(leaf, serde)
+        if data[2] is not None:
+            return self._models_back([data])[0]
+        obj = object.__new__(data[3])
+        obj.__dict__.update(pickle.loads(data[0]))   # our own bytes, never a store's
+        self._objs[id(obj)] = obj
+        self._data[id(obj)] = data
+        return obj
+
+
+def _dump(value: Any, serde: SerializerProtocol) -> dict:
+    tag, data = serde.dumps_typed(value)
+    return {LEAF: tag, "b": data}
+
+
+def _load(leaf: dict, serde: SerializerProtocol) -> Any:
+    return serde.loads_typed((leaf[LEAF], leaf["b"]))
+
+
+_KINDS: dict[type, bool | None] = {}
+_BULK_MIN = 16
+_UNKNOWN: tuple = (b"", None, None, None)
+_NOTHING = object()
+_NONE_TYPE = {type(None)}
+_PICKLE = functools.partial(pickle.dumps, protocol=5)
+_DICT = operator.attrgetter("__dict__")
+_EXTRA = operator.attrgetter("__pydantic_extra__")
+_PRIVATE = operator.attrgetter("__pydantic_private__")
+_FIRST, _SECOND, _THIRD, _FOURTH = (operator.itemgetter(i) for i in range(4))
+
+
+def _fast_kind(cls: type) -> bool | None:
+    """How an object of ``cls`` is fingerprinted and copied: True for a pydantic model with
+    pydantic's own pickling, False for a plain ``__dict__`` object (default pickling, no
+    slots), None for anything else (serialized at every put, deserialized at every read)."""
+    hit = _KINDS.get(cls, 0)
+    if hit != 0:
+        return hit   # type: ignore[return-value]
+    kind: bool | None = None
+    if issubclass(cls, pydantic.BaseModel):
+        if (cls.__getstate__ is pydantic.BaseModel.__getstate__
+                and cls.__setstate__ is pydantic.BaseModel.__setstate__
+                and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
+                and cls.__new__ is object.__new__):
+            kind = True
+    elif (getattr(cls, "__getstate__", None) is object.__getstate__ and not hasattr(cls, "__setstate__")
+          and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
+          and cls.__new__ is object.__new__ and not any("__slots__" in vars(c) for c in cls.__mro__[:-1])
+          and "__dict__" in dir(cls)):
+        kind = False
+    if len(_KINDS) < 10_000:
+        _KINDS[cls] = kind
+    return kind
 
 
 def raise_value(form: Any, serde: SerializerProtocol) -> Any:
@@ -153,7 +281,7 @@ class _Lane:
 
     def __init__(self) -> None:
         self.encoder = PieceEncoder()
-        self.channels: dict[str, tuple[Any, Any, Any, list | None]] = {}   # channel → (version, value, form, items)
+        self.lowering = _Lowering()
         self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)
         self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
         self.goal = ""
@@ -175,7 +303,6 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         self._lanes_db = LaneStore(self._store, heartbeat_s=heartbeat)
         self.tasks_channel = tasks_channel
         self._lock = threading.RLock()
-        self._lower = _Lowering()
         self._lanes: dict[tuple[str, str], _Lane] = {}
         self._running: set[str] = set()
         self._running_lanes: dict[str, tuple[str, str]] = {}   # running run → its (thread, ns)
@@ -258,28 +385,16 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             lane = self._lane(thread_id, ns)
             values = checkpoint.get("channel_values") or {}
             versions = checkpoint.get("channel_versions") or {}
-            state: dict[str, Any] = {}
-            seen: dict[str, tuple[Any, Any, Any, list | None]] = {}
-            for channel, value in values.items():
-                version = versions.get(channel)
-                cached = lane.channels.get(channel)
-                if (cached is not None and channel not in new_versions and cached[1] is value
-                        and cached[0] == version and version is not None):
-                    form = cached[2]
-                elif cached is not None and type(value) is list and cached[3] is not None:
-                    form = self._lower.extend(cached[3], cached[2], value, self.serde)
-                else:
-                    form = self._lower.lower(value, self.serde)
-                state[channel] = form
-                seen[channel] = (version, value, form, list(value) if type(value) is list else None)
-            lane.channels = seen
+            lowering = lane.lowering
+            # every channel, every item: a value changed in place is stored as it now is
+            state = {channel: lowering.lower(value, self.serde) for channel, value in values.items()}
             try:
                 digest, size, new_pieces = lane.encoder.encode(state)
             except (TypeError, ValueError, OverflowError):
                 # a value msgpack cannot take structurally (e.g. a lone surrogate): store each
                 # channel that fails as one typed leaf instead
                 lane.encoder.forget()
-                state = {ch: (form if _packable(form) else self._lower._leaf(values[ch], self.serde))
+                state = {ch: (form if _packable(form) else lowering.leaf(values[ch], self.serde))
                          for ch, form in state.items()}
                 digest, size, new_pieces = lane.encoder.encode(state)
             body = {k: v for k, v in checkpoint.items() if k != "channel_values"}
@@ -289,7 +404,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             nxt = next_nodes(values.keys(), versions, checkpoint.get("versions_seen"))
             status = "running" if nxt or values.get(PUSH_CHANNEL) else "completed"
             settled = lane.settled.get(checkpoint["id"])
-            tasks_hash, score = self._task_state(lane, values, new_versions, new_pieces)
+            tasks_hash, score = self._task_state(lane, values, new_pieces)
             outputs = lane.outputs.pop(parent_id, {}) if parent_id else {}
             nodes = sorted({n for path, _ in outputs.values() if (n := node_of(path))})
             wrote = sorted({c for _, chans in outputs.values() for c in chans
@@ -314,11 +429,12 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 self._lanes_db.put(thread_id, ns, cp)
             except BaseException:
                 lane.encoder.forget()
-                lane.channels = {}
+                lowering.forget()
                 lane.state = None
                 self._lanes_db._known.clear()
                 raise
             lane.state = (digest, state)
+            lowering.rotate()
             run_id = self._lanes_db.lane_run(thread_id, ns)
             if run_id is not None:
                 if status == "running":
@@ -333,17 +449,17 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns,
                                  "checkpoint_id": checkpoint["id"]}}
 
-    def _task_state(self, lane: _Lane, values: dict, new_versions: ChannelVersions,
+    def _task_state(self, lane: _Lane, values: dict,
                     new_pieces: dict) -> tuple[bytes | None, tuple[int, int, int, int]]:
         """The native task state of a checkpoint, from the task channel (None without one)."""
         todos = values.get(self.tasks_channel)
         if todos is None:
             return None, (0, 0, 0, 0)
-        if lane.tasks[0] is todos and self.tasks_channel not in new_versions:
+        plain = _plain(todos)
+        if lane.tasks[0] is not None and lane.tasks[0] == (plain, type(plain)):   # the same tasks
             return lane.tasks[1], lane.tasks[2]
         if not lane.goal:
             lane.goal = _goal(values.get("messages"))
-        plain = _plain(todos)
         try:
             tasks = build_task_state({self.tasks_channel: plain, "messages": []}, [], self.tasks_channel)
             if lane.goal and not tasks.get("goal"):
@@ -355,7 +471,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         new_pieces.update(found)
         sc = taskstate.score(tasks)
         result = (digest, (sc.tasks_done, sc.tasks_total, sc.checks_passed, sc.checks_total))
-        lane.tasks = (todos, *result)
+        lane.tasks = ((plain, type(plain)), *result)
         return result
 
     def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
@@ -366,17 +482,17 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         checkpoint_id = str(conf["checkpoint_id"])
         replace = all(w[0] in WRITES_IDX_MAP for w in writes)
         with self._lock:
+            lane = self._lane(thread_id, ns)
             rows: list[LaneWrite] = []
             for idx, (channel, value) in enumerate(writes):
-                form = self._lower.lower(value, self.serde)
+                form = lane.lowering.lower(value, self.serde)
                 try:
                     data = piece_codec.pack(form)
                 except (TypeError, ValueError, OverflowError):
-                    data = piece_codec.pack(self._lower._leaf(value, self.serde))
+                    data = piece_codec.pack(lane.lowering.leaf(value, self.serde))
                 rows.append(LaneWrite(task_id=task_id, idx=WRITES_IDX_MAP.get(channel, idx), channel=channel,
                                       task_path=task_path, data=data))
             self._lanes_db.put_writes(thread_id, ns, checkpoint_id, rows, replace=replace)
-            lane = self._lane(thread_id, ns)
             outputs = lane.outputs.setdefault(checkpoint_id, {})
             if len(lane.outputs) > 64:
                 lane.outputs.pop(next(iter(lane.outputs)))
@@ -421,8 +537,9 @@ class InspectorSaver(BaseCheckpointSaver[str]):
     def _tuple(self, row: StoredCheckpoint) -> CheckpointTuple:
         lane = self._lanes.get((row.thread_id, row.checkpoint_ns))
         if lane is not None and lane.state is not None and lane.state[0] == row.state_hash:
-            # the state this saver last put in the lane (same digest: same content): no read
-            values = self._lower.revive(lane.state[1], self.serde)
+            # the state this saver last put in the lane (same digest: same content): no read,
+            # and its objects come back as fresh copies
+            values = lane.lowering.revive(lane.state[1], self.serde)
         else:
             values = raise_value(self._store.load_values([row.state_hash])[row.state_hash], self.serde)
         checkpoint = self.serde.loads_typed((row.body_type, row.body))
@@ -484,7 +601,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         only remembers."""
         for lane in self._lanes.values():
             lane.encoder.forget()
-            lane.channels = {}
+            lane.lowering.forget()
             lane.state = None
 
     def delete_thread(self, thread_id: str) -> None:

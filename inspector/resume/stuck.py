@@ -45,7 +45,8 @@ class Diagnosis:
 
     def describe(self) -> str:
         """Several lines for the CLI and the Metadata tab."""
-        lines = [f"{self.status}: {self.summary}"]
+        said = self.summary.lower().startswith(self.status)   # "Crashed after #8 …" names it already
+        lines = [self.summary if said else f"{self.status}: {self.summary}"]
         lines += [f"  - {r}" for r in self.reasons]
         if self.last_checkpoint:
             lines.append(f"  last checkpoint #{self.last_checkpoint.seq} {self.last_checkpoint.kind} "

@@ -190,6 +190,24 @@ def is_transient(err: BaseException | None) -> bool:
     return False
 
 
+def is_readonly_error(err: BaseException | None) -> bool:
+    """True for SQLite's "attempt to write a readonly database" (any SQLITE_READONLY code),
+    through StoreError and SQLAlchemy wrappers. A writer that starts on a killed writer's log
+    while a read-only reader (``readonly_shm``) has it open gets it: SQLite cannot recover the
+    log then, and the writer's connection stays refused until it is replaced."""
+    for _ in range(6):
+        if err is None:
+            return False
+        if isinstance(err, exc.DBAPIError):
+            err = err.orig
+            continue
+        if isinstance(err, sqlite3.OperationalError):
+            return str(getattr(err, "sqlite_errorname", "")).startswith("SQLITE_READONLY") or \
+                "readonly database" in str(err)
+        err = err.__cause__
+    return False
+
+
 def table_columns(engine: sa.Engine, display: str) -> dict[str, set[str]]:
     """Every table of the database with its column names (for kind detection)."""
     with guard(display):

@@ -84,7 +84,7 @@ def open_store(target: str | os.PathLike, readonly: bool = True, **options) -> S
     """
     store = _open(parse_target(target), readonly, **options)
     if readonly and store.info.backend == "sqlite" and store.target_path is not None:
-        notice = sqlite_ro.notice_for(sqlite_ro.mode_of(store.target_path))
+        notice = sqlite_ro.notice_for(sqlite_ro.mode_of(store.target_path), store.target_path)
         if notice:
             store.info = dataclasses.replace(store.info, notice=notice)
     return store

@@ -104,7 +104,7 @@ def private_copy_uri(path: Path, signature: tuple, copies: dict) -> str | None:
 
         wal = sidecars(path)[0]
         try:
-            if path.stat().st_size + wal.stat().st_size > COPY_MAX:
+            if too_big_to_copy(path):
                 return None
             folder = tempfile.TemporaryDirectory(prefix="checkpoint-inspector-")
             shutil.copyfile(path, Path(folder.name) / path.name)
@@ -117,11 +117,28 @@ def private_copy_uri(path: Path, signature: tuple, copies: dict) -> str | None:
     return f"file:{urllib.parse.quote(os.fspath(copy))}?mode=ro"
 
 
-def notice_for(mode: str) -> str:
-    """What the user should know about a store read in ``mode`` ('' when nothing)."""
+COPY_NOTICE = ("The store's write-ahead log has no -shm file, so it is read from a private copy "
+               "without changing any of its files; live updates resume when a writer opens it.")
+SKIPPED_NOTICE = ("The store's write-ahead log has no -shm file and the store is over {limit} GiB, too big to "
+                  "copy, so it is read without its log: checkpoints committed in the log are not shown and "
+                  "live updates are off until a writer opens the store.")
+
+
+def too_big_to_copy(path: Path) -> bool:
+    """True when a store and its ``-wal`` are over ``COPY_MAX`` bytes (read without the log)."""
+    try:
+        return path.stat().st_size + sidecars(path)[0].stat().st_size > COPY_MAX
+    except OSError:
+        return False
+
+
+def notice_for(mode: str, path: Path | None = None) -> str:
+    """What the user should know about a store read in ``mode`` ('' when nothing); with the
+    store's ``path``, a log too big to copy says that its checkpoints are not shown."""
     if mode == LOG_UNREAD:
-        return ("The store's write-ahead log has no -shm file, so it is read from a private copy "
-                "without changing any of its files; live updates resume when a writer opens it.")
+        if path is not None and too_big_to_copy(path):
+            return SKIPPED_NOTICE.format(limit=COPY_MAX >> 30)
+        return COPY_NOTICE
     return ""
 
 

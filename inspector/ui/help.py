@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QHeaderView,
     QTableWidget,
     QTableWidgetItem,
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector import __version__
+from inspector.ui.widgets.sizing import clear_size_grip, fit_to_screen
 
 APP_NAME = "Checkpoint Inspector"
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -67,8 +69,11 @@ def _dialog(parent: QWidget | None, title: str, body: QWidget, size: tuple[int, 
     layout.addWidget(body, 1)
     buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
     buttons.rejected.connect(dialog.reject)
-    layout.addWidget(buttons)
-    dialog.resize(*size)
+    row = QHBoxLayout()
+    row.addWidget(buttons)
+    layout.addLayout(row)
+    clear_size_grip(dialog, row)
+    fit_to_screen(dialog, *size)
     return dialog
 
 

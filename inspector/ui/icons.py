@@ -32,23 +32,34 @@ def icon_path(name: str) -> Path:
 
 
 class _SvgEngine(QIconEngine):
-    """Renders an SVG lazily at whatever size is asked for (nothing rendered up front)."""
+    """Renders an SVG lazily at whatever size is asked for (nothing rendered up front).
 
-    def __init__(self, data: bytes) -> None:
+    ``currentColor`` becomes ``color``, or, when it is None, the theme's text colour at the
+    time of painting: an icon made before View ▸ Theme ▸ Dark is drawn light afterwards.
+    """
+
+    def __init__(self, template: str, color: str | None) -> None:
         super().__init__()
-        self._data = data
-        self._renderer = QSvgRenderer(QByteArray(data))
-        self._cache: dict[tuple[int, int, int], QPixmap] = {}
+        self._template, self._color = template, color
+        self._renderers: dict[str, QSvgRenderer] = {}
+        self._cache: dict[tuple[int, int, int, str], QPixmap] = {}
+
+    def _renderer(self) -> tuple[str, QSvgRenderer]:
+        color = self._color or style.theme().text
+        renderer = self._renderers.get(color)
+        if renderer is None:
+            renderer = self._renderers[color] = QSvgRenderer(QByteArray(self._template.replace("currentColor", color).encode()))
+        return color, renderer
 
     def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
         painter.save()
         if mode == QIcon.Mode.Disabled:
             painter.setOpacity(0.4)
-        self._renderer.render(painter, QRectF(rect))
+        self._renderer()[1].render(painter, QRectF(rect))
         painter.restore()
 
     def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:
-        key = (size.width(), size.height(), int(mode == QIcon.Mode.Disabled))
+        key = (size.width(), size.height(), int(mode == QIcon.Mode.Disabled), self._renderer()[0])
         cached = self._cache.get(key)
         if cached is None:
             cached = QPixmap(size)
@@ -61,25 +72,25 @@ class _SvgEngine(QIconEngine):
         return cached
 
     def clone(self) -> _SvgEngine:
-        return _SvgEngine(self._data)
+        return _SvgEngine(self._template, self._color)
 
 
 @functools.lru_cache(maxsize=256)
-def _render(name: str, color: str) -> QIcon:
+def _render(name: str, color: str | None) -> QIcon:
     try:
         text = icon_path(name).read_text(encoding="utf-8")
     except OSError:
         log.debug("missing icon %s", name)
         return QIcon()
-    data = text.replace("currentColor", color).encode()
-    if not QSvgRenderer(QByteArray(data)).isValid():
+    if not QSvgRenderer(QByteArray(text.replace("currentColor", "#000000").encode())).isValid():
         return QIcon()
-    return QIcon(_SvgEngine(data))
+    return QIcon(_SvgEngine(text, color))
 
 
 def icon(name: str, color: str | None = None) -> QIcon:
-    """Icon ``name``; ``currentColor`` in the SVG becomes ``color`` (default: the theme's text)."""
-    return _render(name, color or style.theme().text)
+    """Icon ``name``; ``currentColor`` in the SVG becomes ``color`` (default: the theme's text,
+    followed when the theme changes)."""
+    return _render(name, color)
 
 
 def kind_icon(kind: str) -> QIcon:

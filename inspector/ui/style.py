@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import shiboken6
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPainter, QPaintEvent, QPalette
@@ -169,10 +173,29 @@ _QSS = {
 }
 
 
+_themed: weakref.WeakKeyDictionary[QWidget, Callable[[Theme], str]] = weakref.WeakKeyDictionary()
+
+
+def set_themed_style(widget: QWidget, make: Callable[[Theme], str]) -> None:
+    """Give ``widget`` the style sheet ``make(theme)`` now and again after every theme switch.
+
+    A style sheet holds colours, not roles: one written in the light theme would stay light
+    after View ▸ Theme ▸ Dark. Every sheet made from theme colours goes through here.
+    """
+    _themed[widget] = make
+    widget.setStyleSheet(make(_current))
+
+
+def _restyle_all() -> None:
+    for widget, make in list(_themed.items()):
+        if shiboken6.isValid(widget):
+            widget.setStyleSheet(make(_current))
+
+
 def polish(widget: QWidget, kind: str) -> None:
     """Give ``widget`` (and its children) the small style sheet ``kind`` in the current theme."""
-    t = _current
-    widget.setStyleSheet(_QSS[kind].format(**{f: getattr(t, f) for f in t.__dataclass_fields__ if f != "dark"}))
+    set_themed_style(widget, lambda t: _QSS[kind].format(
+        **{f: getattr(t, f) for f in t.__dataclass_fields__ if f != "dark"}))
 
 
 def mute(label: QLabel) -> QLabel:
@@ -212,6 +235,7 @@ def apply_theme(app: QApplication, mode: str = "auto") -> Theme:
     _current = DARK if dark else LIGHT
     app.setStyle("Fusion")
     app.setPalette(_palette(_current))
+    _restyle_all()
     return _current
 
 

@@ -165,20 +165,35 @@ def _records(n: int, seed: int = 2) -> list[dict]:
              "note": "".join(rnd.choices("abcdefgh ", k=60))} for i in range(n)]
 
 
+def _dense_saves(t: Table, records: list | dict, live: list, changing: int) -> tuple[bytes, int]:
+    """Save ``records`` then twice more with ``changing`` of the ``live`` records edited (the
+    second dense save rewrites coarse chunks the first wrote); each read back and diffed,
+    and the last no bigger than json + zstd of the whole state. The last root and bytes."""
+    t.add({"records": records})
+    rnd = random.Random(changing)
+    previous = None
+    for _ in range(2):
+        for i in rnd.sample(range(len(live)), changing):
+            live[i]["score"] = rnd.random()
+            live[i]["status"] = rnd.choice(["a", "b", "c"])
+        root, written = t.add({"records": records})
+        back = t.value(root)
+        assert back == {"records": records} and list(back["records"]) == list(records)
+        if previous is not None:      # the diff reads coarse chunks like fine ones
+            old_state, old_root = previous
+            assert diff_pieces(t.fetch, old_root, root, fetch_raw=t.fetch_raw) == diff_values(
+                old_state, {"records": records})
+        previous = (copy.deepcopy({"records": records}), root)
+    whole = len(zstandard.ZstdCompressor(level=3).compress(json.dumps({"records": records}).encode()))
+    assert written <= whole, f"{changing} of 5,000 records changed: wrote {written} bytes, json+zstd {whole}"
+    return root, written
+
+
 @pytest.mark.parametrize("changing", [20, 500, 5_000])
 def test_dense_changes_are_no_bigger_than_compressing_the_whole_state(changing) -> None:
     t = Table()
     records = _records(5_000)
-    t.add({"records": records})
-    rnd = random.Random(changing)
-    for _ in range(2):      # the second dense save rewrites coarse chunks written by the first
-        for i in rnd.sample(range(len(records)), changing):
-            records[i]["score"] = rnd.random()
-            records[i]["status"] = rnd.choice(["a", "b", "c"])
-        root, written = t.add({"records": records})
-        assert t.value(root) == {"records": records}
-    whole = len(zstandard.ZstdCompressor(level=3).compress(json.dumps({"records": records}).encode()))
-    assert written <= whole, f"{changing} of 5,000 records changed: wrote {written} bytes, json+zstd {whole}"
+    root, written = _dense_saves(t, records, records, changing)
     if changing == 5_000:       # written as coarse chunks: few and big
         assert len([d for d in t.raw if t.raw[d][:1] in (b"\xc7", b"\xc8", b"\xc9")]) > 0
         marker = unpack(t.raw[root])["records"]
@@ -191,23 +206,7 @@ def test_dense_changes_to_a_map_are_no_bigger_than_compressing_it_whole_and_spar
     t = Table()
     records = {r["id"]: r for r in _records(5_000)}
     live = list(records.values())
-    t.add({"records": records})
-    rnd = random.Random(changing)
-    previous = None
-    for _ in range(2):      # the second dense save rewrites coarse chunks written by the first
-        for i in rnd.sample(range(len(live)), changing):
-            live[i]["score"] = rnd.random()
-            live[i]["status"] = rnd.choice(["a", "b", "c"])
-        root, written = t.add({"records": records})
-        assert t.value(root) == {"records": records}
-        assert list(t.value(root)["records"]) == list(records)
-        if previous is not None:      # the diff reads coarse chunks like fine ones
-            old_state, old_root = previous
-            assert diff_pieces(t.fetch, old_root, root, fetch_raw=t.fetch_raw) == diff_values(
-                old_state, {"records": records})
-        previous = (copy.deepcopy({"records": records}), root)
-    whole = len(zstandard.ZstdCompressor(level=3).compress(json.dumps({"records": records}).encode()))
-    assert written <= whole, f"{changing} of 5,000 records changed: wrote {written} bytes, json+zstd {whole}"
+    _dense_saves(t, records, live, changing)
     table = t.encoder._maps._layouts[("$", "records")].chunks
     coarse = changing >= 500        # most of the ~160 chunks changed
     assert (len(table) < 40 and all(c.coarse for c in table)) if coarse else not any(c.coarse for c in table)

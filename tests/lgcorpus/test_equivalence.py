@@ -179,7 +179,7 @@ def test_inspector_actions_equal_langgraph_sqlite(corpus_sqlite, tmp_path, confi
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize("name", ["typed", "agent"])
+@pytest.mark.parametrize("name", sorted(FORKS))
 def test_inspector_actions_equal_langgraph_postgres(corpus_pg, pg_server, config_home, name) -> None:
     import uuid
 

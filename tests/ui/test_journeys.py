@@ -26,13 +26,15 @@ from tests.ui.dialogs.test_resume_flow import TIMEOUT, Confirm
 SIZES = [pytest.param((1024, 700), id="1024x700"), pytest.param((1600, 1000), id="1600x1000")]
 
 
-def _window(qtbot, size: tuple[int, int], store: Path) -> MainWindow:
+def _window(qtbot, size: tuple[int, int], store: Path, *, annotated: bool = False) -> MainWindow:
+    """A shown main window at ``size`` with ``store`` open (and its runs diagnosed if ``annotated``)."""
     window = MainWindow(restore_settings=False)
     qtbot.addWidget(window)
     window.resize(*size)
     window.show()
     model = window.runs_panel.model
-    with qtbot.waitSignals([window.session.opened, model.runs_loaded], timeout=TIMEOUT):
+    signals = [window.session.opened, model.runs_loaded] + ([model.annotated] if annotated else [])
+    with qtbot.waitSignals(signals, timeout=TIMEOUT):
         window.open_store(str(store))
     return window
 

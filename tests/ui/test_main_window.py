@@ -144,3 +144,10 @@ def test_extension_points_for_other_features(window, qtbot) -> None:
     assert action in window.menu_actions.run_menu.actions() and action in window.menu_actions.toolbar.actions()
     dock = window.add_dock(QTextEdit(), "Test Dock")
     assert dock.toggleViewAction() in window.menu_actions.panels_menu.actions()
+
+
+def test_the_window_keeps_qwidget_actions(window) -> None:
+    # the menu actions once sat in the attribute `actions`, which hid QWidget.actions(): any
+    # caller asking the window for its QActions got the dataclass (not callable)
+    assert isinstance(window.actions(), list)
+    assert window.menu_actions.open.text() == "&Open Store\u2026"

@@ -15,20 +15,10 @@ from inspector.ui.models.run_tree import COL_CHECKPOINTS, COL_NAME, COL_STATUS
 from inspector.ui.models.runs_model import RunRole
 from inspector.ui.widgets.runs_columns import NAME_PADDING
 from tests.ui.dialogs.test_resume_flow import TIMEOUT
+from tests.ui.test_journeys import _window
 
 SIZES = [pytest.param((1024, 700), id="1024x700"), pytest.param((900, 650), id="900x650"),
          pytest.param((800, 600), id="800x600")]
-
-
-def _window(qtbot, size: tuple[int, int], store: Path) -> MainWindow:
-    window = MainWindow(restore_settings=False)
-    qtbot.addWidget(window)
-    window.resize(*size)
-    window.show()
-    model = window.runs_panel.model
-    with qtbot.waitSignals([window.session.opened, model.runs_loaded, model.annotated], timeout=TIMEOUT):
-        window.open_store(str(store))
-    return window
 
 
 def _names_fit(window: MainWindow) -> list[str]:
@@ -45,7 +35,7 @@ def _names_fit(window: MainWindow) -> list[str]:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_run_names_whole_and_selected_row_in_sight(qtbot, demo_store: Path, size) -> None:
-    window = _window(qtbot, size, demo_store)
+    window = _window(qtbot, size, demo_store, annotated=True)
     assert window.minimumWidth() <= 800 and window.width() == size[0]
     view = window.runs_panel.view
     header = view.header()
@@ -73,7 +63,7 @@ def test_run_names_whole_and_selected_row_in_sight(qtbot, demo_store: Path, size
 
 
 def test_status_message_elided_beside_the_chips_at_1024(qtbot, demo_store: Path) -> None:
-    window = _window(qtbot, (1024, 700), demo_store)
+    window = _window(qtbot, (1024, 700), demo_store, annotated=True)
     bar = window.statusBar()
     long = "Opened " + "/home/someone/projects/agents/customer-support/checkpoints" * 2 + "/store.db"
     bar.showMessage(long)

@@ -40,6 +40,36 @@ def compress(raw: bytes) -> tuple[int, bytes]:
     return (CODEC_ZSTD, data) if len(data) < len(raw) else (CODEC_RAW, raw)
 
 
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+BODY_TAGS = frozenset({"msgpack", "json"})   # serde tags whose bodies are stored compressed
+
+
+def pack_body(tag: str, raw: bytes) -> bytes:
+    """A LangGraph checkpoint body as ``ci_lg_checkpoints.body`` keeps it: one zstd frame when
+    its serde tag is msgpack or json and that is smaller, else the bytes as they are. Such a
+    body never starts with zstd's magic (msgpack: that byte would be a lone int; JSON: ``(``),
+    so ``unpack_body`` tells the two apart; other tags (encrypted …) are never touched."""
+    if tag not in BODY_TAGS or len(raw) < MIN_COMPRESS:
+        return raw
+    data = _codecs()[0].compress(raw)
+    return data if len(data) < len(raw) else raw
+
+
+def unpack_body(tag: str, data: bytes) -> bytes:
+    """The serde bytes of a stored LangGraph checkpoint body (see ``pack_body``);
+    CorruptDataError for a damaged frame, BudgetExceeded past the piece budget."""
+    data = bytes(data)
+    if tag not in BODY_TAGS or data[:4] != ZSTD_MAGIC:
+        return data
+    try:
+        size = zstandard.get_frame_parameters(data).content_size
+    except zstandard.ZstdError as err:
+        raise CorruptDataError(f"A stored checkpoint body is damaged ({err}).") from err
+    if size == zstandard.CONTENTSIZE_UNKNOWN:
+        raise CorruptDataError("A stored checkpoint body is damaged (a frame without its size).")
+    return decompress(CODEC_ZSTD, data, size)
+
+
 def decompress(codec: int, data: bytes, size: int) -> bytes:
     """The raw piece bytes; CorruptDataError on a damaged blob, BudgetExceeded past the
     piece budget. Nothing larger than ``size`` (the size column) is ever allocated: a frame

@@ -272,8 +272,8 @@ class LaneStore(NativeWriter):
             self._x(cur, "lg_insert", dict(id=db_id, run_id=run_id, thread_id=thread_id, checkpoint_ns=ns,
                                            checkpoint_id=cp.checkpoint_id,
                                            parent_checkpoint_id=cp.parent_checkpoint_id,
-                                           lg_run_id=cp.lg_run_id, type=cp.body_type, body=cp.body,
-                                           metadata=cp.metadata))
+                                           lg_run_id=cp.lg_run_id, type=cp.body_type,
+                                           body=blobs.pack_body(cp.body_type, cp.body), metadata=cp.metadata))
             if self.engine.dialect.name == "postgresql":
                 self._run(cur, "notify", {"ch": "checkpoint_inspector", "run": run_id})
         self._remember(new)
@@ -291,7 +291,8 @@ class LaneStore(NativeWriter):
                 state_hash=cp.state_hash, tasks_hash=cp.tasks_hash, size=cp.size, kind=cp.kind,
                 name=cp.name, change=cp.change))
             conn.execute(lg_checkpoints.update().where(lg_checkpoints.c.id == db_id).values(
-                type=cp.body_type, body=cp.body, metadata=cp.metadata, lg_run_id=cp.lg_run_id,
+                type=cp.body_type, body=blobs.pack_body(cp.body_type, cp.body), metadata=cp.metadata,
+                lg_run_id=cp.lg_run_id,
                 parent_checkpoint_id=cp.parent_checkpoint_id))
             conn.execute(runs.update().where(runs.c.id == run_id).values(
                 updated=time.time(), heartbeat=time.time(), status=cp.status))
@@ -546,7 +547,7 @@ class _LaneGone(Exception):
 def _stored(row: Any) -> StoredCheckpoint:
     return StoredCheckpoint(id=row[0], run_id=row[1], thread_id=row[2], checkpoint_ns=row[3],
                             checkpoint_id=row[4], parent_checkpoint_id=row[5], body_type=row[6],
-                            body=bytes(row[7]), metadata=row[8], state_hash=bytes(row[9]))
+                            body=blobs.unpack_body(row[6], row[7]), metadata=row[8], state_hash=bytes(row[9]))
 
 
 def _host() -> str:

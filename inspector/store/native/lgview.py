@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
+from inspector.errors import CorruptDataError
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.langgraph.decode import BlobError, decode_typed, pack
 from inspector.store.langgraph.rows import BlobRow, WriteRow
@@ -51,8 +52,8 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
         return None
     values = from_leaves(state) if isinstance(state, dict) else {}
     try:
-        body = decode_typed(row.type, bytes(row.body))
-    except BlobError:
+        body = decode_typed(row.type, blobs.unpack_body(row.type, row.body))
+    except (BlobError, CorruptDataError):
         body = {}
     if not isinstance(body, dict):
         body = {}

@@ -548,5 +548,5 @@ def open_sqlite_reader(target: Target) -> SqliteNativeReader | None:
         reader.close()
         raise
     reader.info = dataclasses.replace(reader.info, format_version=version,
-                                      notice=sqlite_ro.notice_for(sqlite_ro.mode_of(target.path)))
+                                      notice=sqlite_ro.notice_for(sqlite_ro.mode_of(target.path), target.path))
     return reader

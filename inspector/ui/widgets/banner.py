@@ -49,10 +49,7 @@ class Banner(QFrame):
         self.level = level
         self.icon_label.setPixmap(icons.icon(icon_name).pixmap(16, 16))
         self.text_label.setText(text)
-        bg, border, _fg = style.theme().pill_colors(QColor(hue))
-        self.setStyleSheet(f"QFrame#banner {{ background: {bg.name(QColor.NameFormat.HexArgb)}; "
-                           f"border: 1px solid {border.name(QColor.NameFormat.HexArgb)}; "
-                           f"border-radius: 6px; margin: 6px 8px 0 8px; }}")
+        style.set_themed_style(self, lambda theme: _banner_sheet(theme, hue))
         self.show()
         if level == "info":
             self._timer.start()
@@ -64,3 +61,10 @@ class Banner(QFrame):
         self._timer.stop()
         self.level = ""
         self.hide()
+
+
+def _banner_sheet(theme: style.Theme, hue: str) -> str:
+    bg, border, _fg = theme.pill_colors(QColor(hue))
+    return (f"QFrame#banner {{ background: {bg.name(QColor.NameFormat.HexArgb)}; "
+            f"border: 1px solid {border.name(QColor.NameFormat.HexArgb)}; "
+            f"border-radius: 6px; margin: 6px 8px 0 8px; }}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtGui import QBrush
 
@@ -24,12 +24,15 @@ class DiffRequest:
     a: CheckpointInfo | int | str
     b: CheckpointInfo | int | str
     known: tuple[Snapshot, ...] = ()
+    loaded: dict = field(default_factory=dict, compare=False)   # what the diff loaded, for the text
 
 
 def run_diff(request: DiffRequest, ctx: JobContext) -> DiffResult:
     """The structural and task diff of a request (in a worker; progress goes to ``ctx``)."""
+    loaded = request.loaded
+    loaded.update({s.info.id: s for s in request.known})
     return diff_checkpoints(request.store, request.a, request.b, cancel=ctx.cancelled,
-                            progress=lambda stage, done: ctx.progress(done, 0, stage))
+                            progress=lambda stage, done: ctx.progress(done, 0, stage), snapshots=loaded)
 
 
 def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush], dark: bool,
@@ -39,13 +42,14 @@ def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush]
     Big states (``inspector.diff.window.is_big``) are shown as windows around their changes,
     never as millions of lines; the last item is then a note saying so (else "")."""
     ctx.progress(0, 0, "text")
-    known = {s.info.id: s for s in request.known}
+    known = {**request.loaded, **{s.info.id: s for s in request.known}}
     states = []
     for info in (result.a, result.b):
         assert info is not None     # diff_checkpoints names both checkpoints
         snap = known.get(info.id) or request.store.load(info.id)
         ctx.check()
         states.append(snap.state)
+    request.loaded.clear()      # the text job is the last to need them
     big = any(is_big(state) for state in states)
     sides = []
     for state, side in zip(states, ("old", "new"), strict=True):

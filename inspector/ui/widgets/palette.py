@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtCore import QEvent
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QWidget
 
 # Hues (not exact colours): the final colour is blended with the palette base so it reads
 # well on light and dark palettes alike.
@@ -53,3 +55,19 @@ def readable_on(fill: QColor) -> QColor:
 def muted_text(palette: QPalette) -> QColor:
     """Secondary text colour (placeholder text role, or text blended towards the base)."""
     return blend(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.4)
+
+
+def theme_changed(widget: QWidget, event: QEvent) -> bool:
+    """True once per theme switch for ``widget`` (its own palette changes are not counted).
+
+    A widget that tints its palette from the application's must tint it again after a
+    switch; it sets a palette in doing so, which is a palette change too: the application
+    palette's key, remembered per widget, tells the two apart.
+    """
+    if event.type() not in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+        return False
+    key = QGuiApplication.palette().cacheKey()
+    if widget.property("ci_theme_key") == key:
+        return False
+    widget.setProperty("ci_theme_key", key)
+    return True

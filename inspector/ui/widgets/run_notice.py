@@ -95,11 +95,16 @@ class RunNotice(QFrame):
         self.detail.setVisible(bool(rest) and (self.more.isChecked() or status == "failed"))
         self.more.setChecked(self.detail.isVisible())
         self.resume_button.setVisible(resumable)
-        bg, border, _fg = style.theme().pill_colors(QColor(HUES.get(status, HUES["failed"])))
-        self.setStyleSheet(f"QFrame#runNotice {{ background: {bg.name(QColor.NameFormat.HexArgb)}; "
-                           f"border: 1px solid {border.name(QColor.NameFormat.HexArgb)}; "
-                           "border-radius: 6px; margin: 4px 6px 2px 6px; }")
+        hue = HUES.get(status, HUES["failed"])
+        style.set_themed_style(self, lambda theme: _notice_sheet(theme, hue))
         self.show()
+
+
+def _notice_sheet(theme: style.Theme, hue: str) -> str:
+    bg, border, _fg = theme.pill_colors(QColor(hue))
+    return (f"QFrame#runNotice {{ background: {bg.name(QColor.NameFormat.HexArgb)}; "
+            f"border: 1px solid {border.name(QColor.NameFormat.HexArgb)}; "
+            "border-radius: 6px; margin: 4px 6px 2px 6px; }")
 
 
 def _split(text: str) -> tuple[str, str]:

@@ -6,12 +6,14 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QMenu, QPlainTextEdit, QSplitter,
-                               QStackedWidget, QTreeView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu,
+                               QPlainTextEdit, QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTreeView,
+                               QVBoxLayout, QWidget)
 
 from inspector.ui.availability import set_available
 from inspector.highlight import to_json_text
-from inspector.ui.models.json_walk import format_path, json_sizes, search_paths, type_name
+from inspector.diff.window import is_big
+from inspector.ui.models.json_walk import format_path, json_sizes, preview, search_paths, type_name
 from inspector.ui.models.state_tree_model import (KEY, PATH_ROLE, SIZE, TYPE, VALUE, VALUE_ROLE,
                                                   StateTreeModel)
 from inspector.ui.tasks import LatestJob
@@ -25,8 +27,19 @@ def value_text(value: Any) -> str:
     return value if isinstance(value, str) else to_json_text(value)
 
 
+PREVIEW_CHARS = 100_000     # characters of a string the detail pane shows at first (and per "Show more")
+MAX_SHOWN_CHARS = 2_000_000  # beyond this, "Save full value…" (a text view of 200 MB would freeze)
+
+
 class ValueDetail(QWidget):
-    """Shows one value in full: wrapped text for strings, highlighted JSON otherwise."""
+    """Shows one value: wrapped text for strings, highlighted JSON otherwise — bounded.
+
+    A long string shows its first ``PREVIEW_CHARS`` characters and "Show more" (up to
+    ``MAX_SHOWN_CHARS``); a big container (``inspector.diff.window.is_big``) is not formatted
+    as text at all. "Copy full value" and "Save full value…" always take the whole value
+    (saving is written off the GUI thread)."""
+
+    saved = Signal(str)       # the path written by "Save full value…"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -34,37 +47,120 @@ class ValueDetail(QWidget):
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.title.setContentsMargins(6, 4, 6, 2)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.shown = QLabel(self)
+        self.shown.setEnabled(False)
+        self.more = QPushButton("Show more", self)
+        self.copy = QPushButton("Copy full value", self)
+        self.save = QPushButton("Save full value\u2026", self)
+        for button in (self.more, self.copy, self.save):
+            button.setFlat(True)
+        self.more.clicked.connect(self.show_more)
+        self.copy.clicked.connect(self.copy_full)
+        self.save.clicked.connect(self._on_save_clicked)
         self.text = QPlainTextEdit(self)
         self.text.setReadOnly(True)
         self.json = JsonView(self)
         self._stack = QStackedWidget(self)
         self._stack.addWidget(self.text)
         self._stack.addWidget(self.json)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 4, 0)
+        bar.setSpacing(4)
+        bar.addWidget(self.title, 1)
+        for widget in (self.shown, self.more, self.copy, self.save):
+            bar.addWidget(widget)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addWidget(self.title)
+        layout.addLayout(bar)
         layout.addWidget(self._stack, 1)
+        self._value: Any = None
+        self._chars = 0
+        self._save_job = LatestJob(self)
+        self._save_job.finished.connect(self._on_saved)
+        self._save_job.failed.connect(lambda err: self.shown.setText(f"Not saved: {err}"))
         self.show_value(None, None)
 
     def show_value(self, path: tuple | None, value: Any) -> None:
         """Show the value at ``path`` (None: a hint to select something)."""
         muted = muted_text(self.palette()).name()
+        self._value, self._chars = value, 0
+        self.shown.setText("")
         if path is None:
             self.title.setText(f"<span style='color:{muted}'>Select a value to see it in full</span>")
             self.text.setPlainText("")
             self._stack.setCurrentWidget(self.text)
+            self._buttons(False, False)
             return
         kind = type_name(value)
         extra = f"{len(value):,} characters" if isinstance(value, str) else kind
         self.title.setText(f"<b><code>{format_path(path)}</code></b>"
                            f"&nbsp;&nbsp;<span style='color:{muted}'>{extra}</span>")
         if isinstance(value, str):
-            self.text.setPlainText(value)
+            self._chars = min(len(value), PREVIEW_CHARS)
+            self.text.setPlainText(value[:self._chars])
             self._stack.setCurrentWidget(self.text)
+            self._update_shown()
+        elif isinstance(value, (dict, list)) and is_big(value):
+            self.json.clear_value(f"{preview(value)}: too big to show as text here — expand it in the tree "
+                                  "above, or save it (Save full value…).")
+            self._stack.setCurrentWidget(self.json)
+            self._buttons(False, True)
         else:
             self.json.set_value(value)
             self._stack.setCurrentWidget(self.json)
+            self._buttons(False, isinstance(value, (dict, list)) and bool(value))
+
+    def _buttons(self, more: bool, whole: bool) -> None:
+        self.more.setVisible(more)
+        self.copy.setVisible(whole)
+        self.save.setVisible(whole)
+
+    def _update_shown(self) -> None:
+        total = len(self._value)
+        cut = self._chars < total
+        self.shown.setText(f"showing {self._chars:,} of {total:,}" if cut else "")
+        self._buttons(cut and self._chars < MAX_SHOWN_CHARS, cut)
+
+    def show_more(self) -> None:
+        """Show the next ``PREVIEW_CHARS`` characters of a long string."""
+        value = self._value
+        if not isinstance(value, str) or self._chars >= min(len(value), MAX_SHOWN_CHARS):
+            return
+        end = min(len(value), self._chars + PREVIEW_CHARS, MAX_SHOWN_CHARS)
+        cursor = self.text.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        cursor.insertText(value[self._chars:end])
+        self._chars = end
+        self._update_shown()
+
+    def copy_full(self) -> str:
+        """The whole value on the clipboard (strings raw, else JSON); returns it."""
+        text = value_text(self._value)
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def save_to(self, path: str) -> None:
+        """Write the whole value to ``path`` in a worker (``saved(path)`` when written)."""
+        value = self._value
+
+        def write(ctx: object) -> str:
+            with open(path, "w", encoding="utf-8", errors="surrogatepass") as out:
+                out.write(value_text(value))
+            return path
+        self.shown.setText("saving\u2026")
+        self._save_job.submit(write)
+
+    def _on_saved(self, path: str) -> None:
+        self.shown.setText(f"saved to {path}")
+        self.saved.emit(path)
+
+    def _on_save_clicked(self) -> None:
+        suggested = "value.txt" if isinstance(self._value, str) else "value.json"
+        path, _ = QFileDialog.getSaveFileName(self, "Save full value", suggested)
+        if path:
+            self.save_to(path)
 
 
 class StateTreeView(QWidget):

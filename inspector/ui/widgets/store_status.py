@@ -44,12 +44,16 @@ def capability_text(info: StoreInfo) -> str:
 
 class _Chip(QLabel):
     def set_chip(self, text: str, hue: str) -> None:
-        bg, border, fg = style.theme().pill_colors(QColor(hue))
         self.setText(text)
-        self.setStyleSheet(f"QLabel {{ background: {bg.name(QColor.NameFormat.HexArgb)}; color: {fg.name()};"
-                           f" border: 1px solid {border.name(QColor.NameFormat.HexArgb)};"
-                           f" border-radius: 8px; padding: 0px 7px; }}")
+        style.set_themed_style(self, lambda theme: _chip_sheet(theme, hue))
         self.setVisible(bool(text))
+
+
+def _chip_sheet(theme: style.Theme, hue: str) -> str:
+    bg, border, fg = theme.pill_colors(QColor(hue))
+    return (f"QLabel {{ background: {bg.name(QColor.NameFormat.HexArgb)}; color: {fg.name()};"
+            f" border: 1px solid {border.name(QColor.NameFormat.HexArgb)};"
+            f" border-radius: 8px; padding: 0px 7px; }}")
 
 
 class StoreStatus(QWidget):
@@ -83,7 +87,8 @@ class StoreStatus(QWidget):
             for chip in (self.kind_chip, self.backend_chip, self.readonly_chip, self.live_chip, self.notice_chip):
                 chip.set_chip("", "#768390")
             return
-        self.notice_chip.set_chip("read from a copy" if info.notice else "", "#d4a72c")
+        note = "" if not info.notice else "read from a copy" if "private copy" in info.notice else "log not read"
+        self.notice_chip.set_chip(note, "#d4a72c" if note != "log not read" else "#cf222e")
         self.notice_chip.setToolTip(info.notice)
         self.path_label.setText(elide_middle(info.display, 64))
         self.path_label.setToolTip(f"{info.display}\n{describe(info)}")

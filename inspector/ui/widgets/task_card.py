@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QVBoxLayout, QWidget
 
-from inspector.ui.widgets.palette import REVIEW_HUES, STATUS_HUES, accent, muted_text, tint
+from inspector.ui.widgets.palette import REVIEW_HUES, STATUS_HUES, accent, muted_text, theme_changed, tint
 
 CHECK_GLYPHS = {True: ("✓", "#1a7f37"), False: ("✗", "#cf222e"), None: ("?", "#8c959f")}
 REVIEW_WORDS = {"none": "", "requested": "review requested", "approved": "approved",
@@ -110,9 +110,17 @@ class TaskCard(QFrame):
         """The task shown."""
         return self._task
 
+    def changeEvent(self, event: QEvent) -> None:  # Qt override: a theme switch redraws the card
+        super().changeEvent(event)
+        if theme_changed(self, event):
+            self._apply_palette()
+            task, self._task = self._task, None
+            if task is not None:
+                self.set_task(task)
+
     def _apply_palette(self) -> None:
         pal = self.palette()
-        pal.setColor(QPalette.ColorRole.Window, pal.color(QPalette.ColorRole.Base))
+        pal.setColor(QPalette.ColorRole.Window, QGuiApplication.palette().color(QPalette.ColorRole.Base))
         self.setPalette(pal)
         small = self.percent.font()
         small.setPointSizeF(max(7.0, small.pointSizeF() * 0.9))

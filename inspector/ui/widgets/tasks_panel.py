@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea,
                                QSizePolicy, QStackedWidget, QVBoxLayout, QWidget)
 
 from inspector.errors import TaskStateError
 from inspector.model import RunInfo, Snapshot
 from inspector.taskstate import TASK_STATUSES, score, validate
-from inspector.ui.widgets.palette import STATUS_HUES, accent, muted_text, readable_on, tint
+from inspector.ui.widgets.palette import STATUS_HUES, accent, muted_text, readable_on, theme_changed, tint
 from inspector.ui.widgets.task_card import TaskCard
 
 STATUS_TITLES = {"pending": "Pending", "in_progress": "In progress", "blocked": "Blocked",
@@ -72,10 +72,20 @@ class BoardColumn(QFrame):
         layout.setSpacing(6)
         layout.addWidget(self.title)
         layout.addWidget(scroll, 1)
-        pal = self.palette()
-        pal.setColor(QPalette.ColorRole.Window, tint(pal, STATUS_HUES[status], 0.07))
-        self.setPalette(pal)
+        self._tasks: list[dict] = []
+        self._tint()
         self.set_tasks([])
+
+    def _tint(self) -> None:
+        pal = self.palette()
+        pal.setColor(QPalette.ColorRole.Window, tint(QGuiApplication.palette(), STATUS_HUES[self.status], 0.07))
+        self.setPalette(pal)
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt override: a theme switch re-tints
+        super().changeEvent(event)
+        if theme_changed(self, event):
+            self._tint()
+            self.set_tasks(self._tasks)
 
     @property
     def cards(self) -> list[TaskCard]:
@@ -84,6 +94,7 @@ class BoardColumn(QFrame):
 
     def set_tasks(self, tasks: list[dict]) -> None:
         """Show these tasks, reusing existing cards."""
+        self._tasks = tasks
         while len(self._cards) < len(tasks):
             card = TaskCard(self._body)
             self._cards_layout.insertWidget(len(self._cards), card)
@@ -195,6 +206,7 @@ class TasksPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._stack)
         self._shown: dict | None = None
+        self._last: tuple[Snapshot | None, RunInfo | None] | None = None
         self.show_snapshot(None, None)
 
     @property
@@ -202,8 +214,15 @@ class TasksPanel(QWidget):
         """True when the board (not the empty message) is shown."""
         return self._stack.currentIndex() == 0
 
+    def changeEvent(self, event: QEvent) -> None:  # Qt override: a theme switch redraws the bars
+        super().changeEvent(event)
+        if theme_changed(self, event) and self._last is not None:
+            self._shown = None
+            self.show_snapshot(*self._last)
+
     def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         """Show the task state of a snapshot (an empty-state message when it has none)."""
+        self._last = (snapshot, run)
         if snapshot is None:
             self._show_empty(NO_CHECKPOINT_TEXT)
             return

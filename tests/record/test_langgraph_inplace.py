@@ -1,0 +1,108 @@
+"""InspectorSaver never misses a change made in place, and hands back fresh objects.
+
+A node that mutates an *old* message (far before the end of the history), a nested dict of
+one, or a plain channel it does not return, changes the state the next checkpoint holds:
+``SqliteSaver`` serializes the whole state at every put, so ours must store the same, at
+every checkpoint of ``get_state_history``. ``get_tuple`` hands back copies: mutating what it
+returned, or the objects a caller put, changes nothing stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.base import empty_checkpoint
+
+from inspector.record.langgraph import InspectorSaver
+from tests.lgcorpus import sqlite_saver
+from tests.record.lg_edits import drive, editing_graph
+from tests.record.test_langgraph_differential import _difference, _history
+
+TURNS = 30     # the history grows to 60+ messages: the edited ones are far from its end
+
+
+@dataclasses.dataclass
+class Item:
+    name: str
+    done: Any
+
+
+@pytest.fixture(autouse=True)
+def _trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LANGGRAPH_STRICT_MSGPACK", raising=False)
+
+
+def test_changes_in_place_are_stored_like_sqlite_saver(tmp_path: Path) -> None:
+    with sqlite_saver(tmp_path / "lg.db") as theirs:
+        graph, config = drive(theirs, TURNS)
+        expected = _history(graph, config)
+    path = tmp_path / "native.db"
+    with InspectorSaver.from_conn_string(str(path)) as ours:
+        graph, config = drive(ours, TURNS)
+        got = _history(graph, config)
+    assert len(expected) > 2 * TURNS
+    head = expected[0]["values"]
+    assert head["messages"][0]["content"].startswith("edited at") and head["notes"]["count"] > TURNS
+    assert got == expected, _difference(got, expected)
+    # and from the file, by a new saver (nothing served from the writer's memory)
+    with InspectorSaver.from_conn_string(str(path)) as reader:
+        assert _history(editing_graph(reader), config) == expected
+
+
+def _put(saver: InspectorSaver, step: int, values: dict) -> dict:
+    checkpoint = empty_checkpoint()
+    checkpoint["id"] = f"1ef0000{step:04d}"
+    checkpoint["channel_values"] = values
+    checkpoint["channel_versions"] = {k: f"{step:032}.0" for k in values}
+    config = {"configurable": {"thread_id": "direct", "checkpoint_ns": ""}}
+    return saver.put(config, checkpoint, {"source": "loop", "step": step}, dict(checkpoint["channel_versions"]))
+
+
+def _values(saver: InspectorSaver) -> dict:
+    found = saver.get_tuple({"configurable": {"thread_id": "direct", "checkpoint_ns": ""}})
+    assert found is not None
+    return found.checkpoint["channel_values"]
+
+
+def test_get_tuple_hands_back_fresh_objects(tmp_path: Path) -> None:
+    path = tmp_path / "native.db"
+    history = [AIMessage(content=f"m{i}", id=f"m-{i}", additional_kwargs={"n": i}) for i in range(40)]
+    items = [Item(f"t{i}", False) for i in range(3)]
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        _put(saver, 1, {"messages": history, "items": items, "notes": {"k": [1, 2]}})
+        one, two = _values(saver), _values(saver)
+        assert one == two == {"messages": history, "items": items, "notes": {"k": [1, 2]}}
+        for a, b, mine in zip(one["messages"], two["messages"], history):
+            assert a is not b and a is not mine and a.additional_kwargs is not mine.additional_kwargs
+        assert one["items"][0] is not items[0] and one["notes"]["k"] is not two["notes"]["k"]
+        # mutate what get_tuple returned, and what the caller put: nothing stored changes
+        one["messages"][0].content = "tampered"
+        one["messages"][5].additional_kwargs["n"] = "tampered"
+        one["items"][1].done = "tampered"
+        one["notes"]["k"].append(3)
+        history[3].content = "changed after the put"
+        items[2].done = True
+        again = _values(saver)
+        assert [m.content for m in again["messages"][:6]] == [f"m{i}" for i in range(6)]
+        assert again["messages"][5].additional_kwargs == {"n": 5}
+        assert [i.done for i in again["items"]] == [False, False, False] and again["notes"] == {"k": [1, 2]}
+        # the caller's changes are stored at its next put, exactly (1 → True is a change)
+        history[30].additional_kwargs["n"] = True
+        rows = [{"id": i, "ok": 1, "a": 1, "b": 2} for i in range(200)]     # a plain channel, chunked
+        _put(saver, 2, {"messages": history, "items": items, "notes": {"k": [1, 2]}, "rows": rows})
+        rows[50]["ok"] = True                          # equal to 1, another type: a change
+        rows[60] = {"id": 60, "ok": 1, "b": 2, "a": 1}  # equal, keys reordered: a change
+        _put(saver, 3, {"messages": history, "items": items, "notes": {"k": [1, 2]}, "rows": rows})
+        now = _values(saver)
+        assert now["messages"][3].content == "changed after the put"
+        assert now["messages"][30].additional_kwargs["n"] is True
+        assert now["items"][2].done is True
+    with InspectorSaver.from_conn_string(str(path)) as reader:
+        stored = _values(reader)
+        assert stored["messages"][3].content == "changed after the put" and stored["messages"][0].content == "m0"
+        assert stored["messages"][30].additional_kwargs["n"] is True and stored["items"][2].done is True
+        assert stored["rows"][50]["ok"] is True and list(stored["rows"][60]) == ["id", "ok", "b", "a"]

@@ -50,6 +50,7 @@ from inspector.store.langgraph.tasks import build_task_state
 from inspector import codec as piece_codec
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite, StoredCheckpoint
 from inspector.codec import PieceEncoder
+from inspector.codec.gcpause import gc_paused
 
 __all__ = ["InspectorSaver", "AsyncInspectorSaver", "LEAF"]
 
@@ -196,7 +197,8 @@ class _Lowering:
     def _models_back(self, data: list) -> list:
         """Pydantic models rebuilt in C calls, by pickle's own steps for them (a new object,
         then its four state slots) from the fingerprints pickled in ``leaf``/``_models``."""
-        states = list(map(pickle.loads, map(_FIRST, data)))   # our own bytes, never a store's
+        with gc_paused():   # thousands of new containers, no cycles: no collector passes over the heap
+            states = list(map(pickle.loads, map(_FIRST, data)))   # our own bytes, never a store's
         objs = list(map(object.__new__, map(_FOURTH, data)))
         for slot, values in (("__dict__", map(_FIRST, states)), ("__pydantic_extra__", map(_SECOND, states)),
                              ("__pydantic_fields_set__", map(set, map(_THIRD, data))),
@@ -244,9 +246,8 @@ def _fast_kind(cls: type) -> bool | None:
     """How an object of ``cls`` is fingerprinted and copied: True for a pydantic model with
     pydantic's own pickling, False for a plain ``__dict__`` object (default pickling, no
     slots), None for anything else (serialized at every put, deserialized at every read)."""
-    hit = _KINDS.get(cls, 0)
-    if hit != 0:
-        return hit   # type: ignore[return-value]
+    if cls in _KINDS:
+        return _KINDS[cls]
     kind: bool | None = None
     if issubclass(cls, pydantic.BaseModel):
         if (cls.__getstate__ is pydantic.BaseModel.__getstate__

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThreadPool, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QThreadPool, QTimer
 from PySide6.QtWidgets import QApplication
 
 from inspector.ui.main_window import MainWindow
@@ -62,6 +62,9 @@ class ScreenshotDriver(QObject):
         except OSError as err:
             self._fail(f"Cannot write the screenshot to {self.path}: {err.strerror or err}.")
             return
+        # texts set by the last finished job have asked for a new layout, which Qt posts: lay out
+        # now, or the picture shows labels at their old widths (a short label cut to a letter)
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         if not self.window.grab().save(str(self.path)):
             self._fail(f"Cannot write the screenshot to {self.path}.")
             return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -36,6 +38,25 @@ class SizeAxis(pg.AxisItem):
         return [(1.0, [v for v in ticks if minVal - 1e-9 <= v <= maxVal + 1e-9])]
 
 
+class TimeAxis(pg.DateAxisItem):
+    """pyqtgraph's date axis (its tick spacing), labelled as clock times: pyqtgraph labels a
+    span of seconds "51.000 52.000", which reads as numbers, not times."""
+
+    def tickStrings(self, values, scale, spacing):  # pyqtgraph override
+        if spacing >= 30 * 86_400:
+            fmt = "%Y-%m"
+        elif spacing >= 86_400:
+            fmt = "%b %d"
+        elif spacing >= 60:
+            fmt = "%H:%M"
+        elif spacing >= 1:
+            fmt = "%H:%M:%S"
+        else:   # ticks closer than a second: minutes, seconds and tenths (short, or labels are dropped)
+            return [time.strftime("%M:%S", time.localtime(v)) + f".{int(v * 10) % 10}" if v > 0 else ""
+                    for v in values]
+        return [time.strftime(fmt, time.localtime(v)) if v > 0 else "" for v in values]
+
+
 def _nice_step(raw: float) -> float:
     """A tick step in bytes that reads well: 1, 2 or 5 times a power of 1024 or 10."""
     if raw <= 0:
@@ -56,7 +77,7 @@ class Chart(pg.PlotWidget):
         if size_axis:
             axes[size_axis] = SizeAxis(orientation=size_axis)
         if date_axis:
-            axes["bottom"] = pg.DateAxisItem(orientation="bottom")
+            axes["bottom"] = TimeAxis(orientation="bottom")
         super().__init__(axisItems=axes)
         self.title = title
         self.setMinimumSize(240, 170)
@@ -216,7 +237,10 @@ def draw_score(chart: Chart, report: UsageReport) -> None:
     fill = QColor(good)
     fill.setAlphaF(0.2)
     item.plot(seqs, total, stepMode="center", pen=pg.mkPen(style.theme().muted, width=1, style=Qt.PenStyle.DashLine))
-    item.plot(seqs, passed, stepMode="center", pen=pg.mkPen(good, width=2), fillLevel=0, brush=fill)
+    # the fill and the line apart: a filled step curve draws its pen down to the fill level at
+    # both ends, which read as the checks falling to 0 after the last checkpoint
+    item.plot(seqs, passed, stepMode="center", pen=None, fillLevel=0, brush=fill)
+    item.plot(seqs, passed, stepMode="center", pen=pg.mkPen(good, width=2))
     item.setYRange(0, max(1.0, float(total.max())) * 1.1, padding=0)
 
 

@@ -157,3 +157,16 @@ def test_pin_from_the_run_menu_marks_the_timeline_and_the_store(qtbot, store_cop
     index = window.timeline_panel.model.index(3, 2)
     assert window.timeline_panel.model.data(index).startswith("\u2691")
     window.session.shutdown()
+
+
+def test_the_growth_chart_labels_times_as_clock_times_that_differ(qtbot) -> None:
+    import time as _time
+
+    from inspector.ui.widgets.storage_charts import TimeAxis
+
+    axis = TimeAxis(orientation="bottom")
+    t0 = _time.mktime((2026, 12, 1, 15, 28, 51, 0, 0, -1))
+    assert axis.tickStrings([t0, t0 + 60], 1, 60) == ["15:28", "15:29"]
+    assert axis.tickStrings([t0, t0 + 1], 1, 1) == ["15:28:51", "15:28:52"]
+    halves = axis.tickStrings([t0, t0 + 0.5, t0 + 1], 1, 0.5)
+    assert halves == ["28:51.0", "28:51.5", "28:52.0"]      # pyqtgraph's own labels read "51.000"

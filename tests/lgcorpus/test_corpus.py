@@ -15,6 +15,10 @@ def _history(saver: Any, scenario: str, thread: str, ns: str = "") -> list:
     return list(graph.get_state_history({"configurable": {"thread_id": thread, "checkpoint_ns": ns}}))
 
 
+def _cancelled(error: Any) -> bool:
+    return type(error).__name__ == "CancelledError" or str(error).startswith("CancelledError")
+
+
 def _check_shapes(saver: Any) -> None:
     react = _history(saver, "react", "react-1")
     push = [t for s in react for t in s.tasks if t.path[0] == "__pregel_push"]
@@ -29,7 +33,11 @@ def _check_shapes(saver: Any) -> None:
     assert inner.config["configurable"]["checkpoint_ns"].startswith("review:")
     assert inner.tasks[0].interrupts[0].value["question"] == "Approve the draft?"
     failed = _history(saver, "mapreduce", "mapreduce-2")[0]
-    assert [t.name for t in failed.tasks if t.error] == ["work"]
+    errored = [t for t in failed.tasks if t.error]
+    assert [t.name for t in errored if not _cancelled(t.error)] == ["work"]
+    # LangGraph's own race: when the failing task stops the step first, a sibling still running
+    # (audit) may write its CancelledError too (seen once on PostgreSQL in CI)
+    assert {t.name for t in errored} <= {"work", "audit"}
     assert sum(1 for t in failed.tasks if t.name == "work") == 3
     done = _history(saver, "mapreduce", "mapreduce-1")
     assert any(s.next == ("reduce",) for s in done)                    # after the join

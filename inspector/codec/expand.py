@@ -168,14 +168,19 @@ def check(roots: Collection[bytes], table: dict[bytes, Any], what: str) -> list[
         costs[digest] = _measure(table[digest], costs)
     budget = limits.current()
     for root in roots:
-        cost = costs[root]
-        if cost.depth > budget.depth:
-            raise limits.BudgetExceeded("depth", f"{what} nests {cost.depth:,} levels deep")
-        if cost.nodes > budget.nodes:
-            raise limits.BudgetExceeded("nodes", f"{what} expands to {cost.nodes:,} values")
-        if cost.size > budget.state_bytes:
-            raise limits.BudgetExceeded("state", f"{what} expands to {cost.size:,} bytes")
+        _enforce(costs[root], budget, what, "s")
     return order
+
+
+def _enforce(cost: Cost, budget: limits.Limits, what: str, verb_s: str) -> None:
+    """BudgetExceeded naming ``what`` when ``cost`` is over ``budget`` (``verb_s``: "s" for one
+    value, "" for several)."""
+    if cost.depth > budget.depth:
+        raise limits.BudgetExceeded("depth", f"{what} nest{verb_s} {cost.depth:,} levels deep")
+    if cost.nodes > budget.nodes:
+        raise limits.BudgetExceeded("nodes", f"{what} expand{verb_s} to {cost.nodes:,} values")
+    if cost.size > budget.state_bytes:
+        raise limits.BudgetExceeded("state", f"{what} expand{verb_s} to {cost.size:,} bytes")
 
 
 def check_values(values: list[Any], table: dict[bytes, Any], what: str) -> None:
@@ -190,12 +195,7 @@ def check_values(values: list[Any], table: dict[bytes, Any], what: str) -> None:
     for value in values:
         cost = _measure(value, costs)
         total = Cost(total.nodes + cost.nodes, total.size + cost.size, max(total.depth, cost.depth))
-        if total.depth > budget.depth:
-            raise limits.BudgetExceeded("depth", f"{what} nest {total.depth:,} levels deep")
-        if total.nodes > budget.nodes:
-            raise limits.BudgetExceeded("nodes", f"{what} expand to {total.nodes:,} values")
-        if total.size > budget.state_bytes:
-            raise limits.BudgetExceeded("state", f"{what} expand to {total.size:,} bytes")
+        _enforce(total, budget, what, "")
 
 
 def _build_piece(value: Any, built: dict[bytes, Any]) -> Any:

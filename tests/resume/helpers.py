@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from inspector.store import open_store
 from inspector.codec import iter_digests, unpack
@@ -113,3 +114,20 @@ def read_until(proc, text: str, max_lines: int = 200) -> str:  # a Popen with te
         if text in line:
             return line
     raise AssertionError(f"the process never printed {text!r}")
+
+
+@contextlib.contextmanager
+def hung_agent(store: Path, at: int, hang_for: float = 600) -> Iterator[tuple[subprocess.Popen, Any]]:
+    """A demo run (seed 2, heartbeat every 0.1 s) whose agent hangs before step ``at``: yields
+    the live process and the run; the process is killed on the way out if still alive."""
+    hung = start_agent(store, "--seed", "2", "--hang-at", str(at), "--hang-for", str(hang_for),
+                       "--heartbeat", "0.1")
+    try:
+        read_until(hung, f"hanging before step {at}")
+        with open_store(store) as st:
+            run = st.list_runs()[0]
+        yield hung, run
+    finally:
+        if hung.poll() is None:
+            hung.kill()
+            hung.wait()

@@ -20,7 +20,7 @@ from inspector.store import open_store
 from inspector.ui.dialogs.fork_dialog import ForkDialog
 from inspector.ui.dialogs.resume_dialog import ResumeDialog
 from inspector.ui.main_window import MainWindow
-from tests.resume.helpers import read_until, start_agent
+from tests.resume.helpers import hung_agent
 from tests.ui.dialogs.test_resume_flow import TIMEOUT, Confirm
 
 SIZES = [pytest.param((1024, 700), id="1024x700"), pytest.param((1600, 1000), id="1600x1000")]
@@ -78,11 +78,7 @@ def _click_tab(qtbot, window: MainWindow, key: str) -> QWidget:
 @pytest.mark.parametrize("size", SIZES)
 def test_stuck_run_resumed_with_its_hung_owner_stopped(qtbot, tmp_path: Path, size) -> None:
     store = tmp_path / "s.db"
-    hung = start_agent(store, "--seed", "2", "--hang-at", "5", "--hang-for", "600", "--heartbeat", "0.1")
-    try:
-        read_until(hung, "hanging before step 5")
-        with open_store(store) as st:
-            run = st.list_runs()[0]
+    with hung_agent(store, 5) as (hung, run):
         window = _window(qtbot, size, store)
         _click_run(qtbot, window, run.id)
         notice = window.run_notice
@@ -109,10 +105,6 @@ def test_stuck_run_resumed_with_its_hung_owner_stopped(qtbot, tmp_path: Path, si
         with qtbot.waitSignal(actions.console.process_finished, timeout=TIMEOUT) as finished:
             qtbot.mouseClick(dialog.resume_button, Qt.MouseButton.LeftButton)
         assert finished.args == [run.id, 0]
-    finally:
-        if hung.poll() is None:
-            hung.kill()
-            hung.wait()
     with open_store(store) as st:
         final = st.get_run(run.id)
     assert final.status == "completed" and final.epoch == 2

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.store import open_store
-from tests.resume.helpers import read_until, start_agent
+from tests.resume.helpers import hung_agent
 from tests.ui.conftest import open_in, select_checkpoint, select_run
 from tests.ui.dialogs.conftest import run_named
 
@@ -42,11 +41,7 @@ def test_a_crashed_run_reads_crashed_in_metadata_with_the_reason(window, qtbot, 
 
 def test_metadata_status_follows_a_run_whose_owner_dies(window, qtbot, tmp_path: Path) -> None:
     store = tmp_path / "s.db"
-    hung = start_agent(store, "--seed", "2", "--hang-at", "4", "--hang-for", "600", "--heartbeat", "0.1")
-    try:
-        read_until(hung, "hanging before step 4")
-        with open_store(store) as st:
-            run = st.list_runs()[0]
+    with hung_agent(store, 4) as (hung, run):
         open_in(window, qtbot, store)
         select_run(window, qtbot, run.id)
         select_checkpoint(window, qtbot, 0)
@@ -59,7 +54,3 @@ def test_metadata_status_follows_a_run_whose_owner_dies(window, qtbot, tmp_path:
                         and metadata.run.values().get("Status", "").startswith("crashed"), timeout=TIMEOUT)
         assert window.runs_panel.model.status_of(run.id) == "crashed"
         assert window.run_notice.status == "crashed"
-    finally:
-        if hung.poll() is None:
-            hung.kill()
-            hung.wait()

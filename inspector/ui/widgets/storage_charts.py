@@ -52,9 +52,17 @@ class TimeAxis(pg.DateAxisItem):
         elif spacing >= 1:
             fmt = "%H:%M:%S"
         else:   # ticks closer than a second: minutes, seconds and tenths (short, or labels are dropped)
-            return [time.strftime("%M:%S", time.localtime(v)) + f".{int(v * 10) % 10}" if v > 0 else ""
-                    for v in values]
-        return [time.strftime(fmt, time.localtime(v)) if v > 0 else "" for v in values]
+            return [c + f".{int(v * 10) % 10}" if (c := _clock("%M:%S", v)) else "" for v in values]
+        return [_clock(fmt, v) for v in values]
+
+
+def _clock(fmt: str, ts: float) -> str:
+    """``ts`` as local time in ``fmt``; '' for a time no clock has (a damaged store's times may be
+    negative, infinite or years past 9999)."""
+    try:
+        return time.strftime(fmt, time.localtime(ts)) if ts > 0 else ""
+    except (OverflowError, OSError, ValueError):
+        return ""
 
 
 def _nice_step(raw: float) -> float:

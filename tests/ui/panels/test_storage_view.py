@@ -170,3 +170,11 @@ def test_the_growth_chart_labels_times_as_clock_times_that_differ(qtbot) -> None
     assert axis.tickStrings([t0, t0 + 1], 1, 1) == ["15:28:51", "15:28:52"]
     halves = axis.tickStrings([t0, t0 + 0.5, t0 + 1], 1, 0.5)
     assert halves == ["28:51.0", "28:51.5", "28:52.0"]      # pyqtgraph's own labels read "51.000"
+
+
+def test_the_growth_chart_leaves_times_no_clock_has_blank(qtbot) -> None:
+    from inspector.ui.widgets.storage_charts import TimeAxis
+
+    axis = TimeAxis(orientation="bottom")
+    for spacing in (0.5, 1, 60, 86_400):
+        assert axis.tickStrings([float("inf"), float("nan"), -5.0, 1e300], 1, spacing) == ["", "", "", ""]

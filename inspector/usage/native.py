@@ -46,7 +46,11 @@ def native_usage(store: NativeStore, run_id: str | None = None, *, pieces: bool 
     per_run: dict[str, dict] = {r.id: {"bytes": 0.0, "logical": 0, "count": 0, "fields": {}} for r in run_rows}
     growth: list[tuple[float, int]] = []
     detail_rows: list[tuple[usage_sql.CheckpointRow, int, int]] = []
+    damaged = 0
     for ordinal, row in enumerate(usage_sql.iter_checkpoints(store)):
+        if not usage_sql.checkpoint_row_ok(row):
+            damaged += 1
+            continue
         entry = per_run.setdefault(row.run_id, {"bytes": 0.0, "logical": 0, "count": 0, "fields": {}})
         added = walk.visit(ordinal, row.state_hash, row.tasks_hash, TASKS_FIELD, entry["fields"]) if pieces else 0
         entry["bytes"] += added + per_row
@@ -57,6 +61,9 @@ def native_usage(store: NativeStore, run_id: str | None = None, *, pieces: bool 
             detail_rows.append((row, ordinal, added))
         if progress is not None and (ordinal + 1) % 5000 == 0:
             progress(ordinal + 1, n_checkpoints)
+    if damaged:
+        notes.append(f"{damaged:,} checkpoint row(s) hold values of the wrong type (the store is damaged); "
+                     "they are left out.")
     if cache.missing:
         notes.append(f"{len(cache.missing)} piece(s) referenced by checkpoints are missing (the store is damaged).")
     if not pieces:

@@ -36,6 +36,8 @@ COMMANDS = {
     "diff --json": lambda c: ["diff", c.store, c.a, c.b, "--json"],
     "stuck": lambda c: ["stuck", c.store],
     "stuck --json": lambda c: ["stuck", c.store, "--json"],
+    "usage": lambda c: ["usage", c.store],
+    "usage --json": lambda c: ["usage", c.store, "--json"],
 }
 GUI = "open --screenshot"
 QT_NOISE = ("This plugin does not support propagateSizeHints()",)   # Qt's offscreen plugin, not ours

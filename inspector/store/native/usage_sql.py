@@ -65,6 +65,21 @@ _COLUMNS = (checkpoints.c.run_id, checkpoints.c.seq, checkpoints.c.id, checkpoin
             checkpoints.c.checks_passed, checkpoints.c.checks_total)
 
 
+def checkpoint_row_ok(row: CheckpointRow) -> bool:
+    """Whether a checkpoint row holds the types the report adds up (a damaged store may hold
+    text in a number column or a number in a hash column: that row alone is damaged)."""
+    run_id, seq, id_, created, state_hash, tasks_hash, size, ops, passed, total = row
+    return (type(run_id) is str and type(state_hash) is bytes and (tasks_hash is None or type(tasks_hash) is bytes)
+            and type(created) in (int, float) and all(type(v) is int for v in (seq, id_, size, ops, passed, total)))
+
+
+def _piece_row_ok(row: Any) -> bool:
+    """Whether a ``ci_blobs`` row has its column types (hash and data bytes, codec and size
+    whole numbers); a row that has not is a damaged piece, left out like a missing one."""
+    digest, codec, size, data = row
+    return type(digest) is bytes and type(codec) is int and type(size) is int and type(data) is bytes
+
+
 def list_runs(store: NativeStore, run_id: str | None = None) -> list[RunRow]:
     """Runs in the order the report walks them: oldest first (a fork after its parent)."""
     stmt = sa.select(runs.c.id, runs.c.name, runs.c.status, runs.c.created, runs.c.updated,
@@ -107,8 +122,9 @@ def iter_checkpoints(store: NativeStore, run_id: str | None = None) -> Iterator[
 def read_pieces(store: NativeStore, digests: Collection[bytes]) -> dict[bytes, StoredPiece]:
     """Pieces with their stored (compressed) length, verified against their digests.
 
-    A missing piece is simply absent from the answer (the caller reports it as damage);
-    a piece whose bytes do not match its digest raises CorruptDataError.
+    A missing piece, or one whose row has the wrong column types, is simply absent from the
+    answer (the caller reports it as damage); a piece whose bytes do not match its digest
+    raises CorruptDataError.
     """
     ordered = sorted(set(digests))
     found: dict[bytes, StoredPiece] = {}
@@ -117,12 +133,13 @@ def read_pieces(store: NativeStore, digests: Collection[bytes]) -> dict[bytes, S
             rows = conn.execute(sa.select(blob_table.c.hash, blob_table.c.codec, blob_table.c.size,
                                           blob_table.c.data)
                                 .where(blob_table.c.hash.in_(ordered[start:start + FETCH_BATCH]))).all()
+            rows = [r for r in rows if _piece_row_ok(r)]
             for r in rows:
-                if not 0 <= int(r[2]) <= MAX_PIECE_BYTES:
+                if not 0 <= r[2] <= MAX_PIECE_BYTES:
                     raise CorruptDataError("A stored piece declares an impossible size (the store is damaged).")
-            raws = blobs.decompress_many([(int(r[1]), bytes(r[3]), int(r[2])) for r in rows])
+            raws = blobs.decompress_many([(r[1], r[3], r[2]) for r in rows])
             for r, raw in zip(rows, raws):
-                digest = bytes(r[0])
+                digest = r[0]
                 if pieces.digest_of(raw) != digest:
                     raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
                 found[digest] = StoredPiece(len(r[3]) + len(digest) + 8, raw)

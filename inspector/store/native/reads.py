@@ -26,8 +26,8 @@ from inspector.codec.gcpause import gc_paused
 from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError, StoreError, TaskStateError
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store import dberrors, sqlite_ro
-from inspector.store.base import Store, parse_ref
-from inspector.store.native import FORMAT_VERSION, blobs
+from inspector.store.base import RunRows, Store, parse_ref
+from inspector.store.native import FORMAT_VERSION, blobs, listing
 from inspector.store.native.rows import (checkpoint_from_row, checkpoints_from_tuples, json_field, row_type,
                                          run_from_row)
 from inspector.store.target import Target
@@ -472,6 +472,17 @@ class SqliteNativeReader(NativeReads):
                 return super()._fetch(cur, sql, params)
             finally:
                 conn.text_factory = str
+
+    def run_rows(self, *, text: str = "") -> RunRows:
+        where, params = self._run_filter("", text, None)
+        with self._connection() as cur:
+            found = listing.run_rows(cur, where, params)
+        return found if found is not None else super().run_rows(text=text)
+
+    def checkpoint_rows(self, run_id: str) -> list[tuple]:
+        with self._connection() as cur:
+            found = listing.checkpoint_rows(cur, run_id)
+        return found if found is not None else super().checkpoint_rows(run_id)
 
     def _checkout(self) -> sqlite_ro.ReadConnection:
         with self._idle_lock:

@@ -215,6 +215,18 @@ def note_store(store: Any) -> None:
         print(f"checkpoint-inspector: note: {escape_control(notice)}", file=sys.stderr)
 
 
+def use_graph_kinds(store: Any) -> None:
+    """A LangGraph store with a graph set reads channel kinds from the graph (asked in its
+    runner, cached); when the graph cannot say, one line on stderr and the kinds are inferred."""
+    if not hasattr(store, "use_graph_channels"):
+        return                  # not LangGraph: nothing to import (native reads stay lean)
+    from inspector.resume.graph_channels import attach
+    problem = attach(store)
+    if problem:
+        print(f"checkpoint-inspector: note: channel kinds are inferred: {escape_control(problem)}",
+              file=sys.stderr)
+
+
 def print_damaged(rows: Iterable[tuple[str, str]]) -> None:
     """After a table: one line per damaged row, with why (the other rows are fine)."""
     for name, why in rows:

@@ -135,7 +135,7 @@ class TimelineModel(QAbstractTableModel):
             return
         if not mine:
             return
-        added = self._grow(mine[-1].seq + 1)
+        added = self._grow(mine[-1].seq + 1, announce=False)
         for info in mine:
             if self.cache.append(info):
                 row = info.seq
@@ -227,7 +227,7 @@ class TimelineModel(QAbstractTableModel):
                 self.request_row(0)
             return
         self._seqs = seqs
-        added = self._grow(len(new))
+        added = self._grow(len(new), announce=False)
         for info in live:
             row = self.row_of_seq(info.seq)
             if row is not None and self.cache.append(info, row):
@@ -264,13 +264,19 @@ class TimelineModel(QAbstractTableModel):
         """At a divergence point: one branch index per child (the shown one where it can be)."""
         return choices(self.branches, self._divergences.get(seq, ()), self.branch_index)
 
-    def _grow(self, count: int) -> int:
+    def _grow(self, count: int, announce: bool = True) -> int:
+        """Append rows up to ``count``.  Every path that adds rows says so through
+        ``rows_appended`` (``announce=False``: the caller emits it once its rows are filled),
+        so a view left at the head follows whichever arrives first: a live change, a newer
+        RunInfo, a page that reached past the known end or a re-read tree."""
         if count <= self._count:
             return 0
         first = self._count
         self.beginInsertRows(QModelIndex(), first, count - 1)
         self._count = count
         self.endInsertRows()
+        if announce:
+            self.rows_appended.emit(count - first)
         return count - first
 
     # -- access ------------------------------------------------------------------------

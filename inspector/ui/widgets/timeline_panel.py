@@ -217,7 +217,7 @@ class TimelinePanel(QWidget):
         self._follow_head = current.isValid() and current.row() == self.model.rowCount() - 1 and \
             len(self.view.selectionModel().selectedRows()) <= 1
         bar = self.view.verticalScrollBar()
-        self._at_bottom = bar.value() >= bar.maximum() and not current.isValid()
+        self._at_bottom = bar.value() >= bar.maximum() and not current.isValid() and self.model.rowCount() > 0
 
     def _on_rows_appended(self, _count: int) -> None:
         if self._follow_head:

@@ -88,7 +88,8 @@ def print_json(value: Any) -> None:
     sys.stdout.write("\n")
 
 
-_RECORD_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=str)
+_RECORD_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=str,
+                                   check_circular=False)   # records are trees built here: no cycle to look for
 
 
 def _finite(value: Any) -> Any:

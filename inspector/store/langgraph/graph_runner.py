@@ -22,6 +22,10 @@ path, which needs only langgraph in the interpreter and skips importing our pack
   in display form) for the graph and every subgraph (``get_subgraphs(recurse=True)``), the
   output channels ``get_state`` shows, and the project files the graph imported (the inspector
   caches the answer until one of them changes).
+* ``batch`` — ``--ops-json`` lists operations (``{"action": "fork"|"resume"|"answer", "thread",
+  "checkpoint", "values", "as_node", "reason"}``) done in turn with the graph loaded once; each
+  ends with ``op N ok`` or ``op N error: …`` and a failed one does not stop the rest (exit 1
+  when any failed). What ``run_graph_ops`` in the inspector sends.
 
 Edited values arrive in the inspector's display form and are rebuilt as their types first
 (``revive``): ``{"__type__": "datetime.datetime", "value": …}`` → ``datetime``, likewise date,
@@ -55,7 +59,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:   # annotations only: this module runs in the user's Python, with their langgraph
     from langchain_core.runnables import RunnableConfig
 
-ACTIONS = ("fork", "resume", "answer", "channels")
+ACTIONS = ("fork", "resume", "answer", "channels", "batch")
 
 
 def _line(text: str) -> None:
@@ -78,8 +82,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--as-node", default=None, help="fork: the node the update is applied as")
     parser.add_argument("--reason", default=None, help="fork: kept in the new checkpoint's metadata")
     parser.add_argument("--path", action="append", default=[], help="extra import directory")
+    parser.add_argument("--ops-json", default=None,
+                        help="batch: a JSON list of {action, thread, checkpoint, values, as_node, reason}")
     args = parser.parse_args(argv)
-    if args.action != "channels" and (not args.store or not args.thread):
+    if args.action == "batch" and (not args.store or args.ops_json is None):
+        parser.error("--store and --ops-json are needed for batch")
+    if args.action not in ("channels", "batch") and (not args.store or not args.thread):
         parser.error(f"--store and --thread are needed for {args.action}")
     return args
 
@@ -399,6 +407,51 @@ def channels_report(graph: Any, spec: str, roots: list[str]) -> dict:
     return {"graphs": graphs, "files": files}
 
 
+def act(graph: Any, saver: Any, action: str, thread: str, checkpoint: str | None, values: Any,
+        as_node: str | None = None, reason: str | None = None) -> None:
+    """One fork, resume or answer on a loaded graph (``values`` still in display form)."""
+    if action == "fork" and not isinstance(values, dict):
+        raise ValueError("--values-json must be a JSON object of channel values for a fork")
+    values = revive(values)
+    if action == "fork":
+        staging = staging_saver(saver)
+        graph.checkpointer = staging
+        try:
+            new = graph.update_state(_config(thread, checkpoint, reason), values, as_node=as_node)
+            graph.get_state(new)              # the graph's schema reads the staged state back
+        finally:
+            graph.checkpointer = saver
+        staging.commit()
+        _line(f"forked {thread}@{new['configurable']['checkpoint_id']}")
+    else:
+        from langgraph.types import Command
+        payload: Command | None = Command(resume=values) if action == "answer" else None
+        for chunk in graph.stream(payload, _config(thread, checkpoint), stream_mode="updates", subgraphs=True):
+            _line(_describe_chunk(chunk))
+    report(graph, thread)
+
+
+def run_batch(graph: Any, saver: Any, ops: Any) -> int:
+    """``--action batch``: each operation in turn on the one loaded graph; every operation ends
+    with ``op N ok`` or ``op N error: TYPE: TEXT`` (a failed one does not stop the others)."""
+    if not isinstance(ops, list) or not all(isinstance(op, dict) for op in ops):
+        raise ValueError("--ops-json must be a JSON list of operations")
+    failed = 0
+    for n, op in enumerate(ops):
+        _line(f"op {n} {op.get('action')} {op.get('thread')}")
+        try:
+            if op.get("action") not in ("fork", "resume", "answer") or not isinstance(op.get("thread"), str):
+                raise ValueError("an operation needs an action (fork, resume or answer) and a thread")
+            act(graph, saver, op["action"], op["thread"], op.get("checkpoint"), op.get("values"),
+                op.get("as_node"), op.get("reason"))
+        except Exception as err:  # the user's graph may raise anything; the next operation still runs
+            failed += 1
+            _line(f"op {n} error: {type(err).__name__}: {' '.join(str(err).split()) or type(err).__name__}")
+        else:
+            _line(f"op {n} ok")
+    return 1 if failed else 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Do the action; raises on failure (``main`` turns that into one line)."""
     strict = os.environ.get("LANGGRAPH_STRICT_MSGPACK", "").strip().lower() in ("1", "true", "yes")
@@ -411,27 +464,14 @@ def run(args: argparse.Namespace) -> int:
         _line("channels " + _json(channels_report(graph, args.graph, [os.getcwd(), *args.path])))
         return 0
     values = json.loads(args.values_json) if args.values_json is not None else None
-    if args.action == "fork" and not isinstance(values, dict):
+    if args.action == "fork" and not isinstance(values, dict):     # before the graph is imported
         raise ValueError("--values-json must be a JSON object of channel values for a fork")
+    ops = json.loads(args.ops_json) if args.action == "batch" else None
     with open_checkpointer(args.store) as saver:
         graph = load_graph(args.graph, saver)
-        config = _config(args.thread, args.checkpoint)
-        values = revive(values)
-        if args.action == "fork":
-            staging = staging_saver(saver)
-            graph.checkpointer = staging
-            new = graph.update_state(_config(args.thread, args.checkpoint, args.reason), values,
-                                     as_node=args.as_node)
-            graph.get_state(new)              # the graph's schema reads the staged state back
-            staging.commit()
-            graph.checkpointer = saver
-            _line(f"forked {args.thread}@{new['configurable']['checkpoint_id']}")
-        else:
-            from langgraph.types import Command
-            payload: Command | None = Command(resume=values) if args.action == "answer" else None
-            for chunk in graph.stream(payload, config, stream_mode="updates", subgraphs=True):
-                _line(_describe_chunk(chunk))
-        report(graph, args.thread)
+        if args.action == "batch":
+            return run_batch(graph, saver, ops)
+        act(graph, saver, args.action, args.thread, args.checkpoint, values, args.as_node, args.reason)
     return 0
 
 

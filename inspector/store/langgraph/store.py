@@ -290,13 +290,13 @@ class LangGraphStore(Store):
     branching = True
 
     def topology(self, run_id: str) -> list[TopologyRow] | None:
-        """The thread's tree (see ``inspector.store.branches``) when a main-graph checkpoint has
-        several children (``update_state``, a fork, a replay); None for a single line."""
+        """The thread's tree (see ``inspector.store.branches``) when a checkpoint of the main graph
+        or of a subgraph namespace has several children (``update_state``, a fork, a replay);
+        None for a single line."""
         threads = self.reader.threads(str(run_id))
         if not threads:
             return None
-        several = self.reader.child_counts(str(run_id), threads[0].first_id, threads[0].last_id)
-        if not any(ns == "" for ns, _ in several):
+        if not self.reader.child_counts(str(run_id), threads[0].first_id, threads[0].last_id):
             return None
         return topology_rows(str(run_id), self.reader.list_rows(str(run_id), 0, None))
 

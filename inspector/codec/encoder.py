@@ -6,7 +6,7 @@ at content-defined boundaries, a map of ``MAP_MIN_KEYS`` or more likewise (bound
 by its keys alone), and a table of more than ``TABLE_MAX`` chunks is itself cut into
 sub-tables (a tree), so replacing one value of a 50 MB map rewrites its chunk, one small
 table per level and the root. Unchanged parts are found by comparing exact fingerprints
-(the values' msgpack encodings, one C call per chunk) with those kept per path — an agent
+(the values' msgpack encodings, one strict C call per chunk) with those kept per path — an agent
 may mutate its state in place, and ``==`` would take 1 for True or 1.0 and ignore key
 order, so reuse would store the old value. Runs of many changed items are
 encoded in bulk (C calls, no Python step per field) and, when an old layout was mostly
@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 import msgpack
 import xxhash
 
-from inspector.codec.encoded import Bulk, Encoded, FingerprintBuffer, fingerprint, fingerprints
+from inspector.codec.encoded import Bulk, Encoded, fingerprint, fingerprints, matches
 from inspector import limits
 from inspector.codec.gcpause import gc_paused
 from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
@@ -90,7 +90,7 @@ class PieceEncoder:
         self.new_pieces: dict[bytes, bytes] = {}
         self._pack: Callable[[Any], bytes] = new_packer().pack
         self._maps = MapChunker(self)
-        self.matches = FingerprintBuffer().matches
+        self.matches = matches
         self.top_form: Any = None
         self._level = 0                       # containers open in the walk
         self._max_depth = limits.current().depth

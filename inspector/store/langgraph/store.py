@@ -36,6 +36,7 @@ from inspector.store.langgraph.rows import HeadRow, Reader
 from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
 from inspector.store.langgraph.schema import describe
 from inspector.store.langgraph.decode import plain_or_error
+from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind, GraphChannels
 from inspector.store.langgraph.live import apply_live
 from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers, prove
 from inspector.store.langgraph.snapshot import build_snapshot, decode_body, without_value
@@ -88,6 +89,8 @@ class LangGraphStore(Store):
         self._send_cache: dict[tuple[str, str, str], list[str | None]] = {}
         self._change_cache: dict[tuple[str, str, str], str] = {}
         self._reducer_cursor: Any = None
+        self.graph_channels: GraphChannels | None = None
+        self.channels_note: str | None = None
         self._lock = threading.Lock()
         self.info = StoreInfo(url=url or engine.url.render_as_string(hide_password=True),
                               display=display, kind="langgraph", backend=backend,
@@ -105,6 +108,14 @@ class LangGraphStore(Store):
                 self._heads.clear()
                 if isinstance(self.reader, PgReader):
                     self.reader.task_channel = task_channel
+
+    def use_graph_channels(self, channels: GraphChannels | None, note: str | None = None) -> None:
+        """Channel kinds from the user's graph (``inspector.resume.graph_channels`` asks the
+        graph in its runner); None goes back to inferring them. ``note`` says why they are not
+        known (the graph could not be loaded…); snapshots carry it."""
+        with self._lock:
+            self.graph_channels, self.channels_note = channels, note
+            self._reducer_cache, self._reducer_cursor = {}, None
 
     # -- runs ------------------------------------------------------------------------------
     def _summaries(self, heads: list[HeadRow]) -> dict[str, HeadSummary]:
@@ -255,13 +266,13 @@ class LangGraphStore(Store):
     branching = True
 
     def topology(self, run_id: str) -> list[TopologyRow] | None:
-        """The thread's tree (see ``inspector.store.branches``) when a main-graph checkpoint has
-        several children (``update_state``, a fork, a replay); None for a single line."""
+        """The thread's tree (see ``inspector.store.branches``) when a checkpoint of the main graph
+        or of a subgraph namespace has several children (``update_state``, a fork, a replay);
+        None for a single line."""
         threads = self.reader.threads(str(run_id))
         if not threads:
             return None
-        several = self.reader.child_counts(str(run_id), threads[0].first_id, threads[0].last_id)
-        if not any(ns == "" for ns, _ in several):
+        if not self.reader.child_counts(str(run_id), threads[0].first_id, threads[0].last_id):
             return None
         return topology_rows(str(run_id), self.reader.list_rows(str(run_id), 0, None))
 
@@ -352,16 +363,45 @@ class LangGraphStore(Store):
                               show_control=self.show_control, task_channel=self.task_channel,
                               rebuild=lambda meta, values: reconstruct(self.reader, ck, meta, values),
                               empties=lambda present: self._empty_reducers(ck, present))
+        known = self._graph_kinds(ck.ns)
+        if known is not None and isinstance(snap.state, dict) and "__error__" not in snap.state:
+            empty_topics = [c for c, k in known.items() if k.kind == "topic" and snap.state.get(c) == []]
+            if empty_topics:    # a Topic emptied by its step is stored as []; get_state leaves it out
+                snap = dataclasses.replace(snap, state={k: v for k, v in snap.state.items() if k not in empty_topics})
         if writes and isinstance(snap.state, dict) and "__error__" not in snap.state \
                 and self.reader.is_latest(*ck):
+            clears = frozenset(c for c, k in (known or {}).items()
+                               if k.kind == "ephemeral" or (k.kind == "topic" and not k.accumulate))
             live = apply_live(snap.state, snap.meta, snap.meta.get("planned_tasks") or [],
-                              lambda channel: self._channel_kind(ck, channel))
+                              lambda channel: self._channel_kind(ck, channel), clears)
             if live is not None:
                 snap = dataclasses.replace(snap, state=live[0], meta=live[1])
-        return snap
+        return dataclasses.replace(snap, meta=self._kinds_meta(snap.meta, known is not None))
 
-    def _channel_kind(self, ck: CheckpointKey, channel: str) -> str:
-        """``"reducer"`` when the thread proves ``channel`` one (``reducers.prove``), else ``"last"``."""
+    def _graph_kinds(self, ns: str) -> Any:
+        """The channel kinds of the (sub)graph of namespace ``ns`` from the user's graph, or None."""
+        channels = self.graph_channels
+        return channels.kinds(ns) if channels is not None else None
+
+    def _kinds_meta(self, meta: dict, exact: bool) -> dict:
+        """``meta["channel_kinds"]`` says where channel kinds came from; inferred empty reducers
+        get a note saying so."""
+        channels = self.graph_channels
+        source = f"graph {channels.graph}" if exact and channels is not None else "inferred"
+        notes = list(meta.get("notes", []))
+        if not exact and meta.get("empty_reducers"):
+            why = f" ({self.channels_note})" if self.channels_note else \
+                " (set the graph in the LangGraph settings for the graph's own channel kinds)"
+            notes.append(f"{', '.join(meta['empty_reducers'])}: shown empty as inferred reducers — the "
+                         f"thread's writes prove them reducers{why}")
+        return dict(meta, channel_kinds=source, notes=notes)
+
+    def _channel_kind(self, ck: CheckpointKey, channel: str) -> ChannelKind:
+        """The channel's kind from the user's graph when set; else ``reducer`` when the thread
+        proves ``channel`` one (``reducers.prove``), ``last`` otherwise."""
+        known = self._graph_kinds(ck.ns)
+        if known is not None:
+            return known.get(channel, INFERRED_LAST)
         cursor = self.reader.cursor()
         with self._lock:
             if self._reducer_cursor != cursor:
@@ -370,7 +410,7 @@ class LangGraphStore(Store):
         key = (ck.thread_id, channel)
         if key not in cache:
             cache[key] = prove(self.reader, ck.thread_id, channel, self._child_value(ck.thread_id))
-        return "last" if cache[key] is NO_VALUE else "reducer"
+        return INFERRED_LAST if cache[key] is NO_VALUE else INFERRED_REDUCER
 
     def _child_value(self, thread_id: str) -> Any:
         def child_value(ns: str, cid: str, channel: str) -> Any:
@@ -385,7 +425,13 @@ class LangGraphStore(Store):
         return child_value
 
     def _empty_reducers(self, ck: CheckpointKey, present: set[str]) -> dict[str, Any]:
-        """Reducer channels the checkpoint lacks, with their empty values (see ``reducers``)."""
+        """Channels the checkpoint lacks that ``get_state`` shows empty: from the user's graph
+        (its output channels with an empty value) when set, else inferred (``reducers``)."""
+        channels = self.graph_channels
+        known = channels.kinds(ck.ns) if channels is not None else None
+        if channels is not None and known is not None:
+            return {c: plain_or_error(known[c].empty) for c in channels.output(ck.ns)
+                    if c in known and known[c].has_empty and c not in present and not is_control_channel(c)}
         cursor = self.reader.cursor()
         with self._lock:
             if self._reducer_cursor != cursor:

@@ -6,6 +6,7 @@ PostgreSQL), ``SqliteNativeReader`` on the standard library's ``sqlite3`` (a SQL
 the read commands only read: a fresh ``checkpoint-inspector runs`` never imports SQLAlchemy).
 The SQL is written with ``?`` marks; a subclass turns them into its driver's style.
 Live updates and LangGraph lanes read through SQLAlchemy (``_sa_engine``), only when asked.
+The codec (msgpack, zstandard) is imported when a piece is first read: a listing never needs it.
 """
 
 from __future__ import annotations
@@ -19,15 +20,12 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector import codec as pieces
-from inspector import limits, taskstate
-from inspector.codec import expand
-from inspector.codec.gcpause import gc_paused
+from inspector import limits
 from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError, StoreError, TaskStateError
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store import dberrors, sqlite_ro
-from inspector.store.base import Store, parse_ref
-from inspector.store.native import FORMAT_VERSION, blobs
+from inspector.store.base import RunRows, Store, parse_ref
+from inspector.store.native import FORMAT_VERSION, listing
 from inspector.store.native.rows import (checkpoint_from_row, checkpoints_from_tuples, json_field, row_type,
                                          run_from_row)
 from inspector.store.target import Target
@@ -248,6 +246,7 @@ class NativeReads(Store):
             raise CorruptDataError(f"Checkpoint {checkpoint_id} is damaged ({info.damaged}).")
         state = self.load_values([info.state_hash], f"The state of checkpoint {info.run_id}:{info.seq}")[info.state_hash]
         problems = [f"checkpoint row: {info.damaged}"] if info.damaged else []
+        from inspector import taskstate
         tasks = None
         if info.tasks_hash:
             try:
@@ -289,8 +288,9 @@ class NativeReads(Store):
                     missing.append(d)
         if not missing:
             return found
+        from inspector.codec import unpack
         for d, raw in self.read_raw_pieces(missing).items():
-            found[d] = pieces.unpack(raw)
+            found[d] = unpack(raw)
         with self._pieces_lock:
             for d in missing:
                 self._pieces[d] = found[d]
@@ -308,6 +308,7 @@ class NativeReads(Store):
         if not missing:
             return found
         ordered = sorted(missing)
+        from inspector.store.native import blobs
         with self._connection() as cur:
             rows = [row for start in range(0, len(ordered), FETCH_BATCH)
                     for row in self._blob_rows(cur, ordered[start:start + FETCH_BATCH])]
@@ -326,6 +327,7 @@ class NativeReads(Store):
             yield found
         pending = []
         part = max(1, min(part, FETCH_BATCH))
+        from inspector.store.native import blobs
         with self._connection() as cur:
             for start in range(0, len(missing), part):
                 batch = missing[start:start + part]
@@ -365,7 +367,7 @@ class NativeReads(Store):
         """The decompressed pieces of ``rows`` checked against their digests (all ``asked``
         must be there), and kept in the raw cache."""
         fetched: dict[bytes, bytes] = {}
-        digest_of = pieces.digest_of
+        from inspector.codec import digest_of
         for row, raw in zip(rows, raws, strict=True):
             digest = bytes(row[0])
             if digest_of(raw) != digest:
@@ -399,10 +401,12 @@ class NativeReads(Store):
     def load_values(self, digests: Collection[bytes], what: str = "A stored state") -> dict[bytes, Any]:
         """Decode several stored values at once (shared pieces are fetched once, level by
         level), measured against the read budgets before they are built (``expand``)."""
+        from inspector.codec.gcpause import gc_paused
         with gc_paused():   # millions of new containers: no collector rescans while they are built
             return self._load_values(digests, what)
 
     def _load_values(self, digests: Collection[bytes], what: str) -> dict[bytes, Any]:
+        from inspector.codec import expand
         table: dict[bytes, Any] = {}
         frontier = set(digests)
         depth = limits.current().depth
@@ -472,6 +476,17 @@ class SqliteNativeReader(NativeReads):
                 return super()._fetch(cur, sql, params)
             finally:
                 conn.text_factory = str
+
+    def run_rows(self, *, text: str = "") -> RunRows:
+        where, params = self._run_filter("", text, None)
+        with self._connection() as cur:
+            found = listing.run_rows(cur, where, params)
+        return found if found is not None else super().run_rows(text=text)
+
+    def checkpoint_rows(self, run_id: str) -> list[tuple]:
+        with self._connection() as cur:
+            found = listing.checkpoint_rows(cur, run_id)
+        return found if found is not None else super().checkpoint_rows(run_id)
 
     def _checkout(self) -> sqlite_ro.ReadConnection:
         with self._idle_lock:

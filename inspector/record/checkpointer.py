@@ -23,6 +23,7 @@ from inspector.record.summary import lengths, summarize
 from inspector.store import create_store
 from inspector.store.engine import is_readonly_error, is_transient
 from inspector.codec import PieceEncoder, encode_flat
+from inspector.codec.encoded import fingerprints
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,7 @@ class Checkpointer:
         self.store = _create_store(self._handoff.store if self._handoff else store)
         self._writer = NativeWriter(self.store)
         self._encoder = PieceEncoder()
+        self._task_memo = taskstate.TaskMemo(fingerprints)   # tasks unchanged since the last save are not validated again
         self._lost = False
         self._closed = False
         self._ops_since = 0
@@ -150,7 +152,7 @@ class Checkpointer:
         if self._lost:
             raise OwnershipLost(f"Run {self.run_id} was taken over by another process (epoch > {self.epoch}).")
         if tasks is not None:
-            tasks = taskstate.validate(tasks)
+            tasks = taskstate.validate(tasks, self._task_memo)
         self._ops_since += 1
         if not (force or kind in ALWAYS_WRITTEN or self.interval.due(self._ops_since, self._last_time)):
             self._pending = (state, kind, name, tasks, meta)

@@ -99,7 +99,7 @@ def short_repr(value: Any, limit: int = 60) -> str:
     if isinstance(value, dict):
         text = f"{{…{len(value)} keys}}" if len(value) > 4 else _safe_repr(value)
     elif isinstance(value, list):
-        text = f"[…{len(value)} items]" if len(value) > 4 else _safe_repr(value)
+        text = f"[…{len(value):,} items]" if len(value) > 4 else _safe_repr(value)
     else:
         text = _safe_repr(value)
     text = text.replace("\n", "⏎")

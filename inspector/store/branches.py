@@ -48,7 +48,7 @@ class Branch:
     fork_id: str | None = None       # the main-branch checkpoint it leaves from (None: main)
     fork_seq: int | None = None
     fork_step: int | None = None
-    source: str = ""                 # how it left: "update", "fork" or "replay"
+    source: str = ""                 # how it left: "update", "fork" (a replay or __copy__) or "earlier run"
     lane: str = ""                   # a branch inside this subgraph namespace ('' = of the main graph)
 
     @property
@@ -58,10 +58,11 @@ class Branch:
         head = f"step {self.head_step}" if self.head_step is not None else f"#{self.head_seq}"
         if self.main:
             return f"Head branch \u2192 {head} \u00b7 {size}"
-        at = "a separate root" if self.fork_seq is None else \
-            f"#{self.fork_seq}" + (f" (step {self.fork_step})" if self.fork_step is not None else "")
-        where = f" in {lane_name(self.lane)}" if self.lane else ""
-        return f"{self.source}{where} at {at} \u2192 {head} \u00b7 {size}"
+        at = "a separate root" if self.fork_seq is None else f"#{self.fork_seq}" + (
+            f" (step {self.fork_step})" if self.fork_step is not None and not self.lane else "")
+        if self.lane:       # a lane's steps are its own: where it forked says enough
+            return f"{self.source} in {lane_name(self.lane)} at {at} \u00b7 {size}"
+        return f"{self.source} at {at} \u2192 {head} \u00b7 {size}"
 
     def contains(self, seq: int) -> bool:
         """Whether checkpoint ``seq`` is on this branch."""
@@ -78,7 +79,9 @@ def lane_name(lane: str) -> str:
 
 
 def _how(source: str) -> str:
-    return source if source in ("update", "fork") else "replay"
+    # a replay starts with a "fork" checkpoint; a "loop" child is the line that ran there before
+    # the branch the head is on was made (an update_state or a replay from that checkpoint)
+    return source if source in ("update", "fork") else "earlier run"
 
 
 def _ancestry(leaf: str, parent: dict[str, str | None]) -> list[str]:

@@ -50,8 +50,8 @@ def test_a_fork_inside_a_lane_is_a_branch_of_its_own_with_its_nested_lanes() -> 
     main, inner = thread_branches(rows)
     assert main.seqs == (0, 1, 2, 3, 6, 7) and not main.lane            # the lane's newest leaf
     assert inner.lane == "L:1" and inner.head_id == "l2" and inner.seqs == (0, 1, 2, 3, 4, 5)
-    assert (inner.fork_id, inner.fork_seq, inner.source) == ("l1", 3, "replay")
-    assert inner.label.startswith("replay in L at #3")
+    assert (inner.fork_id, inner.fork_seq, inner.source) == ("l1", 3, "earlier run")
+    assert inner.label.startswith("earlier run in L at #3")
     assert divergences(rows) == {3: [4, 6]} and choices([main, inner], [4, 6], 0) == [1, 0]
     assert leaf_count(rows) == 2
 

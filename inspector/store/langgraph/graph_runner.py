@@ -464,6 +464,8 @@ def run(args: argparse.Namespace) -> int:
         _line("channels " + _json(channels_report(graph, args.graph, [os.getcwd(), *args.path])))
         return 0
     values = json.loads(args.values_json) if args.values_json is not None else None
+    if args.action == "fork" and not isinstance(values, dict):     # before the graph is imported
+        raise ValueError("--values-json must be a JSON object of channel values for a fork")
     ops = json.loads(args.ops_json) if args.action == "batch" else None
     with open_checkpointer(args.store) as saver:
         graph = load_graph(args.graph, saver)

@@ -39,7 +39,7 @@ from inspector.store.langgraph.decode import plain_or_error
 from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind, GraphChannels
 from inspector.store.langgraph.live import apply_live
 from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers, prove
-from inspector.store.langgraph.snapshot import build_snapshot, decode_body
+from inspector.store.langgraph.snapshot import build_snapshot, decode_body, without_value
 from inspector.store.langgraph.sqlite_reader import SqliteReader
 
 
@@ -340,6 +340,15 @@ class LangGraphStore(Store):
 
     def load(self, checkpoint_id: int | str) -> Snapshot:
         """Decode one checkpoint: state, task state and LangGraph details in ``meta``."""
+        return self._load(checkpoint_id, True)
+
+    def load_state(self, checkpoint_id: int | str) -> Snapshot:
+        """``load`` without decoding the values of pending writes that do not reach the state
+        (a step's outputs, often as big as the state; interrupts and errors are decoded):
+        ``meta["writes"]`` items then hold ``value`` None."""
+        return self._load(checkpoint_id, False)
+
+    def _load(self, checkpoint_id: int | str, write_values: bool) -> Snapshot:
         info = self.get_checkpoint(checkpoint_id)
         ck = parse_id(str(info.id))
         assert ck is not None
@@ -347,6 +356,8 @@ class LangGraphStore(Store):
         if body is None:
             raise StoreError(f"Checkpoint {info.id} disappeared from {self.display}.")
         writes = self.reader.writes(*ck)
+        if writes and not write_values and not self.reader.is_latest(*ck):   # the head's are applied
+            writes = [without_value(w) for w in writes]
         snap = build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
                               self.reader.namespaces(ck.thread_id),
                               show_control=self.show_control, task_channel=self.task_channel,

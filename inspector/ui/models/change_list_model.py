@@ -23,7 +23,7 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 def short_repr(value: Any, limit: int = 60) -> str:
     """A one-line compact JSON preview of a value, cut to ``limit`` characters."""
     if isinstance(value, (dict, list)) and len(value) > 50:
-        text = f"{{{len(value)} keys}}" if isinstance(value, dict) else f"[{len(value)} items]"
+        text = f"{{{len(value):,} keys}}" if isinstance(value, dict) else f"[{len(value):,} items]"
     else:
         text = to_json_text(value, indent=None)
     text = text.replace("\n", "⏎")

@@ -23,8 +23,6 @@ from typing import Any
 
 from inspector import paths
 from inspector.errors import StoreError
-from inspector.resume.langgraph import RUNNER_FILE, runner_env
-from inspector.resume.launch import check_cwd
 from inspector.store.base import Store
 from inspector.store.langgraph.channels import GraphChannels, parse_line, parse_report
 from inspector.store.langgraph.settings import GraphSettings, load_settings, store_key
@@ -77,6 +75,11 @@ def ask_graph(settings: GraphSettings, timeout: float = 120.0) -> tuple[GraphCha
     """Run the graph's runner with ``--action channels``: (the kinds, the raw report)."""
     if not settings.graph:
         raise StoreError("No LangGraph graph is set for this store.")
+    # the runner's modules (SQLAlchemy with them) only when a graph is really asked: a read
+    # command on a store with no graph set stays lean
+    from inspector.resume.langgraph import RUNNER_FILE, runner_env
+    from inspector.resume.launch import check_cwd
+
     argv = [settings.python or sys.executable, str(RUNNER_FILE), "--graph", settings.graph,
             "--action", "channels"]
     env = {**os.environ, **runner_env(settings)}

@@ -22,7 +22,6 @@ from typing import Any
 
 from inspector import paths
 from inspector.errors import StoreError
-from inspector.resume.langgraph import RUNNER_FILE, run_runner
 from inspector.store.base import Store
 from inspector.store.langgraph.channels import GraphChannels, parse_line, parse_report
 from inspector.store.langgraph.settings import GraphSettings, load_settings, store_key
@@ -75,6 +74,10 @@ def ask_graph(settings: GraphSettings, timeout: float = 120.0) -> tuple[GraphCha
     """Run the graph's runner with ``--action channels``: (the kinds, the raw report)."""
     if not settings.graph:
         raise StoreError("No LangGraph graph is set for this store.")
+    # the runner's modules (SQLAlchemy with them) only when a graph is really asked: a read
+    # command on a store with no graph set stays lean
+    from inspector.resume.langgraph import RUNNER_FILE, run_runner
+
     argv = [settings.python or sys.executable, str(RUNNER_FILE), "--graph", settings.graph,
             "--action", "channels"]
     done = run_runner(argv, settings, None, f"The graph {settings.graph} (reporting its channels)", timeout)

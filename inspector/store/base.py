@@ -94,6 +94,12 @@ class Store(ABC):
     def load(self, checkpoint_id: int | str) -> Snapshot:
         """Decode a checkpoint's state, task state and metadata."""
 
+    def load_state(self, checkpoint_id: int | str) -> Snapshot:
+        """``load`` for a comparison: the same state and task state; an adapter may leave out
+        metadata a diff never reads (LangGraph: the values of pending writes that are not
+        applied to the state). Default: ``load``."""
+        return self.load(checkpoint_id)
+
     def checkpoints_by_id(self, ids: Collection[int | str]) -> dict[int | str, CheckpointInfo]:
         """The checkpoints with these ids that can be read (default: one ``get_checkpoint`` each)."""
         found: dict[int | str, CheckpointInfo] = {}

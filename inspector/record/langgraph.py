@@ -44,7 +44,7 @@ from inspector.store.langgraph.tasks import build_task_state
 from inspector import codec as piece_codec
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite, StoredCheckpoint
 from inspector.codec import PieceEncoder
-from inspector.record.lglower import LEAF, Lowering, raise_value
+from inspector.record.lglower import LEAF, FrozenMatches, Lowering, raise_value
 
 __all__ = ["InspectorSaver", "AsyncInspectorSaver", "LEAF"]
 
@@ -56,12 +56,18 @@ class _Lane:
 
     def __init__(self) -> None:
         self.encoder = PieceEncoder()
+        self.matches = self.encoder.matches = FrozenMatches(self.encoder.matches)
         self.lowering = Lowering()
         self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)
         self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
         self.goal = ""
         self.state: tuple[bytes, dict] | None = None   # (digest, forms) of the state last put
         self.settled: dict[str, tuple[str, str | None]] = {}   # checkpoint → (status, error) from its writes
+
+    def forget_pieces(self) -> None:
+        """The encoder's memory of earlier states (and what the saver knows of it) is dropped."""
+        self.encoder.forget()
+        self.matches.forget()
 
 
 class InspectorSaver(BaseCheckpointSaver[str]):
@@ -168,10 +174,11 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             except (TypeError, ValueError, OverflowError):
                 # a value msgpack cannot take structurally (e.g. a lone surrogate): store each
                 # channel that fails as one typed leaf instead
-                lane.encoder.forget()
+                lane.forget_pieces()
                 state = {ch: (form if _packable(form) else lowering.leaf(values[ch], self.serde))
                          for ch, form in state.items()}
                 digest, size, new_pieces = lane.encoder.encode(state)
+            lane.matches.rotate()
             body = {k: v for k, v in checkpoint.items() if k != "channel_values"}
             body_type, body_bytes = self.serde.dumps_typed(body)
             meta = get_checkpoint_metadata(config, metadata)
@@ -203,7 +210,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             try:
                 self._lanes_db.put(thread_id, ns, cp)
             except BaseException:
-                lane.encoder.forget()
+                lane.forget_pieces()
                 lowering.forget()
                 lane.state = None
                 self._lanes_db._known.clear()
@@ -375,7 +382,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         every lane encodes its next state from scratch, so nothing refers to a piece it
         only remembers."""
         for lane in self._lanes.values():
-            lane.encoder.forget()
+            lane.forget_pieces()
             lane.lowering.forget()
             lane.state = None
 

@@ -39,7 +39,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from inspector.codec.gcpause import gc_paused
 
-__all__ = ["LEAF", "Lowering", "raise_value"]
+__all__ = ["LEAF", "FrozenMatches", "Lowering", "raise_value"]
 
 LEAF = "__lg__"             # a typed leaf: {"__lg__": serde type tag, "b": serde bytes}
 _INT_MIN, _INT_MAX = -(2 ** 63), 2 ** 64 - 1
@@ -237,6 +237,43 @@ class Lowering:
             object.__setattr__(obj, "__dict__", state)
         self._known[id(obj)] = known._replace(obj=obj)
         return obj
+
+
+class FrozenMatches:
+    """The piece encoder's ``matches`` for a lane's lowered states: a run of items found
+    unchanged is unchanged again while it holds the very same objects.
+
+    Exact because every container of a lowered state is either new at each put (``lower``
+    builds plain dicts and lists afresh) or a typed leaf, which nothing changes once made;
+    the rest are immutable scalars. Saves packing every unchanged chunk of a long history
+    (1 KB a message) at each put. What was matched is kept until the next ``rotate``.
+    """
+
+    def __init__(self, matches: Any) -> None:
+        self._matches = matches
+        self._seen: dict[int, tuple[bytes, list]] = {}   # id(fp) → (fp, the items it matched)
+        self._old: dict[int, tuple[bytes, list]] = {}
+
+    def __call__(self, value: Any, fp: bytes) -> bool:
+        key = id(fp)
+        hit = self._seen.get(key) or self._old.get(key)
+        if (hit is not None and hit[0] is fp and type(value) is list and len(hit[1]) == len(value)
+                and all(map(is_, hit[1], value))):
+            self._seen[key] = hit
+            return True
+        if not self._matches(value, fp):
+            return False
+        if type(value) is list:
+            self._seen[key] = (fp, value)
+        return True
+
+    def rotate(self) -> None:
+        """After an encode: runs not matched by it are forgotten."""
+        self._old, self._seen = self._seen, {}
+
+    def forget(self) -> None:
+        """Drop everything (with the encoder's own cache)."""
+        self._old, self._seen = {}, {}
 
 
 # -- fingerprints ----------------------------------------------------------------------------

@@ -31,3 +31,12 @@ def data_dir() -> Path:
 def log_dir() -> Path:
     """Per-user logs (the desktop app's log file)."""
     return Path(platformdirs.user_log_dir(APP, appauthor=False))
+
+
+def cache_dir() -> Path:
+    """Per-user caches that can be thrown away (channel kinds of a store's graph, …);
+    ``CHECKPOINT_INSPECTOR_CACHE_DIR`` moves it."""
+    explicit = os.environ.get("CHECKPOINT_INSPECTOR_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    return Path(platformdirs.user_cache_dir(APP, appauthor=False))

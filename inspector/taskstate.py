@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from collections.abc import Callable
 
 from inspector.errors import TaskStateError
 
@@ -46,71 +47,93 @@ def _fail(path: str, message: str) -> TaskStateError:
     return TaskStateError(f"task state {path}: {message}")
 
 
-def _opt_str(value: Any, path: str) -> str | None:
-    if value is None or isinstance(value, str):
+def _opt_str(value: Any, path: Any, field: str = "") -> str | None:
+    if value is None or type(value) is str or isinstance(value, str):
         return value
-    raise _fail(path, f"must be a string or null, not {type(value).__name__}")
+    raise _fail(_where(path, field), f"must be a string or null, not {type(value).__name__}")
 
 
-def _review(raw: Any, path: str) -> dict:
+def _where(path: Any, field: str = "") -> str:
+    """A place in the task state as messages name it; ``path`` is built only on failure
+    (a tuple: ``(task index,)`` or ``(task index, check index)``)."""
+    if type(path) is tuple:
+        path = f"tasks[{path[0]}]" + (f".checks[{path[1]}]" if len(path) > 1 else "")
+    return f"{path}.{field}" if field else path
+
+
+_NO_REVIEW = {"status": "none", "reviewer": None, "note": None}
+
+
+def _review(raw: Any, path: Any) -> dict:
     if raw is None:
-        return {"status": "none", "reviewer": None, "note": None}
+        return dict(_NO_REVIEW)
     if isinstance(raw, str):
         raw = {"status": raw}
     if not isinstance(raw, dict):
-        raise _fail(path, "must be an object with a status")
+        raise _fail(_where(path), "must be an object with a status")
     status = raw.get("status", "none")
     if status not in REVIEW_STATUSES:
-        raise _fail(f"{path}.status", f"{status!r} is not one of {', '.join(REVIEW_STATUSES)}")
-    return {"status": status, "reviewer": _opt_str(raw.get("reviewer"), f"{path}.reviewer"),
-            "note": _opt_str(raw.get("note"), f"{path}.note")}
+        raise _fail(_where(path, "status"), f"{status!r} is not one of {', '.join(REVIEW_STATUSES)}")
+    return {"status": status, "reviewer": _opt_str(raw.get("reviewer"), path, "reviewer"),
+            "note": _opt_str(raw.get("note"), path, "note")}
 
 
-def _check(raw: Any, path: str) -> dict:
-    if not isinstance(raw, dict):
-        raise _fail(path, "must be an object with name and passed")
+def _check(raw: Any, path: Any) -> dict:
+    if type(raw) is not dict and not isinstance(raw, dict):
+        raise _fail(_where(path), "must be an object with name and passed")
     name = raw.get("name")
-    if not isinstance(name, str) or not name:
-        raise _fail(f"{path}.name", "must be a non-empty string")
+    if type(name) is not str and not isinstance(name, str) or not name:
+        raise _fail(_where(path, "name"), "must be a non-empty string")
     passed = raw.get("passed")
-    if passed not in (True, False, None):
-        raise _fail(f"{path}.passed", "must be true, false or null")
-    return {"name": name, "passed": passed, "detail": _opt_str(raw.get("detail"), f"{path}.detail")}
+    if passed is not None and passed is not True and passed is not False and passed not in (True, False):
+        raise _fail(_where(path, "passed"), "must be true, false or null")
+    detail = raw.get("detail")
+    return {"name": name, "passed": passed,
+            "detail": detail if detail is None or type(detail) is str else _opt_str(detail, path, "detail")}
 
 
-def _progress(raw: Any, path: str, status: str) -> float:
+def _progress(raw: Any, path: Any, status: str) -> float:
     if raw is None:
         return 1.0 if status == "done" else 0.0
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-        raise _fail(path, "must be a number between 0 and 1")
+    kind = type(raw)
+    if kind is not float and kind is not int and (isinstance(raw, bool) or not isinstance(raw, (int, float))):
+        raise _fail(_where(path, "progress"), "must be a number between 0 and 1")
     if not 0.0 <= float(raw) <= 1.0:
-        raise _fail(path, f"{raw} is outside 0..1")
+        raise _fail(_where(path, "progress"), f"{raw} is outside 0..1")
     return float(raw)
 
 
-def _task(raw: Any, path: str) -> dict:
-    if not isinstance(raw, dict):
-        raise _fail(path, "must be an object")
+def _task(raw: Any, index: int) -> dict:
+    path = (index,)
+    if type(raw) is not dict and not isinstance(raw, dict):
+        raise _fail(_where(path), "must be an object")
     task_id = raw.get("id")
     if not isinstance(task_id, (str, int)) or isinstance(task_id, bool) or task_id == "":
-        raise _fail(f"{path}.id", "must be a non-empty string")
+        raise _fail(_where(path, "id"), "must be a non-empty string")
     status = raw.get("status", "pending")
     if status not in TASK_STATUSES:
-        raise _fail(f"{path}.status", f"{status!r} is not one of {', '.join(TASK_STATUSES)}")
+        raise _fail(_where(path, "status"), f"{status!r} is not one of {', '.join(TASK_STATUSES)}")
     checks = raw.get("checks") or []
-    if not isinstance(checks, list):
-        raise _fail(f"{path}.checks", "must be a list")
+    if type(checks) is not list and not isinstance(checks, list):
+        raise _fail(_where(path, "checks"), "must be a list")
     title = raw.get("title", str(task_id))
-    if not isinstance(title, str):
-        raise _fail(f"{path}.title", "must be a string")
-    return {"id": str(task_id), "title": title, "status": status,
-            "progress": _progress(raw.get("progress"), f"{path}.progress", status),
-            "review": _review(raw.get("review"), f"{path}.review"),
-            "checks": [_check(c, f"{path}.checks[{i}]") for i, c in enumerate(checks)]}
+    if type(title) is not str and not isinstance(title, str):
+        raise _fail(_where(path, "title"), "must be a string")
+    review = raw.get("review")
+    return {"id": task_id if type(task_id) is str else str(task_id), "title": title, "status": status,
+            "progress": _progress(raw.get("progress"), path, status),
+            "review": dict(_NO_REVIEW) if review is None else _review(review, _where(path, "review")),
+            "checks": [_check(c, (index, i)) for i, c in enumerate(checks)]}
 
 
-def validate(raw: Any) -> dict:
-    """Return the normalised task state (defaults filled) or raise TaskStateError."""
+def validate(raw: Any, memo: TaskMemo | None = None) -> dict:
+    """Return the normalised task state (defaults filled) or raise TaskStateError.
+
+    ``memo`` (the recording library keeps one per run) reuses the normalised form of each
+    task whose exact encoding it saw in the last call: of successive task states only the
+    tasks that changed are validated again. The forms it hands out are shared between
+    calls, so nothing may change them in place.
+    """
     if raw is None:
         return {"goal": "", "tasks": []}
     if not isinstance(raw, dict):
@@ -121,13 +144,39 @@ def validate(raw: Any) -> dict:
     tasks = raw.get("tasks") or []
     if not isinstance(tasks, list):
         raise _fail("tasks", "must be a list")
-    normal = [_task(t, f"tasks[{i}]") for i, t in enumerate(tasks)]
-    seen: set[str] = set()
-    for i, task in enumerate(normal):
-        if task["id"] in seen:
-            raise _fail(f"tasks[{i}].id", f"duplicate id {task['id']!r}")
-        seen.add(task["id"])
+    normal = [_task(t, i) for i, t in enumerate(tasks)] if memo is None else memo.tasks(tasks)
+    ids = [task["id"] for task in normal]
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        for i, task_id in enumerate(ids):
+            if task_id in seen:
+                raise _fail(f"tasks[{i}].id", f"duplicate id {task_id!r}")
+            seen.add(task_id)
     return {"goal": goal, "tasks": normal}
+
+
+class TaskMemo:
+    """The normalised tasks of the last ``validate`` call, by each raw task's exact key
+    (``key``: the raw tasks' fingerprints, None for one that has none)."""
+
+    __slots__ = ("_key", "_known")
+
+    def __init__(self, key: Callable[[list], list]) -> None:
+        self._key = key
+        self._known: dict[Any, dict] = {}
+
+    def tasks(self, raw_tasks: list) -> list[dict]:
+        known, now = self._known, {}
+        normal = []
+        for i, (task, key) in enumerate(zip(raw_tasks, self._key(raw_tasks), strict=True)):
+            form = known.get(key) if key is not None else None
+            if form is None:
+                form = _task(task, i)
+            if key is not None:
+                now[key] = form
+            normal.append(form)
+        self._known = now
+        return normal
 
 
 def score(state: dict | None) -> Score:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PYTHONUNBUFFERED", "1")
+# caches the tests write (a graph's channel kinds…) never go to the user's cache directory
+os.environ.setdefault("CHECKPOINT_INSPECTOR_CACHE_DIR", tempfile.mkdtemp(prefix="ci-test-cache-"))
 
 pytest_plugins = ["tests.pg_plugin"]
 

@@ -60,14 +60,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+# a user's installed package has its bytecode cached: the children may write theirs (one
+# untimed run first), where PYTHONDONTWRITEBYTECODE in this environment would make every
+# fresh process compile the package's sources again (raw sqlite3 imports only the standard
+# library, whose bytecode is always cached)
+_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def _times_s(argv: list[str], repeat: int) -> tuple[float, float]:
     """Median wall time and median CPU time (user + system) of ``argv`` in a fresh process,
-    its output read and discarded. On a busy machine the CPU time is the steadier figure."""
+    its output read and discarded, after one untimed run. On a busy machine the CPU time is
+    the steadier figure."""
+    subprocess.run(argv, capture_output=True, check=False, env=_ENV)
     walls, cpus = [], []
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        proc = subprocess.run(argv, capture_output=True, check=False)
+        proc = subprocess.run(argv, capture_output=True, check=False, env=_ENV)
         walls.append(time.perf_counter() - t0)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)

@@ -34,7 +34,7 @@ _ENCODER = ("FORMAT", "INLINE_MAX", "PieceEncoder", "encode_flat")
 
 
 def __getattr__(name: str) -> Any:
-    # the encoder (and msgspec with it) loads on first use: readers (``show``, ``diff``) never need it
+    # the encoder (and ormsgpack with it) loads on first use: readers (``show``, ``diff``) never need it
     if name in _ENCODER:
         from inspector.codec import encoder
         return getattr(encoder, name)

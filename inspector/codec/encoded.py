@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
-import msgspec
+import ormsgpack
 
 
 class Encoded(NamedTuple):
@@ -25,42 +26,44 @@ class Bulk(NamedTuple):
     encoded: list
 
 
-_encode_fp = msgspec.msgpack.Encoder().encode
-_FP_ERRORS = (TypeError, ValueError, OverflowError, msgspec.EncodeError)   # not RecursionError: too deep is an error
+def _foreign(obj: Any) -> Any:
+    raise TypeError(f"{type(obj).__name__} has no fingerprint")
+
+
+# Strict: only the exact plain types have a fingerprint. ormsgpack would otherwise encode a
+# UUID, date, set, Enum, dataclass or subclass as a plain value, and one whose encoding equals
+# the value it replaced would be taken as unchanged instead of refused as a fresh save refuses
+# it (the passthrough options hand every such object to ``_foreign``).
+_OPTIONS = (ormsgpack.OPT_NON_STR_KEYS | ormsgpack.OPT_PASSTHROUGH_BIG_INT | ormsgpack.OPT_PASSTHROUGH_DATACLASS
+            | ormsgpack.OPT_PASSTHROUGH_DATETIME | ormsgpack.OPT_PASSTHROUGH_ENUM | ormsgpack.OPT_PASSTHROUGH_SUBCLASS
+            | ormsgpack.OPT_PASSTHROUGH_TUPLE | ormsgpack.OPT_PASSTHROUGH_UUID)
+_encode_fp = partial(ormsgpack.packb, default=_foreign, option=_OPTIONS)
+_FP_ERRORS = (TypeError, ValueError, OverflowError, ormsgpack.MsgpackEncodeError)   # not RecursionError
 
 
 def fingerprint(value: Any) -> bytes | None:
     """The msgpack encoding of ``value`` (byte for byte what ``pack`` writes for a plain value),
-    or None when it has none. Equal fingerprints mean the same stored value exactly: types
-    (1, True, 1.0), float signs (0.0, -0.0) and key order included, which ``==`` ignores."""
+    or None when it has none: a value holding anything but the exact plain types (a subclass,
+    a tuple, a UUID, a date, a set, an Enum …), too deep or too big an int. Equal fingerprints
+    mean the same stored value exactly: types (1, True, 1.0), float signs (0.0, -0.0) and key
+    order included, which ``==`` ignores; None means "look at it afresh" (``pack`` then stores
+    it as a plain value or refuses it)."""
     try:
         return _encode_fp(value)
     except _FP_ERRORS:
         return None
 
 
-class FingerprintBuffer:
-    """Compares fingerprints without allocating one per comparison (one per encoder: not
-    shared between threads)."""
-
-    __slots__ = ("_buffer", "_encode_into")
-
-    def __init__(self) -> None:
-        self._buffer = bytearray(64 * 1024)
-        self._encode_into = msgspec.msgpack.Encoder().encode_into
-
-    def matches(self, value: Any, fp: bytes) -> bool:
-        """Whether ``value``'s fingerprint is ``fp``."""
-        buffer = self._buffer
-        try:
-            self._encode_into(value, buffer)
-        except _FP_ERRORS:
-            return False
-        return buffer == fp
+def matches(value: Any, fp: bytes) -> bool:
+    """Whether ``value``'s fingerprint is ``fp``."""
+    try:
+        return _encode_fp(value) == fp
+    except _FP_ERRORS:
+        return False
 
 
 def fingerprints(values: list) -> list:
-    """``fingerprint`` of each value (one C call unless one of them has none)."""
+    """``fingerprint`` of each value (one C call each, no Python step unless one has none)."""
     try:
         return list(map(_encode_fp, values))
     except _FP_ERRORS:

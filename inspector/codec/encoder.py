@@ -6,7 +6,7 @@ at content-defined boundaries, a map of ``MAP_MIN_KEYS`` or more likewise (bound
 by its keys alone), and a table of more than ``TABLE_MAX`` chunks is itself cut into
 sub-tables (a tree), so replacing one value of a 50 MB map rewrites its chunk, one small
 table per level and the root. Unchanged parts are found by comparing exact fingerprints
-(the values' msgpack encodings, one C call per chunk) with those kept per path — an agent
+(the values' msgpack encodings, one strict C call per chunk) with those kept per path — an agent
 may mutate its state in place, and ``==`` would take 1 for True or 1.0 and ignore key
 order, so reuse would store the old value. Runs of many changed items are
 encoded in bulk (C calls, no Python step per field) and, when an old layout was mostly
@@ -25,12 +25,12 @@ from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from operator import eq
 from typing import Any, NamedTuple
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import msgpack
 import xxhash
 
-from inspector.codec.encoded import Bulk, Encoded, FingerprintBuffer, fingerprint, fingerprints
+from inspector.codec.encoded import Bulk, Encoded, fingerprint, fingerprints, matches
 from inspector import limits
 from inspector.codec.gcpause import gc_paused
 from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
@@ -68,7 +68,7 @@ class _ListChunk(NamedTuple):
 
 def encode_flat(value: Any) -> tuple[bytes, int, dict[bytes, bytes]]:
     """Store a small value (a task state) as one piece: (digest, size, {digest: raw})."""
-    raw = pack(value)
+    raw = fingerprint(value) or pack(value)     # the same bytes; ``pack`` converts or refuses the rest
     digest = digest_of(raw)
     return digest, len(raw), {digest: raw}
 
@@ -90,8 +90,10 @@ class PieceEncoder:
         self.new_pieces: dict[bytes, bytes] = {}
         self._pack: Callable[[Any], bytes] = new_packer().pack
         self._maps = MapChunker(self)
-        self.matches = FingerprintBuffer().matches
+        self.matches = matches
         self.top_form: Any = None
+        self._top_raw: bytes | None = None    # the root's encoding when the walk made it
+        self.mark_memo: dict[bytes, int] = {}   # list chunk marks by item encoding (see ``_marks``)
         self._level = 0                       # containers open in the walk
         self._max_depth = limits.current().depth
 
@@ -99,10 +101,11 @@ class PieceEncoder:
         """Store ``value`` as a root piece: (root digest, logical size, new pieces)."""
         self.new_pieces = {}
         self._level, self._max_depth = 0, limits.current().depth
+        self._top_raw = None
         with gc_paused():
             result = self._encode(value, ("$",), top=True)
         self.top_form = result.form
-        raw = self._pack(result.form)
+        raw = self._top_raw if self._top_raw is not None else self._pack(result.form)
         digest = digest_of(raw)
         self.new_pieces[digest] = raw
         pieces, self.new_pieces = self.new_pieces, {}
@@ -183,20 +186,45 @@ class PieceEncoder:
                 fp = fingerprint(value)
                 if fp is not None and fp == hit.fp:
                     return hit
+        # small leaves are their own form (no call, no Encoded each); others are encoded
+        extra = 0              # the logical size of the pieces the children name
+        nested = False         # a chunked container inside (it has no fingerprint: it checks itself)
+        form: Any
         if type(value) is dict:
-            parts = {k: self._encode(v, None if path is None else path + (k,)) for k, v in value.items()}
-            form: Any = {k: p.form for k, p in parts.items()}
-            children: Iterable[Encoded] = parts.values()
+            form = {}
+            for k, v in value.items():
+                kind = type(v)
+                if kind in _SCALARS or ((kind is str or kind is bytes) and len(v) <= INLINE_MAX):
+                    form[k] = v
+                    continue
+                part = self._encode(v, None if path is None else path + (k,))
+                form[k] = part.form
+                if type(part.form) in _MARKER_TYPES:
+                    extra += part.size
+                if part.fp is None:
+                    nested = True
         else:
-            children = [self._encode(v, None if path is None else path + (i,)) for i, v in enumerate(value)]
-            form = [p.form for p in children]
+            form = []
+            for i, v in enumerate(value):
+                kind = type(v)
+                if kind in _SCALARS or ((kind is str or kind is bytes) and len(v) <= INLINE_MAX):
+                    form.append(v)
+                    continue
+                part = self._encode(v, None if path is None else path + (i,))
+                form.append(part.form)
+                if type(part.form) in _MARKER_TYPES:
+                    extra += part.size
+                if part.fp is None:
+                    nested = True
         raw = self._pack(form)
-        size = len(raw) + sum(p.size for p in children if type(p.form) in _MARKER_TYPES)
-        if not top and len(raw) > INLINE_MAX:
+        size = len(raw) + extra
+        if top:
+            self._top_raw = raw        # ``encode`` stores it as the root piece, not packing it again
+        elif len(raw) > INLINE_MAX:
             form = Ref(self.store(raw), size)
         if path is None or not cached:
             return Encoded(form, size, b"")
-        if any(p.fp is None for p in children):     # a chunked container inside: it checks itself
+        if nested:
             fp = None
         elif fp is None:
             fp = fingerprint(value)
@@ -210,7 +238,9 @@ class PieceEncoder:
         ``base + (names[i],)`` when a base is given), their chunk then framing the form that
         names their pieces."""
         pack = self._pack
-        fps = list(map(pack, values))
+        fps = fingerprints(values)     # byte for byte what ``pack`` writes, in a faster C call
+        if None in fps:                # a subclass to store as its plain type, or a refusal
+            fps = [pack(v) if fp is None else fp for v, fp in zip(values, fps, strict=True)]
         sizes = list(map(len, fps))
         left = self._max_depth - self._level          # levels the values may still nest
         if left < INLINE_MAX:   # a value packed whole is not walked: only a long one can nest that deep
@@ -445,7 +475,12 @@ class _ListLayout:
             forms, sizes, fps, encoded = enc.bulk(self.value[start:end])
         else:
             fps, forms, sizes, encoded = hints
-            if fresh:
+            if fresh and fresh[0] == count - len(fresh):     # the fresh items end the run (appends)
+                keep = fresh[0]
+                bulk = enc.bulk(self.value[start + keep:end])
+                fps, forms = fps[:keep] + bulk.fps, forms[:keep] + bulk.forms
+                sizes, encoded = sizes[:keep] + bulk.sizes, encoded[:keep] + bulk.encoded
+            elif fresh:
                 bulk = enc.bulk([self.value[start + i] for i in fresh])
                 taken = [fp is _NO for fp in fps]
                 fps = _merge(taken, fps, bulk.fps)
@@ -455,7 +490,7 @@ class _ListLayout:
         dense = bool(self.old) and _dense(count, len(fresh))
         rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else (
             CHUNK_MASK, CHUNK_MAX_ITEMS, CHUNK_MAX_BYTES)
-        ends = cuts(_marks(forms, encoded), sizes, *rule)     # logical sizes, as format 2 counted
+        ends = cuts(_marks(forms, encoded, enc.mark_memo), sizes, *rule)     # logical sizes, as format 2 counted
         made = []
         a = 0
         for b in ends:
@@ -479,11 +514,24 @@ class _Items(NamedTuple):
     encoded: list
 
 
-def _marks(forms: list, encoded: list[bytes]) -> list[int]:
+def _marks(forms: list, encoded: list[bytes], memo: dict[bytes, int]) -> list[int]:
     """The byte deciding list chunk boundaries, per item: the first byte of the digest of the
     piece a Ref names, else of the digest of the item's encoding (as format 2 cut them, so an
-    old and a new writer cut the same list alike)."""
-    marks = [digest[0] for digest in map(_digest128, encoded)]
+    old and a new writer cut the same list alike). ``memo`` keeps the marks of the encodings
+    of the last run: a list's open tail chunk is cut again at every save, and its items'
+    encodings (the same bytes objects) are not hashed again."""
+    marks: list
+    if len(encoded) > _MEMO_RUN:       # a long (dense) run: hashed, none of it kept
+        marks = [digest[0] for digest in map(_digest128, encoded)]
+    else:
+        marks = [memo.get(e) for e in encoded]
+        if None in marks:
+            for n, mark in enumerate(marks):
+                if mark is None:
+                    marks[n] = _digest128(encoded[n])[0]
+        if len(memo) > 50_000:
+            memo.clear()
+        memo.update(zip(encoded, marks))
     if Ref in map(type, forms):
         for n, form in enumerate(forms):
             if type(form) is Ref:
@@ -492,6 +540,7 @@ def _marks(forms: list, encoded: list[bytes]) -> list[int]:
 
 
 _digest128 = xxhash.xxh3_128_digest
+_MEMO_RUN = 2 * CHUNK_MAX_ITEMS     # runs up to this long (a re-opened tail and its appends) memoise marks
 
 
 def _dense(count: int, changed: int) -> bool:

@@ -14,15 +14,43 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
-from collections.abc import Iterator
 
 _gc_lock = threading.Lock()
 _gc_pauses = 0
 _gc_was_enabled = False
 
 
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
+class _Pause:
+    """The context manager ``gc_paused`` returns (a class, not a generator: a save enters
+    it every time, and a generator-based one cost more than a small save's encoding)."""
+
+    __slots__ = ("_main",)
+
+    def __enter__(self) -> None:
+        global _gc_pauses, _gc_was_enabled
+        self._main = threading.current_thread() is _MAIN
+        if not self._main:
+            return      # a worker leaves the process-wide collector alone (see the module docstring)
+        with _gc_lock:
+            if _gc_pauses == 0:
+                _gc_was_enabled = gc.isenabled()
+                gc.disable()
+            _gc_pauses += 1
+
+    def __exit__(self, *exc: object) -> None:
+        global _gc_pauses
+        if not self._main:
+            return
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+_MAIN = threading.main_thread()
+
+
+def gc_paused() -> contextlib.AbstractContextManager[None]:
     """Suspend the cyclic garbage collector while a diff or a save decodes, copies and walks
     big trees.
 
@@ -32,19 +60,4 @@ def gc_paused() -> Iterator[None]:
     built here have no cycles, so nothing waits for the collector. Nested pauses share
     one; the last one out restores the previous setting. On any other thread it does nothing.
     """
-    global _gc_pauses, _gc_was_enabled
-    if threading.current_thread() is not threading.main_thread():
-        yield           # a worker leaves the process-wide collector alone (see the module docstring)
-        return
-    with _gc_lock:
-        if _gc_pauses == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_was_enabled:
-                gc.enable()
+    return _Pause()

@@ -98,16 +98,21 @@ def table_payload(chunks: tuple[Chunk, ...]) -> bytes:
     return b"".join([pack_entry(*c) for c in chunks])
 
 
+def _ext(code: int, data: bytes) -> msgpack.ExtType:
+    # ExtType's own __new__ checks its arguments in Python; these are known good
+    return _tuple_new(msgpack.ExtType, (code, data))
+
+
 def _default(obj: Any) -> Any:
     kind = type(obj)
     if kind is Ref:
-        return msgpack.ExtType(EXT_REF, obj.digest + _SIZE.pack(obj.size))
+        return _ext(EXT_REF, obj.digest + _SIZE.pack(obj.size))
     if kind is ChunkedList:
         if obj.height:
-            return msgpack.ExtType(EXT_DEEP_LIST, bytes((obj.height,)) + table_payload(obj.chunks))
-        return msgpack.ExtType(EXT_CHUNKED, table_payload(obj.chunks))
+            return _ext(EXT_DEEP_LIST, bytes((obj.height,)) + table_payload(obj.chunks))
+        return _ext(EXT_CHUNKED, table_payload(obj.chunks))
     if kind is ChunkedMap:
-        return msgpack.ExtType(EXT_MAP, bytes((obj.height,)) + table_payload(obj.chunks))
+        return _ext(EXT_MAP, bytes((obj.height,)) + table_payload(obj.chunks))
     # strict packing hands subclasses of the plain types here: store them as the plain type
     if isinstance(obj, (tuple, list)):
         return list(obj)
@@ -213,7 +218,25 @@ def map_frames(payload: bytes | memoryview) -> tuple[list, list[bytes]]:
 
 def frame_chunk(encoded: list[bytes]) -> bytes:
     """A list chunk piece (format 2) holding the items whose msgpack encodings are ``encoded``."""
-    return msgpack.packb(msgpack.ExtType(EXT_FRAMED, msgpack.packb(encoded, use_bin_type=True)))
+    return ext_bytes(EXT_FRAMED, msgpack.packb(encoded, use_bin_type=True))
+
+
+_FIXEXT = {1: 0xd4, 2: 0xd5, 4: 0xd6, 8: 0xd7, 16: 0xd8}
+
+
+def ext_bytes(code: int, payload: bytes) -> bytes:
+    """The msgpack encoding of extension ``code`` holding ``payload`` (as msgpack writes it)."""
+    n = len(payload)
+    fixed = _FIXEXT.get(n)
+    if fixed is not None:
+        head = bytes((fixed, code))
+    elif n < 0x100:
+        head = bytes((0xc7, n, code))
+    elif n < 0x10000:
+        head = b"\xc8" + n.to_bytes(2, "big") + bytes((code,))
+    else:
+        head = b"\xc9" + n.to_bytes(4, "big") + bytes((code,))
+    return head + payload
 
 
 def frame_map_chunk(keys: list, encoded: list[bytes]) -> bytes:

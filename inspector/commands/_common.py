@@ -88,7 +88,8 @@ def print_json(value: Any) -> None:
     sys.stdout.write("\n")
 
 
-_RECORD_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=str)
+_RECORD_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=str,
+                                   check_circular=False)   # records are trees built here: no cycle to look for
 
 
 def _finite(value: Any) -> Any:
@@ -103,13 +104,28 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def print_json_records(records: Iterable[dict[str, Any]]) -> None:
+def print_json_records(records: list[dict[str, Any]]) -> None:
     """Write a listing (``runs``, ``checkpoints`` …) as a JSON array with one record per line.
 
     Listings can hold 100,000 records: an indented dump runs json's pure-Python encoder over
     every token (seconds), one record per line runs its C encoder (what ``jq`` and ``grep``
     read as easily). Records hold only JSON values (str keys; nested dicts and lists).
     """
+    write_json_lines(_record_lines(records))
+
+
+def _record_lines(records: list[dict[str, Any]]) -> list[str]:
+    """Each record as one line of compact JSON (``, `` and ``: `` between items)."""
+    if not records:
+        return []
+    try:    # the whole list in one call of the C encoder, cut where one record ends
+        text = _RECORD_ENCODER.encode(records)
+    except ValueError:                           # a non-finite float somewhere
+        text = ""
+    # records hold no list of records, so "}, {" outside a string is only ever a record's
+    # end: when it occurs exactly that often, no string holds it and every one is a cut
+    if text and text.count("}, {") == len(records) - 1:
+        return [text[1:-1]] if len(records) == 1 else _cut(text)
     encode = _RECORD_ENCODER.encode
     lines = []
     for record in records:
@@ -117,26 +133,73 @@ def print_json_records(records: Iterable[dict[str, Any]]) -> None:
             lines.append(encode(record))
         except ValueError:                       # a non-finite float somewhere in it
             lines.append(encode(_finite(record)))
-    # one pass for the characters terminals obey (JSON text has no line breaks to cross)
-    sys.stdout.write(terminal_safe_json("[\n  " + ",\n  ".join(lines) + "\n]\n") if lines else "[]\n")
+    return lines
+
+
+def _cut(text: str) -> list[str]:
+    """``[{…}, {…}, …]`` as its records' texts (see ``_record_lines``)."""
+    parts = text[1:-1].split("}, {")
+    return [parts[0] + "}", *("{" + p + "}" for p in parts[1:-1]), "{" + parts[-1]]
+
+
+def write_json_lines(lines: list[str]) -> None:
+    """Write records already encoded (one JSON text each) as a JSON array, one per line."""
+    if not lines:
+        sys.stdout.write("[]\n")
+        return
+    write_safe("[\n  ", ",\n  ".join(lines), "\n]\n")
+
+
+_C1_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
+
+
+def _unsafe_utf8(data: bytes) -> bool:
+    """True when UTF-8 ``data`` holds a character ``terminal_safe_json`` escapes (byte searches:
+    a regular expression over a listing's 30 million characters took 0.15 s)."""
+    if b"\x7f" in data or b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data:
+        return True
+    return b"\xc2" in data and _C1_UTF8.search(data) is not None
+
+
+def write_safe(head: str, body: str, tail: str) -> None:
+    """Write the JSON text ``head + body + tail`` on stdout made terminal-safe
+    (``terminal_safe_json``; ``head`` and ``tail`` are ASCII), at once."""
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None and (getattr(out, "encoding", "") or "").lower().replace("-", "") == "utf8":
+        data = body.encode("utf-8", getattr(out, "errors", None) or "strict")
+        if not _unsafe_utf8(data):
+            out.flush()
+            buffer.write(head.encode())
+            buffer.write(data)
+            buffer.write(tail.encode())
+            return
+    out.write(terminal_safe_json(head + body + tail))
 
 
 def _column(values: Sequence[Any]) -> list[str]:
     """One column of a table as text, control characters escaped (one scan per column)."""
     cells = ["" if c is None else str(c) for c in values] if None in values else list(map(str, values))
-    # cells are joined by a line feed, which the control pattern leaves alone
-    return [escape_control(c) for c in cells] if _CONTROL.search("\n".join(cells)) else cells
+    joined = " ".join(cells)
+    # text with no control character is printable but for other kinds of character
+    # (``isprintable`` is a C loop; the pattern only looks further when it is not)
+    return [escape_control(c) for c in cells] if not joined.isprintable() and _CONTROL.search(joined) else cells
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     """A plain aligned text table (control characters escaped), written at once."""
     rows = list(rows)
-    columns = [_column(col) for col in zip(*rows, strict=False)][:len(headers)] if rows else []
+    print_columns(headers, [list(col) for col in zip(*rows, strict=False)][:len(headers)] if rows else [])
+
+
+def print_columns(headers: Sequence[str], values: Sequence[Sequence[Any]]) -> None:
+    """``print_table`` of a table given column by column (each as long as the others)."""
+    columns = [_column(col) for col in values]
     widths = [max(len(h), max(map(len, col), default=0)) for h, col in zip(headers, columns, strict=False)]
     widths += [len(h) for h in headers[len(widths):]]
     line = "  ".join(f"{{:<{w}}}" for w in widths).format
     out = [line(*headers).rstrip()]
-    out += [line(*cells).rstrip() for cells in zip(*columns, strict=False)] if columns else []
+    out += [line(*cells).rstrip() for cells in zip(*columns, strict=False)] if columns and columns[0] else []
     sys.stdout.write("\n".join(out) + "\n")
 
 
@@ -151,6 +214,18 @@ def note_store(store: Any) -> None:
     notice = getattr(getattr(store, "info", None), "notice", "")
     if notice:
         print(f"checkpoint-inspector: note: {escape_control(notice)}", file=sys.stderr)
+
+
+def use_graph_kinds(store: Any) -> None:
+    """A LangGraph store with a graph set reads channel kinds from the graph (asked in its
+    runner, cached); when the graph cannot say, one line on stderr and the kinds are inferred."""
+    if not hasattr(store, "use_graph_channels"):
+        return                  # not LangGraph: nothing to import (native reads stay lean)
+    from inspector.resume.graph_channels import attach
+    problem = attach(store)
+    if problem:
+        print(f"checkpoint-inspector: note: channel kinds are inferred: {escape_control(problem)}",
+              file=sys.stderr)
 
 
 def print_damaged(rows: Iterable[tuple[str, str]]) -> None:
@@ -168,6 +243,43 @@ def fmt_time(ts: float | None) -> str:
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
     except (OverflowError, OSError, ValueError, TypeError):
         return "?"
+
+
+class _Seconds(dict):
+    """Whole second (an int) → its ``fmt_time``, worked out a minute at a time: the text of a
+    minute whose local time moves evenly (no change of offset inside it) is its first
+    second's text with the seconds counted on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.minutes: dict[int, str | None] = {}
+
+    def __missing__(self, second: int) -> str:
+        start = second - second % 60
+        prefix = self.minutes.get(start, "")
+        if prefix == "":
+            prefix = self.minutes[start] = _minute_prefix(start)
+        value = self[second] = fmt_time(second) if prefix is None else f"{prefix}{second - start:02d}"
+        return value
+
+
+def _minute_prefix(start: int) -> str | None:
+    """``YYYY-MM-DD HH:MM:`` of the minute from ``start`` when all its 60 seconds share it."""
+    try:
+        first, last = time.localtime(start), time.localtime(start + 59)
+    except (OverflowError, OSError, ValueError):
+        return None
+    if first.tm_sec != 0 or last.tm_sec != 59 or first.tm_gmtoff != last.tm_gmtoff or first.tm_min != last.tm_min:
+        return None
+    return time.strftime("%Y-%m-%d %H:%M:", first)
+
+
+def fmt_times(values: Sequence[Any]) -> list[str]:
+    """``[fmt_time(v) for v in values]``, for a listing's column of times (each distinct
+    second formatted once, a minute's seconds from one ``localtime``)."""
+    if values and set(map(type, values)) == {float} and min(values) >= 1 and max(values) < 1e11:
+        return list(map(_Seconds().__getitem__, map(int, values)))
+    return [fmt_time(v) for v in values]
 
 
 def confirm(prompt: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, note_store, print_json, say
+from inspector.commands._common import add_json_arg, add_store_arg, note_store, print_json, say, use_graph_kinds
 from inspector.diff import Change, DiffResult, TextDelta, describe_divergence, diff_checkpoints, to_json
 from inspector.diff.grouping import ItemRange, group_changes
 from inspector.diff.text import render_delta
@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
     with open_reader(args.store) as store:
         note_store(store)
+        use_graph_kinds(store)
         result = diff_checkpoints(store, resolve_checkpoint(store, args.a), resolve_checkpoint(store, args.b))
     if args.json:
         print_json(to_json(result))

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import Any
 
 from inspector.commands._common import (
     add_json_arg,
     add_store_arg,
-    fmt_time,
+    fmt_times,
     note_store,
     print_damaged,
+    print_columns,
     print_json_records,
-    print_table,
 )
-from inspector.model import CheckpointInfo, RunInfo
-from inspector.resume.status import EffectiveStatus, effective_statuses, shown_status
+from inspector.model import CheckpointInfo
+from inspector.resume.status import EffectiveStatus, effective_statuses
 from inspector.store import open_reader
+from inspector.store.base import RUN_ROW
 from inspector.store.refs import format_ref, parent_refs
 
 HEADERS = ("ID", "NAME", "AGENT", "STATUS", "CKPTS", "UPDATED", "PARENT", "SCORE")
@@ -36,35 +39,53 @@ def run(args: argparse.Namespace) -> int:
     """Print the runs with the status the desktop app shows and each fork's origin as RUN:SEQ."""
     with open_reader(args.store) as store:
         note_store(store)
-        runs = store.list_runs(text=args.filter)
-        statuses = effective_statuses(store, runs)
-        parents = parent_refs(store, runs)
+        listing = store.run_rows(text=args.filter)
+        statuses = effective_statuses(store, listing.runs)
+        parents = parent_refs(store, listing.runs)
+    rows = listing.rows
     if args.status:
-        runs = [r for r in runs if shown_status(r, statuses) in args.status]
+        rows = [r for r in rows if _shown(r, statuses) in args.status]
     if args.json:
-        print_json_records([run_json(r, statuses, parents) for r in runs])
+        print_json_records([run_json(r, statuses, parents) for r in rows])
     else:
-        print_table(HEADERS, [run_row(r, statuses, parents) for r in runs])
-        print_damaged((r.id, r.damaged) for r in runs)
+        print_columns(HEADERS, run_columns(rows, statuses, parents))
+        print_damaged((r[0], r[_DAMAGED]) for r in rows)
     return 0
 
 
-def run_row(r: RunInfo, statuses: dict[str, EffectiveStatus], parents: dict[str, CheckpointInfo]) -> tuple:
-    """One table row of ``runs``."""
-    parent = parents.get(r.id)
-    return (r.id, r.name, r.agent, shown_status(r, statuses), r.checkpoint_count, fmt_time(r.updated),
-            format_ref(parent) if parent is not None else (r.parent_run or ""),
-            f"{r.checks_passed}/{r.checks_total}")
+_DAMAGED = RUN_ROW.index("damaged")
 
 
-def run_json(r: RunInfo, statuses: dict[str, EffectiveStatus], parents: dict[str, CheckpointInfo]) -> dict:
-    """One run of ``runs --json`` (``status`` as shown, ``stored_status`` as written)."""
-    parent = parents.get(r.id)
-    found = statuses.get(r.id)
-    return {"id": r.id, "name": r.name, "agent": r.agent, "status": shown_status(r, statuses),
-            "stored_status": r.status, "status_reason": found.reason if found else "",
-            "checkpoints": r.checkpoint_count, "created": r.created, "updated": r.updated,
-            "parent_run": r.parent_run, "parent_checkpoint": r.parent_checkpoint,
-            "parent": format_ref(parent) if parent is not None else None, "error": r.last_error,
-            "score": {"passed": r.checks_passed, "total": r.checks_total},
-            "tasks": {"done": r.tasks_done, "total": r.tasks_total}, "damaged": r.damaged or None}
+def _shown(row: tuple, statuses: dict[str, EffectiveStatus]) -> str:
+    """The status shown for the run of a ``RUN_ROW`` row (see ``shown_status``)."""
+    found = statuses.get(row[0])
+    return found.status if found is not None else row[3]
+
+
+def run_columns(rows: list[tuple], statuses: dict[str, EffectiveStatus],
+                parents: dict[str, CheckpointInfo]) -> list[Sequence[Any]]:
+    """The table of ``runs`` column by column (``HEADERS``) from ``RUN_ROW`` rows."""
+    if not rows:
+        return [[] for _ in HEADERS]
+    (ids, names, agents, stored, counts, _created, updated, parent_runs, _parent_cps, _errors, passed, total,
+     *_) = zip(*rows, strict=True)
+    status = [_shown(r, statuses) for r in rows] if statuses else stored
+    origin = [format_ref(parents[i]) if i in parents else (p or "") for i, p in zip(ids, parent_runs, strict=True)]
+    return [ids, names, agents, status, counts, fmt_times(updated), origin,
+            [f"{p}/{t}" for p, t in zip(passed, total, strict=True)]]
+
+
+def run_json(row: tuple, statuses: dict[str, EffectiveStatus], parents: dict[str, CheckpointInfo]) -> dict:
+    """One run of ``runs --json`` from its ``RUN_ROW`` row (``status`` as shown,
+    ``stored_status`` as written)."""
+    (ident, name, agent, status, count, created, updated, parent_run, parent_checkpoint, error, passed, total,
+     done, tasks, damaged, *_) = row
+    parent = parents.get(ident)
+    found = statuses.get(ident)
+    return {"id": ident, "name": name, "agent": agent, "status": found.status if found else status,
+            "stored_status": status, "status_reason": found.reason if found else "",
+            "checkpoints": count, "created": created, "updated": updated,
+            "parent_run": parent_run, "parent_checkpoint": parent_checkpoint,
+            "parent": format_ref(parent) if parent is not None else None, "error": error,
+            "score": {"passed": passed, "total": total},
+            "tasks": {"done": done, "total": tasks}, "damaged": damaged or None}

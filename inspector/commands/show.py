@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from inspector import taskstate
-from inspector.commands._common import add_json_arg, add_store_arg, dumps, fmt_size, fmt_time, note_store, print_json, say
+from inspector.commands._common import (add_json_arg, add_store_arg, dumps, fmt_size, fmt_time, note_store,
+                                       print_json, say, use_graph_kinds)
 from inspector.model import RunInfo, Snapshot
 from inspector.resume.status import effective_statuses, shown_status
 from inspector.store import open_reader
@@ -29,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     """Print one checkpoint."""
     with open_reader(args.store) as store:
         note_store(store)
+        use_graph_kinds(store)
         snap = store.load(resolve_checkpoint(store, args.checkpoint).id)
         run = store.get_run(snap.info.run_id)
         status = shown_status(run, effective_statuses(store, [run]))

@@ -69,7 +69,7 @@ class _Reader:
                 raise DiffCancelled("The diff was cancelled.")
             if self.progress is not None:
                 self.progress("loading", 0)
-            self.snapshots[info.id] = self.store.load(info.id)
+            self.snapshots[info.id] = self.store.load_state(info.id)
         return self.snapshots[info.id]
 
     def states(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[Change, ...]:
@@ -149,6 +149,15 @@ def diff_checkpoints(store: Any, a: CheckpointInfo | int | str, b: CheckpointInf
     summary = result_summary(task_line, changes)
     stats = dict(reader.stats, seconds=time.perf_counter() - started)
     return DiffResult(changes, task_changes, summary, info_a, info_b, ancestor, branches, stats)
+
+
+def stored_form(store: Any, info: CheckpointInfo) -> Any:
+    """The root piece of a checkpoint's state as stored (markers left in place) when its state
+    can be read piece by piece — a native state, not a LangGraph lane — else None."""
+    reader = _Reader(store, None, None)
+    if reader.fetch is None or not info.state_hash or not reader._by_pieces(info):
+        return None
+    return reader.fetch([info.state_hash])[info.state_hash]
 
 
 def _ancestor(store: Any, a: CheckpointInfo, b: CheckpointInfo) -> CheckpointInfo | None:

@@ -53,6 +53,9 @@ class Region(NamedTuple):
     start_b: int
 
 
+HUGE_PIECE = 16 << 20       # pieces of this logical size or more are read alone (``_read_huge``)
+
+
 class Engine:
     """One diff run; create one per comparison (it caches the pieces it reads)."""
 
@@ -146,6 +149,15 @@ class Engine:
             raise DiffError("These values hold references to stored pieces but no store to read them from.")
         else:
             self._waiting.append((digests, list(chunks), then))
+
+    def _read_huge(self, refs: list[Ref]) -> None:
+        """Read huge pieces (a 200 MB string) now, decoded and one at a time: never two
+        decompressing at once, and one the store already holds decoded (a loaded snapshot's)
+        is not decoded again."""
+        for ref in refs:
+            if ref.digest not in self.table and self.fetch_many is not None:
+                self.table.update(self.fetch_many([ref.digest]))
+                self.pieces_read += 1
 
     def _fetch_waiting(self) -> None:
         waiting, self._waiting = self._waiting, []
@@ -253,6 +265,7 @@ class Engine:
             if ta is tb and a.digest == b.digest:
                 return
             wanted = [x.digest for x in (a, b) if type(x) is Ref]
+            self._read_huge([x for x in (a, b) if type(x) is Ref and x.size >= HUGE_PIECE])
             self._after(wanted, lambda: self._push(key, path, self._deref(a), self._deref(b)))
             return
         if ta in _TABLES or tb in _TABLES:

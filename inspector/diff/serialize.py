@@ -1,4 +1,11 @@
-"""JSON form of diff results for scripts (``checkpoint-inspector diff --json``)."""
+"""JSON form of diff results for scripts (``checkpoint-inspector diff --json``).
+
+A change is ``{path, display, op, old, new, detail}`` (``old`` absent for an added value,
+``new`` for a removed one). A change of two huge strings whose text delta left unchanged
+text out (``detail.elided`` true: the ``"…"`` segments give how many characters were not
+kept) has ``old_length`` and ``new_length`` (characters) instead of ``old`` and ``new``: its
+``detail.segments`` are the diff, never two copies of a 200 MB string.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ from typing import Any
 
 from inspector.diff.model import (ADDED, REMOVED, Change, DiffResult, Move, NumberDelta, TaskChange,
                                   TextDelta)
+from inspector.diff.text import elided
 from inspector.model import CheckpointInfo
 
 
@@ -39,7 +47,7 @@ def detail_json(detail: Any) -> dict | None:
     """A change detail as a small object with a ``kind``."""
     if isinstance(detail, TextDelta):
         return {"kind": "text", "unit": detail.unit, "added": detail.added, "removed": detail.removed,
-                "segments": [list(s) for s in detail.segments]}
+                "elided": elided(detail), "segments": [list(s) for s in detail.segments]}
     if isinstance(detail, NumberDelta):
         return {"kind": "number", "delta": detail.delta}
     if isinstance(detail, Move):
@@ -51,6 +59,11 @@ def change_json(change: Change) -> dict:
     """One structural change as JSON."""
     out: dict[str, Any] = {"path": plain(list(change.path)), "display": change.display_path,
                            "op": change.op}
+    if isinstance(change.detail, TextDelta) and elided(change.detail) \
+            and isinstance(change.old, str) and isinstance(change.new, str):
+        out["old_length"], out["new_length"] = len(change.old), len(change.new)
+        out["detail"] = detail_json(change.detail)
+        return out
     if change.op != ADDED:
         out["old"] = plain(change.old)
     if change.op != REMOVED:

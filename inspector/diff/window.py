@@ -5,23 +5,28 @@ whole as text (millions of lines, gigabytes of layout). ``window`` copies only w
 the way to the changes of a diff, with ``CONTEXT`` neighbours each side of a changed item;
 every run of items it leaves out becomes one placeholder (``⋯ 1,499,996 unchanged items ⋯``),
 containers off the way show their first ``OFF_PATH_ITEMS`` items, and long strings show the
-changed region (from the diff's text delta) or their head. ``Window.real_path`` maps a path in
-the copy back to the state's path (list indices shift where items were left out).
+changed region (from the diff's text delta, as lines of ``WRAP`` characters: a list of the
+string's lines) or their head. ``Window.real_path`` maps a path in the copy back to the state's
+path (list indices shift where items were left out; a string's lines map to the string).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterable
 
+from inspector.codec import ChunkedList, ChunkedMap, Ref
 from inspector.diff.model import TextDelta
+from inspector.diff.piece_view import PieceView
 from inspector.diff.text import ELIDED
 
 CONTEXT = 3               # unchanged neighbours shown each side of a changed item
 OFF_PATH_ITEMS = 8        # items of a container off the way to a change
 OFF_PATH_DEPTH = 4        # levels of such a container shown
 STRING_CHARS = 2_000      # characters of an unchanged long string shown
+WRAP = 100                # a changed long string is shown in lines of this many characters (default)
 MAX_CHANGES = 500         # changes a window is built around (the change list has them all)
 MAX_DEPTH = 200           # deeper than this, a subtree is one placeholder
 BIG_NODES = 50_000        # ``is_big``: states with more values than this are windowed
@@ -41,6 +46,9 @@ class Window:
     index_maps: dict[tuple, list[int | None]] = field(default_factory=dict)
     changes: int = 0          # changes the window was built around
     omitted_changes: int = 0  # changes beyond MAX_CHANGES (not windowed)
+    source: PieceView | None = field(default=None, repr=False, compare=False)   # reads markers
+    wrap: int = WRAP          # characters per line of a changed long string
+    wrapped: bool = False     # some changed long string is shown as a list of its lines
 
     def real_path(self, shown: tuple) -> tuple:
         """The state's path of a path in the copy (a placeholder: its container's path)."""
@@ -85,13 +93,19 @@ def _trie(paths: Iterable[tuple]) -> dict:
     return root
 
 
-def window(value: Any, changes: Iterable[Any], side: str) -> Window:
+def window(value: Any, changes: Iterable[Any], side: str, source: PieceView | None = None,
+           wrap: int = WRAP) -> Window:
     """The part of ``value`` (the ``side`` "old" or "new" of a diff) around ``changes``
-    (``Change`` objects: ``path``, ``detail``)."""
+    (``Change`` objects: ``path``, ``detail``).
+
+    With ``source``, ``value`` may be a stored form holding markers (a Ref, a chunked list
+    or map): only the pieces holding what is shown are read from it. ``wrap``: characters per
+    line of a changed long string (the width of the view that shows it)."""
     changes = list(changes)
     used = changes[:MAX_CHANGES]
     deltas = {tuple(c.path): c.detail for c in used if isinstance(c.detail, TextDelta)}
-    out = Window(None, changes=len(used), omitted_changes=len(changes) - len(used))
+    out = Window(None, changes=len(used), omitted_changes=len(changes) - len(used), source=source,
+                 wrap=max(20, wrap))
     out.value = _cut(value, _trie(tuple(c.path) for c in used), (), deltas, side, out, 0)
     return out
 
@@ -99,14 +113,20 @@ def window(value: Any, changes: Iterable[Any], side: str) -> Window:
 def _cut(value: Any, trie: dict | None, path: tuple, deltas: dict, side: str, out: Window, depth: int) -> Any:
     if depth > MAX_DEPTH:
         return _gap(1, "deeper value")
+    delta = deltas.get(path) if trie is not None and trie.get(_END) and len(trie) == 1 else None
+    if delta is not None and (isinstance(value, str) or (out.source is not None and type(value) is Ref)):
+        shown = _text_side(delta, side, out.wrap)  # (a text delta is only ever made for two strings)
+        if isinstance(shown, list):         # its lines all stand for the string itself
+            out.index_maps[path] = [None] * len(shown)
+            out.wrapped = True
+        return shown
+    if out.source is not None:
+        value = out.source.deref(value)
     if trie is None or (trie.get(_END) and len(trie) == 1):
-        delta = deltas.get(path) if trie is not None else None
-        if isinstance(value, str) and delta is not None:
-            return _text_side(delta, side)
         return _bounded(value, OFF_PATH_DEPTH if trie is None else OFF_PATH_DEPTH + 2, path, out)
-    if isinstance(value, list):
+    if isinstance(value, (list, ChunkedList)):
         return _cut_list(value, trie, path, deltas, side, out, depth)
-    if isinstance(value, dict):
+    if isinstance(value, (dict, ChunkedMap)):
         return _cut_dict(value, trie, path, deltas, side, out, depth)
     return _bounded(value, 0, path, out)
 
@@ -118,18 +138,24 @@ def _wanted(positions: Iterable[int], length: int) -> list[int]:
     return sorted(keep)
 
 
-def _cut_list(value: list, trie: dict, path: tuple, deltas: dict, side: str, out: Window, depth: int) -> list:
-    n = len(value)
+def _cut_list(value: list | ChunkedList, trie: dict, path: tuple, deltas: dict, side: str, out: Window,
+              depth: int) -> list:
+    n = value.length if isinstance(value, ChunkedList) else len(value)
     marks = [k for k in trie if isinstance(k, int) and 0 <= k < n]
     marks += [n - 1] if any(isinstance(k, int) and k >= n for k in trie) and n else []   # appended items
+    wanted = _wanted(marks, n)
+    items: Any = value
+    if isinstance(value, ChunkedList):
+        assert out.source is not None   # a marker comes only from a stored form
+        items = out.source.list_items(value, wanted)
     shown: list = []
     mapping: list[int | None] = []
     last = -1
-    for i in _wanted(marks, n):
+    for i in wanted:
         if i > last + 1:
             shown.append(_gap(i - last - 1, "item"))
             mapping.append(None)
-        shown.append(_cut(value[i], trie.get(i), (*path, i), deltas, side, out, depth + 1))
+        shown.append(_cut(items[i], trie.get(i), (*path, i), deltas, side, out, depth + 1))
         mapping.append(i)
         last = i
     if last < n - 1:
@@ -139,65 +165,105 @@ def _cut_list(value: list, trie: dict, path: tuple, deltas: dict, side: str, out
     return shown
 
 
-def _cut_dict(value: dict, trie: dict, path: tuple, deltas: dict, side: str, out: Window, depth: int) -> dict:
-    keys = list(value)
-    marks = [i for i, k in enumerate(keys) if k in trie or (not isinstance(k, str) and str(k) in trie)]
+def _cut_dict(value: dict | ChunkedMap, trie: dict, path: tuple, deltas: dict, side: str, out: Window,
+              depth: int) -> dict:
+    if isinstance(value, ChunkedMap):
+        assert out.source is not None   # a marker comes only from a stored form
+        n = value.length
+        marks = sorted(out.source.map_positions(value, (k for k in trie if k is not _END)))
+        entries = out.source.map_entries(value, _wanted(marks, n))
+    else:
+        n = len(value)
+        keys = list(value)
+        marks = [i for i, k in enumerate(keys) if k in trie or (not isinstance(k, str) and str(k) in trie)]
+        entries = {i: (keys[i], value[keys[i]]) for i in _wanted(marks, n)}
     shown: dict = {}
     last = -1
-    for i in _wanted(marks, len(keys)):
+    for i in sorted(entries):
         if i > last + 1:
             shown[_gap(i - last - 1, "key") + f" #{last + 1}"] = "⋯"
-        key = keys[i]
+        key, item = entries[i]
         sub = trie.get(key, trie.get(str(key)) if not isinstance(key, str) else None)
-        shown[key] = _cut(value[key], sub, (*path, key), deltas, side, out, depth + 1)
+        shown[key] = _cut(item, sub, (*path, key), deltas, side, out, depth + 1)
         last = i
-    if last < len(keys) - 1:
-        shown[_gap(len(keys) - 1 - last, "key") + f" #{last + 1}"] = "⋯"
+    if last < n - 1:
+        shown[_gap(n - 1 - last, "key") + f" #{last + 1}"] = "⋯"
     return shown
 
 
 def _bounded(value: Any, levels: int, path: tuple, out: Window) -> Any:
     """A copy of a value off the way to any change: a few items per container, a few levels."""
+    if out.source is not None:
+        value = out.source.deref(value)
+        if isinstance(value, ChunkedList):
+            length = value.length
+            value = out.source.list_head(value, OFF_PATH_ITEMS if levels > 0 else 0)
+            return _bounded_list(value, length, levels, path, out)
+        if isinstance(value, ChunkedMap):
+            length = value.length
+            return _bounded_dict(out.source.map_head(value, OFF_PATH_ITEMS if levels > 0 else 0), length,
+                                 levels, path, out)
     if isinstance(value, str):
         if len(value) > STRING_CHARS:
             return value[:STRING_CHARS] + f" ⋯ ({len(value) - STRING_CHARS:,} more characters)"
         return value
     if isinstance(value, list):
-        if levels <= 0 and value:
-            return [_gap(len(value), "item")]
-        head = [_bounded(v, levels - 1, (*path, i), out) for i, v in enumerate(value[:OFF_PATH_ITEMS])]
-        if len(value) > OFF_PATH_ITEMS:
-            head.append(_gap(len(value) - OFF_PATH_ITEMS, "item"))
-            out.index_maps[path] = [*range(OFF_PATH_ITEMS), None]
-        return head
+        return _bounded_list(value[:OFF_PATH_ITEMS], len(value), levels, path, out)
     if isinstance(value, dict):
-        if levels <= 0 and value:
-            return {_gap(len(value), "key"): "⋯"}
-        shown: dict = {}
-        for i, (k, v) in enumerate(value.items()):
-            if i == OFF_PATH_ITEMS:
-                shown[_gap(len(value) - OFF_PATH_ITEMS, "key")] = "⋯"
-                break
-            shown[k] = _bounded(v, levels - 1, (*path, k), out)
-        return shown
+        return _bounded_dict(list(itertools.islice(value.items(), OFF_PATH_ITEMS)), len(value), levels, path, out)
     return value
 
 
-def _text_side(delta: TextDelta, side: str) -> str:
-    """One side of a long string's text delta: its changed regions with their context."""
+def _bounded_list(head: list, length: int, levels: int, path: tuple, out: Window) -> list:
+    """A list of ``length`` items shown by its first (``head``)."""
+    if levels <= 0 and length:
+        return [_gap(length, "item")]
+    shown = [_bounded(v, levels - 1, (*path, i), out) for i, v in enumerate(head[:OFF_PATH_ITEMS])]
+    if length > OFF_PATH_ITEMS:
+        shown.append(_gap(length - OFF_PATH_ITEMS, "item"))
+        out.index_maps[path] = [*range(OFF_PATH_ITEMS), None]
+    return shown
+
+
+def _bounded_dict(head: list[tuple[Any, Any]], length: int, levels: int, path: tuple, out: Window) -> dict:
+    """A map of ``length`` entries shown by its first (``head``)."""
+    if levels <= 0 and length:
+        return {_gap(length, "key"): "⋯"}
+    shown: dict = {k: _bounded(v, levels - 1, (*path, k), out) for k, v in head[:OFF_PATH_ITEMS]}
+    if length > OFF_PATH_ITEMS:
+        shown[_gap(length - OFF_PATH_ITEMS, "key")] = "⋯"
+    return shown
+
+
+def _text_side(delta: TextDelta, side: str, wrap: int = WRAP) -> str | list[str]:
+    """One side of a long string's text delta: its changed regions with their context; over
+    ``wrap`` characters, as a list of lines of at most ``wrap`` (each segment starts a line,
+    so the context reads alike on both sides and the changed lines pair up)."""
     skip = "+" if side == "old" else "-"
-    parts = []
+    lines: list[str] = []
     for tag, text in delta.segments:
         if tag == skip:
             continue
         if tag == ELIDED:
-            parts.append(f" ⋯ ({int(text):,} unchanged characters) ⋯ ")
+            lines.append(_elided(int(text)))
         elif tag == "=" and len(text) > 2 * STRING_CHARS:
-            parts.append(f"{text[:STRING_CHARS]} ⋯ ({len(text) - 2 * STRING_CHARS:,} unchanged characters) ⋯ "
-                         f"{text[-STRING_CHARS:]}")
+            lines += [*_wrap(text[:STRING_CHARS], wrap), _elided(len(text) - 2 * STRING_CHARS),
+                      *_wrap(text[-STRING_CHARS:], wrap)]
         else:
-            parts.append(text)
-    return "".join(parts)
+            lines += _wrap(text, wrap)
+    return lines if sum(map(len, lines)) > wrap else "".join(lines)
+
+
+def _elided(count: int) -> str:
+    return f" ⋯ ({count:,} unchanged characters) ⋯ "
+
+
+def _wrap(text: str, wrap: int) -> list[str]:
+    """``text`` cut after each line end and every ``wrap`` characters."""
+    out: list[str] = []
+    for line in text.splitlines(keepends=True):
+        out.extend(line[i:i + wrap] for i in range(0, len(line), wrap))
+    return out
 
 
 __all__ = ["Window", "is_big", "window"]

@@ -23,6 +23,7 @@ from inspector.record.summary import lengths, summarize
 from inspector.store import create_store
 from inspector.store.engine import is_readonly_error, is_transient
 from inspector.codec import PieceEncoder, encode_flat
+from inspector.codec.encoded import fingerprints
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,7 @@ class Checkpointer:
         self.store = _create_store(self._handoff.store if self._handoff else store)
         self._writer = NativeWriter(self.store)
         self._encoder = PieceEncoder()
+        self._task_memo = taskstate.TaskMemo(fingerprints)   # tasks unchanged since the last save are not validated again
         self._lost = False
         self._closed = False
         self._ops_since = 0
@@ -150,7 +152,7 @@ class Checkpointer:
         if self._lost:
             raise OwnershipLost(f"Run {self.run_id} was taken over by another process (epoch > {self.epoch}).")
         if tasks is not None:
-            tasks = taskstate.validate(tasks)
+            tasks = taskstate.validate(tasks, self._task_memo)
         self._ops_since += 1
         if not (force or kind in ALWAYS_WRITTEN or self.interval.due(self._ops_since, self._last_time)):
             self._pending = (state, kind, name, tasks, meta)
@@ -220,24 +222,25 @@ class Checkpointer:
         is asked before each retry whether the write is already there.
         """
         start = time.monotonic()
+        try:
+            return attempt()            # the common case: no retry state is built
+        except (StoreError, sa.exc.SQLAlchemyError) as err:
+            failure: BaseException = err
         deadline, delays = start + self.retry_for, retry_delays()
         readonly_delays = retry_delays(READONLY_FIRST_DELAY, READONLY_MAX_DELAY)
         while True:
-            try:
-                return attempt()
-            except (StoreError, sa.exc.SQLAlchemyError) as err:
-                if isinstance(err, OwnershipLost):
-                    raise
-                now = time.monotonic()
-                if transient and is_transient(err) and now <= deadline:
-                    delay = next(delays)
-                    log.warning("store unreachable, retrying in %.2f s: %s", delay, err)
-                elif now <= start + READONLY_RETRY_S and self._readonly_race(err):
-                    delay = next(readonly_delays)
-                    self.store.engine.dispose()    # new connections: a refused one stays refused
-                    log.info("store refused a write as read-only (a reader holds its log), retrying in %.2f s", delay)
-                else:
-                    raise
+            if isinstance(failure, OwnershipLost):
+                raise failure
+            now = time.monotonic()
+            if transient and is_transient(failure) and now <= deadline:
+                delay = next(delays)
+                log.warning("store unreachable, retrying in %.2f s: %s", delay, failure)
+            elif now <= start + READONLY_RETRY_S and self._readonly_race(failure):
+                delay = next(readonly_delays)
+                self.store.engine.dispose()    # new connections: a refused one stays refused
+                log.info("store refused a write as read-only (a reader holds its log), retrying in %.2f s", delay)
+            else:
+                raise failure
             time.sleep(delay)
             if committed is not None:
                 try:
@@ -245,9 +248,13 @@ class Checkpointer:
                 except (StoreError, sa.exc.SQLAlchemyError) as err:
                     if not is_transient(err) and not self._readonly_race(err):
                         raise
-                    continue
+                    done = None
                 if done is not None:
                     return done
+            try:
+                return attempt()
+            except (StoreError, sa.exc.SQLAlchemyError) as err:
+                failure = err
 
     def _readonly_race(self, err: BaseException) -> bool:
         return _readonly_race(err, getattr(self.store, "target_path", None))

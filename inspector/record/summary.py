@@ -62,6 +62,8 @@ def task_changes(old: dict | None, new: dict | None,
         if prev is None:
             parts.append(f"+task {title}")
             continue
+        if prev is task:          # the same normalised task (``TaskMemo``: unchanged since the last save)
+            continue
         if prev.get("status") != task.get("status"):
             parts.append(f"{title} → {task.get('status')}")
         old_review = (prev.get("review") or {}).get("status", "none")

@@ -203,6 +203,84 @@ def fork_langgraph(store: Store, ref: int | str | CheckpointInfo, *, reason: str
     return raw_fork(store, info.id, edits, reason=reason.strip(), quiet_seconds=quiet_seconds, force=force)
 
 
+# -- several operations, one runner -------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class GraphOp:
+    """One operation of ``run_graph_ops``: ``fork`` (``checkpoint`` edited with ``values``, as
+    ``as_node``, default: its writer), ``resume`` or ``answer`` (``values``: the answer) from
+    ``checkpoint`` — None: the thread's head when the operation runs."""
+
+    action: str
+    thread: str
+    checkpoint: str | None = None
+    values: Any = None
+    as_node: str | None = None
+    reason: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class OpResult:
+    """What one operation printed, and its error (None: it worked)."""
+
+    lines: tuple[str, ...]
+    error: str | None
+
+
+def graph_op(store: Store, action: str, ref: int | str | CheckpointInfo | None = None, *, thread: str | None = None,
+             values: Any = None, as_node: str | None = None, reason: str | None = None) -> GraphOp:
+    """A checked ``GraphOp``: a fork's values as the graph receives them and its default node (as
+    ``graph_fork``), an answer a JSON value; ``ref`` None (resume/answer) is the head at run time."""
+    if action not in ("fork", "resume", "answer"):
+        raise EditError(f"{action!r} is not a graph operation (fork, resume or answer).")
+    if ref is None:
+        if action == "fork" or not thread:
+            raise EditError("A fork needs its checkpoint; a resume or answer needs its thread.")
+        return GraphOp(action, thread, None, values if action == "answer" else None)
+    info, key_thread, cid = _key(store, ref)
+    if action == "fork":
+        if not reason or not reason.strip():
+            raise EditError("A fork needs a reason (it is kept in the new checkpoint's metadata).")
+        return GraphOp("fork", key_thread, cid, graph_values(dict(values or {})), as_node or default_as_node(info),
+                       reason.strip())
+    if action == "answer":
+        check_json_value(values, "answer")
+    return GraphOp(action, key_thread, cid, values if action == "answer" else None)
+
+
+def run_graph_ops(store: Store, ops: Sequence[GraphOp], *, settings: GraphSettings,
+                  timeout: float | None = 600.0) -> list[OpResult]:
+    """Do the operations in turn in ONE runner process (the graph imported once; ``batch``):
+    what a sweep of many forks and resumes needs. The store must be open writable and quiet."""
+    writable_langgraph(store)
+    if not settings.graph:
+        raise NotResumableError("This needs the LangGraph graph: give it as module:attr.")
+    payload = [dataclasses.asdict(op) for op in ops]
+    argv = [settings.python or sys.executable, str(RUNNER_FILE), "--store", store_argument(store.info.url)[0],
+            "--graph", settings.graph, "--action", "batch", "--ops-json", json.dumps(payload, ensure_ascii=False)]
+    visible = runner_env(settings)
+    env, _ = _full_env(store.info.url, visible, _inherit_names(visible))
+    try:
+        done = subprocess.run(argv, cwd=check_cwd(settings.cwd or os.getcwd()), env=env, shell=False,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as err:
+        raise StoreError(f"The graph operations did not finish within {timeout:g} s.") from err
+    except OSError as err:
+        raise StoreError(f"Could not start {argv[0]!r}: {err.strerror or err}.") from err
+    results: list[OpResult] = []
+    lines: list[str] = []
+    for line in done.stdout.splitlines():
+        n = len(results)
+        if line == f"op {n} ok" or line.startswith(f"op {n} error: "):
+            results.append(OpResult(tuple(lines), None if line == f"op {n} ok" else line.split(" error: ", 1)[1]))
+            lines = []
+        elif not line.startswith(f"op {len(results)} "):
+            lines.append(line)
+    if len(results) != len(ops):
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise StoreError(f"The graph operations failed: {last.removeprefix('error: ')}")
+    return results
+
+
 # -- resume ----------------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class LangGraphResumePlan(ResumePlan):

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import socket
+import os
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-
-import psutil
 
 from inspector.errors import StoreError
 from inspector.humanize import fmt_age  # re-exported
@@ -19,13 +17,16 @@ PID_REUSE_SLACK = 2.0  # seconds: a process created after the owner's last heart
 @lru_cache(maxsize=1)
 def this_host() -> str:
     """This machine's host name, as the recording library stores it."""
+    if hasattr(os, "uname"):    # what socket.gethostname() returns there, without importing socket
+        return os.uname().nodename
+    import socket
     return socket.gethostname()
-
-
 
 
 def process_gone(pid: int, heartbeat: float | None) -> bool:
     """True when ``pid`` on this host no longer runs the owner (exited, zombie or reused)."""
+    import psutil   # only when a run's owner is on this host (a listing of others' runs never needs it)
+
     try:
         proc = psutil.Process(pid)
         if proc.status() == psutil.STATUS_ZOMBIE:
@@ -107,6 +108,8 @@ def stop_owner(run: RunInfo, timeout: float = 5.0) -> str:
     pid = stoppable_owner(run)
     if pid is None:
         return "The old owner process is no longer running."
+    import psutil
+
     try:
         proc = psutil.Process(pid)
         proc.terminate()

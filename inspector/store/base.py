@@ -4,12 +4,37 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection
+from operator import attrgetter
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 
 from inspector.errors import StoreError
-from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.model import ACTIVE_STATUSES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.branches import TopologyRow
+
+# the columns of a listing's plain rows (``run_rows``, ``checkpoint_rows``): a row holds at
+# least these values, first, in this order, as the model object's fields would hold them
+RUN_ROW = ("id", "name", "agent", "status", "checkpoint_count", "created", "updated", "parent_run",
+           "parent_checkpoint", "last_error", "checks_passed", "checks_total", "tasks_done", "tasks_total",
+           "damaged")
+CHECKPOINT_ROW = ("id", "seq", "kind", "name", "created", "parent_id", "size", "size_delta", "ops", "tasks_done",
+                  "tasks_total", "checks_passed", "checks_total", "change", "lane", "damaged")
+_RUN_ROW_OF = attrgetter(*RUN_ROW)
+_CHECKPOINT_ROW_OF = attrgetter(*CHECKPOINT_ROW)
+
+
+class RunRows(NamedTuple):
+    """A listing of runs as plain rows (``RUN_ROW``), with in full the runs whose shown status
+    or origin takes more than their row: the active runs and the forks."""
+
+    rows: list[tuple]
+    runs: list[RunInfo]
+
+
+def needs_info(run: RunInfo) -> bool:
+    """True for a run ``RunRows.runs`` holds: active (its shown status is worked out) or a fork
+    of a checkpoint (its origin is looked up)."""
+    return run.status in ACTIVE_STATUSES or (run.parent_run is not None and run.parent_checkpoint is not None)
 
 
 class Store(ABC):
@@ -32,6 +57,12 @@ class Store(ABC):
                   limit: int | None = None, offset: int = 0) -> list[RunInfo]:
         """Runs, most recently updated first, filtered by a text and stored statuses."""
 
+    def run_rows(self, *, text: str = "") -> RunRows:
+        """``list_runs(text=text)`` as plain rows, for listings that print every run (a store
+        may give them without building a RunInfo per run; the values are the same)."""
+        runs = self.list_runs(text=text)
+        return RunRows([_RUN_ROW_OF(r) for r in runs], [r for r in runs if needs_info(r)])
+
     @abstractmethod
     def count_runs(self, *, text: str = "", statuses: Collection[str] | None = None) -> int:
         """How many runs ``list_runs`` would return without paging."""
@@ -46,6 +77,11 @@ class Store(ABC):
                          limit: int | None = None) -> list[CheckpointInfo]:
         """A run's checkpoints in seq order, those with seq > after_seq, at most limit."""
 
+    def checkpoint_rows(self, run_id: str) -> list[tuple]:
+        """``list_checkpoints(run_id)`` as plain rows (``CHECKPOINT_ROW``; a store may give
+        them without building a CheckpointInfo per checkpoint; the values are the same)."""
+        return [_CHECKPOINT_ROW_OF(c) for c in self.list_checkpoints(run_id)]
+
     @abstractmethod
     def count_checkpoints(self, run_id: str) -> int:
         """How many checkpoints the run has."""
@@ -57,6 +93,12 @@ class Store(ABC):
     @abstractmethod
     def load(self, checkpoint_id: int | str) -> Snapshot:
         """Decode a checkpoint's state, task state and metadata."""
+
+    def load_state(self, checkpoint_id: int | str) -> Snapshot:
+        """``load`` for a comparison: the same state and task state; an adapter may leave out
+        metadata a diff never reads (LangGraph: the values of pending writes that are not
+        applied to the state). Default: ``load``."""
+        return self.load(checkpoint_id)
 
     def checkpoints_by_id(self, ids: Collection[int | str]) -> dict[int | str, CheckpointInfo]:
         """The checkpoints with these ids that can be read (default: one ``get_checkpoint`` each)."""

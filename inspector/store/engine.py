@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+from operator import itemgetter
 from typing import Any
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
@@ -232,12 +233,17 @@ class CompiledStatement:
         self.names: list[str] = list(self.compiled.positiontup or []) if self.positional else []
         self.defaults = {name: bind.value for name, bind in self.compiled.binds.items()
                          if not bind.required and bind.value is not None}
+        # positional drivers: the values in order in one C call (a 1-tuple for one name)
+        self._order: Callable[[dict], Any] | None = None
+        if self.positional and self.names:
+            names = self.names
+            self._order = itemgetter(*names) if len(names) > 1 else (lambda v: (v[names[0]],))
 
     def params(self, values: dict) -> Any:
         """Parameters in the driver's style (defaults of literal binds filled in)."""
-        merged = {**self.defaults, **values}
+        merged = {**self.defaults, **values} if self.defaults else values
         if self.positional:
-            return tuple(merged[name] for name in self.names)
+            return self._order(merged) if self._order is not None else ()
         return merged
 
 

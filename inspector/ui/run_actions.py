@@ -221,10 +221,19 @@ class RunActions(QObject):
             return None
         from inspector.ui.dialogs.langgraph_settings import LangGraphSettingsDialog
         dialog = LangGraphSettingsDialog(store, self.window)
+        def kinds_read(path: str, problem: str | None) -> None:
+            self.host.refresh()
+            extra = f"; channel kinds are inferred: {problem}" if problem else ""
+            self.window.statusBar().showMessage(f"LangGraph settings saved in {path} and applied{extra}", 8000)
+
         def applied(path: str) -> None:
+            from inspector.resume.graph_channels import attach
             self.host.refresh()
             self._update_enabled()
-            self.window.statusBar().showMessage(f"LangGraph settings saved in {path} and applied", 5000)
+            self.window.statusBar().showMessage(f"LangGraph settings saved in {path}; asking the graph for its "
+                                                "channel kinds\u2026", 8000)
+            self.host.session.runner.run(lambda: attach(store), lambda problem: kinds_read(path, problem),
+                                         lambda message: kinds_read(path, message))
         dialog.applied.connect(applied)
         self._show(dialog)
         return dialog

@@ -20,8 +20,11 @@ log = logging.getLogger(__name__)
 def _open(target: str) -> tuple[Store, Any]:
     from inspector.store import open_store   # SQLAlchemy loads here, in the worker
 
+    from inspector.resume.graph_channels import attach
+
     store = open_store(target, readonly=True)
     try:
+        attach(store)       # channel kinds from the store's graph (its runner; cached), else inferred
         return store, store.cursor()
     except BaseException:
         store.close()

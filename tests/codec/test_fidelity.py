@@ -5,10 +5,15 @@ depth, in plain values, chunked lists and chunked maps, by one encoder over many
 from __future__ import annotations
 
 import copy
+import datetime
+import decimal
+import enum
 import math
 import random
+import uuid
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -148,3 +153,49 @@ def test_each_kind_of_twin_is_stored_as_the_new_value() -> None:
         root, _, pieces = encoder.encode(state)
         reader.raw.update(pieces)
         assert exactly(reader.value(root), state), state
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+    THREE = 3
+
+
+_ID = uuid.UUID("12345678-1234-5678-1234-567812345678")
+_WHEN = datetime.datetime(2026, 12, 1, 16, 0, 0)
+
+# (state, an in-place change that puts in a foreign object whose msgpack form, as a lenient
+# encoder writes it, equals the plain value it replaces)
+_FOREIGN = [
+    ({"a": {"id": str(_ID), "n": 1}}, lambda s: s["a"].__setitem__("id", _ID)),
+    ({"a": {"t": _WHEN.isoformat()}}, lambda s: s["a"].__setitem__("t", _WHEN)),
+    ({"a": {"day": "2026-12-01"}}, lambda s: s["a"].__setitem__("day", _WHEN.date())),
+    ({"a": [{"tags": [1, 2]}]}, lambda s: s["a"][0].__setitem__("tags", {1, 2})),
+    ({"a": {"c": "red"}}, lambda s: s["a"].__setitem__("c", _Colour.RED)),
+    ({"a": {"n": "1.5"}}, lambda s: s["a"].__setitem__("n", decimal.Decimal("1.5"))),
+    ({"l": ["red" if i == 8 else f"item {i}" for i in range(40)]}, lambda s: s["l"].__setitem__(8, _Colour.RED)),
+    ({"l": [3] * 40}, lambda s: s["l"].__setitem__(5, _Colour.THREE)),
+    ({"l": [{"id": str(_ID)} for _ in range(40)]}, lambda s: s["l"][20].__setitem__("id", _ID)),
+    ({"l": [[[1, 2]] for _ in range(40)]}, lambda s: s["l"][30].__setitem__(0, frozenset({1, 2}))),
+    ({"m": {f"k{i}": [i] for i in range(200)}}, lambda s: s["m"].__setitem__("k9", {9})),
+    ({"m": {f"k{i}": str(i) for i in range(200)}}, lambda s: s["m"].__setitem__("k9", decimal.Decimal("9"))),
+    ({"m": {f"k{i}": i for i in range(200)}}, lambda s: s["m"].__setitem__("k3", _Colour.THREE)),
+    ({"m": {f"k{i}": {"t": _WHEN.isoformat()} for i in range(200)}},
+     lambda s: s["m"]["k150"].__setitem__("t", _WHEN)),
+    ({"m": {"red" if i == 5 else f"k{i}": i for i in range(200)}},
+     lambda s: s.__setitem__("m", {_Colour.RED if k == "red" else k: v for k, v in s["m"].items()})),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_FOREIGN)))
+def test_a_foreign_value_equal_in_encoding_to_the_one_it_replaced_is_refused(case: int) -> None:
+    """A UUID, date, set, Enum or Decimal put where an equally encoded plain value was is
+    refused with TypeError by an encoder that saw the plain state, as a fresh one refuses it,
+    in a plain dict, a chunked list's kept chunk and its items, and a chunked map's chunk."""
+    state, change = _FOREIGN[case]
+    encoder = PieceEncoder()
+    encoder.encode(state)
+    change(state)
+    with pytest.raises(TypeError):
+        PieceEncoder().encode(state)
+    with pytest.raises(TypeError):
+        encoder.encode(state)

@@ -123,3 +123,28 @@ def test_a_malformed_list_chunk_is_one_sentence_and_exit_2(tmp_path: Path) -> No
         lines = done.stderr.strip().splitlines()
         assert done.returncode == 2 and len(lines) == 1, done.stderr
         assert "list chunk is malformed" in lines[0] and "Traceback" not in done.stderr
+
+
+def test_diff_json_of_a_huge_string_writes_its_segments_not_both_strings(tmp_path: Path) -> None:
+    from inspector.diff.text import HUGE_TEXT
+    from inspector.record import Checkpointer
+    text = "".join(f"line {i} of a long log\n" for i in range(HUGE_TEXT // 20))
+    changed = text[:-500] + "a different ending\n"
+    path = tmp_path / "huge.db"
+    with Checkpointer(path, name="huge", agent="test") as recorder:
+        for value in (text, changed):
+            recorder.save({"log": value, "note": "short text that is long enough to get a text diff " * 2},
+                          force=True)
+        run = recorder.run_id
+    done = cli("diff", str(path), f"{run}:0", f"{run}:1", "--json")
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout) < 50_000          # not two copies of a 1 MB string
+    (change,) = json.loads(done.stdout)["changes"]
+    assert change["display"] == "log" and change["op"] == "changed"
+    assert "old" not in change and "new" not in change
+    assert (change["old_length"], change["new_length"]) == (len(text), len(changed))
+    detail = change["detail"]
+    assert detail["kind"] == "text" and detail["elided"] is True
+    kept = sum(len(t) if tag != "…" else int(t) for tag, t in detail["segments"] if tag != "+")
+    assert kept == len(text)
+    assert ["+", "a different ending\n"] in detail["segments"]

@@ -72,7 +72,23 @@ def test_a_window_of_a_huge_string_shows_the_changed_region() -> None:
     old = {"text": _text(2 * HUGE_TEXT)}
     new = {"text": old["text"][:-500] + "NEW ENDING"}
     changes = diff_values(old, new)
-    left, right = window(old, changes, "old").value["text"], window(new, changes, "new").value["text"]
-    assert len(left) < 4 * KEEP and len(right) < 4 * KEEP
-    assert right.endswith("NEW ENDING") and "unchanged characters" in right
-    assert old["text"][-500:] in left
+    shown_old, shown_new = window(old, changes, "old", wrap=60), window(new, changes, "new", wrap=60)
+    left, right = shown_old.value["text"], shown_new.value["text"]
+    assert isinstance(left, list) and isinstance(right, list)      # the lines of the window
+    assert shown_old.wrapped and shown_new.wrapped
+    assert all(len(line) <= 60 for line in left + right if "unchanged characters" not in line)
+    left_text, right_text = "".join(left), "".join(right)
+    assert len(left_text) < 4 * KEEP and len(right_text) < 4 * KEEP
+    assert right_text.endswith("NEW ENDING") and "unchanged characters" in right[0]
+    assert old["text"][-500:] in left_text
+    # every line of the string maps back to the string (scroll to change lands on it)
+    assert shown_new.real_path(("text", len(right) - 1)) == ("text",)
+    # the context before the change reads the same on both sides, line by line
+    assert left[:len(left) - 10] == right[:len(left) - 10]
+
+
+def test_a_window_of_a_short_changed_string_stays_a_string() -> None:
+    old = {"items": list(range(60_000)), "note": "a short note"}
+    new = {"items": old["items"], "note": "a shorter note"}
+    shown = window(new, diff_values(old, new), "new")
+    assert shown.value["note"] == "a shorter note" and not shown.wrapped

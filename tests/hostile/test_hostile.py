@@ -1,4 +1,4 @@
-"""Every read command and the GUI's screenshot mode on every hostile store (``corpus.py``).
+"""Every read command and the GUI's screenshot mode (State and Diff tabs) on every hostile store (``corpus.py``).
 
 Each command runs in a child process under an address-space and CPU limit and a wall-clock
 timeout (``zygote.py``), and must end with exit 0, or exit 2 and exactly one sentence on
@@ -40,6 +40,7 @@ COMMANDS = {
     "usage --json": lambda c: ["usage", c.store, "--json"],
 }
 GUI = "open --screenshot"
+GUI_DIFF = "open --screenshot --tab diff"     # the Diff tab reads both sides (pieces, windows)
 QT_NOISE = ("This plugin does not support propagateSizeHints()",)   # Qt's offscreen plugin, not ours
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 
@@ -122,11 +123,13 @@ def hostile(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReq
             jobs.append({"id": ident, "argv": make(case), "out": str(out / f"{safe}.out"),
                          "err": str(out / f"{safe}.err"), "uid": uid if case.other_user else None,
                          **CLI_LIMITS})
-        safe = re.sub(r"\W", "_", case.name)
-        gui_jobs.append({"id": f"{case.name}|{GUI}", "out": str(out / f"{safe}.gui.out"),
-                         "err": str(out / f"{safe}.gui.err"), "uid": gui_uid if case.other_user else None,
-                         "argv": ["open", case.store, "--screenshot", str(out / f"{safe}.png"),
-                                  "--select", case.b, "--no-live", "--size", "1024x700"], **GUI_LIMITS})
+        for command, tab in ((GUI, []), (GUI_DIFF, ["--tab", "diff"])):
+            safe = re.sub(r"\W", "_", case.name) + ("" if command == GUI else ".diff")
+            gui_jobs.append({"id": f"{case.name}|{command}", "out": str(out / f"{safe}.gui.out"),
+                             "err": str(out / f"{safe}.gui.err"), "uid": gui_uid if case.other_user else None,
+                             "argv": ["open", case.store, "--screenshot", str(out / f"{safe}.png"),
+                                      "--select", case.b, "--no-live", "--size", "1024x700", *tab],
+                             **GUI_LIMITS})
     public = public_dir()          # another user writes its output where it can
     for job in jobs + gui_jobs:
         if job["uid"] is not None:
@@ -172,7 +175,7 @@ def _problems(hostile: dict, case: Case, command: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("command", [*COMMANDS, GUI])
+@pytest.mark.parametrize("command", [*COMMANDS, GUI, GUI_DIFF])
 def test_every_case_ends_cleanly(hostile: dict, command: str) -> None:
     problems = [p for case in hostile["cases"] for p in _problems(hostile, case, command)]
     assert not problems, f"{len(problems)} problem(s):\n" + "\n".join(problems)

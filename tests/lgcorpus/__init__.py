@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Awaitable, Callable, Iterator
 
-from . import durability, forks, mapreduce, react, subgraph, typed
+from . import channels, durability, forks, mapreduce, react, subgraph, typed
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,9 @@ SCENARIOS: list[Scenario] = [
              "tests.lgcorpus.durability:build", durability.run, durability.arun),
     Scenario("forks", "update_state forks (routing change, __copy__) and replays made by LangGraph",
              "tests.lgcorpus.forks:build", forks.run),
+    Scenario("channels", "a reducer written once, a custom reducer, an ephemeral value and a topic; "
+             "one thread fails with a finished sibling's write pending", "tests.lgcorpus.channels:build",
+             channels.run),
 ]
 
 BY_NAME = {s.name: s for s in SCENARIOS}

@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from . import build_postgres, build_sqlite
+
+if TYPE_CHECKING:
+    from inspector.store.langgraph.channels import GraphChannels
+
+REPO = str(Path(__file__).resolve().parents[2])
 
 
 @pytest.fixture(scope="session")
@@ -58,3 +64,21 @@ def corpus_copy_pg(corpus_pg: str, pg_server) -> Iterator[str]:
         yield pg_server.url_for(name)
     finally:
         pg_server.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def graph_kinds() -> Callable[[str], GraphChannels]:
+    """``graph_kinds(scenario name)``: the channel kinds the scenario's graph reports through
+    the runner subprocess (``graph_channels.ask_graph``), asked once per session."""
+    from inspector.resume.graph_channels import ask_graph
+    from inspector.store.langgraph.settings import GraphSettings
+
+    from . import BY_NAME
+    found: dict[str, GraphChannels] = {}
+
+    def kinds(name: str) -> GraphChannels:
+        if name not in found:
+            settings = GraphSettings(graph=BY_NAME[name].graph, cwd=REPO, trusted=BY_NAME[name].trusted)
+            found[name] = ask_graph(settings)[0]
+        return found[name]
+    return kinds

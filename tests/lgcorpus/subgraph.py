@@ -70,9 +70,16 @@ def build(checkpointer: Any = None) -> Any:
 
 
 def run(checkpointer: Any) -> list[dict]:
-    """subgraph-1: interrupted then answered; subgraph-2: left waiting at the interrupt."""
+    """subgraph-1: interrupted then answered; subgraph-2: left waiting at the interrupt;
+    subgraph-3: waiting, then forked inside the subgraph (``update_state`` on the review lane's
+    checkpoint before ``draft``), so that lane has two leaves."""
     graph = build(checkpointer)
     graph.invoke({"topic": " rollout "}, cfg("subgraph-1"))
     graph.invoke(Command(resume="approved"), cfg("subgraph-1"))
     graph.invoke({"topic": " budget "}, cfg("subgraph-2"))
-    return [cfg("subgraph-1"), cfg("subgraph-2")]
+    graph.invoke({"topic": " forked "}, cfg("subgraph-3"))
+    lane = graph.get_state(cfg("subgraph-3"), subgraphs=True).tasks[0].state.config["configurable"]["checkpoint_ns"]
+    before = next(s for s in graph.get_state_history({"configurable": {"thread_id": "subgraph-3", "checkpoint_ns": lane}})
+                  if s.next == ("draft",))
+    graph.update_state(before.config, {"topic": "forked inside"})
+    return [cfg("subgraph-1"), cfg("subgraph-2"), cfg("subgraph-3")]

@@ -146,3 +146,74 @@ def test_live_a_new_fork_is_a_new_branch_and_new_steps_extend_the_shown_one(
     assert panel.model.branch_index == 0 and parse_id(panel.model.branch.head_id).checkpoint_id == new_head
     qtbot.waitUntil(lambda: panel.current_checkpoint() is not None
                     and parse_id(str(panel.current_checkpoint().id)).checkpoint_id == new_head, timeout=10_000)
+
+
+def test_a_fork_inside_a_subgraph_is_a_branch_and_clicking_its_marker_switches(window, qtbot,
+                                                                                corpus_sqlite: Path) -> None:
+    """subgraph-3: ``update_state`` on an older checkpoint of the review lane. The head branch
+    shows the lane's newest leaf and its ancestry (what ``get_state(subgraphs=True)`` shows);
+    the other leaf is a branch of its own, named for the subgraph; a real click on the lane's
+    ``2 branches ▾`` marker opens the menu, and its other entry switches to that branch."""
+    from PySide6.QtCore import QPoint, Qt
+
+    from inspector.ui.models.timeline_model import COL_CHANGE
+    with sqlite_saver(corpus_sqlite) as saver:
+        graph = open_graph(next(s for s in SCENARIOS if s.name == "subgraph"), saver)
+        sub = graph.get_state({"configurable": {"thread_id": "subgraph-3"}}, subgraphs=True).tasks[0].state
+        lane = sub.config["configurable"]["checkpoint_ns"]
+        lane_history = {s.config["configurable"]["checkpoint_id"]: s for s in graph.get_state_history(
+            {"configurable": {"thread_id": "subgraph-3", "checkpoint_ns": lane}})}
+    newest = sub.config["configurable"]["checkpoint_id"]
+    (other,) = _leaves(lane_history) - {newest}
+    open_in(window, qtbot, corpus_sqlite)
+    _select_thread(window, qtbot, "subgraph-3")
+    panel = window.timeline_panel
+    branches = panel.model.branches
+    assert len(branches) == 2 and branches[0].main and branches[1].lane == lane
+    assert panel.branch_box.isVisible() and "in review at" in panel.branch_box.itemText(1)
+
+    def lane_shown() -> list[str]:
+        _shown(panel, qtbot)
+        return sorted(parse_id(str(c.id)).checkpoint_id for c in
+                      (panel.model.checkpoint(r) for r in range(panel.model.rowCount())) if c.lane == lane)
+
+    assert lane_shown() == _ancestry(lane_history, newest)
+    fork_rows = [r for r in range(panel.model.rowCount()) if panel.model.branch_marker(panel.model.checkpoint(r).seq)]
+    assert len(fork_rows) == 1 and panel.model.checkpoint(fork_rows[0]).lane == lane
+    index = panel.model.index(fork_rows[0], COL_CHANGE)
+    panel.view.scrollTo(index)
+    rect = panel.view.visualRect(index)
+    qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.left() + 8, rect.center().y()))
+    menu = panel._branch_menu
+    qtbot.waitUntil(lambda: menu is not None and menu.isVisible(), timeout=5_000)
+    assert sorted(a.text() for a in menu.actions()) == sorted(b.label for b in branches)
+    target = next(a for a in menu.actions() if not a.isChecked())
+    target.trigger()
+    menu.close()
+    assert panel.model.branch_index == 1 and panel.branch_box.currentIndex() == 1
+    assert lane_shown() == _ancestry(lane_history, other)
+    qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(rect.right() - 4, rect.center().y()))      # past the marker: no menu
+    assert panel._branch_menu is menu and not menu.isVisible()
+
+
+def test_more_branches_than_offered_say_newest_n_of_all(window, qtbot, tmp_path: Path) -> None:
+    """A thread with more leaves than the selector offers says so instead of dropping them."""
+    from inspector.store.branches import MAX_BRANCHES
+
+    from . import BY_NAME
+    from ._util import cfg
+    path = tmp_path / "many.db"
+    with sqlite_saver(path) as saver:
+        graph = open_graph(BY_NAME["forks"], saver)
+        graph.invoke({"topic": "many", "mode": "act", "log": []}, cfg("many"))
+        first = list(graph.get_state_history(cfg("many")))[-1].config
+        for n in range(MAX_BRANCHES + 5):
+            graph.update_state(first, {"topic": f"fork {n}"}, as_node="__input__")
+    open_in(window, qtbot, path)
+    _select_thread(window, qtbot, "many")
+    panel = window.timeline_panel
+    total = MAX_BRANCHES + 6                                  # the run itself and every fork
+    assert len(panel.model.branches) == MAX_BRANCHES and panel.branch_box.count() == MAX_BRANCHES
+    assert panel.count_label.text() == f"newest {MAX_BRANCHES} of {total} branches"
+    assert f"has {total} branches" in panel.count_label.toolTip()

@@ -22,6 +22,9 @@ from . import SCENARIOS, open_graph, postgres_saver, sqlite_saver
 from .expected import display
 
 SCENARIO_IDS = [s.name for s in SCENARIOS]
+# without the graph, channel kinds are inferred from the thread's writes; the channels scenario
+# holds what only the graph can tell (a reducer written once, a custom reducer, ephemeral values)
+INFERRED_IDS = [n for n in SCENARIO_IDS if n != "channels"]
 
 
 def _namespaces(saver: Any, thread: str) -> list[str]:
@@ -115,36 +118,66 @@ def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any) -> tuple[
     return compared, problems
 
 
-def _store(url: str) -> LangGraphStore:
+def _store(url: str, channels: Any = None) -> LangGraphStore:
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
-    return LangGraphStore(engine, url)
+    store = LangGraphStore(engine, url)
+    if channels is not None:
+        store.use_graph_channels(channels)
+    return store
 
 
-@pytest.mark.parametrize("name", SCENARIO_IDS)
-def test_every_checkpoint_matches_langgraph_sqlite(corpus_sqlite, name: str) -> None:
+def _differential(url: str, saver_for: Any, target: Any, name: str, channels: Any) -> None:
     scenario = next(s for s in SCENARIOS if s.name == name)
-    store = _store(f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true")
+    store = _store(url, channels)
     try:
-        with sqlite_saver(corpus_sqlite) as saver:
+        with saver_for(target) as saver:
             compared, problems = compare_scenario(saver, store, scenario)
     finally:
         store.close()
-    print(f"{name}: {compared} checkpoints compared on SQLite")
+    print(f"{name}: {compared} checkpoints compared ({'graph' if channels else 'inferred'} channel kinds)")
     assert compared and not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", SCENARIO_IDS)
+def test_every_checkpoint_matches_langgraph_sqlite(corpus_sqlite, graph_kinds, name: str) -> None:
+    """With the graph's channel kinds (asked of the graph in its runner)."""
+    _differential(f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true", sqlite_saver, corpus_sqlite, name,
+                  graph_kinds(name))
+
+
+@pytest.mark.parametrize("name", INFERRED_IDS)
+def test_every_checkpoint_matches_langgraph_sqlite_inferred(corpus_sqlite, name: str) -> None:
+    """Without a graph: channel kinds inferred from the thread."""
+    _differential(f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true", sqlite_saver, corpus_sqlite, name, None)
 
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("name", SCENARIO_IDS)
-def test_every_checkpoint_matches_langgraph_postgres(corpus_pg, name: str) -> None:
-    scenario = next(s for s in SCENARIOS if s.name == name)
-    store = _store(corpus_pg)
+def test_every_checkpoint_matches_langgraph_postgres(corpus_pg, graph_kinds, name: str) -> None:
+    _differential(corpus_pg, postgres_saver, corpus_pg, name, graph_kinds(name))
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("name", INFERRED_IDS)
+def test_every_checkpoint_matches_langgraph_postgres_inferred(corpus_pg, name: str) -> None:
+    _differential(corpus_pg, postgres_saver, corpus_pg, name, None)
+
+
+def test_inferred_kinds_are_labelled_and_graph_kinds_name_the_graph(corpus_sqlite, graph_kinds) -> None:
+    """Without the graph a reducer written once is not shown (nothing proves it) and the
+    shown empty reducers say they are inferred; with it, the snapshot names the graph."""
+    url = f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true"
+    inferred, exact = _store(url), _store(url, graph_kinds("channels"))
     try:
-        with postgres_saver(corpus_pg) as saver:
-            compared, problems = compare_scenario(saver, store, scenario)
+        first = inferred.load("channels-1:0")
+        assert first.meta["channel_kinds"] == "inferred" and "once" not in first.state
+        assert exact.load("channels-1:0").state == {"once": [], "best": 0}
+        assert exact.load("channels-1:0").meta["channel_kinds"] == "graph tests.lgcorpus.channels:build"
+        results = inferred.load("mapreduce-1:0")
+        assert results.state["results"] == [] and any("inferred reducers" in n for n in results.meta["notes"])
     finally:
-        store.close()
-    print(f"{name}: {compared} checkpoints compared on PostgreSQL")
-    assert compared and not problems, "\n".join(problems)
+        inferred.close()
+        exact.close()
 
 
 def _listing_problems(saver: Any, store: LangGraphStore, scenario: Any) -> list[str]:

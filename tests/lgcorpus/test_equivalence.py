@@ -8,10 +8,17 @@ inspector must read its own result as LangGraph does. Forks use the inspector's 
 (LangGraph's real writer of the checkpoint: ``tools`` for a ToolNode step) and edit typed
 values in their display form (they go back as their types). A failed fork or resume leaves
 the database's bytes unchanged.
+
+Two ways through: the user's code path (``fork_langgraph``, ``plan_resume``/``start_resume``,
+one runner process per action, every head compared after each action) for graphs that between
+them cover every operation (fork, resume, replay, answer) on SQLite and PostgreSQL; and the
+sweep over every corpus graph on both backends, with all of a graph's operations in ONE runner
+process (``run_graph_ops``) and the heads of every touched thread compared afterwards.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 import sqlite3
@@ -19,14 +26,15 @@ import subprocess
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
-from inspector.resume.langgraph import fork_langgraph, plan_resume, start_resume
+from inspector.resume.langgraph import fork_langgraph, graph_op, plan_resume, run_graph_ops, start_resume
 from inspector.resume.launch import spawn
 from inspector.store import open_store
 from inspector.errors import StoreError
+from inspector.store.langgraph.settings import GraphSettings
 from tests.conftest import store_files_digest
 
 from . import BY_NAME, open_graph, postgres_saver, sqlite_saver
@@ -163,6 +171,47 @@ def run_equivalence(name: str, ours: str, theirs: str, saver_for: Callable[[str]
                                                         {"configurable": {"thread_id": athread}}), athread)
 
 
+def run_equivalence_batched(name: str, ours: str, theirs: str, saver_for: Callable[[str], Any]) -> None:
+    """The same operations as ``run_equivalence``, the inspector's all in one runner process;
+    then every touched thread's head is compared (values and next) and read back by the inspector."""
+    scenario = BY_NAME[name]
+    thread, pick, edits, py_edits, writer = FORKS[name]
+    with saver_for(ours) as a:
+        cid = _pick(a, name, thread, pick).config["configurable"]["checkpoint_id"]
+        old = _pick(a, name, REPLAYS[name][0], REPLAYS[name][1]).config["configurable"]["checkpoint_id"] \
+            if name in REPLAYS else None
+    with open_store(ours, readonly=False) as store:
+        ops = [graph_op(store, "fork", f"{thread}@{cid}", values=edits, reason="equivalence"),
+               graph_op(store, "resume", thread=thread)]
+        if old is not None:
+            ops.append(graph_op(store, "resume", f"{REPLAYS[name][0]}@{old}"))
+        if name in ANSWERS:
+            ops.append(graph_op(store, "answer", thread=ANSWERS[name][0], values=ANSWERS[name][1]))
+        results = run_graph_ops(store, ops, settings=GraphSettings(graph=scenario.graph, trusted=scenario.trusted,
+                                                                    cwd=REPO))
+    assert ops[0].as_node == writer and results[0].error is None, results[0]
+    assert any(line.startswith("forked ") for line in results[0].lines)
+    with saver_for(theirs) as b:
+        graph = open_graph(scenario, b)
+        graph.update_state({"configurable": {"thread_id": thread, "checkpoint_ns": "", "checkpoint_id": cid}},
+                           _typed_values() if py_edits is None else py_edits, as_node=writer)
+        _langgraph_resume(graph, {"configurable": {"thread_id": thread}}, 0 if results[1].error is None else 1)
+        touched = {thread}
+        if old is not None:
+            assert results[2].error is None, results[2]
+            graph.invoke(None, {"configurable": {"thread_id": REPLAYS[name][0], "checkpoint_ns": "",
+                                                 "checkpoint_id": old}})
+            touched.add(REPLAYS[name][0])
+        if name in ANSWERS:
+            from langgraph.types import Command
+            assert results[-1].error is None, results[-1]
+            graph.invoke(Command(resume=ANSWERS[name][1]), {"configurable": {"thread_id": ANSWERS[name][0]}})
+            touched.add(ANSWERS[name][0])
+    with saver_for(ours) as a, saver_for(theirs) as b:
+        for each in sorted(touched):
+            _check(name, ours, a, b, lambda _g: None, each)
+
+
 @pytest.fixture
 def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "config"
@@ -171,16 +220,28 @@ def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("name", sorted(FORKS))
+# the user's code path, one runner per action: forks covers fork, resume and replay, subgraph
+# fork, resume and answer (inside a subgraph); typed (typed values, trusted) on PostgreSQL
+USER_PATH_SQLITE = ["forks", "subgraph"]
+USER_PATH_POSTGRES = ["typed"]
+
+
+@pytest.mark.parametrize("name", USER_PATH_SQLITE)
 def test_inspector_actions_equal_langgraph_sqlite(corpus_sqlite, tmp_path, config_home, name) -> None:
     ours = _copy(corpus_sqlite, tmp_path / "ours.db")
     theirs = _copy(corpus_sqlite, tmp_path / "theirs.db")
     run_equivalence(name, str(ours), str(theirs), sqlite_saver)
 
 
-@pytest.mark.postgres
 @pytest.mark.parametrize("name", sorted(FORKS))
-def test_inspector_actions_equal_langgraph_postgres(corpus_pg, pg_server, config_home, name) -> None:
+def test_every_graphs_actions_equal_langgraph_sqlite(corpus_sqlite, tmp_path, config_home, name) -> None:
+    ours = _copy(corpus_sqlite, tmp_path / "ours.db")
+    theirs = _copy(corpus_sqlite, tmp_path / "theirs.db")
+    run_equivalence_batched(name, str(ours), str(theirs), sqlite_saver)
+
+
+@contextlib.contextmanager
+def _pg_copies(corpus_pg: str, pg_server: Any) -> Iterator[tuple[str, str]]:
     import uuid
 
     import sqlalchemy as sa
@@ -189,10 +250,42 @@ def test_inspector_actions_equal_langgraph_postgres(corpus_pg, pg_server, config
     for db in names:
         pg_server.admin(f'CREATE DATABASE "{db}" TEMPLATE "{source}"')
     try:
-        run_equivalence(name, pg_server.url_for(names[0]), pg_server.url_for(names[1]), postgres_saver)
+        yield pg_server.url_for(names[0]), pg_server.url_for(names[1])
     finally:
         for db in names:
             pg_server.drop_database(db)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("name", USER_PATH_POSTGRES)
+def test_inspector_actions_equal_langgraph_postgres(corpus_pg, pg_server, config_home, name) -> None:
+    with _pg_copies(corpus_pg, pg_server) as (ours, theirs):
+        run_equivalence(name, ours, theirs, postgres_saver)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("name", sorted(FORKS))
+def test_every_graphs_actions_equal_langgraph_postgres(corpus_pg, pg_server, config_home, name) -> None:
+    with _pg_copies(corpus_pg, pg_server) as (ours, theirs):
+        run_equivalence_batched(name, ours, theirs, postgres_saver)
+
+
+def test_a_batch_keeps_going_after_a_failed_operation(corpus_sqlite, tmp_path, config_home) -> None:
+    """One bad operation says why; the others still run; a failed fork in a batch writes nothing."""
+    target = _copy(corpus_sqlite, tmp_path / "ours.db")
+    with sqlite_saver(target) as saver:
+        cid = _pick(saver, "typed", "typed-2", _step(1)).config["configurable"]["checkpoint_id"]
+    bogus = {"priority": {"__type__": "tests.lgcorpus.typed.Priority", "value": "urgent"}}
+    with open_store(str(target), readonly=False) as store:
+        before = store.count_checkpoints("typed-2")
+        ops = [graph_op(store, "fork", f"typed-2@{cid}", values=bogus, reason="bad"),
+               graph_op(store, "answer", thread="typed-2", values={"ok": True})]
+        results = run_graph_ops(store, ops, settings=GraphSettings(graph=BY_NAME["typed"].graph, trusted=True,
+                                                                    cwd=REPO))
+        assert results[0].error and "urgent" in results[0].error and results[1].error is None
+        assert not any(line.startswith("forked ") for line in results[0].lines)
+        assert store.count_checkpoints("typed-2") > before
+        assert store.get_run("typed-2").status == "completed"
 
 
 def test_failed_graph_fork_writes_nothing(corpus_sqlite, tmp_path, config_home) -> None:

@@ -34,6 +34,26 @@ def test_too_deep_and_foreign_states_are_refused_and_the_run_goes_on(tmp_path) -
         assert store.load(f"{run.id}:0").state == {"a": 1}
 
 
+def test_a_foreign_value_put_in_place_of_an_equal_encoding_is_refused_after_reuse(tmp_path) -> None:
+    """The encoder reuses unchanged parts; a UUID put where its string was (equal msgpack
+    forms under a lenient encoder) is still refused, nothing is written, and the run goes on."""
+    import uuid
+    path = tmp_path / "s.db"
+    ident = uuid.uuid4()
+    state = {"messages": [{"id": str(ident) if i == 30 else f"m{i}", "text": "x" * 600} for i in range(60)]}
+    with Checkpointer(path, name="foreign") as cp:
+        cp.save(state)
+        state["messages"][30]["id"] = ident
+        with pytest.raises(UnstorableStateError, match="UUID"):
+            cp.save(state)
+        state["messages"][30]["id"] = str(ident)
+        cp.save(state)
+    with open_store(path) as store:
+        run = store.list_runs()[0]
+        assert [c.seq for c in store.list_checkpoints(run.id)] == [0, 1]
+        assert store.load(f"{run.id}:1").state == state
+
+
 @pytest.mark.parametrize("spec", [{"argv": "python agent.py"}, {"argv": ["python", 3]},
                                   {"argv": ["python"], "env": {"A": 1}}, ["python"]])
 def test_a_malformed_resume_spec_is_refused_when_written(tmp_path, spec) -> None:

@@ -80,3 +80,11 @@ def test_replay_cost_with_an_interval(tmp_path: Path, capsys) -> None:
     assert "Redoes" in cost.describe() and head.head and head.steps_after == 0
     assert cli.main(["stuck", str(store)]) == 0
     assert "no stuck runs" in capsys.readouterr().out
+
+
+def test_this_host_is_the_name_the_recorder_stores() -> None:
+    import socket
+
+    from inspector.resume.liveness import this_host
+
+    assert this_host() == socket.gethostname()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.store.branches import TopologyRow, choices, divergences, follow, thread_branches
+from inspector.store.branches import (MAX_BRANCHES, TopologyRow, choices, divergences, follow, leaf_count,
+                                      thread_branches)
 
 
 def _row(seq: int, cid: str, parent: str | None, lane: str = "", source: str = "loop", step: int = 0) -> TopologyRow:
@@ -37,3 +38,27 @@ def test_a_parent_cycle_or_a_second_root_does_not_hang() -> None:
     branches = thread_branches(rows)
     assert branches[0].head_id == "y" and branches[0].seqs == (2, 3)
     assert thread_branches([]) == []
+
+
+def test_a_fork_inside_a_lane_is_a_branch_of_its_own_with_its_nested_lanes() -> None:
+    # main a → b; lane L run from b: l0 → l1 → l2 (loop) and l1 → l3 (update, newest); a nested
+    # lane run from l2 and one from l3
+    rows = [_row(0, "a", None, source="input"), _row(1, "b", "a"),
+            _row(2, "l0", "b", lane="L:1", source="input"), _row(3, "l1", "l0", lane="L:1"),
+            _row(4, "l2", "l1", lane="L:1", step=1), _row(5, "n2", "l2", lane="L:1|N:2"),
+            _row(6, "l3", "l1", lane="L:1", source="update", step=1), _row(7, "n3", "l3", lane="L:1|N:3")]
+    main, inner = thread_branches(rows)
+    assert main.seqs == (0, 1, 2, 3, 6, 7) and not main.lane            # the lane's newest leaf
+    assert inner.lane == "L:1" and inner.head_id == "l2" and inner.seqs == (0, 1, 2, 3, 4, 5)
+    assert (inner.fork_id, inner.fork_seq, inner.source) == ("l1", 3, "earlier run")
+    assert inner.label.startswith("earlier run in L at #3")
+    assert divergences(rows) == {3: [4, 6]} and choices([main, inner], [4, 6], 0) == [1, 0]
+    assert leaf_count(rows) == 2
+
+
+def test_more_leaves_than_offered_are_counted() -> None:
+    rows = [_row(0, "a", None, source="input")] + [_row(i, f"u{i}", "a", source="update")
+                                                    for i in range(1, MAX_BRANCHES + 40)]
+    branches = thread_branches(rows)
+    assert len(branches) == MAX_BRANCHES and leaf_count(rows) == MAX_BRANCHES + 39
+    assert branches[0].head_id == f"u{MAX_BRANCHES + 39}" and branches[-1].head_id == "u40"   # the newest

@@ -130,3 +130,31 @@ def test_runs_do_not_move_under_the_pointer(window, qtbot, demo_store: Path) -> 
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_newer_run_record_arriving_first_still_moves_a_view_at_the_head(window, qtbot, demo_store: Path) -> None:
+    """The live bridge may deliver the run's newer RunInfo (more checkpoints) before the change
+    set that lists the new checkpoints; a view at the head follows whichever comes first."""
+    open_in(window, qtbot, demo_store)
+    before = set(window.runs_panel.model.tree.by_id)
+    proc = _agent(demo_store, "--seed", "14", "--name", "record first", "--delay", "0.2")
+    try:
+        model = window.runs_panel.model
+        qtbot.waitUntil(lambda: bool(set(model.tree.by_id) - before), timeout=30_000)
+        (new_id,) = set(model.tree.by_id) - before
+        select_run(window, qtbot, new_id)
+        timeline = window.timeline_panel
+        qtbot.waitUntil(lambda: timeline.model.rowCount() >= 2, timeout=30_000)
+        window.menu_actions.live.setChecked(False)          # nothing else moves the timeline now
+        shown = timeline.model.rowCount()
+        timeline.select_row(shown - 1)
+        with open_store(demo_store) as store:
+            qtbot.waitUntil(lambda: store.get_run(new_id).checkpoint_count > shown, timeout=30_000)
+            newer = store.get_run(new_id)
+        timeline.update_run(newer)
+        assert timeline.model.rowCount() == newer.checkpoint_count > shown
+        assert timeline.view.currentIndex().row() == timeline.model.rowCount() - 1
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

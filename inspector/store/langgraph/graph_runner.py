@@ -15,6 +15,17 @@ path, which needs only langgraph in the interpreter and skips importing our pack
 * ``resume`` — ``graph.stream(None, config)`` from the checkpoint (LangGraph forks first when
   it is not the head).
 * ``answer`` — ``graph.stream(Command(resume=value), config)`` answers a pending interrupt.
+* ``channels`` — no store, thread or checkpoint: prints ``channels JSON``, each channel's kind
+  (``LastValue`` → ``last``, ``BinaryOperatorAggregate`` → ``reducer`` with its operator:
+  ``add``, ``or``, ``messages`` or ``custom`` and the operator's name, ``Topic``,
+  ``EphemeralValue``, barriers, …) and its empty value (what ``get()`` of a fresh channel gives,
+  in display form) for the graph and every subgraph (``get_subgraphs(recurse=True)``), the
+  output channels ``get_state`` shows, and the project files the graph imported (the inspector
+  caches the answer until one of them changes).
+* ``batch`` — ``--ops-json`` lists operations (``{"action": "fork"|"resume"|"answer", "thread",
+  "checkpoint", "values", "as_node", "reason"}``) done in turn with the graph loaded once; each
+  ends with ``op N ok`` or ``op N error: …`` and a failed one does not stop the rest (exit 1
+  when any failed). What ``run_graph_ops`` in the inspector sends.
 
 Edited values arrive in the inspector's display form and are rebuilt as their types first
 (``revive``): ``{"__type__": "datetime.datetime", "value": …}`` → ``datetime``, likewise date,
@@ -48,7 +59,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:   # annotations only: this module runs in the user's Python, with their langgraph
     from langchain_core.runnables import RunnableConfig
 
-ACTIONS = ("fork", "resume", "answer")
+ACTIONS = ("fork", "resume", "answer", "channels", "batch")
 
 
 def _line(text: str) -> None:
@@ -62,16 +73,23 @@ def _json(value: Any) -> str:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="graph_runner", description=__doc__.splitlines()[0])
-    parser.add_argument("--store", required=True, help="SQLite path or postgresql:// URL")
+    parser.add_argument("--store", default=None, help="SQLite path or postgresql:// URL (not for channels)")
     parser.add_argument("--graph", required=True, help="module:attr of the compiled graph (or a factory)")
-    parser.add_argument("--thread", required=True)
+    parser.add_argument("--thread", default=None, help="the thread (not for channels)")
     parser.add_argument("--checkpoint", default=None, help="checkpoint id (default: the thread's head)")
     parser.add_argument("--action", required=True, choices=ACTIONS)
     parser.add_argument("--values-json", default=None, help="fork: a JSON object; answer: any JSON value")
     parser.add_argument("--as-node", default=None, help="fork: the node the update is applied as")
     parser.add_argument("--reason", default=None, help="fork: kept in the new checkpoint's metadata")
     parser.add_argument("--path", action="append", default=[], help="extra import directory")
-    return parser.parse_args(argv)
+    parser.add_argument("--ops-json", default=None,
+                        help="batch: a JSON list of {action, thread, checkpoint, values, as_node, reason}")
+    args = parser.parse_args(argv)
+    if args.action == "batch" and (not args.store or args.ops_json is None):
+        parser.error("--store and --ops-json are needed for batch")
+    if args.action not in ("channels", "batch") and (not args.store or not args.thread):
+        parser.error(f"--store and --thread are needed for {args.action}")
+    return args
 
 
 def _import_path(cwd: str, extra: list[str]) -> None:
@@ -289,34 +307,171 @@ def report(graph: Any, thread: str) -> None:
         _line("finished")
 
 
+# -- the graph's channels -----------------------------------------------------------------------
+_KINDS = {"LastValue": "last", "LastValueAfterFinish": "last", "AnyValue": "last",
+          "BinaryOperatorAggregate": "reducer", "DeltaChannel": "reducer", "Topic": "topic",
+          "EphemeralValue": "ephemeral", "UntrackedValue": "untracked", "NamedBarrierValue": "barrier",
+          "NamedBarrierValueAfterFinish": "barrier", "DynamicBarrierValue": "barrier"}
+_OPERATORS = {("_operator", "add"): "add", ("operator", "add"): "add", ("_operator", "iadd"): "add",
+              ("_operator", "concat"): "add", ("_operator", "or_"): "or", ("operator", "or_"): "or",
+              ("_operator", "ior"): "or"}
+
+
+def _plain(value: Any, depth: int = 0) -> tuple[bool, Any]:
+    """(representable, the value in the inspector's display form) for a channel's empty value."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True, value
+    if depth > 4:
+        return False, None
+    if isinstance(value, (set, frozenset)) and not value:
+        return True, {"__type__": f"builtins.{type(value).__name__}", "value": []}
+    if isinstance(value, (list, tuple)):
+        items = [_plain(v, depth + 1) for v in value]
+        return all(ok for ok, _ in items), [v for _, v in items]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        pairs = {k: _plain(v, depth + 1) for k, v in value.items()}
+        return all(ok for ok, _ in pairs.values()), {k: v for k, (_, v) in pairs.items()}
+    return False, None
+
+
+def _operator(fn: Any) -> tuple[str, str]:
+    """(add | or | messages | custom, the operator's dotted name)."""
+    module = str(getattr(fn, "__module__", "") or "")
+    qualname = str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__)
+    if (module, qualname) in _OPERATORS:
+        return _OPERATORS[(module, qualname)], f"operator.{qualname}"
+    if module == "langgraph.graph.message" and "add_messages" in qualname:
+        return "messages", "langgraph.graph.message.add_messages"
+    return "custom", f"{module}.{qualname}" if module else qualname
+
+
+def describe_channel(channel: Any) -> dict:
+    """One channel's kind, operator and empty value (see the module docstring)."""
+    cls = type(channel).__name__
+    out: dict[str, Any] = {"kind": _KINDS.get(cls, "other"), "class": cls}
+    if out["kind"] == "reducer" and callable(getattr(channel, "operator", None)):
+        out["operator"], out["operator_name"] = _operator(channel.operator)
+    if cls == "Topic":
+        out["accumulate"] = bool(getattr(channel, "accumulate", False))
+    try:
+        empty = channel.copy().get()
+    except Exception:  # EmptyChannelError: get_state leaves the channel out until it is written
+        return out
+    ok, plain = _plain(empty)
+    if ok:
+        out["empty"] = plain
+    else:
+        out["empty_unshown"] = type(empty).__name__
+    return out
+
+
+def _graph_channels(graph: Any) -> dict:
+    from langgraph.channels.base import BaseChannel
+    channels = {str(name): describe_channel(ch) for name, ch in graph.channels.items()
+                if isinstance(ch, BaseChannel)}
+    stream = graph.stream_channels_asis
+    return {"channels": channels, "output": [stream] if isinstance(stream, str) else [str(c) for c in stream]}
+
+
+def _project_files(roots: list[str]) -> dict[str, int]:
+    """The files of imported modules under the working directory or --path (not installed
+    packages): their modification times say when the graph changed."""
+    import sysconfig
+    installed = {os.path.realpath(p) for p in (sysconfig.get_paths().get("purelib"),
+                                               sysconfig.get_paths().get("platlib")) if p}
+    bases = [os.path.realpath(r) for r in roots]
+    me = os.path.realpath(__file__)
+    found: dict[str, int] = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str):
+            continue
+        real = os.path.realpath(path)
+        if real == me or any(real.startswith(i + os.sep) for i in installed) or "site-packages" in real:
+            continue
+        if any(real.startswith(b + os.sep) for b in bases) and len(found) < 500:
+            with contextlib.suppress(OSError):
+                found[real] = os.stat(real).st_mtime_ns
+    return found
+
+
+def channels_report(graph: Any, spec: str, roots: list[str]) -> dict:
+    """The ``channels`` action's answer for the compiled graph ``spec`` names."""
+    graphs = {"": _graph_channels(graph)}
+    for name, sub in graph.get_subgraphs(recurse=True):
+        graphs.setdefault(str(name), _graph_channels(sub))
+    files = _project_files(roots)
+    own = getattr(sys.modules.get(spec.partition(":")[0]), "__file__", None)
+    if isinstance(own, str) and os.path.exists(own):     # the graph's module, even when installed
+        files.setdefault(os.path.realpath(own), os.stat(own).st_mtime_ns)
+    return {"graphs": graphs, "files": files}
+
+
+def act(graph: Any, saver: Any, action: str, thread: str, checkpoint: str | None, values: Any,
+        as_node: str | None = None, reason: str | None = None) -> None:
+    """One fork, resume or answer on a loaded graph (``values`` still in display form)."""
+    if action == "fork" and not isinstance(values, dict):
+        raise ValueError("--values-json must be a JSON object of channel values for a fork")
+    values = revive(values)
+    if action == "fork":
+        staging = staging_saver(saver)
+        graph.checkpointer = staging
+        try:
+            new = graph.update_state(_config(thread, checkpoint, reason), values, as_node=as_node)
+            graph.get_state(new)              # the graph's schema reads the staged state back
+        finally:
+            graph.checkpointer = saver
+        staging.commit()
+        _line(f"forked {thread}@{new['configurable']['checkpoint_id']}")
+    else:
+        from langgraph.types import Command
+        payload: Command | None = Command(resume=values) if action == "answer" else None
+        for chunk in graph.stream(payload, _config(thread, checkpoint), stream_mode="updates", subgraphs=True):
+            _line(_describe_chunk(chunk))
+    report(graph, thread)
+
+
+def run_batch(graph: Any, saver: Any, ops: Any) -> int:
+    """``--action batch``: each operation in turn on the one loaded graph; every operation ends
+    with ``op N ok`` or ``op N error: TYPE: TEXT`` (a failed one does not stop the others)."""
+    if not isinstance(ops, list) or not all(isinstance(op, dict) for op in ops):
+        raise ValueError("--ops-json must be a JSON list of operations")
+    failed = 0
+    for n, op in enumerate(ops):
+        _line(f"op {n} {op.get('action')} {op.get('thread')}")
+        try:
+            if op.get("action") not in ("fork", "resume", "answer") or not isinstance(op.get("thread"), str):
+                raise ValueError("an operation needs an action (fork, resume or answer) and a thread")
+            act(graph, saver, op["action"], op["thread"], op.get("checkpoint"), op.get("values"),
+                op.get("as_node"), op.get("reason"))
+        except Exception as err:  # the user's graph may raise anything; the next operation still runs
+            failed += 1
+            _line(f"op {n} error: {type(err).__name__}: {' '.join(str(err).split()) or type(err).__name__}")
+        else:
+            _line(f"op {n} ok")
+    return 1 if failed else 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Do the action; raises on failure (``main`` turns that into one line)."""
     strict = os.environ.get("LANGGRAPH_STRICT_MSGPACK", "").strip().lower() in ("1", "true", "yes")
     mode = "on" if strict else "off"
-    _line(f"graph {args.graph} on thread {args.thread} ({args.action}; strict msgpack {mode})")
+    where = f"on thread {args.thread} " if args.thread else ""
+    _line(f"graph {args.graph} {where}({args.action}; strict msgpack {mode})")
     _import_path(os.getcwd(), args.path)
+    if args.action == "channels":
+        graph = load_graph(args.graph, None)
+        _line("channels " + _json(channels_report(graph, args.graph, [os.getcwd(), *args.path])))
+        return 0
     values = json.loads(args.values_json) if args.values_json is not None else None
-    if args.action == "fork" and not isinstance(values, dict):
+    if args.action == "fork" and not isinstance(values, dict):     # before the graph is imported
         raise ValueError("--values-json must be a JSON object of channel values for a fork")
+    ops = json.loads(args.ops_json) if args.action == "batch" else None
     with open_checkpointer(args.store) as saver:
         graph = load_graph(args.graph, saver)
-        config = _config(args.thread, args.checkpoint)
-        values = revive(values)
-        if args.action == "fork":
-            staging = staging_saver(saver)
-            graph.checkpointer = staging
-            new = graph.update_state(_config(args.thread, args.checkpoint, args.reason), values,
-                                     as_node=args.as_node)
-            graph.get_state(new)              # the graph's schema reads the staged state back
-            staging.commit()
-            graph.checkpointer = saver
-            _line(f"forked {args.thread}@{new['configurable']['checkpoint_id']}")
-        else:
-            from langgraph.types import Command
-            payload: Command | None = Command(resume=values) if args.action == "answer" else None
-            for chunk in graph.stream(payload, config, stream_mode="updates", subgraphs=True):
-                _line(_describe_chunk(chunk))
-        report(graph, args.thread)
+        if args.action == "batch":
+            return run_batch(graph, saver, ops)
+        act(graph, saver, args.action, args.thread, args.checkpoint, values, args.as_node, args.reason)
     return 0
 
 

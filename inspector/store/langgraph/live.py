@@ -6,11 +6,17 @@ finished in the open step (a task is finished iff it has an output write, i.e. o
 ``__error__``/``__error_source_node__``/``__interrupt__``/``__resume__``) are applied to the
 channels in task-path order; ``next`` lists only the tasks still to run; interrupts list only
 questions still waiting. ``get_state_history`` and a config with a checkpoint id show the
-stored step instead. How a write combines with a channel's value depends on the channel:
-``kinds(channel)`` says ``"reducer"`` (LangChain messages merge by id like ``add_messages``,
-lists/text concatenate, maps merge, numbers add) or ``"last"`` (the write replaces the value).
-A channel written by several finished tasks is a reducer (a ``LastValue`` refuses that).
-Pure: works on a snapshot's plain state and ``meta`` writes.
+stored step instead. How a write combines with a channel's value depends on the channel's
+kind, ``kinds(channel)`` (a ``channels.ChannelKind``: from the user's graph when it is set,
+else inferred): a reducer with a known operator (``add``, ``or``, ``messages``, or an
+inferred one) combines by the value's type (LangChain messages merge by id like
+``add_messages``, lists/text concatenate, maps merge, sets unite, numbers add); a ``custom``
+reducer is the graph's own code, which is never run here, so its channel stays as stored and a
+note says so; a ``Topic`` collects the writes (emptied first unless it accumulates); any other
+channel takes the last write. A channel written by several finished tasks is a reducer (a
+``LastValue`` refuses that). As ``apply_writes`` does at a new step, the ``clears`` channels
+(ephemeral values, non-accumulating topics) that no finished task wrote are emptied. Pure:
+works on a snapshot's plain state and ``meta`` writes.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from inspector.store.langgraph.channels import INFERRED_REDUCER, ChannelKind
 from inspector.store.langgraph.ext import set_order
 from inspector.store.langgraph.pregel import CONTROL_WRITES, NULL_TASK_ID, is_control_channel
 
@@ -76,8 +83,24 @@ def combine(current: Any, write: Any) -> Any:
     return write
 
 
+def _flat(values: list[Any]) -> list[Any]:
+    return [item for v in values for item in (v if isinstance(v, list) else [v])]
+
+
+def _apply(kind: ChannelKind, current: Any, values: list[Any]) -> Any:
+    """A channel's value after the step's writes ``values`` (in order)."""
+    if kind.kind == "topic":
+        return [*(current or [] if kind.accumulate else []), *_flat(values)]
+    if kind.kind != "reducer":
+        return values[-1]
+    value = current
+    for write in values:
+        value = combine(value, write)
+    return value
+
+
 def apply_live(state: dict, meta: dict, planned: list[dict],
-               kinds: Callable[[str], str]) -> tuple[dict, dict] | None:
+               kinds: Callable[[str], ChannelKind], clears: frozenset[str] = frozenset()) -> tuple[dict, dict] | None:
     """(state, meta) as ``get_state()`` shows the latest checkpoint, or None when no task of
     its step has finished (then the stored step is what LangGraph shows)."""
     ids = {p["task_id"] for p in planned if p.get("task_id")}
@@ -92,14 +115,18 @@ def apply_live(state: dict, meta: dict, planned: list[dict],
         if channel not in NOT_CHANNELS and not is_control_channel(channel):
             by_channel.setdefault(channel, []).append(w["value"])
     new_state = dict(state)
+    kept: list[str] = []
     for channel, values in by_channel.items():
-        if len(values) > 1 or kinds(channel) == "reducer":
-            value = new_state.get(channel)
-            for write in values:
-                value = combine(value, write)
-            new_state[channel] = value
-        else:
-            new_state[channel] = values[-1]
+        kind = kinds(channel)
+        if kind.kind == "reducer" and kind.operator == "custom":
+            kept.append(f"{channel} ({kind.operator_name or 'a custom reducer'})")
+            continue
+        if len(values) > 1 and kind.kind == "last":   # a LastValue refuses several writes
+            kind = INFERRED_REDUCER
+        new_state[channel] = _apply(kind, new_state.get(channel), values)
+    cleared = sorted(c for c in clears if c in new_state and c not in by_channel)
+    for channel in cleared:
+        del new_state[channel]
     nodes = Counter(p["node"] for p in planned if p.get("task_id") in done)
     remaining = list(meta.get("next") or [])
     for node, count in nodes.items():
@@ -110,9 +137,16 @@ def apply_live(state: dict, meta: dict, planned: list[dict],
     note = (f"pending writes applied: {len(done)} finished task{'s' if len(done) != 1 else ''} of this step "
             f"wrote {', '.join(applied) if applied else 'no state channel'} (what LangGraph's get_state shows; "
             "the stored checkpoint is the step before)")
+    if cleared:
+        note += f"; {', '.join(cleared)} cleared (ephemeral: a new step empties {'them' if len(cleared) > 1 else 'it'})"
+    notes = [*meta.get("notes", []), note]
+    if kept:
+        notes.append(f"not combined, shown as stored: {', '.join(sorted(kept))} — the finished tasks' writes "
+                     "go through your graph's own reducer, which the inspector never runs")
     live_meta = dict(meta, next=remaining,
                      interrupts=[i for i in meta.get("interrupts") or [] if i.get("pending")],
-                     live={"applied_tasks": sorted(done), "channels": applied,
+                     live={"applied_tasks": sorted(done), "channels": applied, "cleared": cleared,
+                           "not_combined": sorted(k.split(" ", 1)[0] for k in kept),
                            "recorded_next": list(meta.get("next") or [])},
-                     notes=[*meta.get("notes", []), note])
+                     notes=notes)
     return new_state, live_meta

@@ -97,6 +97,12 @@ def split_channels(values: dict, show_control: bool) -> tuple[dict, dict, dict, 
     return state, control, sizes, deltas
 
 
+def without_value(row: WriteRow) -> WriteRow:
+    """A pending write without its value, unless it is an interrupt or an error (which the
+    task state and the task list read)."""
+    return row if row.channel in (INTERRUPT, ERROR) else row._replace(value=None)
+
+
 def describe_writes(rows: list[WriteRow], planned: list[dict] | None = None,
                     sends: list[str | None] | None = None) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
     """(writes, tasks, interrupts, errors) from one checkpoint's pending writes.

@@ -14,15 +14,12 @@ import threading
 import urllib.parse
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
-
-import sqlalchemy as sa
+from typing import TYPE_CHECKING, Any
 
 from inspector.errors import NotAStoreError, StoreError
 from inspector.model import LANGGRAPH_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.branches import TopologyRow
-from inspector.store.engine import table_columns
 from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import (build_infos, group_outputs, has_push, page_bounds,
@@ -31,15 +28,20 @@ from inspector.store.langgraph.pregel import (CONTROL_WRITES, INTERRUPT, PREGEL_
                                               send_nodes)
 from inspector.store.langgraph.decode import decode_plain
 from inspector.store.langgraph.snapshot import interrupt_question
-from inspector.store.langgraph.pg_reader import PgReader
 from inspector.store.langgraph.rows import HeadRow, Reader
 from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
 from inspector.store.langgraph.schema import describe
 from inspector.store.langgraph.decode import plain_or_error
+from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind, GraphChannels
 from inspector.store.langgraph.live import apply_live
 from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers, prove
-from inspector.store.langgraph.snapshot import build_snapshot, decode_body
+from inspector.store.langgraph.snapshot import build_snapshot, decode_body, without_value
 from inspector.store.langgraph.sqlite_reader import SqliteReader
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+    from inspector.store.sqlite_ro import ReadPool
 
 
 def _sqlite_path(engine: sa.Engine) -> Path | None:
@@ -58,42 +60,66 @@ class LangGraphStore(Store):
     ``graph`` (``module:attr``) marks threads resumable through the user's graph.
     """
 
-    def __init__(self, engine: sa.Engine, display: str, read_only: bool = True, *,
+    def __init__(self, engine: sa.Engine | None, display: str, read_only: bool = True, *,
                  url: str | None = None, path: Path | None = None, task_channel: str = "todos",
                  show_control: bool = False, running_window: float = 300.0,
-                 columns: dict[str, set[str]] | None = None, graph: str | None = None) -> None:
-        schema = describe(columns if columns is not None else table_columns(engine, display))
+                 columns: dict[str, set[str]] | None = None, graph: str | None = None,
+                 pool: ReadPool | None = None) -> None:
+        # ``pool`` instead of an engine: a SQLite file only read, on the standard library's
+        # sqlite3 (``url``, ``path`` and ``columns`` then given too); an engine is made only
+        # when something asks for ``engine`` (storage report, prune)
+        if columns is None:
+            from inspector.store.engine import table_columns
+            assert engine is not None
+            columns = table_columns(engine, display)
+        schema = describe(columns)
         if schema is None:
             raise NotAStoreError(f"{display} is not a LangGraph checkpoint database.")
         if schema.layout == "legacy":
             raise NotAStoreError(f"{display} is a LangGraph database from before langgraph 0.2 "
                                  "(thread_ts columns), which this version cannot read.")
-        backend = engine.dialect.name
+        backend = engine.dialect.name if engine is not None else "sqlite"
         if (schema.layout, backend) not in (("sqlite", "sqlite"), ("postgres", "postgresql")):
             layout = {"sqlite": "SQLite (SqliteSaver)", "postgres": "PostgreSQL (PostgresSaver)"}[schema.layout]
             raise StoreError(f"{display} has the LangGraph {layout} table layout in a {backend} "
                              "database, a combination this version cannot read.")
-        self.engine = engine
+        self._engine = engine
         self.schema = schema
-        pg = PgReader(engine, display, schema.has_task_path, task_channel) if backend != "sqlite" else None
-        self.reader: Reader = pg or SqliteReader(engine, display, schema.has_task_path)
+        pg = None
+        if backend != "sqlite":
+            from inspector.store.langgraph.pg_reader import PgReader
+            assert engine is not None
+            pg = PgReader(engine, display, schema.has_task_path, task_channel)
+        self.reader: Reader = pg or SqliteReader(engine, display, schema.has_task_path, pool)
         self.display = display
         self.task_channel = task_channel
         self.show_control = show_control
         self.running_window = running_window
         self.graph = graph
-        self._path = (path or _sqlite_path(engine)) if backend == "sqlite" else None
+        self._path = (path or (_sqlite_path(engine) if engine is not None else None)) if backend == "sqlite" else None
         self._heads: dict[tuple[str, str], HeadSummary] = {}
         self._reducer_cache: dict[tuple[str, str], Any] = {}
         self._send_cache: dict[tuple[str, str, str], list[str | None]] = {}
         self._change_cache: dict[tuple[str, str, str], str] = {}
         self._reducer_cursor: Any = None
+        self.graph_channels: GraphChannels | None = None
+        self.channels_note: str | None = None
         self._lock = threading.Lock()
-        self.info = StoreInfo(url=url or engine.url.render_as_string(hide_password=True),
+        self.info = StoreInfo(url=url or (engine.url.render_as_string(hide_password=True) if engine else display),
                               display=display, kind="langgraph", backend=backend,
                               format_version=pg.format_version() if pg else 2 if schema.has_task_path else 1,
                               read_only=read_only, capabilities=LANGGRAPH_CAPABILITIES,
                               label="LangGraph")
+
+    @property
+    def engine(self) -> sa.Engine:
+        """The store's SQLAlchemy engine (made on first use for a store opened on sqlite3 alone)."""
+        if self._engine is None:
+            from inspector.store.engine import make_engine
+            from inspector.store.target import path_target
+            assert self._path is not None
+            self._engine = make_engine(path_target(str(self._path)), readonly=True)
+        return self._engine
 
     def apply_settings(self, *, graph: str | None, task_channel: str) -> None:
         """New LangGraph settings take effect at once (the GUI's LangGraph Settings): runs become
@@ -103,8 +129,17 @@ class LangGraphStore(Store):
             if task_channel != self.task_channel:
                 self.task_channel = task_channel
                 self._heads.clear()
+                from inspector.store.langgraph.pg_reader import PgReader
                 if isinstance(self.reader, PgReader):
                     self.reader.task_channel = task_channel
+
+    def use_graph_channels(self, channels: GraphChannels | None, note: str | None = None) -> None:
+        """Channel kinds from the user's graph (``inspector.resume.graph_channels`` asks the
+        graph in its runner); None goes back to inferring them. ``note`` says why they are not
+        known (the graph could not be loaded…); snapshots carry it."""
+        with self._lock:
+            self.graph_channels, self.channels_note = channels, note
+            self._reducer_cache, self._reducer_cursor = {}, None
 
     # -- runs ------------------------------------------------------------------------------
     def _summaries(self, heads: list[HeadRow]) -> dict[str, HeadSummary]:
@@ -255,13 +290,13 @@ class LangGraphStore(Store):
     branching = True
 
     def topology(self, run_id: str) -> list[TopologyRow] | None:
-        """The thread's tree (see ``inspector.store.branches``) when a main-graph checkpoint has
-        several children (``update_state``, a fork, a replay); None for a single line."""
+        """The thread's tree (see ``inspector.store.branches``) when a checkpoint of the main graph
+        or of a subgraph namespace has several children (``update_state``, a fork, a replay);
+        None for a single line."""
         threads = self.reader.threads(str(run_id))
         if not threads:
             return None
-        several = self.reader.child_counts(str(run_id), threads[0].first_id, threads[0].last_id)
-        if not any(ns == "" for ns, _ in several):
+        if not self.reader.child_counts(str(run_id), threads[0].first_id, threads[0].last_id):
             return None
         return topology_rows(str(run_id), self.reader.list_rows(str(run_id), 0, None))
 
@@ -329,6 +364,15 @@ class LangGraphStore(Store):
 
     def load(self, checkpoint_id: int | str) -> Snapshot:
         """Decode one checkpoint: state, task state and LangGraph details in ``meta``."""
+        return self._load(checkpoint_id, True)
+
+    def load_state(self, checkpoint_id: int | str) -> Snapshot:
+        """``load`` without decoding the values of pending writes that do not reach the state
+        (a step's outputs, often as big as the state; interrupts and errors are decoded):
+        ``meta["writes"]`` items then hold ``value`` None."""
+        return self._load(checkpoint_id, False)
+
+    def _load(self, checkpoint_id: int | str, write_values: bool) -> Snapshot:
         info = self.get_checkpoint(checkpoint_id)
         ck = parse_id(str(info.id))
         assert ck is not None
@@ -336,21 +380,52 @@ class LangGraphStore(Store):
         if body is None:
             raise StoreError(f"Checkpoint {info.id} disappeared from {self.display}.")
         writes = self.reader.writes(*ck)
+        if writes and not write_values and not self.reader.is_latest(*ck):   # the head's are applied
+            writes = [without_value(w) for w in writes]
         snap = build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
                               self.reader.namespaces(ck.thread_id),
                               show_control=self.show_control, task_channel=self.task_channel,
                               rebuild=lambda meta, values: reconstruct(self.reader, ck, meta, values),
                               empties=lambda present: self._empty_reducers(ck, present))
+        known = self._graph_kinds(ck.ns)
+        if known is not None and isinstance(snap.state, dict) and "__error__" not in snap.state:
+            empty_topics = [c for c, k in known.items() if k.kind == "topic" and snap.state.get(c) == []]
+            if empty_topics:    # a Topic emptied by its step is stored as []; get_state leaves it out
+                snap = dataclasses.replace(snap, state={k: v for k, v in snap.state.items() if k not in empty_topics})
         if writes and isinstance(snap.state, dict) and "__error__" not in snap.state \
                 and self.reader.is_latest(*ck):
+            clears = frozenset(c for c, k in (known or {}).items()
+                               if k.kind == "ephemeral" or (k.kind == "topic" and not k.accumulate))
             live = apply_live(snap.state, snap.meta, snap.meta.get("planned_tasks") or [],
-                              lambda channel: self._channel_kind(ck, channel))
+                              lambda channel: self._channel_kind(ck, channel), clears)
             if live is not None:
                 snap = dataclasses.replace(snap, state=live[0], meta=live[1])
-        return snap
+        return dataclasses.replace(snap, meta=self._kinds_meta(snap.meta, known is not None))
 
-    def _channel_kind(self, ck: CheckpointKey, channel: str) -> str:
-        """``"reducer"`` when the thread proves ``channel`` one (``reducers.prove``), else ``"last"``."""
+    def _graph_kinds(self, ns: str) -> Any:
+        """The channel kinds of the (sub)graph of namespace ``ns`` from the user's graph, or None."""
+        channels = self.graph_channels
+        return channels.kinds(ns) if channels is not None else None
+
+    def _kinds_meta(self, meta: dict, exact: bool) -> dict:
+        """``meta["channel_kinds"]`` says where channel kinds came from; inferred empty reducers
+        get a note saying so."""
+        channels = self.graph_channels
+        source = f"graph {channels.graph}" if exact and channels is not None else "inferred"
+        notes = list(meta.get("notes", []))
+        if not exact and meta.get("empty_reducers"):
+            why = f" ({self.channels_note})" if self.channels_note else \
+                " (set the graph in the LangGraph settings for the graph's own channel kinds)"
+            notes.append(f"{', '.join(meta['empty_reducers'])}: shown empty as inferred reducers — the "
+                         f"thread's writes prove them reducers{why}")
+        return dict(meta, channel_kinds=source, notes=notes)
+
+    def _channel_kind(self, ck: CheckpointKey, channel: str) -> ChannelKind:
+        """The channel's kind from the user's graph when set; else ``reducer`` when the thread
+        proves ``channel`` one (``reducers.prove``), ``last`` otherwise."""
+        known = self._graph_kinds(ck.ns)
+        if known is not None:
+            return known.get(channel, INFERRED_LAST)
         cursor = self.reader.cursor()
         with self._lock:
             if self._reducer_cursor != cursor:
@@ -359,7 +434,7 @@ class LangGraphStore(Store):
         key = (ck.thread_id, channel)
         if key not in cache:
             cache[key] = prove(self.reader, ck.thread_id, channel, self._child_value(ck.thread_id))
-        return "last" if cache[key] is NO_VALUE else "reducer"
+        return INFERRED_LAST if cache[key] is NO_VALUE else INFERRED_REDUCER
 
     def _child_value(self, thread_id: str) -> Any:
         def child_value(ns: str, cid: str, channel: str) -> Any:
@@ -374,7 +449,13 @@ class LangGraphStore(Store):
         return child_value
 
     def _empty_reducers(self, ck: CheckpointKey, present: set[str]) -> dict[str, Any]:
-        """Reducer channels the checkpoint lacks, with their empty values (see ``reducers``)."""
+        """Channels the checkpoint lacks that ``get_state`` shows empty: from the user's graph
+        (its output channels with an empty value) when set, else inferred (``reducers``)."""
+        channels = self.graph_channels
+        known = channels.kinds(ck.ns) if channels is not None else None
+        if channels is not None and known is not None:
+            return {c: plain_or_error(known[c].empty) for c in channels.output(ck.ns)
+                    if c in known and known[c].has_empty and c not in present and not is_control_channel(c)}
         cursor = self.reader.cursor()
         with self._lock:
             if self._reducer_cursor != cursor:
@@ -420,5 +501,8 @@ class LangGraphStore(Store):
         return [self._path, Path(f"{self._path}-wal"), Path(f"{self._path}-shm")]
 
     def close(self) -> None:
-        """Dispose of the engine's connections."""
-        self.engine.dispose()
+        """Dispose of the engine's connections (and a sqlite3 reader's own)."""
+        if self._engine is not None:
+            self._engine.dispose()
+        if isinstance(self.reader, SqliteReader):
+            self.reader.close()

@@ -8,8 +8,8 @@
 * one task per node task of the pending step (id ``node:<name>``; LangGraph's own
   ``__start__``-style tasks are left out): finished → done,
   errored → failed, interrupted → blocked with review *requested* (the interrupt's question
-  as note), not run → pending; each has one check "finished" (passed true / false on error /
-  null while not run).
+  as note), not run → pending; each has one check: "finished" (passed true, or null while not
+  run), or "failed" (passed false, the error as detail) for a task that raised.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def _node_task(task: dict, used: set[str]) -> dict:
     error = task.get("error")
     return {"id": task_id, "title": f"{node} (node)", "status": NODE_STATUS.get(status, "pending"),
             "review": review,
-            "checks": [{"name": "finished", "passed": passed,
+            "checks": [{"name": "failed" if status == "errored" else "finished", "passed": passed,
                         "detail": error if isinstance(error, str) else None}]}
 
 

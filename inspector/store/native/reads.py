@@ -6,6 +6,7 @@ PostgreSQL), ``SqliteNativeReader`` on the standard library's ``sqlite3`` (a SQL
 the read commands only read: a fresh ``checkpoint-inspector runs`` never imports SQLAlchemy).
 The SQL is written with ``?`` marks; a subclass turns them into its driver's style.
 Live updates and LangGraph lanes read through SQLAlchemy (``_sa_engine``), only when asked.
+The codec (msgpack, zstandard) is imported when a piece is first read: a listing never needs it.
 """
 
 from __future__ import annotations
@@ -19,15 +20,12 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector import codec as pieces
-from inspector import limits, taskstate
-from inspector.codec import expand
-from inspector.codec.gcpause import gc_paused
+from inspector import limits
 from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError, StoreError, TaskStateError
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store import dberrors, sqlite_ro
-from inspector.store.base import Store, parse_ref
-from inspector.store.native import FORMAT_VERSION, blobs
+from inspector.store.base import RunRows, Store, parse_ref
+from inspector.store.native import FORMAT_VERSION, listing
 from inspector.store.native.rows import (checkpoint_from_row, checkpoints_from_tuples, json_field, row_type,
                                          run_from_row)
 from inspector.store.target import Target
@@ -248,6 +246,7 @@ class NativeReads(Store):
             raise CorruptDataError(f"Checkpoint {checkpoint_id} is damaged ({info.damaged}).")
         state = self.load_values([info.state_hash], f"The state of checkpoint {info.run_id}:{info.seq}")[info.state_hash]
         problems = [f"checkpoint row: {info.damaged}"] if info.damaged else []
+        from inspector import taskstate
         tasks = None
         if info.tasks_hash:
             try:
@@ -289,8 +288,9 @@ class NativeReads(Store):
                     missing.append(d)
         if not missing:
             return found
+        from inspector.codec import unpack
         for d, raw in self.read_raw_pieces(missing).items():
-            found[d] = pieces.unpack(raw)
+            found[d] = unpack(raw)
         with self._pieces_lock:
             for d in missing:
                 self._pieces[d] = found[d]
@@ -308,6 +308,7 @@ class NativeReads(Store):
         if not missing:
             return found
         ordered = sorted(missing)
+        from inspector.store.native import blobs
         with self._connection() as cur:
             rows = [row for start in range(0, len(ordered), FETCH_BATCH)
                     for row in self._blob_rows(cur, ordered[start:start + FETCH_BATCH])]
@@ -326,6 +327,7 @@ class NativeReads(Store):
             yield found
         pending = []
         part = max(1, min(part, FETCH_BATCH))
+        from inspector.store.native import blobs
         with self._connection() as cur:
             for start in range(0, len(missing), part):
                 batch = missing[start:start + part]
@@ -365,7 +367,7 @@ class NativeReads(Store):
         """The decompressed pieces of ``rows`` checked against their digests (all ``asked``
         must be there), and kept in the raw cache."""
         fetched: dict[bytes, bytes] = {}
-        digest_of = pieces.digest_of
+        from inspector.codec import digest_of
         for row, raw in zip(rows, raws, strict=True):
             digest = bytes(row[0])
             if digest_of(raw) != digest:
@@ -399,10 +401,12 @@ class NativeReads(Store):
     def load_values(self, digests: Collection[bytes], what: str = "A stored state") -> dict[bytes, Any]:
         """Decode several stored values at once (shared pieces are fetched once, level by
         level), measured against the read budgets before they are built (``expand``)."""
+        from inspector.codec.gcpause import gc_paused
         with gc_paused():   # millions of new containers: no collector rescans while they are built
             return self._load_values(digests, what)
 
     def _load_values(self, digests: Collection[bytes], what: str) -> dict[bytes, Any]:
+        from inspector.codec import expand
         table: dict[bytes, Any] = {}
         frontier = set(digests)
         depth = limits.current().depth
@@ -451,11 +455,19 @@ class SqliteNativeReader(NativeReads):
     def __init__(self, target: Target, *, format_version: int = FORMAT_VERSION) -> None:
         super().__init__(target, read_only=True, format_version=format_version)
         assert target.path is not None
-        self._path = target.path
-        self._copies: dict[tuple, Any] = {}
-        self._idle: list[sqlite_ro.ReadConnection] = []
-        self._idle_lock = threading.Lock()
+        self._pool = sqlite_ro.ReadPool(target.path, text_factory=str)     # see _fetch
         self._engine: sa.Engine | None = None
+
+    def run_rows(self, *, text: str = "") -> RunRows:
+        where, params = self._run_filter("", text, None)
+        with self._connection() as cur:
+            found = listing.run_rows(cur, where, params)
+        return found if found is not None else super().run_rows(text=text)
+
+    def checkpoint_rows(self, run_id: str) -> list[tuple]:
+        with self._connection() as cur:
+            found = listing.checkpoint_rows(cur, run_id)
+        return found if found is not None else super().checkpoint_rows(run_id)
 
     def _fetch(self, cur: Any, sql: str, params: Collection[Any] = ()) -> tuple[tuple[str, ...], list]:
         # text is decoded by sqlite3 itself (a Python call per text value cost a listing of
@@ -473,30 +485,10 @@ class SqliteNativeReader(NativeReads):
             finally:
                 conn.text_factory = str
 
-    def _checkout(self) -> sqlite_ro.ReadConnection:
-        with self._idle_lock:
-            while self._idle:
-                conn = self._idle.pop()
-                if conn.ci_signature == sqlite_ro.signature(self._path):
-                    return conn
-                conn.close()      # a writer started or ended since it opened: read the files anew
-        conn = sqlite_ro.connect(self._path, self._copies)
-        conn.text_factory = str     # see _fetch
-        return conn
-
-    def _checkin(self, conn: sqlite_ro.ReadConnection, broken: bool) -> None:
-        # a -shm read read-only stops a new writer from recovering a killed writer's log while
-        # the connection stays open: such connections are closed after each use
-        if broken or conn.ci_signature[0] == sqlite_ro.SHARED:
-            conn.close()
-            return
-        with self._idle_lock:
-            self._idle.append(conn)
-
     @contextlib.contextmanager
     def _connection(self) -> Iterator[Any]:
         try:
-            conn = self._checkout()
+            conn = self._pool.checkout()
         except sqlite3.Error as err:
             raise dberrors.translate_driver(err, self.info.display) from err
         broken = False
@@ -513,7 +505,7 @@ class SqliteNativeReader(NativeReads):
             broken = True
             raise dberrors.translate_driver(err, self.info.display) from err
         finally:
-            self._checkin(conn, broken)
+            self._pool.checkin(conn, broken)
 
     def _sa_engine(self) -> sa.Engine:
         if self._engine is None:
@@ -522,13 +514,9 @@ class SqliteNativeReader(NativeReads):
         return self._engine
 
     def close(self) -> None:
-        with self._idle_lock:
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
+        self._pool.close()
         if self._engine is not None:
             self._engine.dispose()
-        self._copies.clear()
 
 
 def open_sqlite_reader(target: Target) -> SqliteNativeReader | None:

@@ -21,7 +21,7 @@ from inspector.store.native import blobs
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, runs
 from inspector.store.native.rows import check_spec
-from inspector.store.native.store import NativeStore, checkpoint_from_row
+from inspector.store.native.store import NativeStore
 
 NOTIFY_CHANNEL = "checkpoint_inspector"
 
@@ -110,18 +110,37 @@ class NativeWriter:
             ("advance", advance), ("previous", previous), ("insert", insert), ("blob", blob),
             ("notify", notify), ("owner", owner))}
         self._begin = begin_write_sql(dialect.name)
+        self._notify_sql = dialect.name == "postgresql"
         self._dbapi_error = dialect.loaded_dbapi.Error
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[Any]:
-        """A write transaction on the writer's own long-lived raw connection (the hot path).
-
-        The connection is dropped after any error, so the next save reconnects cleanly.
-        """
+    def _raw(self) -> Any:
+        """The writer's own long-lived raw connection (the hot path), connected on first use."""
         if self._conn is None:
             self._conn = self.engine.connect()
         raw = self._conn.connection.dbapi_connection
         assert raw is not None      # a checked-out pool connection has its driver connection
+        return raw
+
+    def _failed(self, raw: Any, err: BaseException) -> BaseException | None:
+        """Roll back and drop the connection after ``err`` (the next write reconnects
+        cleanly); the store's error to raise for a driver error, else None (re-raise it)."""
+        with contextlib.suppress(self._dbapi_error):
+            raw.rollback()
+        assert self._conn is not None
+        self._conn.invalidate()
+        self._conn.close()
+        self._conn = None
+        if isinstance(err, self._dbapi_error):
+            return translate(err, self.store.info.display)
+        return None
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        """A write transaction on the writer's own long-lived raw connection.
+
+        The connection is dropped after any error, so the next save reconnects cleanly.
+        """
+        raw = self._raw()
         try:
             cur = raw.cursor()
             if self._begin:
@@ -129,13 +148,9 @@ class NativeWriter:
             yield cur
             raw.commit()
         except BaseException as err:
-            with contextlib.suppress(self._dbapi_error):
-                raw.rollback()
-            self._conn.invalidate()
-            self._conn.close()
-            self._conn = None
-            if isinstance(err, self._dbapi_error):
-                raise translate(err, self.store.info.display) from err
+            store_error = self._failed(raw, err)
+            if store_error is not None:
+                raise store_error from err
             raise
 
     def _run(self, cur: Any, name: str, values: dict) -> Any:
@@ -150,47 +165,75 @@ class NativeWriter:
             self._conn = None
 
     def append(self, run_id: str, epoch: int, cp: NewCheckpoint) -> CheckpointInfo:
-        """Append a checkpoint if ``epoch`` still owns the run; else OwnershipLost."""
+        """Append a checkpoint if ``epoch`` still owns the run; else OwnershipLost.
+
+        The hot path of every save: one transaction on the raw connection, statements
+        compiled once, parameters put in order by C calls (no SQLAlchemy per call).
+        """
         now = cp.created or time.time()
-        new_pieces = [(d, raw) for d, raw in cp.pieces.items() if d not in self._known]
+        known = self._known
+        new_pieces = [(d, raw) for d, raw in cp.pieces.items() if d not in known]
         score = cp.score
-        with self._transaction() as cur:
-            head = self._run(cur, "advance", {
+        sql = self._sql
+        raw = self._raw()
+        try:
+            cur = raw.cursor()
+            if self._begin:
+                cur.execute(self._begin)
+            advance = sql["advance"]
+            head = cur.execute(advance.sql, advance.params({
                 "rid": run_id, "ep": epoch, "now": now, "td": score.tasks_done,
-                "tt": score.tasks_total, "cp": score.checks_passed, "ct": score.checks_total}).fetchone()
+                "tt": score.tasks_total, "cp": score.checks_passed, "ct": score.checks_total})).fetchone()
             if head is None:
                 owner = self._run(cur, "owner", {"rid": run_id}).fetchone()
                 raise self._lost_error(run_id, epoch, owner)
             seq = head[0]
-            self._insert_pieces(cur, new_pieces)
+            if new_pieces:
+                self._insert_pieces(cur, new_pieces)
             prev = self._heads.get(run_id)
             if prev is None or prev[0] != seq - 1:
                 found = self._run(cur, "previous", {"rid": run_id, "seq": seq - 1}).fetchone()
                 prev = (seq - 1, found[0], found[1]) if found else None
-            row = dict(run_id=run_id, seq=seq, parent_id=prev[1] if prev else None, kind=cp.kind,
-                       name=cp.name, created=now, state_hash=cp.state_hash, tasks_hash=cp.tasks_hash,
-                       meta=json.dumps(dict(cp.meta), default=str) if cp.meta else "{}", size=cp.size,
-                       size_delta=cp.size - (prev[2] if prev else 0), ops=cp.ops,
-                       tasks_done=score.tasks_done, tasks_total=score.tasks_total,
-                       checks_passed=score.checks_passed, checks_total=score.checks_total,
-                       change=cp.change, epoch=epoch)
-            new_id = self._run(cur, "insert", row).fetchone()[0]
-            if self.engine.dialect.name == "postgresql":
+            parent_id = prev[1] if prev else None
+            size_delta = cp.size - (prev[2] if prev else 0)
+            row = {"run_id": run_id, "seq": seq, "parent_id": parent_id, "kind": cp.kind, "name": cp.name,
+                   "created": now, "state_hash": cp.state_hash, "tasks_hash": cp.tasks_hash,
+                   "meta": json.dumps(dict(cp.meta), default=str) if cp.meta else "{}", "size": cp.size,
+                   "size_delta": size_delta, "ops": cp.ops, "tasks_done": score.tasks_done,
+                   "tasks_total": score.tasks_total, "checks_passed": score.checks_passed,
+                   "checks_total": score.checks_total, "change": cp.change, "epoch": epoch}
+            insert = sql["insert"]
+            new_id = cur.execute(insert.sql, insert.params(row)).fetchone()[0]
+            if self._notify_sql:
                 self._run(cur, "notify", {"ch": NOTIFY_CHANNEL, "run": run_id})
+            raw.commit()
+        except BaseException as err:
+            store_error = self._failed(raw, err)
+            if store_error is not None:
+                raise store_error from err
+            raise
         self._heads[run_id] = (seq, new_id, cp.size)
-        self._known.update(d for d, _ in new_pieces)
-        if len(self._known) > 1_000_000:
-            self._known.clear()
-        return checkpoint_from_row(_Row(id=new_id, **row))
+        known.update([d for d, _ in new_pieces])
+        if len(known) > 1_000_000:
+            known.clear()
+        info: Any = _new(CheckpointInfo)
+        _set(info, "__dict__", {
+            "id": new_id, "run_id": run_id, "seq": seq, "kind": cp.kind, "name": cp.name, "created": now,
+            "parent_id": parent_id, "size": cp.size, "size_delta": size_delta, "ops": cp.ops,
+            "tasks_done": score.tasks_done, "tasks_total": score.tasks_total, "checks_passed": score.checks_passed,
+            "checks_total": score.checks_total, "change": cp.change, "state_hash": cp.state_hash,
+            "tasks_hash": cp.tasks_hash, "lane": "", "branch_count": 0, "damaged": "", "pinned": False})
+        return info   # what checkpoint_from_row makes of the row just written (its values are sound)
 
     def _insert_pieces(self, cur: Any, new_pieces: list[tuple[bytes, bytes]]) -> None:
         """Insert pieces (compressed; ones already stored are skipped by the database)."""
         if new_pieces:
             blob = self._sql["blob"]
+            params, compress = blob.params, blobs.compress
             rows = []
             for digest, raw in new_pieces:
-                codec, data = blobs.compress(raw)
-                rows.append(blob.params({"hash": digest, "codec": codec, "size": len(raw), "data": data}))
+                codec, data = compress(raw)
+                rows.append(params({"hash": digest, "codec": codec, "size": len(raw), "data": data}))
             cur.executemany(blob.sql, rows)
 
     def _lost(self, conn: sa.Connection, run_id: str, epoch: int) -> StoreError:
@@ -260,9 +303,8 @@ class NativeWriter:
             conn.execute(runs.update().where(runs.c.id == run_id).values(**values))
 
 
-class _Row:
-    def __init__(self, **kw: Any) -> None:
-        self.__dict__.update(kw)
+_new = object.__new__
+_set = object.__setattr__
 
 
 def _pid() -> int:

@@ -23,7 +23,7 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 def short_repr(value: Any, limit: int = 60) -> str:
     """A one-line compact JSON preview of a value, cut to ``limit`` characters."""
     if isinstance(value, (dict, list)) and len(value) > 50:
-        text = f"{{{len(value)} keys}}" if isinstance(value, dict) else f"[{len(value)} items]"
+        text = f"{{{len(value):,} keys}}" if isinstance(value, dict) else f"[{len(value):,} items]"
     else:
         text = to_json_text(value, indent=None)
     text = text.replace("\n", "⏎")
@@ -46,8 +46,7 @@ def change_text(change: Change | ItemRange) -> str:
     if isinstance(detail, TextDelta):
         return f"text: +{detail.added} −{detail.removed} {detail.unit}s"
     if isinstance(detail, NumberDelta):
-        sign = "+" if detail.delta >= 0 else ""
-        return f"{short_repr(change.old, 30)} → {short_repr(change.new, 30)}  ({sign}{detail.delta:g})"
+        return f"{short_repr(change.old, 30)} → {short_repr(change.new, 30)}  ({detail.text()})"
     return f"{short_repr(change.old, 38)} → {short_repr(change.new, 38)}"
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from itertools import repeat
 from typing import Any
 
 from inspector.humanize import fmt_size as fmt_bytes
@@ -11,7 +12,9 @@ from inspector.diff.model import format_path
 
 ELIDE_AT = 160          # characters of a string shown in a one-line cell
 MAX_MATCHES = 20_000    # a search stops collecting after this many hits
-_SCALAR_SIZES = {True: 4, False: 5, None: 4}
+_SCALAR_SIZES: dict[Any, int] = {True: 4, False: 5, None: 4}
+_FLAT = frozenset({int, float, str, bool, type(None)})
+_NUMBERS = frozenset({int, float})
 
 
 def type_name(value: Any) -> str:
@@ -79,10 +82,10 @@ def preview(value: Any, limit: int = ELIDE_AT) -> str:
         text = typed
     elif isinstance(value, dict):
         n = len(value)
-        text = f"{{{n} key{'s' if n != 1 else ''}}}" + _message_preview(value)
+        text = f"{{{n:,} key{'s' if n != 1 else ''}}}" + _message_preview(value)
     elif isinstance(value, list):
         n = len(value)
-        text = f"[{n} item{'s' if n != 1 else ''}]"
+        text = f"[{n:,} item{'s' if n != 1 else ''}]"
     elif isinstance(value, str):
         text = value.replace("\r\n", "\n").replace("\n", " ⏎ ")
     elif value is None:
@@ -122,19 +125,54 @@ def json_sizes(value: Any, cancel: Callable[[], bool] | None = None) -> dict[int
         if not isinstance(node, (dict, list)) or id(node) in sizes and not done:
             continue
         if done:
-            if isinstance(node, dict):
-                total = 2 + sum(scalar_size(str(k)) + 1 + _size(v, sizes) for k, v in node.items())
-            else:
-                total = 2 + sum(_size(v, sizes) for v in node)
-            sizes[id(node)] = total + max(0, len(node) - 1)
+            sizes[id(node)] = _container_size(node, sizes)
             continue
         steps += 1
         if cancel is not None and steps % 5000 == 0 and cancel():
             break
-        stack.append((node, True))
         children = node.values() if isinstance(node, dict) else node
+        if _FLAT.issuperset(map(type, children)):     # no container inside: sized at once
+            sizes[id(node)] = _container_size(node, sizes)
+            continue
+        stack.append((node, True))
         stack.extend((c, False) for c in children if isinstance(c, (dict, list)))
     return sizes
+
+
+def _container_size(node: dict | list, sizes: dict[int, int]) -> int:
+    """A container's size from its items' (its containers' sizes already in ``sizes``)."""
+    if isinstance(node, dict):
+        keys = flat_size(node.keys()) if all(type(k) is str for k in node) else None
+        if keys is None:
+            keys = sum(scalar_size(str(k)) for k in node)
+        values = flat_size(node.values())
+        if values is None:
+            values = sum(_size(v, sizes) for v in node.values())
+        total = 2 + keys + len(node) + values
+    else:
+        flat = flat_size(node)
+        total = 2 + (flat if flat is not None else sum(_size(v, sizes) for v in node))
+    return total + max(0, len(node) - 1)
+
+
+def flat_size(values: Collection[Any]) -> int | None:
+    """The summed ``scalar_size`` of values that are all plain scalars (str, number, bool,
+    null), at C speed — no Python call per item; None when one of them is not."""
+    kinds = set(map(type, values))
+    if not kinds <= _FLAT:
+        return None
+    total = 0
+    for kind in kinds:
+        same = values if len(kinds) == 1 else [v for v in values if type(v) is kind]
+        if kind in _NUMBERS:
+            total += sum(map(len, map(repr, same)))
+        elif kind is str:
+            ascii_only = all(map(str.isascii, same))     # then characters are bytes (no encoding)
+            lengths = map(len, same if ascii_only else map(str.encode, same, repeat("utf-8"), repeat("surrogatepass")))
+            total += sum(lengths) + 2 * len(same)
+        else:       # True, False, None
+            total += sum(map(_SCALAR_SIZES.__getitem__, same))
+    return total
 
 
 def _size(value: Any, sizes: dict[int, int]) -> int:

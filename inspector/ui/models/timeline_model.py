@@ -13,7 +13,7 @@ from functools import partial
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo
 from inspector.store.base import Store
 from inspector.store.branches import (Branch, TopologyRow, branches_through, choices, divergences, follow,
-                                      thread_branches)
+                                      leaf_count, thread_branches)
 from inspector.ui import formatting, icons, style
 from inspector.ui.models.checkpoint_pages import PAGE_SIZE, PageCache, fetch_branch_page, fetch_page
 from inspector.ui.session import StoreSession
@@ -68,6 +68,7 @@ class TimelineModel(QAbstractTableModel):
         self.branch_index = 0
         self._seqs: tuple[int, ...] | None = None   # row → seq (None: row == seq)
         self._divergences: dict[int, list[int]] = {}
+        self.branch_total = 0           # the thread's branches; only the newest MAX_BRANCHES are offered
         self._lane_of: dict[int, str] = {}
         self._topology_state = "idle"   # idle | loading | again (one more read queued) | done
         self._live: list[CheckpointInfo] = []
@@ -135,7 +136,7 @@ class TimelineModel(QAbstractTableModel):
             return
         if not mine:
             return
-        added = self._grow(mine[-1].seq + 1)
+        added = self._grow(mine[-1].seq + 1, announce=False)
         for info in mine:
             if self.cache.append(info):
                 row = info.seq
@@ -183,10 +184,11 @@ class TimelineModel(QAbstractTableModel):
         rows, count = result
         shown = self.branch
         if rows is None:
-            self.branches, self._divergences = [], {}
+            self.branches, self._divergences, self.branch_total = [], {}, 0
             self._show_rows(None, min(count, MAX_ROWS))
         else:
             self.branches, self._divergences = thread_branches(rows), divergences(rows)
+            self.branch_total = leaf_count(rows)
             self._lane_of = {r.seq: r.lane for r in rows if r.lane}
             self.branch_index = follow(self.branches, shown)
             self._show_rows(self.branches[self.branch_index].seqs if self.branches else (), 0)
@@ -227,7 +229,7 @@ class TimelineModel(QAbstractTableModel):
                 self.request_row(0)
             return
         self._seqs = seqs
-        added = self._grow(len(new))
+        added = self._grow(len(new), announce=False)
         for info in live:
             row = self.row_of_seq(info.seq)
             if row is not None and self.cache.append(info, row):
@@ -264,13 +266,19 @@ class TimelineModel(QAbstractTableModel):
         """At a divergence point: one branch index per child (the shown one where it can be)."""
         return choices(self.branches, self._divergences.get(seq, ()), self.branch_index)
 
-    def _grow(self, count: int) -> int:
+    def _grow(self, count: int, announce: bool = True) -> int:
+        """Append rows up to ``count``.  Every path that adds rows says so through
+        ``rows_appended`` (``announce=False``: the caller emits it once its rows are filled),
+        so a view left at the head follows whichever arrives first: a live change, a newer
+        RunInfo, a page that reached past the known end or a re-read tree."""
         if count <= self._count:
             return 0
         first = self._count
         self.beginInsertRows(QModelIndex(), first, count - 1)
         self._count = count
         self.endInsertRows()
+        if announce:
+            self.rows_appended.emit(count - first)
         return count - first
 
     # -- access ------------------------------------------------------------------------

@@ -43,9 +43,12 @@ class CheckpointHeader(QLabel):
         self.setContentsMargins(4, 2, 4, 2)
         self.show_checkpoint(None, None)
 
-    def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None, live_note: str = "") -> None:
+    def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None, live_note: str = "",
+                        inferred_note: str = "") -> None:
         """Describe a checkpoint (and its run when known); ``live_note`` (a LangGraph head shown
-        with its finished tasks' pending writes applied) adds a "pending writes applied" chip."""
+        with its finished tasks' pending writes applied) adds a "pending writes applied" chip,
+        ``inferred_note`` (empty reducer channels shown from inferred channel kinds, no graph
+        set) a "reducers inferred" chip; the notes are in the tooltip."""
         muted = muted_text(self.palette()).name()
         if info is None:
             self.setText(f"<span style='color:{muted}'>{html.escape(self._placeholder)}</span>")
@@ -56,5 +59,7 @@ class CheckpointHeader(QLabel):
             f"<b>{run_name}</b>&nbsp;&nbsp;<b>#{info.seq}</b>{lane}&nbsp;&nbsp;{kind_chip(self, info.kind)}"
             f"&nbsp;&nbsp;{html.escape(info.name)}"
             f"&nbsp;&nbsp;<span style='color:{muted}'>{fmt_time(info.created)}</span>"
-            + (f"&nbsp;&nbsp;{kind_chip(self, 'pending writes applied', '#bf8700')}" if live_note else ""))
-        self.setToolTip(f"checkpoint {info.id} of run {info.run_id}" + (f"\n\n{live_note}" if live_note else ""))
+            + (f"&nbsp;&nbsp;{kind_chip(self, 'pending writes applied', '#bf8700')}" if live_note else "")
+            + (f"&nbsp;&nbsp;{kind_chip(self, 'reducers inferred', '#57606a')}" if inferred_note else ""))
+        notes = "".join(f"\n\n{n}" for n in (live_note, inferred_note) if n)
+        self.setToolTip(f"checkpoint {info.id} of run {info.run_id}{notes}")

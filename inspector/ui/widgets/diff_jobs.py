@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QBrush
 
 from inspector.diff import DiffResult, diff_checkpoints
-from inspector.diff.window import MAX_CHANGES, is_big, window
+from inspector.diff.checkpoints import stored_form
+from inspector.diff.piece_view import PieceView, size_hint
+from inspector.diff.resolve import raw_fetcher, store_fetcher
+from inspector.diff.window import BIG_CHARS, BIG_NODES, MAX_CHANGES, WRAP, is_big, window
 from inspector.highlight import SideBySide, align
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.base import Store
@@ -36,24 +39,20 @@ def run_diff(request: DiffRequest, ctx: JobContext) -> DiffResult:
 
 
 def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush], dark: bool,
-              ctx: JobContext) -> tuple[SideBySide, PreparedText, PreparedText, str]:
+              ctx: JobContext, wrap: int = WRAP) -> tuple[SideBySide, PreparedText, PreparedText, str]:
     """Both states formatted, aligned and baked into tinted documents (in a worker).
 
     Big states (``inspector.diff.window.is_big``) are shown as windows around their changes,
-    never as millions of lines; the last item is then a note saying so (else "")."""
+    never as millions of lines; the last item is then a note saying so (else ""). A big side
+    that is not loaded and is stored in pieces is windowed from its pieces, never loaded; a
+    changed long string there is shown in lines of ``wrap`` characters (the view's width)."""
     ctx.progress(0, 0, "text")
-    known = {**request.loaded, **{s.info.id: s for s in request.known}}
-    states = []
-    for info in (result.a, result.b):
-        assert info is not None     # diff_checkpoints names both checkpoints
-        snap = known.get(info.id) or request.store.load(info.id)
-        ctx.check()
-        states.append(snap.state)
-    request.loaded.clear()      # the text job is the last to need them
-    big = any(is_big(state) for state in states)
+    states, source, big = _states(request, result, ctx)
     sides = []
-    for state, side in zip(states, ("old", "new"), strict=True):
-        shown = window(state, result.changes, side) if big else None
+    wrapped = False
+    for state, side, view in zip(states, ("old", "new"), source, strict=True):
+        shown = window(state, result.changes, side, view, wrap) if big else None
+        wrapped = wrapped or (shown is not None and shown.wrapped)
         text, spans, paths = prepare_json(shown.value if shown else state, ctx)
         if shown is not None:   # paths of the copy back to the state's (for "scroll to change")
             paths = [shown.real_path(p) for p in paths]
@@ -66,4 +65,33 @@ def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush]
     if big:
         around = f"the first {MAX_CHANGES:,} changes" if len(result.changes) > MAX_CHANGES else "each change"
         note = f"Big states: only the parts around {around} are shown (⋯ marks what is left out)."
+        if wrapped:
+            note += " A changed long string is shown as a list of its lines."
     return aligned, left, right, note
+
+
+def _states(request: DiffRequest, result: DiffResult, ctx: JobContext
+            ) -> tuple[list, list[PieceView | None], bool]:
+    """Both sides' states (plain, or a stored form read through its PieceView) and whether
+    they are big."""
+    known = {**request.loaded, **{s.info.id: s for s in request.known}}
+    infos = [result.a, result.b]
+    states: list = [known[i.id].state if i is not None and i.id in known else None for i in infos]
+    big = any(is_big(state) for state, info in zip(states, infos, strict=True)
+              if info is not None and info.id in known)
+    source: list[PieceView | None] = [None, None]
+    for n, info in enumerate(infos):
+        assert info is not None     # diff_checkpoints names both checkpoints
+        if info.id in known:
+            continue
+        form = stored_form(request.store, info)
+        ctx.check()
+        if form is not None and (big or size_hint(form, BIG_NODES, BIG_CHARS)):
+            states[n], big = form, True
+            source[n] = PieceView(store_fetcher(request.store), raw_fetcher(request.store))
+        else:
+            states[n] = request.store.load_state(info.id).state
+            big = big or is_big(states[n])
+        ctx.check()
+    request.loaded.clear()      # the text job is the last to need them
+    return states, source, big

@@ -354,8 +354,8 @@ class DiffPanel(QWidget):
         self._result = result
         request = self._request
         if request is not None:   # the text first, so a selected change can wait for it
-            colors, dark = self.sides.tag_colors(), is_dark(self.palette())
-            self._text_job.submit(lambda ctx: run_text(request, result, colors, dark, ctx))
+            colors, dark, wrap = self.sides.tag_colors(), is_dark(self.palette()), self.sides.text_columns()
+            self._text_job.submit(lambda ctx: run_text(request, result, colors, dark, ctx, wrap))
             self.sides.clear(STAGES["text"])
         self.summary.show_result(result)
         self._fit_summary()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
@@ -109,6 +111,15 @@ class SideBySideView(QWidget):
         self.left.set_prepared(left)
         self.right.set_prepared(right)
 
+    def text_columns(self) -> int:
+        """How many characters of a JSON string's text fit on a line of one side (its
+        viewport less a scroll bar, the indent and quotes of an item two levels deep, and a
+        margin)."""
+        view = self.left
+        advance = max(1, view.fontMetrics().horizontalAdvance("0"))
+        room = view.viewport().width() - view.verticalScrollBar().sizeHint().width()
+        return max(20, room // advance - 12)
+
     @property
     def hunk_count(self) -> int:
         """How many differing hunks the texts have."""
@@ -125,7 +136,19 @@ class SideBySideView(QWidget):
         line = first.line_of_path(path)
         if line == 0 and path:
             line = second.line_of_path(path)
+        line = self._hunk_within(line, tuple(path), first)
         self.scroll_to_line(line)
+        return line
+
+    def _hunk_within(self, line: int, path: tuple, view: JsonView) -> int:
+        """The first differing line of the value at ``path`` that starts on ``line`` (a long
+        string shown in many lines changes far below its first), else ``line``."""
+        at = bisect.bisect_left(self._hunks, line)
+        if at < len(self._hunks):
+            hunk = self._hunks[at]
+            shown = view.path_at_line(hunk)
+            if hunk > line and shown is not None and tuple(shown[:len(path)]) == path:
+                return hunk
         return line
 
     def step_hunk(self, backwards: bool = False) -> None:

@@ -87,7 +87,9 @@ class StatePanel(QWidget):
         live = snapshot.meta.get("live") if snapshot else None
         note = next((n for n in snapshot.meta.get("notes", []) if n.startswith("pending writes applied")), "") \
             if snapshot and live else ""
-        self.header.show_checkpoint(snapshot.info if snapshot else None, run, note)
+        inferred = next((n for n in snapshot.meta.get("notes", []) if "as inferred reducers" in n), "") \
+            if snapshot and snapshot.meta.get("channel_kinds") == "inferred" else ""
+        self.header.show_checkpoint(snapshot.info if snapshot else None, run, note, inferred)
         state: Any = snapshot.state if snapshot else {}
         self.tree_view.set_value(state)
         self._stale = {CONVERSATION: True, RAW: True}

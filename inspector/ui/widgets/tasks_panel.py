@@ -188,6 +188,12 @@ class TasksPanel(QWidget):
         page_layout.setContentsMargins(4, 4, 4, 4)
         page_layout.setSpacing(8)
         page_layout.addWidget(self.score_bar)
+        self.live_note = QLabel(board_page)         # a LangGraph head shown as get_state shows it
+        self.live_note.setObjectName("liveNote")
+        self.live_note.setWordWrap(True)
+        self.live_note.setTextFormat(Qt.TextFormat.RichText)
+        self.live_note.hide()
+        page_layout.addWidget(self.live_note)
         self.empty_columns = QLabel(board_page)     # narrow: empty columns folded into one line
         self.empty_columns.setObjectName("emptyColumns")
         self.empty_columns.setWordWrap(True)
@@ -235,6 +241,7 @@ class TasksPanel(QWidget):
         except TaskStateError as err:
             self._show_empty(f"The task state of this checkpoint is malformed:\n{err}")
             return
+        self._show_live_note(snapshot)
         if tasks == self._shown and self.showing_board:
             return
         self._shown = tasks
@@ -249,6 +256,22 @@ class TasksPanel(QWidget):
             self._stack.setCurrentIndex(0)
         finally:
             self.setUpdatesEnabled(True)
+
+    def _show_live_note(self, snapshot: Snapshot) -> None:
+        """The note of a LangGraph head whose finished tasks' pending writes are applied (the
+        board then shows the step's finished tasks as done, as get_state does)."""
+        notes = [n for n in snapshot.meta.get("notes", []) if isinstance(n, str)] if snapshot.meta.get("live") else []
+        shown = [n for n in notes if n.startswith(("pending writes applied", "not combined"))]
+        if not shown:
+            self.live_note.hide()
+            return
+        pal = self.palette()
+        chip = (f"<span style='background-color:{tint(pal, '#bf8700', 0.22).name()};"
+                f"color:{accent(pal, '#bf8700').name()};'>&nbsp;pending writes applied&nbsp;</span>")
+        text = "<br>".join(html.escape(n.removeprefix("pending writes applied: ")) for n in shown)
+        self.live_note.setText(f"{chip}&nbsp; <span style='color:{muted_text(pal).name()}'>{text}</span>")
+        self.live_note.setToolTip("\n\n".join(shown))
+        self.live_note.show()
 
     def _fold_empty_columns(self) -> None:
         """Too narrow for every column at a readable width: show only columns with tasks."""

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from inspector.humanize import plural
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo
-from inspector.store.branches import Branch
+from inspector.store.branches import Branch, lane_name
 from inspector.ui import icons, style
 from inspector.ui.models.timeline_model import (
     COL_CHANGE,
@@ -217,7 +217,7 @@ class TimelinePanel(QWidget):
         self._follow_head = current.isValid() and current.row() == self.model.rowCount() - 1 and \
             len(self.view.selectionModel().selectedRows()) <= 1
         bar = self.view.verticalScrollBar()
-        self._at_bottom = bar.value() >= bar.maximum() and not current.isValid()
+        self._at_bottom = bar.value() >= bar.maximum() and not current.isValid() and self.model.rowCount() > 0
 
     def _on_rows_appended(self, _count: int) -> None:
         if self._follow_head:
@@ -306,6 +306,9 @@ class TimelinePanel(QWidget):
         if branch.main:
             return (f"The thread's head #{branch.head_seq} and its ancestry "
                     "(what LangGraph's get_state shows)")
+        if branch.lane:
+            return (f"A fork inside the subgraph {lane_name(branch.lane)}: leaves its newest line at "
+                    f"#{branch.fork_seq} by {branch.source}; its head is #{branch.head_seq}")
         return (f"Leaves the head branch at #{branch.fork_seq} by {branch.source}; "
                 f"its head is #{branch.head_seq}")
 
@@ -399,11 +402,16 @@ class TimelinePanel(QWidget):
 
     def _show_count(self) -> None:
         count, branches = self.model.rowCount(), len(self.model.branches)
+        total = max(self.model.branch_total, branches)
         text = plural(count, "checkpoint") if self.model.run is not None else ""
         if branches > 1:
-            text = f"{branches} branches"
+            text = f"{branches} branches" if total <= branches else f"newest {branches:,} of {total:,} branches"
         self.count_label.setText(text)
-        self.count_label.setToolTip(f"{plural(count, 'checkpoint')} on the branch shown" if branches > 1 else "")
+        tip = f"{plural(count, 'checkpoint')} on the branch shown" if branches > 1 else ""
+        if total > branches:
+            tip += (f"\nThe thread has {total:,} branches; the selector offers the newest {branches:,} "
+                    "(the older ones are not listed).")
+        self.count_label.setToolTip(tip)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 
-from inspector.ui.models.json_walk import json_sizes, preview, search_paths, type_name
+from inspector.ui.models.json_walk import json_sizes, preview, scalar_size, search_paths, type_name
 from inspector.ui.models.messages import build_conversation, find_message_lists, to_message
 
 
 def test_previews_count_items_and_keys() -> None:
     assert preview(list(range(24))) == "[24 items]"
     assert preview({"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}) == "{5 keys}"
+    assert preview(list(range(3_000_000))) == "[3,000,000 items]"
+    assert preview(dict.fromkeys(range(1_000_001))) == "{1,000,001 keys}"
     assert preview({"role": "user", "content": "hi"}) == "{2 keys}  user: hi"
     assert preview(None) == "null" and preview(True) == "true"
     long = "x" * 500
@@ -22,6 +24,24 @@ def test_type_names() -> None:
     assert type_name({"__type__": "langchain_core.messages.human.HumanMessage"}) == "HumanMessage"
     assert [type_name(v) for v in ({}, [], "", 1, 1.5, False, None)] == [
         "object", "array", "string", "integer", "number", "boolean", "null"]
+
+
+def _reference_size(value) -> int:
+    """The size json_sizes documents, item by item."""
+    if isinstance(value, dict):
+        return 2 + sum(scalar_size(str(k)) + 1 + _reference_size(v) for k, v in value.items()) + max(0, len(value) - 1)
+    if isinstance(value, list):
+        return 2 + sum(_reference_size(v) for v in value) + max(0, len(value) - 1)
+    return scalar_size(value)
+
+
+def test_json_sizes_of_flat_containers_equal_the_item_by_item_sum() -> None:
+    flat = [1, -20, 3.5, float("inf"), "plain", "é ünïcode ✓", "", True, False, None, 10**30]
+    value = {"flat": flat, "texts": {"ascii": "a", "wide": "日本語", 7: None},
+             "numbers": list(range(5000)), "mixed": [flat, {"x": flat}, []], "empty": {}}
+    sizes = json_sizes(value)
+    for container in (value, flat, value["texts"], value["numbers"], value["mixed"], value["mixed"][1]):
+        assert sizes[id(container)] == _reference_size(container)
 
 
 def test_json_sizes_match_compact_json_for_ascii() -> None:

@@ -1,0 +1,47 @@
+"""The live head in the Tasks tab: mapreduce-2 (a failed ``Send`` task, its siblings' writes
+pending) as LangGraph's ``get_state`` shows it — the failed task says *failed*, not finished, and
+the board says the pending writes are applied."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inspector.store import open_store
+from inspector.ui.widgets.tasks_panel import TasksPanel
+
+from . import BY_NAME, open_graph, sqlite_saver
+
+pytestmark = pytest.mark.usefixtures("qapp")
+
+
+def test_the_tasks_tab_says_failed_and_shows_the_live_note(qtbot, corpus_sqlite: Path) -> None:
+    with sqlite_saver(corpus_sqlite) as saver:
+        state = open_graph(BY_NAME["mapreduce"], saver).get_state({"configurable": {"thread_id": "mapreduce-2"}})
+    failed = [t for t in state.tasks if t.error is not None]
+    assert [t.name for t in failed] == ["work"]
+    with open_store(str(corpus_sqlite)) as store:
+        snap = store.load("mapreduce-2:-1")
+        run = store.get_run("mapreduce-2")
+    assert snap.meta.get("live")
+    panel = TasksPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1000, 600)
+    panel.show()
+    panel.show_snapshot(snap, run)
+    assert panel.live_note.isVisible() and "finished task" in panel.live_note.text()
+    cards = panel.columns["failed"].cards
+    assert [c.title.text().startswith("work") for c in cards] == [True]
+    check = cards[0].checks.text()
+    assert "\u2717" in check and "failed" in check and "finished" not in check
+    assert "ValueError" in check or str(failed[0].error) in check
+    panel.show_snapshot(store_free_copy(snap), run)          # a stored (not live) checkpoint: no note
+    assert not panel.live_note.isVisible()
+
+
+def store_free_copy(snap):
+    """The same snapshot without the live marker (what a stored checkpoint looks like)."""
+    import dataclasses
+    meta = {k: v for k, v in snap.meta.items() if k != "live"}
+    return dataclasses.replace(snap, meta=meta)

@@ -32,7 +32,7 @@ from inspector.bench._big_store import BigCase, build
 from inspector.bench._util import dump, print_table
 
 TIME_BUDGET_S = {"gui state": 15.0, "gui diff": 20.0, "show": 20.0, "show --json": 20.0, "diff": 15.0}
-RSS_BUDGET_MB = {"gui state": 900, "gui diff": 1500, "show": 1200, "show --json": 1200, "diff": 1500}
+RSS_BUDGET_MB = {"gui state": 900, "gui diff": 1000, "show": 1200, "show --json": 1200, "diff": 1000}
 
 _PEER_LG = """
 import json, sqlite3, sys

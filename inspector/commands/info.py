@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from inspector.commands._common import add_json_arg, add_store_arg, print_json
-from inspector.store import open_store
+from inspector.store import open_reader
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the store's description and each capability with its reason."""
-    with open_store(args.store) as store:
+    with open_reader(args.store) as store:
         info = store.info
         runs = store.count_runs()
     caps = {a: info.capabilities.get(a) for a in ("fork", "resume", "live")}

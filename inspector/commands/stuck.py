@@ -7,7 +7,7 @@ import argparse
 from inspector.commands._common import add_json_arg, add_store_arg, print_json_records, print_table, say
 from inspector.resume.liveness import fmt_age
 from inspector.resume.stuck import stuck_runs
-from inspector.store import open_store
+from inspector.store import open_reader
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the stuck runs (exit code 0 even when there are some)."""
-    with open_store(args.store) as store:
+    with open_reader(args.store) as store:
         found = stuck_runs(store, heartbeat_threshold=args.threshold)
     if args.json:
         print_json_records([{"run": d.run_id, "status": d.status, "summary": d.summary, "reasons": list(d.reasons),

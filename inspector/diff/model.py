@@ -67,6 +67,15 @@ class NumberDelta:
 
     delta: int | float
 
+    def text(self) -> str:
+        """The signed difference as people read it: ``+1``, ``-3,000,000``, ``+0.25``."""
+        delta = self.delta
+        if isinstance(delta, int):
+            return f"{delta:+,}"
+        if 1e6 <= abs(delta) < 1e18:
+            return f"{delta:+,.0f}"
+        return f"{delta:+g}"
+
 
 @dataclass(frozen=True, slots=True)
 class Move:
@@ -143,9 +152,7 @@ class Change:
         if self.op == MOVED and isinstance(self.detail, Move):
             return f"↕ {where} moved from [{self.detail.source}] to [{self.detail.target}]"
         if isinstance(self.detail, NumberDelta):
-            delta = self.detail.delta
-            sign = "+" if delta >= 0 else ""
-            return f"~ {where}: {short_repr(self.old)} → {short_repr(self.new)} ({sign}{delta:g})"
+            return f"~ {where}: {short_repr(self.old)} → {short_repr(self.new)} ({self.detail.text()})"
         if isinstance(self.detail, TextDelta):
             d = self.detail
             return f"~ {where}: text, +{d.added} -{d.removed} {d.unit}s"

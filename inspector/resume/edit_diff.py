@@ -42,7 +42,7 @@ def _describe(change: Any) -> EditLine:
         rendered = render_delta(change.detail).replace("\n", "⏎")
         return EditLine("~", f"~ {where}: {rendered}")
     if isinstance(change.detail, NumberDelta):
-        return EditLine("~", f"~ {where}: {_short(change.old)} → {_short(change.new)} ({change.detail.delta:+g})")
+        return EditLine("~", f"~ {where}: {_short(change.old)} → {_short(change.new)} ({change.detail.text()})")
     return EditLine("~", f"~ {where}: {_short(change.old)} → {_short(change.new)}")
 
 

@@ -195,6 +195,58 @@ def connect(path: Path, copies: dict[tuple, Any], factory: type[ReadConnection] 
     return conn
 
 
+class ReadPool:
+    """Read-only connections (``connect``) to one SQLite file for a store's reader: a clean
+    store's connection is kept while the files stay as they were (``signature``); one that
+    shares a writer's ``-shm`` is closed after each use (as the read-only engine does: such
+    a connection left open stops a new writer from recovering a killed writer's log)."""
+
+    def __init__(self, path: Path, text_factory: Any = decode_text) -> None:
+        import threading
+
+        self.path = path
+        self.text_factory = text_factory
+        self.copies: dict[tuple, Any] = {}
+        self._idle: list[ReadConnection] = []
+        self._lock = threading.Lock()
+
+    def checkout(self) -> ReadConnection:
+        """A connection to use (one reading the files as they are now)."""
+        with self._lock:
+            while self._idle:
+                conn = self._idle.pop()
+                if conn.ci_signature == signature(self.path):
+                    return conn
+                conn.close()      # a writer started or ended since it opened: read the files anew
+        conn = connect(self.path, self.copies)
+        conn.text_factory = self.text_factory
+        return conn
+
+    def checkin(self, conn: ReadConnection, broken: bool = False) -> None:
+        """Give back a connection (``broken``: an error happened on it; it is closed)."""
+        if broken or conn.ci_signature[0] == SHARED:
+            conn.close()
+            return
+        with self._lock:
+            self._idle.append(conn)
+
+    def close(self) -> None:
+        """Close the kept connections and drop the private copies."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+        self.copies.clear()
+
+
+def table_columns(conn: sqlite3.Connection) -> dict[str, set[str]]:
+    """Every table of the database with its column names (what ``engine.table_columns``
+    gives, for kind detection), read with plain SQL."""
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                        "AND name NOT LIKE 'sqlite~_%' ESCAPE '~' ORDER BY name")]
+    return {name: {r[0] for r in conn.execute("SELECT name FROM pragma_table_info(?)", (name,))} for name in names}
+
+
 def check_sqlite_file(target: Any) -> None:
     """Refuse a missing path, a directory, an empty file or a file that is not SQLite
     (``target``: an ``inspector.store.target.Target`` of a SQLite file)."""

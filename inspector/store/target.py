@@ -29,6 +29,20 @@ def sqlite_target(text: str, url: str | None) -> Target:
     return Target(url or f"sqlite:///{path}", str(Path(text)) if url else str(path), "sqlite", path)
 
 
+_PLAIN_PATH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+")
+
+
+def plain_sqlite_url(text: str) -> Target | None:
+    """The Target of a ``sqlite:///PATH`` URL whose path is plain (letters, digits, ``/._-+``:
+    nothing a URL parser would read otherwise), as ``engine.parse_target`` gives it; None
+    for any other text (``parse_target`` then parses it)."""
+    prefix = "sqlite:///"
+    path = text[len(prefix):]
+    if not text.startswith(prefix) or not path or not set(path) <= _PLAIN_PATH:
+        return None
+    return sqlite_target(path, text)
+
+
 def path_target(text: str) -> Target:
     """The Target of a plain path (not a URL): a SQLite file, or a folder some adapter reads."""
     target = sqlite_target(text, None)

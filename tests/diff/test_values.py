@@ -104,6 +104,10 @@ def test_short_strings_have_no_text_detail() -> None:
 def test_numbers_show_their_delta() -> None:
     changes = diff_values({"score": 4, "ratio": 0.5, "flag": True}, {"score": 6, "ratio": 0.25, "flag": False})
     assert [c.detail for c in changes] == [NumberDelta(2), NumberDelta(-0.25), None]
+    assert [NumberDelta(d).text() for d in (2, -0.25, -3_000_000, 1.5e6, 1e20)] == \
+        ["+2", "-0.25", "-3,000,000", "+1,500,000", "+1e+20"]
+    (big,) = diff_values({"n": 1_500_000}, {"n": -1_500_000})
+    assert big.describe().endswith("(-3,000,000)")
 
 
 def test_type_change_is_one_change() -> None:

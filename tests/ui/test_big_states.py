@@ -18,7 +18,7 @@ from inspector.bench.big import gui_argv, measure_child
 pytestmark = pytest.mark.slow
 
 ADDRESS_SPACE = 6 * 1024 ** 3     # RLIMIT_AS of the child (Qt maps far more than it touches)
-PEAK_RSS_MB = {"diff": 1600}
+PEAK_RSS_MB = {"diff": 1000}      # was 1,600 before the other side was windowed from its pieces
 SECONDS = 180                     # wall limit per window (a 2-core machine shared by many)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from inspector import paths
 from inspector.errors import StoreError
-from inspector.store.engine import parse_target
+from inspector.store.target import path_target, plain_sqlite_url
 
 FILE_NAME = "langgraph-stores.json"
 
@@ -56,7 +56,14 @@ def config_dir() -> Path:
 
 def store_key(url_or_path: str) -> str:
     """The key of a store: its resolved path, or its URL without password."""
-    target = parse_target(url_or_path)
+    if "://" not in url_or_path:
+        target = path_target(url_or_path)
+    else:
+        found = plain_sqlite_url(url_or_path)   # a store's own URL: no URL parser (SQLAlchemy) needed
+        if found is None:
+            from inspector.store.engine import parse_target
+            found = parse_target(url_or_path)
+        target = found
     if target.path is not None:
         return str(target.path)
     return target.display

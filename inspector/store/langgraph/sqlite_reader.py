@@ -10,16 +10,19 @@ DeltaChannel rebuild (``ancestry``/``channel_writes``, one checkpoint's chain).
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
-
-import sqlalchemy as sa
+from typing import TYPE_CHECKING, Any
 
 from inspector.errors import StoreError
-from inspector.store.engine import guard, translate
+from inspector.store import dberrors
 from inspector.store.langgraph.pregel import NULL_TASK_ID
 from inspector.store.langgraph.rows import (CHANNEL_SEP, BlobRow, HeadRow, ListRow, TaskOutputRow,
                                           ThreadRow, WriteRow)
 from inspector.store.langgraph.shared_queries import SharedWriteQueries
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+    from inspector.store.sqlite_ro import ReadPool
 
 _HEADS = """
 SELECT c.thread_id, c.checkpoint_id, c.type, NULL, CAST(c.metadata AS BLOB)
@@ -96,10 +99,15 @@ def _opt(value: Any) -> str | None:
 
 
 class SqliteReader(SharedWriteQueries):
-    """Runs the adapter's queries on a SqliteSaver database through a SQLAlchemy engine."""
+    """Runs the adapter's queries on a SqliteSaver database, through a SQLAlchemy engine or
+    (``pool``: a store only read, as the read commands open it) on the standard library's
+    ``sqlite3`` alone; the same connections either way (``sqlite_ro``)."""
 
-    def __init__(self, engine: sa.Engine, display: str, has_task_path: bool) -> None:
+    def __init__(self, engine: sa.Engine | None, display: str, has_task_path: bool,
+                 pool: ReadPool | None = None) -> None:
+        assert engine is not None or pool is not None
         self.engine = engine
+        self.pool = pool
         self.display = display
         self._task_path = "w.task_path" if has_task_path else "''"
         self._list_sql: str | None = None
@@ -116,6 +124,11 @@ class SqliteReader(SharedWriteQueries):
 
     def _all(self, sql: str, **params: Any) -> list[Any]:
         """Run one query on the pooled connection's sqlite3 cursor (plain tuples, no Row cost)."""
+        if self.pool is not None:
+            return self._all_lean(self.pool, sql, params)
+        from inspector.store.engine import guard, translate
+
+        assert self.engine is not None
         with guard(self.display), self.engine.connect() as conn:
             driver = conn.connection.dbapi_connection
             assert isinstance(driver, sqlite3.Connection)   # pysqlite's pool hands out sqlite3 connections
@@ -127,6 +140,28 @@ class SqliteReader(SharedWriteQueries):
                 raise translate(err, self.display) from err
             finally:
                 cur.close()
+
+    def _all_lean(self, pool: ReadPool, sql: str, params: dict[str, Any]) -> list[Any]:
+        try:
+            conn = pool.checkout()
+        except sqlite3.Error as err:
+            raise dberrors.translate_driver(err, self.display) from err
+        broken = False
+        cur = conn.cursor()
+        try:
+            cur.execute(sql, params)
+            return cur.fetchall()
+        except sqlite3.Error as err:
+            broken = True
+            raise dberrors.translate_driver(err, self.display) from err
+        finally:
+            cur.close()
+            pool.checkin(conn, broken)
+
+    def close(self) -> None:
+        """Close the connections of a reader on its own (an engine is the store's to dispose of)."""
+        if self.pool is not None:
+            self.pool.close()
 
     @staticmethod
     def _where(thread_id: str | None) -> str:

@@ -14,15 +14,12 @@ import threading
 import urllib.parse
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
-
-import sqlalchemy as sa
+from typing import TYPE_CHECKING, Any
 
 from inspector.errors import NotAStoreError, StoreError
 from inspector.model import LANGGRAPH_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.branches import TopologyRow
-from inspector.store.engine import table_columns
 from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import (build_infos, group_outputs, has_push, page_bounds,
@@ -31,7 +28,6 @@ from inspector.store.langgraph.pregel import (CONTROL_WRITES, INTERRUPT, PREGEL_
                                               send_nodes)
 from inspector.store.langgraph.decode import decode_plain
 from inspector.store.langgraph.snapshot import interrupt_question
-from inspector.store.langgraph.pg_reader import PgReader
 from inspector.store.langgraph.rows import HeadRow, Reader
 from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
 from inspector.store.langgraph.schema import describe
@@ -41,6 +37,11 @@ from inspector.store.langgraph.live import apply_live
 from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers, prove
 from inspector.store.langgraph.snapshot import build_snapshot, decode_body, without_value
 from inspector.store.langgraph.sqlite_reader import SqliteReader
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+    from inspector.store.sqlite_ro import ReadPool
 
 
 def _sqlite_path(engine: sa.Engine) -> Path | None:
@@ -59,31 +60,43 @@ class LangGraphStore(Store):
     ``graph`` (``module:attr``) marks threads resumable through the user's graph.
     """
 
-    def __init__(self, engine: sa.Engine, display: str, read_only: bool = True, *,
+    def __init__(self, engine: sa.Engine | None, display: str, read_only: bool = True, *,
                  url: str | None = None, path: Path | None = None, task_channel: str = "todos",
                  show_control: bool = False, running_window: float = 300.0,
-                 columns: dict[str, set[str]] | None = None, graph: str | None = None) -> None:
-        schema = describe(columns if columns is not None else table_columns(engine, display))
+                 columns: dict[str, set[str]] | None = None, graph: str | None = None,
+                 pool: ReadPool | None = None) -> None:
+        # ``pool`` instead of an engine: a SQLite file only read, on the standard library's
+        # sqlite3 (``url``, ``path`` and ``columns`` then given too); an engine is made only
+        # when something asks for ``engine`` (storage report, prune)
+        if columns is None:
+            from inspector.store.engine import table_columns
+            assert engine is not None
+            columns = table_columns(engine, display)
+        schema = describe(columns)
         if schema is None:
             raise NotAStoreError(f"{display} is not a LangGraph checkpoint database.")
         if schema.layout == "legacy":
             raise NotAStoreError(f"{display} is a LangGraph database from before langgraph 0.2 "
                                  "(thread_ts columns), which this version cannot read.")
-        backend = engine.dialect.name
+        backend = engine.dialect.name if engine is not None else "sqlite"
         if (schema.layout, backend) not in (("sqlite", "sqlite"), ("postgres", "postgresql")):
             layout = {"sqlite": "SQLite (SqliteSaver)", "postgres": "PostgreSQL (PostgresSaver)"}[schema.layout]
             raise StoreError(f"{display} has the LangGraph {layout} table layout in a {backend} "
                              "database, a combination this version cannot read.")
-        self.engine = engine
+        self._engine = engine
         self.schema = schema
-        pg = PgReader(engine, display, schema.has_task_path, task_channel) if backend != "sqlite" else None
-        self.reader: Reader = pg or SqliteReader(engine, display, schema.has_task_path)
+        pg = None
+        if backend != "sqlite":
+            from inspector.store.langgraph.pg_reader import PgReader
+            assert engine is not None
+            pg = PgReader(engine, display, schema.has_task_path, task_channel)
+        self.reader: Reader = pg or SqliteReader(engine, display, schema.has_task_path, pool)
         self.display = display
         self.task_channel = task_channel
         self.show_control = show_control
         self.running_window = running_window
         self.graph = graph
-        self._path = (path or _sqlite_path(engine)) if backend == "sqlite" else None
+        self._path = (path or (_sqlite_path(engine) if engine is not None else None)) if backend == "sqlite" else None
         self._heads: dict[tuple[str, str], HeadSummary] = {}
         self._reducer_cache: dict[tuple[str, str], Any] = {}
         self._send_cache: dict[tuple[str, str, str], list[str | None]] = {}
@@ -92,11 +105,21 @@ class LangGraphStore(Store):
         self.graph_channels: GraphChannels | None = None
         self.channels_note: str | None = None
         self._lock = threading.Lock()
-        self.info = StoreInfo(url=url or engine.url.render_as_string(hide_password=True),
+        self.info = StoreInfo(url=url or (engine.url.render_as_string(hide_password=True) if engine else display),
                               display=display, kind="langgraph", backend=backend,
                               format_version=pg.format_version() if pg else 2 if schema.has_task_path else 1,
                               read_only=read_only, capabilities=LANGGRAPH_CAPABILITIES,
                               label="LangGraph")
+
+    @property
+    def engine(self) -> sa.Engine:
+        """The store's SQLAlchemy engine (made on first use for a store opened on sqlite3 alone)."""
+        if self._engine is None:
+            from inspector.store.engine import make_engine
+            from inspector.store.target import path_target
+            assert self._path is not None
+            self._engine = make_engine(path_target(str(self._path)), readonly=True)
+        return self._engine
 
     def apply_settings(self, *, graph: str | None, task_channel: str) -> None:
         """New LangGraph settings take effect at once (the GUI's LangGraph Settings): runs become
@@ -106,6 +129,7 @@ class LangGraphStore(Store):
             if task_channel != self.task_channel:
                 self.task_channel = task_channel
                 self._heads.clear()
+                from inspector.store.langgraph.pg_reader import PgReader
                 if isinstance(self.reader, PgReader):
                     self.reader.task_channel = task_channel
 
@@ -477,5 +501,8 @@ class LangGraphStore(Store):
         return [self._path, Path(f"{self._path}-wal"), Path(f"{self._path}-shm")]
 
     def close(self) -> None:
-        """Dispose of the engine's connections."""
-        self.engine.dispose()
+        """Dispose of the engine's connections (and a sqlite3 reader's own)."""
+        if self._engine is not None:
+            self._engine.dispose()
+        if isinstance(self.reader, SqliteReader):
+            self.reader.close()

@@ -455,11 +455,19 @@ class SqliteNativeReader(NativeReads):
     def __init__(self, target: Target, *, format_version: int = FORMAT_VERSION) -> None:
         super().__init__(target, read_only=True, format_version=format_version)
         assert target.path is not None
-        self._path = target.path
-        self._copies: dict[tuple, Any] = {}
-        self._idle: list[sqlite_ro.ReadConnection] = []
-        self._idle_lock = threading.Lock()
+        self._pool = sqlite_ro.ReadPool(target.path, text_factory=str)     # see _fetch
         self._engine: sa.Engine | None = None
+
+    def run_rows(self, *, text: str = "") -> RunRows:
+        where, params = self._run_filter("", text, None)
+        with self._connection() as cur:
+            found = listing.run_rows(cur, where, params)
+        return found if found is not None else super().run_rows(text=text)
+
+    def checkpoint_rows(self, run_id: str) -> list[tuple]:
+        with self._connection() as cur:
+            found = listing.checkpoint_rows(cur, run_id)
+        return found if found is not None else super().checkpoint_rows(run_id)
 
     def _fetch(self, cur: Any, sql: str, params: Collection[Any] = ()) -> tuple[tuple[str, ...], list]:
         # text is decoded by sqlite3 itself (a Python call per text value cost a listing of
@@ -477,41 +485,10 @@ class SqliteNativeReader(NativeReads):
             finally:
                 conn.text_factory = str
 
-    def run_rows(self, *, text: str = "") -> RunRows:
-        where, params = self._run_filter("", text, None)
-        with self._connection() as cur:
-            found = listing.run_rows(cur, where, params)
-        return found if found is not None else super().run_rows(text=text)
-
-    def checkpoint_rows(self, run_id: str) -> list[tuple]:
-        with self._connection() as cur:
-            found = listing.checkpoint_rows(cur, run_id)
-        return found if found is not None else super().checkpoint_rows(run_id)
-
-    def _checkout(self) -> sqlite_ro.ReadConnection:
-        with self._idle_lock:
-            while self._idle:
-                conn = self._idle.pop()
-                if conn.ci_signature == sqlite_ro.signature(self._path):
-                    return conn
-                conn.close()      # a writer started or ended since it opened: read the files anew
-        conn = sqlite_ro.connect(self._path, self._copies)
-        conn.text_factory = str     # see _fetch
-        return conn
-
-    def _checkin(self, conn: sqlite_ro.ReadConnection, broken: bool) -> None:
-        # a -shm read read-only stops a new writer from recovering a killed writer's log while
-        # the connection stays open: such connections are closed after each use
-        if broken or conn.ci_signature[0] == sqlite_ro.SHARED:
-            conn.close()
-            return
-        with self._idle_lock:
-            self._idle.append(conn)
-
     @contextlib.contextmanager
     def _connection(self) -> Iterator[Any]:
         try:
-            conn = self._checkout()
+            conn = self._pool.checkout()
         except sqlite3.Error as err:
             raise dberrors.translate_driver(err, self.info.display) from err
         broken = False
@@ -528,7 +505,7 @@ class SqliteNativeReader(NativeReads):
             broken = True
             raise dberrors.translate_driver(err, self.info.display) from err
         finally:
-            self._checkin(conn, broken)
+            self._pool.checkin(conn, broken)
 
     def _sa_engine(self) -> sa.Engine:
         if self._engine is None:
@@ -537,13 +514,9 @@ class SqliteNativeReader(NativeReads):
         return self._engine
 
     def close(self) -> None:
-        with self._idle_lock:
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
+        self._pool.close()
         if self._engine is not None:
             self._engine.dispose()
-        self._copies.clear()
 
 
 def open_sqlite_reader(target: Target) -> SqliteNativeReader | None:

@@ -46,8 +46,7 @@ def change_text(change: Change | ItemRange) -> str:
     if isinstance(detail, TextDelta):
         return f"text: +{detail.added} −{detail.removed} {detail.unit}s"
     if isinstance(detail, NumberDelta):
-        sign = "+" if detail.delta >= 0 else ""
-        return f"{short_repr(change.old, 30)} → {short_repr(change.new, 30)}  ({sign}{detail.delta:g})"
+        return f"{short_repr(change.old, 30)} → {short_repr(change.new, 30)}  ({detail.text()})"
     return f"{short_repr(change.old, 38)} → {short_repr(change.new, 38)}"
 
 

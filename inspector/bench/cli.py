@@ -85,24 +85,21 @@ def _times_s(argv: list[str], repeat: int) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
-def _wall_s(argv: list[str], repeat: int) -> float:
-    """Median wall time of ``argv`` in a fresh process."""
-    return _times_s(argv, repeat)[0]
-
-
-def _in_process_diff_ms(store_path: Path, a: str, b: str, repeat: int) -> float:
-    """The same diff with the store already open (the second and later runs; median)."""
+def _in_process_diff_ms(store_path: Path, a: str, b: str, repeat: int) -> tuple[float, float]:
+    """The same diff with the store already open (the second and later runs; median wall
+    and CPU ms of this process)."""
     from inspector.diff import diff_checkpoints
     from inspector.store import open_store
 
-    samples = []
+    walls, cpus = [], []
     with open_store(store_path) as store:
         diff_checkpoints(store, a, b)
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             diff_checkpoints(store, a, b)
-            samples.append(time.perf_counter() - t0)
-    return statistics.median(samples) * 1e3
+            walls.append(time.perf_counter() - t0)
+            cpus.append(time.process_time() - c0)
+    return statistics.median(walls) * 1e3, statistics.median(cpus) * 1e3
 
 
 def measure(store: Path, repeat: int) -> dict[str, Any]:
@@ -122,12 +119,14 @@ def measure(store: Path, repeat: int) -> dict[str, Any]:
         rows[name] = {"ours_s": ours_s, "raw_s": raw_s, "ratio": ours_s / raw_s,
                       "ours_cpu_s": ours_cpu, "raw_cpu_s": raw_cpu, "cpu_ratio": ours_cpu / raw_cpu}
     a, b = f"{LONG_RUN_ID}:5", f"{LONG_RUN_ID}:60000"
-    fresh_ms = _wall_s([*ours, "diff", str(store), a, b], repeat) * 1e3
-    inproc_ms = _in_process_diff_ms(store, a, b, repeat)
-    python_ms = _wall_s([sys.executable, "-c", "pass"], repeat) * 1e3
+    fresh_s, fresh_cpu_s = _times_s([*ours, "diff", str(store), a, b], repeat)
+    inproc_ms, inproc_cpu_ms = _in_process_diff_ms(store, a, b, repeat)
+    python_s, python_cpu_s = _times_s([sys.executable, "-c", "pass"], repeat)
     return {"commands": rows,
-            "diff": {"fresh_ms": fresh_ms, "in_process_ms": inproc_ms, "overhead_ms": fresh_ms - inproc_ms,
-                     "python_startup_ms": python_ms}}
+            "diff": {"fresh_ms": fresh_s * 1e3, "in_process_ms": inproc_ms, "overhead_ms": fresh_s * 1e3 - inproc_ms,
+                     "fresh_cpu_ms": fresh_cpu_s * 1e3, "in_process_cpu_ms": inproc_cpu_ms,
+                     "overhead_cpu_ms": fresh_cpu_s * 1e3 - inproc_cpu_ms,
+                     "python_startup_ms": python_s * 1e3, "python_startup_cpu_ms": python_cpu_s * 1e3}}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -154,5 +153,6 @@ def run(args: argparse.Namespace) -> int:
     verdict = "ok" if d["overhead_ms"] <= TARGET_DIFF_OVERHEAD_MS else "MISSED"
     print(f"diff {LONG_RUN_ID}:5 → :60000: fresh process {d['fresh_ms']:.0f} ms, in process {d['in_process_ms']:.1f} ms"
           f" → overhead {d['overhead_ms']:.0f} ms (target <= {TARGET_DIFF_OVERHEAD_MS} ms: {verdict});"
-          f" Python itself starts in {d['python_startup_ms']:.0f} ms")
+          f" CPU {d['fresh_cpu_ms']:.0f} ms vs {d['in_process_cpu_ms']:.1f} ms → overhead {d['overhead_cpu_ms']:.0f} ms;"
+          f" Python itself starts in {d['python_startup_ms']:.0f} ms ({d['python_startup_cpu_ms']:.0f} ms CPU)")
     return 0

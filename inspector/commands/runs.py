@@ -14,7 +14,9 @@ from inspector.commands._common import (
     print_damaged,
     print_columns,
     print_json_records,
+    write_json_lines,
 )
+from inspector.commands._jsonlines import RecordTemplate
 from inspector.model import CheckpointInfo
 from inspector.resume.status import EffectiveStatus, effective_statuses
 from inspector.store import open_reader
@@ -46,7 +48,11 @@ def run(args: argparse.Namespace) -> int:
     if args.status:
         rows = [r for r in rows if _shown(r, statuses) in args.status]
     if args.json:
-        print_json_records([run_json(r, statuses, parents) for r in rows])
+        lines = json_lines(rows, statuses, parents)
+        if lines is None:
+            print_json_records([run_json(r, statuses, parents) for r in rows])
+        else:
+            write_json_lines(lines)
     else:
         print_columns(HEADERS, run_columns(rows, statuses, parents))
         print_damaged((r[0], r[_DAMAGED]) for r in rows)
@@ -73,6 +79,30 @@ def run_columns(rows: list[tuple], statuses: dict[str, EffectiveStatus],
     origin = [format_ref(parents[i]) if i in parents else (p or "") for i, p in zip(ids, parent_runs, strict=True)]
     return [ids, names, agents, status, counts, fmt_times(updated), origin,
             [f"{p}/{t}" for p, t in zip(passed, total, strict=True)]]
+
+
+_TEMPLATE = RecordTemplate([
+    ("id", "str"), ("name", "str"), ("agent", "str"), ("status", "str"), ("stored_status", "str"),
+    ("status_reason", "str"), ("checkpoints", "int"), ("created", "float"), ("updated", "float"),
+    ("parent_run", "str?"), ("parent_checkpoint", "int?"), ("parent", "str?"), ("error", "str?"),
+    (("score", "passed"), "int"), (("score", "total"), "int"), (("tasks", "done"), "int"),
+    (("tasks", "total"), "int"), ("damaged", "null")])       # run_json's fields
+
+
+def json_lines(rows: list[tuple], statuses: dict[str, EffectiveStatus],
+               parents: dict[str, CheckpointInfo]) -> list[str] | None:
+    """The lines of ``runs --json`` (``run_json`` encoded) from one text template, or None
+    when some value is not plain (``_jsonlines``)."""
+    if not rows:
+        return []
+    (ids, names, agents, stored, counts, created, updated, parent_runs, parent_cps, errors, passed, total, done,
+     tasks, damaged, *_) = zip(*rows, strict=True)
+    found = [statuses.get(i) for i in ids] if statuses else None
+    shown = [f.status if f else s for f, s in zip(found, stored, strict=True)] if found else stored
+    reasons = [f.reason if f else "" for f in found] if found else [""] * len(ids)
+    origin = [format_ref(parents[i]) if i in parents else None for i in ids] if parents else [None] * len(ids)
+    return _TEMPLATE.lines([ids, names, agents, shown, stored, reasons, counts, created, updated, parent_runs,
+                            parent_cps, origin, errors, passed, total, done, tasks, damaged])
 
 
 def run_json(row: tuple, statuses: dict[str, EffectiveStatus], parents: dict[str, CheckpointInfo]) -> dict:

@@ -11,7 +11,7 @@ from inspector.commands._common import (
     print_json,
     print_table,
 )
-from inspector.store import open_store
+from inspector.store import open_reader
 from inspector.usage.api import store_usage
 from inspector.usage.report import UsageReport
 
@@ -36,7 +36,7 @@ def _share(part: int, whole: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report."""
-    with open_store(args.store) as store:
+    with open_reader(args.store) as store:
         report = store_usage(store, args.run, pieces=not args.no_pieces)
     if args.json:
         print_json(report.to_json())

@@ -22,19 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
-import operator
 import os
-import pickle
 import random
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from itertools import repeat
 from typing import Any
-
-import pydantic
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (WRITES_IDX_MAP, BaseCheckpointSaver, ChannelVersions, Checkpoint,
@@ -50,231 +44,11 @@ from inspector.store.langgraph.tasks import build_task_state
 from inspector import codec as piece_codec
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite, StoredCheckpoint
 from inspector.codec import PieceEncoder
-from inspector.codec.gcpause import gc_paused
+from inspector.record.lglower import LEAF, FrozenMatches, Lowering, raise_value
 
 __all__ = ["InspectorSaver", "AsyncInspectorSaver", "LEAF"]
 
-LEAF = "__lg__"             # a typed leaf: {"__lg__": serde type tag, "b": serde bytes}
-_INT_MIN, _INT_MAX = -(2 ** 63), 2 ** 64 - 1
-_PLAIN_LEAVES = (str, bool, float, type(None), bytes)
 PUSH_CHANNEL = "__pregel_tasks"
-
-
-class _Lowering:
-    """Channel values of one lane → the structural form stored as pieces (and back).
-
-    Every put lowers every item of every channel again, so a value changed *in place*
-    anywhere in the state is always stored as it is. Objects with a ``__dict__`` (LangChain
-    messages, pydantic models, dataclasses) are serialized with ``dumps_typed`` only when new
-    or changed: the check is an exact fingerprint (pickle of the object's state: types, key
-    order and every nested value, compared byte for byte), taken in this process from the
-    caller's own object; nothing read from a store is ever unpickled. The fingerprint also
-    gives ``get_tuple`` fresh deep copies of the head's objects without deserializing them.
-
-    What is known of an object is ``(fingerprint, leaf, pydantic fields set or None, class)``,
-    kept by ``id(object)`` (with the object itself, so the id stays its own) for two
-    generations (the put before and this one): memory follows the live state. Long lists of
-    pydantic models (message histories) are checked and copied in C calls, without a Python
-    step (nor a new container to collect) per unchanged item.
-    """
-
-    def __init__(self) -> None:
-        self.forget()
-
-    def forget(self) -> None:
-        self._objs: dict[int, Any] = {}           # this generation: id → object
-        self._data: dict[int, tuple] = {}         # id → (fingerprint, leaf, fields, class)
-        self._old_objs: dict[int, Any] = {}       # the generation before
-        self._old_data: dict[int, tuple] = {}
-        self._put_leaves: dict[int, tuple] = {}   # id(leaf) → data, for the leaves lowered since the last put
-        self._leaf_data: dict[int, tuple] = {}    # the same for the state of the last put (``revive``)
-
-    def lower(self, value: Any, serde: SerializerProtocol) -> Any:
-        kind = type(value)
-        if kind in _PLAIN_LEAVES:
-            return value
-        if kind is int:
-            return value if _INT_MIN <= value <= _INT_MAX else self.leaf(value, serde)
-        if kind is list:
-            if len(value) >= _BULK_MIN:
-                bulk = self._models(value, serde)
-                if bulk is not None:
-                    return bulk
-            return [self.lower(v, serde) for v in value]
-        if kind is dict and LEAF not in value and all(type(k) is str for k in value):
-            return {k: self.lower(v, serde) for k, v in value.items()}
-        return self.leaf(value, serde)
-
-    def leaf(self, value: Any, serde: SerializerProtocol) -> dict:
-        """The typed leaf of ``value`` (its ``dumps_typed`` bytes), serialized again only if
-        its fingerprint changed."""
-        cls = type(value)
-        fields = _fast_kind(cls)
-        if fields is None:
-            return _dump(value, serde)
-        try:
-            if fields:
-                if value.__pydantic_private__ is not None:
-                    return _dump(value, serde)
-                fp = pickle.dumps((value.__dict__, value.__pydantic_extra__), 5)
-            else:
-                fp = pickle.dumps(value.__dict__, 5)
-        except Exception:   # something in it cannot be fingerprinted: serialize it every time
-            return _dump(value, serde)
-        key = id(value)
-        obj, data = self._objs.get(key, _NOTHING), self._data.get(key)
-        if obj is _NOTHING:
-            obj, data = self._old_objs.get(key, _NOTHING), self._old_data.get(key)
-        if obj is not value or data is None or data[0] != fp:
-            data = (fp, _dump(value, serde), frozenset(value.__pydantic_fields_set__) if fields else None, cls)
-        self._objs[key] = value
-        self._data[key] = data
-        self._put_leaves[id(data[1])] = data
-        return data[1]
-
-    def _models(self, value: list, serde: SerializerProtocol) -> list | None:
-        """``lower`` of a long list of pydantic models (a message history) in C calls: every
-        item's fingerprint is taken and compared with the one it was last stored with; only
-        new or changed items take a Python step. None when the list holds anything else."""
-        if not all(_fast_kind(t) is True for t in set(map(type, value))):
-            return None
-        if set(map(type, map(_PRIVATE, value))) != _NONE_TYPE:
-            return None
-        try:
-            prints = list(map(_PICKLE, zip(map(_DICT, value), map(_EXTRA, value))))
-        except Exception:
-            return None
-        ids = list(map(id, value))
-        objs = list(map(self._objs.get, ids, map(self._old_objs.get, ids)))
-        data = list(map(self._data.get, ids, map(self._old_data.get, ids, repeat(_UNKNOWN))))
-        ok = list(map(operator.and_, map(operator.is_, objs, value), map(operator.eq, map(_FIRST, data), prints)))
-        for i in [i for i, hit in enumerate(ok) if not hit]:
-            item = value[i]
-            data[i] = (prints[i], _dump(item, serde), frozenset(item.__pydantic_fields_set__), type(item))
-        leaves = list(map(_SECOND, data))
-        self._objs.update(zip(ids, value))
-        self._data.update(zip(ids, data))
-        self._put_leaves.update(zip(map(id, leaves), data))
-        return leaves
-
-    def rotate(self) -> None:
-        """After a put: what it lowered is the generation before; older objects are dropped."""
-        self._leaf_data, self._put_leaves = self._put_leaves, {}
-        self._old_objs, self._old_data, self._objs, self._data = self._objs, self._data, {}, {}
-
-    def revive(self, form: Any, serde: SerializerProtocol) -> Any:
-        """``raise_value`` for the state this lane last put: a typed leaf made from an object
-        comes back as a fresh deep copy of that object as it was stored (rebuilt from its
-        fingerprint, never from the store), which the next put recognizes without
-        serializing it again."""
-        # the copies take the place of the objects last put: those are let go (should a caller
-        # put one of them again, it is serialized again), so the objects of one state at most
-        # are kept alive for the next put besides the copies (memory and collector work)
-        self._old_objs, self._old_data, self._objs, self._data = self._objs, self._data, {}, {}
-        return self._revive(form, serde)
-
-    def _revive(self, form: Any, serde: SerializerProtocol) -> Any:
-        kind = type(form)
-        if kind is dict:
-            if LEAF in form:
-                return self._copies([form], serde)[0]
-            return {k: self._revive(v, serde) for k, v in form.items()}
-        if kind is list:
-            if len(form) >= _BULK_MIN and all(type(f) is dict and LEAF in f for f in form):
-                return self._copies(form, serde)
-            return [self._revive(v, serde) for v in form]
-        return form
-
-    def _copies(self, leaves: list, serde: SerializerProtocol) -> list:
-        """Fresh objects for typed leaves: those made from an object of the last put are
-        rebuilt from its fingerprint, everything else is deserialized."""
-        data = list(map(self._leaf_data.get, map(id, leaves), repeat(_UNKNOWN)))
-        if (all(map(operator.is_, map(_SECOND, data), leaves))
-                and all(map(operator.is_, map(type, map(_THIRD, data)), repeat(frozenset)))):
-            return self._models_back(data)
-        return [self._copy_one(d, f, serde) for d, f in zip(data, leaves)]
-
-    def _models_back(self, data: list) -> list:
-        """Pydantic models rebuilt in C calls, by pickle's own steps for them (a new object,
-        then its four state slots) from the fingerprints pickled in ``leaf``/``_models``."""
-        with gc_paused():   # thousands of new containers, no cycles: no collector passes over the heap
-            states = list(map(pickle.loads, map(_FIRST, data)))   # our own bytes, never a store's
-        objs = list(map(object.__new__, map(_FOURTH, data)))
-        for slot, values in (("__dict__", map(_FIRST, states)), ("__pydantic_extra__", map(_SECOND, states)),
-                             ("__pydantic_fields_set__", map(set, map(_THIRD, data))),
-                             ("__pydantic_private__", repeat(None))):
-            list(map(object.__setattr__, objs, repeat(slot), values))
-        ids = list(map(id, objs))
-        self._objs.update(zip(ids, objs))
-        self._data.update(zip(ids, data))
-        return objs
-
-    def _copy_one(self, data: tuple, leaf: dict, serde: SerializerProtocol) -> Any:
-        if data[1] is not leaf:
-            return _load(leaf, serde)
-        if data[2] is not None:
-            return self._models_back([data])[0]
-        obj = object.__new__(data[3])
-        obj.__dict__.update(pickle.loads(data[0]))   # our own bytes, never a store's
-        self._objs[id(obj)] = obj
-        self._data[id(obj)] = data
-        return obj
-
-
-def _dump(value: Any, serde: SerializerProtocol) -> dict:
-    tag, data = serde.dumps_typed(value)
-    return {LEAF: tag, "b": data}
-
-
-def _load(leaf: dict, serde: SerializerProtocol) -> Any:
-    return serde.loads_typed((leaf[LEAF], leaf["b"]))
-
-
-_KINDS: dict[type, bool | None] = {}
-_BULK_MIN = 16
-_UNKNOWN: tuple = (b"", None, None, None)
-_NOTHING = object()
-_NONE_TYPE = {type(None)}
-_PICKLE = functools.partial(pickle.dumps, protocol=5)
-_DICT = operator.attrgetter("__dict__")
-_EXTRA = operator.attrgetter("__pydantic_extra__")
-_PRIVATE = operator.attrgetter("__pydantic_private__")
-_FIRST, _SECOND, _THIRD, _FOURTH = (operator.itemgetter(i) for i in range(4))
-
-
-def _fast_kind(cls: type) -> bool | None:
-    """How an object of ``cls`` is fingerprinted and copied: True for a pydantic model with
-    pydantic's own pickling, False for a plain ``__dict__`` object (default pickling, no
-    slots), None for anything else (serialized at every put, deserialized at every read)."""
-    if cls in _KINDS:
-        return _KINDS[cls]
-    kind: bool | None = None
-    if issubclass(cls, pydantic.BaseModel):
-        if (cls.__getstate__ is pydantic.BaseModel.__getstate__
-                and cls.__setstate__ is pydantic.BaseModel.__setstate__
-                and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
-                and cls.__new__ is object.__new__):
-            kind = True
-    elif (getattr(cls, "__getstate__", None) is object.__getstate__ and not hasattr(cls, "__setstate__")
-          and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
-          and cls.__new__ is object.__new__ and not any("__slots__" in vars(c) for c in cls.__mro__[:-1])
-          and "__dict__" in dir(cls)):
-        kind = False
-    if len(_KINDS) < 10_000:
-        _KINDS[cls] = kind
-    return kind
-
-
-def raise_value(form: Any, serde: SerializerProtocol) -> Any:
-    """The stored structural form back as LangGraph's values (always fresh containers)."""
-    kind = type(form)
-    if kind is dict:
-        if LEAF in form:
-            return serde.loads_typed((form[LEAF], form["b"]))
-        return {k: raise_value(v, serde) for k, v in form.items()}
-    if kind is list:
-        return [raise_value(v, serde) for v in form]
-    return form
 
 
 class _Lane:
@@ -282,12 +56,18 @@ class _Lane:
 
     def __init__(self) -> None:
         self.encoder = PieceEncoder()
-        self.lowering = _Lowering()
+        self.matches = self.encoder.matches = FrozenMatches(self.encoder.matches)
+        self.lowering = Lowering()
         self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)
         self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
         self.goal = ""
         self.state: tuple[bytes, dict] | None = None   # (digest, forms) of the state last put
         self.settled: dict[str, tuple[str, str | None]] = {}   # checkpoint → (status, error) from its writes
+
+    def forget_pieces(self) -> None:
+        """The encoder's memory of earlier states (and what the saver knows of it) is dropped."""
+        self.encoder.forget()
+        self.matches.forget()
 
 
 class InspectorSaver(BaseCheckpointSaver[str]):
@@ -394,10 +174,11 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             except (TypeError, ValueError, OverflowError):
                 # a value msgpack cannot take structurally (e.g. a lone surrogate): store each
                 # channel that fails as one typed leaf instead
-                lane.encoder.forget()
+                lane.forget_pieces()
                 state = {ch: (form if _packable(form) else lowering.leaf(values[ch], self.serde))
                          for ch, form in state.items()}
                 digest, size, new_pieces = lane.encoder.encode(state)
+            lane.matches.rotate()
             body = {k: v for k, v in checkpoint.items() if k != "channel_values"}
             body_type, body_bytes = self.serde.dumps_typed(body)
             meta = get_checkpoint_metadata(config, metadata)
@@ -429,7 +210,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             try:
                 self._lanes_db.put(thread_id, ns, cp)
             except BaseException:
-                lane.encoder.forget()
+                lane.forget_pieces()
                 lowering.forget()
                 lane.state = None
                 self._lanes_db._known.clear()
@@ -601,7 +382,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         every lane encodes its next state from scratch, so nothing refers to a piece it
         only remembers."""
         for lane in self._lanes.values():
-            lane.encoder.forget()
+            lane.forget_pieces()
             lane.lowering.forget()
             lane.state = None
 

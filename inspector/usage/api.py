@@ -13,9 +13,9 @@ def store_usage(store: Store, run_id: str | None = None, *, pieces: bool = True,
                 progress: Callable[[int, int], None] | None = None) -> UsageReport:
     """Why ``store`` is the size it is; with ``run_id`` also that run's per-checkpoint detail."""
     if store.info.kind == "native":
-        from inspector.store.native.store import NativeStore
+        from inspector.store.native.reads import NativeReads
         from inspector.usage.native import native_usage
-        assert isinstance(store, NativeStore)
+        assert isinstance(store, NativeReads)
         return native_usage(store, run_id, pieces=pieces, progress=progress)
     if store.info.kind == "langgraph":
         from inspector.store.langgraph.store import LangGraphStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inspector.store.native import usage_sql
-from inspector.store.native.store import NativeStore
+from inspector.store.native.reads import NativeReads
 from inspector.usage.graph import ROOT, PieceCache, Walk
 from inspector.usage.report import (
     ROWS_FIELD,
@@ -24,11 +24,11 @@ TRADEOFF_EVERY = (1, 2, 3, 5, 10, 20, 50)
 Progress = Callable[[int, int], None]
 
 
-def _fetch(store: NativeStore):
+def _fetch(store: NativeReads):
     return lambda digests: usage_sql.read_pieces(store, digests)
 
 
-def native_usage(store: NativeStore, run_id: str | None = None, *, pieces: bool = True,
+def native_usage(store: NativeReads, run_id: str | None = None, *, pieces: bool = True,
                  progress: Progress | None = None) -> UsageReport:
     """Usage of the whole store; with ``run_id`` also that run's per-checkpoint detail and its
     interval trade-off. ``pieces=False`` skips the piece walk (totals from SQL only)."""

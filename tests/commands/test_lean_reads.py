@@ -47,7 +47,7 @@ def native(tmp_path_factory: pytest.TempPathFactory) -> str:
     ["runs"], ["runs", "--json"], ["checkpoints", "2e1c2284c1f2"], ["checkpoints", "2e1c", "--json"],
     ["show", "2e1c2284c1f2:5"], ["show", "2e1c2284c1f2:-1", "--json"],
     ["diff", "2e1c2284c1f2:2", "fca9778aea8d:-1"], ["diff", "2e1c2284c1f2:2", "2e1c2284c1f2:8", "--json"],
-    ["info"], ["info", "--json"], ["stuck"], ["stuck", "--json"],
+    ["info"], ["info", "--json"], ["stuck"], ["stuck", "--json"], ["usage"], ["usage", "2e1c2284c1f2", "--json"],
 ], ids=" ".join)
 def test_read_commands_on_native_sqlite_import_no_sqlalchemy(native: str, argv: list[str]) -> None:
     got = _probe(argv[0], native, *argv[1:])

@@ -51,10 +51,15 @@ def test_checkpoint_json_lines_are_what_each_record_encoded_gives(rows: list[tup
     assert _common._record_lines([checkpoints.json_record(r) for r in rows]) == want
 
 
+def _templated(rows: list[tuple]) -> list[str] | None:
+    return checkpoints._TEMPLATE.lines(list(zip(*rows, strict=True)))
+
+
 def test_the_template_is_taken_for_plain_rows_only() -> None:
-    assert checkpoints._plain_parents(_variants()[0]) is not None
-    assert checkpoints._plain_parents([_row(0, name="quote \" in it")]) is None
-    assert checkpoints._plain_parents([_row(0, created=math.nan)]) is None
+    assert _templated(_variants()[0]) is not None and _templated([_row(0, parent_id=None)]) is not None
+    assert _templated([_row(0, name="quote \" in it")]) is None
+    assert _templated([_row(0, created=math.nan)]) is None
+    assert _templated([_row(0, damaged="bad")]) is None
 
 
 class _Stdout(io.TextIOWrapper):
@@ -101,3 +106,43 @@ def test_fmt_times_gives_what_fmt_time_gives(monkeypatch: pytest.MonkeyPatch, zo
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def _run(i: int, **change: object) -> tuple:
+    row = dict(id=f"run-{i}", name=f"run {i}", agent="coder", status="running" if i % 2 else "completed",
+               checkpoint_count=i, created=1796132596.25 + i, updated=1796132597.5 + i,
+               parent_run="run-0" if i == 3 else None, parent_checkpoint=7 if i == 3 else None,
+               last_error="boom" if i == 4 else None, checks_passed=1, checks_total=2, tasks_done=0,
+               tasks_total=3, damaged="")
+    row.update(change)
+    return (*row.values(), "extra", None)       # a store's rows may carry more columns
+
+
+def _run_variants() -> list[list[tuple]]:
+    plain = [_run(i) for i in range(6)]
+    out = [plain, [_run(0)]]
+    for name in ("id", "name", "agent", "status", "parent_run", "last_error"):
+        out += [[*plain, _run(9, **{name: text})] for text in TEXTS]
+    for name, value in (("created", math.nan), ("updated", math.inf), ("checkpoint_count", 1.5),
+                        ("parent_checkpoint", "x"), ("parent_checkpoint", 2**40), ("checks_passed", None),
+                        ("damaged", "bad"), ("tasks_total", True)):
+        out.append([*plain, _run(9, **{name: value})])
+    return out
+
+
+@pytest.mark.parametrize("rows", _run_variants(), ids=lambda rows: repr(rows[-1][:4])[:40])
+@pytest.mark.parametrize("shown", ["stored", "diagnosed"])
+def test_runs_json_lines_are_what_each_record_encoded_gives(rows: list[tuple], shown: str) -> None:
+    from inspector.commands import runs
+    from inspector.model import CheckpointInfo
+    from inspector.resume.status import EffectiveStatus
+
+    statuses = {"run-1": EffectiveStatus("stuck", "no heartbeat for 40 s"), "run-5": EffectiveStatus("crashed", "pid 7 is gone")} \
+        if shown == "diagnosed" else {}
+    parents = {"run-3": CheckpointInfo(id=7, run_id="run-0", seq=2, kind="step", name="s", created=1.0)} \
+        if shown == "diagnosed" else {}
+    want = _encode([runs.run_json(r, statuses, parents) for r in rows])
+    got = runs.json_lines(rows, statuses, parents)
+    assert got is None or got == want
+    if len(rows) <= 6:
+        assert got is not None      # plain rows take the template

@@ -4,6 +4,7 @@ database (never written after creation; tests that write use ``corpus_copy_sqlit
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from collections.abc import Callable, Iterator
@@ -68,17 +69,20 @@ def corpus_copy_pg(corpus_pg: str, pg_server) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def graph_kinds() -> Callable[[str], GraphChannels]:
-    """``graph_kinds(scenario name)``: the channel kinds the scenario's graph reports through
-    the runner subprocess (``graph_channels.ask_graph``), asked once per session."""
-    from inspector.resume.graph_channels import ask_graph
-    from inspector.store.langgraph.settings import GraphSettings
+    """``graph_kinds(scenario name)``: the channel kinds the scenario's graph reports — the
+    runner's own ``channels_report`` and the inspector's ``parse_report``, called in this process
+    (the tests import the corpus graphs anyway; ``tests/resume/test_graph_channels.py`` runs the
+    real runner subprocess and its cache), once per session."""
+    from inspector.store.langgraph.channels import parse_report
+    from inspector.store.langgraph.graph_runner import channels_report, load_graph
 
     from . import BY_NAME
     found: dict[str, GraphChannels] = {}
 
     def kinds(name: str) -> GraphChannels:
         if name not in found:
-            settings = GraphSettings(graph=BY_NAME[name].graph, cwd=REPO, trusted=BY_NAME[name].trusted)
-            found[name] = ask_graph(settings)[0]
+            spec = BY_NAME[name].graph
+            found[name] = parse_report(spec, json.loads(json.dumps(channels_report(load_graph(spec, None), spec,
+                                                                                     [REPO]))))
         return found[name]
     return kinds

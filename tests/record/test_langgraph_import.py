@@ -4,7 +4,9 @@ PostgresSaver) copied into a native store gives the same ``get_state_history`` t
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -18,16 +20,22 @@ from tests.lgcorpus import BY_NAME, SCENARIOS, open_graph, postgres_saver, sqlit
 from tests.lgcorpus.conftest import corpus_pg, corpus_sqlite  # noqa: F401  (fixtures)
 from tests.record.test_langgraph_differential import _difference, _history
 
-THREADS = {"react": ["react-1"], "agent": ["agent-1"], "subgraph": ["subgraph-1", "subgraph-2"],
-           "mapreduce": ["mapreduce-1", "mapreduce-2"], "typed": ["typed-1"],
-           "durability": ["durability-sync", "durability-async", "durability-exit"], "forks": ["forks-1"]}
+def _threads(corpus: Path) -> dict[str, list[str]]:
+    """The corpus's threads by scenario (a thread is named for its scenario: ``react-1``),
+    read from the SqliteSaver file itself (read only), so a scenario added to the corpus
+    is imported and compared too."""
+    with contextlib.closing(sqlite3.connect(f"file:{corpus}?mode=ro", uri=True)) as conn:
+        found = sorted(t for (t,) in conn.execute("SELECT DISTINCT thread_id FROM checkpoints"))
+    out = {s.name: [t for t in found if t.startswith(s.name + "-")] for s in SCENARIOS}
+    assert sorted(t for ts in out.values() for t in ts) == found and all(out.values())
+    return out
 
 
-def _histories(saver) -> dict:
+def _histories(saver, threads: dict[str, list[str]]) -> dict:
     out = {}
     for scenario in SCENARIOS:
         graph = open_graph(scenario, saver)
-        for thread in THREADS[scenario.name]:
+        for thread in threads[scenario.name]:
             out[thread] = _history(graph, {"configurable": {"thread_id": thread}})
     return out
 
@@ -42,7 +50,8 @@ def test_dry_run_writes_nothing(corpus_sqlite: Path, tmp_path: Path, capsys: pyt
     dst = tmp_path / "native.db"
     assert main(["import", str(corpus_sqlite), str(dst)]) == 0
     out = capsys.readouterr().out
-    assert "Would copy 12 threads" in out and "Verified:" in out and "Dry run" in out
+    count = sum(map(len, _threads(corpus_sqlite).values()))
+    assert f"Would copy {count} threads" in out and "Verified:" in out and "Dry run" in out
     assert not dst.exists()
     assert store_files_digest(corpus_sqlite) == before
 
@@ -54,12 +63,13 @@ def test_import_sqlite_same_history_and_continues(corpus_sqlite: Path, tmp_path:
     before = store_files_digest(src)
     dst = tmp_path / "native.db"
     assert main(["import", str(src), str(dst), "--apply"]) == 0
-    assert "Copied 12 threads" in capsys.readouterr().out
+    threads = _threads(src)
+    assert f"Copied {sum(map(len, threads.values()))} threads" in capsys.readouterr().out
     assert store_files_digest(src) == before            # the source is only read
     with sqlite_saver(src) as theirs:
-        expected = _histories(theirs)
+        expected = _histories(theirs, threads)
     with InspectorSaver.from_conn_string(str(dst)) as ours:
-        got = _histories(ours)
+        got = _histories(ours, threads)
     assert got == expected, _difference(got, expected)
     # both continue the waiting thread the same way: Command(resume=…) into the subgraph
     results = []
@@ -90,14 +100,16 @@ def test_not_a_langgraph_database(tmp_path: Path, capsys: pytest.CaptureFixture)
 
 
 @pytest.mark.postgres
-def test_import_postgres(corpus_pg: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_import_postgres(corpus_pg: str, corpus_sqlite: Path, tmp_path: Path,
+                         capsys: pytest.CaptureFixture) -> None:
     dst = tmp_path / "native.db"
     assert main(["import", corpus_pg, str(dst), "--apply"]) == 0
     assert "Verified:" in capsys.readouterr().out
+    threads = _threads(corpus_sqlite)      # the same scenarios wrote both corpora
     with postgres_saver(corpus_pg) as theirs:
-        expected = _histories(theirs)
+        expected = _histories(theirs, threads)
     with InspectorSaver.from_conn_string(str(dst)) as ours:
-        got = _histories(ours)
+        got = _histories(ours, threads)
     assert got == expected, _difference(got, expected)
 
 

@@ -10,6 +10,7 @@ returned, or the objects a caller put, changes nothing stored.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +107,59 @@ def test_get_tuple_hands_back_fresh_objects(tmp_path: Path) -> None:
         assert stored["messages"][3].content == "changed after the put" and stored["messages"][0].content == "m0"
         assert stored["messages"][30].additional_kwargs["n"] is True and stored["items"][2].done is True
         assert stored["rows"][50]["ok"] is True and list(stored["rows"][60]) == ["id", "ok", "b", "a"]
+
+
+class Color(enum.StrEnum):
+    RED = "red"
+
+
+def _edits_equal_to_the_old(messages: list) -> None:
+    """Changes ``==`` does not see (equal values of another type, sign or order), each in place."""
+    messages[2].additional_kwargs["x"] = -0.0                   # was 0.0
+    messages[4].additional_kwargs["x"] = 1.0                    # was 1
+    messages[6].additional_kwargs["x"] = True                   # was 1
+    messages[8].additional_kwargs = dict(reversed(messages[8].additional_kwargs.items()))   # equal, reordered
+    messages[10].additional_kwargs["tags"] = {"t"}              # was ["t"]: a set
+    messages[12].additional_kwargs["c"] = Color.RED             # was "red": an enum member
+    messages[14].tool_calls[0]["args"]["n"] = True              # was 1, two levels down
+    messages[16].additional_kwargs["x"] = 0                     # was 0.0
+
+
+def _history_of_equal_values() -> list:
+    out = []
+    for i in range(40):
+        kwargs: dict = {"x": 0.0 if i in (2, 16) else 1, "a": 1, "b": 2, "tags": ["t"], "c": "red"}
+        calls = [{"name": "tool", "args": {"n": 1}, "id": f"c-{i}", "type": "tool_call"}] if i == 14 else []
+        out.append(AIMessage(content="red", id=f"e-{i}", additional_kwargs=kwargs, tool_calls=calls))
+    return out
+
+
+def _exactly(messages: list) -> list:
+    """What must survive the store exactly: reprs tell 1, 1.0 and True, 0.0 and -0.0, key
+    order, a set from a list and an enum member from its value apart."""
+    return [(repr(m.content), repr(m.additional_kwargs), repr(m.tool_calls)) for m in messages]
+
+
+def test_changes_equal_to_the_old_value_are_stored(tmp_path: Path) -> None:
+    """Every put fingerprints a whole history at once (strict msgpack: types, float signs,
+    key order); a change ``==`` would miss is stored, whether made to the caller's objects
+    or to the copies ``get_tuple`` handed back."""
+    path = tmp_path / "native.db"
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        mine = _history_of_equal_values()
+        _put(saver, 1, {"messages": mine})
+        _edits_equal_to_the_old(mine)                           # the caller's own objects
+        _put(saver, 2, {"messages": mine})
+        expected = _exactly(mine)
+        assert _exactly(_values(saver)["messages"]) == expected
+        _put(saver, 3, {"messages": _history_of_equal_values()})
+        copies = _values(saver)["messages"]                     # fresh copies of step 3
+        _put(saver, 4, {"messages": copies})
+        _edits_equal_to_the_old(copies)                         # the copies, after a put
+        _put(saver, 5, {"messages": copies})
+        assert _exactly(_values(saver)["messages"]) == expected
+    with InspectorSaver.from_conn_string(str(path)) as reader:  # from the file
+        stored = reader.list({"configurable": {"thread_id": "direct", "checkpoint_ns": ""}})
+        by_step = {t.metadata["step"]: _exactly(t.checkpoint["channel_values"]["messages"]) for t in stored}
+    assert by_step[2] == by_step[5] == expected
+    assert by_step[1] == by_step[3] == by_step[4] == _exactly(_history_of_equal_values()) != expected

@@ -3,24 +3,25 @@
 
 Every read streams or batches: checkpoint rows come in pages (never a million at once),
 pieces in batches of ``FETCH_BATCH``, and every stored piece is checked against its digest and
-its declared size before anything decodes it.
+its declared size before anything decodes it. The report's reads are plain SQL on the
+store's DB-API cursors (``NativeReads._connection``): a report of a SQLite store read with
+``sqlite3`` alone (``SqliteNativeReader``) never imports SQLAlchemy; retention's (which
+takes an engine's connection) do.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from typing import Any, NamedTuple
-
-import sqlalchemy as sa
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector import codec as pieces
 from inspector.errors import CorruptDataError
-from inspector.store.engine import CompiledStatement, guard, translate
-from inspector.store.native import blobs
-from inspector.store.native.schema import blobs as blob_table
-from inspector.store.native.schema import checkpoints, runs
-from inspector.store.native.store import FETCH_BATCH, NativeStore
 from inspector.store.disk import DiskUsage
+from inspector.store.native import blobs
+from inspector.store.native.reads import FETCH_BATCH, NativeReads, marks
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 PAGE = 20_000
 MAX_PIECE_BYTES = 256 * 1024 * 1024     # a stored piece claiming more is treated as damaged
@@ -60,11 +61,6 @@ class StoredPiece(NamedTuple):
     raw: bytes
 
 
-_COLUMNS = (checkpoints.c.run_id, checkpoints.c.seq, checkpoints.c.id, checkpoints.c.created,
-            checkpoints.c.state_hash, checkpoints.c.tasks_hash, checkpoints.c.size, checkpoints.c.ops,
-            checkpoints.c.checks_passed, checkpoints.c.checks_total)
-
-
 def checkpoint_row_ok(row: CheckpointRow) -> bool:
     """Whether a checkpoint row holds the types the report adds up (a damaged store may hold
     text in a number column or a number in a hash column: that row alone is damaged)."""
@@ -80,38 +76,29 @@ def _piece_row_ok(row: Any) -> bool:
     return type(digest) is bytes and type(codec) is int and type(size) is int and type(data) is bytes
 
 
-def list_runs(store: NativeStore, run_id: str | None = None) -> list[RunRow]:
+def list_runs(store: NativeReads, run_id: str | None = None) -> list[RunRow]:
     """Runs in the order the report walks them: oldest first (a fork after its parent)."""
-    stmt = sa.select(runs.c.id, runs.c.name, runs.c.status, runs.c.created, runs.c.updated,
-                     runs.c.checkpoint_count, runs.c.parent_run).order_by(runs.c.created, runs.c.id)
+    sql = "SELECT id, name, status, created, updated, checkpoint_count, parent_run FROM ci_runs"
+    params: tuple = ()
     if run_id is not None:
-        stmt = stmt.where(runs.c.id == run_id)
-    with guard(store.info.display), store.engine.connect() as conn:
-        return [RunRow(*r) for r in conn.execute(stmt)]
+        sql, params = sql + " WHERE id = ?", (run_id,)
+    with store._connection() as cur:     # _fetch: text that is not UTF-8 is that row's damage
+        return [RunRow(*r) for r in store._fetch(cur, sql + " ORDER BY created, id", params)[1]]
 
 
-def iter_checkpoints(store: NativeStore, run_id: str | None = None) -> Iterator[CheckpointRow]:
+_PAGE_SQL = (f"SELECT run_id, seq, id, created, state_hash, tasks_hash, size, ops, checks_passed, checks_total "
+             f"FROM ci_checkpoints WHERE id > ? {{run}}ORDER BY id LIMIT {PAGE}")
+
+
+def iter_checkpoints(store: NativeReads, run_id: str | None = None) -> Iterator[CheckpointRow]:
     """Every checkpoint (of one run, or of all) in the order they were written (by id: a
     fork's checkpoints come after the one it starts from), in pages of ``PAGE``."""
-    c = checkpoints.c
-    stmt = sa.select(*_COLUMNS).where(c.id > sa.bindparam("after"))
-    if run_id is not None:
-        stmt = stmt.where(c.run_id == run_id)
-    compiled = CompiledStatement(stmt.order_by(c.id).limit(PAGE), store.engine.dialect)
+    sql = _PAGE_SQL.format(run="" if run_id is None else "AND run_id = ? ")
     make = CheckpointRow._make
-    after = -1
+    after: Any = -1
     while True:
-        with guard(store.info.display), store.engine.connect() as conn:
-            dbapi = conn.connection.dbapi_connection
-            assert dbapi is not None
-            cur = dbapi.cursor()     # plain tuples: a million rows
-            try:
-                cur.execute(compiled.sql, compiled.params({"after": after}))   # run and limit are compiled in
-                page = cur.fetchall()
-            except conn.dialect.loaded_dbapi.Error as err:
-                raise translate(err, store.info.display) from err
-            finally:
-                cur.close()
+        with store._connection() as cur:     # plain tuples: a million rows
+            page = store._fetch(cur, sql, (after,) if run_id is None else (after, run_id))[1]
         if not page:
             return
         for row in page:
@@ -119,7 +106,7 @@ def iter_checkpoints(store: NativeStore, run_id: str | None = None) -> Iterator[
         after = page[-1][2]
 
 
-def read_pieces(store: NativeStore, digests: Collection[bytes]) -> dict[bytes, StoredPiece]:
+def read_pieces(store: NativeReads, digests: Collection[bytes]) -> dict[bytes, StoredPiece]:
     """Pieces with their stored (compressed) length, verified against their digests.
 
     A missing piece, or one whose row has the wrong column types, is simply absent from the
@@ -128,17 +115,16 @@ def read_pieces(store: NativeStore, digests: Collection[bytes]) -> dict[bytes, S
     """
     ordered = sorted(set(digests))
     found: dict[bytes, StoredPiece] = {}
-    with guard(store.info.display), store.engine.connect() as conn:
+    with store._connection() as cur:
         for start in range(0, len(ordered), FETCH_BATCH):
-            rows = conn.execute(sa.select(blob_table.c.hash, blob_table.c.codec, blob_table.c.size,
-                                          blob_table.c.data)
-                                .where(blob_table.c.hash.in_(ordered[start:start + FETCH_BATCH]))).all()
-            rows = [r for r in rows if _piece_row_ok(r)]
+            batch = ordered[start:start + FETCH_BATCH]
+            sql = f"SELECT hash, codec, size, data FROM ci_blobs WHERE hash IN ({marks(len(batch))})"
+            rows = [r for r in store._fetch(cur, sql, batch)[1] if _piece_row_ok(r)]
             for r in rows:
                 if not 0 <= r[2] <= MAX_PIECE_BYTES:
                     raise CorruptDataError("A stored piece declares an impossible size (the store is damaged).")
             raws = blobs.decompress_many([(r[1], r[3], r[2]) for r in rows])
-            for r, raw in zip(rows, raws):
+            for r, raw in zip(rows, raws, strict=True):
                 digest = r[0]
                 if pieces.digest_of(raw) != digest:
                     raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
@@ -146,35 +132,42 @@ def read_pieces(store: NativeStore, digests: Collection[bytes]) -> dict[bytes, S
     return found
 
 
-def blob_totals(store: NativeStore) -> tuple[int, int, int]:
+def _one(store: NativeReads, sql: str) -> tuple:
+    with store._connection() as cur:
+        return tuple(store._fetch(cur, sql)[1][0])
+
+
+def blob_totals(store: NativeReads) -> tuple[int, int, int]:
     """(pieces, stored bytes, raw bytes) of the whole ``ci_blobs`` table."""
-    stmt = sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(sa.func.length(blob_table.c.data)), 0),
-                     sa.func.coalesce(sa.func.sum(blob_table.c.size), 0))
-    with guard(store.info.display), store.engine.connect() as conn:
-        n, stored, raw = conn.execute(stmt).one()
+    n, stored, raw = _one(store, "SELECT count(*), coalesce(sum(length(data)), 0), coalesce(sum(size), 0) "
+                                 "FROM ci_blobs")
     return int(n), int(stored) + 24 * int(n), int(raw)
 
 
-def checkpoint_totals(store: NativeStore) -> tuple[int, int]:
+def checkpoint_totals(store: NativeReads) -> tuple[int, int]:
     """(checkpoints, logical bytes) of the whole store."""
-    stmt = sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(checkpoints.c.size), 0))
-    with guard(store.info.display), store.engine.connect() as conn:
-        n, size = conn.execute(stmt).one()
+    n, size = _one(store, "SELECT count(*), coalesce(sum(size), 0) FROM ci_checkpoints")
     return int(n), int(size)
 
 
-def disk_usage(store: NativeStore) -> DiskUsage:
+def disk_usage(store: NativeReads) -> DiskUsage:
     """On-disk size: SQLite pages (used and free) and WAL; PostgreSQL relation sizes."""
-    with guard(store.info.display), store.engine.connect() as conn:
-        if conn.dialect.name == "sqlite":
-            return _sqlite_disk(conn, store)
-        return _pg_disk(conn)
+    with store._connection() as cur:
+        if store.dialect == "sqlite":
+            return _sqlite_disk(cur, store)
+        return _pg_disk(cur, store)
 
 
-def _sqlite_disk(conn: sa.Connection, store: NativeStore) -> DiskUsage:
-    page_size = int(conn.exec_driver_sql("PRAGMA page_size").scalar() or 0)
-    page_count = int(conn.exec_driver_sql("PRAGMA page_count").scalar() or 0)
-    free = int(conn.exec_driver_sql("PRAGMA freelist_count").scalar() or 0)
+def _pragma(cur: Any, name: str) -> int:
+    cur.execute(f"PRAGMA {name}")
+    row = cur.fetchone()
+    return int((row[0] if row else 0) or 0)
+
+
+def _sqlite_disk(cur: Any, store: NativeReads) -> DiskUsage:
+    import sqlite3
+
+    page_size, page_count, free = (_pragma(cur, n) for n in ("page_size", "page_count", "freelist_count"))
     wal = 0
     path = store.target.path
     if path is not None:
@@ -185,26 +178,26 @@ def _sqlite_disk(conn: sa.Connection, store: NativeStore) -> DiskUsage:
     tables: dict[str, int] = {}
     method = "PRAGMA page_count/freelist_count"
     try:
-        names: dict[str, str] = dict(conn.exec_driver_sql(
-            "SELECT name, COALESCE(tbl_name, name) FROM sqlite_master WHERE type IN ('table', 'index')").all())
-        for name, used in conn.exec_driver_sql("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name").all():
+        names: dict[str, str] = dict(store._fetch(
+            cur, "SELECT name, COALESCE(tbl_name, name) FROM sqlite_master WHERE type IN ('table', 'index')")[1])
+        for name, used in store._fetch(cur, "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name")[1]:
             owner = names.get(name, name)
             if owner.startswith("sqlite_autoindex_"):
                 owner = owner.split("_", 3)[-1].rsplit("_", 1)[0]
             tables[owner] = tables.get(owner, 0) + int(used or 0)
         method += " + dbstat"
-    except sa.exc.DBAPIError:
+    except sqlite3.Error:
         tables = {}      # SQLite built without the dbstat table: totals only
     return DiskUsage(total_bytes=page_size * page_count + wal, free_bytes=page_size * free, wal_bytes=wal,
                      tables=tables, page_size=page_size, page_count=page_count, freelist_count=free,
                      method=method)
 
 
-def _pg_disk(conn: sa.Connection) -> DiskUsage:
+def _pg_disk(cur: Any, store: NativeReads) -> DiskUsage:
     names = ["ci_meta", "ci_runs", "ci_checkpoints", "ci_blobs", "ci_pins"]
     tables: dict[str, int] = {}
     for name in names:
-        size = conn.execute(sa.text("SELECT pg_total_relation_size(to_regclass(:t))"), {"t": name}).scalar()
+        size = store._fetch(cur, "SELECT pg_total_relation_size(to_regclass(?))", (name,))[1][0][0]
         if size is not None:
             tables[name] = int(size)
     return DiskUsage(total_bytes=sum(tables.values()), free_bytes=0, wal_bytes=0, tables=tables,
@@ -214,6 +207,10 @@ def _pg_disk(conn: sa.Connection) -> DiskUsage:
 def distinct_roots(conn: sa.Connection, min_id: int = 0) -> tuple[set[bytes], int]:
     """Every state and task-state root digest of checkpoints with id > ``min_id``, and the
     largest checkpoint id seen (so a later call can pick up only what was added since)."""
+    import sqlalchemy as sa
+
+    from inspector.store.native.schema import checkpoints
+
     found: set[bytes] = set()
     for column in (checkpoints.c.state_hash, checkpoints.c.tasks_hash):
         for (digest,) in conn.execute(sa.select(column).where(checkpoints.c.id > min_id, column.is_not(None))
@@ -225,6 +222,10 @@ def distinct_roots(conn: sa.Connection, min_id: int = 0) -> tuple[set[bytes], in
 
 def all_piece_sizes(conn: sa.Connection) -> Iterator[tuple[bytes, int]]:
     """(digest, stored bytes) of every piece, streamed."""
+    import sqlalchemy as sa
+
+    from inspector.store.native.schema import blobs as blob_table
+
     result = conn.execution_options(stream_results=True).execute(
         sa.select(blob_table.c.hash, sa.func.length(blob_table.c.data)))
     for digest, length in result:

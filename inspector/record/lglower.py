@@ -1,0 +1,370 @@
+"""Channel values of one InspectorSaver lane → the structural form stored as pieces, and back.
+
+Every put lowers every item of every channel again, so a value changed *in place* anywhere
+in the state is always stored as it now is. An object with a ``__dict__`` (LangChain
+messages, pydantic models, dataclasses) becomes a typed leaf holding ``serde.dumps_typed``
+bytes, serialized again only when the object is new or its state changed.
+
+How a change is seen, exactly and without serializing: an object's state (its ``__dict__``
+and pydantic's extra fields) is fingerprinted by a *strict* msgpack encoding (ormsgpack with
+every pass-through option: only exact dicts with str keys, lists, str, int up to 64 bits,
+float, bool, None and bytes are encoded; any subclass, tuple, enum, date, model or other
+object makes it refuse). Equal fingerprints are then equal states exactly: types (``1``,
+``True``, ``1.0``), float signs and key order included, which ``==`` ignores; bytes and a
+bytearray of the same content fingerprint alike, and LangGraph's serializer writes them
+alike too. A whole message history is fingerprinted in one C call and compared, byte for
+byte, with the fingerprints it was stored with, joined. A state the strict encoding refuses
+is compared by its pickle instead (pickled in this process from the caller's own object;
+nothing read from a store is ever unpickled).
+
+``revive`` hands ``get_tuple`` fresh deep copies of the head's objects without
+deserializing them: their states are decoded from the fingerprints (one C call for a
+whole history) into new objects, which the next put recognizes. What is known is kept
+for two generations (the put before and this one): memory follows the live state.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import pickle
+from itertools import compress, repeat
+from operator import is_
+from typing import Any, NamedTuple
+
+import msgpack
+import ormsgpack
+import pydantic
+from langgraph.checkpoint.serde.base import SerializerProtocol
+
+from inspector.codec.gcpause import gc_paused
+
+__all__ = ["LEAF", "FrozenMatches", "Lowering", "raise_value"]
+
+LEAF = "__lg__"             # a typed leaf: {"__lg__": serde type tag, "b": serde bytes}
+_INT_MIN, _INT_MAX = -(2 ** 63), 2 ** 64 - 1
+_PLAIN_LEAVES = (str, bool, float, type(None), bytes)
+_BULK_MIN = 16              # lists this long of pydantic models are checked and copied in bulk
+
+
+class _Known(NamedTuple):
+    """What is known of one object: its leaf, and the fingerprints of its state when it was serialized."""
+
+    obj: Any                  # the object itself (so its id stays its own while known)
+    cls: type
+    leaf: dict                # its typed leaf
+    fset: frozenset | None    # pydantic's fields set (None: not a pydantic model)
+    fp: bytes                 # strict msgpack of its __dict__ (plain) or pickle of its state
+    xfp: bytes                # strict msgpack of its __pydantic_extra__ (plain pydantic models)
+    plain: bool               # fingerprinted by strict msgpack (else by pickle)
+
+
+_NOTHING = object()
+_UNKNOWN = _Known(_NOTHING, type(None), {}, None, b"", b"", False)
+_KINDS: dict[type, bool | None] = {}
+_STRICT = functools.reduce(operator.or_, (getattr(ormsgpack, name) for name in dir(ormsgpack)
+                                          if name.startswith("OPT_PASSTHROUGH_")))
+_strict = functools.partial(ormsgpack.packb, option=_STRICT)
+_array_header = msgpack.Packer().pack_array_header
+_ATTR_DICT = operator.attrgetter("__dict__")
+_ATTR_EXTRA = operator.attrgetter("__pydantic_extra__")
+_ATTR_PRIVATE = operator.attrgetter("__pydantic_private__")
+_ATTR_FSET = operator.attrgetter("__pydantic_fields_set__")
+_K_OBJ, _K_CLS, _K_LEAF, _K_FSET, _K_FP, _K_XFP, _K_PLAIN = (operator.itemgetter(i) for i in range(7))
+_NEW_KNOWN = functools.partial(tuple.__new__, _Known)
+
+
+class Lowering:
+    """Channel values of one lane → the structural form stored as pieces (and back)."""
+
+    def __init__(self) -> None:
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop everything known (after a failed transaction or a deletion)."""
+        self._known: dict[int, _Known] = {}        # this generation: id(object) → what is known
+        self._old_known: dict[int, _Known] = {}    # the generation before
+        self._put_leaves: dict[int, _Known] = {}   # id(leaf) → known, for the leaves lowered since the last put
+        self._leaf_data: dict[int, _Known] = {}    # the same for the state of the last put (``revive``)
+
+    # -- lowering ----------------------------------------------------------------------
+    def lower(self, value: Any, serde: SerializerProtocol) -> Any:
+        """``value`` in the structural form: plain containers and scalars stay, every other
+        value is a typed leaf."""
+        kind = type(value)
+        if kind in _PLAIN_LEAVES:
+            return value
+        if kind is int:
+            return value if _INT_MIN <= value <= _INT_MAX else self.leaf(value, serde)
+        if kind is list:
+            if len(value) >= _BULK_MIN:
+                bulk = self._models(value, serde)
+                if bulk is not None:
+                    return bulk
+            return [self.lower(v, serde) for v in value]
+        if kind is dict and LEAF not in value and all(type(k) is str for k in value):
+            return {k: self.lower(v, serde) for k, v in value.items()}
+        return self.leaf(value, serde)
+
+    def leaf(self, value: Any, serde: SerializerProtocol) -> dict:
+        """The typed leaf of ``value`` (its ``dumps_typed`` bytes), serialized again only if
+        its state changed since it was last seen."""
+        fields = _fast_kind(type(value))
+        if fields is None or (fields and value.__pydantic_private__ is not None):
+            return _dump(value, serde)
+        key = id(value)
+        known = self._known.get(key) or self._old_known.get(key, _UNKNOWN)
+        if not _same(value, known, fields):
+            made = _record(value, fields, serde)
+            if made is None:
+                return _dump(value, serde)
+            known = made
+        self._known[key] = known
+        self._put_leaves[id(known.leaf)] = known
+        return known.leaf
+
+    def _models(self, value: list, serde: SerializerProtocol) -> list | None:
+        """``lower`` of a long list of pydantic models (a message history) in C calls: new,
+        changed or pickle-compared items take a Python step, the others none. None when the
+        list holds anything else."""
+        if not all(_fast_kind(t) is True for t in set(map(type, value))):
+            return None
+        if not all(map(is_, map(_ATTR_PRIVATE, value), repeat(None))):
+            return None
+        ids = list(map(id, value))
+        known = list(map(self._known.get, ids, map(self._old_known.get, ids, repeat(_UNKNOWN))))
+        seen = list(map(operator.and_, map(is_, map(_K_OBJ, known), value), map(_K_PLAIN, known)))
+        if not (all(seen) and _all_same(value, known)):
+            if any(seen):
+                chosen = list(compress(range(len(value)), seen))
+                if not _all_same([value[i] for i in chosen], [known[i] for i in chosen]):
+                    for i in chosen:       # something changed in place: find it
+                        seen[i] = _same(value[i], known[i], True)
+            for i in [i for i, hit in enumerate(seen) if not hit]:
+                item = value[i]
+                if not _same(item, known[i], True):
+                    made = _record(item, True, serde)
+                    if made is None:
+                        return None
+                    known[i] = made
+        self._known.update(zip(ids, known))
+        leaves = list(map(_K_LEAF, known))
+        self._put_leaves.update(zip(map(id, leaves), known))
+        return leaves
+
+    def rotate(self) -> None:
+        """After a put: what it lowered is the generation before; older objects are dropped."""
+        self._leaf_data, self._put_leaves = self._put_leaves, {}
+        self._old_known, self._known = self._known, {}
+
+    # -- fresh copies ------------------------------------------------------------------
+    def revive(self, form: Any, serde: SerializerProtocol) -> Any:
+        """``raise_value`` for the state this lane last put: a typed leaf made from an object
+        comes back as a fresh deep copy of that object as it was stored (decoded from its
+        fingerprint, never from the store), which the next put recognizes without
+        serializing it again."""
+        # the copies take the place of the objects last put: those are let go (should a caller
+        # put one of them again, it is fingerprinted again), so the objects of one state at
+        # most are kept alive for the next put besides the copies (memory and collector work)
+        self._old_known, self._known = self._known, {}
+        with gc_paused():   # thousands of new containers, no cycles: no collector passes over the heap
+            return self._revive(form, serde)
+
+    def _revive(self, form: Any, serde: SerializerProtocol) -> Any:
+        kind = type(form)
+        if kind is dict:
+            if LEAF in form:
+                return self._copies([form], serde)[0]
+            return {k: self._revive(v, serde) for k, v in form.items()}
+        if kind is list:
+            if len(form) >= _BULK_MIN and all(type(f) is dict and LEAF in f for f in form):
+                return self._copies(form, serde)
+            return [self._revive(v, serde) for v in form]
+        return form
+
+    def _copies(self, leaves: list, serde: SerializerProtocol) -> list:
+        """Fresh objects for typed leaves: those made from a known object are decoded from
+        its fingerprint, one class at a time; the others are deserialized."""
+        known = list(map(self._leaf_data.get, map(id, leaves), repeat(_UNKNOWN)))
+        if all(map(is_, map(_K_LEAF, known), leaves)) and all(map(_K_PLAIN, known)):
+            classes = set(map(_K_CLS, known))
+            if len(classes) == 1:
+                return self._decoded(known)
+        out: list = [None] * len(leaves)
+        groups: dict[type, list[int]] = {}
+        for i, (k, leaf) in enumerate(zip(known, leaves)):
+            if k.leaf is not leaf:
+                out[i] = _load(leaf, serde)
+            elif not k.plain:
+                out[i] = self._unpickled(k)
+            else:
+                groups.setdefault(k.cls, []).append(i)
+        for members in groups.values():
+            for i, obj in zip(members, self._decoded([known[i] for i in members])):
+                out[i] = obj
+        return out
+
+    def _decoded(self, known: list[_Known]) -> list:
+        """New objects of one class from their fingerprints, in C calls for them all."""
+        n = len(known)
+        cls = known[0].cls
+        header = _array_header(n)
+        fps = list(map(_K_FP, known))
+        states = ormsgpack.unpackb(header + b"".join(fps))
+        objs: list = list(map(object.__new__, repeat(cls, n)))
+        setattr_ = object.__setattr__
+        list(map(setattr_, objs, repeat("__dict__"), states))
+        fsets = list(map(_K_FSET, known))
+        if fsets[0] is not None:
+            list(map(setattr_, objs, repeat("__pydantic_extra__"),
+                     ormsgpack.unpackb(header + b"".join(map(_K_XFP, known)))))
+            list(map(setattr_, objs, repeat("__pydantic_fields_set__"), map(set, fsets)))
+            list(map(setattr_, objs, repeat("__pydantic_private__"), repeat(None)))
+        self._known.update(zip(map(id, objs), map(_NEW_KNOWN, zip(
+            objs, repeat(cls), map(_K_LEAF, known), fsets, fps, map(_K_XFP, known), repeat(True)))))
+        return objs
+
+    def _unpickled(self, known: _Known) -> Any:
+        """A copy of an object compared by pickle, from that pickle (our own bytes)."""
+        state = pickle.loads(known.fp)
+        obj: Any = object.__new__(known.cls)
+        if known.fset is not None:
+            object.__setattr__(obj, "__dict__", state[0])
+            object.__setattr__(obj, "__pydantic_extra__", state[1])
+            object.__setattr__(obj, "__pydantic_fields_set__", set(known.fset))
+            object.__setattr__(obj, "__pydantic_private__", None)
+        else:
+            object.__setattr__(obj, "__dict__", state)
+        self._known[id(obj)] = known._replace(obj=obj)
+        return obj
+
+
+class FrozenMatches:
+    """The piece encoder's ``matches`` for a lane's lowered states: a run of items found
+    unchanged is unchanged again while it holds the very same objects.
+
+    Exact because every container of a lowered state is either new at each put (``lower``
+    builds plain dicts and lists afresh) or a typed leaf, which nothing changes once made;
+    the rest are immutable scalars. Saves packing every unchanged chunk of a long history
+    (1 KB a message) at each put. What was matched is kept until the next ``rotate``.
+    """
+
+    def __init__(self, matches: Any) -> None:
+        self._matches = matches
+        self._seen: dict[int, tuple[bytes, list]] = {}   # id(fp) → (fp, the items it matched)
+        self._old: dict[int, tuple[bytes, list]] = {}
+
+    def __call__(self, value: Any, fp: bytes) -> bool:
+        key = id(fp)
+        hit = self._seen.get(key) or self._old.get(key)
+        if (hit is not None and hit[0] is fp and type(value) is list and len(hit[1]) == len(value)
+                and all(map(is_, hit[1], value))):
+            self._seen[key] = hit
+            return True
+        if not self._matches(value, fp):
+            return False
+        if type(value) is list:
+            self._seen[key] = (fp, value)
+        return True
+
+    def rotate(self) -> None:
+        """After an encode: runs not matched by it are forgotten."""
+        self._old, self._seen = self._seen, {}
+
+    def forget(self) -> None:
+        """Drop everything (with the encoder's own cache)."""
+        self._old, self._seen = {}, {}
+
+
+# -- fingerprints ----------------------------------------------------------------------------
+def _record(value: Any, fields: bool, serde: SerializerProtocol) -> _Known | None:
+    """Serialize ``value`` and fingerprint its state; None when it cannot be fingerprinted."""
+    fset = frozenset(value.__pydantic_fields_set__) if fields else None
+    try:
+        fp, xfp = _strict(value.__dict__), (_strict(value.__pydantic_extra__) if fields else b"")
+        plain = True
+    except TypeError:       # not plain data: compared by its pickle
+        try:
+            fp, xfp, plain = _state_print(value, fields), b"", False
+        except Exception:   # something in it cannot be pickled: serialize it at every put
+            return None
+    return _Known(value, type(value), _dump(value, serde), fset, fp, xfp, plain)
+
+
+def _same(value: Any, known: _Known, fields: bool) -> bool:
+    """Whether ``value`` is the object ``known`` was recorded from, in the same state."""
+    if known.obj is not value or type(value) is not known.cls:
+        return False
+    obj: Any = known.obj
+    if fields and (obj.__pydantic_private__ is not None or obj.__pydantic_fields_set__ != known.fset):
+        return False
+    try:
+        if known.plain:
+            return _strict(obj.__dict__) == known.fp and (not fields or _strict(obj.__pydantic_extra__) == known.xfp)
+        return _state_print(obj, fields) == known.fp
+    except Exception:       # no longer fingerprints as it did: changed
+        return False
+
+
+def _all_same(values: list, known: list[_Known]) -> bool:
+    """``_same`` for many pydantic models known as plain, with one encoding of them all."""
+    if not (all(map(is_, map(type, values), map(_K_CLS, known)))
+            and all(map(operator.eq, map(_ATTR_FSET, values), map(_K_FSET, known)))):
+        return False
+    header = _array_header(len(values))
+    try:
+        return (_strict(list(map(_ATTR_DICT, values))) == header + b"".join(map(_K_FP, known))
+                and _strict(list(map(_ATTR_EXTRA, values))) == header + b"".join(map(_K_XFP, known)))
+    except TypeError:
+        return False
+
+
+def _state_print(value: Any, fields: bool) -> bytes:
+    """The exact fingerprint of a state that is not plain data: its pickle."""
+    if fields:
+        return pickle.dumps((value.__dict__, value.__pydantic_extra__), 5)
+    return pickle.dumps(value.__dict__, 5)
+
+
+def _dump(value: Any, serde: SerializerProtocol) -> dict:
+    tag, data = serde.dumps_typed(value)
+    return {LEAF: tag, "b": data}
+
+
+def _load(leaf: dict, serde: SerializerProtocol) -> Any:
+    return serde.loads_typed((leaf[LEAF], leaf["b"]))
+
+
+def _fast_kind(cls: type) -> bool | None:
+    """How an object of ``cls`` is recorded and copied: True for a pydantic model with
+    pydantic's own pickling, False for a plain ``__dict__`` object (default pickling, no
+    slots), None for anything else (serialized at every put, deserialized at every read)."""
+    if cls in _KINDS:
+        return _KINDS[cls]
+    kind: bool | None = None
+    if issubclass(cls, pydantic.BaseModel):
+        if (cls.__getstate__ is pydantic.BaseModel.__getstate__
+                and cls.__setstate__ is pydantic.BaseModel.__setstate__
+                and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
+                and cls.__new__ is object.__new__):
+            kind = True
+    elif (getattr(cls, "__getstate__", None) is object.__getstate__ and not hasattr(cls, "__setstate__")
+          and cls.__reduce_ex__ is object.__reduce_ex__ and cls.__reduce__ is object.__reduce__
+          and cls.__new__ is object.__new__ and not any("__slots__" in vars(c) for c in cls.__mro__[:-1])
+          and "__dict__" in dir(cls)):
+        kind = False
+    if len(_KINDS) < 10_000:
+        _KINDS[cls] = kind
+    return kind
+
+
+def raise_value(form: Any, serde: SerializerProtocol) -> Any:
+    """The stored structural form back as LangGraph's values (always fresh containers)."""
+    kind = type(form)
+    if kind is dict:
+        if LEAF in form:
+            return serde.loads_typed((form[LEAF], form["b"]))
+        return {k: raise_value(v, serde) for k, v in form.items()}
+    if kind is list:
+        return [raise_value(v, serde) for v in form]
+    return form

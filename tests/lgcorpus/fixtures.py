@@ -5,13 +5,12 @@ PostgresSaver database, never written after creation; tests that write use
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from . import build_postgres, build_sqlite
+from . import build_postgres, build_sqlite, copy_sqlite
 
 
 @pytest.fixture(scope="session")
@@ -37,14 +36,7 @@ def corpus_pg(pg_server) -> Iterator[str]:
 @pytest.fixture
 def corpus_copy_sqlite(corpus_sqlite: Path, tmp_path: Path) -> Path:
     """A private copy of the corpus file a test may write to."""
-    target = tmp_path / "corpus-copy.db"
-    src, dst = sqlite3.connect(str(corpus_sqlite)), sqlite3.connect(str(target))
-    try:
-        src.backup(dst)
-    finally:
-        dst.close()
-        src.close()
-    return target
+    return copy_sqlite(corpus_sqlite, tmp_path / "corpus-copy.db")
 
 
 @pytest.fixture

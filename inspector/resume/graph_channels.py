@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -77,19 +76,11 @@ def ask_graph(settings: GraphSettings, timeout: float = 120.0) -> tuple[GraphCha
         raise StoreError("No LangGraph graph is set for this store.")
     # the runner's modules (SQLAlchemy with them) only when a graph is really asked: a read
     # command on a store with no graph set stays lean
-    from inspector.resume.langgraph import RUNNER_FILE, runner_env
-    from inspector.resume.launch import check_cwd
+    from inspector.resume.langgraph import RUNNER_FILE, run_runner
 
     argv = [settings.python or sys.executable, str(RUNNER_FILE), "--graph", settings.graph,
             "--action", "channels"]
-    env = {**os.environ, **runner_env(settings)}
-    try:
-        done = subprocess.run(argv, cwd=check_cwd(settings.cwd or os.getcwd()), env=env, shell=False,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as err:
-        raise StoreError(f"The graph {settings.graph} did not report its channels within {timeout:g} s.") from err
-    except OSError as err:
-        raise StoreError(f"Could not start {argv[0]!r}: {err.strerror or err}.") from err
+    done = run_runner(argv, settings, None, f"The graph {settings.graph} (reporting its channels)", timeout)
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("channels ")), None)
     if done.returncode != 0 or line is None:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]

@@ -115,6 +115,25 @@ def _full_env(store_url: str, visible: Mapping[str, str], inherit: Sequence[str]
     return env, tuple(inherit) + tuple(secret)
 
 
+def run_runner(argv: Sequence[str], settings: GraphSettings, store_url: str | None, what: str,
+               timeout: float | None) -> subprocess.CompletedProcess[str]:
+    """Run the runner (its output captured) in the settings' working directory with the runner
+    environment (and the store's password, never in argv); StoreError when it cannot start or
+    does not finish — ``what`` names it in the sentence (``The graph fork``)."""
+    visible = runner_env(settings)
+    if store_url is not None:
+        env, _ = _full_env(store_url, visible, _inherit_names(visible))
+    else:
+        env = {**os.environ, **visible}
+    try:
+        return subprocess.run(list(argv), cwd=check_cwd(settings.cwd or os.getcwd()), env=env, shell=False,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as err:
+        raise StoreError(f"{what} did not finish within {timeout:g} s.") from err
+    except OSError as err:
+        raise StoreError(f"Could not start {argv[0]!r}: {err.strerror or err}.") from err
+
+
 # -- fork -----------------------------------------------------------------------------------------
 def changed_channels(original: Mapping[str, Any], edited: Mapping[str, Any]) -> dict[str, Any]:
     """Top-level channels whose value differs in an edited copy of ``Snapshot.state``."""
@@ -157,15 +176,7 @@ def graph_fork(store: Store, ref: int | str | CheckpointInfo, edits: Mapping[str
     check_quiet(store, thread, quiet_seconds, force)
     argv = runner_argv(settings, store.info.url, thread, cid, "fork", graph_values(dict(edits)),
                        as_node or default_as_node(info), reason)
-    visible = runner_env(settings)
-    env, _ = _full_env(store.info.url, visible, _inherit_names(visible))
-    try:
-        done = subprocess.run(argv, cwd=check_cwd(settings.cwd or os.getcwd()), env=env, shell=False,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as err:
-        raise StoreError(f"The graph fork did not finish within {timeout:g} s.") from err
-    except OSError as err:
-        raise StoreError(f"Could not start {argv[0]!r}: {err.strerror or err}.") from err
+    done = run_runner(argv, settings, store.info.url, "The graph fork", timeout)
     lines = done.stdout.splitlines()
     forked = [ln.split(" ", 1)[1] for ln in lines if ln.startswith("forked ")]
     if done.returncode != 0 or not forked:
@@ -257,15 +268,7 @@ def run_graph_ops(store: Store, ops: Sequence[GraphOp], *, settings: GraphSettin
     payload = [dataclasses.asdict(op) for op in ops]
     argv = [settings.python or sys.executable, str(RUNNER_FILE), "--store", store_argument(store.info.url)[0],
             "--graph", settings.graph, "--action", "batch", "--ops-json", json.dumps(payload, ensure_ascii=False)]
-    visible = runner_env(settings)
-    env, _ = _full_env(store.info.url, visible, _inherit_names(visible))
-    try:
-        done = subprocess.run(argv, cwd=check_cwd(settings.cwd or os.getcwd()), env=env, shell=False,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as err:
-        raise StoreError(f"The graph operations did not finish within {timeout:g} s.") from err
-    except OSError as err:
-        raise StoreError(f"Could not start {argv[0]!r}: {err.strerror or err}.") from err
+    done = run_runner(argv, settings, store.info.url, "The graph operations", timeout)
     results: list[OpResult] = []
     lines: list[str] = []
     for line in done.stdout.splitlines():

@@ -60,16 +60,16 @@ def _reported(store: LangGraphStore, thread: str, ns: str, checkpoint_id: str) -
     }
 
 
-def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any) -> tuple[int, list[str]]:
-    """(checkpoints compared, mismatch descriptions) for one scenario."""
+def _langgraph_view(saver: Any, scenario: Any) -> list[dict]:
+    """What LangGraph reports for every thread of the scenario: each namespace's checkpoints
+    (the latest as get_state shows it, live), the head with its subgraph lanes."""
     graph = open_graph(scenario, saver)
     threads = sorted({t.config["configurable"]["thread_id"] for t in saver.list(None)
                       if t.config["configurable"]["thread_id"].startswith(scenario.name + "-")})
     assert threads, f"no threads of {scenario.name}"
-    compared, problems = 0, []
+    found = []
     for thread in threads:
-        listed = {str(i.id) for i in store.list_checkpoints(thread)}
-        seen = set()
+        checkpoints = []
         for ns in _namespaces(saver, thread):
             config = {"configurable": {"thread_id": thread, "checkpoint_ns": ns}}
             for n, snap in enumerate(graph.get_state_history(config)):
@@ -77,44 +77,50 @@ def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any) -> tuple[
                 if n == 0:   # the namespace's latest: get_state() shows it live (finished tasks' writes applied)
                     snap = graph.get_state(config, subgraphs=True)
                     assert snap.config["configurable"]["checkpoint_id"] == cid
-                want = _expected(snap)
-                got = _reported(store, thread, ns, cid)
-                seen.add(f"{thread}@{ns}@{cid}" if ns else f"{thread}@{cid}")
-                compared += 1
-                for key in want:
-                    if want[key] != got[key]:
-                        problems.append(f"{thread} ns={ns!r} step {want['step']} ({want['source']}) "
-                                        f"{key}: LangGraph {want[key]!r} != inspector {got[key]!r}")
+                checkpoints.append((ns, cid, _expected(snap)))
+        head = graph.get_state({"configurable": {"thread_id": thread}}, subgraphs=True)
+        lanes = [(t.state.config["configurable"], _expected(t.state)) for t in head.tasks
+                 if t.state is not None and hasattr(t.state, "values")]
+        found.append({"thread": thread, "checkpoints": checkpoints, "head_id": head.config["configurable"]["checkpoint_id"],
+                      "head": _expected(head), "lanes": lanes,
+                      "lane_ids": sorted((t.id, t.state.config["configurable"]["checkpoint_ns"]) for t in head.tasks
+                                         if t.state is not None)})
+    return found
+
+
+def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any, view: list[dict] | None = None) -> tuple[int, list[str]]:
+    """(checkpoints compared, mismatch descriptions) for one scenario (``view``: LangGraph's
+    side, ``_langgraph_view``, when already read)."""
+    compared, problems = 0, []
+    for entry in view if view is not None else _langgraph_view(saver, scenario):
+        thread = entry["thread"]
+        listed = {str(i.id) for i in store.list_checkpoints(thread)}
+        seen = set()
+        for ns, cid, want in entry["checkpoints"]:
+            got = _reported(store, thread, ns, cid)
+            seen.add(f"{thread}@{ns}@{cid}" if ns else f"{thread}@{cid}")
+            compared += 1
+            for key in want:
+                if want[key] != got[key]:
+                    problems.append(f"{thread} ns={ns!r} step {want['step']} ({want['source']}) "
+                                    f"{key}: LangGraph {want[key]!r} != inspector {got[key]!r}")
         if seen != listed:
             problems.append(f"{thread}: listed {sorted(listed - seen)} not in LangGraph, "
                             f"missing {sorted(seen - listed)}")
-        head = graph.get_state({"configurable": {"thread_id": thread}}, subgraphs=True)
         info = store.get_checkpoint(f"{thread}:-1")
-        key = parse_id(str(store.get_run(thread).head_id)) if hasattr(store.get_run(thread), "head_id") else None
-        meta = store.load(info.id).meta
-        lanes = sorted((t.id, t.state.config["configurable"]["checkpoint_ns"]) for t in head.tasks
-                       if t.state is not None)
-        got_lanes = sorted((s["task_id"], s["lane"]) for s in meta["subgraphs"])
-        root = store.load(f"{thread}@{head.config['configurable']['checkpoint_id']}").meta
+        root = store.load(f"{thread}@{entry['head_id']}").meta
         got_root_lanes = sorted((s["task_id"], s["lane"]) for s in root["subgraphs"])
-        want_head = _expected(head)
-        got_head = _reported(store, thread, "", head.config["configurable"]["checkpoint_id"])
-        problems += [f"{thread} head {k}: get_state {want_head[k]!r} != inspector {got_head[k]!r}"
-                     for k in want_head if want_head[k] != got_head[k]]
-        for task in head.tasks:          # subgraph lanes of the head, as get_state(subgraphs=True) shows them
-            if task.state is None or not hasattr(task.state, "values"):
-                continue
-            conf = task.state.config["configurable"]
-            want_lane = _expected(task.state)
+        got_head = _reported(store, thread, "", entry["head_id"])
+        problems += [f"{thread} head {k}: get_state {entry['head'][k]!r} != inspector {got_head[k]!r}"
+                     for k in entry["head"] if entry["head"][k] != got_head[k]]
+        for conf, want_lane in entry["lanes"]:   # subgraph lanes of the head, as get_state(subgraphs=True) shows them
             got_lane = _reported(store, thread, conf["checkpoint_ns"], conf["checkpoint_id"])
             problems += [f"{thread} head lane {conf['checkpoint_ns']} {k}: get_state {want_lane[k]!r} != "
                          f"inspector {got_lane[k]!r}" for k in want_lane if want_lane[k] != got_lane[k]]
-        if lanes != got_root_lanes:
-            problems.append(f"{thread} head subgraphs: LangGraph {lanes} != inspector {got_root_lanes}")
+        if entry["lane_ids"] != got_root_lanes:
+            problems.append(f"{thread} head subgraphs: LangGraph {entry['lane_ids']} != inspector {got_root_lanes}")
         if parse_id(str(info.id)).ns:
-            problems.append(f"{thread}:-1 is {info.id}, not the root head "
-                            f"{head.config['configurable']['checkpoint_id']}")
-        del key, got_lanes
+            problems.append(f"{thread}:-1 is {info.id}, not the root head {entry['head_id']}")
     return compared, problems
 
 
@@ -127,40 +133,38 @@ def _store(url: str, channels: Any = None) -> LangGraphStore:
 
 
 def _differential(url: str, saver_for: Any, target: Any, name: str, channels: Any) -> None:
+    """LangGraph's view read once, compared with the store reading channel kinds from the graph
+    and (but for the channels scenario, which holds what only the graph knows) with inferred ones."""
     scenario = next(s for s in SCENARIOS if s.name == name)
-    store = _store(url, channels)
+    stores = {"graph": _store(url, channels)}
+    if name in INFERRED_IDS:
+        stores["inferred"] = _store(url)
+    problems: list[str] = []
     try:
         with saver_for(target) as saver:
-            compared, problems = compare_scenario(saver, store, scenario)
+            view = _langgraph_view(saver, scenario)
+            for label, store in stores.items():
+                compared, found = compare_scenario(saver, store, scenario, view)
+                print(f"{name}: {compared} checkpoints compared ({label} channel kinds)")
+                assert compared
+                problems += [f"[{label} channel kinds] {p}" for p in found]
     finally:
-        store.close()
-    print(f"{name}: {compared} checkpoints compared ({'graph' if channels else 'inferred'} channel kinds)")
-    assert compared and not problems, "\n".join(problems)
+        for store in stores.values():
+            store.close()
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("name", SCENARIO_IDS)
 def test_every_checkpoint_matches_langgraph_sqlite(corpus_sqlite, graph_kinds, name: str) -> None:
-    """With the graph's channel kinds (asked of the graph in its runner)."""
+    """With the graph's channel kinds (asked of the graph in its runner), and inferred ones."""
     _differential(f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true", sqlite_saver, corpus_sqlite, name,
                   graph_kinds(name))
-
-
-@pytest.mark.parametrize("name", INFERRED_IDS)
-def test_every_checkpoint_matches_langgraph_sqlite_inferred(corpus_sqlite, name: str) -> None:
-    """Without a graph: channel kinds inferred from the thread."""
-    _differential(f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true", sqlite_saver, corpus_sqlite, name, None)
 
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("name", SCENARIO_IDS)
 def test_every_checkpoint_matches_langgraph_postgres(corpus_pg, graph_kinds, name: str) -> None:
     _differential(corpus_pg, postgres_saver, corpus_pg, name, graph_kinds(name))
-
-
-@pytest.mark.postgres
-@pytest.mark.parametrize("name", INFERRED_IDS)
-def test_every_checkpoint_matches_langgraph_postgres_inferred(corpus_pg, name: str) -> None:
-    _differential(corpus_pg, postgres_saver, corpus_pg, name, None)
 
 
 def test_inferred_kinds_are_labelled_and_graph_kinds_name_the_graph(corpus_sqlite, graph_kinds) -> None:

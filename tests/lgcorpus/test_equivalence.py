@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
-import sqlite3
 import subprocess
 from decimal import Decimal
 from pathlib import Path
@@ -37,7 +36,7 @@ from inspector.errors import StoreError
 from inspector.store.langgraph.settings import GraphSettings
 from tests.conftest import store_files_digest
 
-from . import BY_NAME, open_graph, postgres_saver, sqlite_saver
+from . import BY_NAME, copy_sqlite, open_graph, postgres_saver, sqlite_saver
 from .expected import display
 
 REPO = str(Path(__file__).resolve().parents[2])
@@ -59,14 +58,7 @@ def _head(saver: Any, scenario: str, thread: str) -> tuple[Any, tuple]:
     return _normal(display(state.values)), tuple(sorted(state.next))
 
 
-def _copy(src: Path, dst: Path) -> Path:
-    a, b = sqlite3.connect(str(src)), sqlite3.connect(str(dst))
-    try:
-        a.backup(b)
-    finally:
-        b.close()
-        a.close()
-    return dst
+_copy = copy_sqlite
 
 
 def _pick(saver: Any, scenario: str, thread: str, pred: Callable[[Any], bool]) -> Any:
@@ -98,6 +90,7 @@ FORKS: dict[str, tuple] = {
     "durability": ("durability-sync", _step(1), {"n": 10}, {"n": 10}, "first"),
     "forks": ("forks-1", lambda s: s.next == ("act",) and s.metadata.get("source") == "loop",
               {"mode": "skip"}, {"mode": "skip"}, "plan"),
+    "channels": ("channels-1", _step(1), {"best": 1, "topic": "edited"}, {"best": 1, "topic": "edited"}, "score"),
 }
 ANSWERS = {"subgraph": ("subgraph-2", "yes, publish"), "typed": ("typed-2", {"ok": False})}
 REPLAYS = {"forks": ("forks-1", _step(0)), "react": ("react-1", _step(0))}
@@ -133,6 +126,7 @@ def _check(scenario_name: str, ours_target: str, ours_saver: Any, theirs_saver: 
     act_theirs(open_graph(BY_NAME[scenario_name], theirs_saver))
     assert _head(ours_saver, scenario_name, thread) == _head(theirs_saver, scenario_name, thread)
     with open_store(ours_target) as store:                 # and the inspector reads its own result
+        store.use_graph_channels(KINDS[scenario_name])     # (with the graph set, as for these actions)
         snap = store.load(f"{thread}:-1")                  # as LangGraph's get_state() reads the head
         state = open_graph(BY_NAME[scenario_name], ours_saver).get_state({"configurable": {"thread_id": thread}})
         assert state.config["configurable"]["checkpoint_id"] == snap.meta["checkpoint_id"]
@@ -212,8 +206,13 @@ def run_equivalence_batched(name: str, ours: str, theirs: str, saver_for: Callab
             _check(name, ours, a, b, lambda _g: None, each)
 
 
+KINDS: dict[str, Any] = {}    # scenario → its graph's channel kinds (filled by config_home)
+
+
 @pytest.fixture
-def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, graph_kinds: Any) -> Path:
+    for name in FORKS:
+        KINDS.setdefault(name, graph_kinds(name))
     folder = tmp_path / "config"
     monkeypatch.setenv("CHECKPOINT_INSPECTOR_CONFIG_DIR", str(folder))
     monkeypatch.chdir(REPO)
@@ -221,9 +220,9 @@ def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 # the user's code path, one runner per action: forks covers fork, resume and replay, subgraph
-# fork, resume and answer (inside a subgraph); typed (typed values, trusted) on PostgreSQL
+# fork, resume and answer (inside a subgraph); durability (fork, resume) on PostgreSQL
 USER_PATH_SQLITE = ["forks", "subgraph"]
-USER_PATH_POSTGRES = ["typed"]
+USER_PATH_POSTGRES = ["durability"]
 
 
 @pytest.mark.parametrize("name", USER_PATH_SQLITE)

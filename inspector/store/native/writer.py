@@ -8,7 +8,7 @@ import socket
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 from collections.abc import Iterator, Mapping
 
 import sqlalchemy as sa
@@ -121,9 +121,9 @@ class NativeWriter:
         assert raw is not None      # a checked-out pool connection has its driver connection
         return raw
 
-    def _failed(self, raw: Any, err: BaseException) -> BaseException | None:
+    def _abort(self, raw: Any, err: BaseException) -> NoReturn:
         """Roll back and drop the connection after ``err`` (the next write reconnects
-        cleanly); the store's error to raise for a driver error, else None (re-raise it)."""
+        cleanly); raise the store's error for a driver error, else ``err`` itself."""
         with contextlib.suppress(self._dbapi_error):
             raw.rollback()
         assert self._conn is not None
@@ -131,8 +131,8 @@ class NativeWriter:
         self._conn.close()
         self._conn = None
         if isinstance(err, self._dbapi_error):
-            return translate(err, self.store.info.display)
-        return None
+            raise translate(err, self.store.info.display) from err
+        raise err
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[Any]:
@@ -148,10 +148,7 @@ class NativeWriter:
             yield cur
             raw.commit()
         except BaseException as err:
-            store_error = self._failed(raw, err)
-            if store_error is not None:
-                raise store_error from err
-            raise
+            self._abort(raw, err)
 
     def _run(self, cur: Any, name: str, values: dict) -> Any:
         stmt = self._sql[name]
@@ -208,10 +205,7 @@ class NativeWriter:
                 self._run(cur, "notify", {"ch": NOTIFY_CHANNEL, "run": run_id})
             raw.commit()
         except BaseException as err:
-            store_error = self._failed(raw, err)
-            if store_error is not None:
-                raise store_error from err
-            raise
+            self._abort(raw, err)
         self._heads[run_id] = (seq, new_id, cp.size)
         known.update([d for d, _ in new_pieces])
         if len(known) > 1_000_000:

@@ -143,7 +143,7 @@ def _mtimes(files: Mapping[str, int]) -> list[int]:
     return out
 
 
-def _decoded(name: str, answer: Any) -> tuple[bool, Any]:
+def _decoded(answer: Any) -> tuple[bool, Any]:
     """One channel of the runner's ``combined`` answer as (ok, display value or why not)."""
     if not isinstance(answer, dict):
         return False, "the graph's runner gave no value for it"
@@ -222,7 +222,7 @@ class GraphCombiner:
             raise StoreError(f"The graph {graph} answered in a form this version does not read ({err}).") from err
         if not isinstance(data, dict):
             raise StoreError(f"The graph {graph} answered in a form this version does not read.")
-        return {str(c): _decoded(str(c), v) for c, v in data.items()}
+        return {str(c): _decoded(v) for c, v in data.items()}
 
 
 def attach(store: Store) -> str | None:

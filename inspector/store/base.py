@@ -6,11 +6,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, NamedTuple, Self
+from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
 from inspector.errors import StoreError
 from inspector.model import ACTIVE_STATUSES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
-from inspector.store.branches import TopologyRow
+
+if TYPE_CHECKING:
+    from inspector.store.branches import TopologyRow
 
 # the columns of a listing's plain rows (``run_rows``, ``checkpoint_rows``): a row holds at
 # least these values, first, in this order, as the model object's fields would hold them

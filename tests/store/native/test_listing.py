@@ -7,11 +7,12 @@ from __future__ import annotations
 import math
 import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from inspector.store.base import RUN_ROW, Store
+from inspector.store.base import RUN_ROW, RunRows, Store
 from inspector.store.native import listing
 from inspector.store.native.reads import CHECKPOINT_COLUMNS, RUN_COLUMNS, SqliteNativeReader, open_sqlite_reader
 from inspector.store.target import path_target
@@ -74,26 +75,41 @@ def _each_variant(path: Path, table: str, columns: tuple[str, ...], where: str, 
     return inserted, passed
 
 
+def _passes(path: Path, lean_of: Callable, same_as_model: Callable) -> int:
+    """1 when the SQL checks let the store's listing through (``lean_of`` the cursor is not
+    None; ``same_as_model`` then asserts it is what the model path gives), 0 when not."""
+    reader = _reader(path)
+    try:
+        with reader._connection() as cur:
+            lean = lean_of(cur)
+        same_as_model(reader, lean)
+        return int(lean is not None)
+    finally:
+        reader.close()
+
+
+def _same_checkpoints(reader: SqliteNativeReader, lean: list | None) -> None:
+    model = Store.checkpoint_rows(reader, RUN)
+    assert reader.checkpoint_rows(RUN) == model
+    if lean is not None:
+        assert lean == model and [type(v) for r in lean for v in r] == [type(v) for r in model for v in r]
+
+
+def _same_runs(reader: SqliteNativeReader, lean: RunRows | None) -> None:
+    model = Store.run_rows(reader)
+    got = reader.run_rows()
+    assert [r[:len(RUN_ROW)] for r in got.rows] == model.rows and got.runs == model.runs
+    if lean is not None:
+        assert [r[:len(RUN_ROW)] for r in lean.rows] == model.rows
+        assert [repr(r) for r in lean.runs] == [repr(r) for r in model.runs]
+
+
 @pytest.mark.parametrize("constrained", [True, False], ids=["schema", "untyped"])
 def test_checkpoint_rows_give_what_the_model_gives(tmp_path: Path, constrained: bool) -> None:
     path = _store(tmp_path, constrained)
-
-    def check() -> int:
-        reader = _reader(path)
-        try:
-            with reader._connection() as cur:
-                lean = listing.checkpoint_rows(cur, RUN)
-            model = Store.checkpoint_rows(reader, RUN)
-            assert reader.checkpoint_rows(RUN) == model
-            if lean is None:
-                return 0
-            assert lean == model and [type(v) for r in lean for v in r] == [type(v) for r in model for v in r]
-            return 1
-        finally:
-            reader.close()
-
-    inserted, passed = _each_variant(path, "ci_checkpoints", CHECKPOINT_COLUMNS, f"run_id = '{RUN}' AND seq = 3",
-                                     {"id": 900_000, "seq": 10_000}, check)
+    inserted, passed = _each_variant(
+        path, "ci_checkpoints", CHECKPOINT_COLUMNS, f"run_id = '{RUN}' AND seq = 3", {"id": 900_000, "seq": 10_000},
+        lambda: _passes(path, lambda cur: listing.checkpoint_rows(cur, RUN), _same_checkpoints))
     assert inserted > (250 if constrained else 500)
     assert 5 < passed < inserted        # some pass (1.0 as a time, 0 as a count …), most do not
 
@@ -101,25 +117,9 @@ def test_checkpoint_rows_give_what_the_model_gives(tmp_path: Path, constrained: 
 @pytest.mark.parametrize("constrained", [True, False], ids=["schema", "untyped"])
 def test_run_rows_give_what_the_model_gives(tmp_path: Path, constrained: bool) -> None:
     path = _store(tmp_path, constrained)
-
-    def check() -> int:
-        reader = _reader(path)
-        try:
-            with reader._connection() as cur:
-                lean = listing.run_rows(cur, "", [])
-            model = Store.run_rows(reader)
-            got = reader.run_rows()
-            assert [r[:len(RUN_ROW)] for r in got.rows] == model.rows and got.runs == model.runs
-            if lean is None:
-                return 0
-            assert [r[:len(RUN_ROW)] for r in lean.rows] == model.rows
-            assert [repr(r) for r in lean.runs] == [repr(r) for r in model.runs]
-            return 1
-        finally:
-            reader.close()
-
-    inserted, passed = _each_variant(path, "ci_runs", RUN_COLUMNS, f"id = '{RUN}'",
-                                     {"id": "variant-run"}, check)
+    inserted, passed = _each_variant(
+        path, "ci_runs", RUN_COLUMNS, f"id = '{RUN}'", {"id": "variant-run"},
+        lambda: _passes(path, lambda cur: listing.run_rows(cur, "", []), _same_runs))
     assert inserted > (250 if constrained else 600)
     assert 5 < passed < inserted
 

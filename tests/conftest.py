@@ -15,7 +15,7 @@ os.environ.setdefault("PYTHONUNBUFFERED", "1")
 # caches the tests write (a graph's channel kinds…) never go to the user's cache directory
 os.environ.setdefault("CHECKPOINT_INSPECTOR_CACHE_DIR", tempfile.mkdtemp(prefix="ci-test-cache-"))
 
-pytest_plugins = ["tests.pg_plugin"]
+pytest_plugins = ["tests.pg_plugin", "tests.lgcorpus.fixtures"]   # the LangGraph corpus: built once
 
 
 def file_digest(path: Path) -> str:

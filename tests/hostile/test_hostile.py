@@ -38,6 +38,8 @@ COMMANDS = {
     "stuck --json": lambda c: ["stuck", c.store, "--json"],
     "usage": lambda c: ["usage", c.store],
     "usage --json": lambda c: ["usage", c.store, "--json"],
+    "info": lambda c: ["info", c.store],
+    "info --json": lambda c: ["info", c.store, "--json"],
 }
 GUI = "open --screenshot"
 GUI_DIFF = "open --screenshot --tab diff"     # the Diff tab reads both sides (pieces, windows)

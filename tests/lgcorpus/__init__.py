@@ -91,6 +91,17 @@ def sqlite_saver(path: str | Path) -> Iterator[Any]:
         conn.close()
 
 
+def copy_sqlite(src: str | Path, dst: str | Path) -> Path:
+    """A consistent copy of a SQLite database (the backup API, so a -wal is included); ``dst``."""
+    a, b = sqlite3.connect(str(src)), sqlite3.connect(str(dst))
+    try:
+        a.backup(b)
+    finally:
+        b.close()
+        a.close()
+    return Path(dst)
+
+
 def libpq_url(url: str) -> str:
     """A SQLAlchemy ``postgresql+psycopg://`` URL as the libpq URL LangGraph takes."""
     return url.replace("postgresql+psycopg://", "postgresql://", 1)

@@ -1,70 +1,19 @@
-"""Fixtures: the corpus written once per session into a SqliteSaver file and a PostgresSaver
-database (never written after creation; tests that write use ``corpus_copy_sqlite`` /
-``corpus_copy_pg``)."""
+"""Fixtures of the corpus tests: the graphs' channel kinds. The corpus itself (``corpus_sqlite``,
+``corpus_pg`` and their copies) is in ``fixtures``, shared by the whole suite."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
-
-from . import build_postgres, build_sqlite
 
 if TYPE_CHECKING:
     from inspector.store.langgraph.channels import GraphChannels
 
 REPO = str(Path(__file__).resolve().parents[2])
-
-
-@pytest.fixture(scope="session")
-def corpus_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The corpus in a SQLite file (SqliteSaver + AsyncSqliteSaver)."""
-    path = tmp_path_factory.mktemp("lgcorpus") / "corpus.db"
-    build_sqlite(path)
-    return path
-
-
-@pytest.fixture(scope="session")
-def corpus_pg(pg_server) -> Iterator[str]:
-    """The corpus in a PostgreSQL database (PostgresSaver + AsyncPostgresSaver); its URL."""
-    name = pg_server.create_database()
-    url = pg_server.url_for(name)
-    build_postgres(url)
-    try:
-        yield url
-    finally:
-        pg_server.drop_database(name)
-
-
-@pytest.fixture
-def corpus_copy_sqlite(corpus_sqlite: Path, tmp_path: Path) -> Path:
-    """A private copy of the corpus file a test may write to."""
-    target = tmp_path / "corpus-copy.db"
-    src, dst = sqlite3.connect(str(corpus_sqlite)), sqlite3.connect(str(target))
-    try:
-        src.backup(dst)
-    finally:
-        dst.close()
-        src.close()
-    return target
-
-
-@pytest.fixture
-def corpus_copy_pg(corpus_pg: str, pg_server) -> Iterator[str]:
-    """A private copy of the corpus database (CREATE DATABASE … TEMPLATE) a test may write to."""
-    import sqlalchemy as sa
-    import uuid
-    source = sa.engine.make_url(corpus_pg).database
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    pg_server.admin(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
-    try:
-        yield pg_server.url_for(name)
-    finally:
-        pg_server.drop_database(name)
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
-import sqlite3
 import subprocess
 from decimal import Decimal
 from pathlib import Path
@@ -37,7 +36,7 @@ from inspector.errors import StoreError
 from inspector.store.langgraph.settings import GraphSettings
 from tests.conftest import store_files_digest
 
-from . import BY_NAME, open_graph, postgres_saver, sqlite_saver
+from . import BY_NAME, copy_sqlite, open_graph, postgres_saver, sqlite_saver
 from .expected import display
 
 REPO = str(Path(__file__).resolve().parents[2])
@@ -59,14 +58,7 @@ def _head(saver: Any, scenario: str, thread: str) -> tuple[Any, tuple]:
     return _normal(display(state.values)), tuple(sorted(state.next))
 
 
-def _copy(src: Path, dst: Path) -> Path:
-    a, b = sqlite3.connect(str(src)), sqlite3.connect(str(dst))
-    try:
-        a.backup(b)
-    finally:
-        b.close()
-        a.close()
-    return dst
+_copy = copy_sqlite
 
 
 def _pick(saver: Any, scenario: str, thread: str, pred: Callable[[Any], bool]) -> Any:

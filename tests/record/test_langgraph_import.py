@@ -17,7 +17,6 @@ from inspector.record.langgraph import InspectorSaver
 from inspector.store import open_store
 from tests.conftest import store_files_digest
 from tests.lgcorpus import BY_NAME, SCENARIOS, open_graph, postgres_saver, sqlite_saver
-from tests.lgcorpus.conftest import corpus_pg, corpus_sqlite  # noqa: F401  (fixtures)
 from tests.record.test_langgraph_differential import _difference, _history
 
 def _threads(corpus: Path) -> dict[str, list[str]]:

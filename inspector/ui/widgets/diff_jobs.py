@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from PySide6.QtGui import QBrush
 
@@ -30,6 +31,18 @@ class DiffRequest:
     loaded: dict = field(default_factory=dict, compare=False)   # what the diff loaded, for the text
 
 
+class SideTexts(NamedTuple):
+    """What the text job gives the Diff tab: the aligned sides, their documents, the note
+    above them ("" when none) and the characters per line of a changed long string when one
+    was cut into lines (None otherwise: nothing to cut again when the view is resized)."""
+
+    aligned: SideBySide
+    left: PreparedText
+    right: PreparedText
+    note: str
+    wrapped_at: int | None
+
+
 def run_diff(request: DiffRequest, ctx: JobContext) -> DiffResult:
     """The structural and task diff of a request (in a worker; progress goes to ``ctx``)."""
     loaded = request.loaded
@@ -39,7 +52,7 @@ def run_diff(request: DiffRequest, ctx: JobContext) -> DiffResult:
 
 
 def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush], dark: bool,
-              ctx: JobContext, wrap: int = WRAP) -> tuple[SideBySide, PreparedText, PreparedText, str]:
+              ctx: JobContext, wrap: int = WRAP) -> SideTexts:
     """Both states formatted, aligned and baked into tinted documents (in a worker).
 
     Big states (``inspector.diff.window.is_big``) are shown as windows around their changes,
@@ -67,7 +80,7 @@ def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush]
         note = f"Big states: only the parts around {around} are shown (⋯ marks what is left out)."
         if wrapped:
             note += " A changed long string is shown as a list of its lines."
-    return aligned, left, right, note
+    return SideTexts(aligned, left, right, note, wrap if wrapped else None)
 
 
 def _states(request: DiffRequest, result: DiffResult, ctx: JobContext

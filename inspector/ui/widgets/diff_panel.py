@@ -11,24 +11,22 @@ import html
 from typing import TYPE_CHECKING
 
 
-from PySide6.QtCore import QItemSelection, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QActionGroup
+from PySide6.QtCore import QItemSelection, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QActionGroup, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (QAbstractItemView, QSizePolicy, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QMenu, QProgressBar, QSplitter, QStyle, QToolButton,
                                QTreeView, QVBoxLayout, QWidget)
 
 from inspector.ui.availability import set_available
 from inspector.diff import REMOVED, DiffResult
-from inspector.highlight import SideBySide
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store
 from inspector.ui.models.change_list_model import CHANGE_ROLE, OP, PATH, ChangeListModel
 from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.change_detail import ChangeDetail
 from inspector.ui.widgets.checkpoint_header import kind_chip
-from inspector.ui.widgets.diff_jobs import DiffRequest, run_diff, run_text
+from inspector.ui.widgets.diff_jobs import DiffRequest, SideTexts, run_diff, run_text
 from inspector.ui.widgets.diff_summary_view import DiffSummaryView
-from inspector.ui.widgets.json_view import PreparedText
 
 if TYPE_CHECKING:   # the picker loads on first use
     from inspector.ui.widgets.checkpoint_picker import CheckpointPicker
@@ -36,6 +34,7 @@ from inspector.ui.widgets.palette import is_dark, muted_text
 from inspector.ui.widgets.side_by_side import SideBySideView
 
 LIST_ROWS = 5   # change rows the list gets before the texts take the rest
+REWRAP_MS = 250  # a resize settles this long before a long string's lines are cut again
 PARENT, PINNED, PAIR = "parent", "pinned", "pair"
 STAGES = {"loading": "Loading…", "diffing": "Comparing…", "tasks": "Comparing tasks…",
           "ancestor": "Finding the common ancestor…", "text": "Formatting the text diff…"}
@@ -66,6 +65,9 @@ class DiffPanel(QWidget):
         self._pinned: CheckpointInfo | None = None
         self.picker: CheckpointPicker | None = None
         self._request: DiffRequest | None = None
+        self._wrapped_at: int | None = None     # columns a long string's lines were cut at
+        self._rewrap = QTimer(self, singleShot=True, interval=REWRAP_MS)
+        self._rewrap.timeout.connect(self._on_rewrap_timeout)
         self._result: DiffResult | None = None
         self._pending_path: tuple | None = None
         self._user_sized = False
@@ -298,6 +300,7 @@ class DiffPanel(QWidget):
     # -- running -------------------------------------------------------------------------
     def _start(self, request: DiffRequest) -> None:
         self._request, self._result, self._pending_path = request, None, None
+        self._wrapped_at = None
         self._text_job.cancel()
         self._diff_job.submit(lambda ctx: run_diff(request, ctx))
         self.model.set_changes(())
@@ -354,8 +357,7 @@ class DiffPanel(QWidget):
         self._result = result
         request = self._request
         if request is not None:   # the text first, so a selected change can wait for it
-            colors, dark, wrap = self.sides.tag_colors(), is_dark(self.palette()), self.sides.text_columns()
-            self._text_job.submit(lambda ctx: run_text(request, result, colors, dark, ctx, wrap))
+            self._submit_text(request, result)
             self.sides.clear(STAGES["text"])
         self.summary.show_result(result)
         self._fit_summary()
@@ -390,8 +392,33 @@ class DiffPanel(QWidget):
     def _on_splitter_moved(self, _pos: int, _index: int) -> None:
         self._user_sized = True
 
-    def _on_text_finished(self, prepared: tuple[SideBySide, PreparedText, PreparedText, str]) -> None:
-        aligned, left, right, note = prepared
+    def _submit_text(self, request: DiffRequest, result: DiffResult) -> None:
+        colors, dark, wrap = self.sides.tag_colors(), is_dark(self.palette()), self.sides.text_columns()
+        self._text_job.submit(lambda ctx: run_text(request, result, colors, dark, ctx, wrap))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._check_wrap()
+
+    def showEvent(self, event: QShowEvent) -> None:  # Qt override
+        super().showEvent(event)
+        self._check_wrap()
+
+    def _check_wrap(self) -> None:
+        """Cut a long string's lines again (soon) when the view got much wider or narrower."""
+        if self._wrapped_at is not None:
+            columns = self.sides.text_columns()
+            if abs(columns - self._wrapped_at) > max(8, self._wrapped_at // 8):
+                self._rewrap.start()
+
+    def _on_rewrap_timeout(self) -> None:
+        if self._wrapped_at is not None and self._request is not None and self._result is not None \
+                and not self.busy:
+            self._wrapped_at = None
+            self._submit_text(self._request, self._result)
+
+    def _on_text_finished(self, prepared: SideTexts) -> None:
+        aligned, left, right, note, self._wrapped_at = prepared
         self.sides.set_prepared(aligned, left, right)
         self.sides.set_note(note)
         self._update_bar()

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
+from inspector.diff.window import WRAP
 from inspector.highlight import SideBySide, theme_for
 from inspector.highlight.sidebyside import ADDED, CHANGED, FILLER, REMOVED
 from inspector.ui.widgets.json_view import JsonView, PreparedText, prepare_text
@@ -116,8 +117,11 @@ class SideBySideView(QWidget):
         viewport less a scroll bar, the indent and quotes of an item two levels deep, and a
         margin)."""
         view = self.left
+        if not view.isVisible():    # not laid out: its width means nothing (the text is cut again when shown)
+            return WRAP
         advance = max(1, view.fontMetrics().horizontalAdvance("0"))
-        room = view.viewport().width() - view.verticalScrollBar().sizeHint().width()
+        bar = view.verticalScrollBar()     # counted whether it shows yet or not: the same answer before and after
+        room = view.viewport().width() + (bar.width() if bar.isVisible() else 0) - bar.sizeHint().width()
         return max(20, room // advance - 12)
 
     @property

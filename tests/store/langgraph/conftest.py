@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from pathlib import Path
 from collections.abc import Iterator
 
@@ -11,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from inspector.store.langgraph import LangGraphStore
+from tests.lgcorpus import copy_sqlite
 
 from .lg_graphs import make_database
 
@@ -30,15 +30,7 @@ def lg_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def lg_copy(lg_master: Path, tmp_path: Path) -> Path:
     """A private copy of the standard database a test may modify."""
-    target = tmp_path / "copy.db"
-    src = sqlite3.connect(str(lg_master))
-    dst = sqlite3.connect(str(target))
-    try:
-        src.backup(dst)
-    finally:
-        dst.close()
-        src.close()
-    return target
+    return copy_sqlite(lg_master, tmp_path / "copy.db")
 
 
 @pytest.fixture

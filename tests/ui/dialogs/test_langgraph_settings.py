@@ -10,17 +10,15 @@ from pathlib import Path
 import pytest
 
 from inspector.store.langgraph.settings import load_settings
-from tests.lgcorpus import build_sqlite
 from tests.ui.conftest import open_in, select_run
 
 SHOTS = Path(__file__).resolve().parents[3] / "screenshots-tmp"
 
 
-@pytest.fixture(scope="module")
-def corpus_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("lgui") / "corpus.db"
-    build_sqlite(path)
-    return path
+@pytest.fixture
+def corpus_db(corpus_copy_sqlite: Path) -> Path:
+    """A copy of the suite's LangGraph corpus (built once per session)."""
+    return corpus_copy_sqlite
 
 
 def test_settings_apply_at_once_and_actions_say_why(window, qtbot, corpus_db: Path, tmp_path: Path,

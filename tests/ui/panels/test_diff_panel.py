@@ -122,3 +122,41 @@ def test_a_newer_pair_supersedes_an_older_one(qtbot, panels_store, snap_at, beek
     assert results and results[-1].b.seq == 15
     assert panel.result.b.seq == 15
     assert "#15" in panel.target.text()
+
+
+def test_a_huge_changed_string_is_shown_in_lines_that_fit_and_lands_on_the_change(qtbot, tmp_path) -> None:
+    import base64
+    import random
+
+    from inspector.diff.window import BIG_CHARS
+    from inspector.record import Checkpointer
+    from inspector.store import open_store
+    # one line of 2.1 M characters: a big state, windowed
+    text = base64.b64encode(random.Random(5).randbytes(BIG_CHARS * 4 // 5)).decode("ascii")
+    path = tmp_path / "huge.db"
+    with Checkpointer(path, name="huge", agent="test") as recorder:
+        recorder.save({"text": text}, force=True)
+        recorder.save({"text": text[:-400] + "THE NEW ENDING " * 20}, force=True)
+        run = recorder.run_id
+    with open_store(path) as store:
+        panel = _panel(qtbot, store)
+        snap = store.load(store.get_checkpoint(f"{run}:1").id)
+        with qtbot.waitSignal(panel.text_ready, timeout=20000):
+            panel.show_snapshot(snap, store.get_run(run))
+        right = panel.sides.right
+        lines = right.toPlainText().split("\n")
+        cut = panel._wrapped_at
+        assert cut is not None and cut == panel.sides.text_columns()
+        shown = [line.strip().strip('",') for line in lines if line.startswith('    "') and "⋯" not in line]
+        assert len(shown) > 20 and max(map(len, shown)) <= cut
+        assert "lines" in panel.sides.note.text()
+        # the cursor is on the first changed line of the string, not on '"text": ['
+        at = right.textCursor().blockNumber()
+        assert at in panel.sides._hunks and right.path_at_line(at) == ("text",)
+        # a much wider view cuts the lines again, wider
+        panel.resize(1800, 760)
+        qtbot.waitUntil(lambda: panel._wrapped_at is not None and panel._wrapped_at > cut and not panel.busy,
+                        timeout=20000)
+        wider = [line.strip().strip('",') for line in right.toPlainText().split("\n")
+                 if line.startswith('    "') and "⋯" not in line]
+        assert max(map(len, wider)) > cut

@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import operator
 import pickle
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import is_
 from typing import Any, NamedTuple
 
@@ -45,6 +45,7 @@ LEAF = "__lg__"             # a typed leaf: {"__lg__": serde type tag, "b": serd
 _INT_MIN, _INT_MAX = -(2 ** 63), 2 ** 64 - 1
 _PLAIN_LEAVES = (str, bool, float, type(None), bytes)
 _BULK_MIN = 16              # lists this long of pydantic models are checked and copied in bulk
+_GROUP = 64                 # models encoded or decoded by one call (buffers small enough to be reused)
 
 
 class _Known(NamedTuple):
@@ -208,16 +209,16 @@ class Lowering:
         """New objects of one class from their fingerprints, in C calls for them all."""
         n = len(known)
         cls = known[0].cls
-        header = _array_header(n)
         fps = list(map(_K_FP, known))
-        states = ormsgpack.unpackb(header + b"".join(fps))
+        states: list = []
+        for lo in range(0, n, _GROUP):
+            states.extend(ormsgpack.unpackb(_joined(known[lo:lo + _GROUP], _K_FP)))
         objs: list = list(map(object.__new__, repeat(cls, n)))
         setattr_ = object.__setattr__
         list(map(setattr_, objs, repeat("__dict__"), states))
         fsets = list(map(_K_FSET, known))
         if fsets[0] is not None:
-            list(map(setattr_, objs, repeat("__pydantic_extra__"),
-                     ormsgpack.unpackb(header + b"".join(map(_K_XFP, known)))))
+            list(map(setattr_, objs, repeat("__pydantic_extra__"), ormsgpack.unpackb(_joined(known, _K_XFP))))
             list(map(setattr_, objs, repeat("__pydantic_fields_set__"), map(set, fsets)))
             list(map(setattr_, objs, repeat("__pydantic_private__"), repeat(None)))
         self._known.update(zip(map(id, objs), map(_NEW_KNOWN, zip(
@@ -307,16 +308,26 @@ def _same(value: Any, known: _Known, fields: bool) -> bool:
 
 
 def _all_same(values: list, known: list[_Known]) -> bool:
-    """``_same`` for many pydantic models known as plain, with one encoding of them all."""
+    """``_same`` for many pydantic models known as plain: their states encoded a group at a
+    time (one C call per ``_GROUP`` models) and compared with their fingerprints joined."""
     if not (all(map(is_, map(type, values), map(_K_CLS, known)))
             and all(map(operator.eq, map(_ATTR_FSET, values), map(_K_FSET, known)))):
         return False
-    header = _array_header(len(values))
     try:
-        return (_strict(list(map(_ATTR_DICT, values))) == header + b"".join(map(_K_FP, known))
-                and _strict(list(map(_ATTR_EXTRA, values))) == header + b"".join(map(_K_XFP, known)))
+        if _strict(list(map(_ATTR_EXTRA, values))) != _joined(known, _K_XFP):
+            return False
+        for lo in range(0, len(values), _GROUP):
+            if _strict(list(map(_ATTR_DICT, values[lo:lo + _GROUP]))) != _joined(known[lo:lo + _GROUP], _K_FP):
+                return False
     except TypeError:
         return False
+    return True
+
+
+def _joined(known: list[_Known], field: Any) -> bytes:
+    """The fingerprints ``field`` of ``known`` as one msgpack array (what encoding their
+    states as one list gives when they are unchanged)."""
+    return b"".join(chain((_array_header(len(known)),), map(field, known)))
 
 
 def _state_print(value: Any, fields: bool) -> bytes:

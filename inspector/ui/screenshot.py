@@ -9,6 +9,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QThreadPool, QTime
 from PySide6.QtWidgets import QApplication
 
 from inspector.ui.main_window import MainWindow
+from inspector.ui.tasks import outcomes_in_flight
 from inspector.ui.selection import SelectionRequest
 
 TIMEOUT_MS = 60_000
@@ -50,7 +51,8 @@ class ScreenshotDriver(QObject):
         QTimer.singleShot(0, self._capture)
 
     def _busy(self) -> bool:
-        return bool(self.window.session.runner.active or QThreadPool.globalInstance().activeThreadCount())
+        return bool(self.window.session.runner.active or QThreadPool.globalInstance().activeThreadCount()
+                    or outcomes_in_flight())
 
     def _capture(self) -> None:
         if self._busy():  # painting may have asked for more (fork points, panel jobs)

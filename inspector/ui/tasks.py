@@ -15,7 +15,6 @@ is delivered; a superseded job sees ``ctx.cancelled()`` turn True.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 import sys
@@ -110,12 +109,30 @@ class _Dispatcher(QObject):
     @Slot(object)
     def _on_posted(self, report: tuple) -> None:
         sink, token, payload = report
-        if isinstance(sink, QObject) and not shiboken6.isValid(sink):
-            return
         if isinstance(payload, Outcome):
-            sink._deliver(token, payload)
-        else:
+            try:
+                if not (isinstance(sink, QObject) and not shiboken6.isValid(sink)):
+                    sink._deliver(token, payload)
+            finally:
+                _count_in_flight(-1)
+        elif not (isinstance(sink, QObject) and not shiboken6.isValid(sink)):
             sink._deliver_progress(token, *payload)
+
+
+_in_flight = 0                      # outcomes posted by workers, not yet handled on the GUI thread
+_in_flight_lock = threading.Lock()
+
+
+def _count_in_flight(step: int) -> None:
+    global _in_flight
+    with _in_flight_lock:
+        _in_flight += step
+
+
+def outcomes_in_flight() -> int:
+    """How many finished jobs' outcomes wait in the GUI thread's queue: a job that finished
+    leaves the pool before its outcome is handled (screenshot mode waits for both)."""
+    return _in_flight
 
 
 _dispatcher: _Dispatcher | None = None
@@ -139,8 +156,14 @@ def _post(sink: _Sink, token: int, payload: Outcome | tuple[int, int, str]) -> N
     # at the end of an ``except`` block before the GUI thread gets to it.
     dispatcher = _dispatcher
     if dispatcher is not None and shiboken6.isValid(dispatcher):
-        with contextlib.suppress(RuntimeError):   # deleted between the check and the emit (quitting)
+        outcome = isinstance(payload, Outcome)
+        if outcome:
+            _count_in_flight(1)
+        try:
             dispatcher.posted.emit((sink, token, payload))
+        except RuntimeError:      # deleted between the check and the emit (quitting)
+            if outcome:
+                _count_in_flight(-1)
 
 
 class JobContext:

@@ -123,11 +123,12 @@ def _edits_equal_to_the_old(messages: list) -> None:
     messages[12].additional_kwargs["c"] = Color.RED             # was "red": an enum member
     messages[14].tool_calls[0]["args"]["n"] = True              # was 1, two levels down
     messages[16].additional_kwargs["x"] = 0                     # was 0.0
+    messages[70].additional_kwargs["x"] = True                  # was 1, past the first group of 64
 
 
 def _history_of_equal_values() -> list:
     out = []
-    for i in range(40):
+    for i in range(80):
         kwargs: dict = {"x": 0.0 if i in (2, 16) else 1, "a": 1, "b": 2, "tags": ["t"], "c": "red"}
         calls = [{"name": "tool", "args": {"n": 1}, "id": f"c-{i}", "type": "tool_call"}] if i == 14 else []
         out.append(AIMessage(content="red", id=f"e-{i}", additional_kwargs=kwargs, tool_calls=calls))
@@ -158,8 +159,14 @@ def test_changes_equal_to_the_old_value_are_stored(tmp_path: Path) -> None:
         _edits_equal_to_the_old(copies)                         # the copies, after a put
         _put(saver, 5, {"messages": copies})
         assert _exactly(_values(saver)["messages"]) == expected
+        copies = _values(saver)["messages"]
+        _put(saver, 6, {"messages": copies})
+        copies[75].additional_kwargs["x"] = 1.0                 # alone, past the first group of 64
+        _put(saver, 7, {"messages": copies})
+        assert repr(_values(saver)["messages"][75].additional_kwargs["x"]) == "1.0"
     with InspectorSaver.from_conn_string(str(path)) as reader:  # from the file
         stored = reader.list({"configurable": {"thread_id": "direct", "checkpoint_ns": ""}})
         by_step = {t.metadata["step"]: _exactly(t.checkpoint["channel_values"]["messages"]) for t in stored}
-    assert by_step[2] == by_step[5] == expected
+    assert by_step[2] == by_step[5] == by_step[6] == expected
+    assert by_step[7][75] != expected[75] and by_step[7][:75] == expected[:75]
     assert by_step[1] == by_step[3] == by_step[4] == _exactly(_history_of_equal_values()) != expected

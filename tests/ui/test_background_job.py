@@ -16,3 +16,20 @@ def test_a_failing_job_reaches_failed_with_its_exception(qtbot) -> None:
         job.submit(work)
     assert blocker.args == [problem]
     assert not job.busy
+
+
+def test_an_outcome_is_in_flight_from_the_pool_to_the_gui_thread(qtbot) -> None:
+    """A finished job leaves the pool before the GUI thread handles its outcome: screenshot
+    mode must see that gap as busy (it grabbed a half-done Diff tab in it)."""
+    from PySide6.QtCore import QThreadPool
+
+    from inspector.ui.tasks import outcomes_in_flight
+    job = LatestJob()
+    got: list = []
+    job.finished.connect(got.append)
+    before = outcomes_in_flight()
+    job.submit(lambda _ctx: 42)
+    assert QThreadPool.globalInstance().waitForDone(5000)     # the pool is idle, nothing handled yet
+    assert got == [] and outcomes_in_flight() == before + 1
+    qtbot.waitUntil(lambda: got == [42], timeout=5000)
+    assert outcomes_in_flight() == before

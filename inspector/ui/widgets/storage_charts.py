@@ -28,14 +28,39 @@ class SizeAxis(pg.AxisItem):
 
     def tickValues(self, minVal, maxVal, size):  # pyqtgraph override
         if not self.logMode:
-            step = _nice_step((maxVal - minVal) / max(3, int(size / 45)))
-            first = np.ceil(minVal / step) * step if step else minVal
-            return [(step, list(np.arange(first, maxVal + step / 2, step)) if step else [])]
-        # log scale: decades only (labelled minor ticks crowd a small chart)
-        # log scale: 1, 10, 100 of each size unit (and 2, 5 … when the range is short)
-        steps = (1, 2, 5, 10, 20, 50, 100, 200, 500) if maxVal - minVal < 3 else (1, 10, 100)
-        ticks = [float(np.log10(m * 1024.0 ** k)) for k in range(6) for m in steps]
-        return [(1.0, [v for v in ticks if minVal - 1e-9 <= v <= maxVal + 1e-9])]
+            step, ticks = _linear_ticks(minVal, maxVal, max(3, int(size / 45)))
+            return [(step, ticks)]
+        # log scale: 1, 10, 100 of each size unit; 2, 5 … when the range is short; when even
+        # those leave fewer than two labels (a range inside one step), plain steps between
+        for steps in ((1, 10, 100), (1, 2, 5, 10, 20, 50, 100, 200, 500)):
+            if steps[1] == 10 and maxVal - minVal < 3:
+                continue
+            ticks = [float(np.log10(m * 1024.0 ** k)) for k in range(6) for m in steps]
+            shown = [v for v in ticks if minVal - 1e-9 <= v <= maxVal + 1e-9]
+            if len(shown) >= 2:
+                return [(1.0, shown)]
+        _step, values = _linear_ticks(10.0 ** minVal, 10.0 ** maxVal, 3)
+        return [(1.0, [float(np.log10(v)) for v in values if v > 0])]
+
+
+def _linear_ticks(low: float, high: float, count: int) -> tuple[float, list[float]]:
+    """A nice step and its ticks between ``low`` and ``high``: about ``count`` of them, at
+    least three when the range has any width (a smaller nice step until they fit: a step
+    rounded up to a nice value can leave one label on a short axis, the 0 at its foot hidden)."""
+    if not high > low:
+        return 0.0, []
+    step = _nice_step((high - low) / count)
+    ticks: list[float] = []
+    while step > 0:
+        first = np.ceil(low / step - 1e-9) * step
+        ticks = [float(v) for v in np.arange(first, high + step * 1e-6, step)]
+        if len(ticks) >= min(3, count):
+            break
+        smaller = _nice_step(step / 2.01)
+        if smaller >= step:
+            break
+        step = smaller
+    return step, ticks
 
 
 class TimeAxis(pg.DateAxisItem):

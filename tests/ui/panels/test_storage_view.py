@@ -3,6 +3,7 @@ updates, prune preview and apply (the store underneath checked)."""
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
@@ -178,3 +179,29 @@ def test_the_growth_chart_leaves_times_no_clock_has_blank(qtbot) -> None:
     axis = TimeAxis(orientation="bottom")
     for spacing in (0.5, 1, 60, 86_400):
         assert axis.tickStrings([float("inf"), float("nan"), -5.0, 1e300], 1, spacing) == ["", "", "", ""]
+
+
+def test_a_short_size_axis_is_labelled_at_several_heights(qtbot) -> None:
+    """A step rounded up to a nice value left one label on a short axis (the trade-off chart of
+    the demo store said only '20.0 KB' over 0–35 KB; its 0 sits hidden at the foot), and a log
+    axis inside one 1-2-5 step had one label or none."""
+    from inspector.ui.widgets.storage_charts import SizeAxis
+
+    linear = SizeAxis(orientation="left")
+    ticks = [v for _s, level in linear.tickValues(0, 35_000, 130) for v in level]
+    assert [t for t in linear.tickStrings(ticks, 1, 1) if t != "0 B"] == ["10.0 KB", "20.0 KB", "30.0 KB"]
+    log = SizeAxis(orientation="left")
+    log.setLogMode(True)
+    for low, high in ((15_000, 30_000), (21_000, 23_000), (200, 3_000)):
+        ticks = [v for _s, level in log.tickValues(math.log10(low), math.log10(high), 130) for v in level]
+        labels = log.tickStrings(ticks, 1, 1)
+        assert len(set(labels)) >= 2, (low, high, labels)
+
+
+def test_short_ranges_still_get_several_nice_ticks() -> None:
+    from inspector.ui.widgets.storage_charts import _linear_ticks
+
+    assert _linear_ticks(0, 35_000, 3)[1] == [0.0, 10_240.0, 20_480.0, 30_720.0]
+    step, ticks = _linear_ticks(20_480, 20_600, 3)
+    assert len(ticks) >= 3 and all(20_480 <= t <= 20_600 for t in ticks)
+    assert _linear_ticks(5, 5, 3) == (0.0, [])

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
+import importlib.machinery
 import os
 import sys
+from types import ModuleType
 
 import inspector.commands
 from inspector import __version__
 from inspector.commands._common import apply_budget_args, escape_control
 from inspector.errors import StoreError, TaskStateError
 
-log = logging.getLogger(__name__)
+LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 
 def command_modules() -> list[str]:
@@ -52,6 +53,48 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _configure(logging: ModuleType, verbose: bool) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format=LOG_FORMAT)
+
+
+class _ConfigureLoggingOnImport:
+    """A finder, first on ``sys.meta_path``, that lets ``logging`` load as usual and then
+    configures it as the CLI does: start-up need not import logging (most commands never log),
+    yet whatever logs later, here or in a library, logs in the CLI's format and level."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        if name != "logging":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name)
+        loader = spec.loader if spec is not None else None
+        if loader is None:
+            return spec
+        load = loader.exec_module
+
+        def exec_then_configure(module: ModuleType) -> None:
+            load(module)
+            _configure(module, self.verbose)
+
+        loader.exec_module = exec_then_configure  # type: ignore[method-assign]  # this spec's own loader
+        return spec
+
+
+def configure_logging(verbose: bool) -> None:
+    """Log at DEBUG (``-v``) or WARNING to stderr, from now if ``logging`` is loaded, else from
+    the moment it is first imported."""
+    if "logging" in sys.modules:
+        _configure(sys.modules["logging"], verbose)
+    elif verbose:
+        import logging
+        _configure(logging, verbose)
+    elif not any(isinstance(f, _ConfigureLoggingOnImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _ConfigureLoggingOnImport(verbose))
+
+
 def one_sentence(exc: BaseException) -> str:
     """The message of a user-facing error as one line that is safe in a terminal."""
     text = " ".join(str(exc).split()) or type(exc).__name__
@@ -64,8 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_wanted(argv))
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.verbose)
     if args.command is None:
         args = parser.parse_args(["open", *argv])
     try:
@@ -75,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"checkpoint-inspector: {one_sentence(exc)}", file=sys.stderr)
         return 2
     except RecursionError:   # a safety net: every walk of stored data is bounded (inspector.limits)
-        log.debug("recursion limit", exc_info=True)
+        import logging
+        logging.getLogger(__name__).debug("recursion limit", exc_info=True)
         print("checkpoint-inspector: The data nests too deeply to be processed; lower --max-depth.",
               file=sys.stderr)
         return 2

@@ -8,26 +8,38 @@ of the project files the graph imported: an edit to any of them asks the graph a
 
 ``attach(store)`` gives an open LangGraph store its graph's channel kinds when a graph is set
 (else it keeps inferring them) and returns a sentence when the graph could not say (the store
-then infers, and its snapshots carry that sentence).
+then infers, and its snapshots carry that sentence). With them it gives the store a
+``GraphCombiner``: the live head's pending writes to a channel with a custom reducer are
+combined by the graph's own reducer in the runner (``graph_runner --action combine``), as
+``get_state`` combines them; answers are kept in memory per (store, thread, namespace,
+checkpoint, the writes, the graph files' modification times).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import sys
 import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from inspector import paths
 from inspector.errors import StoreError
 from inspector.store.base import Store
-from inspector.store.langgraph.channels import GraphChannels, parse_line, parse_report
+from inspector.store.langgraph.channels import CustomWrites, GraphChannels, parse_line, parse_report
+from inspector.store.langgraph.decode import decode_plain
 from inspector.store.langgraph.settings import GraphSettings, load_settings, store_key
 
 CACHE_FILE = "graph-channels.json"
 MAX_ENTRIES = 200
+MAX_COMBINED_CHARS = 64_000_000     # the runner's answer for one head; a larger one is refused
+COMBINE_TIMEOUT = 120.0
 
 
 def _cache_key(url: str, settings: GraphSettings) -> str:
@@ -94,20 +106,123 @@ def ask_graph(settings: GraphSettings, timeout: float = 120.0) -> tuple[GraphCha
     return channels, report
 
 
-def graph_channels(url: str, settings: GraphSettings) -> GraphChannels:
-    """The channel kinds of the store's graph: from the cache while the graph's files are
-    unchanged, else asked of the graph (StoreError says why it could not answer)."""
+def _report_files(report: Any) -> dict[str, int]:
+    files = report.get("files") if isinstance(report, dict) else None
+    return {str(k): v for k, v in files.items() if isinstance(v, int)} if isinstance(files, dict) else {}
+
+
+def graph_report(url: str, settings: GraphSettings) -> tuple[GraphChannels, dict[str, int]]:
+    """(the channel kinds of the store's graph, the graph's project files and their mtimes): from
+    the cache while those files are unchanged, else asked of the graph (StoreError says why it
+    could not answer)."""
     assert settings.graph
     key = _cache_key(url, settings)
     entry = _read_cache().get(key)
     if _fresh(entry):
         try:
-            return parse_report(settings.graph, entry)
+            return parse_report(settings.graph, entry), _report_files(entry)
         except ValueError:
             pass
     channels, report = ask_graph(settings)
     _write_cache(key, report)
-    return channels
+    return channels, _report_files(report)
+
+
+def graph_channels(url: str, settings: GraphSettings) -> GraphChannels:
+    """The channel kinds of the store's graph (``graph_report``)."""
+    return graph_report(url, settings)[0]
+
+
+def _mtimes(files: Mapping[str, int]) -> list[int]:
+    out = []
+    for path in sorted(files):
+        try:
+            out.append(os.stat(path).st_mtime_ns)
+        except OSError:
+            out.append(-1)
+    return out
+
+
+def _decoded(answer: Any) -> tuple[bool, Any]:
+    """One channel of the runner's ``combined`` answer as (ok, display value or why not)."""
+    if not isinstance(answer, dict):
+        return False, "the graph's runner gave no value for it"
+    if isinstance(answer.get("error"), str):
+        return False, answer["error"]
+    kind, data = answer.get("type"), answer.get("data")
+    if not isinstance(kind, str) or not isinstance(data, str):
+        return False, "the graph's runner answered in a form this version does not read"
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except ValueError:
+        return False, "the graph's runner answered in a form this version does not read"
+    value = decode_plain(kind, raw)
+    if isinstance(value, dict) and set(value) == {"__error__"}:
+        return False, str(value["__error__"])
+    return True, value
+
+
+class GraphCombiner:
+    """Combines custom-reducer channels' pending writes with the graph's own reducers, in the
+    graph's runner (a ``channels.Combiner``); answers are cached in memory (see the module
+    docstring). Safe to call from several worker threads."""
+
+    MAX_CACHED = 64
+
+    def __init__(self, url: str, settings: GraphSettings, channels: GraphChannels, files: Mapping[str, int],
+                 timeout: float = COMBINE_TIMEOUT) -> None:
+        assert settings.graph
+        self.url, self.settings, self.channels, self.files = url, settings, channels, dict(files)
+        self.timeout = timeout
+        self.runs = 0                                   # runner processes started (for tests and status)
+        self._cache: OrderedDict[str, dict[str, tuple[bool, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _request(self, ns: str, custom: CustomWrites) -> dict:
+        return {"graph": self.channels.graph_key(ns),
+                "channels": {c: {"stored": stored, "value": value, "writes": list(writes)}
+                             for c, (stored, value, writes) in sorted(custom.items())}}
+
+    def __call__(self, thread: str, ns: str, checkpoint_id: str, custom: CustomWrites) -> dict[str, tuple[bool, Any]]:
+        request = self._request(ns, custom)
+        text = json.dumps(request, ensure_ascii=False, sort_keys=True)
+        key = hashlib.sha256(json.dumps(
+            [_cache_key(self.url, self.settings), thread, ns, checkpoint_id, _mtimes(self.files), text]
+        ).encode("utf-8")).hexdigest()
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return dict(self._cache[key])
+        answer = self._ask(text)
+        with self._lock:
+            self._cache[key] = answer
+            while len(self._cache) > self.MAX_CACHED:
+                self._cache.popitem(last=False)
+        return dict(answer)
+
+    def _ask(self, text: str) -> dict[str, tuple[bool, Any]]:
+        from inspector.resume.langgraph import RUNNER_FILE, run_runner
+        graph = self.settings.graph
+        assert graph
+        argv = [self.settings.python or sys.executable, str(RUNNER_FILE), "--graph", graph,
+                "--action", "combine", "--ops-json", "-"]
+        self.runs += 1
+        done = run_runner(argv, self.settings, None, f"The graph {graph} (combining pending writes)",
+                          self.timeout, stdin_text=text)
+        line = next((ln for ln in done.stdout.splitlines() if ln.startswith("combined ")), None)
+        if done.returncode != 0 or line is None:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise StoreError(f"The graph {graph} could not combine the pending writes: "
+                             f"{last.removeprefix('error: ')}")
+        if len(line) > MAX_COMBINED_CHARS:
+            raise StoreError(f"The graph {graph} answered with more than {MAX_COMBINED_CHARS:,} characters.")
+        try:
+            data = json.loads(line.removeprefix("combined "))
+        except ValueError as err:
+            raise StoreError(f"The graph {graph} answered in a form this version does not read ({err}).") from err
+        if not isinstance(data, dict):
+            raise StoreError(f"The graph {graph} answered in a form this version does not read.")
+        return {str(c): _decoded(v) for c, v in data.items()}
 
 
 def attach(store: Store) -> str | None:
@@ -126,7 +241,8 @@ def attach(store: Store) -> str | None:
         return None
     settings = settings.merged(graph=getattr(store, "graph", None))
     try:
-        use(graph_channels(store.info.url, settings))
+        channels, files = graph_report(store.info.url, settings)
+        use(channels, None, GraphCombiner(store.info.url, settings, channels, files))
     except StoreError as err:
         use(None, str(err).rstrip("."))
         return str(err)

@@ -116,10 +116,11 @@ def _full_env(store_url: str, visible: Mapping[str, str], inherit: Sequence[str]
 
 
 def run_runner(argv: Sequence[str], settings: GraphSettings, store_url: str | None, what: str,
-               timeout: float | None) -> subprocess.CompletedProcess[str]:
+               timeout: float | None, stdin_text: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run the runner (its output captured) in the settings' working directory with the runner
     environment (and the store's password, never in argv); StoreError when it cannot start or
-    does not finish — ``what`` names it in the sentence (``The graph fork``)."""
+    does not finish — ``what`` names it in the sentence (``The graph fork``); ``stdin_text`` is
+    given to it on its standard input (else it gets none)."""
     visible = runner_env(settings)
     if store_url is not None:
         env, _ = _full_env(store_url, visible, _inherit_names(visible))
@@ -127,7 +128,8 @@ def run_runner(argv: Sequence[str], settings: GraphSettings, store_url: str | No
         env = {**os.environ, **visible}
     try:
         return subprocess.run(list(argv), cwd=check_cwd(settings.cwd or os.getcwd()), env=env, shell=False,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+                              stdin=subprocess.DEVNULL if stdin_text is None else None, input=stdin_text,
+                              capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as err:
         raise StoreError(f"{what} did not finish within {timeout:g} s.") from err
     except OSError as err:

@@ -14,7 +14,6 @@ else a small local rule (pid gone on this host → crashed; heartbeat older than
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,7 +21,6 @@ from dataclasses import dataclass
 from inspector.model import ACTIVE_STATUSES, RunInfo
 from inspector.store.base import Store
 
-log = logging.getLogger(__name__)
 
 STALE_AFTER = 30.0
 
@@ -84,7 +82,8 @@ def deep_statuses(store: Store, runs: Iterable[RunInfo], now: float | None = Non
     try:
         found = diagnose_many(store, active, now=now, heartbeat_threshold=STALE_AFTER)
     except Exception:  # a diagnosis must never break the runs list
-        log.exception("diagnosing runs failed")
+        import logging     # here, not at the top: the CLI's start-up does without it
+        logging.getLogger(__name__).exception("diagnosing runs failed")
         return {}
     return {run_id: EffectiveStatus(d.status, getattr(d, "summary", "") or "")
             for run_id, d in found.items() if d.status in ("stuck", "crashed")}

@@ -8,14 +8,12 @@ head; a bare number or a store's own id form is a checkpoint id.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 
 from inspector.errors import StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.store.base import Store, parse_ref
 
-log = logging.getLogger(__name__)
 
 SHOWN_CANDIDATES = 5
 
@@ -87,7 +85,8 @@ def parent_refs(store: Store, runs: Iterable[RunInfo]) -> dict[str, CheckpointIn
     try:
         found = store.checkpoints_by_id([r.parent_checkpoint for r in forks if r.parent_checkpoint is not None])
     except Exception:  # a damaged store: the forks are listed without their origin
-        log.debug("reading the forks' origins failed", exc_info=True)
+        import logging     # here, not at the top: the CLI's start-up does without it
+        logging.getLogger(__name__).debug("reading the forks' origins failed", exc_info=True)
         return {}
     return {r.id: found[r.parent_checkpoint] for r in forks
             if r.parent_checkpoint is not None and r.parent_checkpoint in found}

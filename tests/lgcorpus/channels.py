@@ -1,12 +1,14 @@
-"""Channels whose kind only the graph knows: a reducer written once, a custom reducer, an
+"""Channels whose kind only the graph knows: a reducer written once, custom reducers, an
 ephemeral value and a topic.
 
 ``score`` → ``tag`` ∥ ``check`` → ``finish``. ``once`` (``operator.add``) is written a single
 time, by ``tag``, so before that LangGraph shows it as ``[]`` while the thread alone never
-proves it a reducer; ``best`` uses the graph's own ``keep_max`` (shown as ``0`` until written);
-``flag`` is an ``EphemeralValue`` that the next step empties; ``notes`` a ``Topic``. In
-channels-2 ``check`` fails, so the head's finished ``tag`` write is pending and ``get_state``
-shows it applied, with ``flag`` already cleared.
+proves it a reducer; ``best`` uses the graph's own ``keep_max`` (shown as ``0`` until written)
+and ``trail`` its ``join_trail`` (``"score > tag"``: neither the stored value, nor the last
+write, nor any operator guessed from the type); ``flag`` is an ``EphemeralValue`` that the next
+step empties; ``notes`` a ``Topic``. In channels-2 ``check`` fails, so the head's finished
+``tag`` writes are pending and ``get_state`` shows them applied — ``trail`` through
+``join_trail`` — with ``flag`` already cleared.
 """
 
 from __future__ import annotations
@@ -26,10 +28,16 @@ def keep_max(current: int, new: int) -> int:
     return max(current, new)
 
 
+def join_trail(current: str, new: str) -> str:
+    """A custom reducer: the nodes' marks joined with ``" > "``."""
+    return f"{current} > {new}" if current else new
+
+
 class State(TypedDict, total=False):
-    """A topic and four channels of four kinds."""
+    """A topic and five channels of four kinds."""
 
     topic: str
+    trail: Annotated[str, join_trail]
     once: Annotated[list[str], operator.add]
     best: Annotated[int, keep_max]
     flag: Annotated[str, EphemeralValue(str)]
@@ -37,11 +45,11 @@ class State(TypedDict, total=False):
 
 
 def _score(state: State) -> dict:
-    return {"best": 3, "flag": "scored", "notes": ["scored"]}
+    return {"best": 3, "flag": "scored", "notes": ["scored"], "trail": "score"}
 
 
 def _tag(state: State) -> dict:
-    return {"once": ["tagged"]}
+    return {"once": ["tagged"], "trail": "tag"}
 
 
 def _check(state: State) -> dict:

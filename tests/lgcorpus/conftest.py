@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from inspector.resume.graph_channels import GraphCombiner
     from inspector.store.langgraph.channels import GraphChannels
 
 REPO = str(Path(__file__).resolve().parents[2])
@@ -35,3 +36,24 @@ def graph_kinds() -> Callable[[str], GraphChannels]:
                                                                                      [REPO]))))
         return found[name]
     return kinds
+
+
+@pytest.fixture(scope="session")
+def graph_combiner(graph_kinds: Callable[[str], GraphChannels]) -> Callable[[str], GraphCombiner]:
+    """``graph_combiner(scenario name)``: what ``attach`` gives a store for the scenario's graph
+    (set as ``module:attr`` with the repository as working directory): the graph's custom
+    reducers run in the real runner subprocess (``--action combine``), one per scenario and
+    session (its answers are cached in memory)."""
+    from inspector.resume.graph_channels import GraphCombiner
+    from inspector.store.langgraph.settings import GraphSettings
+
+    from . import BY_NAME
+    found: dict[str, GraphCombiner] = {}
+
+    def combiner(name: str) -> GraphCombiner:
+        if name not in found:
+            spec = BY_NAME[name].graph
+            found[name] = GraphCombiner(f"corpus:{name}", GraphSettings(graph=spec, cwd=REPO), graph_kinds(name),
+                                        {str(Path(REPO) / "tests" / "lgcorpus" / f"{name}.py"): 0})
+        return found[name]
+    return combiner

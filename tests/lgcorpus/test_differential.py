@@ -124,19 +124,20 @@ def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any, view: lis
     return compared, problems
 
 
-def _store(url: str, channels: Any = None) -> LangGraphStore:
+def _store(url: str, channels: Any = None, combiner: Any = None) -> LangGraphStore:
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
     store = LangGraphStore(engine, url)
     if channels is not None:
-        store.use_graph_channels(channels)
+        store.use_graph_channels(channels, None, combiner)
     return store
 
 
-def _differential(url: str, saver_for: Any, target: Any, name: str, channels: Any) -> None:
+def _differential(url: str, saver_for: Any, target: Any, name: str, channels: Any, combiner: Any) -> None:
     """LangGraph's view read once, compared with the store reading channel kinds from the graph
-    and (but for the channels scenario, which holds what only the graph knows) with inferred ones."""
+    (custom reducers combined by the graph in its runner, as ``attach`` sets it up) and (but for
+    the channels scenario, which holds what only the graph knows) with inferred ones."""
     scenario = next(s for s in SCENARIOS if s.name == name)
-    stores = {"graph": _store(url, channels)}
+    stores = {"graph": _store(url, channels, combiner)}
     if name in INFERRED_IDS:
         stores["inferred"] = _store(url)
     problems: list[str] = []
@@ -155,16 +156,16 @@ def _differential(url: str, saver_for: Any, target: Any, name: str, channels: An
 
 
 @pytest.mark.parametrize("name", SCENARIO_IDS)
-def test_every_checkpoint_matches_langgraph_sqlite(corpus_sqlite, graph_kinds, name: str) -> None:
+def test_every_checkpoint_matches_langgraph_sqlite(corpus_sqlite, graph_kinds, graph_combiner, name: str) -> None:
     """With the graph's channel kinds (asked of the graph in its runner), and inferred ones."""
     _differential(f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true", sqlite_saver, corpus_sqlite, name,
-                  graph_kinds(name))
+                  graph_kinds(name), graph_combiner(name))
 
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("name", SCENARIO_IDS)
-def test_every_checkpoint_matches_langgraph_postgres(corpus_pg, graph_kinds, name: str) -> None:
-    _differential(corpus_pg, postgres_saver, corpus_pg, name, graph_kinds(name))
+def test_every_checkpoint_matches_langgraph_postgres(corpus_pg, graph_kinds, graph_combiner, name: str) -> None:
+    _differential(corpus_pg, postgres_saver, corpus_pg, name, graph_kinds(name), graph_combiner(name))
 
 
 def test_inferred_kinds_are_labelled_and_graph_kinds_name_the_graph(corpus_sqlite, graph_kinds) -> None:
@@ -175,13 +176,39 @@ def test_inferred_kinds_are_labelled_and_graph_kinds_name_the_graph(corpus_sqlit
     try:
         first = inferred.load("channels-1:0")
         assert first.meta["channel_kinds"] == "inferred" and "once" not in first.state
-        assert exact.load("channels-1:0").state == {"once": [], "best": 0}
+        assert exact.load("channels-1:0").state == {"once": [], "best": 0, "trail": ""}
         assert exact.load("channels-1:0").meta["channel_kinds"] == "graph tests.lgcorpus.channels:build"
         results = inferred.load("mapreduce-1:0")
         assert results.state["results"] == [] and any("inferred reducers" in n for n in results.meta["notes"])
     finally:
         inferred.close()
         exact.close()
+
+
+def test_a_custom_reducer_on_the_live_head_is_combined_by_the_graph(corpus_sqlite, graph_kinds, graph_combiner) -> None:
+    """channels-2's head: ``tag`` finished (``trail`` → the graph's ``join_trail``), ``check``
+    failed. With the graph set, its own reducer combines the pending write in its runner and the
+    head equals ``get_state()``; with kinds but no combiner it stays as stored, with the note."""
+    url = f"sqlite:///file:{corpus_sqlite}?mode=ro&uri=true"
+    combiner = graph_combiner("channels")
+    combined, kept = _store(url, graph_kinds("channels"), combiner), _store(url, graph_kinds("channels"))
+    try:
+        with sqlite_saver(corpus_sqlite) as saver:
+            want = display(open_graph(next(s for s in SCENARIOS if s.name == "channels"), saver)
+                           .get_state({"configurable": {"thread_id": "channels-2"}}).values)
+        runs = combiner.runs
+        snap = combined.load("channels-2:-1")
+        assert want["trail"] == "score > tag" and snap.state == want
+        assert snap.meta["live"]["combined_by_graph"] == ["trail"] and snap.meta["live"]["not_combined"] == []
+        assert any("tests.lgcorpus.channels.join_trail" in n and "run in its runner" in n for n in snap.meta["notes"])
+        assert combined.load("channels-2:-1").state == want and combiner.runs <= runs + 1     # cached
+        stored = kept.load("channels-2:-1")
+        assert stored.state["trail"] == "score" and stored.meta["live"]["not_combined"] == ["trail"]
+        assert {k: v for k, v in stored.state.items() if k != "trail"} == {k: v for k, v in want.items() if k != "trail"}
+        assert any("join_trail" in n and "never runs" in n for n in stored.meta["notes"])
+    finally:
+        combined.close()
+        kept.close()
 
 
 def _listing_problems(saver: Any, store: LangGraphStore, scenario: Any) -> list[str]:

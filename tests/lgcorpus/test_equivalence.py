@@ -126,7 +126,8 @@ def _check(scenario_name: str, ours_target: str, ours_saver: Any, theirs_saver: 
     act_theirs(open_graph(BY_NAME[scenario_name], theirs_saver))
     assert _head(ours_saver, scenario_name, thread) == _head(theirs_saver, scenario_name, thread)
     with open_store(ours_target) as store:                 # and the inspector reads its own result
-        store.use_graph_channels(KINDS[scenario_name])     # (with the graph set, as for these actions)
+        store.use_graph_channels(KINDS[scenario_name], None,   # (with the graph set, as for these actions)
+                                 COMBINERS[scenario_name])
         snap = store.load(f"{thread}:-1")                  # as LangGraph's get_state() reads the head
         state = open_graph(BY_NAME[scenario_name], ours_saver).get_state({"configurable": {"thread_id": thread}})
         assert state.config["configurable"]["checkpoint_id"] == snap.meta["checkpoint_id"]
@@ -207,12 +208,14 @@ def run_equivalence_batched(name: str, ours: str, theirs: str, saver_for: Callab
 
 
 KINDS: dict[str, Any] = {}    # scenario → its graph's channel kinds (filled by config_home)
+COMBINERS: dict[str, Any] = {}  # scenario → its graph's reducers, run in its runner (likewise)
 
 
 @pytest.fixture
-def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, graph_kinds: Any) -> Path:
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, graph_kinds: Any, graph_combiner: Any) -> Path:
     for name in FORKS:
         KINDS.setdefault(name, graph_kinds(name))
+        COMBINERS.setdefault(name, graph_combiner(name))
     folder = tmp_path / "config"
     monkeypatch.setenv("CHECKPOINT_INSPECTOR_CONFIG_DIR", str(folder))
     monkeypatch.chdir(REPO)

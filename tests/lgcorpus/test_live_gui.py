@@ -45,3 +45,21 @@ def store_free_copy(snap):
     import dataclasses
     meta = {k: v for k, v in snap.meta.items() if k != "live"}
     return dataclasses.replace(snap, meta=meta)
+
+
+def test_the_tasks_tab_names_the_graphs_reducer_that_combined_a_write(qtbot, corpus_sqlite: Path, graph_kinds,
+                                                                       graph_combiner) -> None:
+    """channels-2's head with the graph set: ``trail``'s pending write was combined by the graph's
+    ``join_trail`` in its runner, and the board says so under the pending-writes note."""
+    with open_store(str(corpus_sqlite)) as store:
+        store.use_graph_channels(graph_kinds("channels"), None, graph_combiner("channels"))
+        snap = store.load("channels-2:-1")
+        run = store.get_run("channels-2")
+    assert snap.state["trail"] == "score > tag"
+    panel = TasksPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1000, 600)
+    panel.show()
+    panel.show_snapshot(snap, run)
+    assert panel.live_note.isVisible()
+    assert "finished task" in panel.live_note.text() and "tests.lgcorpus.channels.join_trail" in panel.live_note.text()

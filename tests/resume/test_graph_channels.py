@@ -125,18 +125,43 @@ def test_the_graph_says_its_channel_kinds_and_the_answer_is_cached(project) -> N
         assert "words" not in snap.state and snap.meta["channel_kinds"] == "inferred"
 
 
-def test_a_custom_reducer_is_never_guessed_on_the_live_head(project) -> None:
+def test_a_custom_reducer_on_the_live_head_is_combined_by_the_graph_in_its_runner(project) -> None:
     """t2's head: ``name`` finished (title → custom reducer ``longest``), ``fail`` failed. The
-    known reducer combines as LangGraph does; the custom one stays as stored, with a note."""
+    graph's own reducer combines the pending write in the runner, so the head equals
+    ``get_state``; answers are cached until the graph's files change; a reducer that raises
+    leaves the channel as stored, with a note that says why."""
     folder, db = project
     with open_store(str(db)) as store:
         assert attach(store) is None
+        combiner = store.combiner
         snap = store.load("t2:-1")
-    want = _get_state(folder, db, "t2")
-    assert want["title"] == "a longer title" and snap.state["title"] == "a"      # stored, not guessed
-    assert {k: v for k, v in snap.state.items() if k != "title"} == {k: v for k, v in want.items() if k != "title"}
-    assert snap.meta["live"]["not_combined"] == ["title"]
-    assert any("proj_graph.longest" in n and "never runs" in n for n in snap.meta["notes"])
+        want = _get_state(folder, db, "t2")
+        assert want["title"] == "a longer title" and snap.state == want
+        assert snap.meta["live"]["combined_by_graph"] == ["title"] and snap.meta["live"]["not_combined"] == []
+        assert any("proj_graph.longest" in n and "run in its runner" in n for n in snap.meta["notes"])
+        assert combiner.runs == 1 and store.load("t2:-1").state == want and combiner.runs == 1   # cached
+        source = folder / "proj_graph.py"
+        source.write_text(GRAPH.replace("    return new if len(new)", "    raise ValueError('reducer broke')\n"
+                                        "    return new if len(new)"), encoding="utf-8")
+        os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 10_000_000))
+        broken = store.load("t2:-1")                       # the graph's files changed: asked again
+        assert combiner.runs == 2
+    assert broken.state["title"] == "a" and broken.meta["live"]["not_combined"] == ["title"]
+    assert any("could not combine" in n and "reducer broke" in n for n in broken.meta["notes"])
+    assert {k: v for k, v in broken.state.items() if k != "title"} == {k: v for k, v in want.items() if k != "title"}
+
+
+def test_without_a_graph_a_custom_reducer_is_never_guessed(project) -> None:
+    """No graph set for the store: kinds are inferred, nothing of the user's code runs, and
+    ``title`` (which the thread's writes prove a reducer) is combined by its value's type as
+    before — never by a runner."""
+    folder, db = project
+    save_settings(str(db), GraphSettings())
+    with open_store(str(db)) as store:
+        assert attach(store) is None and store.combiner is None
+        snap = store.load("t2:-1")
+    assert snap.meta["channel_kinds"] == "inferred" and not any("run in its runner" in n for n in snap.meta["notes"])
+    assert snap.meta["live"]["combined_by_graph"] == []
 
 
 def test_show_says_when_the_graph_cannot_give_channel_kinds(project, tmp_path) -> None:

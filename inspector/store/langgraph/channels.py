@@ -16,7 +16,7 @@ than a value of known shape: anything else is a ``ValueError``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,14 @@ class ChannelKind:
         return {"last": "last value", "topic": "topic (accumulating)" if self.accumulate else "topic"}.get(
             self.kind, self.kind)
 
+
+# the pending writes of channels with a custom reducer: channel → (stored?, stored value, the
+# finished tasks' writes in order), all in display form
+CustomWrites = Mapping[str, tuple[bool, Any, list[Any]]]
+# what combines them with the graph's own reducers (in the graph's runner, never in this process;
+# the resume layer injects it): (thread, namespace, checkpoint id, writes) → channel → (True, the
+# combined value in display form) or (False, why it could not); StoreError when the graph cannot
+Combiner = Callable[[str, str, str, CustomWrites], Mapping[str, tuple[bool, Any]]]
 
 INFERRED_REDUCER = ChannelKind("reducer")   # proven by the thread's writes; operator by the value's type
 INFERRED_LAST = ChannelKind("last")

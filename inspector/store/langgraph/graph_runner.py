@@ -22,6 +22,14 @@ path, which needs only langgraph in the interpreter and skips importing our pack
   in display form) for the graph and every subgraph (``get_subgraphs(recurse=True)``), the
   output channels ``get_state`` shows, and the project files the graph imported (the inspector
   caches the answer until one of them changes).
+* ``combine`` — no store, thread or checkpoint: ``--ops-json`` (``-``: read from stdin) is
+  ``{"graph": KEY, "channels": {NAME: {"stored": bool, "value": V, "writes": [W, …]}}}``, the
+  stored value and the ordered pending writes of channels with a custom reducer in the (sub)graph
+  ``KEY`` (``""``: the graph, ``review|inner``: a subgraph), in display form. Each channel of the
+  graph is rebuilt from the stored value (a fresh copy when none is stored), its ``update`` applies
+  the graph's own reducer to the writes, and the result is printed as ``combined JSON``:
+  ``{NAME: {"type": T, "data": BASE64}}`` — the graph's serializer's (type, bytes), decoded by
+  the inspector as it decodes a stored value — or ``{NAME: {"error": TEXT}}``.
 * ``batch`` — ``--ops-json`` lists operations (``{"action": "fork"|"resume"|"answer", "thread",
   "checkpoint", "values", "as_node", "reason"}``) done in turn with the graph loaded once; each
   ends with ``op N ok`` or ``op N error: …`` and a failed one does not stop the rest (exit 1
@@ -59,7 +67,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:   # annotations only: this module runs in the user's Python, with their langgraph
     from langchain_core.runnables import RunnableConfig
 
-ACTIONS = ("fork", "resume", "answer", "channels", "batch")
+ACTIONS = ("fork", "resume", "answer", "channels", "batch", "combine")
 
 
 def _line(text: str) -> None:
@@ -83,11 +91,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--reason", default=None, help="fork: kept in the new checkpoint's metadata")
     parser.add_argument("--path", action="append", default=[], help="extra import directory")
     parser.add_argument("--ops-json", default=None,
-                        help="batch: a JSON list of {action, thread, checkpoint, values, as_node, reason}")
+                        help="batch: a JSON list of {action, thread, checkpoint, values, as_node, reason}; "
+                        "combine: {graph, channels} ('-': read it from stdin)")
     args = parser.parse_args(argv)
     if args.action == "batch" and (not args.store or args.ops_json is None):
         parser.error("--store and --ops-json are needed for batch")
-    if args.action not in ("channels", "batch") and (not args.store or not args.thread):
+    if args.action == "combine" and args.ops_json is None:
+        parser.error("--ops-json is needed for combine")
+    if args.action not in ("channels", "batch", "combine") and (not args.store or not args.thread):
         parser.error(f"--store and --thread are needed for {args.action}")
     return args
 
@@ -173,10 +184,11 @@ def _loaded_class(type_name: str) -> type | None:
     return obj if isinstance(obj, type) else None
 
 
-def revive(value: Any) -> Any:
-    """A value in the inspector's display form rebuilt as the Python types it shows."""
+def revive(value: Any, messages: bool = False) -> Any:
+    """A value in the inspector's display form rebuilt as the Python types it shows (``messages``:
+    LangChain messages as their classes, for a reducer; else as dicts ``add_messages`` rebuilds)."""
     if isinstance(value, list):
-        return [revive(v) for v in value]
+        return [revive(v, messages) for v in value]
     if not isinstance(value, dict):
         return value
     if set(value) == {"__bytes__", "size"} and isinstance(value["__bytes__"], str):
@@ -187,7 +199,9 @@ def revive(value: Any) -> Any:
         return {k: revive(v) for k, v in value.items()}
     fields = {k: v for k, v in value.items() if k != "__type__"}
     if kind.startswith("langchain_core.messages."):
-        return {k: revive(v) for k, v in fields.items()}          # add_messages rebuilds it
+        message = _loaded_class(kind) if messages else None
+        rebuilt = {k: revive(v, messages) for k, v in fields.items()}
+        return message(**rebuilt) if message is not None else rebuilt   # else add_messages rebuilds it
     if kind in ("builtins.set", "builtins.frozenset") and set(fields) == {"value"} \
             and isinstance(fields["value"], list):
         items = [revive(v) for v in fields["value"]]
@@ -407,6 +421,51 @@ def channels_report(graph: Any, spec: str, roots: list[str]) -> dict:
     return {"graphs": graphs, "files": files}
 
 
+def _subgraph(graph: Any, key: str) -> Any:
+    """The (sub)graph a channels-report key names (``""``: the graph itself)."""
+    if not key:
+        return graph
+    for name, sub in graph.get_subgraphs(recurse=True):
+        if str(name) == key:
+            return sub
+    raise ValueError(f"the graph has no subgraph {key!r}")
+
+
+def combine_writes(graph: Any, request: Any) -> dict:
+    """The ``combine`` action's answer (see the module docstring) for a loaded graph."""
+    import base64
+    if not isinstance(request, dict) or not isinstance(request.get("channels"), dict):
+        raise ValueError("--ops-json must be an object with the channels to combine")
+    target = _subgraph(graph, str(request.get("graph") or ""))
+    serde = _serializer(graph)
+    out: dict[str, dict] = {}
+    for name, entry in request["channels"].items():
+        try:
+            channel = target.channels.get(name)
+            if channel is None or not callable(getattr(channel, "operator", None)):
+                raise ValueError(f"{name} is not a reducer channel of the graph")
+            if not isinstance(entry, dict) or not isinstance(entry.get("writes"), list):
+                raise ValueError("a channel needs its writes")
+            fresh = channel.from_checkpoint(revive(entry.get("value"), True)) if entry.get("stored") \
+                else channel.copy()
+            fresh.update([revive(w, True) for w in entry["writes"]])
+            kind, data = serde.dumps_typed(fresh.get())
+            out[str(name)] = {"type": kind, "data": base64.b64encode(data).decode("ascii")}
+        except Exception as err:  # the user's reducer may raise anything; the other channels still combine
+            out[str(name)] = {"error": f"{type(err).__name__}: {' '.join(str(err).split()) or type(err).__name__}"}
+    return out
+
+
+def _serializer(graph: Any) -> Any:
+    """The serializer the graph's checkpointer would store the value with."""
+    saver = getattr(graph, "checkpointer", None)
+    serde = getattr(saver, "serde", None)
+    if serde is not None and callable(getattr(serde, "dumps_typed", None)):
+        return serde
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+    return JsonPlusSerializer()
+
+
 def act(graph: Any, saver: Any, action: str, thread: str, checkpoint: str | None, values: Any,
         as_node: str | None = None, reason: str | None = None) -> None:
     """One fork, resume or answer on a loaded graph (``values`` still in display form)."""
@@ -462,6 +521,11 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "channels":
         graph = load_graph(args.graph, None)
         _line("channels " + _json(channels_report(graph, args.graph, [os.getcwd(), *args.path])))
+        return 0
+    if args.action == "combine":
+        request = json.loads(sys.stdin.read() if args.ops_json == "-" else args.ops_json)
+        graph = load_graph(args.graph, None)
+        _line("combined " + _json(combine_writes(graph, request)))
         return 0
     values = json.loads(args.values_json) if args.values_json is not None else None
     if args.action == "fork" and not isinstance(values, dict):     # before the graph is imported

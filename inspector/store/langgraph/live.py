@@ -11,8 +11,9 @@ kind, ``kinds(channel)`` (a ``channels.ChannelKind``: from the user's graph when
 else inferred): a reducer with a known operator (``add``, ``or``, ``messages``, or an
 inferred one) combines by the value's type (LangChain messages merge by id like
 ``add_messages``, lists/text concatenate, maps merge, sets unite, numbers add); a ``custom``
-reducer is the graph's own code, which is never run here, so its channel stays as stored and a
-note says so; a ``Topic`` collects the writes (emptied first unless it accumulates); any other
+reducer is the graph's own code, which is never run in this process: ``combine_custom`` (given
+only with the user's graph set) runs it in the graph's runner, else — or when that fails — the
+channel stays as stored and a note says so; a ``Topic`` collects the writes (emptied first unless it accumulates); any other
 channel takes the last write. A channel written by several finished tasks is a reducer (a
 ``LastValue`` refuses that). As ``apply_writes`` does at a new step, the ``clears`` channels
 (ephemeral values, non-accumulating topics) that no finished task wrote are emptied. Pure:
@@ -26,7 +27,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from inspector.store.langgraph.channels import INFERRED_REDUCER, ChannelKind
+from inspector.errors import StoreError
+from inspector.store.langgraph.channels import INFERRED_REDUCER, ChannelKind, CustomWrites
 from inspector.store.langgraph.ext import set_order
 from inspector.store.langgraph.pregel import CONTROL_WRITES, NULL_TASK_ID, is_control_channel
 
@@ -99,10 +101,31 @@ def _apply(kind: ChannelKind, current: Any, values: list[Any]) -> Any:
     return value
 
 
+def _combine_custom(state: dict, custom: dict[str, tuple[ChannelKind, list[Any]]],
+                    combine_custom: Callable[[CustomWrites], Any] | None) -> tuple[dict, dict]:
+    """(combined values, why not) of the custom-reducer channels."""
+    if not custom or combine_custom is None:
+        return {}, {}
+    try:
+        results = combine_custom({c: (c in state, state.get(c), values) for c, (_, values) in custom.items()})
+    except StoreError as err:
+        return {}, {c: str(err).rstrip(".") for c in custom}
+    done, failed = {}, {}
+    for channel in custom:
+        ok, value = results.get(channel, (False, "the graph did not answer for it"))
+        if ok:
+            done[channel] = value
+        else:
+            failed[channel] = str(value)
+    return done, failed
+
+
 def apply_live(state: dict, meta: dict, planned: list[dict],
-               kinds: Callable[[str], ChannelKind], clears: frozenset[str] = frozenset()) -> tuple[dict, dict] | None:
+               kinds: Callable[[str], ChannelKind], clears: frozenset[str] = frozenset(),
+               combine_custom: Callable[[CustomWrites], Any] | None = None) -> tuple[dict, dict] | None:
     """(state, meta) as ``get_state()`` shows the latest checkpoint, or None when no task of
-    its step has finished (then the stored step is what LangGraph shows)."""
+    its step has finished (then the stored step is what LangGraph shows). ``combine_custom``
+    combines the channels with a custom reducer (``channels.Combiner`` bound to the checkpoint)."""
     ids = {p["task_id"] for p in planned if p.get("task_id")}
     done = finished_tasks(meta.get("writes") or [], ids)
     if not done:
@@ -115,15 +138,19 @@ def apply_live(state: dict, meta: dict, planned: list[dict],
         if channel not in NOT_CHANNELS and not is_control_channel(channel):
             by_channel.setdefault(channel, []).append(w["value"])
     new_state = dict(state)
-    kept: list[str] = []
+    custom: dict[str, tuple[ChannelKind, list[Any]]] = {}
     for channel, values in by_channel.items():
         kind = kinds(channel)
         if kind.kind == "reducer" and kind.operator == "custom":
-            kept.append(f"{channel} ({kind.operator_name or 'a custom reducer'})")
+            custom[channel] = (kind, values)
             continue
         if len(values) > 1 and kind.kind == "last":   # a LastValue refuses several writes
             kind = INFERRED_REDUCER
         new_state[channel] = _apply(kind, new_state.get(channel), values)
+    combined, failed = _combine_custom(state, custom, combine_custom)
+    new_state.update(combined)
+    named = {c: f"{c} ({k.operator_name or 'a custom reducer'})" for c, (k, _) in custom.items()}
+    kept = [named[c] for c in custom if c not in combined]
     cleared = sorted(c for c in clears if c in new_state and c not in by_channel)
     for channel in cleared:
         del new_state[channel]
@@ -140,13 +167,21 @@ def apply_live(state: dict, meta: dict, planned: list[dict],
     if cleared:
         note += f"; {', '.join(cleared)} cleared (ephemeral: a new step empties {'them' if len(cleared) > 1 else 'it'})"
     notes = [*meta.get("notes", []), note]
-    if kept:
+    if combined:
+        notes.append(f"combined by your graph's own reducer, run in its runner: "
+                     f"{', '.join(sorted(named[c] for c in combined))}")
+    if failed:
+        notes.append("not combined, shown as stored: " + "; ".join(
+            f"{named[c]} — your graph's reducer could not combine the finished tasks' writes: {why}"
+            for c, why in sorted(failed.items())))
+    elif kept:
         notes.append(f"not combined, shown as stored: {', '.join(sorted(kept))} — the finished tasks' writes "
                      "go through your graph's own reducer, which the inspector never runs")
     live_meta = dict(meta, next=remaining,
                      interrupts=[i for i in meta.get("interrupts") or [] if i.get("pending")],
                      live={"applied_tasks": sorted(done), "channels": applied, "cleared": cleared,
-                           "not_combined": sorted(k.split(" ", 1)[0] for k in kept),
+                           "not_combined": sorted(c for c in custom if c not in combined),
+                           "combined_by_graph": sorted(combined),
                            "recorded_next": list(meta.get("next") or [])},
                      notes=notes)
     return new_state, live_meta

@@ -32,7 +32,7 @@ from inspector.store.langgraph.rows import HeadRow, Reader
 from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
 from inspector.store.langgraph.schema import describe
 from inspector.store.langgraph.decode import plain_or_error
-from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind, GraphChannels
+from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind, Combiner, GraphChannels
 from inspector.store.langgraph.live import apply_live
 from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers, prove
 from inspector.store.langgraph.snapshot import build_snapshot, decode_body, without_value
@@ -104,6 +104,7 @@ class LangGraphStore(Store):
         self._reducer_cursor: Any = None
         self.graph_channels: GraphChannels | None = None
         self.channels_note: str | None = None
+        self.combiner: Combiner | None = None
         self._lock = threading.Lock()
         self.info = StoreInfo(url=url or (engine.url.render_as_string(hide_password=True) if engine else display),
                               display=display, kind="langgraph", backend=backend,
@@ -133,12 +134,16 @@ class LangGraphStore(Store):
                 if isinstance(self.reader, PgReader):
                     self.reader.task_channel = task_channel
 
-    def use_graph_channels(self, channels: GraphChannels | None, note: str | None = None) -> None:
+    def use_graph_channels(self, channels: GraphChannels | None, note: str | None = None,
+                           combiner: Combiner | None = None) -> None:
         """Channel kinds from the user's graph (``inspector.resume.graph_channels`` asks the
         graph in its runner); None goes back to inferring them. ``note`` says why they are not
-        known (the graph could not be loaded…); snapshots carry it."""
+        known (the graph could not be loaded…); snapshots carry it. ``combiner`` applies the
+        graph's custom reducers to the live head's pending writes (in the graph's runner; used
+        only with ``channels``)."""
         with self._lock:
             self.graph_channels, self.channels_note = channels, note
+            self.combiner = combiner if channels is not None else None
             self._reducer_cache, self._reducer_cursor = {}, None
 
     # -- runs ------------------------------------------------------------------------------
@@ -396,8 +401,11 @@ class LangGraphStore(Store):
                 and self.reader.is_latest(*ck):
             clears = frozenset(c for c, k in (known or {}).items()
                                if k.kind == "ephemeral" or (k.kind == "topic" and not k.accumulate))
+            combiner = self.combiner if known is not None else None
             live = apply_live(snap.state, snap.meta, snap.meta.get("planned_tasks") or [],
-                              lambda channel: self._channel_kind(ck, channel), clears)
+                              lambda channel: self._channel_kind(ck, channel), clears,
+                              None if combiner is None else
+                              lambda custom: combiner(ck.thread_id, ck.ns, ck.checkpoint_id, custom))
             if live is not None:
                 snap = dataclasses.replace(snap, state=live[0], meta=live[1])
         return dataclasses.replace(snap, meta=self._kinds_meta(snap.meta, known is not None))

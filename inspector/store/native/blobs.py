@@ -6,13 +6,15 @@ import os
 import struct
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import zstandard
 
 from inspector import limits
 from inspector.errors import CorruptDataError
+
+if TYPE_CHECKING:   # the worker thread's pool is imported when it starts (not by every read)
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 CODEC_RAW = 0
 CODEC_ZSTD = 1
@@ -202,5 +204,6 @@ def _worker() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
+            from concurrent.futures import ThreadPoolExecutor
             _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ci-zstd")
         return _pool

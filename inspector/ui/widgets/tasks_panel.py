@@ -261,7 +261,7 @@ class TasksPanel(QWidget):
         """The note of a LangGraph head whose finished tasks' pending writes are applied (the
         board then shows the step's finished tasks as done, as get_state does)."""
         notes = [n for n in snapshot.meta.get("notes", []) if isinstance(n, str)] if snapshot.meta.get("live") else []
-        shown = [n for n in notes if n.startswith(("pending writes applied", "not combined"))]
+        shown = [n for n in notes if n.startswith(("pending writes applied", "not combined", "combined by your graph"))]
         if not shown:
             self.live_note.hide()
             return

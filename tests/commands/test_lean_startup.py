@@ -1,0 +1,95 @@
+"""Start-up of the read commands imports only what they use (issue 16: ``show`` in a fresh
+process): no ``logging`` until something logs, no thread pool until one starts. Yet logging,
+imported later by anything, still logs in the CLI's format and level."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+ROOT = GOLDEN.parents[2]
+DEFERRED = ("logging", "concurrent.futures")
+PROBE = f"DEFERRED = {DEFERRED!r}\n" + """
+import io, json, sys
+from contextlib import redirect_stdout
+from inspector.cli import main
+out = io.StringIO()
+with redirect_stdout(out):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "printed": len(out.getvalue()),
+                  "loaded": [m for m in DEFERRED if m in sys.modules]}))
+"""
+
+
+def _fresh(code: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=120, check=False)
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("startup")
+    for name in ("native", "langgraph"):
+        shutil.copyfile(GOLDEN / f"{name}.db", folder / f"{name}.db")
+    return {name: str(folder / f"{name}.db") for name in ("native", "langgraph")}
+
+
+@pytest.mark.parametrize("store, argv", [
+    ("native", ["show", "2e1c2284c1f2:5"]), ("native", ["show", "2e1c2284c1f2:-1", "--json"]),
+    ("native", ["runs"]), ("native", ["checkpoints", "2e1c2284c1f2", "--json"]), ("native", ["info"]),
+    ("langgraph", ["show", "thread-A:1"]), ("langgraph", ["runs", "--json"]),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_read_commands_start_without_logging_or_a_thread_pool(stores: dict[str, str], store: str,
+                                                              argv: list[str]) -> None:
+    proc = _fresh(PROBE, argv[0], stores[store], *argv[1:])
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["code"] == 0 and got["printed"] > 2
+    assert got["loaded"] == []
+
+
+def test_a_diff_still_starts_its_pool_and_imports_logging(stores: dict[str, str]) -> None:
+    proc = _fresh(PROBE, "diff", stores["native"], "2e1c2284c1f2:2", "2e1c2284c1f2:8")
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["code"] == 0 and got["loaded"] == list(DEFERRED)    # the probe sees what is imported
+
+
+LATE = """
+import sys
+from inspector.cli import configure_logging
+configure_logging(sys.argv[1] == "-v")
+assert "logging" not in sys.modules or sys.argv[1] == "-v"
+import logging                       # as a library imported later would
+logging.getLogger("some.library").warning("careful")
+logging.getLogger("some.library").debug("details")
+logging.getLogger("some.library").info("news")
+"""
+
+
+def test_logging_imported_later_logs_in_the_cli_format() -> None:
+    proc = _fresh(LATE, "-")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "WARNING some.library: careful\n"
+
+
+def test_verbose_logging_logs_debug_in_the_cli_format() -> None:
+    proc = _fresh(LATE, "-v")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ("WARNING some.library: careful\nDEBUG some.library: details\n"
+                           "INFO some.library: news\n")
+
+
+def test_a_command_that_fails_on_bad_input_still_says_one_sentence(stores: dict[str, str]) -> None:
+    proc = _fresh("import sys; from inspector.cli import main; sys.exit(main(sys.argv[1:]))",
+                  "show", stores["native"], "no-such-run:1")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("checkpoint-inspector: ") and proc.stderr.count("\n") == 1

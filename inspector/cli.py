@@ -35,13 +35,38 @@ def _wanted(argv: list[str]) -> str | None:
     return name if name in command_modules() else None
 
 
+def terminal_columns() -> int:
+    """The columns ``shutil.get_terminal_size()`` gives, which argparse's help is wrapped to,
+    without importing shutil (and with it zlib, bz2 and lzma) on every start-up."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        stdout = sys.__stdout__
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns if stdout is not None else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its help formatters told the terminal's width (sub-commands' parsers
+    are of this class too)."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # the width argparse itself takes when none is given: the columns less 2
+        return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)  # type: ignore[call-arg]
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser with every sub-command registered, or only ``only`` ('' for none).
 
     Registering one command keeps the GUI's start-up free of the other commands' imports
     (SQL, diff, LangGraph …); ``--help`` and unknown commands get the full parser.
     """
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="checkpoint-inspector",
         description="Inspect, diff, fork and resume agent checkpoints (native, LangGraph, OpenAI Agents, "
                     "CrewAI and Google ADK stores, and any an installed adapter reads).")

@@ -1,5 +1,6 @@
 """Start-up of the read commands imports only what they use (issue 16: ``show`` in a fresh
-process): no ``logging`` until something logs, no thread pool until one starts. Yet logging,
+process): no ``logging`` until something logs, no thread pool until one starts, no ``shutil``
+for argparse's terminal width. Yet logging,
 imported later by anything, still logs in the CLI's format and level."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 ROOT = GOLDEN.parents[2]
-DEFERRED = ("logging", "concurrent.futures")
+DEFERRED = ("logging", "concurrent.futures", "shutil")
 PROBE = f"DEFERRED = {DEFERRED!r}\n" + """
 import io, json, sys
 from contextlib import redirect_stdout
@@ -53,14 +54,15 @@ def test_read_commands_start_without_logging_or_a_thread_pool(stores: dict[str, 
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.splitlines()[-1])
     assert got["code"] == 0 and got["printed"] > 2
-    assert got["loaded"] == []
+    # a LangGraph store's settings need platformdirs, which imports shutil (through tempfile)
+    assert got["loaded"] == ([] if store == "native" else [m for m in got["loaded"] if m == "shutil"])
 
 
 def test_a_diff_still_starts_its_pool_and_imports_logging(stores: dict[str, str]) -> None:
     proc = _fresh(PROBE, "diff", stores["native"], "2e1c2284c1f2:2", "2e1c2284c1f2:8")
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.splitlines()[-1])
-    assert got["code"] == 0 and got["loaded"] == list(DEFERRED)    # the probe sees what is imported
+    assert got["code"] == 0 and got["loaded"] == ["logging", "concurrent.futures"]  # the probe sees them
 
 
 LATE = """
@@ -93,3 +95,25 @@ def test_a_command_that_fails_on_bad_input_still_says_one_sentence(stores: dict[
                   "show", stores["native"], "no-such-run:1")
     assert proc.returncode == 2
     assert proc.stderr.startswith("checkpoint-inspector: ") and proc.stderr.count("\n") == 1
+
+
+HELP = """
+import argparse, sys
+import inspector.cli
+if sys.argv[1] == "stock":
+    inspector.cli.Parser._get_formatter = argparse.ArgumentParser._get_formatter
+sys.exit(inspector.cli.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("columns", [None, "50", "200", "1", "junk"])
+@pytest.mark.parametrize("argv", [["--help"], ["show", "--help"], ["bench", "cli", "--help"], ["show"]],
+                         ids=" ".join)
+def test_help_and_usage_wrap_as_argparse_wraps_them(argv: list[str], columns: str | None) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"} | ({"COLUMNS": columns} if columns else {})
+    runs = [subprocess.run([sys.executable, "-c", HELP, kind, *argv], capture_output=True, text=True,
+                           env={**env, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120, check=False)
+            for kind in ("ours", "stock")]
+    assert runs[0].returncode == runs[1].returncode
+    assert runs[0].stdout + runs[0].stderr == runs[1].stdout + runs[1].stderr
+    assert len((runs[0].stdout + runs[0].stderr).splitlines()) >= 2

@@ -44,7 +44,10 @@ def test_threads_are_runs_with_langgraph_and_native_semantics(tmp_path: Path) ->
         if failed.meta["errors"]:
             assert runs["mapreduce-2"].status == "failed"
             assert "cannot process item 'bad'" in runs["mapreduce-2"].last_error
-            assert len([t for t in failed.meta["tasks"] if t["status"] == "errored"]) == 1
+            errored = [t["node"] for t in failed.meta["tasks"] if t["status"] == "errored"]
+            # LangGraph's own race: a sibling still running (audit) may be stopped by the failure
+            # and write its CancelledError too
+            assert "work" in errored and set(errored) <= {"work", "audit"} and len(errored) == len(set(errored))
         else:
             assert runs["mapreduce-2"].status == "running"
         assert runs["subgraph-2"].status == "interrupted"

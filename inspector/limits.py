@@ -21,10 +21,8 @@ setting that raises it.
 
 from __future__ import annotations
 
-import dataclasses
 import os
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from inspector.errors import StoreError
 
@@ -32,8 +30,7 @@ ENV_PREFIX = "CHECKPOINT_INSPECTOR_MAX_"
 MB = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(NamedTuple):
     """One budget: its field, what it bounds (for the sentence), its flag and its variable."""
 
     name: str
@@ -60,8 +57,7 @@ BUDGETS = {
 }
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """The budgets in force (sizes in bytes)."""
 
     piece_bytes: int
@@ -106,7 +102,7 @@ def configure(**values: int | None) -> Limits:
             continue
         field = {"piece": "piece_bytes", "state": "state_bytes"}.get(name, name)
         changes[field] = _scaled(name, max(1, int(value)))
-    _current = dataclasses.replace(_current, **changes)
+    _current = _current._replace(**changes)
     return _current
 
 

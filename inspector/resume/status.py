@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from inspector.model import ACTIVE_STATUSES, RunInfo
 from inspector.store.base import Store
@@ -25,8 +25,7 @@ from inspector.store.base import Store
 STALE_AFTER = 30.0
 
 
-@dataclass(frozen=True)
-class EffectiveStatus:
+class EffectiveStatus(NamedTuple):
     """What the runs list shows for a run: a status and, when it differs, why."""
 
     status: str

@@ -3,14 +3,13 @@ parses URLs)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from inspector.errors import StoreError
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A parsed store location: a SQLite path or a server URL."""
 
     url: str          # SQLAlchemy URL string

@@ -4,11 +4,33 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from inspector.store import open_store
 from inspector.ui.models.runs_model import RunRole
 from tests.ui.conftest import open_in, select_run
+
+
+@contextmanager
+def _live_run(window, qtbot, store: Path, seed: str, name: str, delay: str) -> Iterator[tuple[subprocess.Popen, str]]:
+    """A demo agent writing a new run while the window watches: the process and the new run's
+    id once it is listed and selected with two rows or more in the timeline; killed on the way out."""
+    open_in(window, qtbot, store)
+    before = set(window.runs_panel.model.tree.by_id)
+    proc = _agent(store, "--seed", seed, "--name", name, "--delay", delay)
+    try:
+        model = window.runs_panel.model
+        qtbot.waitUntil(lambda: bool(set(model.tree.by_id) - before), timeout=30_000)
+        (new_id,) = set(model.tree.by_id) - before
+        select_run(window, qtbot, new_id)
+        qtbot.waitUntil(lambda: window.timeline_panel.model.rowCount() >= 2, timeout=30_000)
+        yield proc, new_id
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def _agent(store: Path, *args: str) -> subprocess.Popen:
@@ -74,16 +96,8 @@ def test_live_off_then_on_catches_up(window, qtbot, demo_store: Path) -> None:
 
 
 def test_the_timeline_follows_the_head_of_a_live_run(window, qtbot, demo_store: Path) -> None:
-    open_in(window, qtbot, demo_store)
-    before = set(window.runs_panel.model.tree.by_id)
-    proc = _agent(demo_store, "--seed", "13", "--name", "followed", "--delay", "0.15")
-    try:
-        model = window.runs_panel.model
-        qtbot.waitUntil(lambda: bool(set(model.tree.by_id) - before), timeout=30_000)
-        (new_id,) = set(model.tree.by_id) - before
-        select_run(window, qtbot, new_id)
+    with _live_run(window, qtbot, demo_store, "13", "followed", "0.15") as (proc, new_id):
         timeline = window.timeline_panel
-        qtbot.waitUntil(lambda: timeline.model.rowCount() >= 2, timeout=30_000)
         timeline.select_row(timeline.model.rowCount() - 1)      # the user is at the head …
         start = timeline.model.rowCount()
         qtbot.waitUntil(lambda: timeline.model.rowCount() >= start + 2, timeout=30_000)
@@ -94,10 +108,6 @@ def test_the_timeline_follows_the_head_of_a_live_run(window, qtbot, demo_store: 
             head = store.get_run(new_id).head_seq
         qtbot.waitUntil(lambda: timeline.view.currentIndex().row() == head, timeout=10_000)
         assert "of" in timeline.position_label.text() and f"#{head}" in timeline.position_label.text()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def test_runs_do_not_move_under_the_pointer(window, qtbot, demo_store: Path) -> None:
@@ -135,16 +145,8 @@ def test_runs_do_not_move_under_the_pointer(window, qtbot, demo_store: Path) -> 
 def test_a_newer_run_record_arriving_first_still_moves_a_view_at_the_head(window, qtbot, demo_store: Path) -> None:
     """The live bridge may deliver the run's newer RunInfo (more checkpoints) before the change
     set that lists the new checkpoints; a view at the head follows whichever comes first."""
-    open_in(window, qtbot, demo_store)
-    before = set(window.runs_panel.model.tree.by_id)
-    proc = _agent(demo_store, "--seed", "14", "--name", "record first", "--delay", "0.2")
-    try:
-        model = window.runs_panel.model
-        qtbot.waitUntil(lambda: bool(set(model.tree.by_id) - before), timeout=30_000)
-        (new_id,) = set(model.tree.by_id) - before
-        select_run(window, qtbot, new_id)
+    with _live_run(window, qtbot, demo_store, "14", "record first", "0.2") as (_proc, new_id):
         timeline = window.timeline_panel
-        qtbot.waitUntil(lambda: timeline.model.rowCount() >= 2, timeout=30_000)
         window.menu_actions.live.setChecked(False)          # nothing else moves the timeline now
         shown = timeline.model.rowCount()
         timeline.select_row(shown - 1)
@@ -154,7 +156,3 @@ def test_a_newer_run_record_arriving_first_still_moves_a_view_at_the_head(window
         timeline.update_run(newer)
         assert timeline.model.rowCount() == newer.checkpoint_count > shown
         assert timeline.view.currentIndex().row() == timeline.model.rowCount() - 1
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()

@@ -83,6 +83,8 @@ class DiffPanel(QWidget):
         self.base_button = QToolButton(self)
         self.base_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.base_button.setMenu(self._base_menu())
+        # the text ends in its own "▾"; Qt's small menu arrow beside it read as a second one
+        self.base_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0; }")
         self.target = QLabel(self)
         self.target.setTextFormat(Qt.TextFormat.RichText)
         self.progress = QProgressBar(self)

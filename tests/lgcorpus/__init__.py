@@ -156,6 +156,13 @@ def build_postgres(url: str) -> dict[str, list[dict]]:
     return {s.name: threads[s.name] for s in SCENARIOS}
 
 
+def cancelled(error: Any) -> bool:
+    """A task error that says the task was cancelled (LangGraph keeps errors as their repr): when
+    a task fails, LangGraph may stop siblings still running, and they write their CancelledError
+    too (its own race; mapreduce-2's audit or another work task)."""
+    return type(error).__name__ == "CancelledError" or str(error).startswith("CancelledError")
+
+
 def open_graph(scenario: Scenario, checkpointer: Any) -> Any:
     """The scenario's compiled graph bound to ``checkpointer`` (for get_state_history etc.)."""
     import importlib

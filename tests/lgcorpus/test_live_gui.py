@@ -11,7 +11,7 @@ import pytest
 from inspector.store import open_store
 from inspector.ui.widgets.tasks_panel import TasksPanel
 
-from . import BY_NAME, open_graph, sqlite_saver
+from . import BY_NAME, cancelled, open_graph, sqlite_saver
 
 pytestmark = pytest.mark.usefixtures("qapp")
 
@@ -19,7 +19,9 @@ pytestmark = pytest.mark.usefixtures("qapp")
 def test_the_tasks_tab_says_failed_and_shows_the_live_note(qtbot, corpus_sqlite: Path) -> None:
     with sqlite_saver(corpus_sqlite) as saver:
         state = open_graph(BY_NAME["mapreduce"], saver).get_state({"configurable": {"thread_id": "mapreduce-2"}})
-    failed = [t for t in state.tasks if t.error is not None]
+    # LangGraph's own race: a sibling still running when the step fails may write its
+    # CancelledError too; one task really failed
+    failed = [t for t in state.tasks if t.error is not None and not cancelled(t.error)]
     assert [t.name for t in failed] == ["work"]
     with open_store(str(corpus_sqlite)) as store:
         snap = store.load("mapreduce-2:-1")
@@ -32,12 +34,14 @@ def test_the_tasks_tab_says_failed_and_shows_the_live_note(qtbot, corpus_sqlite:
     panel.show_snapshot(snap, run)
     assert panel.live_note.isVisible() and "finished task" in panel.live_note.text()
     cards = panel.columns["failed"].cards
-    assert [c.title.text().startswith("work") for c in cards] == [True]
-    check = cards[0].checks.text()
+    assert cards and all(c.title.text().startswith(("work", "audit")) for c in cards)
+    real = [c for c in cards if "ValueError" in c.checks.text() or str(failed[0].error) in c.checks.text()]
+    assert len(real) == 1 and real[0].title.text().startswith("work")
+    check = real[0].checks.text()
     assert "\u2717" in check and "failed" in check and "finished" not in check
-    assert "ValueError" in check or str(failed[0].error) in check
     panel.show_snapshot(store_free_copy(snap), run)          # a stored (not live) checkpoint: no note
     assert not panel.live_note.isVisible()
+
 
 
 def store_free_copy(snap):

@@ -17,7 +17,7 @@ import pytest
 from pydantic import BaseModel
 
 from inspector.record.langgraph import AsyncInspectorSaver, InspectorSaver
-from tests.lgcorpus import SCENARIOS, open_graph, sqlite_saver
+from tests.lgcorpus import SCENARIOS, cancelled, open_graph, sqlite_saver
 
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -58,21 +58,17 @@ def _snapshot(snap: Any, ids: dict[str, int]) -> dict:
     # ("cannot schedule new futures after shutdown"), so whether its result is stored varies
     # from run to run with any saver. There, only the failed task's result is compared.
     # A sibling cancelled by the failure (CancelledError) or not (no error) varies the same way.
-    racy = any(t.error and not _cancelled(t.error) for t in snap.tasks)
+    racy = any(t.error and not cancelled(t.error) for t in snap.tasks)
     return {
         "id": ids.get(snap.config["configurable"]["checkpoint_id"]),
         "parent": ids.get(parent) if parent else None,
         "values": _norm(snap.values, ids),
         "next": list(snap.next),
         "metadata": _norm({k: v for k, v in meta.items() if k != "parents"}, ids),
-        "tasks": [_task(t, ids, racy and (not t.error or _cancelled(t.error))) for t in snap.tasks],
+        "tasks": [_task(t, ids, racy and (not t.error or cancelled(t.error))) for t in snap.tasks],
         "interrupts": [_interrupt(i) for i in snap.interrupts],
     }
 
-
-def _cancelled(error: Any) -> bool:
-    """A task error that says the task was cancelled (LangGraph keeps errors as their repr)."""
-    return type(error).__name__ == "CancelledError" or str(error).startswith("CancelledError")
 
 
 def _task(t: Any, ids: dict[str, int], racy_sibling: bool) -> dict:

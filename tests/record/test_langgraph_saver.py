@@ -18,7 +18,7 @@ from langgraph.graph.message import add_messages
 from inspector.record.langgraph import LEAF, InspectorSaver
 from inspector.store import open_store
 from tests.conftest import store_files_digest
-from tests.lgcorpus import BY_NAME
+from tests.lgcorpus import BY_NAME, cancelled
 
 
 def _runs(store) -> dict:
@@ -44,10 +44,11 @@ def test_threads_are_runs_with_langgraph_and_native_semantics(tmp_path: Path) ->
         if failed.meta["errors"]:
             assert runs["mapreduce-2"].status == "failed"
             assert "cannot process item 'bad'" in runs["mapreduce-2"].last_error
-            errored = [t["node"] for t in failed.meta["tasks"] if t["status"] == "errored"]
-            # LangGraph's own race: a sibling still running (audit) may be stopped by the failure
-            # and write its CancelledError too
-            assert "work" in errored and set(errored) <= {"work", "audit"} and len(errored) == len(set(errored))
+            errored = [t for t in failed.meta["tasks"] if t["status"] == "errored"]
+            # LangGraph's own race: siblings still running (audit, or another work task) may be
+            # stopped by the failure and write their CancelledError too; one task really failed
+            real = [t["node"] for t in errored if not cancelled(t.get("error", ""))]
+            assert real == ["work"] and {t["node"] for t in errored} <= {"work", "audit"}
         else:
             assert runs["mapreduce-2"].status == "running"
         assert runs["subgraph-2"].status == "interrupted"

@@ -3,6 +3,8 @@ semantics), storage by content, the heartbeat and owner, and PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import os
 import sqlite3
@@ -15,7 +17,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
 
-from inspector.record.langgraph import LEAF, InspectorSaver
+from inspector.record.langgraph import LEAF, AsyncInspectorSaver, InspectorSaver
 from inspector.store import open_store
 from tests.conftest import store_files_digest
 from tests.lgcorpus import BY_NAME, cancelled
@@ -85,6 +87,30 @@ def _chat_graph(checkpointer):
     graph.add_node("reply", reply)
     graph.add_edge(START, "reply")
     return graph.compile(checkpointer=checkpointer)
+
+
+def test_the_async_saver_pauses_the_collector_from_the_loop_thread_while_a_call_runs(tmp_path: Path) -> None:
+    """The worker builds thousands of acyclic containers per call; the main thread (the loop's)
+    pauses the process's collector while it waits for the call, and restores it after."""
+    seen: list[bool] = []
+
+    class Watching(AsyncInspectorSaver):
+        def put(self, *args, **kwargs):
+            seen.append(gc.isenabled())      # runs on the saver's worker thread
+            return super().put(*args, **kwargs)
+
+    async def chat() -> list:
+        async with Watching.from_conn_string(str(tmp_path / "chat.db")) as saver:
+            graph = _chat_graph(saver)
+            config = {"configurable": {"thread_id": "chat"}}
+            for turn in range(3):
+                await graph.ainvoke({"messages": [HumanMessage(content=f"q{turn}", id=f"h-{turn}")]}, config)
+            return (await graph.aget_state(config)).values["messages"]
+
+    assert gc.isenabled()
+    messages = asyncio.run(chat())
+    assert len(messages) == 6 and seen and not any(seen)
+    assert gc.isenabled()
 
 
 def test_bytes_grow_with_the_change_not_the_state(tmp_path: Path) -> None:

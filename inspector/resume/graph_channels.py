@@ -82,24 +82,33 @@ def _write_cache(key: str, report: dict) -> None:
         pass        # a cache that cannot be written only costs the next run of the graph
 
 
-def ask_graph(settings: GraphSettings, timeout: float = 120.0) -> tuple[GraphChannels, dict]:
-    """Run the graph's runner with ``--action channels``: (the kinds, the raw report)."""
-    if not settings.graph:
-        raise StoreError("No LangGraph graph is set for this store.")
+def _runner_answer(settings: GraphSettings, action: list[str], prefix: str, doing: str, failed: str,
+                   timeout: float, stdin_text: str | None = None) -> str:
+    """Run the graph's runner with ``action`` and return its ``prefix`` line without the prefix
+    (StoreError: the runner failed or printed no such line, saying ``failed`` and why)."""
     # the runner's modules (SQLAlchemy with them) only when a graph is really asked: a read
     # command on a store with no graph set stays lean
     from inspector.resume.langgraph import RUNNER_FILE, run_runner
 
-    argv = [settings.python or sys.executable, str(RUNNER_FILE), "--graph", settings.graph,
-            "--action", "channels"]
-    done = run_runner(argv, settings, None, f"The graph {settings.graph} (reporting its channels)", timeout)
-    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("channels ")), None)
+    graph = settings.graph
+    assert graph
+    argv = [settings.python or sys.executable, str(RUNNER_FILE), "--graph", graph, *action]
+    done = run_runner(argv, settings, None, f"The graph {graph} ({doing})", timeout, stdin_text=stdin_text)
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith(prefix)), None)
     if done.returncode != 0 or line is None:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise StoreError(f"The graph {settings.graph} could not be loaded: {last.removeprefix('error: ')}")
+        raise StoreError(f"The graph {graph} {failed}: {last.removeprefix('error: ')}")
+    return line.removeprefix(prefix)
+
+
+def ask_graph(settings: GraphSettings, timeout: float = 120.0) -> tuple[GraphChannels, dict]:
+    """Run the graph's runner with ``--action channels``: (the kinds, the raw report)."""
+    if not settings.graph:
+        raise StoreError("No LangGraph graph is set for this store.")
+    text = _runner_answer(settings, ["--action", "channels"], "channels ", "reporting its channels",
+                          "could not be loaded", timeout)
     try:
-        channels = parse_line(settings.graph, line)
-        report = json.loads(line.removeprefix("channels "))
+        channels, report = parse_line(settings.graph, text)
     except ValueError as err:
         raise StoreError(f"The graph {settings.graph} reported its channels in a form this version "
                          f"does not read ({err}).") from err
@@ -201,23 +210,15 @@ class GraphCombiner:
         return dict(answer)
 
     def _ask(self, text: str) -> dict[str, tuple[bool, Any]]:
-        from inspector.resume.langgraph import RUNNER_FILE, run_runner
         graph = self.settings.graph
-        assert graph
-        argv = [self.settings.python or sys.executable, str(RUNNER_FILE), "--graph", graph,
-                "--action", "combine", "--ops-json", "-"]
         self.runs += 1
-        done = run_runner(argv, self.settings, None, f"The graph {graph} (combining pending writes)",
-                          self.timeout, stdin_text=text)
-        line = next((ln for ln in done.stdout.splitlines() if ln.startswith("combined ")), None)
-        if done.returncode != 0 or line is None:
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise StoreError(f"The graph {graph} could not combine the pending writes: "
-                             f"{last.removeprefix('error: ')}")
-        if len(line) > MAX_COMBINED_CHARS:
+        answer = _runner_answer(self.settings, ["--action", "combine", "--ops-json", "-"], "combined ",
+                                "combining pending writes", "could not combine the pending writes",
+                                self.timeout, stdin_text=text)
+        if len(answer) > MAX_COMBINED_CHARS:
             raise StoreError(f"The graph {graph} answered with more than {MAX_COMBINED_CHARS:,} characters.")
         try:
-            data = json.loads(line.removeprefix("combined "))
+            data = json.loads(answer)
         except ValueError as err:
             raise StoreError(f"The graph {graph} answered in a form this version does not read ({err}).") from err
         if not isinstance(data, dict):

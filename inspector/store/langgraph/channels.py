@@ -106,8 +106,9 @@ def parse_report(graph: str, data: Any) -> GraphChannels:
     return GraphChannels(graph, kinds, outputs)
 
 
-def parse_line(graph: str, text: str) -> GraphChannels:
-    """``GraphChannels`` from the runner's ``channels JSON`` stdout line."""
+def parse_line(graph: str, text: str) -> tuple[GraphChannels, dict]:
+    """``GraphChannels`` and the raw report from the runner's ``channels JSON`` stdout line."""
     if len(text) > MAX_REPORT_CHARS:
         raise ValueError("the channels report is too large")
-    return parse_report(graph, json.loads(text.removeprefix("channels ")))
+    report = json.loads(text.removeprefix("channels "))
+    return parse_report(graph, report), report

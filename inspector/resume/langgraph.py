@@ -269,8 +269,9 @@ def run_graph_ops(store: Store, ops: Sequence[GraphOp], *, settings: GraphSettin
         raise NotResumableError("This needs the LangGraph graph: give it as module:attr.")
     payload = [dataclasses.asdict(op) for op in ops]
     argv = [settings.python or sys.executable, str(RUNNER_FILE), "--store", store_argument(store.info.url)[0],
-            "--graph", settings.graph, "--action", "batch", "--ops-json", json.dumps(payload, ensure_ascii=False)]
-    done = run_runner(argv, settings, store.info.url, "The graph operations", timeout)
+            "--graph", settings.graph, "--action", "batch", "--ops-json", "-"]
+    done = run_runner(argv, settings, store.info.url, "The graph operations", timeout,
+                      stdin_text=json.dumps(payload, ensure_ascii=False))
     results: list[OpResult] = []
     lines: list[str] = []
     for line in done.stdout.splitlines():

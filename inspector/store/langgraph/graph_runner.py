@@ -30,8 +30,8 @@ path, which needs only langgraph in the interpreter and skips importing our pack
   the graph's own reducer to the writes, and the result is printed as ``combined JSON``:
   ``{NAME: {"type": T, "data": BASE64}}`` — the graph's serializer's (type, bytes), decoded by
   the inspector as it decodes a stored value — or ``{NAME: {"error": TEXT}}``.
-* ``batch`` — ``--ops-json`` lists operations (``{"action": "fork"|"resume"|"answer", "thread",
-  "checkpoint", "values", "as_node", "reason"}``) done in turn with the graph loaded once; each
+* ``batch`` — ``--ops-json`` (``-``: read from stdin) lists operations (``{"action":
+  "fork"|"resume"|"answer", "thread", "checkpoint", "values", "as_node", "reason"}``) done in turn with the graph loaded once; each
   ends with ``op N ok`` or ``op N error: …`` and a failed one does not stop the rest (exit 1
   when any failed). What ``run_graph_ops`` in the inspector sends.
 
@@ -523,20 +523,25 @@ def run(args: argparse.Namespace) -> int:
         _line("channels " + _json(channels_report(graph, args.graph, [os.getcwd(), *args.path])))
         return 0
     if args.action == "combine":
-        request = json.loads(sys.stdin.read() if args.ops_json == "-" else args.ops_json)
+        request = _ops(args.ops_json)
         graph = load_graph(args.graph, None)
         _line("combined " + _json(combine_writes(graph, request)))
         return 0
     values = json.loads(args.values_json) if args.values_json is not None else None
     if args.action == "fork" and not isinstance(values, dict):     # before the graph is imported
         raise ValueError("--values-json must be a JSON object of channel values for a fork")
-    ops = json.loads(args.ops_json) if args.action == "batch" else None
+    ops = _ops(args.ops_json) if args.action == "batch" else None
     with open_checkpointer(args.store) as saver:
         graph = load_graph(args.graph, saver)
         if args.action == "batch":
             return run_batch(graph, saver, ops)
         act(graph, saver, args.action, args.thread, args.checkpoint, values, args.as_node, args.reason)
     return 0
+
+
+def _ops(text: str) -> Any:
+    """The ``--ops-json`` payload: read from stdin when it is ``-`` (no size limit of an argument)."""
+    return json.loads(sys.stdin.read() if text == "-" else text)
 
 
 def main(argv: list[str] | None = None) -> int:

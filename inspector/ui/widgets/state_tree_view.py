@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHea
 
 from inspector.ui.availability import set_available
 from inspector.highlight import to_json_text
-from inspector.diff.lazy_value import LazyText, LazyValue, is_lazy, materialize
+from inspector.lazy import LazyText, LazyValue, is_lazy, materialize
 from inspector.diff.window import is_big
 from inspector.ui.models.json_walk import format_path, json_sizes, preview, search_paths, type_name
 from inspector.ui.models.state_tree_model import (KEY, PATH_ROLE, SIZE, TYPE, VALUE, VALUE_ROLE,

@@ -34,14 +34,31 @@ class LazyValue:
         return f"<lazy {self.kind} of {self.length:,}>"
 
 
+class Blocked(LazyValue):
+    """An array or map kept encoded, in blocks of ``BLOCK`` entries that can be compared
+    encoded: two blocks with equal bytes hold equal entries (a diff reads only the others)."""
+
+    __slots__ = ()
+    BLOCK = 500
+
+    def raw_blocks(self) -> list[bytes]:
+        """The encoded bytes of each block of ``BLOCK`` entries, in order."""
+        raise NotImplementedError
+
+    def key_positions(self, keys: Any) -> dict[int, Any]:
+        """Position → key for those of ``keys`` (or their ``str``) that a map holds."""
+        raise NotImplementedError
+
+
 class LazyText(LazyValue):
-    """A long string: ``prefix`` holds its first characters, ``length`` its UTF-8 bytes."""
+    """A long string: ``prefix`` holds its first characters, ``length`` its UTF-8 bytes,
+    ``chars`` its characters when known without decoding it (else None)."""
 
-    __slots__ = ("prefix",)
+    __slots__ = ("prefix", "chars")
 
-    def __init__(self, length: int, size: int, prefix: str) -> None:
+    def __init__(self, length: int, size: int, prefix: str, chars: int | None = None) -> None:
         super().__init__("string", length, size)
-        self.prefix = prefix
+        self.prefix, self.chars = prefix, chars
 
     @property
     def complete(self) -> bool:
@@ -74,4 +91,4 @@ def materialize(value: Any) -> Any:
     return value
 
 
-__all__ = ["LazyText", "LazyValue", "is_lazy", "materialize"]
+__all__ = ["Blocked", "LazyText", "LazyValue", "is_lazy", "materialize"]

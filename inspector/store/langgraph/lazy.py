@@ -18,7 +18,7 @@ from typing import Any
 import msgpack
 
 from inspector import limits
-from inspector.lazy import LazyText, LazyValue
+from inspector.lazy import Blocked, LazyText, LazyValue
 from inspector.store.langgraph.decode import BlobError, DecodeBudget, _pairs, plain_key, to_plain, unpack
 
 BIG_ITEMS = 50_000          # an array or map with more entries is read a page at a time
@@ -58,10 +58,11 @@ def _reader(buf: bytes, pos: int) -> msgpack.Unpacker:
                             max_buffer_size=max(len(buf), 1 << 20))
 
 
-class _Span(LazyValue):
+class _Span(Blocked):
     """A value kept as its span ``start``..``end`` of ``buf`` (``first``: its first item)."""
 
     __slots__ = ("buf", "start", "end", "first", "marks", "what")
+    BLOCK = MARK_EVERY
 
     def __init__(self, buf: bytes, start: int, end: int, head: tuple[str, int, int], what: str) -> None:
         super().__init__(head[0], head[1], end - start)
@@ -85,6 +86,37 @@ class _Span(LazyValue):
             if at % MARK_EVERY == 0 and at // MARK_EVERY == len(self.marks):
                 self.marks.append(self.marks[mark] + reader.tell())
         return reader
+
+    def __eq__(self, other: object) -> bool:
+        """Equal encodings (what ``==`` on the decoded values would say, for one serializer)."""
+        if not isinstance(other, _Span):
+            return NotImplemented
+        return self.end - self.start == other.end - other.start and \
+            self.buf[self.start:self.end] == other.buf[other.start:other.end]
+
+    __hash__ = None     # type: ignore[assignment]  # compared by content, never a key
+
+    def raw_blocks(self) -> list[bytes]:
+        if self.length:
+            self._seek(self.length - 1)     # every block's offset known
+        bounds = [*self.marks[:(self.length + MARK_EVERY - 1) // MARK_EVERY], self.end]
+        return [self.buf[lo:hi] for lo, hi in zip(bounds, bounds[1:])]
+
+    def key_positions(self, keys: Any) -> dict[int, Any]:
+        wanted = set(keys)
+        found: dict[int, Any] = {}
+        if self.kind != _MAP:
+            return found
+        reader = _reader(self.buf, self.first)
+        try:
+            for i in range(self.length):
+                key = plain_key(reader.unpack())
+                reader.skip()
+                if key in wanted:
+                    found[i] = key
+        except (ValueError, TypeError, msgpack.UnpackException) as err:
+            raise BlobError(f"malformed msgpack ({type(err).__name__}: {err})") from err
+        return found
 
     def _items(self, start: int, stop: int) -> Iterator[Any]:
         reader = self._seek(start)
@@ -118,11 +150,21 @@ class MsgpackText(LazyText):
 
     def __init__(self, buf: bytes, start: int, end: int, head: tuple[str, int, int]) -> None:
         body = buf[start + head[2]:min(end, start + head[2] + PREFIX_BYTES)]
-        super().__init__(head[1], end - start, _utf8_prefix(body))
+        super().__init__(head[1], end - start, _utf8_prefix(body), _chars(buf[start + head[2]:end]))
         self.buf, self.start, self.end = buf, start, end
 
     def materialize(self) -> Any:
         return to_plain(unpack(bytes(self.buf[self.start:self.end])))
+
+
+_CONTINUATION = [bytes([c]) for c in range(0x80, 0xC0)]
+
+
+def _chars(text: bytes) -> int:
+    """The characters of UTF-8 ``text`` without decoding it (its bytes less continuation bytes)."""
+    if text.isascii():
+        return len(text)
+    return len(text) - sum(map(text.count, _CONTINUATION))
 
 
 def _utf8_prefix(body: bytes) -> str:

@@ -383,6 +383,11 @@ class LangGraphStore(Store):
         ``meta["lazy"]`` is True when the state holds such a part."""
         return self._load(checkpoint_id, True, lazy=True)
 
+    def load_state_view(self, checkpoint_id: int | str) -> Snapshot:
+        """``load_state`` with big channel values kept encoded, as ``load_view`` keeps them
+        (the diff compares two such values block by block, ``inspector.diff.engine``)."""
+        return self._load(checkpoint_id, False, lazy=True)
+
     def _load(self, checkpoint_id: int | str, write_values: bool, lazy: bool = False) -> Snapshot:
         info = self.get_checkpoint(checkpoint_id)
         ck = parse_id(str(info.id))

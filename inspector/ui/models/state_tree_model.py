@@ -310,7 +310,9 @@ class StateTreeModel(QAbstractItemModel):
         head = format_path(node.path)
         if isinstance(node.value, LazyText):
             text = node.value.prefix[:TOOLTIP_CHARS]
-            return f"{head}  ({node.value.length:,} bytes of text)\n\n{text}…"
+            size = f"{node.value.chars:,} characters" if node.value.chars is not None else \
+                f"{node.value.length:,} bytes of text"
+            return f"{head}  ({size})\n\n{text}…"
         if isinstance(node.value, str) and is_long_text(node.value):
             text = node.value[:TOOLTIP_CHARS] + ("…" if len(node.value) > TOOLTIP_CHARS else "")
             return f"{head}  ({len(node.value):,} characters)\n\n{text}"

@@ -41,12 +41,18 @@ def lg_big(tmp_path_factory: pytest.TempPathFactory) -> Path:
         items[7] = -7
         return {"items": items, "step": 2}
 
+    def shift(state: State) -> State:     # an item in front, a key gone from the middle: out of line
+        return {"items": [-1, *state["items"]],
+                "index": {k: v for k, v in state["index"].items() if k != "k030000"}, "step": 3}
+
     graph = StateGraph(State)
     graph.add_node("build", build)
     graph.add_node("tweak", tweak)
+    graph.add_node("shift", shift)
     graph.add_edge(START, "build")
     graph.add_edge("build", "tweak")
-    graph.add_edge("tweak", END)
+    graph.add_edge("tweak", "shift")
+    graph.add_edge("shift", END)
     path = tmp_path_factory.mktemp("lglazy") / "lg.sqlite"
     conn = sqlite3.connect(path, check_same_thread=False)
     try:
@@ -61,15 +67,15 @@ def test_big_channels_are_read_a_page_at_a_time_and_equal_the_decoded_state(lg_b
         full, view = store.load("t:-1"), store.load_view("t:-1")
         assert view.meta["lazy"] and is_lazy(view.state)
         items, index, text = view.state["items"], view.state["index"], view.state["text"]
-        assert isinstance(items, LazyValue) and items.kind == "array" and items.length == ITEMS
-        assert isinstance(index, LazyValue) and index.kind == "object" and index.length == KEYS
+        assert isinstance(items, LazyValue) and items.kind == "array" and items.length == ITEMS + 1
+        assert isinstance(index, LazyValue) and index.kind == "object" and index.length == KEYS - 1
         assert isinstance(text, LazyText) and full.state["text"].startswith(text.prefix) and len(text.prefix) > 100_000
-        assert view.state["step"] == 2
+        assert view.state["step"] == 3
         want = full.state
         # pages anywhere (past the remembered offsets, back before them, across a mark)
-        for start in (0, ITEMS - 700, 3 * MARK_EVERY - 3, 5):
+        for start in (0, ITEMS - 700, 3 * MARK_EVERY - 3, 5, ITEMS):
             assert items.entries(start, start + 500) == list(enumerate(want["items"][start:start + 500], start))
-        assert index.entries(KEYS - 2, KEYS + 5) == list(want["index"].items())[KEYS - 2:]
+        assert index.entries(KEYS - 3, KEYS + 5) == list(want["index"].items())[KEYS - 3:]
         assert index.entries(5000, 5001) == [("k005000", [5000, "x"])]
         assert materialize(view.state) == want
         # the rest of the snapshot is load's
@@ -102,3 +108,38 @@ def test_pages_keep_the_read_budgets(lg_big: Path) -> None:
             assert len(items.entries(0, 50)) == 50
         finally:
             limits.reset()
+
+
+@pytest.mark.parametrize(("a", "b", "blockwise"), [("t:2", "t:3", True), ("t:3", "t:4", False), ("t:4", "t:2", False)])
+def test_the_diff_compares_encoded_blocks_and_equals_the_plain_diff(lg_big: Path, a: str, b: str,
+                                                                    blockwise: bool) -> None:
+    """Two big channel values kept encoded are compared block by block (only unequal blocks
+    decoded) when they line up, else built; either way the changes are the plain engine's."""
+    from inspector.diff import diff_checkpoints
+    from inspector.diff.engine import Engine
+    from inspector.store.langgraph import lazy
+
+    with open_store(lg_big) as store:
+        built: list = []
+        real = lazy._Span.materialize
+        lazy._Span.materialize = lambda self: built.append(self.length) or real(self)   # counts whole builds
+        try:
+            result = diff_checkpoints(store, a, b)
+        finally:
+            lazy._Span.materialize = real
+        plain = Engine().run(store.load_state(a).state, store.load_state(b).state)
+        assert result.changes == plain and plain
+        assert (not built) == blockwise
+
+
+def test_a_window_of_a_state_kept_encoded_equals_the_window_of_the_built_one(lg_big: Path) -> None:
+    from inspector.diff import diff_checkpoints
+    from inspector.diff.window import is_big, window
+
+    with open_store(lg_big) as store:
+        result = diff_checkpoints(store, "t:2", "t:3")
+        for ref, side in (("t:2", "old"), ("t:3", "new")):
+            view, plain = store.load_state_view(ref).state, store.load_state(ref).state
+            assert is_big(view) and is_big(plain)
+            got, want = window(view, result.changes, side), window(plain, result.changes, side)
+            assert got.value == want.value and got.index_maps == want.index_maps

@@ -4,11 +4,13 @@ A key's mark is the xxh3-64 of its encoding; a chunk ends after a key whose mark
 ``MAP_MASK`` bits zero, or at ``MAP_MAX_ITEMS`` keys, so boundaries depend on the keys alone:
 replacing a value never moves one, and the chunk holding it is the only one rewritten.
 A chunk keeps its values' fingerprints (their msgpack encodings; see ``encoded.py``) and,
-when every value is a string, bytes or None — immutable, and ``==`` to such a value means
-the same stored value — the values themselves. When the keys are those of the last save,
-one C call lists the new values and C comparisons of slices with those kept find the
-chunks that changed (50,000 string values in about 2 ms); other chunks compare the
-fingerprint of their slice. Each chunk also keeps an ``itemgetter`` over its keys, used
+when every value is a string, bytes or None — immutable, and ``==`` to such a value with
+the same exact type means the same stored value — the values themselves. When the keys are
+those of the last save, one C call lists the new values and C comparisons of slices with
+those kept, and of the new values' types with the kept ones' (a (str, Enum) member, a str
+subclass or an object equal to everything is ``==`` to the string it replaced, and is stored
+or refused as a fresh save would), find the chunks that changed (50,000 string values in
+about 1 ms); other chunks compare the fingerprint of their slice. Each chunk also keeps an ``itemgetter`` over its keys, used
 when keys were added, removed or reordered.
 """
 
@@ -39,7 +41,7 @@ MAP_DENSE_CHUNKS = 2       # ... at least 1 in this many chunks changed is rewri
 _hash64 = xxhash.xxh3_64_intdigest
 
 
-_SAFE = frozenset({str, bytes, type(None)})    # values ``==`` compares exactly
+_SAFE = frozenset({str, bytes, type(None)})    # values ``==`` compares exactly, given the same exact type
 _NEVER = object()                               # equal to no value
 _array_header = msgpack.Packer().pack_array_header
 
@@ -74,9 +76,12 @@ class _KeyCuts:
 
 class _MapLayout(NamedTuple):
     keys: list
-    exact_keys: bool     # all keys are strings: ``==`` on them is exact
+    key_check: list | bytes | None   # all keys strings: their types (``==`` with the same types is
+                                     # exact); else the keys' fingerprint (None: they have none)
     chunks: list[_MapChunk]
     values: list         # every chunk's copies in key order (``_NEVER`` for a chunk without)
+    types: list          # the exact type of each of ``values``
+    groups: list[list]   # ``values`` cut in groups of ``GROUP_CHUNKS`` chunks
     starts: list[int]    # where each chunk's keys start in ``keys``
     cuts: _KeyCuts
 
@@ -88,20 +93,29 @@ def _layout_of(keys: list, chunks: list[_MapChunk], old: _MapLayout | None = Non
     """A layout over ``chunks`` (``old``: the last one, when the keys are the same)."""
     starts = list(accumulate((len(c.keys) for c in chunks), initial=0))
     values = list(chain.from_iterable(c.copies or (_NEVER,) * len(c.keys) for c in chunks))
+    types = list(map(type, values))
+    groups = [values[starts[g]:starts[min(g + GROUP_CHUNKS, len(chunks))]] for g in range(0, len(chunks), GROUP_CHUNKS)]
     if old is not None:
-        return _MapLayout(keys, old.exact_keys, chunks, values, starts, old.cuts)
-    return _MapLayout(keys, set(map(type, keys)) == {str}, chunks, values, starts, _KeyCuts())
+        return _MapLayout(keys, old.key_check, chunks, values, types, groups, starts, old.cuts)
+    key_types = list(map(type, keys))
+    check = key_types if set(key_types) <= {str} else fingerprint(keys)
+    return _MapLayout(keys, check, chunks, values, types, groups, starts, _KeyCuts())
 
 
 def _same_keys_exactly(keys: list, old: _MapLayout) -> bool:
-    """Whether ``keys`` are the old layout's, in order, with the same types (1 is not True)."""
-    return keys == old.keys and (old.exact_keys or fingerprint(keys) == fingerprint(old.keys))
+    """Whether ``keys`` are the old layout's, in order, with the same exact types (1 is not
+    True, a str subclass is not its text)."""
+    if keys != old.keys:
+        return False
+    if type(old.key_check) is list:
+        return list(map(type, keys)) == old.key_check
+    return old.key_check is not None and fingerprint(keys) == old.key_check
 
 
 def _chunk_same(c: _MapChunk, values: list, matches: Callable[[object, bytes], bool]) -> bool:
     """Whether ``values`` are the chunk's, exactly."""
     if c.copies is not None:
-        return values == list(c.copies)
+        return values == list(c.copies) and _SAFE.issuperset(map(type, values))
     return matches(values, c.fp)
 
 
@@ -139,16 +153,20 @@ class MapChunker:
 
     def _same_keys(self, value: dict, old: _MapLayout, path: tuple | None) -> _MapLayout:
         """The keys are those of the last save, in the same order: the values are compared
-        with the kept ones as one list, slice by slice (C comparisons), and chunks that keep
-        no values by fingerprint; only chunks holding a changed value are rewritten."""
+        with the kept ones as one list, group by group of chunks (C comparisons), and chunks
+        that keep no values by fingerprint; only chunks holding a changed value are rewritten.
+        ``==`` is exact here for values of the kept values' exact types: the types are
+        compared as one list too (where that fails, group by group)."""
         values = list(value.values())
-        if values == old.values:
+        types = list(map(type, values))
+        same_types = types == old.types
+        if same_types and values == old.values:
             return old
-        chunks, kept, starts = old.chunks, old.values, old.starts
+        chunks, kept, kept_types, starts = old.chunks, old.values, old.types, old.starts
         changed: list[int] = []
-        for g in range(0, len(chunks), GROUP_CHUNKS):
+        for g, group in zip(range(0, len(chunks), GROUP_CHUNKS), old.groups, strict=True):
             lo, hi = starts[g], starts[min(g + GROUP_CHUNKS, len(chunks))]
-            if values[lo:hi] == kept[lo:hi]:
+            if values[lo:hi] == group and (same_types or types[lo:hi] == kept_types[lo:hi]):
                 continue
             changed.extend(i for i in range(g, min(g + GROUP_CHUNKS, len(chunks)))
                            if not _chunk_same(chunks[i], values[starts[i]:starts[i + 1]], self.enc.matches))
@@ -160,11 +178,15 @@ class MapChunker:
         redone = {i: self._redo(chunks[i], values[starts[i]:starts[i + 1]], path) for i in changed}
         if any(len(r) != 1 for r in redone.values()):
             return _layout_of(old.keys, [c for i, old_c in enumerate(chunks) for c in redone.get(i, (old_c,))], old)
-        new_chunks, new_kept = list(chunks), list(kept)
+        new_chunks, new_kept, new_types, new_groups = list(chunks), list(kept), list(kept_types), list(old.groups)
         for i, (chunk,) in redone.items():
             new_chunks[i] = chunk
-            new_kept[starts[i]:starts[i + 1]] = chunk.copies or (_NEVER,) * len(chunk.keys)
-        return _MapLayout(old.keys, old.exact_keys, new_chunks, new_kept, starts, old.cuts)
+            copies = chunk.copies or (_NEVER,) * len(chunk.keys)
+            new_kept[starts[i]:starts[i + 1]] = copies
+            new_types[starts[i]:starts[i + 1]] = map(type, copies)
+        for g in {i - i % GROUP_CHUNKS for i in redone}:
+            new_groups[g // GROUP_CHUNKS] = new_kept[starts[g]:starts[min(g + GROUP_CHUNKS, len(chunks))]]
+        return _MapLayout(old.keys, old.key_check, new_chunks, new_kept, new_types, new_groups, starts, old.cuts)
 
     def _dense(self, values: list, old: _MapLayout, path: tuple | None) -> list[_MapChunk]:
         """Every value encoded in bulk, cut in coarse chunks."""
@@ -184,7 +206,8 @@ class MapChunker:
         """A chunk whose keys are unchanged and some of whose ``values`` are not (a coarse
         chunk is cut again by the fine rule)."""
         if old.copies is not None:
-            changed = [i for i, (v, o) in enumerate(zip(values, old.copies)) if not (v is o or v == o)]
+            changed = [i for i, (v, o) in enumerate(zip(values, old.copies))
+                       if not (v is o or (type(v) is type(o) and v == o))]
         else:
             changed = [i for i, (n, o) in enumerate(zip(fingerprints(values), old.fps)) if n != o]
         fps, sizes, encoded = list(old.fps), list(old.sizes), list(old.encoded)
@@ -293,8 +316,10 @@ def _unchanged(value: dict, keys: list, old: list[_MapChunk],
         start = where.get(c.keys[0])
         if start is None or start < pos or keys[start:start + len(c.keys)] != c.keys:
             continue
-        if not exact_keys and fingerprint(keys[start:start + len(c.keys)]) != fingerprint(c.keys):
-            continue
+        if not exact_keys:
+            fp = fingerprint(keys[start:start + len(c.keys)])
+            if fp is None or fp != fingerprint(c.keys):
+                continue
         if not _chunk_same(c, list(c.getter(value)), matches):
             continue
         found.append((start, c))

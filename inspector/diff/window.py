@@ -245,17 +245,23 @@ def _text_side(delta: TextDelta, side: str, wrap: int = WRAP) -> str | list[str]
         if tag == skip:
             continue
         if tag == ELIDED:
-            lines.append(_elided(int(text)))
+            lines.append(_elided(int(text), wrap))
         elif tag == "=" and len(text) > 2 * STRING_CHARS:
-            lines += [*_wrap(text[:STRING_CHARS], wrap), _elided(len(text) - 2 * STRING_CHARS),
+            lines += [*_wrap(text[:STRING_CHARS], wrap), _elided(len(text) - 2 * STRING_CHARS, wrap),
                       *_wrap(text[-STRING_CHARS:], wrap)]
         else:
             lines += _wrap(text, wrap)
     return lines if sum(map(len, lines)) > wrap else "".join(lines)
 
 
-def _elided(count: int) -> str:
-    return f" ⋯ ({count:,} unchanged characters) ⋯ "
+def _elided(count: int, wrap: int = WRAP) -> str:
+    """The line standing for ``count`` characters left out: the longest wording that fits in
+    ``wrap`` characters (a line wider than the others would scroll the view sideways)."""
+    for text in (f" ⋯ ({count:,} unchanged characters) ⋯ ", f"⋯ {count:,} unchanged characters ⋯",
+                 f"⋯ {count:,} unchanged ⋯", f"⋯ {count:,} ⋯"):
+        if len(text) <= wrap:
+            return text
+    return f"⋯ {count:,} ⋯"
 
 
 def _wrap(text: str, wrap: int) -> list[str]:

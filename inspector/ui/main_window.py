@@ -32,7 +32,7 @@ from inspector.ui.widgets.timeline_panel import TimelinePanel
 from inspector.ui.widgets.welcome import WelcomePage
 
 APP_NAME = "Checkpoint Inspector"
-RUNS_MIN_WIDTH, RUNS_MAX_WIDTH = 420, 560   # the runs list's first width (names readable, details room)
+RUNS_MIN_WIDTH, RUNS_MAX_WIDTH = 420, 600   # the runs list's first width (names readable, details room)
 STORE_FILTER = "Checkpoint stores (*.db *.sqlite *.sqlite3 *.ckpt);;All files (*)"
 
 

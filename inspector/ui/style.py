@@ -126,8 +126,10 @@ _QSS = {
         QHeaderView {{ background: {window}; border: none; }}
         QHeaderView::section {{ background: {window}; color: {muted}; border: none;
                                border-bottom: 1px solid {border}; border-right: 1px solid {border};
-                               padding: 4px 6px; font-weight: 600; }}
+                               padding: 7px 6px 4px 6px; font-weight: 600; }}
         QHeaderView::section:last {{ border-right: none; }}
+        QHeaderView::up-arrow, QHeaderView::down-arrow {{ subcontrol-origin: padding;
+                               subcontrol-position: top center; width: 10px; height: 6px; }}
     """,
     "panel_header": """
         QFrame {{ background: {window}; border: none; border-bottom: 1px solid {border}; }}

@@ -235,3 +235,139 @@ def test_a_list_edited_over_many_saves_is_stored_as_a_fresh_writer_stores_it(see
         reader.raw.update(pieces)
         assert exactly(reader.value(root), state)
         assert root == PieceEncoder().encode(state)[0]
+
+
+class _Tone(str, enum.Enum):  # noqa: UP042  # on purpose: == "red", yet stored fresh as str(member), "_Tone.RED"
+    RED = "red"
+
+
+class _Tagged(str):                # == its text, stored fresh as str(obj)
+    def __str__(self) -> str:
+        return "tagged"
+
+
+class _Raw(bytes):                 # == its bytes, stored fresh as bytes(obj)
+    def __bytes__(self) -> bytes:
+        return b"other"
+
+
+class _Anything:                   # == every value; a fresh save refuses it
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+
+def _texts(n: int, big: int = -1) -> dict:
+    """A big map whose values are all strings (the map path that keeps the values themselves)."""
+    return {f"k{i}": "red" if i in (3, big) else f"v{i}" for i in range(n)}
+
+
+def _same_chunk_neighbour(encoder: PieceEncoder, key: str) -> str:
+    """Another key of the map chunk holding ``key`` (the encoder's layout of ``$.m``)."""
+    for chunk in encoder._maps._layouts[("$", "m")].chunks:
+        if key in chunk.keys:
+            return next(k for k in chunk.keys if k != key)
+    raise AssertionError(key)
+
+
+def _subclass_cases() -> list:
+    def swap(key: str, new: Any) -> Any:
+        return lambda s, enc: s["m"].__setitem__(key, new)
+
+    def swap_and_edit_neighbour(new: Any) -> Any:       # the chunk is rewritten: its other values compared one by one
+        def change(s: dict, enc: PieceEncoder) -> None:
+            s["m"][_same_chunk_neighbour(enc, "k3")] = "edited"
+            s["m"]["k3"] = new
+        return change
+
+    def swap_and_edit_far(new: Any) -> Any:             # another group of chunks changed (3,000 keys: many groups)
+        def change(s: dict, enc: PieceEncoder) -> None:
+            s["m"]["k2990"] = "edited"
+            s["m"]["k3"] = new
+        return change
+
+    def swap_and_add_key(new: Any) -> Any:              # the keys changed: kept chunks found one by one
+        def change(s: dict, enc: PieceEncoder) -> None:
+            s["m"]["added"] = "x"
+            s["m"]["k3"] = new
+        return change
+
+    def rebuilt_with_key(new_key: Any) -> Any:          # the same keys, one an equal subclass
+        return lambda s, enc: s.__setitem__("m", {(new_key if k == "k3" else k): v for k, v in s["m"].items()})
+
+    return [
+        (200, swap("k3", _Tone.RED)),
+        (200, swap("k3", _Tagged("red"))),
+        (200, swap("k3", _Anything())),
+        (200, swap_and_edit_neighbour(_Tone.RED)),
+        (200, swap_and_edit_neighbour(_Anything())),
+        (3000, swap_and_edit_far(_Tone.RED)),
+        (3000, swap_and_edit_far(_Tagged("red"))),
+        (200, swap_and_add_key(_Tone.RED)),
+        (200, rebuilt_with_key(_Tagged("k3"))),
+        (3000, rebuilt_with_key(_Tagged("k3"))),
+    ]
+
+
+def _outcome(encoder: PieceEncoder, state: Any) -> Any:
+    try:
+        return encoder.encode(state)[0]
+    except TypeError:
+        return TypeError
+
+
+@pytest.mark.parametrize("case", range(len(_subclass_cases())))
+def test_a_subclass_equal_to_a_kept_string_of_a_big_map_is_stored_as_a_fresh_save_stores_it(case: int) -> None:
+    """A big map of strings keeps its values and compares the next ones with ``==``, which
+    takes a (str, Enum) member, a str subclass or an object equal to everything for the
+    string it replaced; reuse must store (or refuse) it as a fresh save does — in the map's
+    one-comparison path, a rewritten chunk's values, a group of kept chunks, a map whose keys
+    changed, and its keys."""
+    size, change = _subclass_cases()[case]
+    state = {"m": _texts(size)}
+    encoder = PieceEncoder()
+    encoder.encode(state)
+    change(state, encoder)
+    fresh = _outcome(PieceEncoder(), state)
+    assert _outcome(encoder, state) == fresh
+    if fresh is not TypeError:
+        assert fresh != PieceEncoder().encode({"m": _texts(size)})[0]    # the case does change what is stored
+
+
+@pytest.mark.parametrize("new", [_Raw(b"red"), bytearray(b"red"), memoryview(b"red")])
+def test_a_bytes_look_alike_equal_to_kept_bytes_of_a_big_map_is_stored_as_a_fresh_save_stores_it(new: Any) -> None:
+    """The same for bytes: a subclass whose bytes() differ, a bytearray, a memoryview."""
+    state = {"m": {f"k{i}": b"red" if i == 3 else f"v{i}".encode() for i in range(200)}}
+    encoder = PieceEncoder()
+    encoder.encode(state)
+    state["m"]["k3"] = new
+    assert _outcome(encoder, state) == _outcome(PieceEncoder(), state)
+
+
+@pytest.mark.parametrize("edit", ["twin", "foreign", "real"])
+def test_an_item_edited_after_a_dense_save_is_stored_exactly(edit: str) -> None:
+    """After a dense save (coarse chunks, checked item by item on the next save) an item
+    edited in place deep inside a coarse chunk — to a twin (1 → True), to a foreign object
+    of the same encoding, or to a new value — is stored as it now is (or refused)."""
+    state: dict = {"l": [{"i": i, "v": 1, "s": "red"} for i in range(3000)]}
+    encoder, reader = PieceEncoder(), Reader()
+    reader.raw.update(encoder.encode(state)[2])
+    for item in state["l"]:
+        item["v"] = 2                      # every item changed: a dense save
+    reader.raw.update(encoder.encode(state)[2])
+    old = encoder._lists[("$", "l")]
+    assert sum(c.chunk.count for c in old) > 128 * len(old)     # coarse chunks (the path under test)
+    target = state["l"][1777]
+    if edit == "twin":
+        target["v"] = 2.0
+    elif edit == "foreign":
+        target["s"] = _Colour.RED
+        with pytest.raises(TypeError):
+            encoder.encode(state)
+        return
+    else:
+        target["v"] = 3
+    root, _, pieces = encoder.encode(state)
+    reader.raw.update(pieces)
+    assert exactly(reader.value(root), state)

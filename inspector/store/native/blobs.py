@@ -93,6 +93,37 @@ def decompress(codec: int, data: bytes, size: int) -> bytes:
     return raw
 
 
+def compressed_bound(count: int) -> int:
+    """Stored bytes that surely hold the first ``count`` raw bytes of a piece (zstd's
+    worst case grows a block by a few bytes)."""
+    return count + count // 64 + 1024
+
+
+def peek(codec: int, head: bytes, size: int, count: int) -> bytes:
+    """The first ``count`` raw bytes (fewer when the piece is shorter) from ``head``, the
+    start of a stored piece; never more is allocated. CorruptDataError on damage."""
+    if not isinstance(size, int) or size < 0 or not isinstance(head, (bytes, bytearray, memoryview)):
+        raise CorruptDataError("A stored piece is unreadable (the store is damaged).")
+    count = min(count, size)
+    if codec == CODEC_RAW:
+        return bytes(head[:count])
+    if codec != CODEC_ZSTD:
+        raise CorruptDataError(f"A stored piece uses an unknown codec {codec}.")
+    import io
+    out = bytearray()
+    try:
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(bytes(head))) as reader:
+            while len(out) < count:
+                part = reader.read(min(1 << 16, count - len(out)))
+                if not part:
+                    break
+                out += part
+    except zstandard.ZstdError as err:
+        if not out:
+            raise CorruptDataError(f"A stored piece cannot be decompressed ({err}).") from err
+    return bytes(out)
+
+
 def _unzstd(data: bytes, size: int) -> bytes:
     """One zstd frame decompressed to at most ``size`` + 1 bytes (never what its header says)."""
     try:

@@ -238,12 +238,26 @@ class NativeReads(Store):
         return rows[0]
 
     def load(self, checkpoint_id: int | str) -> Snapshot:
+        snap = self._load(checkpoint_id, True)
+        assert snap is not None     # a state is built for every checkpoint
+        return snap
+
+    def load_shell(self, checkpoint_id: int | str) -> Snapshot | None:
+        """``load`` without building the state (``state`` None: a reader builds what it
+        shows from the pieces, ``inspector.diff.lazy_value``); None for a LangGraph lane's
+        checkpoint, whose state is LangGraph's view of it (``load`` builds that)."""
+        return self._load(checkpoint_id, False)
+
+    def _load(self, checkpoint_id: int | str, with_state: bool) -> Snapshot | None:
         with self._connection() as cur:
             row = self._checkpoint_row(cur, checkpoint_id, _LOADED_CHECKPOINT)
         info = checkpoint_from_row(row, {row.id: row.branch_count})
         if info.state_hash is None:
             raise CorruptDataError(f"Checkpoint {checkpoint_id} is damaged ({info.damaged}).")
-        state = self.load_values([info.state_hash], f"The state of checkpoint {info.run_id}:{info.seq}")[info.state_hash]
+        state = None
+        if with_state:
+            state = self.load_values([info.state_hash],
+                                     f"The state of checkpoint {info.run_id}:{info.seq}")[info.state_hash]
         problems = [f"checkpoint row: {info.damaged}"] if info.damaged else []
         from inspector import taskstate
         tasks = None
@@ -260,6 +274,8 @@ class NativeReads(Store):
             problems.append(f"metadata: {err}")
             meta = {}
         if "langgraph" in meta:   # a lane written by InspectorSaver
+            if not with_state:
+                return None
             lane = self._lane_snapshot(info, state)
             if lane is not None:
                 return replace(lane, meta={**meta, **lane.meta})
@@ -396,6 +412,22 @@ class NativeReads(Store):
 
     def read_pieces(self, digests: Collection[bytes]) -> dict[bytes, Any]:
         return self._fetch_many(digests)
+
+    def peek_piece(self, digest: bytes, count: int) -> bytes:
+        """The first ``count`` raw (decompressed) bytes of a piece, or fewer when it is
+        shorter — read without fetching or decompressing the rest (a 200 MB string's start
+        for a preview). Not verified against the digest: only a whole piece can be."""
+        with self._pieces_lock:
+            raw = self._raw.get(digest)
+        if raw is not None:
+            return raw[:count]
+        from inspector.store.native import blobs
+        with self._connection() as cur:
+            rows = self._execute(cur, "SELECT codec, size, substr(data, 1, ?) AS head FROM ci_blobs WHERE hash = ?",
+                                 (blobs.compressed_bound(count), digest))
+        if not rows:
+            raise CorruptDataError("A stored piece is missing (the store is damaged).")
+        return blobs.peek(rows[0].codec, rows[0].head, rows[0].size, count)
 
     def load_values(self, digests: Collection[bytes], what: str = "A stored state") -> dict[bytes, Any]:
         """Decode several stored values at once (shared pieces are fetched once, level by

@@ -8,6 +8,7 @@ from itertools import repeat
 from typing import Any
 
 from inspector.humanize import fmt_size as fmt_bytes
+from inspector.diff.lazy_value import LazyText, LazyValue
 from inspector.diff.model import format_path
 
 ELIDE_AT = 160          # characters of a string shown in a one-line cell
@@ -19,6 +20,8 @@ _NUMBERS = frozenset({int, float})
 
 def type_name(value: Any) -> str:
     """A JSON type name; decoded objects show their class (``HumanMessage``)."""
+    if isinstance(value, LazyValue):
+        return value.kind
     if isinstance(value, dict):
         tag = value.get("__type__")
         if tag is None and set(value) == {"__bytes__", "size"}:
@@ -41,6 +44,8 @@ def type_name(value: Any) -> str:
 
 def is_long_text(value: Any) -> bool:
     """True for strings a cell cannot show whole (long or multi-line)."""
+    if isinstance(value, LazyText):
+        return True
     return isinstance(value, str) and (len(value) > ELIDE_AT or "\n" in value)
 
 
@@ -86,6 +91,12 @@ def preview(value: Any, limit: int = ELIDE_AT) -> str:
     elif isinstance(value, list):
         n = len(value)
         text = f"[{n:,} item{'s' if n != 1 else ''}]"
+    elif isinstance(value, LazyText):
+        text = value.prefix[:limit + 1].replace("\r\n", "\n").replace("\n", " ⏎ ")
+    elif isinstance(value, LazyValue):
+        n = value.length
+        text = f"[{n:,} item{'s' if n != 1 else ''}]" if value.kind == "array" else \
+            f"{{{n:,} key{'s' if n != 1 else ''}}}"
     elif isinstance(value, str):
         text = value.replace("\r\n", "\n").replace("\n", " ⏎ ")
     elif value is None:
@@ -100,7 +111,10 @@ def preview(value: Any, limit: int = ELIDE_AT) -> str:
 
 
 def scalar_size(value: Any) -> int:
-    """Approximate compact-JSON size in bytes of a non-container value."""
+    """Approximate compact-JSON size in bytes of a non-container value (a part read on
+    demand: its stored size)."""
+    if isinstance(value, LazyValue):
+        return value.size
     if isinstance(value, str):
         return len(value.encode("utf-8", "surrogatepass")) + 2
     if value is None or isinstance(value, bool):

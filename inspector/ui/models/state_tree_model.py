@@ -12,8 +12,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase
 
+from inspector.diff.lazy_value import LazyText, LazyValue
 from inspector.highlight import theme_for
-from inspector.ui.models.json_walk import (fmt_bytes, format_path, is_long_text, preview,
+from inspector.ui.models.json_walk import (fmt_bytes, format_path, is_long_text, json_sizes, preview,
                                            scalar_size, type_name)
 
 BATCH = 500
@@ -42,19 +43,30 @@ class _Node:
     def total(self) -> int:
         """How many children the value has (loaded or not)."""
         value = self.value
-        return len(value) if isinstance(value, (dict, list)) else 0
+        if isinstance(value, (dict, list)):
+            return len(value)
+        return value.length if isinstance(value, LazyValue) and value.kind != "string" else 0
 
     def keys(self) -> list:
-        """Child keys in order (dict keys or list indices)."""
+        """Child keys in order (dict keys or list indices; a part read on demand: those loaded)."""
+        if isinstance(self.value, LazyValue):
+            return [c.key for c in self.children]
         if self._keys is None:
             value = self.value
             self._keys = list(value.keys()) if isinstance(value, dict) else list(range(self.total))
         return self._keys
 
-    def row_of_key(self, key: Any) -> int | None:
-        """The row of a child key (None when absent)."""
-        if isinstance(self.value, list):
+    def row_of_key(self, key: Any, hints: dict | None = None) -> int | None:
+        """The row of a child key (None when absent; in a part read on demand, also when not
+        loaded yet and not in ``hints``: path → row)."""
+        value = self.value
+        if isinstance(value, list) or isinstance(value, LazyValue) and value.kind == "array":
             return key if isinstance(key, int) and 0 <= key < self.total else None
+        if isinstance(value, LazyValue):
+            hinted = (hints or {}).get((*self.path, key))
+            if hinted is not None:
+                return hinted
+            self._key_rows = None   # pages arrive: the loaded keys' rows are looked up afresh
         if self._key_rows is None:
             self._key_rows = {k: i for i, k in enumerate(self.keys())}
         row = self._key_rows.get(key)
@@ -63,8 +75,14 @@ class _Node:
         return row
 
     def load(self, upto: int) -> None:
-        """Create child nodes up to (excluding) ``upto``."""
-        keys, value = self.keys(), self.value
+        """Create child nodes up to (excluding) ``upto`` (a part read on demand reads them)."""
+        value = self.value
+        if isinstance(value, LazyValue):
+            start = len(self.children)
+            for row, (key, child) in enumerate(value.entries(start, min(upto, self.total)), start):
+                self.children.append(_Node(self, row, key, child, (*self.path, key)))
+            return
+        keys = self.keys()
         for row in range(len(self.children), min(upto, self.total)):
             key = keys[row]
             self.children.append(_Node(self, row, key, value[key], (*self.path, key)))
@@ -79,6 +97,7 @@ class StateTreeModel(QAbstractItemModel):
         self._sizes: dict[int, int] = {}
         self._matches: set[tuple] = set()
         self._current: tuple | None = None
+        self._hints: dict[tuple, int] = {}     # path → row in a part read on demand (search)
         self._dark = False
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
@@ -95,6 +114,7 @@ class StateTreeModel(QAbstractItemModel):
             self._root.children[0].path = ()   # the single row is the value itself
         self._sizes = sizes or {}
         self._matches, self._current = set(), None
+        self._hints = {}
         self.endResetModel()
 
     def value(self) -> Any:
@@ -110,9 +130,13 @@ class StateTreeModel(QAbstractItemModel):
         """Choose value colours for a dark or light palette."""
         self._dark = dark
 
-    def set_matches(self, matches: set[tuple], current: tuple | None = None) -> None:
-        """Mark search matches (paths) and the current one."""
+    def set_matches(self, matches: set[tuple], current: tuple | None = None,
+                    rows: dict[tuple, int] | None = None) -> None:
+        """Mark search matches (paths) and the current one (``rows``: where the keys on their
+        paths are in the parts read on demand)."""
         self._matches, self._current = matches, current
+        if rows is not None:
+            self._hints = rows
         self._emit_column_changed(KEY)
 
     def _emit_column_changed(self, column: int) -> None:
@@ -131,7 +155,7 @@ class StateTreeModel(QAbstractItemModel):
         index = QModelIndex()
         node = self._root
         for key in path:
-            row = node.row_of_key(key)
+            row = node.row_of_key(key, self._hints)
             if row is None:
                 return QModelIndex()
             if row >= len(node.children):
@@ -147,6 +171,10 @@ class StateTreeModel(QAbstractItemModel):
         self.beginInsertRows(parent, first, last)
         node.load(last + 1)
         self.endInsertRows()
+        if isinstance(node.value, LazyValue):   # a page read on demand: its containers' sizes
+            for child in node.children[first:]:
+                if isinstance(child.value, (dict, list)):
+                    self._sizes.update(json_sizes(child.value))
 
     # -- QAbstractItemModel --------------------------------------------------------
     def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:
@@ -233,7 +261,9 @@ class StateTreeModel(QAbstractItemModel):
 
     def _display(self, node: _Node, column: int) -> str:
         if column == KEY:
-            return f"[{node.key}]" if node.parent is not None and isinstance(node.parent.value, list) else str(node.key)
+            parent = node.parent.value if node.parent is not None else None
+            listed = isinstance(parent, list) or isinstance(parent, LazyValue) and parent.kind == "array"
+            return f"[{node.key}]" if listed else str(node.key)
         if column == VALUE:
             return preview(node.value)
         if column == TYPE:
@@ -244,6 +274,9 @@ class StateTreeModel(QAbstractItemModel):
 
     def _tooltip(self, node: _Node) -> str:
         head = format_path(node.path)
+        if isinstance(node.value, LazyText):
+            text = node.value.prefix[:TOOLTIP_CHARS]
+            return f"{head}  ({node.value.length:,} bytes of text)\n\n{text}…"
         if isinstance(node.value, str) and is_long_text(node.value):
             text = node.value[:TOOLTIP_CHARS] + ("…" if len(node.value) > TOOLTIP_CHARS else "")
             return f"{head}  ({len(node.value):,} characters)\n\n{text}"
@@ -251,7 +284,7 @@ class StateTreeModel(QAbstractItemModel):
 
     def _value_color(self, value: Any) -> QColor | None:
         theme = theme_for(self._dark)
-        if isinstance(value, str):
+        if isinstance(value, (str, LazyText)):
             token = "string"
         elif isinstance(value, bool) or value is None:
             token = "keyword"
@@ -267,6 +300,7 @@ class StateTreeModel(QAbstractItemModel):
             font = QFont()
             font.setBold(True)
             return font
-        if column == VALUE and not isinstance(node.value, (dict, list)):
+        if column == VALUE and not isinstance(node.value, (dict, list)) and \
+                not (isinstance(node.value, LazyValue) and node.value.kind != "string"):
             return self._mono
         return None

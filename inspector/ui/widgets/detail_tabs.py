@@ -220,7 +220,8 @@ class DetailTabs(QWidget):
         store = self.session.store
         if info is None or store is None:
             return
-        self.session.runner.run(lambda: store.load(info.id), lambda snap: self._deliver(snap, run),
+        from inspector.diff.lazy_value import load_view
+        self.session.runner.run(lambda: load_view(store, info.id), lambda snap: self._deliver(snap, run),
                                 key="detail:snapshot")
 
     def _deliver(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:

@@ -43,10 +43,16 @@ class SideTexts(NamedTuple):
     wrapped_at: int | None
 
 
+def _built(snapshots: tuple[Snapshot, ...]) -> dict:
+    """The snapshots whose state is built (a big state the State tab reads on demand,
+    ``meta["lazy"]``, is compared from its pieces instead)."""
+    return {s.info.id: s for s in snapshots if not s.meta.get("lazy")}
+
+
 def run_diff(request: DiffRequest, ctx: JobContext) -> DiffResult:
     """The structural and task diff of a request (in a worker; progress goes to ``ctx``)."""
     loaded = request.loaded
-    loaded.update({s.info.id: s for s in request.known})
+    loaded.update(_built(request.known))
     return diff_checkpoints(request.store, request.a, request.b, cancel=ctx.cancelled,
                             progress=lambda stage, done: ctx.progress(done, 0, stage), snapshots=loaded)
 
@@ -71,6 +77,7 @@ def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush]
             paths = [shown.real_path(p) for p in paths]
         sides.append((text.split("\n"), spans, paths))
     del states
+    _keep_for_rewrap(request, result, wrapped)
     aligned = align(sides[0], sides[1], cancel=ctx.cancelled)
     ctx.check()
     left, right = prepare_sides(aligned, colors, dark)
@@ -83,11 +90,20 @@ def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush]
     return SideTexts(aligned, left, right, note, wrap if wrapped else None)
 
 
+def _keep_for_rewrap(request: DiffRequest, result: DiffResult, wrapped: bool) -> None:
+    """Keep what the diff loaded of the two compared checkpoints (only those: keyed by
+    checkpoint id) while a changed long string is shown in lines, so that cutting them again
+    for a new width does not decode a side again; drop it otherwise (nothing needs it)."""
+    keep = {i.id for i in (result.a, result.b) if i is not None} if wrapped else set()
+    for ident in [k for k in request.loaded if k not in keep]:
+        del request.loaded[ident]
+
+
 def _states(request: DiffRequest, result: DiffResult, ctx: JobContext
             ) -> tuple[list, list[PieceView | None], bool]:
     """Both sides' states (plain, or a stored form read through its PieceView) and whether
     they are big."""
-    known = {**request.loaded, **{s.info.id: s for s in request.known}}
+    known = {**request.loaded, **_built(request.known)}
     infos = [result.a, result.b]
     states: list = [known[i.id].state if i is not None and i.id in known else None for i in infos]
     big = any(is_big(state) for state, info in zip(states, infos, strict=True)
@@ -106,5 +122,4 @@ def _states(request: DiffRequest, result: DiffResult, ctx: JobContext
             states[n] = request.store.load_state(info.id).state
             big = big or is_big(states[n])
         ctx.check()
-    request.loaded.clear()      # the text job is the last to need them
     return states, source, big

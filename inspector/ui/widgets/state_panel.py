@@ -8,7 +8,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QButtonGroup, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget,
                                QToolButton, QVBoxLayout, QWidget)
 
+from inspector.diff.lazy_value import is_lazy, materialize
 from inspector.model import RunInfo, Snapshot
+from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.checkpoint_header import CheckpointHeader
 from inspector.ui.widgets.conversation_view import ConversationView
 from inspector.ui.widgets.find_bar import FindBar
@@ -41,6 +43,11 @@ class StatePanel(QWidget):
         self._stack = QStackedWidget(self)
         for page in (self.tree_view, self.conversation, self.raw):
             self._stack.addWidget(page)
+        self._whole_job = LatestJob(self)    # a state read on demand, read whole for Raw / Conversation
+        self._whole_job.finished.connect(self._on_whole_read)
+        self._whole_job.failed.connect(self._on_whole_failed)
+        self._reading = False
+        self._searching = False
         self._buttons = QButtonGroup(self)
         self._buttons.setExclusive(True)
         layout = QVBoxLayout(self)
@@ -79,11 +86,14 @@ class StatePanel(QWidget):
         self.conversation.reveal_requested.connect(self._on_conversation_reveal_requested)
         self.raw.text_ready.connect(self._on_raw_text_ready)
         self.conversation.conversation_ready.connect(lambda _n: self._update_busy())
+        self.tree_view.searching.connect(self._on_tree_view_searching)
 
     # -- public API ----------------------------------------------------------------
     def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         """Show a snapshot's state (None clears everything)."""
         self._snapshot = snapshot
+        self._whole_job.cancel()
+        self._reading = False
         live = snapshot.meta.get("live") if snapshot else None
         note = next((n for n in snapshot.meta.get("notes", []) if n.startswith("pending writes applied")), "") \
             if snapshot and live else ""
@@ -124,13 +134,40 @@ class StatePanel(QWidget):
             return
         self._stale[mode] = False
         state = self._snapshot.state if self._snapshot else None
+        if is_lazy(state):      # a big state read on demand: built whole in a worker first
+            self._reading = True
+            self._whole_job.submit(lambda ctx: (mode, materialize(state)))
+        else:
+            self._show_whole(mode, state)
+        self._update_busy()
+
+    def _show_whole(self, mode: int, state: Any) -> None:
         if mode == RAW:
             self.raw.set_value(state)
         elif mode == CONVERSATION:
             self.conversation.show_state(state)
+
+    def _on_whole_read(self, result: tuple[int, Any]) -> None:
+        self._reading = False
+        mode, state = result
+        self._show_whole(mode, state)
+        self._update_busy()
+
+    def _on_whole_failed(self, err: object) -> None:
+        self._reading = False
+        self._busy.setText(f"Could not read the whole state: {err}")
+
+    def _on_tree_view_searching(self, busy: bool) -> None:
+        self._searching = busy
         self._update_busy()
 
     def _update_busy(self) -> None:
+        if self._reading and self.mode != TREE:
+            self._busy.setText("Reading the whole state…")
+            return
+        if self._searching and self.mode == TREE:
+            self._busy.setText("Reading the whole state to search…")
+            return
         busy = self.raw.busy if self.mode == RAW else False
         self._busy.setText("Formatting…" if busy else "")
 

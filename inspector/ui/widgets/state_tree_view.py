@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHea
 
 from inspector.ui.availability import set_available
 from inspector.highlight import to_json_text
+from inspector.diff.lazy_value import LazyText, LazyValue, is_lazy, materialize
 from inspector.diff.window import is_big
 from inspector.ui.models.json_walk import format_path, json_sizes, preview, search_paths, type_name
 from inspector.ui.models.state_tree_model import (KEY, PATH_ROLE, SIZE, TYPE, VALUE, VALUE_ROLE,
@@ -23,8 +24,30 @@ from inspector.ui.widgets.palette import is_dark, muted_text
 
 
 def value_text(value: Any) -> str:
-    """What "Copy value" puts on the clipboard: strings raw, everything else as JSON."""
+    """What "Copy value" puts on the clipboard: strings raw, everything else as JSON (a part
+    read on demand is read whole first: call it in a worker for those, see ``is_lazy``)."""
+    value = materialize(value)
     return value if isinstance(value, str) else to_json_text(value)
+
+
+def search_lazy(value: Any, needle: str, cancel: Any) -> tuple[list[tuple], dict[tuple, int]]:
+    """``search_paths`` over a state with parts read on demand: the state is built whole
+    (within the read budgets) in the worker; also returns the row of every map key on the
+    matches' paths (the tree has loaded only some of those rows)."""
+    whole = materialize(value)
+    found = search_paths(whole, needle, cancel)
+    rows: dict[tuple, int] = {}
+    positions: dict[int, dict] = {}
+    for path in found:
+        node = whole
+        for depth, key in enumerate(path):
+            if isinstance(node, dict):
+                where = positions.get(id(node))
+                if where is None:
+                    where = positions[id(node)] = {k: i for i, k in enumerate(node)}
+                rows[path[:depth + 1]] = where[key]
+            node = node[key]
+    return found, rows
 
 
 PREVIEW_CHARS = 100_000     # characters of a string the detail pane shows at first (and per "Show more")
@@ -40,6 +63,7 @@ class ValueDetail(QWidget):
     (saving is written off the GUI thread)."""
 
     saved = Signal(str)       # the path written by "Save full value…"
+    copied = Signal(int)      # characters a worker read for "Copy full value" (parts read on demand)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,6 +104,9 @@ class ValueDetail(QWidget):
         self._save_job = LatestJob(self)
         self._save_job.finished.connect(self._on_saved)
         self._save_job.failed.connect(lambda err: self.shown.setText(f"Not saved: {err}"))
+        self._copy_job = LatestJob(self)
+        self._copy_job.finished.connect(self._on_copied)
+        self._copy_job.failed.connect(lambda err: self.shown.setText(f"Not copied: {err}"))
         self.show_value(None, None)
 
     def show_value(self, path: tuple | None, value: Any) -> None:
@@ -94,15 +121,16 @@ class ValueDetail(QWidget):
             self._buttons(False, False)
             return
         kind = type_name(value)
-        extra = f"{len(value):,} characters" if isinstance(value, str) else kind
+        extra = f"{len(value):,} characters" if isinstance(value, str) else \
+            f"{value.length:,} bytes of text" if isinstance(value, LazyText) else kind
         self.title.setText(f"<b><code>{format_path(path)}</code></b>"
                            f"&nbsp;&nbsp;<span style='color:{muted}'>{extra}</span>")
-        if isinstance(value, str):
-            self._chars = min(len(value), PREVIEW_CHARS)
-            self.text.setPlainText(value[:self._chars])
+        if isinstance(value, (str, LazyText)):
+            self._chars = min(len(_text_of(value)), PREVIEW_CHARS)
+            self.text.setPlainText(_text_of(value)[:self._chars])
             self._stack.setCurrentWidget(self.text)
             self._update_shown()
-        elif isinstance(value, (dict, list)) and is_big(value):
+        elif isinstance(value, LazyValue) or isinstance(value, (dict, list)) and is_big(value):
             self.json.clear_value(f"{preview(value)}: too big to show as text here — expand it in the tree "
                                   "above, or save it (Save full value…).")
             self._stack.setCurrentWidget(self.json)
@@ -118,7 +146,13 @@ class ValueDetail(QWidget):
         self.save.setVisible(whole)
 
     def _update_shown(self) -> None:
-        total = len(self._value)
+        value = self._value
+        text = _text_of(value)
+        if isinstance(value, LazyText) and not value.complete:
+            self.shown.setText(f"showing {self._chars:,} characters of {value.length:,} bytes")
+            self._buttons(self._chars < min(len(text), MAX_SHOWN_CHARS), True)
+            return
+        total = len(text)
         cut = self._chars < total
         self.shown.setText(f"showing {self._chars:,} of {total:,}" if cut else "")
         self._buttons(cut and self._chars < MAX_SHOWN_CHARS, cut)
@@ -126,20 +160,35 @@ class ValueDetail(QWidget):
     def show_more(self) -> None:
         """Show the next ``PREVIEW_CHARS`` characters of a long string."""
         value = self._value
-        if not isinstance(value, str) or self._chars >= min(len(value), MAX_SHOWN_CHARS):
+        if not isinstance(value, (str, LazyText)):
             return
-        end = min(len(value), self._chars + PREVIEW_CHARS, MAX_SHOWN_CHARS)
+        text = _text_of(value)
+        if self._chars >= min(len(text), MAX_SHOWN_CHARS):
+            return
+        end = min(len(text), self._chars + PREVIEW_CHARS, MAX_SHOWN_CHARS)
         cursor = self.text.textCursor()
         cursor.movePosition(cursor.MoveOperation.End)
-        cursor.insertText(value[self._chars:end])
+        cursor.insertText(text[self._chars:end])
         self._chars = end
         self._update_shown()
 
     def copy_full(self) -> str:
-        """The whole value on the clipboard (strings raw, else JSON); returns it."""
+        """The whole value on the clipboard (strings raw, else JSON); returns it — or, for a
+        part read on demand, reads it in a worker, puts it there when read (``copied``) and
+        returns ""."""
+        if is_lazy(self._value):
+            value = self._value
+            self.shown.setText("reading the whole value\u2026")
+            self._copy_job.submit(lambda ctx: value_text(value))
+            return ""
         text = value_text(self._value)
         QGuiApplication.clipboard().setText(text)
         return text
+
+    def _on_copied(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+        self.shown.setText(f"copied {len(text):,} characters")
+        self.copied.emit(len(text))
 
     def save_to(self, path: str) -> None:
         """Write the whole value to ``path`` in a worker (``saved(path)`` when written)."""
@@ -157,7 +206,7 @@ class ValueDetail(QWidget):
         self.saved.emit(path)
 
     def _on_save_clicked(self) -> None:
-        suggested = "value.txt" if isinstance(self._value, str) else "value.json"
+        suggested = "value.txt" if isinstance(self._value, (str, LazyText)) else "value.json"
         path, _ = QFileDialog.getSaveFileName(self, "Save full value", suggested)
         if path:
             self.save_to(path)
@@ -170,6 +219,7 @@ class StateTreeView(QWidget):
     """
 
     match_changed = Signal(int, int)
+    searching = Signal(bool)     # a search that reads the whole state started (True) or ended
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -190,6 +240,7 @@ class StateTreeView(QWidget):
         self._sizes_job.finished.connect(self.model.set_sizes)
         self._search_job = LatestJob(self)
         self._search_job.finished.connect(self._on_search_finished)
+        self._search_job.failed.connect(self._on_search_failed)
         self._needle = ""
         self._matches: list[tuple] = []
         self._match_pos = -1
@@ -301,17 +352,31 @@ class StateTreeView(QWidget):
     def _start_search(self, needle: str, step: bool | None) -> None:
         value = self.model.value()
         self._step_pending = step
-        self._search_job.submit(lambda ctx: search_paths(value, needle, ctx.cancelled))
+        if is_lazy(value):      # parts read on demand: the worker reads the state whole
+            self.searching.emit(True)
+            self._search_job.submit(lambda ctx: search_lazy(value, needle, ctx.cancelled))
+        else:
+            self._search_job.submit(lambda ctx: (search_paths(value, needle, ctx.cancelled), None))
 
-    def _on_search_finished(self, matches: list[tuple]) -> None:
+    def _on_search_finished(self, found: tuple[list[tuple], dict | None]) -> None:
+        matches, rows = found
+        self.searching.emit(False)
         self._matches, self._match_pos = matches, -1
-        self.model.set_matches(set(matches))
+        self.model.set_matches(set(matches), rows=rows)
         self.tree.viewport().update()
         step, self._step_pending = self._step_pending, None
         if step is not None and matches:
             self.step(step)
         else:
             self.match_changed.emit(-1, len(matches))
+
+    def _on_search_failed(self, err: object) -> None:
+        """A search that had to read the whole state and could not (over a read budget)."""
+        self.searching.emit(False)
+        self._matches, self._match_pos, self._step_pending = [], -1, None
+        self.model.set_matches(set())
+        self.detail.shown.setText(f"Not searched: {err}")
+        self.match_changed.emit(-1, 0)
 
     def _show_match(self) -> None:
         path = self._matches[self._match_pos]
@@ -329,9 +394,14 @@ class StateTreeView(QWidget):
         return text
 
     def copy_value(self, index: QModelIndex | None = None) -> str:
-        """Put the value of a row on the clipboard (strings raw, else JSON); returns it."""
+        """Put the value of a row on the clipboard (strings raw, else JSON); returns it (a
+        part read on demand is read in a worker: "" is returned, the detail pane says when)."""
         index = index if index is not None else self.tree.currentIndex()
-        text = value_text(index.data(VALUE_ROLE)) if index.isValid() else ""
+        value = index.data(VALUE_ROLE) if index.isValid() else None
+        if is_lazy(value):
+            self.tree.setCurrentIndex(index)
+            return self.detail.copy_full()
+        text = value_text(value) if index.isValid() else ""
         QGuiApplication.clipboard().setText(text)
         return text
 
@@ -387,12 +457,15 @@ class StateTreeView(QWidget):
                        lambda: self.copy_path(index)).setShortcut(QKeySequence("Ctrl+Shift+C"))
         menu.addSeparator()
         full = menu.addAction("Show full text", lambda: self.show_full_text(index))
-        set_available(full, isinstance(value, str),
+        set_available(full, isinstance(value, (str, LazyText)),
                       f"only for text values; this one is {type(value).__name__ if value is not None else 'null'} "
                       "(copy it with Copy value).")
-        if isinstance(value, (dict, list)) and value:
+        if isinstance(value, (dict, list)) and value or isinstance(value, LazyValue) and value.kind != "string":
             menu.addAction("Expand all below", lambda: self.tree.expandRecursively(index, 3))
             menu.addAction("Collapse", lambda: self.tree.collapse(index))
         menu.exec(self.tree.viewport().mapToGlobal(pos))
 
 
+def _text_of(value: Any) -> str:
+    """A string, or the characters read so far of a long string read on demand."""
+    return value.prefix if isinstance(value, LazyText) else value

@@ -149,6 +149,8 @@ def test_a_huge_changed_string_is_shown_in_lines_that_fit_and_lands_on_the_chang
         assert cut is not None and cut == panel.sides.text_columns()
         shown = [line.strip().strip('",') for line in lines if line.startswith('    "') and "⋯" not in line]
         assert len(shown) > 20 and max(map(len, shown)) <= cut
+        elided = [line.strip().strip('",') for line in lines if "⋯" in line]
+        assert elided and max(map(len, elided)) <= cut     # the "⋯ N unchanged ⋯" line fits too
         assert "lines" in panel.sides.note.text()
         # the cursor is on the first changed line of the string, not on '"text": ['
         at = right.textCursor().blockNumber()
@@ -160,3 +162,48 @@ def test_a_huge_changed_string_is_shown_in_lines_that_fit_and_lands_on_the_chang
         wider = [line.strip().strip('",') for line in right.toPlainText().split("\n")
                  if line.startswith('    "') and "⋯" not in line]
         assert max(map(len, wider)) > cut
+
+
+def test_a_rewrap_of_a_langgraph_diff_does_not_decode_a_side_again(qtbot, tmp_path) -> None:
+    """A LangGraph checkpoint is one blob a side: what the diff decoded is kept for cutting
+    the long string's lines again at a new width (keyed by checkpoint, dropped with the diff)."""
+    import base64
+    import random
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    from inspector.diff.window import BIG_CHARS
+    from inspector.store import open_store
+
+    class State(TypedDict):
+        text: str
+
+    text = base64.b64encode(random.Random(6).randbytes(BIG_CHARS * 4 // 5)).decode("ascii")
+    builder = StateGraph(State)
+    builder.add_node("edit", lambda state: {"text": state["text"][:-300] + "A NEW TAIL " * 30})
+    builder.add_edge(START, "edit")
+    builder.add_edge("edit", END)
+    path = tmp_path / "lg.db"
+    conn = sqlite3.connect(str(path), check_same_thread=False)
+    try:
+        builder.compile(checkpointer=SqliteSaver(conn)).invoke({"text": text}, {"configurable": {"thread_id": "t"}})
+    finally:
+        conn.close()
+    with open_store(path) as store:
+        calls: list = []
+        real = store.load_state
+        store.load_state = lambda ref: calls.append(ref) or real(ref)   # counts the decodes of a side
+        panel = _panel(qtbot, store)
+        snap = store.load("t:-1")
+        with qtbot.waitSignal(panel.text_ready, timeout=30000):
+            panel.show_snapshot(snap, None)
+        cut = panel._wrapped_at
+        assert cut is not None and calls
+        decoded = len(calls)
+        panel.resize(1800, 760)
+        qtbot.waitUntil(lambda: panel._wrapped_at is not None and panel._wrapped_at > cut and not panel.busy,
+                        timeout=30000)
+        assert len(calls) == decoded

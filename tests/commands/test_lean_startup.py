@@ -58,6 +58,22 @@ def test_read_commands_start_without_logging_or_a_thread_pool(stores: dict[str, 
     assert got["loaded"] == ([] if store == "native" else [m for m in got["loaded"] if m == "shutil"])
 
 
+# the model's types are records, not dataclasses: dataclasses (with inspect, ast and dis) is
+# imported only by what asks for dataclass fields
+NO_DATACLASSES = PROBE.replace(repr(DEFERRED), repr(("dataclasses", "inspect", "ast", "dis")), 1)
+
+
+@pytest.mark.parametrize("argv", [
+    ["show", "2e1c2284c1f2:5"], ["show", "2e1c2284c1f2:-1", "--json"], ["runs"], ["runs", "--json"],
+    ["checkpoints", "2e1c2284c1f2"], ["checkpoints", "2e1c2284c1f2", "--json"], ["info"],
+], ids=" ".join)
+def test_native_read_commands_start_without_dataclasses(stores: dict[str, str], argv: list[str]) -> None:
+    proc = _fresh(NO_DATACLASSES, argv[0], stores["native"], *argv[1:])
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["code"] == 0 and got["printed"] > 2 and got["loaded"] == []
+
+
 def test_a_diff_still_starts_its_pool_and_imports_logging(stores: dict[str, str]) -> None:
     proc = _fresh(PROBE, "diff", stores["native"], "2e1c2284c1f2:2", "2e1c2284c1f2:8")
     assert proc.returncode == 0, proc.stderr

@@ -55,6 +55,7 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
     store = tmp_path / "crash.db"
     rnd = random.Random(1234)
     killed = 0
+    workspace_of: dict[str, Path] = {}    # a tool step reads files an earlier step wrote: a resume needs them
     for i in range(8):
         proc = subprocess.Popen([*AGENT, "--store", str(store), "--seed", "3", "--delay", "0.005",
                                  "--workspace", str(tmp_path / f"ws{i}")],
@@ -69,7 +70,8 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
             proc.send_signal(signal.SIGKILL)
             killed += 1
         proc.wait(timeout=30)
-        _check_store(store)
+        runs = _check_store(store)
+        workspace_of.update({r.id: tmp_path / f"ws{i}" for r in runs if r.id not in workspace_of})
     assert killed >= 6
 
     # resume the last killed run to completion through the recording library's hand-off
@@ -80,7 +82,7 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
     epoch = NativeWriter(writable).take_ownership(victim.id, host=socket.gethostname(), pid=None)
     writable.close()
     env = dict(os.environ, **Handoff(str(store), victim.id, head.id, epoch).to_env())
-    done = subprocess.run([*AGENT, "--store", str(store), "--seed", "3", "--workspace", str(tmp_path / "resumed")],
+    done = subprocess.run([*AGENT, "--store", str(store), "--seed", "3", "--workspace", str(workspace_of[victim.id])],
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
 

@@ -12,7 +12,6 @@ The codec (msgpack, zstandard) is imported when a piece is first read: a listing
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector import limits
 from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError, StoreError, TaskStateError
-from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
+from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo, replace
 from inspector.store import dberrors, sqlite_ro
 from inspector.store.base import RunRows, Store, parse_ref
 from inspector.store.native import FORMAT_VERSION, listing
@@ -192,7 +191,7 @@ class NativeReads(Store):
     def _marked(infos: list[CheckpointInfo], pinned: set[int]) -> list[CheckpointInfo]:
         if not pinned:
             return infos
-        return [dataclasses.replace(i, pinned=True) if i.id in pinned else i for i in infos]
+        return [replace(i, pinned=True) if i.id in pinned else i for i in infos]
 
     def checkpoints_at(self, run_id: str, seqs: Collection[int]) -> list[CheckpointInfo]:
         seqs = list(seqs)
@@ -279,7 +278,7 @@ class NativeReads(Store):
                 return None
             lane = self._lane_snapshot(info, state)
             if lane is not None:
-                return dataclasses.replace(lane, meta={**meta, **lane.meta})
+                return replace(lane, meta={**meta, **lane.meta})
         return Snapshot(info=info, state=state, tasks=tasks, meta=meta, problems=tuple(problems))
 
     def _lane_snapshot(self, info: CheckpointInfo, state: Any) -> Snapshot | None:
@@ -567,6 +566,6 @@ def open_sqlite_reader(target: Target) -> SqliteNativeReader | None:
     except BaseException:
         reader.close()
         raise
-    reader.info = dataclasses.replace(reader.info, format_version=version,
+    reader.info = replace(reader.info, format_version=version,
                                       notice=sqlite_ro.notice_for(sqlite_ro.mode_of(target.path), target.path))
     return reader

@@ -19,6 +19,7 @@ from inspector.codec import expand
 from inspector.diff.piece_view import PieceView
 from inspector.diff.resolve import FetchMany, has_markers, prefetch
 from inspector.lazy import LazyText, LazyValue, is_lazy, materialize
+from inspector.model import replace
 
 SMALL_REF = 64 * 1024       # a piece this small is read whole with the page that holds it
 EAGER_REFS = 1024 * 1024    # a plain container whose small pieces sum to more is paged (LazyForm)
@@ -205,8 +206,6 @@ def load_view(store: Any, checkpoint_id: int | str) -> Any:
     adapter reads big parts on demand), except that a big native state (``size_hint`` over
     the window's thresholds) is not built: its ``state`` holds LazyValues for the big parts
     and ``meta["lazy"]`` is True."""
-    import dataclasses
-
     from inspector.diff.checkpoints import stored_form
     from inspector.diff.piece_view import size_hint
     from inspector.diff.window import BIG_CHARS, BIG_NODES
@@ -215,7 +214,7 @@ def load_view(store: Any, checkpoint_id: int | str) -> Any:
     if snap is not None:
         form = stored_form(store, snap.info)
         if form is not None and size_hint(form, BIG_NODES, BIG_CHARS):
-            return dataclasses.replace(snap, state=open_lazy(store, form), meta={**snap.meta, "lazy": True})
+            return replace(snap, state=open_lazy(store, form), meta={**snap.meta, "lazy": True})
         return store.load(checkpoint_id)
     view = getattr(store, "load_view", None)    # other adapters' own lazy view (LangGraph), else load
     return view(checkpoint_id) if callable(view) else store.load(checkpoint_id)

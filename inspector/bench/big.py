@@ -34,9 +34,11 @@ from inspector.bench._util import dump, print_table
 TIME_BUDGET_S = {"gui state": 15.0, "gui diff": 20.0, "show": 20.0, "show --json": 20.0, "diff": 15.0}
 RSS_BUDGET_MB = {"gui state": 900, "gui diff": 1000, "show": 1200, "show --json": 1200, "diff": 1000}
 # where a case does better: a native state's tree reads its pieces on demand (the State tab
-# holds no built state; the Diff tab windows both sides from the pieces)
+# holds no built state; the Diff tab windows both sides from the pieces); a LangGraph state's
+# big channels stay encoded in their blob (read a page at a time, diffed block by block)
 RSS_BUDGET_CASE_MB = {"native": {"gui state": 300, "gui diff": 350},
-                      "string": {"gui state": 450}}
+                      "string": {"gui state": 450},
+                      "langgraph": {"gui state": 350, "gui diff": 500, "diff": 400}}
 
 
 def rss_budget(case: str, command: str) -> int:

@@ -32,8 +32,12 @@ def keeps_pieces(store: Any) -> bool:
 class _Reader:
     """State access for one diff call: pieces by digest, or whole snapshots (loaded once)."""
 
-    def __init__(self, store: Any, cancel: CancelFn | None, progress: ProgressFn | None) -> None:
+    def __init__(self, store: Any, cancel: CancelFn | None, progress: ProgressFn | None,
+                 lazy: bool = False) -> None:
+        """``lazy``: load states with their big parts kept encoded where the store can
+        (``load_state_view``; the engine compares those block by block)."""
         self.store = store
+        self.lazy = lazy
         self.cancel = cancel
         self.progress = progress
         self.pieces = keeps_pieces(store)
@@ -69,7 +73,8 @@ class _Reader:
                 raise DiffCancelled("The diff was cancelled.")
             if self.progress is not None:
                 self.progress("loading", 0)
-            self.snapshots[info.id] = self.store.load_state(info.id)
+            view = getattr(self.store, "load_state_view", None) if self.lazy else None
+            self.snapshots[info.id] = view(info.id) if callable(view) else self.store.load_state(info.id)
         return self.snapshots[info.id]
 
     def states(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[Change, ...]:
@@ -133,7 +138,7 @@ def diff_checkpoints(store: Any, a: CheckpointInfo | int | str, b: CheckpointInf
     """
     started = time.perf_counter()
     info_a, info_b = checkpoint_info(store, a), checkpoint_info(store, b)
-    reader = _Reader(store, cancel, progress)
+    reader = _Reader(store, cancel, progress, lazy=True)
     if snapshots is not None:
         reader.snapshots = snapshots
     changes = reader.states(info_a, info_b)

@@ -25,6 +25,7 @@ from inspector.codec import expand as expansion
 from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw, expand, has_markers, materialize, prefetch
 from inspector.diff.text import TEXT_MIN, text_delta
 from inspector.errors import CorruptDataError
+from inspector.lazy import Blocked, LazyValue
 
 MAX_DEPTH = 20_000
 TICK_EVERY = 512
@@ -54,6 +55,7 @@ class Region(NamedTuple):
 
 
 HUGE_PIECE = 16 << 20       # pieces of this logical size or more are read alone (``_read_huge``)
+MAX_UNEQUAL_BLOCKS = 64     # encoded blocks differing beyond this (and 1/8 of them): compared built
 
 
 class Engine:
@@ -271,6 +273,9 @@ class Engine:
         if ta in _TABLES or tb in _TABLES:
             self._chunked_any(key, path, a, b)
             return
+        if isinstance(a, LazyValue) or isinstance(b, LazyValue):
+            self._lazy(key, path, a, b)
+            return
         if not unequal and same(a, b):
             return
         if isinstance(a, dict) and isinstance(b, dict):
@@ -346,6 +351,46 @@ class Engine:
             else:
                 i, j, item = cast(Moved, op)    # the last kind (type() checks do not narrow the rest away)
                 self._emit(key + (n,), Change(path + (j,), MOVED, item, item, Move(i, j)))
+
+    # -- values kept encoded (inspector.lazy) ---------------------------------------
+    def _lazy(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
+        """Two arrays or two maps kept encoded in blocks (``Blocked``) are compared block by
+        block, and only unequal blocks are decoded; when they do not line up (items inserted
+        or removed before the end), or for anything else read on demand, both are built."""
+        if isinstance(a, Blocked) and isinstance(b, Blocked) and a.kind == b.kind and a.BLOCK == b.BLOCK \
+                and self._blocks(key, path, a, b):
+            return
+        whole_a = a.materialize() if isinstance(a, LazyValue) else a
+        whole_b = b.materialize() if isinstance(b, LazyValue) else b
+        self._push(key, path, whole_a, whole_b)
+
+    def _blocks(self, key: tuple, path: tuple, a: Blocked, b: Blocked) -> bool:
+        """``_lazy`` for two Blocked values of one kind; False (nothing done) when they do not
+        line up: too many unequal blocks, or a map's keys out of line before the end."""
+        size = a.BLOCK
+        blocks_a, blocks_b = a.raw_blocks(), b.raw_blocks()
+        shared = min(len(blocks_a), len(blocks_b))
+        unequal = [k for k in range(shared) if blocks_a[k] != blocks_b[k]]
+        if len(unequal) > max(MAX_UNEQUAL_BLOCKS, shared // 8):
+            return False
+        common = min(a.length, b.length)
+        pairs = []
+        for k in unequal:
+            self._tick()
+            lo, hi = k * size, min((k + 1) * size, common)
+            ea, eb = a.entries(lo, hi), b.entries(lo, hi)
+            if a.kind == "object" and [x for x, _ in ea] != [y for y, _ in eb]:
+                return False
+            pairs += [(lo + n, name, x, y) for n, ((name, x), (_, y)) in enumerate(zip(ea, eb)) if not same(x, y)]
+        for position, name, x, y in pairs:
+            self._push(key + (position,), path + (name,), x, y, _KNOWN_UNEQUAL)
+        if a.length != b.length:     # past the shorter side: added, or removed
+            base = max(a.length, b.length)
+            for n, (name, y) in enumerate(b.entries(common, b.length)):
+                self._emit(key + (common + n,), Change(path + (name,), ADDED, None, y))
+            for n, (name, x) in enumerate(a.entries(common, a.length)):
+                self._emit(key + (base + n,), Change(path + (name,), REMOVED, x, None))
+        return True
 
     # -- chunked lists and maps ---------------------------------------------------
     def _chunked_any(self, key: tuple, path: tuple, a: Any, b: Any) -> None:

@@ -96,6 +96,12 @@ class Store(ABC):
     def load(self, checkpoint_id: int | str) -> Snapshot:
         """Decode a checkpoint's state, task state and metadata."""
 
+    def load_view(self, checkpoint_id: int | str) -> Snapshot:
+        """``load`` for showing: an adapter may leave big parts of the state (and of its
+        metadata) unbuilt, as ``inspector.lazy.LazyValue`` objects read on demand, and then
+        sets ``meta["lazy"]`` when the state holds one. Default: ``load``."""
+        return self.load(checkpoint_id)
+
     def load_state(self, checkpoint_id: int | str) -> Snapshot:
         """``load`` for a comparison: the same state and task state; an adapter may leave out
         metadata a diff never reads (LangGraph: the values of pending writes that are not

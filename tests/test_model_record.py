@@ -5,6 +5,7 @@ were (the same declaration under ``@dataclass(frozen=True)`` is the reference), 
 from __future__ import annotations
 
 import copy
+import inspect
 import dataclasses
 import json
 import os
@@ -194,3 +195,72 @@ def test_the_model_types_load_without_dataclasses() -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, timeout=60)
     assert out.stdout.split() == ["True", "True", "True", "False", "False"]
+
+
+class Slotted(Record, slots=True):
+    """A slotted record, as ``@dataclass(frozen=True, slots=True)``."""
+
+    path: tuple
+    op: str
+    old: Any = None
+    items: list = field(default_factory=list)
+
+    @property
+    def depth(self) -> int:
+        return len(self.path)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RefSlotted:
+    path: tuple
+    op: str
+    old: Any = None
+    items: list = dataclasses.field(default_factory=list)
+
+
+class SlottedMore(Slotted, slots=True):
+    extra: int = 0
+
+
+def test_a_slotted_record_is_the_slotted_dataclass() -> None:
+    for args, kwargs in [(((1,), "added"), {}), (((1, "k"), "removed", 5), {"items": [1]}), ((), {"path": (), "op": "x"})]:
+        record, ref = Slotted(*args, **kwargs), RefSlotted(*args, **kwargs)
+        _same_repr(record, ref)
+        assert dataclasses.asdict(record) == dataclasses.asdict(ref) and record == Slotted(*args, **kwargs)
+        assert not hasattr(record, "__dict__") and not hasattr(ref, "__dict__")
+        assert set(Slotted.__slots__) == set(RefSlotted.__slots__)
+        for clone in (copy.copy(record), copy.deepcopy(record), pickle.loads(pickle.dumps(record))):
+            assert clone == record and type(clone) is Slotted
+        assert dataclasses.replace(record, op="moved") == model.replace(record, op="moved") != record
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.op = "y"  # type: ignore[misc]
+    assert Slotted((1,), "a").items is not Slotted((1,), "a").items and Slotted((1, 2), "a").depth == 2
+    assert hash(Slotted((1,), "a", 3, ())) == hash(RefSlotted((1,), "a", 3, ()))
+    for args, kwargs in [((), {}), (((1,),), {}), (((1,), "a", 1, [], 9), {}), (((1,), "a"), {"op": "b"}),
+                         (((1,), "a"), {"nope": 1})]:
+        with pytest.raises(TypeError):
+            RefSlotted(*args, **kwargs)
+        with pytest.raises(TypeError):
+            Slotted(*args, **kwargs)
+    more = SlottedMore((1,), "a", extra=2)
+    assert more.extra == 2 and more.items == [] and not hasattr(more, "__dict__")
+    assert [f.name for f in dataclasses.fields(SlottedMore)] == ["path", "op", "old", "items", "extra"]
+    assert str(inspect.signature(Slotted)) == str(inspect.signature(RefSlotted))
+
+
+def test_a_slotted_record_compiles_its_init_once() -> None:
+    class Fresh(Record, slots=True):
+        a: int
+        b: int = 2
+
+    placeholder = Fresh.__dict__["__init__"]
+    assert Fresh(1) == Fresh(1, 2) == Fresh(a=1, b=2)
+    assert Fresh.__dict__["__init__"] is not placeholder and Fresh.__init__.__qualname__.endswith("Fresh.__init__")
+    compiled = Fresh.__dict__["__init__"]
+    Fresh(5)
+    assert Fresh.__dict__["__init__"] is compiled
+
+
+def test_a_record_under_a_slotted_one_must_be_slotted() -> None:
+    with pytest.raises(TypeError, match="slotted too"):
+        type("Loose", (Slotted,), {"__annotations__": {"z": "int"}, "z": 0})

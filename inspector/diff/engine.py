@@ -6,8 +6,6 @@ pieces waits until a whole batch of digests can be fetched at once; every change
 an order key (the ordinals of its ancestors) so the result comes out in document order.
 """
 
-from __future__ import annotations
-
 from collections import deque
 from operator import itemgetter
 from typing import Any, NamedTuple, TypeAlias, cast

@@ -9,7 +9,6 @@ kept) has ``old_length`` and ``new_length`` (characters) instead of ``old`` and 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from inspector.diff.model import (ADDED, REMOVED, Change, DiffResult, Move, NumberDelta, TaskChange,
@@ -84,7 +83,7 @@ def change_json(change: Change) -> dict:
 
 def task_change_json(change: TaskChange) -> dict:
     """One task change as JSON, with its one-line description."""
-    out = {f.name: plain(getattr(change, f.name)) for f in dataclasses.fields(change)}
+    out: dict[str, Any] = {name: plain(getattr(change, name)) for name in change.__match_args__}
     out["text"] = change.describe()
     return out
 

@@ -22,6 +22,7 @@ MIN_COMPRESS = 96
 BATCH_MAX_PIECE = 16 * 1024 * 1024    # larger pieces are decompressed alone (one buffer each)
 BATCH_MAX_BYTES = 256 * 1024 * 1024   # a batch claiming more (a damaged size column?) goes blob by blob
 THREADS_FROM_BYTES = 1024 * 1024      # batches this big are decompressed on several threads
+LATER_FROM_BYTES = 64 * 1024          # smaller batches of decompress_later wait for their caller
 _THREADS = max(1, min(os.cpu_count() or 1, 4))
 _local = threading.local()
 
@@ -198,7 +199,10 @@ class Later:
         self.blobs = blobs
         self.batch = _batchable(blobs)
         self.future: Future | None = None
-        if _THREADS >= 2 and len(self.batch) >= 2:    # on one CPU the caller's loop is faster
+        # on one CPU the caller's loop is faster; a small batch takes less time to decompress
+        # (~1 GB/s) than to hand to the worker, so the caller does it when it asks (and a
+        # command that reads only small ones never imports or starts the thread pool)
+        if _THREADS >= 2 and len(self.batch) >= 2 and sum(blobs[n][2] for n in self.batch) >= LATER_FROM_BYTES:
             frames: list[bytes | bytearray | memoryview] = [blobs[n][1] for n in self.batch]
             self.future = _worker().submit(_zstd_call, frames, _sizes(blobs, self.batch), 1)
 

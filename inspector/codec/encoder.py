@@ -232,13 +232,14 @@ class PieceEncoder:
         self._cache[path] = result
         return result
 
-    def bulk(self, values: list, base: tuple | None = None, names: list | None = None) -> Bulk:
+    def bulk(self, values: list, base: tuple | None = None, names: list | None = None,
+             known: list | None = None) -> Bulk:
         """Encode many values at once: one C call packs each (an encoding is also the value's
         fingerprint); only values over ``INLINE_MAX`` bytes go through ``_encode`` (at path
         ``base + (names[i],)`` when a base is given), their chunk then framing the form that
-        names their pieces."""
+        names their pieces. ``known``: the values' fingerprints, when the caller just made them."""
         pack = self._pack
-        fps = fingerprints(values)     # byte for byte what ``pack`` writes, in a faster C call
+        fps = fingerprints(values) if known is None else known   # byte for byte what ``pack`` writes, faster
         if None in fps:                # a subclass to store as its plain type, or a refusal
             fps = [pack(v) if fp is None else fp for v, fp in zip(values, fps, strict=True)]
         sizes = list(map(len, fps))
@@ -353,6 +354,7 @@ class _ListLayout:
         self.old = old or []
         self.offsets = list(accumulate((c.chunk.count for c in self.old), initial=0))
         self.shift = len(value) - self.offsets[-1]
+        self.known: tuple[int, int, list] | None = None    # fingerprints ``_hints`` made of items start:end
 
     def chunks(self) -> list[_ListChunk]:
         n = len(self.value)
@@ -392,6 +394,12 @@ class _ListLayout:
         matches = self.enc.matches
         found: list[tuple[int, _ListChunk]] = []
         pos = 0
+        if shift == 0 and self.old and self.offsets[-1] > CHUNK_MAX_ITEMS * len(self.old):
+            # coarse chunks (the last save was dense): fingerprint the items once, compare
+            # each chunk's slice of them, and hand them on to the runs that are rewritten
+            fps = fingerprints(value)
+            self.known = (0, n, fps)
+            return [(o, c) for o, c in zip(self.offsets, self.old) if fps[o:o + c.chunk.count] == c.fps]
         for o, c in zip(self.offsets, self.old):
             count = c.chunk.count
             for start in ((o,) if shift == 0 else (o, o + shift)):
@@ -418,9 +426,12 @@ class _ListLayout:
                 continue
             old = self._old_range(a, b)
             base = a - lo
-            window = self.value[start + base:start + base + b - a]
-            same = list(map(eq, fingerprints(window), old.fps))
+            new_fps = self._known(start + base, start + base + b - a)
+            if new_fps is None:
+                new_fps = fingerprints(self.value[start + base:start + base + b - a])
+            same = list(map(eq, new_fps, old.fps))
             if delta == 0 and self.shift == 0 and b - a == count and _dense(count, count - same.count(True)):
+                self.known = (start, end, new_fps)     # the bulk encoding of the run reuses them
                 return None
             for j in [j for j, hit in enumerate(same) if hit]:
                 i = j + base
@@ -428,6 +439,13 @@ class _ListLayout:
                     hints.fps[i], hints.forms[i] = old.fps[j], old.forms[j]
                     hints.sizes[i], hints.encoded[i] = old.sizes[j], old.encoded[j]
         return hints
+
+    def _known(self, start: int, end: int) -> list | None:
+        """The fingerprints of items ``start:end`` when this save made them already."""
+        known = self.known
+        if known is None or start < known[0] or end > known[1]:
+            return None
+        return known[2][start - known[0]:end - known[0]]
 
     def _after(self, prefix: _ListChunk, start: int, end: int) -> _Items:
         """Hints for a run that starts with ``prefix``'s items (known unchanged: its own
@@ -445,7 +463,11 @@ class _ListLayout:
         step = max(1, (end - start) // 64)
         picks = range(start, end, step)
         old = [self._old_range(i, i + 1).fps[0] for i in picks]
-        changed = sum(1 for i, o in zip(picks, old) if fingerprint(self.value[i]) != o)
+        known = self._known(start, end)
+        if known is not None:
+            changed = sum(1 for i, o in zip(picks, old) if known[i - start] != o)
+        else:
+            changed = sum(1 for i, o in zip(picks, old) if fingerprint(self.value[i]) != o)
         return _dense(end - start, changed * step)
 
     def _old_range(self, lo: int, hi: int) -> _Items:
@@ -472,7 +494,7 @@ class _ListLayout:
         hints = self._hints(start, end) if prefix is None else self._after(prefix, start, end)
         fresh = list(range(count)) if hints is None else [i for i, fp in enumerate(hints.fps) if fp is _NO]
         if hints is None or len(fresh) == count:     # dense, or nothing kept: all in bulk
-            forms, sizes, fps, encoded = enc.bulk(self.value[start:end])
+            forms, sizes, fps, encoded = enc.bulk(self.value[start:end], known=self._known(start, end))
         else:
             fps, forms, sizes, encoded = hints
             if fresh and fresh[0] == count - len(fresh):     # the fresh items end the run (appends)

@@ -12,14 +12,16 @@ float, bool, None and bytes are encoded; any subclass, tuple, enum, date, model 
 object makes it refuse). Equal fingerprints are then equal states exactly: types (``1``,
 ``True``, ``1.0``), float signs and key order included, which ``==`` ignores; bytes and a
 bytearray of the same content fingerprint alike, and LangGraph's serializer writes them
-alike too. A whole message history is fingerprinted in one C call and compared, byte for
-byte, with the fingerprints it was stored with, joined. A state the strict encoding refuses
+alike too. A message history is checked in groups of 64 messages: a group holding the
+very objects it held at the last put (or the copies ``revive`` made of them) is encoded in
+one C call and compared, byte for byte, with the group's fingerprint. A state the strict encoding refuses
 is compared by its pickle instead (pickled in this process from the caller's own object;
 nothing read from a store is ever unpickled).
 
 ``revive`` hands ``get_tuple`` fresh deep copies of the head's objects without
-deserializing them: their states are decoded from the fingerprints (one C call for a
-whole history) into new objects, which the next put recognizes. What is known is kept
+deserializing them: their states are decoded from the fingerprints (once per group, into a
+private snapshot) and each copy's ``__dict__`` is a copy of its snapshot's with new
+containers (immutable values are shared), into new objects which the next put recognizes. What is known is kept
 for two generations (the put before and this one): memory follows the live state.
 """
 
@@ -30,6 +32,7 @@ import operator
 import pickle
 from itertools import chain, compress, repeat
 from operator import is_
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import msgpack
@@ -46,6 +49,7 @@ _INT_MIN, _INT_MAX = -(2 ** 63), 2 ** 64 - 1
 _PLAIN_LEAVES = (str, bool, float, type(None), bytes)
 _BULK_MIN = 16              # lists this long of pydantic models are checked and copied in bulk
 _GROUP = 64                 # models encoded or decoded by one call (buffers small enough to be reused)
+_NEW_MAX = 4                # unknown items of a group looked for in the other groups beyond this many
 
 
 class _Known(NamedTuple):
@@ -58,6 +62,20 @@ class _Known(NamedTuple):
     fp: bytes                 # strict msgpack of its __dict__ (plain) or pickle of its state
     xfp: bytes                # strict msgpack of its __pydantic_extra__ (plain pydantic models)
     plain: bool               # fingerprinted by strict msgpack (else by pickle)
+
+
+class _Group(NamedTuple):
+    """What is known of a run of up to ``_GROUP`` consecutive models of a long list (a slice of
+    a message history): checked, copied and carried to the next put as one."""
+
+    objs: tuple               # the objects themselves, in order
+    types: tuple              # their classes
+    fsets: tuple              # their pydantic fields sets (frozensets)
+    fp: bytes                 # strict msgpack of [their __dict__s, their __pydantic_extra__s]
+    leaves: list              # their typed leaves
+    snap: tuple | None = None  # their states decoded from ``fp`` (private: copies are made from it)
+    keys: tuple = ()          # per object, the keys of its state holding a container
+    mutable: bytes = b""      # strict msgpack of [per object, those containers; their extras]
 
 
 _NOTHING = object()
@@ -87,6 +105,12 @@ class Lowering:
         self._old_known: dict[int, _Known] = {}    # the generation before
         self._put_leaves: dict[int, _Known] = {}   # id(leaf) → known, for the leaves lowered since the last put
         self._leaf_data: dict[int, _Known] = {}    # the same for the state of the last put (``revive``)
+        self._groups: dict[int, _Group] = {}       # this generation: id(first object) → its group
+        self._old_groups: dict[int, _Group] = {}   # the generation before
+        self._put_lists: dict[int, tuple[list, list[_Group]]] = {}   # id(leaves) → (leaves, groups) since the last put
+        self._list_data: dict[int, tuple[list, list[_Group]]] = {}   # the same for the state of the last put
+        self._index: dict[int, _Group] | None = None   # id(object) → its group (built when needed)
+        self._exploded: dict[int, tuple[_Group, dict[int, _Known]]] = {}   # id(group) → what it knows per object
 
     # -- lowering ----------------------------------------------------------------------
     def lower(self, value: Any, serde: SerializerProtocol) -> Any:
@@ -125,15 +149,58 @@ class Lowering:
         return known.leaf
 
     def _models(self, value: list, serde: SerializerProtocol) -> list | None:
-        """``lower`` of a long list of pydantic models (a message history) in C calls: new,
-        changed or pickle-compared items take a Python step, the others none. None when the
+        """``lower`` of a long list of pydantic models (a message history), ``_GROUP`` items at
+        a time: a group holding the very objects it held at the last put (or the copies
+        ``revive`` made of them) is checked by one strict encoding compared with its
+        fingerprint; new, changed or pickle-compared items take a Python step. None when the
         list holds anything else."""
         if not all(_fast_kind(t) is True for t in set(map(type, value))):
             return None
+        leaves: list = []
+        groups: list[_Group] = []
+        find, find_old = self._groups.get, self._old_groups.get
+        for lo in range(0, len(value), _GROUP):
+            chunk = value[lo:lo + _GROUP]
+            first = chunk[0]
+            group = find(id(first)) or find_old(id(first))
+            if group is not None and group.objs and group.objs[0] is first:
+                size = len(group.objs)
+                if size == len(chunk) and _group_same(chunk, group):
+                    made: _Group | None = group
+                elif size < len(chunk) and _group_same(chunk[:size], group):
+                    # the items the group held are unchanged (appends to the history's tail)
+                    made = self._items(chunk, list(_explode(group)), serde)
+                else:
+                    made = self._items(chunk, _explode_known(group), serde)
+            else:
+                made = self._items(chunk, None, serde)
+            if made is None:
+                return None
+            self._groups[id(first)] = made
+            groups.append(made)
+            leaves.extend(made.leaves)
+        self._put_lists[id(leaves)] = (leaves, groups)
+        return leaves
+
+    def _items(self, value: list, hints: list[_Known] | None, serde: SerializerProtocol) -> _Group | None:
+        """The group of ``value`` from its items one by one: known ones (``hints``, then this
+        lane's objects) compared with their fingerprints, the others serialized and
+        fingerprinted. ``hints`` may be shorter than ``value``; an item it knows counts as
+        seen unchanged only once compared."""
         if not all(map(is_, map(_ATTR_PRIVATE, value), repeat(None))):
             return None
         ids = list(map(id, value))
         known = list(map(self._known.get, ids, map(self._old_known.get, ids, repeat(_UNKNOWN))))
+        if hints:
+            for i, hint in enumerate(hints):
+                if hint.obj is value[i]:
+                    known[i] = hint
+        missing = [i for i, hit in enumerate(map(is_, map(_K_OBJ, known), value)) if not hit]
+        if len(missing) > _NEW_MAX and (self._groups or self._old_groups):
+            # more than a few appended items: objects of other groups (the list was cut or
+            # shifted), found through what those groups know
+            for i in missing:
+                known[i] = self._in_groups(value[i])
         seen = list(map(operator.and_, map(is_, map(_K_OBJ, known), value), map(_K_PLAIN, known)))
         if not (all(seen) and _all_same(value, known)):
             if any(seen):
@@ -148,15 +215,42 @@ class Lowering:
                     if made is None:
                         return None
                     known[i] = made
+        if not all(map(_K_PLAIN, known)):
+            # an item compared by its pickle: its group is checked item by item at every put
+            self._known.update(zip(ids, known))
+            leaves = list(map(_K_LEAF, known))
+            self._put_leaves.update(zip(map(id, leaves), known))
+            return _Group((), (), (), b"", leaves)
         self._known.update(zip(ids, known))
-        leaves = list(map(_K_LEAF, known))
-        self._put_leaves.update(zip(map(id, leaves), known))
-        return leaves
+        try:
+            fp = _strict([list(map(_ATTR_DICT, value)), list(map(_ATTR_EXTRA, value))])
+        except TypeError:       # changed since it was compared (another thread): not grouped
+            return None
+        return _Group(tuple(value), tuple(map(type, value)), tuple(map(_K_FSET, known)), fp,
+                      list(map(_K_LEAF, known)))
+
+    def _in_groups(self, obj: Any) -> _Known:
+        """What a group of this or the last generation knows of ``obj`` (``_UNKNOWN`` if none)."""
+        if self._index is None:
+            self._index = {}
+            for groups in (self._old_groups, self._groups):
+                for each in groups.values():
+                    self._index.update(zip(map(id, each.objs), repeat(each)))
+        group = self._index.get(id(obj))
+        if group is None:
+            return _UNKNOWN
+        key = id(group)
+        if key not in self._exploded:
+            self._exploded[key] = (group, {id(k.obj): k for k in _explode(group)})
+        return self._exploded[key][1].get(id(obj), _UNKNOWN)
 
     def rotate(self) -> None:
         """After a put: what it lowered is the generation before; older objects are dropped."""
         self._leaf_data, self._put_leaves = self._put_leaves, {}
         self._old_known, self._known = self._known, {}
+        self._list_data, self._put_lists = self._put_lists, {}
+        self._old_groups, self._groups = self._groups, {}
+        self._index, self._exploded = None, {}
 
     # -- fresh copies ------------------------------------------------------------------
     def revive(self, form: Any, serde: SerializerProtocol) -> Any:
@@ -168,6 +262,8 @@ class Lowering:
         # put one of them again, it is fingerprinted again), so the objects of one state at
         # most are kept alive for the next put besides the copies (memory and collector work)
         self._old_known, self._known = self._known, {}
+        self._old_groups, self._groups = self._groups, {}
+        self._index, self._exploded = None, {}
         with gc_paused():   # thousands of new containers, no cycles: no collector passes over the heap
             return self._revive(form, serde)
 
@@ -178,10 +274,41 @@ class Lowering:
                 return self._copies([form], serde)[0]
             return {k: self._revive(v, serde) for k, v in form.items()}
         if kind is list:
+            grouped = self._list_data.get(id(form))
+            if grouped is not None and grouped[0] is form:
+                return self._group_copies(grouped[1], serde)
             if len(form) >= _BULK_MIN and all(type(f) is dict and LEAF in f for f in form):
                 return self._copies(form, serde)
             return [self._revive(v, serde) for v in form]
         return form
+
+    def _group_copies(self, groups: list[_Group], serde: SerializerProtocol) -> list:
+        """Fresh objects for a list lowered by groups, which become those groups' objects.
+
+        A group's states are decoded from its fingerprint once, into a private snapshot; each
+        copy is then a new object whose ``__dict__`` is a copy of its snapshot's, sharing
+        its immutable values (str, numbers, bytes, None) and holding new containers decoded
+        for it (one C call a group)."""
+        out: list = []
+        setattr_ = object.__setattr__
+        for group in groups:
+            if not group.objs:      # a group of pickle-compared items: copied one by one
+                out.extend(self._copies(group.leaves, serde))
+                continue
+            if group.snap is None:
+                group = _snapshot(group)
+            assert group.snap is not None
+            states = list(map(dict.copy, group.snap))
+            inner, extras = ormsgpack.unpackb(group.mutable)
+            list(map(dict.update, states, map(zip, group.keys, inner)))
+            objs = list(map(object.__new__, group.types))
+            list(map(setattr_, objs, repeat("__dict__"), states))
+            list(map(setattr_, objs, repeat("__pydantic_extra__"), extras))
+            list(map(setattr_, objs, repeat("__pydantic_fields_set__"), map(set, group.fsets)))
+            list(map(setattr_, objs, repeat("__pydantic_private__"), repeat(None)))
+            self._groups[id(objs[0])] = group._replace(objs=tuple(objs))
+            out.extend(objs)
+        return out
 
     def _copies(self, leaves: list, serde: SerializerProtocol) -> list:
         """Fresh objects for typed leaves: those made from a known object are decoded from
@@ -322,6 +449,38 @@ def _all_same(values: list, known: list[_Known]) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _group_same(value: list, group: _Group) -> bool:
+    """Whether ``value`` holds the very objects of ``group``, in the same states: classes,
+    fields sets and no private attributes compared, and the states by one strict encoding."""
+    try:
+        return (all(map(is_, value, group.objs)) and all(map(is_, map(type, value), group.types))
+                and all(map(is_, map(_ATTR_PRIVATE, value), repeat(None)))
+                and all(map(operator.eq, map(_ATTR_FSET, value), group.fsets))
+                and _strict([list(map(_ATTR_DICT, value)), list(map(_ATTR_EXTRA, value))]) == group.fp)
+    except (TypeError, AttributeError):
+        return False
+
+
+def _snapshot(group: _Group) -> _Group:
+    """``group`` with the snapshot its copies are made from."""
+    states, extras = ormsgpack.unpackb(group.fp)
+    keys = tuple(tuple(k for k, v in state.items() if type(v) is dict or type(v) is list) for state in states)
+    inner = [[state[k] for k in ks] for state, ks in zip(states, keys)]
+    return group._replace(snap=tuple(states), keys=keys, mutable=_strict([inner, extras]))
+
+
+def _explode(group: _Group) -> Iterator[_Known]:
+    """What is known of each object of ``group`` (its fingerprints from the group's)."""
+    states, extras = ormsgpack.unpackb(group.fp)
+    return map(_NEW_KNOWN, zip(group.objs, group.types, group.leaves, group.fsets, map(_strict, states),
+                               map(_strict, extras), repeat(True)))
+
+
+def _explode_known(group: _Group) -> list[_Known] | None:
+    """``_explode`` of a group of plain items (None for one of pickle-compared items)."""
+    return list(_explode(group)) if group.objs else None
 
 
 def _joined(known: list[_Known], field: Any) -> bytes:

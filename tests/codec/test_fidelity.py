@@ -343,3 +343,46 @@ def test_a_bytes_look_alike_equal_to_kept_bytes_of_a_big_map_is_stored_as_a_fres
     encoder.encode(state)
     state["m"]["k3"] = new
     assert _outcome(encoder, state) == _outcome(PieceEncoder(), state)
+
+
+@pytest.mark.parametrize("edit", ["twin", "foreign", "real"])
+def test_an_item_edited_after_a_dense_save_is_stored_exactly(edit: str) -> None:
+    """After a dense save (coarse chunks, checked item by item on the next save) an item
+    edited in place deep inside a coarse chunk — to a twin (1 → True), to a foreign object
+    of the same encoding, or to a new value — is stored as it now is (or refused)."""
+    state: dict = {"l": [{"i": i, "v": 1, "s": "red"} for i in range(3000)]}
+    encoder, reader = PieceEncoder(), Reader()
+    reader.raw.update(encoder.encode(state)[2])
+    for item in state["l"]:
+        item["v"] = 2                      # every item changed: a dense save
+    reader.raw.update(encoder.encode(state)[2])
+    old = encoder._lists[("$", "l")]
+    assert sum(c.chunk.count for c in old) > 128 * len(old)     # coarse chunks (the path under test)
+    target = state["l"][1777]
+    if edit == "twin":
+        target["v"] = 2.0
+    elif edit == "foreign":
+        target["s"] = _Colour.RED
+        with pytest.raises(TypeError):
+            encoder.encode(state)
+        return
+    else:
+        target["v"] = 3
+    root, _, pieces = encoder.encode(state)
+    reader.raw.update(pieces)
+    assert exactly(reader.value(root), state)
+
+
+@pytest.mark.parametrize("size", [200, 3000])
+def test_a_big_map_value_changed_and_changed_back_is_stored_as_it_now_is(size: int) -> None:
+    """The kept values of a big map follow every save: a value changed, then put back to what
+    it was two saves ago, is stored as it is now (not as the save before left it)."""
+    state = {"m": _texts(size)}
+    encoder, reader = PieceEncoder(), Reader()
+    reader.raw.update(encoder.encode(state)[2])
+    for text in ("changed", "red", "again", "red"):
+        state["m"]["k3"] = text
+        root, _, pieces = encoder.encode(state)
+        reader.raw.update(pieces)
+        assert exactly(reader.value(root), state)
+        assert root == PieceEncoder().encode(state)[0]

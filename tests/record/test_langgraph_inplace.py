@@ -180,3 +180,53 @@ def test_changes_equal_to_the_old_value_are_stored(tmp_path: Path) -> None:
     assert by_step[2] == by_step[5] == by_step[6] == expected
     assert by_step[7][75] != expected[75] and by_step[7][:75] == expected[:75]
     assert by_step[1] == by_step[3] == by_step[4] == _exactly(_history_of_equal_values()) != expected
+
+
+def test_long_histories_cut_shifted_and_odd_items_are_stored_exactly(tmp_path: Path) -> None:
+    """A long history is checked in groups of messages: a history cut at the front (every
+    group shifted), a message of another class put in place of one (same fields), and one
+    holding a value only pickle can fingerprint (a date) are each stored as they are, at the
+    put they are made before, whether made to the caller's objects or to ``get_tuple``'s copies."""
+    import datetime
+
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    serde = JsonPlusSerializer()
+    path = tmp_path / "native.db"
+    expected: dict[int, list] = {}
+
+    def put(saver: InspectorSaver, step: int, messages: list) -> None:
+        # what a read of the stored bytes gives (as from SqliteSaver's file)
+        expected[step] = [serde.dumps_typed(serde.loads_typed(serde.dumps_typed(m))) for m in messages]
+        _put(saver, step, {"messages": messages})
+
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        history = [(HumanMessage if i % 2 else AIMessage)(content=f"m{i} " + "x" * (i % 7) * 100, id=f"m-{i}")
+                   for i in range(150)]
+        put(saver, 1, history)
+        copies = _values(saver)["messages"]
+        put(saver, 2, copies[3:])                                   # cut at the front: all groups shift
+        copies = _values(saver)["messages"]
+        copies[70].additional_kwargs["when"] = datetime.date(2026, 1, 2)   # only pickle fingerprints it
+        put(saver, 3, copies)
+        copies = _values(saver)["messages"]
+        assert copies[70].additional_kwargs["when"] == datetime.date(2026, 1, 2)
+        copies[70].additional_kwargs["when"] = datetime.date(2026, 1, 3)   # the same object, changed
+        object.__setattr__(copies[20], "__class__", HumanMessage if type(copies[20]) is AIMessage else AIMessage)
+        put(saver, 4, copies)
+        copies = _values(saver)["messages"]
+        put(saver, 5, copies + [AIMessage(content="new", id="new")])
+        copies = _values(saver)["messages"]
+        copies[-1].content = "new, edited"                          # the tail, in place
+        copies[0].additional_kwargs["x"] = 1                         # the first group, in place
+        put(saver, 6, copies)
+        history[5].content = "the caller's object, after its put"
+        put(saver, 7, history)
+    with InspectorSaver.from_conn_string(str(path)) as reader:       # from the file
+        stored = {t.metadata["step"]: [serde.dumps_typed(m) for m in t.checkpoint["channel_values"]["messages"]]
+                  for t in reader.list({"configurable": {"thread_id": "direct", "checkpoint_ns": ""}})}
+    assert stored.keys() == expected.keys()
+    for step, messages in expected.items():
+        assert stored[step] == messages, step
+    assert expected[3] != expected[4] and expected[5] != expected[6] and expected[1] != expected[7]

@@ -15,18 +15,17 @@ Evaluation is binary and cumulative: the score is checks passed / checks total.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable
 
 from inspector.errors import TaskStateError
+from inspector.model import Record
 
 TASK_STATUSES = ("pending", "in_progress", "blocked", "done", "failed")
 REVIEW_STATUSES = ("none", "requested", "approved", "changes_requested")
 
 
-@dataclass(frozen=True)
-class Score:
+class Score(Record):
     """Counts that summarise a task state."""
 
     tasks_done: int = 0

@@ -178,15 +178,17 @@ class MapChunker:
         redone = {i: self._redo(chunks[i], values[starts[i]:starts[i + 1]], path) for i in changed}
         if any(len(r) != 1 for r in redone.values()):
             return _layout_of(old.keys, [c for i, old_c in enumerate(chunks) for c in redone.get(i, (old_c,))], old)
-        new_chunks, new_kept, new_types, new_groups = list(chunks), list(kept), list(kept_types), list(old.groups)
+        # the old layout is replaced by this one: its value lists are updated in place (nothing
+        # can fail from here on; a failed transaction drops every layout, see ``forget``)
+        new_chunks, groups = list(chunks), old.groups
         for i, (chunk,) in redone.items():
             new_chunks[i] = chunk
             copies = chunk.copies or (_NEVER,) * len(chunk.keys)
-            new_kept[starts[i]:starts[i + 1]] = copies
-            new_types[starts[i]:starts[i + 1]] = map(type, copies)
+            kept[starts[i]:starts[i + 1]] = copies
+            kept_types[starts[i]:starts[i + 1]] = map(type, copies)
         for g in {i - i % GROUP_CHUNKS for i in redone}:
-            new_groups[g // GROUP_CHUNKS] = new_kept[starts[g]:starts[min(g + GROUP_CHUNKS, len(chunks))]]
-        return _MapLayout(old.keys, old.key_check, new_chunks, new_kept, new_types, new_groups, starts, old.cuts)
+            groups[g // GROUP_CHUNKS] = kept[starts[g]:starts[min(g + GROUP_CHUNKS, len(chunks))]]
+        return _MapLayout(old.keys, old.key_check, new_chunks, kept, kept_types, groups, starts, old.cuts)
 
     def _dense(self, values: list, old: _MapLayout, path: tuple | None) -> list[_MapChunk]:
         """Every value encoded in bulk, cut in coarse chunks."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import re
 import sys
@@ -13,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from inspector import limits
 from inspector.humanize import fmt_size  # noqa: F401  (re-exported for the commands)
+from inspector.model import Record
 
 
 def add_store_arg(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +62,10 @@ def to_jsonable(value: Any) -> Any:
     """Dataclasses, bytes and tuples as plain JSON values; NaN and the infinities as the
     strings "NaN", "Infinity", "-Infinity" (strict JSON has no such numbers); map keys as
     text (bytes keys as hex)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, Record):   # the model's types: frozen dataclasses that need no dataclasses import
+        return {name: to_jsonable(getattr(value, name)) for name in value.__match_args__}
+    dataclasses = sys.modules.get("dataclasses")   # any other dataclass instance means it is loaded
+    if dataclasses is not None and dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {(k.hex() if isinstance(k, (bytes, bytearray)) else str(k)): to_jsonable(v) for k, v in value.items()}

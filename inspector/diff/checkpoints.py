@@ -10,8 +10,8 @@ from inspector.diff.api import diff_pieces
 from inspector.diff.engine import Engine
 from inspector.diff.lineage import common_ancestor
 from inspector.diff.model import CancelFn, Change, DiffCancelled, DiffResult, ProgressFn, ThreeWay
-from inspector.diff.resolve import (FetchMany, has_markers, materialize, prefetch, raw_fetcher, raw_streamer,
-                                    store_fetcher)
+from inspector.diff.resolve import (FetchMany, has_markers, materialize, piece_streamer, prefetch, raw_fetcher,
+                                    raw_streamer, store_fetcher)
 from inspector.diff.summary import MESSAGE_KEYS, change_summary, result_summary
 from inspector.diff.tasks import task_diff
 from inspector.errors import StoreError
@@ -32,14 +32,19 @@ def keeps_pieces(store: Any) -> bool:
 class _Reader:
     """State access for one diff call: pieces by digest, or whole snapshots (loaded once)."""
 
-    def __init__(self, store: Any, cancel: CancelFn | None, progress: ProgressFn | None) -> None:
+    def __init__(self, store: Any, cancel: CancelFn | None, progress: ProgressFn | None,
+                 lazy: bool = False) -> None:
+        """``lazy``: load states with their big parts kept encoded where the store can
+        (``load_state_view``; the engine compares those block by block)."""
         self.store = store
+        self.lazy = lazy
         self.cancel = cancel
         self.progress = progress
         self.pieces = keeps_pieces(store)
         self.fetch = store_fetcher(store) if self.pieces else None
         self.fetch_raw = raw_fetcher(store) if self.pieces else None
         self.stream_raw = raw_streamer(store) if self.pieces else None
+        self.stream_piece = piece_streamer(store) if self.pieces else None
         self.snapshots: dict[Any, Snapshot] = {}
         self.stats = {"nodes": 0, "pieces_read": 0, "fetches": 0}
         self._lanes: dict[str, bool] = {}
@@ -69,7 +74,8 @@ class _Reader:
                 raise DiffCancelled("The diff was cancelled.")
             if self.progress is not None:
                 self.progress("loading", 0)
-            self.snapshots[info.id] = self.store.load_state(info.id)
+            view = getattr(self.store, "load_state_view", None) if self.lazy else None
+            self.snapshots[info.id] = view(info.id) if callable(view) else self.store.load_state(info.id)
         return self.snapshots[info.id]
 
     def states(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[Change, ...]:
@@ -80,7 +86,7 @@ class _Reader:
             stats: dict = {}
             changes = diff_pieces(fetch, x.state_hash, y.state_hash, cancel=self.cancel,
                                   progress=self.progress, stats=stats, fetch_raw=self.fetch_raw,
-                                  stream_raw=self.stream_raw)
+                                  stream_raw=self.stream_raw, stream_piece=self.stream_piece)
         else:
             engine = Engine(cancel=self.cancel, progress=self.progress)
             changes = engine.run(self.snapshot(x).state, self.snapshot(y).state)
@@ -133,7 +139,7 @@ def diff_checkpoints(store: Any, a: CheckpointInfo | int | str, b: CheckpointInf
     """
     started = time.perf_counter()
     info_a, info_b = checkpoint_info(store, a), checkpoint_info(store, b)
-    reader = _Reader(store, cancel, progress)
+    reader = _Reader(store, cancel, progress, lazy=True)
     if snapshots is not None:
         reader.snapshots = snapshots
     changes = reader.states(info_a, info_b)

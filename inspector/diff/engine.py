@@ -6,8 +6,6 @@ pieces waits until a whole batch of digests can be fetched at once; every change
 an order key (the ordinals of its ancestors) so the result comes out in document order.
 """
 
-from __future__ import annotations
-
 from collections import deque
 from operator import itemgetter
 from typing import Any, NamedTuple, TypeAlias, cast
@@ -22,9 +20,11 @@ from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Chan
                                   DiffError, Move, NumberDelta, ProgressFn)
 from inspector import limits
 from inspector.codec import expand as expansion
-from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw, expand, has_markers, materialize, prefetch
+from inspector.diff.resolve import (FetchMany, FetchRaw, StreamPiece, StreamRaw, expand, has_markers, materialize,
+                                    prefetch)
 from inspector.diff.text import TEXT_MIN, text_delta
 from inspector.errors import CorruptDataError
+from inspector.lazy import Blocked, LazyValue
 
 MAX_DEPTH = 20_000
 TICK_EVERY = 512
@@ -54,6 +54,7 @@ class Region(NamedTuple):
 
 
 HUGE_PIECE = 16 << 20       # pieces of this logical size or more are read alone (``_read_huge``)
+MAX_UNEQUAL_BLOCKS = 64     # encoded blocks differing beyond this (and 1/8 of them): compared built
 
 
 class Engine:
@@ -62,8 +63,11 @@ class Engine:
     def __init__(self, fetch_many: FetchMany | None = None, *, fetch_raw: FetchRaw | None = None,
                  stream_raw: StreamRaw | None = None, cancel: CancelFn | None = None,
                  progress: ProgressFn | None = None, text_min: int = TEXT_MIN,
-                 max_depth: int | None = None) -> None:
+                 max_depth: int | None = None, stream_piece: StreamPiece | None = None) -> None:
+        """``stream_piece(digest)``: a piece's raw bytes in parts — two huge strings are then
+        compared streamed, never decoded whole (``inspector.diff.huge_text``)."""
         self.fetch_many = fetch_many
+        self.stream_piece = stream_piece
         if stream_raw is None and fetch_raw is not None:     # raw pieces all at once: one part
             stream_raw = lambda digests: (fetch_raw(digests),)
         self.stream_raw = stream_raw
@@ -158,6 +162,19 @@ class Engine:
             if ref.digest not in self.table and self.fetch_many is not None:
                 self.table.update(self.fetch_many([ref.digest]))
                 self.pieces_read += 1
+
+    def _huge_text(self, key: tuple, path: tuple, a: Ref, b: Ref) -> bool:
+        """Two huge pieces that hold ASCII strings: their change found by streaming them
+        (``huge_text_change``); False when they are something else (then read as usual)."""
+        if self.stream_piece is None or self.fetch_many is None or min(a.size, b.size) < HUGE_PIECE:
+            return False
+        from inspector.diff.huge_text import huge_text_change
+        change = huge_text_change(path, a, b, self.stream_piece, self.fetch_many)
+        if change is None:
+            return False
+        self._enter(path)
+        self._emit(key, change)
+        return True
 
     def _fetch_waiting(self) -> None:
         waiting, self._waiting = self._waiting, []
@@ -264,12 +281,17 @@ class Engine:
         if ta is Ref or tb is Ref:
             if ta is tb and a.digest == b.digest:
                 return
+            if ta is tb and self._huge_text(key, path, a, b):
+                return
             wanted = [x.digest for x in (a, b) if type(x) is Ref]
             self._read_huge([x for x in (a, b) if type(x) is Ref and x.size >= HUGE_PIECE])
             self._after(wanted, lambda: self._push(key, path, self._deref(a), self._deref(b)))
             return
         if ta in _TABLES or tb in _TABLES:
             self._chunked_any(key, path, a, b)
+            return
+        if isinstance(a, LazyValue) or isinstance(b, LazyValue):
+            self._lazy(key, path, a, b)
             return
         if not unequal and same(a, b):
             return
@@ -346,6 +368,46 @@ class Engine:
             else:
                 i, j, item = cast(Moved, op)    # the last kind (type() checks do not narrow the rest away)
                 self._emit(key + (n,), Change(path + (j,), MOVED, item, item, Move(i, j)))
+
+    # -- values kept encoded (inspector.lazy) ---------------------------------------
+    def _lazy(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
+        """Two arrays or two maps kept encoded in blocks (``Blocked``) are compared block by
+        block, and only unequal blocks are decoded; when they do not line up (items inserted
+        or removed before the end), or for anything else read on demand, both are built."""
+        if isinstance(a, Blocked) and isinstance(b, Blocked) and a.kind == b.kind and a.BLOCK == b.BLOCK \
+                and self._blocks(key, path, a, b):
+            return
+        whole_a = a.materialize() if isinstance(a, LazyValue) else a
+        whole_b = b.materialize() if isinstance(b, LazyValue) else b
+        self._push(key, path, whole_a, whole_b)
+
+    def _blocks(self, key: tuple, path: tuple, a: Blocked, b: Blocked) -> bool:
+        """``_lazy`` for two Blocked values of one kind; False (nothing done) when they do not
+        line up: too many unequal blocks, or a map's keys out of line before the end."""
+        size = a.BLOCK
+        blocks_a, blocks_b = a.raw_blocks(), b.raw_blocks()
+        shared = min(len(blocks_a), len(blocks_b))
+        unequal = [k for k in range(shared) if blocks_a[k] != blocks_b[k]]
+        if len(unequal) > max(MAX_UNEQUAL_BLOCKS, shared // 8):
+            return False
+        common = min(a.length, b.length)
+        pairs = []
+        for k in unequal:
+            self._tick()
+            lo, hi = k * size, min((k + 1) * size, common)
+            ea, eb = a.entries(lo, hi), b.entries(lo, hi)
+            if a.kind == "object" and [x for x, _ in ea] != [y for y, _ in eb]:
+                return False
+            pairs += [(lo + n, name, x, y) for n, ((name, x), (_, y)) in enumerate(zip(ea, eb)) if not same(x, y)]
+        for position, name, x, y in pairs:
+            self._push(key + (position,), path + (name,), x, y, _KNOWN_UNEQUAL)
+        if a.length != b.length:     # past the shorter side: added, or removed
+            base = max(a.length, b.length)
+            for n, (name, y) in enumerate(b.entries(common, b.length)):
+                self._emit(key + (common + n,), Change(path + (name,), ADDED, None, y))
+            for n, (name, x) in enumerate(a.entries(common, a.length)):
+                self._emit(key + (base + n,), Change(path + (name,), REMOVED, x, None))
+        return True
 
     # -- chunked lists and maps ---------------------------------------------------
     def _chunked_any(self, key: tuple, path: tuple, a: Any, b: Any) -> None:

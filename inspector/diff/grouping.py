@@ -7,16 +7,15 @@ instead of twenty rows. Grouping is for display only: the changes themselves (wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from inspector.diff.model import ADDED, REMOVED, Change, format_path, short_repr
+from inspector.model import Record
 
 MIN_ITEMS = 3       # fewer consecutive items stay separate rows
 
 
-@dataclass(frozen=True, slots=True)
-class ItemRange:
+class ItemRange(Record, slots=True):
     """Consecutive items of one list, added (new indices) or removed (old indices) together.
 
     It reads like a Change: ``path`` is its first item (where the side-by-side text

@@ -18,6 +18,8 @@ from inspector.codec import ChunkedList, ChunkedMap, Ref
 from inspector.codec import expand
 from inspector.diff.piece_view import PieceView
 from inspector.diff.resolve import FetchMany, has_markers, prefetch
+from inspector.lazy import LazyText, LazyValue, is_lazy, materialize
+from inspector.model import replace
 
 SMALL_REF = 64 * 1024       # a piece this small is read whole with the page that holds it
 EAGER_REFS = 1024 * 1024    # a plain container whose small pieces sum to more is paged (LazyForm)
@@ -29,29 +31,20 @@ _MARKERS = (Ref, ChunkedList, ChunkedMap)
 Peek = Callable[[bytes, int], bytes]
 
 
-class LazyValue:
-    """A part of a stored state that is not built: its ``kind`` (``object``, ``array`` or
-    ``string``), ``length`` (entries; a string's UTF-8 bytes) and logical ``size`` in bytes."""
+class _Stored(LazyValue):
+    """A LazyValue over a stored form, read through a ``LazyReader``."""
 
-    __slots__ = ("reader", "form", "kind", "length", "size")
+    __slots__ = ("reader", "form")
 
     def __init__(self, reader: LazyReader, form: Any, kind: str, length: int, size: int) -> None:
-        self.reader, self.form, self.kind, self.length, self.size = reader, form, kind, length, size
-
-    def entries(self, start: int, stop: int) -> list[tuple[Any, Any]]:
-        """(key, value) of the entries ``start``..``stop`` (list keys are positions); values
-        are plain, or LazyValues for big parts."""
-        return []
+        super().__init__(kind, length, size)
+        self.reader, self.form = reader, form
 
     def materialize(self) -> Any:
-        """The whole value, built within the read budgets (BudgetExceeded over them)."""
         return self.reader.materialize(self.form)
 
-    def __repr__(self) -> str:
-        return f"<lazy {self.kind} of {self.length:,}>"
 
-
-class LazyList(LazyValue):
+class LazyList(_Stored):
     """A chunked list: a page of items decodes only the chunks that hold it."""
 
     __slots__ = ()
@@ -64,7 +57,7 @@ class LazyList(LazyValue):
         return self.reader.shown_entries([(i, found[i]) for i in range(start, stop)])
 
 
-class LazyMap(LazyValue):
+class LazyMap(_Stored):
     """A chunked map: a page of entries decodes only the chunks that hold it."""
 
     __slots__ = ()
@@ -77,7 +70,7 @@ class LazyMap(LazyValue):
         return self.reader.shown_entries([found[i] for i in range(start, stop)])
 
 
-class LazyForm(LazyValue):
+class LazyForm(_Stored):
     """A plain list or map of a piece whose many items refer to further pieces."""
 
     __slots__ = ()
@@ -89,20 +82,18 @@ class LazyForm(LazyValue):
         return self.reader.shown_entries(items)
 
 
-class LazyText(LazyValue):
+class StoredText(LazyText):
     """A long string stored as one piece: ``prefix`` holds its first characters (up to
-    ``PREFIX_BYTES`` of UTF-8), ``length`` its UTF-8 bytes; ``materialize`` reads it whole."""
+    ``PREFIX_BYTES`` of UTF-8); ``materialize`` reads it whole."""
 
-    __slots__ = ("prefix",)
+    __slots__ = ("reader", "form")
 
     def __init__(self, reader: LazyReader, form: Ref, length: int, prefix: str) -> None:
-        super().__init__(reader, form, "string", length, form.size)
-        self.prefix = prefix
+        super().__init__(length, form.size, prefix)
+        self.reader, self.form = reader, form
 
-    @property
-    def complete(self) -> bool:
-        """True when ``prefix`` is the whole string."""
-        return len(self.prefix.encode("utf-8", "surrogatepass")) >= self.length
+    def materialize(self) -> Any:
+        return self.reader.materialize(self.form)
 
 
 class LazyReader:
@@ -163,7 +154,7 @@ class LazyReader:
             head = self.peek(ref.digest, self.prefix_bytes + 5)
             text = _text_head(head)
             if text is not None:
-                return LazyText(self, ref, text[0], text[1])
+                return StoredText(self, ref, text[0], text[1])
         piece = self.view.deref(ref)
         if type(piece) in (dict, list) and has_markers(piece):   # its parts are read when it is opened
             return LazyForm(self, piece, "object" if type(piece) is dict else "array", len(piece), ref.size)
@@ -206,41 +197,15 @@ def open_lazy(store: Any, form: Any) -> Any:
         reader.prefix_bytes = PAGE_PREFIX
 
 
-def is_lazy(value: Any) -> bool:
-    """True when ``value`` is or holds a part read on demand."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, LazyValue):
-            return True
-        if isinstance(item, dict):
-            stack.extend(v for v in item.values() if isinstance(v, (dict, list, LazyValue)))
-        elif isinstance(item, list):
-            stack.extend(v for v in item if isinstance(v, (dict, list, LazyValue)))
-    return False
-
-
-def materialize(value: Any) -> Any:
-    """``value`` with every LazyValue in it built whole (parts without one are kept)."""
-    if isinstance(value, LazyValue):
-        return value.materialize()
-    if isinstance(value, dict) and is_lazy(value):
-        return {k: materialize(v) for k, v in value.items()}
-    if isinstance(value, list) and is_lazy(value):
-        return [materialize(v) for v in value]
-    return value
-
-
-__all__ = ["LazyForm", "LazyList", "LazyMap", "LazyText", "LazyValue", "is_lazy", "load_view", "materialize",
-           "open_lazy"]
+__all__ = ["LazyForm", "LazyList", "LazyMap", "LazyText", "LazyValue", "StoredText", "is_lazy", "load_view",
+           "materialize", "open_lazy"]
 
 
 def load_view(store: Any, checkpoint_id: int | str) -> Any:
-    """A checkpoint's Snapshot for showing: ``Store.load``, except that a big native state
-    (``size_hint`` over the window's thresholds) is not built: its ``state`` holds
-    LazyValues for the big parts and ``meta["lazy"]`` is True."""
-    import dataclasses
-
+    """A checkpoint's Snapshot for showing: ``Store.load_view`` (``Store.load`` unless the
+    adapter reads big parts on demand), except that a big native state (``size_hint`` over
+    the window's thresholds) is not built: its ``state`` holds LazyValues for the big parts
+    and ``meta["lazy"]`` is True."""
     from inspector.diff.checkpoints import stored_form
     from inspector.diff.piece_view import size_hint
     from inspector.diff.window import BIG_CHARS, BIG_NODES
@@ -249,5 +214,7 @@ def load_view(store: Any, checkpoint_id: int | str) -> Any:
     if snap is not None:
         form = stored_form(store, snap.info)
         if form is not None and size_hint(form, BIG_NODES, BIG_CHARS):
-            return dataclasses.replace(snap, state=open_lazy(store, form), meta={**snap.meta, "lazy": True})
-    return store.load(checkpoint_id)
+            return replace(snap, state=open_lazy(store, form), meta={**snap.meta, "lazy": True})
+        return store.load(checkpoint_id)
+    view = getattr(store, "load_view", None)    # other adapters' own lazy view (LangGraph), else load
+    return view(checkpoint_id) if callable(view) else store.load(checkpoint_id)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
 
 from inspector.errors import StoreError
-from inspector.model import CheckpointInfo
+from inspector.model import CheckpointInfo, Record, field
 
 ADDED = "added"
 REMOVED = "removed"
@@ -32,8 +31,7 @@ class DiffError(StoreError):
     """Two values cannot be compared (absurdly deep nesting, broken references)."""
 
 
-@dataclass(frozen=True, slots=True)
-class TextDelta:
+class TextDelta(Record, slots=True):
     """A line- or word-level diff of two long strings: segments of ('=', '-', '+', text).
 
     In huge strings (``inspector.diff.text.HUGE_TEXT``) long unchanged runs are a segment
@@ -61,8 +59,7 @@ def _units(text: str, unit: str) -> int:
     return sum(1 for _ in _WORD.finditer(text)) or 1
 
 
-@dataclass(frozen=True, slots=True)
-class NumberDelta:
+class NumberDelta(Record, slots=True):
     """The difference new - old of two numbers."""
 
     delta: int | float
@@ -77,8 +74,7 @@ class NumberDelta:
         return f"{delta:+g}"
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
+class Move(Record, slots=True):
     """A list item that moved from old index ``source`` to new index ``target``."""
 
     source: int
@@ -123,8 +119,7 @@ def _safe_repr(value: Any) -> str:
     return text if len(text) <= 4000 else text[:4000]
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(Record, slots=True):
     """One structural change at ``path`` (tuple of dict keys and list indices).
 
     List indices follow the new list, except for ``removed`` items (old index). A moved
@@ -159,8 +154,7 @@ class Change:
         return f"~ {where}: {short_repr(self.old)} → {short_repr(self.new)}"
 
 
-@dataclass(frozen=True, slots=True)
-class TaskChange:
+class TaskChange(Record, slots=True):
     """One semantic change of the task state.
 
     ``kind`` is one of: added, removed, status, progress, review, check, check_added,
@@ -211,8 +205,7 @@ def _check_word(passed: Any) -> str:
     return {True: "pass", False: "fail", None: "not run"}.get(passed, str(passed))
 
 
-@dataclass(frozen=True, slots=True)
-class ThreeWay:
+class ThreeWay(Record, slots=True):
     """Where two branches diverged: changes from the common ancestor to each side."""
 
     ancestor: CheckpointInfo
@@ -240,8 +233,7 @@ def path_sort_key(path: tuple) -> tuple:
     return tuple((0, part, "") if isinstance(part, int) else (1, 0, str(part)) for part in path)
 
 
-@dataclass(frozen=True)
-class DiffResult:
+class DiffResult(Record):
     """Everything a diff of two snapshots found."""
 
     changes: tuple[Change, ...]

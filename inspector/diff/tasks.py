@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from collections import Counter
 from typing import Any
 
 from inspector.diff.model import TaskChange
 from inspector.errors import TaskStateError
+from inspector.model import replace
 from inspector.taskstate import Score, score, validate
 
 _STATUS_WORDS = {"done": "done", "failed": "failed", "in_progress": "started",
@@ -65,7 +64,7 @@ def task_diff(old: Any, new: Any, *, edit: bool = False) -> tuple[tuple[TaskChan
     a, b = normalise(old), normalise(new)
     changes = _diff_normal(a, b)
     if edit:
-        changes = tuple(dataclasses.replace(c, regression=False) if c.regression else c for c in changes)
+        changes = tuple(replace(c, regression=False) if c.regression else c for c in changes)
     return changes, _summary(changes, score(a), score(b))
 
 

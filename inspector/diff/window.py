@@ -21,6 +21,7 @@ from inspector.codec import ChunkedList, ChunkedMap, Ref
 from inspector.diff.model import TextDelta
 from inspector.diff.piece_view import PieceView
 from inspector.diff.text import ELIDED
+from inspector.lazy import Blocked, LazyText, LazyValue
 
 CONTEXT = 3               # unchanged neighbours shown each side of a changed item
 OFF_PATH_ITEMS = 8        # items of a container off the way to a change
@@ -78,6 +79,8 @@ def is_big(value: Any, nodes: int = BIG_NODES, chars: int = BIG_CHARS) -> bool:
             stack.extend(item)
         elif isinstance(item, str):
             total += len(item)
+        elif isinstance(item, LazyValue):      # kept encoded because it is big
+            return True
         if seen + len(stack) > nodes or total > chars:
             return True
     return False
@@ -114,7 +117,7 @@ def _cut(value: Any, trie: dict | None, path: tuple, deltas: dict, side: str, ou
     if depth > MAX_DEPTH:
         return _gap(1, "deeper value")
     delta = deltas.get(path) if trie is not None and trie.get(_END) and len(trie) == 1 else None
-    if delta is not None and (isinstance(value, str) or (out.source is not None and type(value) is Ref)):
+    if delta is not None and (isinstance(value, (str, LazyText)) or (out.source is not None and type(value) is Ref)):
         shown = _text_side(delta, side, out.wrap)  # (a text delta is only ever made for two strings)
         if isinstance(shown, list):         # its lines all stand for the string itself
             out.index_maps[path] = [None] * len(shown)
@@ -124,11 +127,27 @@ def _cut(value: Any, trie: dict | None, path: tuple, deltas: dict, side: str, ou
         value = out.source.deref(value)
     if trie is None or (trie.get(_END) and len(trie) == 1):
         return _bounded(value, OFF_PATH_DEPTH if trie is None else OFF_PATH_DEPTH + 2, path, out)
-    if isinstance(value, (list, ChunkedList)):
+    if isinstance(value, (list, ChunkedList)) or isinstance(value, Blocked) and value.kind == "array":
         return _cut_list(value, trie, path, deltas, side, out, depth)
-    if isinstance(value, (dict, ChunkedMap)):
+    if isinstance(value, (dict, ChunkedMap)) or isinstance(value, Blocked) and value.kind == "object":
         return _cut_dict(value, trie, path, deltas, side, out, depth)
     return _bounded(value, 0, path, out)
+
+
+def _lazy_entries(value: LazyValue, wanted: list[int]) -> dict[int, Any]:
+    """Position → entry ((position, item) of an array, (key, value) of a map) of the
+    ``wanted`` positions, read a run of neighbours at a time."""
+    found: dict[int, Any] = {}
+    runs: list[list[int]] = []
+    for i in wanted:
+        if runs and i == runs[-1][1]:
+            runs[-1][1] = i + 1
+        else:
+            runs.append([i, i + 1])
+    for lo, hi in runs:
+        for n, entry in enumerate(value.entries(lo, hi)):
+            found[lo + n] = entry
+    return found
 
 
 def _wanted(positions: Iterable[int], length: int) -> list[int]:
@@ -138,14 +157,16 @@ def _wanted(positions: Iterable[int], length: int) -> list[int]:
     return sorted(keep)
 
 
-def _cut_list(value: list | ChunkedList, trie: dict, path: tuple, deltas: dict, side: str, out: Window,
+def _cut_list(value: list | ChunkedList | Blocked, trie: dict, path: tuple, deltas: dict, side: str, out: Window,
               depth: int) -> list:
-    n = value.length if isinstance(value, ChunkedList) else len(value)
+    n = value.length if isinstance(value, (ChunkedList, LazyValue)) else len(value)
     marks = [k for k in trie if isinstance(k, int) and 0 <= k < n]
     marks += [n - 1] if any(isinstance(k, int) and k >= n for k in trie) and n else []   # appended items
     wanted = _wanted(marks, n)
     items: Any = value
-    if isinstance(value, ChunkedList):
+    if isinstance(value, LazyValue):
+        items = {i: v for i, (_, v) in _lazy_entries(value, wanted).items()}
+    elif isinstance(value, ChunkedList):
         assert out.source is not None   # a marker comes only from a stored form
         items = out.source.list_items(value, wanted)
     shown: list = []
@@ -165,9 +186,13 @@ def _cut_list(value: list | ChunkedList, trie: dict, path: tuple, deltas: dict, 
     return shown
 
 
-def _cut_dict(value: dict | ChunkedMap, trie: dict, path: tuple, deltas: dict, side: str, out: Window,
+def _cut_dict(value: dict | ChunkedMap | Blocked, trie: dict, path: tuple, deltas: dict, side: str, out: Window,
               depth: int) -> dict:
-    if isinstance(value, ChunkedMap):
+    if isinstance(value, Blocked):
+        n = value.length
+        marks = sorted(value.key_positions(k for k in trie if k is not _END))
+        entries = _lazy_entries(value, _wanted(marks, n))
+    elif isinstance(value, ChunkedMap):
         assert out.source is not None   # a marker comes only from a stored form
         n = value.length
         marks = sorted(out.source.map_positions(value, (k for k in trie if k is not _END)))
@@ -203,6 +228,16 @@ def _bounded(value: Any, levels: int, path: tuple, out: Window) -> Any:
             length = value.length
             return _bounded_dict(out.source.map_head(value, OFF_PATH_ITEMS if levels > 0 else 0), length,
                                  levels, path, out)
+    if isinstance(value, LazyText):
+        if value.chars is None:
+            return value.prefix[:STRING_CHARS] + f" ⋯ ({value.length:,} bytes in all)"
+        return value.prefix[:STRING_CHARS] + f" ⋯ ({value.chars - STRING_CHARS:,} more characters)"
+    if isinstance(value, LazyValue):
+        head = [entry for _, entry in sorted(_lazy_entries(value, list(range(min(OFF_PATH_ITEMS, value.length)))
+                                                           if levels > 0 else []).items())]
+        if value.kind == "array":
+            return _bounded_list([v for _, v in head], value.length, levels, path, out)
+        return _bounded_dict(head, value.length, levels, path, out)
     if isinstance(value, str):
         if len(value) > STRING_CHARS:
             return value[:STRING_CHARS] + f" ⋯ ({len(value) - STRING_CHARS:,} more characters)"

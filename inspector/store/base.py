@@ -25,12 +25,11 @@ _RUN_ROW_OF = attrgetter(*RUN_ROW)
 _CHECKPOINT_ROW_OF = attrgetter(*CHECKPOINT_ROW)
 
 
-class RunRows(NamedTuple):
-    """A listing of runs as plain rows (``RUN_ROW``), with in full the runs whose shown status
-    or origin takes more than their row: the active runs and the forks."""
-
-    rows: list[tuple]
-    runs: list[RunInfo]
+# A listing of runs as plain rows (``RUN_ROW``), with in full the runs whose shown status or
+# origin takes more than their row: the active runs and the forks. (Declared with types, not
+# annotation strings: typing compiles each string, and the first compile of a process costs
+# ~1 ms, see inspector/limits.py.)
+RunRows = NamedTuple("RunRows", [("rows", list[tuple]), ("runs", list[RunInfo])])  # noqa: UP014  (types, not strings)
 
 
 def needs_info(run: RunInfo) -> bool:
@@ -95,6 +94,12 @@ class Store(ABC):
     @abstractmethod
     def load(self, checkpoint_id: int | str) -> Snapshot:
         """Decode a checkpoint's state, task state and metadata."""
+
+    def load_view(self, checkpoint_id: int | str) -> Snapshot:
+        """``load`` for showing: an adapter may leave big parts of the state (and of its
+        metadata) unbuilt, as ``inspector.lazy.LazyValue`` objects read on demand, and then
+        sets ``meta["lazy"]`` when the state holds one. Default: ``load``."""
+        return self.load(checkpoint_id)
 
     def load_state(self, checkpoint_id: int | str) -> Snapshot:
         """``load`` for a comparison: the same state and task state; an adapter may leave out

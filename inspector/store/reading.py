@@ -9,11 +9,11 @@ from ``open_store`` as before.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sqlite3
 
 from inspector.errors import StoreError
+from inspector.model import replace
 from inspector.store import dberrors
 from inspector.store.base import Store
 from inspector.store.target import Target
@@ -67,5 +67,5 @@ def _open_langgraph(target: Target) -> Store | None:
         raise
     notice = sqlite_ro.notice_for(sqlite_ro.mode_of(target.path), target.path)
     if notice:
-        store.info = dataclasses.replace(store.info, notice=notice)
+        store.info = replace(store.info, notice=notice)
     return store

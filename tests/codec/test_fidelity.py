@@ -371,3 +371,18 @@ def test_an_item_edited_after_a_dense_save_is_stored_exactly(edit: str) -> None:
     root, _, pieces = encoder.encode(state)
     reader.raw.update(pieces)
     assert exactly(reader.value(root), state)
+
+
+@pytest.mark.parametrize("size", [200, 3000])
+def test_a_big_map_value_changed_and_changed_back_is_stored_as_it_now_is(size: int) -> None:
+    """The kept values of a big map follow every save: a value changed, then put back to what
+    it was two saves ago, is stored as it is now (not as the save before left it)."""
+    state = {"m": _texts(size)}
+    encoder, reader = PieceEncoder(), Reader()
+    reader.raw.update(encoder.encode(state)[2])
+    for text in ("changed", "red", "again", "red"):
+        state["m"]["k3"] = text
+        root, _, pieces = encoder.encode(state)
+        reader.raw.update(pieces)
+        assert exactly(reader.value(root), state)
+        assert root == PieceEncoder().encode(state)[0]

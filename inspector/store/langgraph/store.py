@@ -24,7 +24,7 @@ from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import (build_infos, group_outputs, has_push, page_bounds,
                                                parse_metadata, row_source, topology_rows)
-from inspector.store.langgraph.pregel import (CONTROL_WRITES, INTERRUPT, PREGEL_TASKS, is_control_channel,
+from inspector.store.langgraph.pregel import (CONTROL_WRITES, ERROR, INTERRUPT, PREGEL_TASKS, is_control_channel,
                                               send_nodes)
 from inspector.store.langgraph.decode import decode_plain
 from inspector.store.langgraph.snapshot import interrupt_question
@@ -377,7 +377,18 @@ class LangGraphStore(Store):
         ``meta["writes"]`` items then hold ``value`` None."""
         return self._load(checkpoint_id, False)
 
-    def _load(self, checkpoint_id: int | str, write_values: bool) -> Snapshot:
+    def load_view(self, checkpoint_id: int | str) -> Snapshot:
+        """``load`` for showing: big channel values and big pending-write values stay in
+        their msgpack blob and are read on demand (``inspector.store.langgraph.lazy``);
+        ``meta["lazy"]`` is True when the state holds such a part."""
+        return self._load(checkpoint_id, True, lazy=True)
+
+    def load_state_view(self, checkpoint_id: int | str) -> Snapshot:
+        """``load_state`` with big channel values kept encoded, as ``load_view`` keeps them
+        (the diff compares two such values block by block, ``inspector.diff.engine``)."""
+        return self._load(checkpoint_id, False, lazy=True)
+
+    def _load(self, checkpoint_id: int | str, write_values: bool, lazy: bool = False) -> Snapshot:
         info = self.get_checkpoint(checkpoint_id)
         ck = parse_id(str(info.id))
         assert ck is not None
@@ -385,8 +396,13 @@ class LangGraphStore(Store):
         if body is None:
             raise StoreError(f"Checkpoint {info.id} disappeared from {self.display}.")
         writes = self.reader.writes(*ck)
-        if writes and not write_values and not self.reader.is_latest(*ck):   # the head's are applied
+        latest = self.reader.is_latest(*ck)
+        if writes and not write_values and not latest:   # the head's are applied
             writes = [without_value(w) for w in writes]
+        spans: dict[str, tuple[int, int]] = {}
+        big_writes: dict[int, Any] = {}
+        if lazy:
+            body, spans, writes, big_writes = self._lazy_parts(body, writes, latest)
         snap = build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
                               self.reader.namespaces(ck.thread_id),
                               show_control=self.show_control, task_channel=self.task_channel,
@@ -408,7 +424,50 @@ class LangGraphStore(Store):
                               lambda custom: combiner(ck.thread_id, ck.ns, ck.checkpoint_id, custom))
             if live is not None:
                 snap = dataclasses.replace(snap, state=live[0], meta=live[1])
+        if spans or big_writes:
+            snap = self._with_lazy_parts(snap, body, spans, big_writes)
         return dataclasses.replace(snap, meta=self._kinds_meta(snap.meta, known is not None))
+
+    def _lazy_parts(self, body: Any, writes: list, latest: bool) -> tuple[Any, dict, list, dict]:
+        """(the body without its big channel values, their spans, the writes without their
+        big values, those values' lazy views by write position) — see ``load_view``. The
+        head's written channels and the task channel are decoded as usual (they are applied
+        or read whole)."""
+        from inspector.store.langgraph import lazy
+        big_writes: dict[int, Any] = {}
+        if not latest:
+            for n, w in enumerate(writes):
+                if w.value is not None and (w.type or "") == "msgpack" and w.channel not in (INTERRUPT, ERROR):
+                    view = lazy.lazy_span(w.value, 0, len(w.value), f"The pending write {w.channel}")
+                    if view is not None:
+                        big_writes[n] = view
+            writes = [w._replace(value=None) if n in big_writes else w for n, w in enumerate(writes)]
+        if (body.type or "") != "msgpack" or not isinstance(body.blob, bytes) or body.channel_blobs:
+            return body, {}, writes, big_writes
+        keep = frozenset({self.task_channel, *(w.channel for w in writes if latest)})
+        spans = lazy.big_channels(body.blob, keep)
+        if spans:
+            reduced = dataclasses.replace(body, blob=lazy.without_spans(body.blob, list(spans.values())))
+            return reduced, {c: (body.blob, span) for c, span in spans.items()}, writes, big_writes
+        return body, {}, writes, big_writes
+
+    @staticmethod
+    def _with_lazy_parts(snap: Snapshot, body: Any, spans: dict, big_writes: dict) -> Snapshot:
+        from inspector.store.langgraph import lazy
+        state, meta = snap.state, dict(snap.meta)
+        if spans and isinstance(state, dict) and "__error__" not in state:
+            state = dict(state)
+            sizes = dict(meta.get("channel_sizes") or {})
+            for channel, (blob, (start, end)) in spans.items():
+                if channel in state:
+                    state[channel] = lazy.lazy_span(blob, start, end, f"The channel {channel}")
+                    sizes[channel] = end - start
+            meta["channel_sizes"] = sizes
+            meta["lazy"] = True
+        if big_writes:
+            meta["writes"] = [dict(w, value=big_writes[n]) if n in big_writes else w
+                              for n, w in enumerate(meta.get("writes") or [])]
+        return dataclasses.replace(snap, state=state, meta=meta)
 
     def _graph_kinds(self, ns: str) -> Any:
         """The channel kinds of the (sub)graph of namespace ``ns`` from the user's graph, or None."""

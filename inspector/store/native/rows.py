@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 from collections import namedtuple
@@ -11,7 +10,7 @@ from typing import Any
 
 from inspector import limits
 from inspector.errors import CorruptDataError, ResumeSpecError
-from inspector.model import CheckpointInfo, RunInfo
+from inspector.model import CheckpointInfo, RunInfo, replace
 from inspector.store.sqlite_ro import DamagedText
 
 
@@ -138,7 +137,7 @@ class _Fields:
 # third of its time in its ``__setattr__``s): every field given, the instance dict set at once
 _new = object.__new__
 _set = object.__setattr__
-_RUN_NAMES = tuple(f.name for f in dataclasses.fields(RunInfo))
+_RUN_NAMES = RunInfo.__match_args__
 _RUN_VALUES = attrgetter(*(n for n in _RUN_NAMES if n != "damaged"))
 
 
@@ -197,7 +196,7 @@ def _run_from_fields(row: Any) -> RunInfo:
         labels=f.json("labels", {}, dict), last_error=f.text("last_error", None),
         tasks_done=f.number("tasks_done"), tasks_total=f.number("tasks_total"),
         checks_passed=f.number("checks_passed"), checks_total=f.number("checks_total"))
-    return dataclasses.replace(info, damaged=f.damaged) if f.problems else info
+    return replace(info, damaged=f.damaged) if f.problems else info
 
 
 _CHECKPOINT_FIELDS = ("id", "run_id", "seq", "kind", "name", "created", "parent_id", "size", "size_delta", "ops",
@@ -275,7 +274,7 @@ def _checkpoint_from_fields(row: Any, branches: dict | None = None) -> Checkpoin
         branch_count=(branches or {}).get(ident, 0))
     if info.state_hash is None and "state_hash" not in " ".join(f.problems):
         f._bad("state_hash", "is missing")
-    return dataclasses.replace(info, damaged=f.damaged) if f.problems else info
+    return replace(info, damaged=f.damaged) if f.problems else info
 
 def check_spec(spec: object) -> dict:
     """``spec`` itself when it is a well-formed resume spec (``argv`` a non-empty list of

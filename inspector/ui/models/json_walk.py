@@ -8,7 +8,7 @@ from itertools import repeat
 from typing import Any
 
 from inspector.humanize import fmt_size as fmt_bytes
-from inspector.diff.lazy_value import LazyText, LazyValue
+from inspector.lazy import LazyText, LazyValue
 from inspector.diff.model import format_path
 
 ELIDE_AT = 160          # characters of a string shown in a one-line cell

@@ -7,16 +7,18 @@ with a 100,000-item list opens instantly. Sizes are precomputed off the GUI thre
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase
 
-from inspector.diff.lazy_value import LazyText, LazyValue
+from inspector.lazy import LazyText, LazyValue
 from inspector.highlight import theme_for
 from inspector.ui.models.json_walk import (fmt_bytes, format_path, is_long_text, json_sizes, preview,
                                            scalar_size, type_name)
 
+log = logging.getLogger(__name__)
 BATCH = 500
 COLUMNS = ("Key", "Value", "Type", "Size")
 KEY, VALUE, TYPE, SIZE = range(4)
@@ -86,6 +88,23 @@ class _Node:
         for row in range(len(self.children), min(upto, self.total)):
             key = keys[row]
             self.children.append(_Node(self, row, key, value[key], (*self.path, key)))
+
+
+class _Unreadable(LazyValue):
+    """What a part read on demand becomes when a page of it cannot be read: the rows read
+    so far, then one row with the reason."""
+
+    __slots__ = ("was", "loaded", "reason")
+
+    def __init__(self, was: LazyValue, loaded: int, reason: str) -> None:
+        super().__init__(was.kind, loaded + 1, was.size)
+        self.was, self.loaded, self.reason = was, loaded, reason
+
+    def entries(self, start: int, stop: int) -> list[tuple[Any, Any]]:
+        return [("(unreadable)", {"__error__": self.reason})] if start <= self.loaded < stop else []
+
+    def materialize(self) -> Any:
+        return self.was.materialize()
 
 
 class StateTreeModel(QAbstractItemModel):
@@ -160,6 +179,8 @@ class StateTreeModel(QAbstractItemModel):
                 return QModelIndex()
             if row >= len(node.children):
                 self._load(index, node, row + 1)
+                if row >= len(node.children):   # a page that could not be read
+                    return QModelIndex()
             node = node.children[row]
             index = self.createIndex(row, 0, node)
         return index
@@ -168,9 +189,22 @@ class StateTreeModel(QAbstractItemModel):
         first, last = len(node.children), min(upto, node.total) - 1
         if last < first:
             return
-        self.beginInsertRows(parent, first, last)
-        node.load(last + 1)
-        self.endInsertRows()
+        if isinstance(node.value, LazyValue):
+            try:    # a page read on demand: read before the rows are announced
+                node.load(last + 1)
+            except Exception as err:  # a damaged page (or one over a read budget) is one row saying so
+                log.warning("a page of %s could not be read: %s", format_path(node.path), err)
+                node.children = node.children[:first]
+                node.value = _Unreadable(node.value, first, str(err) or type(err).__name__)
+            last = len(node.children) - 1
+            if last < first:
+                return
+            self.beginInsertRows(parent, first, last)
+            self.endInsertRows()
+        else:
+            self.beginInsertRows(parent, first, last)
+            node.load(last + 1)
+            self.endInsertRows()
         if isinstance(node.value, LazyValue):   # a page read on demand: its containers' sizes
             for child in node.children[first:]:
                 if isinstance(child.value, (dict, list)):
@@ -276,7 +310,9 @@ class StateTreeModel(QAbstractItemModel):
         head = format_path(node.path)
         if isinstance(node.value, LazyText):
             text = node.value.prefix[:TOOLTIP_CHARS]
-            return f"{head}  ({node.value.length:,} bytes of text)\n\n{text}…"
+            size = f"{node.value.chars:,} characters" if node.value.chars is not None else \
+                f"{node.value.length:,} bytes of text"
+            return f"{head}  ({size})\n\n{text}…"
         if isinstance(node.value, str) and is_long_text(node.value):
             text = node.value[:TOOLTIP_CHARS] + ("…" if len(node.value) > TOOLTIP_CHARS else "")
             return f"{head}  ({len(node.value):,} characters)\n\n{text}"

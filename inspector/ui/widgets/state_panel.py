@@ -8,7 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QButtonGroup, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget,
                                QToolButton, QVBoxLayout, QWidget)
 
-from inspector.diff.lazy_value import is_lazy, materialize
+from inspector.lazy import is_lazy, materialize
 from inspector.model import RunInfo, Snapshot
 from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.checkpoint_header import CheckpointHeader

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHea
 
 from inspector.ui.availability import set_available
 from inspector.highlight import to_json_text
-from inspector.diff.lazy_value import LazyText, LazyValue, is_lazy, materialize
+from inspector.lazy import LazyText, LazyValue, is_lazy, materialize
 from inspector.diff.window import is_big
 from inspector.ui.models.json_walk import format_path, json_sizes, preview, search_paths, type_name
 from inspector.ui.models.state_tree_model import (KEY, PATH_ROLE, SIZE, TYPE, VALUE, VALUE_ROLE,
@@ -122,7 +122,7 @@ class ValueDetail(QWidget):
             return
         kind = type_name(value)
         extra = f"{len(value):,} characters" if isinstance(value, str) else \
-            f"{value.length:,} bytes of text" if isinstance(value, LazyText) else kind
+            _lazy_size(value) if isinstance(value, LazyText) else kind
         self.title.setText(f"<b><code>{format_path(path)}</code></b>"
                            f"&nbsp;&nbsp;<span style='color:{muted}'>{extra}</span>")
         if isinstance(value, (str, LazyText)):
@@ -149,7 +149,7 @@ class ValueDetail(QWidget):
         value = self._value
         text = _text_of(value)
         if isinstance(value, LazyText) and not value.complete:
-            self.shown.setText(f"showing {self._chars:,} characters of {value.length:,} bytes")
+            self.shown.setText(f"showing {self._chars:,} of {_lazy_size(value)}")
             self._buttons(self._chars < min(len(text), MAX_SHOWN_CHARS), True)
             return
         total = len(text)
@@ -469,3 +469,8 @@ class StateTreeView(QWidget):
 def _text_of(value: Any) -> str:
     """A string, or the characters read so far of a long string read on demand."""
     return value.prefix if isinstance(value, LazyText) else value
+
+
+def _lazy_size(value: LazyText) -> str:
+    """How long a string read on demand is: its characters when known, else its bytes."""
+    return f"{value.chars:,} characters" if value.chars is not None else f"{value.length:,} bytes of text"

@@ -25,6 +25,7 @@ def decompress(request, monkeypatch):
         monkeypatch.setattr(blobs, "_THREADS", 2)
     if request.param == "batch on the worker":
         monkeypatch.setattr(blobs, "_THREADS", 2)      # a one-CPU machine decompresses in the caller
+        monkeypatch.setattr(blobs, "LATER_FROM_BYTES", 1)
         return lambda stored: blobs.decompress_later(stored)()
     return blobs.decompress_many
 
@@ -41,6 +42,7 @@ def test_decompress_later_returns_at_once_and_the_worker_does_the_work(monkeypat
     import threading
 
     monkeypatch.setattr(blobs, "_THREADS", 2)
+    monkeypatch.setattr(blobs, "LATER_FROM_BYTES", 1)
     raws, stored = _blobs(300)
     release = threading.Event()
     blocker = blobs._worker().submit(release.wait, 10)      # the worker is busy for now
@@ -83,6 +85,18 @@ def test_a_batch_claiming_absurd_sizes_goes_blob_by_blob(decompress, monkeypatch
     codec, data, size = next(b for b in stored if b[0] == blobs.CODEC_ZSTD)
     with pytest.raises(CorruptDataError):
         decompress([*stored, (codec, data, blobs.BATCH_MAX_PIECE)])
+
+
+def test_a_small_batch_is_decompressed_by_its_caller(monkeypatch) -> None:
+    monkeypatch.setattr(blobs, "_THREADS", 2)
+    raws, stored = _blobs(300)
+    total = sum(stored[n][2] for n in blobs._batchable(stored))   # the zstd blobs the worker would take
+    monkeypatch.setattr(blobs, "LATER_FROM_BYTES", total + 1)
+    later = blobs.decompress_later(stored)
+    assert later.future is None and later() == raws
+    monkeypatch.setattr(blobs, "LATER_FROM_BYTES", total)
+    later = blobs.decompress_later(stored)
+    assert later.future is not None and later() == raws
 
 
 def test_on_one_cpu_the_caller_decompresses(monkeypatch) -> None:

@@ -272,6 +272,7 @@ def test_a_stream_left_early_drops_the_parts_not_yet_decompressed(store_path: Pa
     pool, release, started = ThreadPoolExecutor(max_workers=1), threading.Event(), []
     monkeypatch.setattr(blobs, "_worker", lambda: pool)
     monkeypatch.setattr(blobs, "_THREADS", 2)
+    monkeypatch.setattr(blobs, "LATER_FROM_BYTES", 1)   # these parts are small
 
     def later(parts):
         started.append(blobs.Later(parts))

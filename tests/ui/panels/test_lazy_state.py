@@ -138,3 +138,56 @@ def test_a_page_of_lazy_rows_is_not_read_until_asked(qtbot, big) -> None:
         assert model.index(items.row(), 2).data(Qt.ItemDataRole.DisplayRole) == "array"
     finally:
         store.close()
+
+
+@pytest.fixture(scope="module")
+def lg_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import sqlite3
+    from typing import TypedDict
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import END, START, StateGraph
+
+    class State(TypedDict, total=False):
+        items: list
+        step: int
+
+    graph = StateGraph(State)
+    graph.add_node("build", lambda state: {"items": list(range(ITEMS)), "step": 1})
+    graph.add_node("tweak", lambda state: {"items": [-1, *state["items"][1:]], "step": 2})
+    graph.add_edge(START, "build")
+    graph.add_edge("build", "tweak")
+    graph.add_edge("tweak", END)
+    path = tmp_path_factory.mktemp("lgpanel") / "lg.sqlite"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    try:
+        graph.compile(checkpointer=SqliteSaver(conn)).invoke({"step": 0}, {"configurable": {"thread_id": "t"}})
+    finally:
+        conn.close()
+    return path
+
+
+def test_langgraph_state_and_pending_writes_are_paged_in_the_state_and_metadata_tabs(qtbot, lg_store) -> None:
+    from inspector.ui.widgets.metadata_panel import MetadataPanel
+    store = open_store(lg_store)
+    try:
+        snap = load_view(store, "t:2")       # before tweak: tweak's writes are pending, not applied
+        assert snap.meta["lazy"]
+        panel = _panel(qtbot, snap)
+        model = panel.tree_view.model
+        items = model.index_for_path(("items",))
+        assert model.index(items.row(), VALUE).data() == f"[{ITEMS:,} items]"
+        panel.tree_view.tree.expand(items)
+        model.fetchMore(items)
+        assert [model.index(r, VALUE, items).data() for r in (0, 1, 499)] == ["0", "1", "499"]
+        meta = MetadataPanel()
+        qtbot.addWidget(meta)
+        meta.show_snapshot(snap, None)
+        path = ("writes", next(i for i, w in enumerate(snap.meta["writes"]) if w["channel"] == "items"), "value")
+        index = meta.meta_model.index_for_path(path)
+        assert index.isValid() and meta.meta_model.index(index.row(), VALUE, index.parent()).data() == \
+            f"[{ITEMS:,} items]"
+        meta.meta_model.fetchMore(index)
+        assert meta.meta_model.index(0, VALUE, index).data() == "-1"
+    finally:
+        store.close()

@@ -1,0 +1,145 @@
+"""``load_view`` of a LangGraph store (real ``SqliteSaver`` inside ``graph.invoke``): big
+channel values and big pending writes stay in their msgpack blob and read a page at a time;
+pages, whole values and the rest of the snapshot equal what ``load`` decodes."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from inspector import limits
+from inspector.errors import StoreError
+from inspector.lazy import LazyText, LazyValue, is_lazy, materialize
+from inspector.store import open_store
+from inspector.store.langgraph.lazy import MARK_EVERY
+
+ITEMS, KEYS, CHARS = 120_000, 60_000, 2_500_000
+
+
+@pytest.fixture(scope="module")
+def lg_big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from typing import TypedDict
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import END, START, StateGraph
+
+    class State(TypedDict, total=False):
+        items: list
+        index: dict
+        text: str
+        step: int
+
+    def build(state: State) -> State:
+        return {"items": [{"n": i, "tag": f"t{i % 7}"} if i % 1000 == 0 else i for i in range(ITEMS)],
+                "index": {f"k{i:06d}": [i, "x"] if i % 5000 == 0 else i for i in range(KEYS)},
+                "text": "".join(f"line {i:07d} é\n" for i in range(CHARS // 15)), "step": 1}
+
+    def tweak(state: State) -> State:
+        items = list(state["items"])
+        items[7] = -7
+        return {"items": items, "step": 2}
+
+    def shift(state: State) -> State:     # an item in front, a key gone from the middle: out of line
+        return {"items": [-1, *state["items"]],
+                "index": {k: v for k, v in state["index"].items() if k != "k030000"}, "step": 3}
+
+    graph = StateGraph(State)
+    graph.add_node("build", build)
+    graph.add_node("tweak", tweak)
+    graph.add_node("shift", shift)
+    graph.add_edge(START, "build")
+    graph.add_edge("build", "tweak")
+    graph.add_edge("tweak", "shift")
+    graph.add_edge("shift", END)
+    path = tmp_path_factory.mktemp("lglazy") / "lg.sqlite"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    try:
+        graph.compile(checkpointer=SqliteSaver(conn)).invoke({"step": 0}, {"configurable": {"thread_id": "t"}})
+    finally:
+        conn.close()
+    return path
+
+
+def test_big_channels_are_read_a_page_at_a_time_and_equal_the_decoded_state(lg_big: Path) -> None:
+    with open_store(lg_big) as store:
+        full, view = store.load("t:-1"), store.load_view("t:-1")
+        assert view.meta["lazy"] and is_lazy(view.state)
+        items, index, text = view.state["items"], view.state["index"], view.state["text"]
+        assert isinstance(items, LazyValue) and items.kind == "array" and items.length == ITEMS + 1
+        assert isinstance(index, LazyValue) and index.kind == "object" and index.length == KEYS - 1
+        assert isinstance(text, LazyText) and full.state["text"].startswith(text.prefix) and len(text.prefix) > 100_000
+        assert view.state["step"] == 3
+        want = full.state
+        # pages anywhere (past the remembered offsets, back before them, across a mark)
+        for start in (0, ITEMS - 700, 3 * MARK_EVERY - 3, 5, ITEMS):
+            assert items.entries(start, start + 500) == list(enumerate(want["items"][start:start + 500], start))
+        assert index.entries(KEYS - 3, KEYS + 5) == list(want["index"].items())[KEYS - 3:]
+        assert index.entries(5000, 5001) == [("k005000", [5000, "x"])]
+        assert materialize(view.state) == want
+        # the rest of the snapshot is load's
+        assert view.tasks == full.tasks and view.info == full.info
+        assert view.meta["channel_sizes"] == full.meta["channel_sizes"]
+        assert {k: v for k, v in view.meta.items() if k not in ("lazy", "channel_sizes")} == \
+            {k: v for k, v in full.meta.items() if k != "channel_sizes"}
+
+
+def test_a_big_pending_write_is_read_on_demand(lg_big: Path) -> None:
+    """The checkpoint before ``tweak`` holds tweak's writes (not applied: it is not the head)."""
+    with open_store(lg_big) as store:
+        ref = "t:2"
+        full, view = store.load(ref), store.load_view(ref)
+        lazy = [w for w in view.meta["writes"] if isinstance(w["value"], LazyValue)]
+        assert [w["channel"] for w in lazy] == ["items"]
+        wanted = next(w["value"] for w in full.meta["writes"] if w["channel"] == "items")
+        assert lazy[0]["value"].materialize() == wanted
+        assert lazy[0]["value"].entries(6, 9) == [(6, 6), (7, -7), (8, 8)]
+        assert [w["channel"] for w in view.meta["writes"]] == [w["channel"] for w in full.meta["writes"]]
+
+
+def test_pages_keep_the_read_budgets(lg_big: Path) -> None:
+    with open_store(lg_big) as store:
+        items = store.load_view("t:-1").state["items"]
+        limits.configure(nodes=100)
+        try:
+            with pytest.raises(StoreError, match="--max-nodes"):
+                items.entries(0, 500)
+            assert len(items.entries(0, 50)) == 50
+        finally:
+            limits.reset()
+
+
+@pytest.mark.parametrize(("a", "b", "blockwise"), [("t:2", "t:3", True), ("t:3", "t:4", False), ("t:4", "t:2", False)])
+def test_the_diff_compares_encoded_blocks_and_equals_the_plain_diff(lg_big: Path, a: str, b: str,
+                                                                    blockwise: bool) -> None:
+    """Two big channel values kept encoded are compared block by block (only unequal blocks
+    decoded) when they line up, else built; either way the changes are the plain engine's."""
+    from inspector.diff import diff_checkpoints
+    from inspector.diff.engine import Engine
+    from inspector.store.langgraph import lazy
+
+    with open_store(lg_big) as store:
+        built: list = []
+        real = lazy._Span.materialize
+        lazy._Span.materialize = lambda self: built.append(self.length) or real(self)   # counts whole builds
+        try:
+            result = diff_checkpoints(store, a, b)
+        finally:
+            lazy._Span.materialize = real
+        plain = Engine().run(store.load_state(a).state, store.load_state(b).state)
+        assert result.changes == plain and plain
+        assert (not built) == blockwise
+
+
+def test_a_window_of_a_state_kept_encoded_equals_the_window_of_the_built_one(lg_big: Path) -> None:
+    from inspector.diff import diff_checkpoints
+    from inspector.diff.window import is_big, window
+
+    with open_store(lg_big) as store:
+        result = diff_checkpoints(store, "t:2", "t:3")
+        for ref, side in (("t:2", "old"), ("t:3", "new")):
+            view, plain = store.load_state_view(ref).state, store.load_state(ref).state
+            assert is_big(view) and is_big(plain)
+            got, want = window(view, result.changes, side), window(plain, result.changes, side)
+            assert got.value == want.value and got.index_maps == want.index_maps

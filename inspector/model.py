@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from dataclasses import Field
 
 _T = TypeVar("_T")
-_R = TypeVar("_R", bound="Record")
 _MISSING: Any = object()
 
 
@@ -216,6 +215,9 @@ class Record(metaclass=_RecordType):
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():   # copies and pickles of a frozen record
             _set(self, name, value)
+
+
+_R = TypeVar("_R", bound=Record)   # the class, not its name: see inspector/limits.py
 
 
 def replace(record: _R, /, **changes: Any) -> _R:

@@ -9,8 +9,6 @@ same object twice). Nothing here recurses, so no file can drive it past the inte
 recursion limit.
 """
 
-from __future__ import annotations
-
 from typing import Any, NamedTuple
 from collections.abc import Callable, Collection
 

@@ -8,8 +8,6 @@ value's encoding (ext 5), so a reader splits a chunk without decoding it. Marker
 NamedTuples: C-fast to build, immutable, and compared field by field.
 """
 
-from __future__ import annotations
-
 import struct
 from typing import Any, NamedTuple
 

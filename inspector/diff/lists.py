@@ -9,8 +9,6 @@ a[i] with b[j] in depth), ``Replace(i, j, old, new)`` (a different item in the s
 ``Removed(i, old)``, ``Added(j, new)`` and ``Moved(i, j, item)``; indices are absolute.
 """
 
-from __future__ import annotations
-
 from itertools import compress
 from operator import eq, ne
 from typing import Any, NamedTuple, TypeAlias

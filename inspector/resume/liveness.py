@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from functools import lru_cache
 
 from inspector.errors import StoreError
 from inspector.humanize import fmt_age  # re-exported
-from inspector.model import ACTIVE_STATUSES, RunInfo
+from inspector.model import ACTIVE_STATUSES, Record, RunInfo
 
 PID_REUSE_SLACK = 2.0  # seconds: a process created after the owner's last heartbeat is someone else
 
@@ -39,8 +38,7 @@ def process_gone(pid: int, heartbeat: float | None) -> bool:
     return heartbeat is not None and started > heartbeat + PID_REUSE_SLACK
 
 
-@dataclass(frozen=True)
-class Owner:
+class Owner(Record):
     """What is known about the process that owns a run.
 
     ``state`` is one of: ``none`` (nobody claims the run), ``live`` (heartbeat fresh and,

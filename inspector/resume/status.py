@@ -12,8 +12,6 @@ else a small local rule (pid gone on this host → crashed; heartbeat older than
 ``STALE_AFTER`` → stuck). Call them from a worker thread.
 """
 
-from __future__ import annotations
-
 import time
 from collections.abc import Iterable
 from typing import NamedTuple

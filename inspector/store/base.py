@@ -25,12 +25,11 @@ _RUN_ROW_OF = attrgetter(*RUN_ROW)
 _CHECKPOINT_ROW_OF = attrgetter(*CHECKPOINT_ROW)
 
 
-class RunRows(NamedTuple):
-    """A listing of runs as plain rows (``RUN_ROW``), with in full the runs whose shown status
-    or origin takes more than their row: the active runs and the forks."""
-
-    rows: list[tuple]
-    runs: list[RunInfo]
+# A listing of runs as plain rows (``RUN_ROW``), with in full the runs whose shown status or
+# origin takes more than their row: the active runs and the forks. (Declared with types, not
+# annotation strings: typing compiles each string, and the first compile of a process costs
+# ~1 ms, see inspector/limits.py.)
+RunRows = NamedTuple("RunRows", [("rows", list[tuple]), ("runs", list[RunInfo])])  # noqa: UP014  (types, not strings)
 
 
 def needs_info(run: RunInfo) -> bool:

@@ -1,8 +1,6 @@
 """Where a store is: a parsed SQLite path or server URL (no SQLAlchemy; ``engine.parse_target``
 parses URLs)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import NamedTuple
 

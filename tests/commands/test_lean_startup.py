@@ -74,6 +74,54 @@ def test_native_read_commands_start_without_dataclasses(stores: dict[str, str], 
     assert got["code"] == 0 and got["printed"] > 2 and got["loaded"] == []
 
 
+def test_runs_with_an_active_run_start_without_dataclasses(stores: dict[str, str], tmp_path: Path) -> None:
+    import sqlite3
+    path = tmp_path / "active.db"
+    shutil.copyfile(stores["native"], path)
+    with sqlite3.connect(path) as conn:   # a run whose owner is looked up (resume.liveness.Owner)
+        conn.execute("UPDATE ci_runs SET status = 'running', owner_host = 'elsewhere', owner_pid = 1, "
+                     "heartbeat = 0 WHERE id = (SELECT min(id) FROM ci_runs)")
+    conn.close()
+    proc = _fresh(NO_DATACLASSES, "runs", str(path))
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["code"] == 0 and got["loaded"] == []
+    listing = _fresh("import sys; from inspector.cli import main; main(sys.argv[1:])", "runs", str(path)).stdout
+    assert " stuck " in listing   # its owner's heartbeat was looked at
+
+
+# typing compiles a NamedTuple's annotation strings (``from __future__ import annotations``),
+# and the first compile() of a process sets up the AST types (~1 ms)
+NO_COMPILE = """
+import io, json, sys
+from contextlib import redirect_stdout
+compiled = []
+def hook(event, args):
+    if event != "compile":
+        return
+    try:
+        caller = sys._getframe(1).f_code   # ForwardRef.__init__ compiles an annotation string
+    except ValueError:
+        return
+    if caller.co_filename.endswith("typing.py") and caller.co_name == "__init__":
+        compiled.append(repr(args[0])[:60])
+sys.addaudithook(hook)
+from inspector.cli import main
+with redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "compiled": compiled}))
+"""
+
+
+@pytest.mark.parametrize("argv", [["show", "2e1c2284c1f2:5"], ["runs", "--json"], ["checkpoints", "2e1c2284c1f2"],
+                                  ["diff", "2e1c2284c1f2:2", "2e1c2284c1f2:8"]], ids=" ".join)
+def test_start_up_compiles_no_annotation_strings(stores: dict[str, str], argv: list[str]) -> None:
+    proc = _fresh(NO_COMPILE, argv[0], stores["native"], *argv[1:])
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got == {"code": 0, "compiled": []}
+
+
 @pytest.mark.parametrize("argv", [["2e1c2284c1f2:2", "2e1c2284c1f2:8"], ["2e1c2284c1f2:0", "2e1c2284c1f2:-1", "--json"]],
                          ids=" ".join)
 def test_a_diff_of_small_states_starts_without_a_thread_pool_logging_or_dataclasses(stores: dict[str, str],

@@ -13,7 +13,9 @@ import pytest
 
 from inspector.record import Checkpointer
 from inspector.record import checkpointer as checkpointer_module
+from inspector.store import engine as engine_module
 from inspector.store import open_store
+from inspector.store.native.writer import NativeWriter
 from tests.hostile.corpus import _killed_writer as killed_writer
 
 
@@ -67,6 +69,7 @@ def test_the_retry_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     path = tmp_path / "store.db"
     _killed_writer(path)
     monkeypatch.setattr(checkpointer_module, "READONLY_RETRY_S", 0.5)
+    monkeypatch.setattr(engine_module, "READONLY_RETRY_S", 0.5)
     opened = threading.Event()
     holder = threading.Thread(target=_hold_reader, args=(path, 4.0, opened))
     holder.start()
@@ -76,3 +79,22 @@ def test_the_retry_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         Checkpointer(path, name="refused")
     assert time.monotonic() - t0 < 3.0
     holder.join()
+
+
+def test_a_write_from_the_app_waits_for_the_reader_too(tmp_path: Path) -> None:
+    """The app's own writes (take over a run to resume it, fork, pin, prune) open a writable
+    store right after the user stopped a hung agent — a killed writer's log — while the
+    window's readers still poll it: the new connection waits the reader out instead of
+    failing with "read-only here" (and staying refused)."""
+    path = tmp_path / "store.db"
+    _killed_writer(path)
+    opened = threading.Event()
+    holder = threading.Thread(target=_hold_reader, args=(path, 0.8, opened))
+    holder.start()
+    opened.wait(10)
+    with open_store(path, readonly=False) as store:
+        epoch = NativeWriter(store).take_ownership("r1", status="running")
+    holder.join()
+    with open_store(path) as store:
+        assert store.get_run("r1").epoch == epoch == 2
+        assert [c.seq for c in store.list_checkpoints("r1")] == list(range(25))

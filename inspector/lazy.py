@@ -60,6 +60,10 @@ class LazyText(LazyValue):
         super().__init__("string", length, size)
         self.prefix, self.chars = prefix, chars
 
+    def __repr__(self) -> str:
+        """What ``repr`` of the string begins with (its first characters, quoted)."""
+        return repr(self.prefix[:200] + ("…" if len(self.prefix) > 200 or not self.complete else ""))
+
     @property
     def complete(self) -> bool:
         """True when ``prefix`` is the whole string."""

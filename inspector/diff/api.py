@@ -8,7 +8,7 @@ from typing import Any
 from inspector.codec import Ref
 from inspector.diff.engine import Engine
 from inspector.diff.model import CancelFn, Change, DiffResult, ProgressFn
-from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw
+from inspector.diff.resolve import FetchMany, FetchRaw, StreamPiece, StreamRaw
 from inspector.diff.summary import result_summary
 from inspector.diff.tasks import task_diff
 from inspector.diff.text import TEXT_MIN
@@ -30,8 +30,8 @@ def diff_values(a: Any, b: Any, *, cancel: CancelFn | None = None, progress: Pro
 def diff_pieces(fetch_many: FetchMany, root_a: bytes, root_b: bytes, *,
                 cancel: CancelFn | None = None, progress: ProgressFn | None = None,
                 text_min: int = TEXT_MIN, stats: dict | None = None,
-                fetch_raw: FetchRaw | None = None, stream_raw: StreamRaw | None = None
-                ) -> tuple[Change, ...]:
+                fetch_raw: FetchRaw | None = None, stream_raw: StreamRaw | None = None,
+                stream_piece: StreamPiece | None = None) -> tuple[Change, ...]:
     """Structural changes between two content-addressed states given their root digests.
 
     Subtrees with equal digests are skipped unread; chunked lists are aligned chunk by chunk
@@ -39,10 +39,11 @@ def diff_pieces(fetch_many: FetchMany, root_a: bytes, root_b: bytes, *,
     split into encoded items and only the items that differ are decoded; ``stream_raw`` reads
     them in parts instead, and the walk goes on with each part as it comes. Old and new values
     in the result are plain values. ``stats``, when given, receives the engine's counters
-    (nodes, pieces_read, fetches).
+    (nodes, pieces_read, fetches). With ``stream_piece`` two huge strings are compared
+    streamed (``inspector.diff.huge_text``): their old and new values are then ``StreamedText``.
     """
     engine = Engine(fetch_many, fetch_raw=fetch_raw, stream_raw=stream_raw, cancel=cancel,
-                    progress=progress, text_min=text_min)
+                    progress=progress, text_min=text_min, stream_piece=stream_piece)
     changes = engine.run(Ref(root_a, 0), Ref(root_b, 0))
     if stats is not None:
         stats.update(engine.stats())

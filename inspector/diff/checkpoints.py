@@ -10,8 +10,8 @@ from inspector.diff.api import diff_pieces
 from inspector.diff.engine import Engine
 from inspector.diff.lineage import common_ancestor
 from inspector.diff.model import CancelFn, Change, DiffCancelled, DiffResult, ProgressFn, ThreeWay
-from inspector.diff.resolve import (FetchMany, has_markers, materialize, prefetch, raw_fetcher, raw_streamer,
-                                    store_fetcher)
+from inspector.diff.resolve import (FetchMany, has_markers, materialize, piece_streamer, prefetch, raw_fetcher,
+                                    raw_streamer, store_fetcher)
 from inspector.diff.summary import MESSAGE_KEYS, change_summary, result_summary
 from inspector.diff.tasks import task_diff
 from inspector.errors import StoreError
@@ -44,6 +44,7 @@ class _Reader:
         self.fetch = store_fetcher(store) if self.pieces else None
         self.fetch_raw = raw_fetcher(store) if self.pieces else None
         self.stream_raw = raw_streamer(store) if self.pieces else None
+        self.stream_piece = piece_streamer(store) if self.pieces else None
         self.snapshots: dict[Any, Snapshot] = {}
         self.stats = {"nodes": 0, "pieces_read": 0, "fetches": 0}
         self._lanes: dict[str, bool] = {}
@@ -85,7 +86,7 @@ class _Reader:
             stats: dict = {}
             changes = diff_pieces(fetch, x.state_hash, y.state_hash, cancel=self.cancel,
                                   progress=self.progress, stats=stats, fetch_raw=self.fetch_raw,
-                                  stream_raw=self.stream_raw)
+                                  stream_raw=self.stream_raw, stream_piece=self.stream_piece)
         else:
             engine = Engine(cancel=self.cancel, progress=self.progress)
             changes = engine.run(self.snapshot(x).state, self.snapshot(y).state)

@@ -20,7 +20,8 @@ from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Chan
                                   DiffError, Move, NumberDelta, ProgressFn)
 from inspector import limits
 from inspector.codec import expand as expansion
-from inspector.diff.resolve import FetchMany, FetchRaw, StreamRaw, expand, has_markers, materialize, prefetch
+from inspector.diff.resolve import (FetchMany, FetchRaw, StreamPiece, StreamRaw, expand, has_markers, materialize,
+                                    prefetch)
 from inspector.diff.text import TEXT_MIN, text_delta
 from inspector.errors import CorruptDataError
 from inspector.lazy import Blocked, LazyValue
@@ -62,8 +63,11 @@ class Engine:
     def __init__(self, fetch_many: FetchMany | None = None, *, fetch_raw: FetchRaw | None = None,
                  stream_raw: StreamRaw | None = None, cancel: CancelFn | None = None,
                  progress: ProgressFn | None = None, text_min: int = TEXT_MIN,
-                 max_depth: int | None = None) -> None:
+                 max_depth: int | None = None, stream_piece: StreamPiece | None = None) -> None:
+        """``stream_piece(digest)``: a piece's raw bytes in parts — two huge strings are then
+        compared streamed, never decoded whole (``inspector.diff.huge_text``)."""
         self.fetch_many = fetch_many
+        self.stream_piece = stream_piece
         if stream_raw is None and fetch_raw is not None:     # raw pieces all at once: one part
             stream_raw = lambda digests: (fetch_raw(digests),)
         self.stream_raw = stream_raw
@@ -158,6 +162,19 @@ class Engine:
             if ref.digest not in self.table and self.fetch_many is not None:
                 self.table.update(self.fetch_many([ref.digest]))
                 self.pieces_read += 1
+
+    def _huge_text(self, key: tuple, path: tuple, a: Ref, b: Ref) -> bool:
+        """Two huge pieces that hold ASCII strings: their change found by streaming them
+        (``huge_text_change``); False when they are something else (then read as usual)."""
+        if self.stream_piece is None or self.fetch_many is None or min(a.size, b.size) < HUGE_PIECE:
+            return False
+        from inspector.diff.huge_text import huge_text_change
+        change = huge_text_change(path, a, b, self.stream_piece, self.fetch_many)
+        if change is None:
+            return False
+        self._enter(path)
+        self._emit(key, change)
+        return True
 
     def _fetch_waiting(self) -> None:
         waiting, self._waiting = self._waiting, []
@@ -263,6 +280,8 @@ class Engine:
         ta, tb = type(a), type(b)
         if ta is Ref or tb is Ref:
             if ta is tb and a.digest == b.digest:
+                return
+            if ta is tb and self._huge_text(key, path, a, b):
                 return
             wanted = [x.digest for x in (a, b) if type(x) is Ref]
             self._read_huge([x for x in (a, b) if type(x) is Ref and x.size >= HUGE_PIECE])

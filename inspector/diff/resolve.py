@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 from collections.abc import Callable
 
@@ -13,6 +13,7 @@ from inspector.errors import CorruptDataError, StoreError
 FetchMany = Callable[[Collection[bytes]], dict[bytes, Any]]
 FetchRaw = Callable[[Collection[bytes]], dict[bytes, bytes]]
 StreamRaw = Callable[[Sequence[bytes]], Iterable[dict[bytes, bytes]]]
+StreamPiece = Callable[[bytes], Iterator[bytes]]   # one piece's raw bytes, in parts
 
 
 def store_fetcher(store: Any) -> FetchMany:
@@ -28,6 +29,12 @@ def raw_fetcher(store: Any) -> FetchRaw | None:
     """The store's reader of raw (undecoded) piece bytes, if it has one."""
     raw = getattr(store, "read_raw_pieces", None)
     return raw if callable(raw) else None
+
+
+def piece_streamer(store: Any) -> StreamPiece | None:
+    """The store's reader of one piece's raw bytes in parts (never whole), if it has one."""
+    stream = getattr(store, "stream_piece", None)
+    return stream if callable(stream) else None
 
 
 def raw_streamer(store: Any) -> StreamRaw | None:

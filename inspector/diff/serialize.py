@@ -14,6 +14,7 @@ from typing import Any
 from inspector.diff.model import (ADDED, REMOVED, Change, DiffResult, Move, NumberDelta, TaskChange,
                                   TextDelta)
 from inspector.diff.text import elided
+from inspector.lazy import LazyText
 from inspector.model import CheckpointInfo
 
 
@@ -54,13 +55,20 @@ def detail_json(detail: Any) -> dict | None:
     return None
 
 
+def _length(text: str | LazyText) -> int:
+    """Characters of a string (one compared streamed: its known count, else its bytes)."""
+    if isinstance(text, LazyText):
+        return text.chars if text.chars is not None else text.length
+    return len(text)
+
+
 def change_json(change: Change) -> dict:
     """One structural change as JSON."""
     out: dict[str, Any] = {"path": plain(list(change.path)), "display": change.display_path,
                            "op": change.op}
     if isinstance(change.detail, TextDelta) and elided(change.detail) \
-            and isinstance(change.old, str) and isinstance(change.new, str):
-        out["old_length"], out["new_length"] = len(change.old), len(change.new)
+            and isinstance(change.old, (str, LazyText)) and isinstance(change.new, (str, LazyText)):
+        out["old_length"], out["new_length"] = _length(change.old), _length(change.new)
         out["detail"] = detail_json(change.detail)
         return out
     if change.op != ADDED:

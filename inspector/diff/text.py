@@ -39,10 +39,11 @@ def choose_unit(old: str, new: str) -> str:
     return "line" if ("\n" in old.rstrip("\n") or "\n" in new.rstrip("\n")) else "word"
 
 
-def common_prefix(a: str, b: str) -> int:
-    """The length of the common head of two strings (block by block: no big copies)."""
+def common_prefix(a: str, b: str, start: int = 0) -> int:
+    """The length of the common head of two strings (block by block: no big copies), whose
+    first ``start`` characters are known to be equal."""
     limit = min(len(a), len(b))
-    i = 0
+    i = min(start, limit)
     while i < limit and a[i:i + _BLOCK] == b[i:i + _BLOCK]:
         i += _BLOCK
     i = min(i, limit)
@@ -52,9 +53,10 @@ def common_prefix(a: str, b: str) -> int:
     return i
 
 
-def common_suffix(a: str, b: str, limit: int) -> int:
-    """The length of the common tail of two strings, at most ``limit``."""
-    la, lb, n = len(a), len(b), 0
+def common_suffix(a: str, b: str, limit: int, start: int = 0) -> int:
+    """The length of the common tail of two strings, at most ``limit``, whose last ``start``
+    characters are known to be equal."""
+    la, lb, n = len(a), len(b), min(start, limit)
     while n < limit:
         step = min(_BLOCK, limit - n)
         if a[la - n - step:la - n] != b[lb - n - step:lb - n]:
@@ -90,9 +92,16 @@ def _boundary_forward(text: str, pos: int, unit: str) -> int:
 
 def _huge_delta(old: str, new: str) -> TextDelta:
     """``text_delta`` of huge strings: block-compared ends, elided unchanged runs."""
+    return huge_delta_at(old, new)
+
+
+def huge_delta_at(old: str, new: str, same_head: int = 0, same_tail: int = 0) -> TextDelta:
+    """``_huge_delta`` of two strings whose first ``same_head`` and last ``same_tail``
+    characters are known to be equal (``inspector.diff.huge_text`` passes excerpts of
+    strings it never holds whole: only the text near the change is read here)."""
     unit = "line" if (old.find("\n", 0, HUGE_TEXT) >= 0 or new.find("\n", 0, HUGE_TEXT) >= 0) else "word"
-    head = common_prefix(old, new)
-    tail = common_suffix(old, new, min(len(old), len(new)) - head)
+    head = common_prefix(old, new, same_head)
+    tail = common_suffix(old, new, min(len(old), len(new)) - head, same_tail)
     head = _boundary_back(old, head, unit)
     start_tail = _boundary_forward(old, len(old) - tail, unit)
     tail = min(tail, len(old) - start_tail) if start_tail < len(old) else 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from operator import itemgetter
 from typing import Any
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from inspector.store.sqlite_ro import check_sqlite_file  # noqa: F401  (re-expor
 from inspector.store.target import Target, path_target, sqlite_target
 
 BUSY_TIMEOUT_MS = sqlite_ro.BUSY_TIMEOUT_MS
+READONLY_RETRY_S = 5.0    # how long a new write connection waits out a reader's hold on a killed writer's log
 
 
 def parse_target(target: str | os.PathLike) -> Target:
@@ -88,6 +90,10 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
         engine = sa.create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_TIMEOUT_MS / 1000,
                                                                      "check_same_thread": False})
 
+        @event.listens_for(engine, "do_connect")
+        def _do_connect(_dialect, _record, cargs, cparams) -> sqlite3.Connection:
+            return connect_writable(path, lambda: sqlite3.connect(*cargs, **cparams))
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record) -> None:
         dbapi_conn.isolation_level = None   # we issue BEGIN ourselves (below)
@@ -105,6 +111,44 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
         conn.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
     return engine
+
+
+def connect_writable(path: os.PathLike, connect: Callable[[], sqlite3.Connection]) -> sqlite3.Connection:
+    """A write connection (``connect()``) that can write.
+
+    The first connection after a writer was killed recovers the writer's log, and SQLite
+    refuses that while a reader opened with a read-only ``-shm`` is open ("attempt to write
+    a readonly database" at the first write) — and the connection stays unable to write
+    after the reader has gone. Such readers (this app's, another inspector's) close within
+    a query, so a writable store's connection whose first write lock is refused that way is
+    replaced by a fresh one until that succeeds, for up to ``READONLY_RETRY_S``; a store that
+    really is read-only here (file, ``-shm`` or directory not writable) is left to fail as
+    it always did, with its one sentence.
+    """
+    deadline = time.monotonic() + READONLY_RETRY_S
+    pause = 0.005
+    while True:
+        conn = connect()
+        if not _recovery_refused(conn, os.fspath(path)) or time.monotonic() >= deadline:
+            return conn
+        conn.close()
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
+def _recovery_refused(conn: sqlite3.Connection, path: str) -> bool:
+    """True when this fresh connection's write lock is refused as read-only on files it may write."""
+    if not os.path.exists(path + "-wal"):
+        return False          # no log: nothing to recover
+    if not (os.access(path, os.W_OK) and os.access(os.path.dirname(path) or ".", os.W_OK)
+            and (not os.path.exists(path + "-shm") or os.access(path + "-shm", os.W_OK))):
+        return False          # read-only here for good: the write says so
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as err:
+        return (getattr(err, "sqlite_errorcode", 0) & 0xFF) == dberrors.SQLITE_READONLY
+    conn.execute("ROLLBACK")
+    return False
 
 
 class _ReadConnection(sqlite_ro.ReadConnection):

@@ -102,8 +102,12 @@ def test_stuck_run_resumed_with_its_hung_owner_stopped(qtbot, tmp_path: Path, si
         assert "Stop process" in confirm.questions[0] and hung.wait(timeout=30) is not None
         qtbot.waitUntil(lambda: dialog.plan is not None and dialog.plan.owner.state == "gone"
                         and dialog.resume_button.isEnabled(), timeout=TIMEOUT)
-        with qtbot.waitSignal(actions.console.process_finished, timeout=TIMEOUT) as finished:
-            qtbot.mouseClick(dialog.resume_button, Qt.MouseButton.LeftButton)
+        try:
+            with qtbot.waitSignal(actions.console.process_finished, timeout=TIMEOUT) as finished:
+                qtbot.mouseClick(dialog.resume_button, Qt.MouseButton.LeftButton)
+        except qtbot.TimeoutError:   # say what the user would have seen
+            raise AssertionError(f"no exit; dialog: {dialog.error.text()!r}; console:\n"
+                                 f"{actions.console.text()}") from None
         assert finished.args == [run.id, 0]
     with open_store(store) as st:
         final = st.get_run(run.id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import zstandard
@@ -123,6 +123,35 @@ def peek(codec: int, head: bytes, size: int, count: int) -> bytes:
         if not out:
             raise CorruptDataError(f"A stored piece cannot be decompressed ({err}).") from err
     return bytes(out)
+
+
+def stream(codec: int, source: Any, size: int, digest: bytes, part: int = 1 << 20) -> Iterator[bytes]:
+    """The raw bytes of a stored piece read from ``source`` (``read(n)``: its stored bytes)
+    in parts of about ``part`` bytes; CorruptDataError at the end when they are not ``size``
+    bytes or do not hash to ``digest`` (the parts read before are not to be trusted then)."""
+    import xxhash
+    if codec == CODEC_ZSTD:
+        reader: Any = zstandard.ZstdDecompressor().stream_reader(source, read_size=part)
+    elif codec == CODEC_RAW:
+        reader = source
+    else:
+        raise CorruptDataError(f"A stored piece uses an unknown codec {codec}.")
+    hasher = xxhash.xxh3_128()
+    total = 0
+    try:
+        while True:
+            chunk = reader.read(part)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > size:
+                raise CorruptDataError("A stored piece has the wrong length (the store is damaged).")
+            hasher.update(chunk)
+            yield chunk
+    except zstandard.ZstdError as err:
+        raise CorruptDataError(f"A stored piece cannot be decompressed ({err}).") from err
+    if total != size or hasher.digest() != digest:
+        raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
 
 
 def _unzstd(data: bytes, size: int) -> bytes:

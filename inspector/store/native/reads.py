@@ -413,6 +413,40 @@ class NativeReads(Store):
     def read_pieces(self, digests: Collection[bytes]) -> dict[bytes, Any]:
         return self._fetch_many(digests)
 
+    def stream_piece(self, digest: bytes, part: int = 1 << 20) -> Iterator[bytes]:
+        """The raw (decompressed) bytes of one piece in parts of about ``part`` bytes, never
+        whole in memory (a 200 MB string compared by ``inspector.diff.huge_text``); checked
+        against its digest and its size column at the end (CorruptDataError)."""
+        from inspector.store.native import blobs
+        with self._connection() as cur:
+            rows = self._execute(cur, "SELECT codec, size, length(data) AS stored FROM ci_blobs WHERE hash = ?",
+                                 (digest,))
+            if not rows:
+                raise CorruptDataError("A stored piece is missing (the store is damaged).")
+            row = rows[0]
+            if not isinstance(row.size, int) or row.size > limits.current().piece_bytes:
+                raise limits.BudgetExceeded("piece", f"A stored piece of {row.size:,} bytes")
+            source = self._stored_reader(cur, digest, row.stored)
+            try:
+                yield from blobs.stream(row.codec, source, row.size, digest, part)
+            finally:
+                if hasattr(source, "close"):
+                    source.close()
+
+    def _stored_reader(self, cur: Any, digest: bytes, stored: int) -> Any:
+        """A file-like reader of a piece's stored (compressed) bytes: SQLite's incremental
+        blob reader (only the pages read are loaded: ``substr`` would load the whole blob for
+        every range), else ranges read one at a time."""
+        if self.dialect == "sqlite":
+            rows = self._execute(cur, "SELECT rowid AS r FROM ci_blobs WHERE hash = ?", (digest,))
+            try:
+                return cur.connection.blobopen("ci_blobs", "data", rows[0].r, readonly=True)
+            except (sqlite3.Error, AttributeError, IndexError):    # a WITHOUT ROWID table, an old sqlite3
+                pass
+        return _RangeReader(lambda at, n: self._execute(
+            cur, "SELECT substr(data, ?, ?) AS part FROM ci_blobs WHERE hash = ?", (at + 1, n, digest))[0].part,
+            stored)
+
     def peek_piece(self, digest: bytes, count: int) -> bytes:
         """The first ``count`` raw (decompressed) bytes of a piece, or fewer when it is
         shorter — read without fetching or decompressing the rest (a 200 MB string's start
@@ -423,11 +457,17 @@ class NativeReads(Store):
             return raw[:count]
         from inspector.store.native import blobs
         with self._connection() as cur:
-            rows = self._execute(cur, "SELECT codec, size, substr(data, 1, ?) AS head FROM ci_blobs WHERE hash = ?",
-                                 (blobs.compressed_bound(count), digest))
-        if not rows:
-            raise CorruptDataError("A stored piece is missing (the store is damaged).")
-        return blobs.peek(rows[0].codec, rows[0].head, rows[0].size, count)
+            rows = self._execute(cur, "SELECT codec, size, length(data) AS stored FROM ci_blobs WHERE hash = ?",
+                                 (digest,))
+            if not rows:
+                raise CorruptDataError("A stored piece is missing (the store is damaged).")
+            source = self._stored_reader(cur, digest, rows[0].stored)
+            try:    # only the start of the stored bytes is read (SQLite: the pages that hold it)
+                head = source.read(blobs.compressed_bound(count))
+            finally:
+                if hasattr(source, "close"):
+                    source.close()
+        return blobs.peek(rows[0].codec, head, rows[0].size, count)
 
     def load_values(self, digests: Collection[bytes], what: str = "A stored state") -> dict[bytes, Any]:
         """Decode several stored values at once (shared pieces are fetched once, level by
@@ -569,3 +609,20 @@ def open_sqlite_reader(target: Target) -> SqliteNativeReader | None:
     reader.info = replace(reader.info, format_version=version,
                                       notice=sqlite_ro.notice_for(sqlite_ro.mode_of(target.path), target.path))
     return reader
+
+
+class _RangeReader:
+    """``read(n)`` over a stored blob of ``length`` bytes, through ``fetch(offset, count)``."""
+
+    def __init__(self, fetch: Any, length: int) -> None:
+        self.fetch, self.length, self.at = fetch, length, 0
+
+    def read(self, count: int = -1) -> bytes:
+        if count < 0:
+            count = self.length - self.at
+        count = min(count, self.length - self.at)
+        if count <= 0:
+            return b""
+        data = bytes(self.fetch(self.at, count))
+        self.at += len(data)
+        return data

@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor, QFontDatabase
 from inspector.diff import ADDED, CHANGED, MOVED, REMOVED, Change, Move, NumberDelta, TextDelta
 from inspector.diff.grouping import ItemRange, group_changes
 from inspector.highlight import to_json_text
+from inspector.lazy import LazyText
 
 COLUMNS = ("", "Path", "Change")
 OP, PATH, WHAT = range(3)
@@ -22,6 +23,8 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 
 def short_repr(value: Any, limit: int = 60) -> str:
     """A one-line compact JSON preview of a value, cut to ``limit`` characters."""
+    if isinstance(value, LazyText):     # a huge string compared streamed: its first characters
+        value = value.prefix[:limit + 1]
     if isinstance(value, (dict, list)) and len(value) > 50:
         text = f"{{{len(value):,} keys}}" if isinstance(value, dict) else f"[{len(value):,} items]"
     else:

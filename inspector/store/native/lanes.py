@@ -550,8 +550,16 @@ def _stored(row: Any) -> StoredCheckpoint:
                             body=blobs.unpack_body(row[6], row[7]), metadata=row[8], state_hash=bytes(row[9]))
 
 
+_HOST: tuple[int, str] = (-1, "")
+
+
 def _host() -> str:
-    return socket.gethostname()
+    """This host's name (asked once per process: every put of a lane writes it)."""
+    global _HOST
+    pid = _pid()
+    if _HOST[0] != pid:
+        _HOST = (pid, socket.gethostname())
+    return _HOST[1]
 
 
 def _pid() -> int:

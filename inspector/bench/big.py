@@ -71,14 +71,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 def measure_child(argv: list[str], env: dict[str, str] | None = None, timeout: float = 600.0,
                   preexec: Callable[[], None] | None = None) -> dict[str, Any]:
     """Run ``argv`` in a fresh process, output read and discarded: wall seconds, peak RSS
-    (MB), exit code and the end of stderr; killed after ``timeout`` seconds (``preexec``
-    runs in the child before it starts, e.g. to set rlimits)."""
+    (MB: its own high-water mark, sampled as it runs, where the system keeps one), exit code
+    and the end of stderr; killed after ``timeout`` seconds (``preexec`` runs in the child
+    before it starts, e.g. to set rlimits)."""
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, env=env, preexec_fn=preexec)
         deadline = t0 + timeout
         killed = False
+        high = 0
         while True:
+            high = max(high, _high_water_kb(proc.pid))
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
@@ -93,9 +96,24 @@ def measure_child(argv: list[str], env: dict[str, str] | None = None, timeout: f
         err.seek(0)
         tail = err.read()[-600:].decode("utf-8", "replace")
     scale = 1024 * 1024 if sys.platform == "darwin" else 1024
-    return {"s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / scale,
+    # ru_maxrss counts from the fork, so a big parent (a pytest session) lends the child its
+    # size; the child's own high-water mark (Linux: VmHWM, reset by exec) does not
+    peak_kb = high if high else usage.ru_maxrss * scale // 1024
+    return {"s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "rss_mb": peak_kb / 1024,
             "rc": proc.returncode, "stderr": tail,
             "timed_out": killed}
+
+
+def _high_water_kb(pid: int) -> int:
+    """The peak RSS (kB) of a running process since it exec'd (Linux ``VmHWM``; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def gui_argv(case: BigCase, tab: str, png: Path, size: str = "1024x700") -> list[str]:

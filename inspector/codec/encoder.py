@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
-from operator import eq
+from operator import eq, itemgetter
 from typing import Any, NamedTuple
 from collections.abc import Callable
 
@@ -133,12 +133,12 @@ class PieceEncoder:
         height = 0
         if self.chunk_format >= 3:
             while len(entries) > TABLE_MAX:
-                entries = [self._sub_table(kind, height, group) for group in _groups(entries)]
+                entries = [self._sub_table(kind, height, group, digests) for group, digests in _groups(entries)]
                 height += 1
         return kind(tuple(entries), height)
 
-    def _sub_table(self, kind: type, height: int, group: list[Chunk]) -> Chunk:
-        key = (kind, height, tuple([c.digest for c in group]))
+    def _sub_table(self, kind: type, height: int, group: list[Chunk], digests: bytes | tuple) -> Chunk:
+        key = (kind, height, digests)
         hit = self._tables.get(key)
         if hit is None:
             marker = kind(tuple(group), height)
@@ -299,21 +299,44 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"cannot store a value of type {type(value).__name__} in a state")
 
 
-def _groups(entries: list[Chunk]) -> list[list[Chunk]]:
+def _groups(entries: list[Chunk]) -> list[tuple[list[Chunk], bytes | tuple]]:
     """Entries cut into sub-tables after an entry whose digest's last byte says so (at most
-    ``TABLE_MAX`` entries each)."""
-    groups: list[list[Chunk]] = []
+    ``TABLE_MAX`` entries each), each with its entries' digests joined (the sub-table's key).
+    The cuts are found in C: the digests joined once, every 16th byte, a translation to
+    cut/no cut and ``find`` (no Python step per entry)."""
+    digests = b"".join(map(_DIGEST, entries))
+    if len(digests) != _DIGEST_SIZE * len(entries):        # not all 16 bytes: entry by entry
+        ends = [n + 1 for n, entry in enumerate(entries) if not entry.digest[-1] & TABLE_MASK]
+        size = None
+    else:
+        flags = digests[_DIGEST_SIZE - 1::_DIGEST_SIZE].translate(_CUT_BYTES)
+        ends = []
+        at = flags.find(1)
+        while at >= 0:
+            ends.append(at + 1)
+            at = flags.find(1, at + 1)
+        size = _DIGEST_SIZE
+    groups: list[tuple[list[Chunk], bytes | tuple]] = []
+
+    def add(a: int, b: int) -> None:
+        part = entries[a:b]
+        groups.append((part, digests[a * size:b * size] if size else tuple(map(_DIGEST, part))))
     start = 0
-    for end in [n + 1 for n, entry in enumerate(entries) if not entry.digest[-1] & TABLE_MASK]:
+    for end in ends:
         while end - start > TABLE_MAX:
-            groups.append(entries[start:start + TABLE_MAX])
+            add(start, start + TABLE_MAX)
             start += TABLE_MAX
-        groups.append(entries[start:end])
+        add(start, end)
         start = end
     while start < len(entries):
-        groups.append(entries[start:start + TABLE_MAX])
+        add(start, min(start + TABLE_MAX, len(entries)))
         start += TABLE_MAX
     return groups
+
+
+_DIGEST = itemgetter(2)           # a Chunk's digest
+_DIGEST_SIZE = 16                 # xxh3-128 (``digest_of``)
+_CUT_BYTES = bytes(0 if b & TABLE_MASK else 1 for b in range(256))   # a last digest byte → cut after it?
 
 
 def cuts(marks: list[int], lengths: list[int], mask: int, max_items: int, max_bytes: int) -> list[int]:

@@ -4,9 +4,11 @@ the Checkpointer retries that, bounded and jittered, on new connections."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,30 +35,35 @@ def _hold_reader(path: Path, seconds: float, opened: threading.Event) -> None:
     reader.close()
 
 
+@contextlib.contextmanager
+def _reader_holding(path: Path, seconds: float) -> Iterator[None]:
+    """A read-only-shm reader holds the store's log for ``seconds`` (from when it is open) in a thread."""
+    opened = threading.Event()
+    holder = threading.Thread(target=_hold_reader, args=(path, seconds, opened))
+    holder.start()
+    opened.wait(10)
+    try:
+        yield
+    finally:
+        holder.join()
+
+
 def test_a_writer_refused_while_a_reader_holds_the_log_retries_and_records(tmp_path: Path) -> None:
     path = tmp_path / "store.db"
     _killed_writer(path)
     # the race itself, without the Checkpointer: a plain writer is refused while the reader is open
-    opened = threading.Event()
-    holder = threading.Thread(target=_hold_reader, args=(path, 0.8, opened))
-    holder.start()
-    opened.wait(10)
-    plain = sqlite3.connect(path, timeout=1)
-    with pytest.raises(sqlite3.OperationalError, match="readonly database"):
-        plain.execute("UPDATE ci_runs SET name = name")
-    plain.close()
-    holder.join()
+    with _reader_holding(path, 0.8):
+        plain = sqlite3.connect(path, timeout=1)
+        with pytest.raises(sqlite3.OperationalError, match="readonly database"):
+            plain.execute("UPDATE ci_runs SET name = name")
+        plain.close()
 
-    opened.clear()
-    holder = threading.Thread(target=_hold_reader, args=(path, 0.8, opened))
-    holder.start()
-    opened.wait(10)
-    t0 = time.monotonic()
-    with Checkpointer(path, name="after") as cp:
-        cp.save({"n": 1})
-        cp.save({"n": 2})
-    waited = time.monotonic() - t0
-    holder.join()
+    with _reader_holding(path, 0.8):
+        t0 = time.monotonic()
+        with Checkpointer(path, name="after") as cp:
+            cp.save({"n": 1})
+            cp.save({"n": 2})
+        waited = time.monotonic() - t0
     assert waited < checkpointer_module.READONLY_RETRY_S + 5
     with open_store(path) as store:
         runs = {r.name: r for r in store.list_runs()}
@@ -70,15 +77,11 @@ def test_the_retry_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     _killed_writer(path)
     monkeypatch.setattr(checkpointer_module, "READONLY_RETRY_S", 0.5)
     monkeypatch.setattr(engine_module, "READONLY_RETRY_S", 0.5)
-    opened = threading.Event()
-    holder = threading.Thread(target=_hold_reader, args=(path, 4.0, opened))
-    holder.start()
-    opened.wait(10)
-    t0 = time.monotonic()
-    with pytest.raises(Exception, match="readonly database"):
-        Checkpointer(path, name="refused")
-    assert time.monotonic() - t0 < 3.0
-    holder.join()
+    with _reader_holding(path, 4.0):
+        t0 = time.monotonic()
+        with pytest.raises(Exception, match="readonly database"):
+            Checkpointer(path, name="refused")
+        assert time.monotonic() - t0 < 3.0
 
 
 def test_a_write_from_the_app_waits_for_the_reader_too(tmp_path: Path) -> None:
@@ -88,13 +91,8 @@ def test_a_write_from_the_app_waits_for_the_reader_too(tmp_path: Path) -> None:
     failing with "read-only here" (and staying refused)."""
     path = tmp_path / "store.db"
     _killed_writer(path)
-    opened = threading.Event()
-    holder = threading.Thread(target=_hold_reader, args=(path, 0.8, opened))
-    holder.start()
-    opened.wait(10)
-    with open_store(path, readonly=False) as store:
+    with _reader_holding(path, 0.8), open_store(path, readonly=False) as store:
         epoch = NativeWriter(store).take_ownership("r1", status="running")
-    holder.join()
     with open_store(path) as store:
         assert store.get_run("r1").epoch == epoch == 2
         assert [c.seq for c in store.list_checkpoints("r1")] == list(range(25))

@@ -183,7 +183,8 @@ class DetailTabs(QWidget):
             self._pair = None
             return
         older, newer = infos
-        self.session.runner.run(lambda: (store.load(older.id), store.load(newer.id)),
+        from inspector.diff.lazy_value import load_view     # big states: read on demand, as one is
+        self.session.runner.run(lambda: (load_view(store, older.id), load_view(store, newer.id)),
                                 lambda pair: self._deliver_pair(pair, run), key="detail:pair")
 
     def set_tab(self, key: str, *, build: bool = True) -> None:

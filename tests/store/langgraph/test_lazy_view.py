@@ -85,6 +85,32 @@ def test_big_channels_are_read_a_page_at_a_time_and_equal_the_decoded_state(lg_b
             {k: v for k, v in full.meta.items() if k != "channel_sizes"}
 
 
+def test_every_block_is_found_when_the_view_is_made_and_reads_never_change_it() -> None:
+    """The offsets of all blocks are found in the worker that makes the view: a page read on the
+    GUI thread skips within one block only, and a view the State tab and a diff's worker share is
+    never written by either. Damage stops the index; the pages before it still read."""
+    import msgpack
+
+    from inspector.store.langgraph.decode import BlobError
+    from inspector.store.langgraph.lazy import lazy_span
+
+    n = 120 * MARK_EVERY + 7                    # over BIG_ITEMS: a lazy view
+    blob = msgpack.packb(list(range(n)))
+    span = lazy_span(blob, 0, len(blob), "The channel items")
+    assert isinstance(span, LazyValue)
+    marks = list(span.marks)                     # type: ignore[attr-defined]
+    assert len(marks) == (n - 1) // MARK_EVERY + 1
+    assert span.entries(n - 3, n) == [(i, i) for i in range(n - 3, n)]
+    assert span.entries(MARK_EVERY - 1, MARK_EVERY + 1) == [(MARK_EVERY - 1, MARK_EVERY - 1), (MARK_EVERY, MARK_EVERY)]
+    assert span.marks == marks                   # type: ignore[attr-defined]
+    cut = blob[:len(blob) // 2] + b"\xc1" * (len(blob) - len(blob) // 2)    # 0xc1: never valid msgpack
+    damaged = lazy_span(cut, 0, len(cut), "The channel items")
+    assert isinstance(damaged, LazyValue)
+    assert damaged.entries(0, 3) == [(0, 0), (1, 1), (2, 2)]
+    with pytest.raises(BlobError):
+        damaged.entries(n - 3, n)
+
+
 def test_a_big_pending_write_is_read_on_demand(lg_big: Path) -> None:
     """The checkpoint before ``tweak`` holds tweak's writes (not applied: it is not the head)."""
     with open_store(lg_big) as store:

@@ -4,7 +4,6 @@ pages, whole values and the rest of the snapshot equal what ``load`` decodes."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ ITEMS, KEYS, CHARS = 120_000, 60_000, 2_500_000
 def lg_big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from typing import TypedDict
 
-    from langgraph.checkpoint.sqlite import SqliteSaver
+    from tests.lgcorpus import sqlite_saver
     from langgraph.graph import END, START, StateGraph
 
     class State(TypedDict, total=False):
@@ -54,11 +53,8 @@ def lg_big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     graph.add_edge("tweak", "shift")
     graph.add_edge("shift", END)
     path = tmp_path_factory.mktemp("lglazy") / "lg.sqlite"
-    conn = sqlite3.connect(path, check_same_thread=False)
-    try:
-        graph.compile(checkpointer=SqliteSaver(conn)).invoke({"step": 0}, {"configurable": {"thread_id": "t"}})
-    finally:
-        conn.close()
+    with sqlite_saver(path) as saver:
+        graph.compile(checkpointer=saver).invoke({"step": 0}, {"configurable": {"thread_id": "t"}})
     return path
 
 

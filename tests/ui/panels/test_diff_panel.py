@@ -169,9 +169,8 @@ def test_a_rewrap_of_a_langgraph_diff_does_not_decode_a_side_again(qtbot, tmp_pa
     the long string's lines again at a new width (keyed by checkpoint, dropped with the diff)."""
     import base64
     import random
-    import sqlite3
 
-    from langgraph.checkpoint.sqlite import SqliteSaver
+    from tests.lgcorpus import sqlite_saver
     from langgraph.graph import END, START, StateGraph
     from typing_extensions import TypedDict
 
@@ -187,11 +186,8 @@ def test_a_rewrap_of_a_langgraph_diff_does_not_decode_a_side_again(qtbot, tmp_pa
     builder.add_edge(START, "edit")
     builder.add_edge("edit", END)
     path = tmp_path / "lg.db"
-    conn = sqlite3.connect(str(path), check_same_thread=False)
-    try:
-        builder.compile(checkpointer=SqliteSaver(conn)).invoke({"text": text}, {"configurable": {"thread_id": "t"}})
-    finally:
-        conn.close()
+    with sqlite_saver(path) as saver:
+        builder.compile(checkpointer=saver).invoke({"text": text}, {"configurable": {"thread_id": "t"}})
     with open_store(path) as store:
         calls: list = []
         for name in ("load_state", "load_state_view"):      # counts the decodes of a side

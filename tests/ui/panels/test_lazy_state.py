@@ -142,10 +142,9 @@ def test_a_page_of_lazy_rows_is_not_read_until_asked(qtbot, big) -> None:
 
 @pytest.fixture(scope="module")
 def lg_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import sqlite3
     from typing import TypedDict
 
-    from langgraph.checkpoint.sqlite import SqliteSaver
+    from tests.lgcorpus import sqlite_saver
     from langgraph.graph import END, START, StateGraph
 
     class State(TypedDict, total=False):
@@ -159,11 +158,8 @@ def lg_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     graph.add_edge("build", "tweak")
     graph.add_edge("tweak", END)
     path = tmp_path_factory.mktemp("lgpanel") / "lg.sqlite"
-    conn = sqlite3.connect(path, check_same_thread=False)
-    try:
-        graph.compile(checkpointer=SqliteSaver(conn)).invoke({"step": 0}, {"configurable": {"thread_id": "t"}})
-    finally:
-        conn.close()
+    with sqlite_saver(path) as saver:
+        graph.compile(checkpointer=saver).invoke({"step": 0}, {"configurable": {"thread_id": "t"}})
     return path
 
 

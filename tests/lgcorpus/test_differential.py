@@ -88,22 +88,49 @@ def _langgraph_view(saver: Any, scenario: Any) -> list[dict]:
     return found
 
 
-def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any, view: list[dict] | None = None) -> tuple[int, list[str]]:
+def _provable(saver: Any, thread: str) -> set[str]:
+    """The channels whose kind the thread's data can tell without the graph: committed in a
+    checkpoint (a version), or written by several tasks of one step (a reducer; a last-value
+    channel refuses that). A channel only ever written by one task of a step that failed is
+    neither: ``store/langgraph/reducers.py`` cannot prove it a reducer, so it cannot show it."""
+    tuples = list(saver.list({"configurable": {"thread_id": thread}}))
+    versioned = {ch for t in tuples for ch in t.checkpoint["channel_versions"]}
+    several = {ch for t in tuples for ch in {w[1] for w in (t.pending_writes or [])}
+               if len({w[0] for w in t.pending_writes if w[1] == ch}) > 1}
+    return versioned | several
+
+
+def _differ(want: dict, got: dict, unknown: set[str]) -> list[str]:
+    """The keys of LangGraph's view (``want``) the inspector's (``got``) reports otherwise. A
+    channel in ``unknown`` (with inferred kinds, one the thread's data cannot tell a reducer) that
+    the inspector leaves out is not a difference: the graph gives it its empty value (``[]``),
+    which no store holds — in a map-reduce where one task wrote ``results`` and its siblings failed
+    or were cancelled (LangGraph's cancellation race), that is ``results``."""
+    if unknown and "values" in want:
+        want = {**want, "values": {k: v for k, v in want["values"].items()
+                                   if k not in unknown or k in got["values"]}}
+    return [key for key in want if want[key] != got[key]]
+
+
+def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any, view: list[dict] | None = None,
+                     inferred: bool = False) -> tuple[int, list[str]]:
     """(checkpoints compared, mismatch descriptions) for one scenario (``view``: LangGraph's
-    side, ``_langgraph_view``, when already read)."""
+    side, ``_langgraph_view``, when already read; ``inferred``: the store infers channel kinds)."""
     compared, problems = 0, []
     for entry in view if view is not None else _langgraph_view(saver, scenario):
         thread = entry["thread"]
+        unknown: set[str] = set()
+        if inferred:
+            unknown = {k for _, _, want in entry["checkpoints"] for k in want["values"]} - _provable(saver, thread)
         listed = {str(i.id) for i in store.list_checkpoints(thread)}
         seen = set()
         for ns, cid, want in entry["checkpoints"]:
             got = _reported(store, thread, ns, cid)
             seen.add(f"{thread}@{ns}@{cid}" if ns else f"{thread}@{cid}")
             compared += 1
-            for key in want:
-                if want[key] != got[key]:
-                    problems.append(f"{thread} ns={ns!r} step {want['step']} ({want['source']}) "
-                                    f"{key}: LangGraph {want[key]!r} != inspector {got[key]!r}")
+            for key in _differ(want, got, unknown):
+                problems.append(f"{thread} ns={ns!r} step {want['step']} ({want['source']}) "
+                                f"{key}: LangGraph {want[key]!r} != inspector {got[key]!r}")
         if seen != listed:
             problems.append(f"{thread}: listed {sorted(listed - seen)} not in LangGraph, "
                             f"missing {sorted(seen - listed)}")
@@ -112,11 +139,11 @@ def compare_scenario(saver: Any, store: LangGraphStore, scenario: Any, view: lis
         got_root_lanes = sorted((s["task_id"], s["lane"]) for s in root["subgraphs"])
         got_head = _reported(store, thread, "", entry["head_id"])
         problems += [f"{thread} head {k}: get_state {entry['head'][k]!r} != inspector {got_head[k]!r}"
-                     for k in entry["head"] if entry["head"][k] != got_head[k]]
+                     for k in _differ(entry["head"], got_head, unknown)]
         for conf, want_lane in entry["lanes"]:   # subgraph lanes of the head, as get_state(subgraphs=True) shows them
             got_lane = _reported(store, thread, conf["checkpoint_ns"], conf["checkpoint_id"])
             problems += [f"{thread} head lane {conf['checkpoint_ns']} {k}: get_state {want_lane[k]!r} != "
-                         f"inspector {got_lane[k]!r}" for k in want_lane if want_lane[k] != got_lane[k]]
+                         f"inspector {got_lane[k]!r}" for k in _differ(want_lane, got_lane, unknown)]
         if entry["lane_ids"] != got_root_lanes:
             problems.append(f"{thread} head subgraphs: LangGraph {entry['lane_ids']} != inspector {got_root_lanes}")
         if parse_id(str(info.id)).ns:
@@ -145,7 +172,7 @@ def _differential(url: str, saver_for: Any, target: Any, name: str, channels: An
         with saver_for(target) as saver:
             view = _langgraph_view(saver, scenario)
             for label, store in stores.items():
-                compared, found = compare_scenario(saver, store, scenario, view)
+                compared, found = compare_scenario(saver, store, scenario, view, inferred=label == "inferred")
                 print(f"{name}: {compared} checkpoints compared ({label} channel kinds)")
                 assert compared
                 problems += [f"[{label} channel kinds] {p}" for p in found]

@@ -62,20 +62,6 @@ def _readonly_race(err: BaseException, path: str | os.PathLike | None) -> bool:
     return os.access(path, os.W_OK) and os.access(os.path.dirname(os.fspath(path)) or ".", os.W_OK)
 
 
-def _create_store(target: str | os.PathLike) -> Any:
-    """``create_store``, retried like a write while a reader's hold on a killed writer's log
-    makes SQLite refuse the file as read-only (see ``Checkpointer._retry``)."""
-    start, delays = time.monotonic(), retry_delays(READONLY_FIRST_DELAY, READONLY_MAX_DELAY)
-    path = target if "://" not in os.fspath(target) else None
-    while True:
-        try:
-            return create_store(target)
-        except StoreError as err:
-            if time.monotonic() > start + READONLY_RETRY_S or not _readonly_race(err, path):
-                raise
-        time.sleep(next(delays))
-
-
 class Checkpointer:
     """Records one run. Use as a context manager: an exception marks the run failed.
 
@@ -93,7 +79,8 @@ class Checkpointer:
         self._start_seq = -1
         self.interval = Interval.parse(interval) if isinstance(interval, str) else (interval or Interval())
         self._handoff = handoff if handoff is not None else read_handoff()
-        self.store = _create_store(self._handoff.store if self._handoff else store)
+        # a reader's hold on a killed writer's log is waited out by the engine (connect_writable)
+        self.store = create_store(self._handoff.store if self._handoff else store)
         self._writer = NativeWriter(self.store)
         self._encoder = PieceEncoder()
         self._task_memo = taskstate.TaskMemo(fingerprints)   # tasks unchanged since the last save are not validated again

@@ -153,8 +153,8 @@ class ReferenceFloorSaver:
                 if found is None:
                     return None
                 checkpoint, metadata, parent = found
-                here = {"configurable": {"thread_id": lane[0], "checkpoint_ns": lane[1], "checkpoint_id": checkpoint_id}}
-                up = ({"configurable": {"thread_id": lane[0], "checkpoint_ns": lane[1], "checkpoint_id": parent}}
+                here: Any = {"configurable": {"thread_id": lane[0], "checkpoint_ns": lane[1], "checkpoint_id": checkpoint_id}}
+                up: Any = ({"configurable": {"thread_id": lane[0], "checkpoint_ns": lane[1], "checkpoint_id": parent}}
                       if parent else None)
                 return CheckpointTuple(here, checkpoint, metadata, up, self.writes.get((*lane, checkpoint_id), []))
 

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import importlib.machinery
 import os
 import sys
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import inspector.commands
 from inspector import __version__
 from inspector.commands._common import apply_budget_args, escape_control
 from inspector.errors import StoreError, TaskStateError
+
+if TYPE_CHECKING:
+    import argparse
 
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
@@ -51,13 +54,82 @@ def terminal_columns() -> int:
     return columns if columns > 0 else 80
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse's parser, its help formatters told the terminal's width (sub-commands' parsers
-    are of this class too)."""
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """``Parser``, made (with argparse imported) the first time it is needed."""
+    made: type[argparse.ArgumentParser] | None = globals().get("Parser")
+    if made is not None:
+        return made
+    import argparse
 
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        # the width argparse itself takes when none is given: the columns less 2
-        return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)  # type: ignore[call-arg]
+    class Parser(argparse.ArgumentParser):
+        """argparse's parser, its help formatters told the terminal's width (sub-commands' parsers
+        are of this class too)."""
+
+        def _get_formatter(self) -> argparse.HelpFormatter:
+            # the width argparse itself takes when none is given: the columns less 2
+            return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)  # type: ignore[call-arg]
+
+    globals()["Parser"] = Parser
+    return Parser
+
+
+def __getattr__(name: str) -> Any:
+    """``Parser``, the class of the CLI's parsers, made when first asked for."""
+    if name == "Parser":
+        return _parser_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# The read commands a script runs most, parsed without argparse (whose import, with gettext,
+# locale and their patterns, is a tenth of such a command's start-up) when the command line is
+# only their positionals and flags: the same namespace argparse makes (tests/cli/test_fast_argv.py
+# compares them). Anything else — help, an option with a value, an abbreviation, a misspelling,
+# a value that starts with "-", too few or too many positionals — goes to argparse, which parses
+# it or says what is wrong as it always has.
+class _Attribute(str):
+    """A default that is the command module's attribute of this name."""
+
+
+# command: (positional dests, flags → dests, the other options' defaults)
+_FAST: dict[str, tuple[tuple[str, ...], dict[str, str], dict[str, Any]]] = {
+    "runs": (("store",), {"--json": "json"}, {"filter": "", "status": None}),
+    "checkpoints": (("store", "run"), {"--json": "json"}, {}),
+    "show": (("store", "checkpoint"), {"--json": "json"}, {}),
+    "info": (("store",), {"--json": "json"}, {}),
+    "diff": (("store", "a", "b"), {"--json": "json", "--exit-code": "exit_code"}, {"limit": _Attribute("DEFAULT_LIMIT")}),
+}
+
+
+def fast_args(argv: list[str]) -> SimpleNamespace | None:
+    """The parsed arguments of a plain read-command line (see ``_FAST``), or None: argparse parses it."""
+    verbose = False
+    at = 0
+    while at < len(argv) and argv[at] in ("-v", "--verbose"):
+        verbose, at = True, at + 1
+    if at == len(argv) or argv[at] not in _FAST:
+        return None
+    command = argv[at]
+    positionals, flags, defaults = _FAST[command]
+    given: list[str] = []
+    set_flags = dict.fromkeys(flags.values(), False)
+    for arg in argv[at + 1:]:
+        if arg.startswith("-"):
+            if arg not in flags:
+                return None
+            set_flags[flags[arg]] = True
+        else:
+            given.append(arg)
+    if len(given) != len(positionals):
+        return None
+    module = importlib.import_module(f"inspector.commands.{command}")
+    from inspector import limits
+
+    return SimpleNamespace(
+        verbose=verbose, command=command, **dict(zip(positionals, given, strict=True)),
+        **{f"budget_{name}": None for name in limits.BUDGETS}, **set_flags,
+        **{dest: getattr(module, value) if isinstance(value, _Attribute) else value
+           for dest, value in defaults.items()},
+        func=module.run)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -66,7 +138,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     Registering one command keeps the GUI's start-up free of the other commands' imports
     (SQL, diff, LangGraph …); ``--help`` and unknown commands get the full parser.
     """
-    parser = Parser(
+    parser = _parser_class()(
         prog="checkpoint-inspector",
         description="Inspect, diff, fork and resume agent checkpoints (native, LangGraph, OpenAI Agents, "
                     "CrewAI and Google ADK stores, and any an installed adapter reads).")
@@ -130,11 +202,13 @@ def one_sentence(exc: BaseException) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user-facing errors print one sentence and return 2."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_wanted(argv))
-    args = parser.parse_args(argv)
+    args: Any = fast_args(argv)     # argparse's Namespace or its like
+    if args is None:
+        parser = build_parser(_wanted(argv))
+        args = parser.parse_args(argv)
+        if args.command is None:
+            args = parser.parse_args(["open", *argv])
     configure_logging(args.verbose)
-    if args.command is None:
-        args = parser.parse_args(["open", *argv])
     try:
         apply_budget_args(args)
         return int(args.func(args) or 0)

@@ -53,7 +53,7 @@ RAW = {
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``bench cli``."""
     parser = sub.add_parser("cli", help="read commands in a fresh process vs raw sqlite3 (10k runs / 1M checkpoints)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs of each command (median; default 5)")
+    parser.add_argument("--repeat", type=int, default=9, help="runs of each command (median and minimum; default 9)")
     parser.add_argument("--runs", type=int, default=10_000)
     parser.add_argument("--checkpoints", type=int, default=1_000_000)
     parser.add_argument("--json", action="store_true")
@@ -67,27 +67,41 @@ def register(sub: argparse._SubParsersAction) -> None:
 _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _times_s(argv: list[str], repeat: int) -> tuple[float, float]:
-    """Median wall time and median CPU time (user + system) of ``argv`` in a fresh process,
-    its output read and discarded, after one untimed run. On a busy machine the CPU time is
-    the steadier figure."""
-    subprocess.run(argv, capture_output=True, check=False, env=_ENV)
-    walls, cpus = [], []
+def _one_run(argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU time (user + system) of ``argv`` in a fresh process, its output read and
+    discarded."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, check=False, env=_ENV)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench cli: {' '.join(argv)} failed: {proc.stderr.decode(errors='replace')[-400:]}")
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def _stats(samples: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(samples), "min": min(samples)}
+
+
+def _times(argvs: list[list[str]], repeat: int) -> list[dict[str, dict[str, float]]]:
+    """For each of ``argvs``, the median and minimum wall and CPU time in a fresh process,
+    after one untimed run of each. The commands take turns (ours, raw, ours, raw …), so that
+    a burst of other work on the machine falls on both rather than on one side's runs."""
+    for argv in argvs:
+        subprocess.run(argv, capture_output=True, check=False, env=_ENV)
+    samples: list[tuple[list[float], list[float]]] = [([], []) for _ in argvs]
     for _ in range(repeat):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        proc = subprocess.run(argv, capture_output=True, check=False, env=_ENV)
-        walls.append(time.perf_counter() - t0)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-        if proc.returncode != 0:
-            raise SystemExit(f"bench cli: {' '.join(argv)} failed: {proc.stderr.decode(errors='replace')[-400:]}")
-    return statistics.median(walls), statistics.median(cpus)
+        for argv, (walls, cpus) in zip(argvs, samples, strict=True):
+            wall, cpu = _one_run(argv)
+            walls.append(wall)
+            cpus.append(cpu)
+    return [{"wall": _stats(walls), "cpu": _stats(cpus)} for walls, cpus in samples]
 
 
-def _in_process_diff_ms(store_path: Path, a: str, b: str, repeat: int) -> tuple[float, float]:
-    """The same diff with the store already open (the second and later runs; median wall
-    and CPU ms of this process)."""
+def _in_process_diff_ms(store_path: Path, a: str, b: str, repeat: int) -> dict[str, dict[str, float]]:
+    """The same diff with the store already open (the second and later runs): median and
+    minimum wall and CPU ms of this process."""
     from inspector.diff import diff_checkpoints
     from inspector.store import open_store
 
@@ -97,13 +111,18 @@ def _in_process_diff_ms(store_path: Path, a: str, b: str, repeat: int) -> tuple[
         for _ in range(repeat):
             t0, c0 = time.perf_counter(), time.process_time()
             diff_checkpoints(store, a, b)
-            walls.append(time.perf_counter() - t0)
-            cpus.append(time.process_time() - c0)
-    return statistics.median(walls) * 1e3, statistics.median(cpus) * 1e3
+            walls.append((time.perf_counter() - t0) * 1e3)
+            cpus.append((time.process_time() - c0) * 1e3)
+    return {"wall": _stats(walls), "cpu": _stats(cpus)}
+
+
+def _ms(times: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    return {kind: {stat: value * 1e3 for stat, value in stats.items()} for kind, stats in times.items()}
 
 
 def measure(store: Path, repeat: int, diff_to: int = 60_000) -> dict[str, Any]:
-    """Every command's fresh-process time beside raw sqlite3, and the diff's overheads."""
+    """Every command's fresh-process time beside raw sqlite3 (ms, median and minimum, wall
+    and CPU), the ratios of both, and the diff's overheads."""
     ours = [sys.executable, "-m", "inspector"]
     commands = {
         "runs": [*ours, "runs", str(store)],
@@ -115,22 +134,26 @@ def measure(store: Path, repeat: int, diff_to: int = 60_000) -> dict[str, Any]:
     rows = {}
     for name, argv in commands.items():
         raw_argv = [sys.executable, "-c", _RAW_PRELUDE + RAW[name], str(store), LONG_RUN_ID]
-        (ours_s, ours_cpu), (raw_s, raw_cpu) = _times_s(argv, repeat), _times_s(raw_argv, repeat)
-        rows[name] = {"ours_s": ours_s, "raw_s": raw_s, "ratio": ours_s / raw_s,
-                      "ours_cpu_s": ours_cpu, "raw_cpu_s": raw_cpu, "cpu_ratio": ours_cpu / raw_cpu}
+        ours_t, raw_t = map(_ms, _times([argv, raw_argv], repeat))
+        rows[name] = {"ours_ms": ours_t, "raw_ms": raw_t,
+                      "ratio": {kind: {stat: ours_t[kind][stat] / raw_t[kind][stat] for stat in ("median", "min")}
+                                for kind in ("wall", "cpu")}}
     a, b = f"{LONG_RUN_ID}:5", f"{LONG_RUN_ID}:{diff_to}"
-    fresh_s, fresh_cpu_s = _times_s([*ours, "diff", str(store), a, b], repeat)
-    inproc_ms, inproc_cpu_ms = _in_process_diff_ms(store, a, b, repeat)
-    python_s, python_cpu_s = _times_s([sys.executable, "-c", "pass"], repeat)
+    fresh, python = map(_ms, _times([[*ours, "diff", str(store), a, b], [sys.executable, "-c", "pass"]], repeat))
+    inproc = _in_process_diff_ms(store, a, b, repeat)
+    overhead = {kind: {stat: fresh[kind][stat] - inproc[kind][stat] for stat in ("median", "min")}
+                for kind in ("wall", "cpu")}
     return {"commands": rows,
-            "diff": {"fresh_ms": fresh_s * 1e3, "in_process_ms": inproc_ms, "overhead_ms": fresh_s * 1e3 - inproc_ms,
-                     "a": a, "b": b, "fresh_cpu_ms": fresh_cpu_s * 1e3, "in_process_cpu_ms": inproc_cpu_ms,
-                     "overhead_cpu_ms": fresh_cpu_s * 1e3 - inproc_cpu_ms,
-                     "python_startup_ms": python_s * 1e3, "python_startup_cpu_ms": python_cpu_s * 1e3}}
+            "diff": {"a": a, "b": b, "fresh_ms": fresh, "in_process_ms": inproc, "overhead_ms": overhead,
+                     "python_startup_ms": python}}
 
 
 def _verdict(met: bool) -> str:
     return "ok" if met else "MISSED"
+
+
+def _pair(ours: dict[str, float], raw: dict[str, float]) -> str:
+    return f"{ours['median']:.0f} / {raw['median']:.0f} ({ours['min']:.0f} / {raw['min']:.0f})"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,27 +162,35 @@ def run(args: argparse.Namespace) -> int:
                         long_run=min(100_000, max(1, max(args.checkpoints, args.runs) // 10)))
     log = (lambda m: print(m, file=sys.stderr)) if args.json else print
     source = cached_store(spec, log)
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="ci-bench-cli-") as tmp:
         result = measure(working_copy(source, Path(tmp)), max(1, args.repeat), min(60_000, spec.long_run - 1))
     result["store"] = {"runs": spec.runs, "checkpoints": spec.checkpoints, "long_run": spec.long_run}
     result["targets"] = {"ratio": TARGET_RATIO, "diff_overhead_ms": TARGET_DIFF_OVERHEAD_MS}
-    result["load_average"] = os.getloadavg()
+    result["repeat"] = max(1, args.repeat)
+    result["load_average"] = {"before": load_before, "after": os.getloadavg()}
     if args.json:
         dump(result)
         return 0
-    table = [(name, round(r["ours_s"] * 1e3), round(r["raw_s"] * 1e3), f"{r['ratio']:.1f}x",
-              round(r["ours_cpu_s"] * 1e3), round(r["raw_cpu_s"] * 1e3), f"{r['cpu_ratio']:.1f}x",
-              f"{_verdict(r['ratio'] <= TARGET_RATIO)} / {_verdict(r['cpu_ratio'] <= TARGET_RATIO)}")
-             for name, r in result["commands"].items()]
-    print(f"load average {' / '.join(f'{x:.1f}' for x in result['load_average'])} (1, 5, 15 min)")
-    print_table(("command (fresh process)", "ours ms", "raw sqlite3 ms", "ratio", "ours CPU ms", "raw CPU ms",
-                 "CPU ratio", f"<= {TARGET_RATIO:g}x: wall / CPU"), table)
+    table = []
+    for name, r in result["commands"].items():
+        wall, cpu = r["ratio"]["wall"], r["ratio"]["cpu"]
+        table.append((name, _pair(r["ours_ms"]["wall"], r["raw_ms"]["wall"]),
+                      f"{wall['median']:.2f}x ({wall['min']:.2f}x)",
+                      _pair(r["ours_ms"]["cpu"], r["raw_ms"]["cpu"]), f"{cpu['median']:.2f}x ({cpu['min']:.2f}x)",
+                      f"{_verdict(wall['median'] <= TARGET_RATIO)} / {_verdict(cpu['median'] <= TARGET_RATIO)}"))
+    loads = result["load_average"]
+    print(f"load average (1, 5, 15 min) before {' / '.join(f'{x:.1f}' for x in loads['before'])},"
+          f" after {' / '.join(f'{x:.1f}' for x in loads['after'])};"
+          f" {result['repeat']} runs of each, ours and raw taking turns: median (min)")
+    print_table(("command (fresh process)", "wall ms ours / raw", "wall ratio", "CPU ms ours / raw", "CPU ratio",
+                 f"median <= {TARGET_RATIO:g}x: wall / CPU"), table)
     d = result["diff"]
-    verdict = _verdict(d["overhead_ms"] <= TARGET_DIFF_OVERHEAD_MS)
-    cpu_verdict = _verdict(d["overhead_cpu_ms"] <= TARGET_DIFF_OVERHEAD_MS)
-    print(f"diff {d['a']} → {d['b']}: fresh process {d['fresh_ms']:.0f} ms, in process {d['in_process_ms']:.1f} ms"
-          f" → overhead {d['overhead_ms']:.0f} ms (target <= {TARGET_DIFF_OVERHEAD_MS} ms: {verdict});"
-          f" CPU {d['fresh_cpu_ms']:.0f} ms vs {d['in_process_cpu_ms']:.1f} ms → overhead {d['overhead_cpu_ms']:.0f} ms"
-          f" ({cpu_verdict});"
-          f" Python itself starts in {d['python_startup_ms']:.0f} ms ({d['python_startup_cpu_ms']:.0f} ms CPU)")
+    over, fresh, inproc, python = d["overhead_ms"], d["fresh_ms"], d["in_process_ms"], d["python_startup_ms"]
+    for kind in ("wall", "cpu"):
+        print(f"diff {d['a']} → {d['b']}, {kind}: fresh process {fresh[kind]['median']:.0f} ms"
+              f" ({fresh[kind]['min']:.0f}), in process {inproc[kind]['median']:.1f} ms ({inproc[kind]['min']:.1f})"
+              f" → overhead {over[kind]['median']:.0f} ms ({over[kind]['min']:.0f}),"
+              f" target <= {TARGET_DIFF_OVERHEAD_MS} ms: {_verdict(over[kind]['median'] <= TARGET_DIFF_OVERHEAD_MS)};"
+              f" Python itself starts in {python[kind]['median']:.0f} ms ({python[kind]['min']:.0f})")
     return 0

@@ -11,11 +11,12 @@ worker ever changes the process's collector.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import gc
-import threading
+import sys
 
-_gc_lock = threading.Lock()
+_gc_lock = _thread.allocate_lock()   # threading.Lock() itself (a command line need not import threading)
 _gc_pauses = 0
 _gc_was_enabled = False
 
@@ -28,7 +29,7 @@ class _Pause:
 
     def __enter__(self) -> None:
         global _gc_pauses, _gc_was_enabled
-        self._main = threading.current_thread() is _MAIN
+        self._main = _on_main_thread()
         if not self._main:
             return      # a worker leaves the process-wide collector alone (see the module docstring)
         with _gc_lock:
@@ -47,7 +48,12 @@ class _Pause:
                 gc.enable()
 
 
-_MAIN = threading.main_thread()
+def _on_main_thread() -> bool:
+    """True on the main thread. Threads are started through ``threading``: while it is not
+    imported, the only thread is the main one (as ``threading`` itself takes the thread that
+    imports it to be the main thread)."""
+    threading = sys.modules.get("threading")
+    return threading is None or threading.current_thread() is threading.main_thread()
 
 
 def gc_paused() -> contextlib.AbstractContextManager[None]:

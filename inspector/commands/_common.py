@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable, Sequence
 
 from inspector import limits
 from inspector.humanize import fmt_size  # noqa: F401  (re-exported for the commands)
 from inspector.model import Record
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_store_arg(parser: argparse.ArgumentParser) -> None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.commands._common import (_record_lines, add_json_arg, add_store_arg, fmt_size, fmt_times, note_store,
                                         print_columns, print_damaged, write_json_lines)
@@ -12,6 +11,9 @@ from inspector.commands._jsonlines import RecordTemplate
 from inspector.store import open_reader
 from inspector.store.base import CHECKPOINT_ROW
 from inspector.store.refs import resolve_run
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
 from inspector.commands._common import add_json_arg, add_store_arg, note_store, print_json, say, use_graph_kinds
 from inspector.diff import Change, DiffResult, TextDelta, describe_divergence, diff_checkpoints, to_json
 from inspector.diff.grouping import ItemRange, group_changes
 from inspector.diff.text import render_delta
 from inspector.store.refs import format_ref, resolve_checkpoint
+
+if TYPE_CHECKING:
+    import argparse
 
 DEFAULT_LIMIT = 500
 

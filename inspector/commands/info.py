@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
 from inspector.commands._common import add_json_arg, add_store_arg, print_json
 from inspector.store import open_reader
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:

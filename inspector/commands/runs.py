@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.commands._common import (
     add_json_arg,
@@ -22,6 +21,9 @@ from inspector.resume.status import EffectiveStatus, effective_statuses
 from inspector.store import open_reader
 from inspector.store.base import RUN_ROW
 from inspector.store.refs import format_ref, parent_refs
+
+if TYPE_CHECKING:
+    import argparse
 
 HEADERS = ("ID", "NAME", "AGENT", "STATUS", "CKPTS", "UPDATED", "PARENT", "SCORE")
 

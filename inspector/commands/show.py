@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
 from inspector import taskstate
 from inspector.commands._common import (add_json_arg, add_store_arg, dumps, fmt_size, fmt_time, note_store,
@@ -11,6 +11,9 @@ from inspector.model import RunInfo, Snapshot
 from inspector.resume.status import effective_statuses, shown_status
 from inspector.store import open_reader
 from inspector.store.refs import format_ref, resolve_checkpoint
+
+if TYPE_CHECKING:
+    import argparse
 
 STATUS_MARK = {"done": "✓", "in_progress": "…", "pending": " ", "blocked": "!", "failed": "✗"}
 

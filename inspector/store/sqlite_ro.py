@@ -21,6 +21,7 @@ connection here is therefore chosen from the files beside the database, at conne
 
 from __future__ import annotations
 
+import _thread
 import os
 import sqlite3
 import time
@@ -202,13 +203,11 @@ class ReadPool:
     a connection left open stops a new writer from recovering a killed writer's log)."""
 
     def __init__(self, path: Path, text_factory: Any = decode_text) -> None:
-        import threading
-
         self.path = path
         self.text_factory = text_factory
         self.copies: dict[tuple, Any] = {}
         self._idle: list[ReadConnection] = []
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()   # threading.Lock() (a command line need not import threading)
 
     def checkout(self) -> ReadConnection:
         """A connection to use (one reading the files as they are now)."""

@@ -187,3 +187,30 @@ def test_help_and_usage_wrap_as_argparse_wraps_them(argv: list[str], columns: st
     assert runs[0].returncode == runs[1].returncode
     assert runs[0].stdout + runs[0].stderr == runs[1].stdout + runs[1].stderr
     assert len((runs[0].stdout + runs[0].stderr).splitlines()) >= 2
+
+
+# a plain read-command line is parsed without argparse (and so without gettext and locale), and
+# nothing a read command does starts a thread (the locks are threading's own, from _thread)
+NO_ARGPARSE = PROBE.replace(repr(DEFERRED), repr(("argparse", "gettext", "locale", "threading")), 1)
+
+
+@pytest.mark.parametrize("store, argv", [
+    ("native", ["show", "2e1c2284c1f2:5"]), ("native", ["show", "2e1c2284c1f2:-1", "--json"]),
+    ("native", ["runs"]), ("native", ["runs", "--json"]), ("native", ["checkpoints", "2e1c2284c1f2"]),
+    ("native", ["checkpoints", "2e1c2284c1f2", "--json"]), ("native", ["info"]),
+    ("native", ["diff", "2e1c2284c1f2:2", "2e1c2284c1f2:8"]),
+    ("native", ["diff", "2e1c2284c1f2:0", "2e1c2284c1f2:-1", "--json"]),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_plain_read_commands_start_without_argparse_or_threading(stores: dict[str, str], store: str,
+                                                                 argv: list[str]) -> None:
+    proc = _fresh(NO_ARGPARSE, argv[0], stores[store], *argv[1:])
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["code"] == 0 and got["printed"] > 2 and got["loaded"] == []
+
+
+def test_a_read_command_with_an_option_value_is_parsed_by_argparse(stores: dict[str, str]) -> None:
+    proc = _fresh(NO_ARGPARSE, "runs", stores["native"], "--filter", "e")
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["code"] == 0 and "argparse" in got["loaded"] and "threading" not in got["loaded"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import _thread
 import os
 import struct
-import threading
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,7 @@ BATCH_MAX_BYTES = 256 * 1024 * 1024   # a batch claiming more (a damaged size co
 THREADS_FROM_BYTES = 1024 * 1024      # batches this big are decompressed on several threads
 LATER_FROM_BYTES = 64 * 1024          # smaller batches of decompress_later wait for their caller
 _THREADS = max(1, min(os.cpu_count() or 1, 4))
-_local = threading.local()
+_local = _thread._local()          # threading.local itself, without importing threading
 
 
 def _codecs() -> tuple[zstandard.ZstdCompressor, zstandard.ZstdDecompressor, zstandard.ZstdCompressor]:
@@ -278,7 +278,7 @@ def _gather(blobs: Sequence[tuple[int, bytes, int]], batch: list[int], result: A
 
 
 _pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
+_pool_lock = _thread.allocate_lock()   # threading.Lock()
 
 
 def _worker() -> ThreadPoolExecutor:

@@ -11,9 +11,9 @@ The codec (msgpack, zstandard) is imported when a piece is first read: a listing
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import sqlite3
-import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -93,7 +93,7 @@ class NativeReads(Store):
         self._pieces: OrderedDict[bytes, Any] = OrderedDict()
         self._raw: OrderedDict[bytes, bytes] = OrderedDict()
         self._raw_bytes = 0
-        self._pieces_lock = threading.Lock()
+        self._pieces_lock = _thread.allocate_lock()   # threading.Lock(), without importing threading
 
     # -- what a subclass provides ------------------------------------------------
     def _connection(self) -> contextlib.AbstractContextManager[Any]:

@@ -15,6 +15,7 @@ Evaluation is binary and cumulative: the score is checks passed / checks total.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 from collections.abc import Callable
 
@@ -130,8 +131,9 @@ def validate(raw: Any, memo: TaskMemo | None = None) -> dict:
 
     ``memo`` (the recording library keeps one per run) reuses the normalised form of each
     task whose exact encoding it saw in the last call: of successive task states only the
-    tasks that changed are validated again. The forms it hands out are shared between
-    calls, so nothing may change them in place.
+    tasks that changed are validated again, and a task state with nothing changed is the
+    very dict the last call returned (``memo.normal``; its score is ``memo.score``). The
+    forms it hands out are shared between calls, so nothing may change them in place.
     """
     if raw is None:
         return {"goal": "", "tasks": []}
@@ -151,31 +153,53 @@ def validate(raw: Any, memo: TaskMemo | None = None) -> dict:
             if task_id in seen:
                 raise _fail(f"tasks[{i}].id", f"duplicate id {task_id!r}")
             seen.add(task_id)
-    return {"goal": goal, "tasks": normal}
+    if memo is None:
+        return {"goal": goal, "tasks": normal}
+    return memo.state(goal, normal)
 
 
 class TaskMemo:
     """The normalised tasks of the last ``validate`` call, by each raw task's exact key
-    (``key``: the raw tasks' fingerprints, None for one that has none)."""
+    (``key``: the raw tasks' fingerprints, None for one that has none), each with its counts
+    for the score; and the task state that call returned (``normal``) with its ``score``."""
 
-    __slots__ = ("_key", "_known")
+    __slots__ = ("_key", "_known", "_counts", "normal", "score")
 
     def __init__(self, key: Callable[[list], list]) -> None:
         self._key = key
-        self._known: dict[Any, dict] = {}
+        self._known: dict[Any, tuple[dict, tuple[int, int, int]]] = {}
+        self._counts: list[tuple[int, int, int]] = []     # of the tasks the last ``tasks`` call returned
+        self.normal: dict | None = None
+        self.score = Score()
 
     def tasks(self, raw_tasks: list) -> list[dict]:
         known, now = self._known, {}
-        normal = []
+        normal, counts = [], []
         for i, (task, key) in enumerate(zip(raw_tasks, self._key(raw_tasks), strict=True)):
-            form = known.get(key) if key is not None else None
-            if form is None:
+            hit = known.get(key) if key is not None else None
+            if hit is None:
                 form = _task(task, i)
+                checks = form["checks"]
+                hit = (form, (form["status"] == "done", len(checks),
+                              sum(1 for c in checks if c["passed"] is True)))
             if key is not None:
-                now[key] = form
-            normal.append(form)
-        self._known = now
+                now[key] = hit
+            normal.append(hit[0])
+            counts.append(hit[1])
+        self._known, self._counts = now, counts
         return normal
+
+    def state(self, goal: str, normal: list[dict]) -> dict:
+        """The task state of ``goal`` and the tasks the last ``tasks`` call returned: the last
+        one itself when its goal is the same exact string and its tasks the same forms."""
+        last = self.normal
+        if (last is not None and type(goal) is str and type(last["goal"]) is str and last["goal"] == goal
+                and len(last["tasks"]) == len(normal) and all(map(operator.is_, last["tasks"], normal))):
+            return last
+        done, checks, passed = (map(sum, zip(*self._counts, strict=True)) if self._counts else (0, 0, 0))
+        self.normal = {"goal": goal, "tasks": normal}
+        self.score = Score(tasks_done=done, tasks_total=len(normal), checks_passed=passed, checks_total=checks)
+        return self.normal
 
 
 def score(state: dict | None) -> Score:

@@ -175,7 +175,12 @@ class Checkpointer:
             tasks_hash, _, task_pieces = self._encode(tasks, flat=True)   # a task state is one small piece
             pieces.update(task_pieces)
         new_len = lengths(state)
-        score = self._score if tasks is self._tasks else taskstate.score(tasks)
+        if tasks is self._tasks:
+            score = self._score
+        elif tasks is self._task_memo.normal:
+            score = self._task_memo.score        # counted task by task as the memo made each form
+        else:
+            score = taskstate.score(tasks)
         change = (summarize(self._top_form, self._encoder.top_form, self._lengths, new_len,
                             self._tasks, tasks, (self._score, score)) if self.last else "")
         new = NewCheckpoint(kind=kind, name=name, state_hash=digest, tasks_hash=tasks_hash,

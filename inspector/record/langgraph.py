@@ -50,6 +50,7 @@ from inspector.record.lglower import LEAF, FrozenMatches, Lowering, raise_value
 __all__ = ["InspectorSaver", "AsyncInspectorSaver", "LEAF"]
 
 PUSH_CHANNEL = "__pregel_tasks"
+_MISSING = object()
 
 
 class _Lane:
@@ -64,11 +65,15 @@ class _Lane:
         self.goal = ""
         self.state: tuple[bytes, dict] | None = None   # (digest, forms) of the state last put
         self.settled: dict[str, tuple[str, str | None]] = {}   # checkpoint → (status, error) from its writes
+        # what the last get_tuple handed out from ``state``: (checkpoint id, channel → (the value
+        # object, its version, its stored form)); used by the next put only
+        self.handed: tuple[str, dict[str, tuple[Any, str, Any]]] | None = None
 
     def forget_pieces(self) -> None:
         """The encoder's memory of earlier states (and what the saver knows of it) is dropped."""
         self.encoder.forget()
         self.matches.forget()
+        self.handed = None
 
 
 class InspectorSaver(BaseCheckpointSaver[str]):
@@ -168,8 +173,10 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             values = checkpoint.get("channel_values") or {}
             versions = checkpoint.get("channel_versions") or {}
             lowering = lane.lowering
-            # every channel, every item: a value changed in place is stored as it now is
-            state = {channel: lowering.lower(value, self.serde) for channel, value in values.items()}
+            kept = self._unchanged(lane, parent_id, metadata, values, versions, new_versions)
+            # every other channel, every item: a value changed in place is stored as it now is
+            state = {channel: (lowering.keep(kept[channel]) if channel in kept else lowering.lower(value, self.serde))
+                     for channel, value in values.items()}
             try:
                 digest, size, new_pieces = lane.encoder.encode(state)
             except (TypeError, ValueError, OverflowError):
@@ -231,6 +238,24 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 self._settle(thread_id, ns, "completed")
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns,
                                  "checkpoint_id": checkpoint["id"]}}
+
+    @staticmethod
+    def _unchanged(lane: _Lane, parent_id: str | None, metadata: CheckpointMetadata, values: dict,
+                   versions: ChannelVersions, new_versions: ChannelVersions) -> dict[str, Any]:
+        """The channels of an ``input`` put stored again as the last ``get_tuple`` handed them
+        out, without looking into them: those LangGraph did not change (not in
+        ``new_versions``, the same version), still holding the very object it returned, in a
+        put of the checkpoint that ``get_tuple`` returned. Between the two, LangGraph's loop
+        runs only its own code (it maps the input to ``__start__``; no node, reducer or
+        stream consumer runs), and by its contract a channel without a new version has not
+        changed (``PostgresSaver`` stores nothing for it). Every other put looks at every
+        item of every channel."""
+        handed, lane.handed = lane.handed, None
+        if handed is None or handed[0] != parent_id or metadata.get("source") != "input":
+            return {}
+        return {channel: form for channel, (obj, version, form) in handed[1].items()
+                if channel not in new_versions and values.get(channel, _MISSING) is obj
+                and str(versions.get(channel)) == version}
 
     def _task_state(self, lane: _Lane, values: dict,
                     new_pieces: dict) -> tuple[bytes | None, tuple[int, int, int, int]]:
@@ -317,16 +342,22 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         self._running_lanes = {r: k for r, k in self._running_lanes.items() if r in self._running}
 
     # -- reading ---------------------------------------------------------------------------
-    def _tuple(self, row: StoredCheckpoint) -> CheckpointTuple:
+    def _tuple(self, row: StoredCheckpoint, hand: bool = False) -> CheckpointTuple:
         lane = self._lanes.get((row.thread_id, row.checkpoint_ns))
+        forms = None
         if lane is not None and lane.state is not None and lane.state[0] == row.state_hash:
             # the state this saver last put in the lane (same digest: same content): no read,
             # and its objects come back as fresh copies
-            values = lane.lowering.revive(lane.state[1], self.serde)
+            forms = lane.state[1]
+            values = lane.lowering.revive(forms, self.serde)
         else:
             values = raise_value(self._store.load_values([row.state_hash])[row.state_hash], self.serde)
         checkpoint = self.serde.loads_typed((row.body_type, row.body))
         checkpoint["channel_values"] = values
+        if hand and lane is not None:
+            versions = checkpoint.get("channel_versions") or {}
+            lane.handed = None if forms is None else (row.checkpoint_id, {
+                c: (v, str(versions[c]), forms[c]) for c, v in values.items() if c in versions and c in forms})
         writes = sorted(row.writes, key=lambda w: (w[3], w[0], w[4]))
         pending = [(task, channel, raise_value(self._write_value(data), self.serde))
                    for task, channel, data, _, _ in writes]
@@ -346,7 +377,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         with self._lock:
             row = self._lanes_db.get(str(conf["thread_id"]), str(conf.get("checkpoint_ns", "")),
                                      get_checkpoint_id(config))
-            return self._tuple(row) if row is not None else None
+            return self._tuple(row, hand=True) if row is not None else None
 
     def list(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
              before: RunnableConfig | None = None, limit: int | None = None) -> Iterator[CheckpointTuple]:

@@ -148,6 +148,28 @@ class Lowering:
         self._put_leaves[id(known.leaf)] = known
         return known.leaf
 
+    def keep(self, form: Any) -> Any:
+        """``form``, the lowered value of a channel at the last put, stored again as it is (a
+        channel LangGraph did not change, see ``InspectorSaver.put``): what is known of it is
+        carried into this put's generation, so ``revive`` still copies it from fingerprints."""
+        kind = type(form)
+        if kind is list:
+            grouped = self._list_data.get(id(form))
+            if grouped is not None and grouped[0] is form:
+                self._put_lists[id(form)] = grouped
+            else:
+                for item in form:
+                    self.keep(item)
+        elif kind is dict:
+            if LEAF in form:
+                known = self._leaf_data.get(id(form))
+                if known is not None and known.leaf is form:
+                    self._put_leaves[id(form)] = known
+            else:
+                for item in form.values():
+                    self.keep(item)
+        return form
+
     def _models(self, value: list, serde: SerializerProtocol) -> list | None:
         """``lower`` of a long list of pydantic models (a message history), ``_GROUP`` items at
         a time: a group holding the very objects it held at the last put (or the copies

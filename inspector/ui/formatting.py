@@ -2,12 +2,40 @@
 
 from __future__ import annotations
 
+import html
+import re
 import time
 
 from inspector.humanize import fmt_size
 
 __all__ = ["relative_time", "fmt_gap", "fmt_size", "fmt_delta", "clock_time", "compact_count", "full_time",
-           "elide_middle"]
+           "elide_middle", "visible", "visible_html"]
+
+# what a store's text may hold that a window must not draw as it is: control characters (Qt draws
+# them as empty boxes; ESC]0;…BEL is a terminal's retitle) and the bidirectional overrides and
+# isolates, which reorder the text after them (a run name could show "txt.exe" as "exe.txt")
+_UNSEEN = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSEEN_TEXT = re.compile(f"[{_UNSEEN}]")
+_UNSEEN_LINE = re.compile(f"[{_UNSEEN}\n]")
+_NAMED = {"\t": "\\t", "\r": "\\r", "\n": " \u23ce "}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, *, lines: bool = False) -> str:
+    """``text`` from a store as a view draws it: control characters and bidirectional overrides
+    as escapes (``\\x1b``, ``\\u202e``, as the CLI prints them); a line break as `` ⏎ `` unless
+    ``lines`` (text shown on several lines keeps its breaks and tabs)."""
+    if text.isprintable():   # a C loop; nearly every name and value
+        return text
+    return (_UNSEEN_TEXT if lines else _UNSEEN_LINE).sub(_escape, text)
 
 
 def relative_time(ts: float | None, now: float | None = None) -> str:
@@ -92,3 +120,8 @@ def step_label(kind: str, name: str) -> str:
     """``kind name`` without saying the kind twice ("fork of …", not "fork fork of …")."""
     name = name or ""
     return name if name.split(" ", 1)[0] == kind else f"{kind} {name}".rstrip()
+
+
+def visible_html(text: str) -> str:
+    """:func:`visible` text for a rich-text label (HTML-escaped)."""
+    return html.escape(visible(text))

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QApplication, QDialog, QDockWidget, QFileDialog, 
 
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, StoreInfo
 from inspector.ui.availability import BUILDING_DEMO, NO_STORE, set_available
+from inspector.ui.formatting import visible
 from inspector.ui import help as help_windows
 from inspector.ui import icons, refguard, settings, style
 from inspector.ui.actions import build_actions
@@ -403,7 +404,7 @@ class MainWindow(QMainWindow):
             self.setWindowTitle(APP_NAME)
             return
         name = Path(info.display).name if info.backend == "sqlite" else info.display
-        self.setWindowTitle(f"{name} ({describe(info)}) \u2014 {APP_NAME}")
+        self.setWindowTitle(f"{visible(name)} ({describe(info)}) \u2014 {APP_NAME}")
 
     # -- drag and drop -------------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import dataclasses
 import enum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
 import pytest
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.graph import START, StateGraph
+from langgraph.graph.message import add_messages
 from langgraph.checkpoint.base import empty_checkpoint
 
 from inspector.record.langgraph import InspectorSaver
@@ -230,3 +232,131 @@ def test_long_histories_cut_shifted_and_odd_items_are_stored_exactly(tmp_path: P
     for step, messages in expected.items():
         assert stored[step] == messages, step
     assert expected[3] != expected[4] and expected[5] != expected[6] and expected[1] != expected[7]
+
+
+def test_an_input_put_keeps_the_channels_langgraph_did_not_change(tmp_path: Path) -> None:
+    """The ``input`` put LangGraph makes right after its ``get_tuple`` stores a channel that has
+    no new version and still holds the very object ``get_tuple`` returned as it was handed
+    out, as LangGraph's own savers do (``InMemorySaver`` here, ``PostgresSaver`` alike: they
+    store nothing for a channel without a new version). Every other put, another object in
+    the channel, or an input put of another checkpoint is looked at item by item (what
+    ``SqliteSaver`` stores). Real graphs: a node's or a stream consumer's change in place is
+    stored (``test_changes_in_place_are_stored_like_sqlite_saver``, the differential)."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    def run(saver: Any) -> dict[str, dict]:
+        thread = {"configurable": {"thread_id": "direct", "checkpoint_ns": ""}}
+
+        def put(parent: Any, step: int, values: dict, versions: dict, new: list[str], source: str) -> Any:
+            checkpoint = empty_checkpoint()
+            checkpoint["id"] = f"1ef0000{step:04d}"
+            checkpoint["channel_values"] = values
+            checkpoint["channel_versions"] = versions
+            return saver.put(parent, checkpoint, {"source": source, "step": step}, {c: versions[c] for c in new})
+
+        def latest() -> dict:
+            found = saver.get_tuple(thread)
+            assert found is not None
+            return found.checkpoint["channel_values"]
+
+        v1, v2 = f"{1:032}.0", f"{2:032}.0"
+        history = [AIMessage(content=f"m{i}", id=f"m-{i}") for i in range(40)]
+        first = put(thread, 1, {"messages": history, "notes": {"k": [1]}}, {"messages": v1, "notes": v1},
+                    ["messages", "notes"], "loop")
+        # a direct caller changes what get_tuple returned, then puts it back as input without
+        # a new version: LangGraph's contract says unchanged, and so it is stored
+        handed = saver.get_tuple(thread)
+        values = handed.checkpoint["channel_values"]
+        values["messages"][0].content = "changed before the input put"
+        values["notes"]["k"].append(2)
+        put(handed.config, 2, {**values, "__start__": {"q": 1}}, {"messages": v1, "notes": v1, "__start__": v2},
+            ["__start__"], "input")
+        # a loop put: everything is looked at (a channel without a new version included)
+        handed = saver.get_tuple(thread)
+        values = handed.checkpoint["channel_values"]
+        values["messages"][1].content = "changed before a loop put"
+        values["notes"]["k"].append(3)
+        put(handed.config, 3, values, {"messages": v2, "notes": v1}, ["messages"], "loop")
+        # an input put holding another object than the one handed out (looked at), and a
+        # channel with a new version (looked at)
+        handed = saver.get_tuple(thread)
+        changed = list(handed.checkpoint["channel_values"]["messages"])
+        changed[2] = AIMessage(content="another object", id="m-2")
+        notes = handed.checkpoint["channel_values"]["notes"]
+        notes["k"].append(4)
+        put(handed.config, 4, {"messages": changed, "notes": notes}, {"messages": v2, "notes": v2}, ["notes"], "input")
+        # an input put of another checkpoint than the one handed out (a fork of the first): looked at
+        values = latest()
+        values["messages"][3].content = "changed before a fork's input put"
+        put(first, 5, values, {"messages": v2, "notes": v1}, [], "input")
+        if isinstance(saver, InspectorSaver):
+            # a channel in new_versions under its old version string (LangGraph's own savers
+            # would overwrite that version's blob): looked at
+            handed = saver.get_tuple(thread)
+            values = handed.checkpoint["channel_values"]
+            values["notes"]["k"].append(6)
+            put(handed.config, 6, values, {"messages": v2, "notes": v1}, ["notes"], "input")
+        return {t.checkpoint["id"][-1]: {"messages": [m.content for m in t.checkpoint["channel_values"]["messages"][:4]],
+                                         "notes": t.checkpoint["channel_values"]["notes"]}
+                for t in saver.list(thread)}
+
+    path = tmp_path / "native.db"
+    with InspectorSaver.from_conn_string(str(path)) as ours:
+        got = run(ours)
+    theirs = run(InMemorySaver())
+    m = ["m0", "m1", "m2", "m3"]
+    assert got["2"] == theirs["2"] == {"messages": m, "notes": {"k": [1]}}
+    assert got["3"] == {"messages": ["m0", "changed before a loop put", "m2", "m3"], "notes": {"k": [1, 3]}}
+    assert theirs["3"]["messages"] == got["3"]["messages"] and theirs["3"]["notes"] == {"k": [1]}
+    assert got["4"] == {"messages": ["m0", "changed before a loop put", "another object", "m3"], "notes": {"k": [1, 3, 4]}}
+    assert got["5"]["messages"] == ["m0", "changed before a loop put", "another object", "changed before a fork's input put"]
+    assert got["6"]["notes"] == {"k": [1, 3, 4, 6]} and got["5"]["notes"] == {"k": [1, 3, 4]}
+    with InspectorSaver.from_conn_string(str(path)) as reader:      # and so in the file
+        thread = {"configurable": {"thread_id": "direct", "checkpoint_ns": ""}}
+        again = {t.checkpoint["id"][-1]: {"messages": [m.content for m in t.checkpoint["channel_values"]["messages"][:4]],
+                                          "notes": t.checkpoint["channel_values"]["notes"]} for t in reader.list(thread)}
+    assert again == got
+
+
+class _Chat(TypedDict):
+    messages: Annotated[list, add_messages]
+    notes: dict
+
+
+def _consumer_edits(saver: Any) -> tuple[Any, dict]:
+    """A real graph whose *caller* changes the state in place: a stream consumer edits the
+    values of every chunk (old messages and a channel no node returns), and a caller edits an
+    invoke's output before the next invoke."""
+    def reply(state: _Chat) -> dict:
+        return {"messages": [AIMessage(content=f"reply {len(state['messages'])}", id=f"r-{len(state['messages'])}")]}
+
+    builder = StateGraph(_Chat)
+    builder.add_node("reply", reply)
+    builder.add_edge(START, "reply")
+    graph = builder.compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": "consumer"}}
+    graph.invoke({"messages": [HumanMessage(content="first", id="h-0")], "notes": {"log": []}}, config,
+                 durability="sync")
+    for turn in range(1, 8):
+        question = {"messages": [HumanMessage(content=f"turn {turn}", id=f"h-{turn}")]}
+        if turn % 2:
+            for n, chunk in enumerate(graph.stream(question, config, stream_mode="values", durability="sync")):
+                chunk["messages"][0].content = f"edited by the consumer at {turn}.{n}"
+                chunk["notes"]["log"].append(f"{turn}.{n}")
+        else:
+            out = graph.invoke(question, config, durability="sync")
+            out["messages"][1].content = f"edited after invoke {turn}"    # not stored: nothing is put after it
+            out["notes"]["log"].append(f"after {turn}")
+    return graph, config
+
+
+def test_changes_a_caller_makes_in_place_are_stored_like_sqlite_saver(tmp_path: Path) -> None:
+    with sqlite_saver(tmp_path / "lg.db") as theirs:
+        graph, config = _consumer_edits(theirs)
+        expected = _history(graph, config)
+    with InspectorSaver.from_conn_string(str(tmp_path / "native.db")) as ours:
+        graph, config = _consumer_edits(ours)
+        got = _history(graph, config)
+    head = expected[0]["values"]
+    assert head["messages"][0]["content"].startswith("edited by the consumer") and len(head["notes"]["log"]) >= 4
+    assert got == expected, _difference(got, expected)

@@ -203,9 +203,11 @@ def test_bench_write_workload_runs(capsys: pytest.CaptureFixture) -> None:
     assert main(["bench", "langgraph", "--workload", "write", "--steps", "5", "--no-postgres", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     savers = [(r["backend"], r["mode"], r["saver"]) for r in result["rows"]]
-    assert savers == [("sqlite", "sync", "SqliteSaver"), ("sqlite", "sync", "InspectorSaver"),
+    assert savers == [("memory", "sync", "reference floor"), ("memory", "async", "reference floor"),
+                      ("sqlite", "sync", "SqliteSaver"), ("sqlite", "sync", "InspectorSaver"),
                       ("sqlite", "async", "AsyncSqliteSaver"), ("sqlite", "async", "AsyncInspectorSaver")]
-    assert all(r["messages"] == 10 and r["bytes"] > 0 for r in result["rows"])
+    assert all(r["messages"] == 10 for r in result["rows"])
+    assert all(r["bytes"] > 0 and r["above_floor_ms_per_step"] >= 0 for r in result["rows"] if r["backend"] != "memory")
 
 
 def test_an_error_langgraph_never_hands_over_leaves_the_lane_to_stuck_detection(tmp_path: Path) -> None:

@@ -7,8 +7,7 @@ import json
 import socket
 import time
 import uuid
-from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 from collections.abc import Iterator, Mapping
 
 import sqlalchemy as sa
@@ -31,9 +30,9 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-@dataclass(frozen=True)
-class NewCheckpoint:
-    """What to append: the state and task-state roots (already encoded) and the summary."""
+class NewCheckpoint(NamedTuple):
+    """What to append: the state and task-state roots (already encoded) and the summary
+    (a named tuple: made on every save, it costs a quarter of a frozen dataclass)."""
 
     kind: str
     name: str

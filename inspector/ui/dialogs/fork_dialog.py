@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -31,7 +30,7 @@ from inspector.resume.fork_spec import edited_keys
 from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor, ReviewView
 from inspector.ui.dialogs.fork_resume import ForkResumeEditor
 from inspector.ui.store_access import StoreAccess, as_access
-from inspector.ui.formatting import step_label
+from inspector.ui.formatting import step_label, visible_html
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent
 from inspector.ui.widgets.sizing import clear_size_grip, fit_to_screen
@@ -364,4 +363,4 @@ class ForkDialog(QDialog):
 
 
 def _esc(text: str) -> str:
-    return html.escape(text or "")
+    return visible_html(text or "")

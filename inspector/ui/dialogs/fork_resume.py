@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLin
 from inspector.highlight import to_json_text
 from inspector.resume.fork_spec import FlagConflict, contradicted_flags, without_arguments
 from inspector.ui.dialogs.edit_review import MOD_HUE, JsonEditor
+from inspector.ui.formatting import visible_html
 from inspector.ui.dialogs.resume_dialog import parse_argv, parse_env
 from inspector.ui.widgets.palette import accent, tint
 
@@ -85,11 +86,11 @@ class ForkResumeEditor(QWidget):
         self._spec, self._run_name = spec, run_name
         self.setEnabled(spec is not None)
         if spec is None:
-            self.intro.setText(f"“{html.escape(run_name)}” has no resume command (it was not recorded "
+            self.intro.setText(f"“{visible_html(run_name)}” has no resume command (it was not recorded "
                                "by the recording library), so the fork cannot be resumed either.")
             return
         self.intro.setText(f"When the fork is resumed, Resume… runs <b>this</b> command: the fork keeps "
-                           f"its own copy, prefilled from “{html.escape(run_name)}”. Change whatever "
+                           f"its own copy, prefilled from “{visible_html(run_name)}”. Change whatever "
                            "contradicts your edit.")
         self.argv_editor.set_text(to_json_text(list(spec.get("argv") or [])))
         self.env_editor.set_text(to_json_text(dict(spec.get("env") or {})))

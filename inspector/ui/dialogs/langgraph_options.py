@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QCheckBox, QFormLayout, QGroupBox, QLabel, QLineE
 
 from inspector.errors import StoreError
 from inspector.store.base import Store
+from inspector.ui.formatting import visible_html
 
 QUIET_SECONDS = 5.0   # refuse to resume a thread that wrote a checkpoint this recently (may be running)
 
@@ -135,4 +136,4 @@ class LangGraphOptions(QGroupBox):
         self._form.setRowVisible(self.answer_check, waiting is not None)
         if waiting is not None:
             question = waiting.get("question") or json.dumps(waiting.get("value"), default=str)
-            self.question.setText(f"<b>{html.escape(str(question))}</b> (node {html.escape(str(waiting.get('node')))})")
+            self.question.setText(f"<b>{visible_html(str(question))}</b> (node {visible_html(str(waiting.get('node')))})")

@@ -26,7 +26,7 @@ from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor
 from inspector.ui.dialogs.langgraph_options import (LangGraphChoices, LangGraphOptions, PlanOutcome,
                                                     plan_langgraph, remember)
 from inspector.ui.store_access import StoreAccess, as_access
-from inspector.ui.formatting import step_label
+from inspector.ui.formatting import step_label, visible_html
 from inspector.ui.tasks import TaskRunner
 from inspector.ui.widgets.palette import accent
 from inspector.ui.widgets.sizing import clear_size_grip, fit_to_screen
@@ -253,8 +253,8 @@ class ResumeDialog(QDialog):
     def _on_planned(self, plan: ResumePlan) -> None:
         self.plan = plan
         cp = plan.checkpoint
-        self.title.setText(f"<b>Resume “{html.escape(plan.run.name)}” from "
-                           f"{html.escape(checkpoint_label(cp))}</b>.")
+        self.title.setText(f"<b>Resume “{visible_html(plan.run.name)}” from "
+                           f"{visible_html(checkpoint_label(cp))}</b>.")
         self._show_stop_offer(plan)
         self.origin_label.setText(self._origin_text(plan))
         self.origin_label.setVisible(bool(plan.run.parent_run))

@@ -11,6 +11,7 @@ from inspector.diff import ADDED, CHANGED, MOVED, REMOVED, Change, Move, NumberD
 from inspector.diff.grouping import ItemRange, group_changes
 from inspector.highlight import to_json_text
 from inspector.lazy import LazyText
+from inspector.ui.formatting import visible
 
 COLUMNS = ("", "Path", "Change")
 OP, PATH, WHAT = range(3)
@@ -95,11 +96,11 @@ class ChangeListModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if column == OP:
                 return GLYPHS.get(change.op, "?")
-            return change.display_path if column == PATH else change_text(change)
+            return visible(change.display_path if column == PATH else change_text(change))
         if role == CHANGE_ROLE:
             return change
         if role == Qt.ItemDataRole.ToolTipRole:
-            return change.describe()
+            return visible(change.describe(), lines=True)
         if role == Qt.ItemDataRole.ForegroundRole and column in (OP, PATH):
             hues = OP_HUES_DARK if self._dark else OP_HUES
             return QColor(hues.get(change.op, "#57606a")) if column == OP else None

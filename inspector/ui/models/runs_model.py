@@ -105,7 +105,7 @@ class RunsModel(QAbstractItemModel):
         node = self._node(index)
         run, col = node.run, index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(node, col)
+            return formatting.visible(self._display(node, col))
         if role == RunRole:
             return run
         if role == StatusRole:
@@ -117,7 +117,7 @@ class RunsModel(QAbstractItemModel):
         if role == ProgressRole:
             return (run.checks_passed, run.checks_total)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(node, col)
+            return formatting.visible(self._tooltip(node, col), lines=True)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_CHECKPOINTS, COL_UPDATED):
             return _RIGHT
         if role == Qt.ItemDataRole.FontRole and col == COL_ID:

@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QFont, QFontDatabase
 
 from inspector.lazy import LazyText, LazyValue
 from inspector.highlight import theme_for
+from inspector.ui.formatting import visible
 from inspector.ui.models.json_walk import (fmt_bytes, format_path, is_long_text, json_sizes, preview,
                                            scalar_size, type_name)
 
@@ -271,7 +272,7 @@ class StateTreeModel(QAbstractItemModel):
         node: _Node = index.internalPointer()
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(node, column)
+            return visible(self._display(node, column))
         if role == PATH_ROLE:
             return node.path
         if role == PATH_TEXT_ROLE:
@@ -281,7 +282,7 @@ class StateTreeModel(QAbstractItemModel):
         if role == LONG_TEXT_ROLE:
             return is_long_text(node.value)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(node)
+            return visible(self._tooltip(node), lines=True)
         if role == Qt.ItemDataRole.ForegroundRole and column == VALUE:
             return self._value_color(node.value)
         if role == Qt.ItemDataRole.FontRole:

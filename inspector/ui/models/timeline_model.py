@@ -370,7 +370,7 @@ class TimelineModel(QAbstractTableModel):
         if info is None:
             return self._placeholder(row, col, role)
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(info, row, col)
+            return formatting.visible(self._display(info, row, col))
         if role == CheckpointRole:
             return info
         if role == ProgressRole:
@@ -382,7 +382,8 @@ class TimelineModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return self._foreground(info, row, col)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(info, col)
+            tip = self._tooltip(info, col)
+            return formatting.visible(tip, lines=True) if tip is not None else None
         if role == Qt.ItemDataRole.BackgroundRole and info.lane:
             tint = style.theme().lane_color(info.lane)
             tint.setAlphaF(0.07)

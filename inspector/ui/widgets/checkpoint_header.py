@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from inspector.model import CheckpointInfo, RunInfo
+from inspector.ui.formatting import visible, visible_html
 from inspector.ui.widgets.palette import accent, muted_text, tint
 
 KIND_HUES = {"llm": "#8250df", "tool": "#bf8700", "step": "#0969da", "input": "#1a7f37",
@@ -28,7 +29,7 @@ def kind_chip(label: QLabel, kind: str, hue: str | None = None) -> str:
     pal = label.palette()
     hue = hue or KIND_HUES.get(kind, "#57606a")
     return (f"<span style='background-color:{tint(pal, hue, 0.22).name()};"
-            f"color:{accent(pal, hue).name()};'>&nbsp;{html.escape(kind)}&nbsp;</span>")
+            f"color:{accent(pal, hue).name()};'>&nbsp;{visible_html(kind)}&nbsp;</span>")
 
 
 class CheckpointHeader(QLabel):
@@ -53,11 +54,11 @@ class CheckpointHeader(QLabel):
         if info is None:
             self.setText(f"<span style='color:{muted}'>{html.escape(self._placeholder)}</span>")
             return
-        run_name = html.escape(run.name if run else info.run_id)
-        lane = f" <span style='color:{muted}'>[{html.escape(info.lane)}]</span>" if info.lane else ""
+        run_name = html.escape(visible(run.name) if run else info.run_id)
+        lane = f" <span style='color:{muted}'>[{html.escape(visible(info.lane))}]</span>" if info.lane else ""
         self.setText(
             f"<b>{run_name}</b>&nbsp;&nbsp;<b>#{info.seq}</b>{lane}&nbsp;&nbsp;{kind_chip(self, info.kind)}"
-            f"&nbsp;&nbsp;{html.escape(info.name)}"
+            f"&nbsp;&nbsp;{html.escape(visible(info.name))}"
             f"&nbsp;&nbsp;<span style='color:{muted}'>{fmt_time(info.created)}</span>"
             + (f"&nbsp;&nbsp;{kind_chip(self, 'pending writes applied', '#bf8700')}" if live_note else "")
             + (f"&nbsp;&nbsp;{kind_chip(self, 'reducers inferred', '#57606a')}" if inferred_note else ""))

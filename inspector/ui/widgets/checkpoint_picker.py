@@ -21,7 +21,7 @@ from inspector.errors import StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.store.base import Store
 from inspector.store.refs import resolve_checkpoint
-from inspector.ui.formatting import step_label
+from inspector.ui.formatting import step_label, visible
 from inspector.ui.tasks import JobContext, LatestJob
 from inspector.ui.widgets.sizing import fit_to_screen
 
@@ -135,7 +135,7 @@ class CheckpointPicker(QDialog):
     def _on_found(self, found: Found) -> None:
         self.results.clear()
         for cp in found.checkpoints:
-            item = QListWidgetItem(describe(cp, found.run_names))
+            item = QListWidgetItem(visible(describe(cp, found.run_names)))
             item.setData(Qt.ItemDataRole.UserRole, cp)
             item.setToolTip(f"{cp.run_id}:{cp.seq}")
             self.results.addItem(item)

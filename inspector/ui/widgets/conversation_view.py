@@ -14,6 +14,7 @@ from inspector.diff.model import format_path
 from inspector.model import RunInfo, Snapshot
 from inspector.ui.models.conversation_model import MATCH_ROLE, MESSAGE_ROLE, PATH_ROLE, ConversationModel
 from inspector.ui.models.messages import ChatMessage, Conversation, build_conversation, find_message_lists
+from inspector.ui.formatting import visible
 from inspector.ui.tasks import JobContext, LatestJob
 from inspector.ui.widgets.palette import ROLE_HUES, accent, blend, muted_text, tint
 
@@ -34,7 +35,7 @@ def shown_text(message: ChatMessage) -> str:
         text = text[:MAX_BUBBLE_CHARS] + f"… (+{len(message.text) - MAX_BUBBLE_CHARS:,} characters)"
     parts = [text] if text else []
     parts += [f"→ {call}" for call in message.calls]
-    return "\n".join(parts) if parts else "(empty)"
+    return visible("\n".join(parts), lines=True) if parts else "(empty)"
 
 
 class BubbleDelegate(QStyledItemDelegate):
@@ -141,7 +142,7 @@ class BubbleDelegate(QStyledItemDelegate):
                      QFontMetrics(small).height() + 3)
         painter.setFont(bold)
         painter.setPen(accent(option.palette, hue))
-        painter.drawText(head, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), message.label)
+        painter.drawText(head, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), visible(message.label))
         painter.setFont(small)
         painter.setPen(muted_text(option.palette))
         painter.drawText(head, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
@@ -158,7 +159,7 @@ class BubbleDelegate(QStyledItemDelegate):
         top = text_rect.bottom() + 1
         for key, value in message.extras:
             painter.drawText(QRect(text_rect.left(), top, text_rect.width(), line_h),
-                             int(Qt.AlignmentFlag.AlignLeft), f"{key}: {value}")
+                             int(Qt.AlignmentFlag.AlignLeft), visible(f"{key}: {value}"))
             top += line_h
 
 

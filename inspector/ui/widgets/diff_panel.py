@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QSizePolicy, QHBoxLayout, QHea
                                QTreeView, QVBoxLayout, QWidget)
 
 from inspector.ui.availability import set_available
+from inspector.ui.formatting import visible_html
 from inspector.diff import REMOVED, DiffResult
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store
@@ -345,7 +346,7 @@ class DiffPanel(QWidget):
         where = f"#{info.seq}" if same_run else f"{info.run_id}:{info.seq}"
         if short:
             return where
-        return f"<b>{html.escape(where)}</b> {kind_chip(self.target, info.kind)} {html.escape(info.name)}"
+        return f"<b>{html.escape(where)}</b> {kind_chip(self.target, info.kind)} {visible_html(info.name)}"
 
     def _on_job_progressed(self, _done: int, _total: int, stage: str) -> None:
         self.stage.setText(STAGES.get(stage, stage))

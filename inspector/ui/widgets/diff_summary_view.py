@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidge
 
 from inspector.diff import DiffResult, TaskChange
 from inspector.diff.lineage import describe_divergence
+from inspector.ui.formatting import visible
 from inspector.ui.widgets.palette import accent, muted_text
 
 CHECK_WORDS = {True: "✓", False: "✗", None: "?"}
@@ -105,14 +106,14 @@ class DiffSummaryView(QWidget):
         pal = self.palette()
         for change in result.task_changes:
             flag = "   ⚠ regression" if change.regression else ""
-            item = QListWidgetItem(f"{change.title}: {task_change_text(change)}{flag}")
+            item = QListWidgetItem(visible(f"{change.title}: {task_change_text(change)}{flag}"))
             item.setForeground(accent(pal, _hue(change)) if change.regression or change.kind in
                                ("status", "check", "check_added") else pal.color(pal.ColorRole.Text))
             if change.regression:
                 font = QFont(item.font())
                 font.setBold(True)
                 item.setFont(font)
-            item.setToolTip(change.describe())
+            item.setToolTip(visible(change.describe(), lines=True))
             item.setData(Qt.ItemDataRole.UserRole, change)
             self.tasks.addItem(item)
         rows = min(len(result.task_changes), MAX_VISIBLE_ROWS)

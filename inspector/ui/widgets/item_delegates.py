@@ -7,6 +7,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from inspector.ui import icons, style
+from inspector.ui.formatting import visible
 from inspector.ui.style import Theme, mono_font
 
 Index = QModelIndex | QPersistentModelIndex
@@ -171,7 +172,7 @@ class RunNameDelegate(QStyledItemDelegate):
         painter.setPen(_text_color(opt, theme))
         line1 = QRect(x, rect.top(), rect.right() - x, metrics.height())
         painter.drawText(line1, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                         metrics.elidedText(run.name, Qt.TextElideMode.ElideRight, line1.width()))
+                         metrics.elidedText(visible(run.name), Qt.TextElideMode.ElideRight, line1.width()))
         self._second_line(painter, opt, index, QRect(rect.left(), line1.bottom() + 2, rect.width(),
                                                      rect.bottom() - line1.bottom() - 1))
         painter.restore()
@@ -185,7 +186,7 @@ class RunNameDelegate(QStyledItemDelegate):
             seq = index.data(self.fork_seq_role)
             parts.append((f"forked at #{seq}" if seq is not None else "fork", small))
         if run.agent:
-            parts.append((run.agent, small))
+            parts.append((visible(run.agent), small))
         parts.append((run.id, self._mono))
         painter.setPen(_text_color(opt, theme, muted=True))
         x, right = rect.left(), rect.right()

@@ -20,6 +20,7 @@ from inspector.humanize import fmt_age
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.resume.status import EffectiveStatus
 from inspector.store.base import Store
+from inspector.ui.formatting import visible, visible_html
 from inspector.ui.models.json_walk import fmt_bytes, preview
 from inspector.ui.models.state_tree_model import KEY, TYPE, VALUE, StateTreeModel
 from inspector.ui.tasks import LatestJob
@@ -31,6 +32,7 @@ LABEL_WIDTH = 130
 META_MIN_HEIGHT, META_MAX_HEIGHT = 90, 520
 RESUME_MAX_LINES = 14
 META_EXPAND_AT_MOST = 8   # meta entries with more children start collapsed
+
 
 
 
@@ -60,7 +62,7 @@ class Section(QFrame):
 
     def __init__(self, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.title = QLabel(f"<b>{html.escape(title)}</b>", self)
+        self.title = QLabel(f"<b>{visible_html(title)}</b>", self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.form = QFormLayout()
         self.form.setContentsMargins(12, 0, 0, 0)
@@ -142,6 +144,7 @@ class MetadataPanel(QWidget):
         self.labels = Section("Labels", self)
         self.error = Section("Last error", self)
         self.error_text = QLabel(self)
+        self.error_text.setTextFormat(Qt.TextFormat.PlainText)   # the agent's error text, never markup
         self.error_text.setWordWrap(True)
         self.error_text.setFont(mono)
         self.error_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -215,7 +218,7 @@ class MetadataPanel(QWidget):
             return
         self._run = run
         self.run.set_rows(self._run_rows(run))
-        self.error_text.setText(run.last_error or "")
+        self.error_text.setText(visible(run.last_error or "", lines=True))
         self.error.setVisible(bool(run.last_error))
 
     def show_status(self, run_id: str | None, status: EffectiveStatus | None) -> None:
@@ -241,7 +244,7 @@ class MetadataPanel(QWidget):
         pal.setColor(pal.ColorRole.Window, tint(self.palette(), "#cf222e" if crashed else "#bf8700", 0.18))
         self.diagnosis.setPalette(pal)
         title = "Crash diagnosis" if crashed else "Stuck diagnosis"
-        self.diagnosis.setText(f"<b>{title}</b><br>{html.escape(text).replace(chr(10), '<br>')}")
+        self.diagnosis.setText(f"<b>{title}</b><br>{html.escape(visible(text, lines=True)).replace(chr(10), '<br>')}")
         self.diagnosis.show()
 
     # -- filling -------------------------------------------------------------------
@@ -258,9 +261,9 @@ class MetadataPanel(QWidget):
             self.resume_text.setFixedHeight(lines * self.resume_text.fontMetrics().lineSpacing() + 28)
             self.resume.setVisible(bool(spec))
             self.lineage.set_rows(self._lineage_rows(run, snapshot.meta) if run else [])
-            self.labels.set_rows([(html.escape(str(k)), html.escape(preview(v)))
+            self.labels.set_rows([(visible_html(str(k)), visible_html(preview(v)))
                                   for k, v in sorted((run.labels if run else {}).items())])
-            self.error_text.setText(run.last_error if run and run.last_error else "")
+            self.error_text.setText(visible(run.last_error, lines=True) if run and run.last_error else "")
             self.error_text.setStyleSheet(f"color: {accent(self.palette(), '#cf222e').name()}")
             self.error.setVisible(bool(run and run.last_error))
             self.meta_model.set_value(dict(snapshot.meta or {}))
@@ -291,21 +294,21 @@ class MetadataPanel(QWidget):
         tree.setFixedHeight(max(META_MIN_HEIGHT, min(height, META_MAX_HEIGHT)))
 
     def _muted(self, text: str) -> str:
-        return f"<span style='color:{muted_text(self.palette()).name()}'>{html.escape(text)}</span>"
+        return f"<span style='color:{muted_text(self.palette()).name()}'>{visible_html(text)}</span>"
 
     def _checkpoint_rows(self, info: CheckpointInfo, run: RunInfo | None) -> list[Row]:
         name = run.name if run and run.name else info.run_id
-        run_text = html.escape(name) + (" " + self._muted(info.run_id) if name != info.run_id else "")
+        run_text = visible_html(name) + (" " + self._muted(info.run_id) if name != info.run_id else "")
         rows = [("Run", run_text),
                 ("Checkpoint", f"<b>#{info.seq}</b> " + self._muted(f"id {info.id}")),
                 ("Kind", kind_chip(self.checkpoint.title, info.kind)),
-                ("Name", html.escape(info.name)),
+                ("Name", visible_html(info.name)),
                 ("Created", fmt_time(info.created)),
                 ("Gap", self._gap_text(info))]
         if info.lane:
-            rows.insert(2, ("Lane", html.escape(info.lane)))
+            rows.insert(2, ("Lane", visible_html(info.lane)))
         if info.change:
-            rows.append(("Change", html.escape(info.change)))
+            rows.append(("Change", visible_html(info.change)))
         if info.branch_count:
             rows.append(("Branches", f"{info.branch_count} fork(s) start here"))
         return rows
@@ -332,39 +335,39 @@ class MetadataPanel(QWidget):
                                        f"epoch {run.epoch}") if p)
         heartbeat = (f"{fmt_time(run.heartbeat)} " + self._muted(f"({fmt_age(time.time() - run.heartbeat)} ago)")
                      if run.heartbeat else self._muted("never"))
-        rows = [("Status", self._status_text(run)), ("Agent", html.escape(run.agent or "—")),
-                ("Owner", html.escape(owner)), ("Heartbeat", heartbeat),
+        rows = [("Status", self._status_text(run)), ("Agent", visible_html(run.agent or "—")),
+                ("Owner", visible_html(owner)), ("Heartbeat", heartbeat),
                 ("Started", fmt_time(run.created)), ("Updated", fmt_time(run.updated)),
                 ("Checkpoints", str(run.checkpoint_count))]
         if not run.resumable:
-            rows.append(("Resumable", "no — " + html.escape(run.not_resumable_reason or "")))
+            rows.append(("Resumable", "no — " + visible_html(run.not_resumable_reason or "")))
         return rows
 
     def _status_text(self, run: RunInfo) -> str:
         effective = self._effective[1] if self._effective and self._effective[0] == run.id else None
         if effective is None or effective.status == run.status:
-            return html.escape(run.status)
+            return visible_html(run.status)
         hue = {"crashed": "#cf222e", "stuck": "#bf8700"}.get(effective.status)
-        shown = html.escape(effective.status)
+        shown = visible_html(effective.status)
         if hue:
             shown = f"<b style='color:{accent(self.palette(), hue).name()}'>{shown}</b>"
-        reason = f" \u2014 {html.escape(effective.reason)}" if effective.reason else ""
+        reason = f" \u2014 {visible_html(effective.reason)}" if effective.reason else ""
         return f"{shown}{reason} " + self._muted(f"(stored status: {run.status})")
 
     def _lineage_rows(self, run: RunInfo, meta: dict[str, Any]) -> list[Row]:
         if not run.parent_run:
             return [("Parent", self._muted("none (an original run)"))]
         parent_name = self._found.get("parent_run_name")
-        run_text = html.escape(parent_name) + " " + self._muted(run.parent_run) if parent_name \
-            else html.escape(run.parent_run)
+        run_text = visible_html(parent_name) + " " + self._muted(run.parent_run) if parent_name \
+            else visible_html(run.parent_run)
         seq = self._found.get("parent_seq")
         if seq is None and meta.get("source_checkpoint") == run.parent_checkpoint:
             seq = meta.get("source_seq")
         point = f"<b>#{seq}</b> " + self._muted(f"id {run.parent_checkpoint}") if seq is not None \
-            else html.escape(str(run.parent_checkpoint))
+            else visible_html(str(run.parent_checkpoint))
         rows = [("Parent run", run_text), ("Parent checkpoint", point)]
         if run.fork_reason:
-            rows.append(("Fork reason", html.escape(run.fork_reason)))
+            rows.append(("Fork reason", visible_html(run.fork_reason)))
         return rows
 
     # -- background look-ups ----------------------------------------------------------

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import html
-
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QVBoxLayout, QWidget
 
+from inspector.ui.formatting import visible, visible_html
 from inspector.ui.widgets.palette import REVIEW_HUES, STATUS_HUES, accent, muted_text, theme_changed, tint
 
 CHECK_GLYPHS = {True: ("✓", "#1a7f37"), False: ("✗", "#cf222e"), None: ("?", "#8c959f")}
@@ -22,7 +21,7 @@ def review_pill(palette: QPalette, status: str) -> str:
         return ""
     hue = REVIEW_HUES.get(status, REVIEW_HUES["none"])
     return (f"<span style='background-color:{tint(palette, hue, 0.25).name()};"
-            f"color:{accent(palette, hue).name()};'>&nbsp;{html.escape(word)}&nbsp;</span>")
+            f"color:{accent(palette, hue).name()};'>&nbsp;{visible_html(word)}&nbsp;</span>")
 
 
 def check_line(palette: QPalette, check: dict) -> str:
@@ -30,9 +29,9 @@ def check_line(palette: QPalette, check: dict) -> str:
     glyph, hue = CHECK_GLYPHS.get(check.get("passed"), CHECK_GLYPHS[None])
     detail = check.get("detail")
     muted = muted_text(palette).name()
-    tail = f" <span style='color:{muted}'>— {html.escape(detail)}</span>" if detail else ""
+    tail = f" <span style='color:{muted}'>— {visible_html(detail)}</span>" if detail else ""
     return (f"<span style='color:{accent(palette, hue).name()}'><b>{glyph}</b></span>&nbsp;"
-            f"{html.escape(check.get('name', ''))}{tail}")
+            f"{visible_html(check.get('name', ''))}{tail}")
 
 
 OUTPUT_CHARS = 80
@@ -41,21 +40,21 @@ OUTPUT_CHARS = 80
 def card_tooltip(task: dict) -> str:
     """Tooltip of a card: id, review with reviewer and note, checks with details."""
     review = task.get("review") or {}
-    lines = [f"<b>{html.escape(task.get('title', ''))}</b> <i>({html.escape(task.get('id', ''))})</i>",
+    lines = [f"<b>{visible_html(task.get('title', ''))}</b> <i>({visible_html(task.get('id', ''))})</i>",
              f"status: {task.get('status')} · progress {round(100 * task.get('progress', 0))}%"]
     if review.get("status", "none") != "none":
-        who = f" by {html.escape(review['reviewer'])}" if review.get("reviewer") else ""
+        who = f" by {visible_html(review['reviewer'])}" if review.get("reviewer") else ""
         lines.append(f"review: {REVIEW_WORDS.get(review['status'], review['status'])}{who}")
         if review.get("note"):
-            lines.append(f"note: “{html.escape(review['note'])}”")
+            lines.append(f"note: “{visible_html(review['note'])}”")
     for check in task.get("checks") or []:
         glyph = CHECK_GLYPHS.get(check.get("passed"), CHECK_GLYPHS[None])[0]
-        detail = f" — {html.escape(check['detail'])}" if check.get("detail") else ""
-        lines.append(f"{glyph} {html.escape(check.get('name', ''))}{detail}")
+        detail = f" — {visible_html(check['detail'])}" if check.get("detail") else ""
+        lines.append(f"{glyph} {visible_html(check.get('name', ''))}{detail}")
     if task.get("agent"):
-        lines.append(f"agent: {html.escape(task['agent'])}")
+        lines.append(f"agent: {visible_html(task['agent'])}")
     if task.get("output"):
-        lines.append(f"output: {html.escape(task['output'][:1500])}")
+        lines.append(f"output: {visible_html(task['output'][:1500])}")
     return "<br>".join(lines)
 
 
@@ -69,6 +68,7 @@ class TaskCard(QFrame):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)  # width = column; height = text
         self._task: dict | None = None
         self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)   # a title is the agent's text, never markup
         self.title.setWordWrap(True)
         font = self.title.font()
         font.setBold(True)
@@ -137,7 +137,7 @@ class TaskCard(QFrame):
             return
         self._task = task
         pal = self.palette()
-        self.title.setText(task.get("title") or task.get("id", ""))
+        self.title.setText(visible(str(task.get("title") or task.get("id", ""))))
         value = round(100 * float(task.get("progress") or 0.0))
         self.progress.setValue(value)
         bar = self.progress.palette()
@@ -151,7 +151,7 @@ class TaskCard(QFrame):
         output = task.get("output") or ""
         agent = task.get("agent") or ""
         text = " ".join((((f"{agent}: " if agent else "") + output) if output else "").split())
-        self.output.setText(text if len(text) <= OUTPUT_CHARS else text[:OUTPUT_CHARS - 1] + "…")
+        self.output.setText(visible(text if len(text) <= OUTPUT_CHARS else text[:OUTPUT_CHARS - 1] + "…"))
         self.output.setVisible(bool(text))
         self.setToolTip(card_tooltip(task))
 
@@ -160,7 +160,7 @@ class TaskCard(QFrame):
         pill = review_pill(pal, status)
         reviewer = review.get("reviewer")
         muted = muted_text(pal).name()
-        name = html.escape(reviewer or "").replace("-", "&#8209;").replace(" ", "&nbsp;")
+        name = visible_html(reviewer or "").replace("-", "&#8209;").replace(" ", "&nbsp;")
         who = f" <span style='color:{muted}'>{name}</span>" if reviewer and pill else ""
         self.review.setText(pill + who)
         self.review.setVisible(bool(pill))

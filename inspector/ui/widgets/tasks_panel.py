@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QProgre
 from inspector.errors import TaskStateError
 from inspector.model import RunInfo, Snapshot
 from inspector.taskstate import TASK_STATUSES, score, validate
+from inspector.ui.formatting import visible
 from inspector.ui.widgets.palette import STATUS_HUES, accent, muted_text, readable_on, theme_changed, tint
 from inspector.ui.widgets.task_card import TaskCard
 
@@ -118,6 +119,7 @@ class ScoreBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.goal = QLabel(self)
+        self.goal.setTextFormat(Qt.TextFormat.PlainText)   # the agent's text, never markup
         self.goal.setWordWrap(True)
         font = self.goal.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
@@ -150,7 +152,7 @@ class ScoreBar(QWidget):
 
     def set_score(self, goal: str, passed: int, checks: int, done: int, tasks: int) -> None:
         """Show the goal and counts."""
-        self.goal.setText(goal or "(no goal)")
+        self.goal.setText(visible(goal, lines=True) if goal else "(no goal)")
         self._fill(self.checks_bar, passed, checks, f"{passed} / {checks} checks passed", "#1a7f37")
         self._fill(self.tasks_bar, done, tasks, f"{done} / {tasks} tasks done", "#0969da")
         self.checks_label.setText("<b>Checks</b>")

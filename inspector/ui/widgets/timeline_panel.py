@@ -22,6 +22,7 @@ from inspector.humanize import plural
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo
 from inspector.store.branches import Branch, lane_name
 from inspector.ui import icons, style
+from inspector.ui.formatting import visible
 from inspector.ui.models.timeline_model import (
     COL_CHANGE,
     COL_CHECKS,
@@ -142,6 +143,7 @@ class TimelinePanel(QWidget):
         row.setContentsMargins(10, 6, 10, 6)
         title = style.bold(QLabel("Timeline", frame))
         self.run_label = style.mute(QLabel("", frame))
+        self.run_label.setTextFormat(Qt.TextFormat.PlainText)   # a run's name is the agent's text, never markup
         self.run_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.count_label = style.mute(QLabel("", frame))
         self.branch_box = QComboBox(frame)
@@ -394,8 +396,8 @@ class TimelinePanel(QWidget):
         self._show_count()
 
     def _show_run_header(self, run: RunInfo | None) -> None:
-        self.run_label.setText(run.name if run else "")
-        self.run_label.setToolTip(f"{run.name}\n{run.id}" if run else "")
+        self.run_label.setText(visible(run.name) if run else "")
+        self.run_label.setToolTip(f"{visible(run.name)}\n{run.id}" if run else "")
         self.empty_hint.setVisible(run is None)
         self.empty_hint.resize(self.view.viewport().size())
         self._show_count()

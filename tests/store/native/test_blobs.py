@@ -104,3 +104,28 @@ def test_on_one_cpu_the_caller_decompresses(monkeypatch) -> None:
     raws, stored = _blobs(300)
     later = blobs.decompress_later(stored)
     assert later.future is None and later() == raws
+
+
+def test_small_structural_pieces_use_the_fast_mode_and_text_keeps_level_three() -> None:
+    """A small piece that is not one string (a root map, a table of digests) is compressed in
+    zstd's fast mode; a string piece and a bigger piece get level 3 (entropy-coded literals,
+    which only a string's text needs); every one reads back as it was written."""
+    import msgpack
+    level3 = zstandard.ZstdCompressor(level=blobs.LEVEL)
+    fast = zstandard.ZstdCompressor(level=blobs.FAST_LEVEL)
+    words = "the quick brown fox jumps over the lazy dog and then some more "
+    root = msgpack.packb({"messages": [os.urandom(16) for _ in range(20)], "step": 3,
+                          "notes": words * 5})
+    text = msgpack.packb((words * 12)[:700])
+    big = msgpack.packb([{"id": n, "text": words[n % 40:]} for n in range(60)])
+    assert len(root) < blobs.FAST_MAX <= len(big)
+    assert blobs.compress(root) == (blobs.CODEC_ZSTD, fast.compress(root))
+    assert fast.compress(root) != level3.compress(root)
+    assert blobs.compress(text) == (blobs.CODEC_ZSTD, level3.compress(text))
+    assert len(level3.compress(text)) < len(fast.compress(text))
+    assert blobs.compress(big) == (blobs.CODEC_ZSTD, level3.compress(big))
+    for raw in (root, text, big):
+        codec, data = blobs.compress(raw)
+        assert blobs.decompress(codec, data, len(raw)) == raw
+    incompressible = msgpack.packb([os.urandom(16) for _ in range(20)])
+    assert blobs.compress(incompressible) == (blobs.CODEC_RAW, incompressible)

@@ -198,7 +198,7 @@ class TaskMemo:
             return last
         done, checks, passed = (map(sum, zip(*self._counts, strict=True)) if self._counts else (0, 0, 0))
         self.normal = {"goal": goal, "tasks": normal}
-        self.score = Score(tasks_done=done, tasks_total=len(normal), checks_passed=passed, checks_total=checks)
+        self.score = Score(done, len(normal), passed, checks)      # positional: the record's fast path
         return self.normal
 
 

@@ -27,9 +27,11 @@ from inspector.bench._util import dump, print_table
 TARGET_RATIO = 2.0            # read commands within 2x of raw SQL
 TARGET_DIFF_OVERHEAD_MS = 100  # a fresh `diff` within 100 ms of the same diff in process
 
-# raw sqlite3 doing the least equivalent work: the same rows fetched and written out
+# raw sqlite3 doing the least equivalent work: the same rows fetched and written out, the
+# file opened as ours opens a clean store (immutable: plain mode=ro would leave a -wal and a
+# -shm beside it, and ours would then read it as a store a writer is at work on)
 _RAW_PRELUDE = ("import sqlite3, sys, json\n"
-                "c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)\n"
+                "c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro&immutable=1', uri=True)\n"
                 "w = sys.stdout.write\n")
 RAW = {
     "runs": "for r in c.execute('SELECT * FROM ci_runs ORDER BY updated DESC, id'): w('  '.join(map(str, r)) + '\\n')",
@@ -84,16 +86,25 @@ def _stats(samples: list[float]) -> dict[str, float]:
     return {"median": statistics.median(samples), "min": min(samples)}
 
 
-def _times(argvs: list[list[str]], repeat: int) -> list[dict[str, dict[str, float]]]:
+def _check_clean(store: Path) -> None:
+    """Every command must find the store as the first one did: without ``-wal`` or ``-shm``."""
+    left = [p.name for p in (store.with_name(store.name + "-wal"), store.with_name(store.name + "-shm")) if p.exists()]
+    if left:
+        raise SystemExit(f"bench cli: a command left {' and '.join(left)} beside the store")
+
+
+def _times(argvs: list[list[str]], repeat: int, store: Path) -> list[dict[str, dict[str, float]]]:
     """For each of ``argvs``, the median and minimum wall and CPU time in a fresh process,
     after one untimed run of each. The commands take turns (ours, raw, ours, raw …), so that
     a burst of other work on the machine falls on both rather than on one side's runs."""
     for argv in argvs:
         subprocess.run(argv, capture_output=True, check=False, env=_ENV)
+        _check_clean(store)
     samples: list[tuple[list[float], list[float]]] = [([], []) for _ in argvs]
     for _ in range(repeat):
         for argv, (walls, cpus) in zip(argvs, samples, strict=True):
             wall, cpu = _one_run(argv)
+            _check_clean(store)
             walls.append(wall)
             cpus.append(cpu)
     return [{"wall": _stats(walls), "cpu": _stats(cpus)} for walls, cpus in samples]
@@ -134,12 +145,12 @@ def measure(store: Path, repeat: int, diff_to: int = 60_000) -> dict[str, Any]:
     rows = {}
     for name, argv in commands.items():
         raw_argv = [sys.executable, "-c", _RAW_PRELUDE + RAW[name], str(store), LONG_RUN_ID]
-        ours_t, raw_t = map(_ms, _times([argv, raw_argv], repeat))
+        ours_t, raw_t = map(_ms, _times([argv, raw_argv], repeat, store))
         rows[name] = {"ours_ms": ours_t, "raw_ms": raw_t,
                       "ratio": {kind: {stat: ours_t[kind][stat] / raw_t[kind][stat] for stat in ("median", "min")}
                                 for kind in ("wall", "cpu")}}
     a, b = f"{LONG_RUN_ID}:5", f"{LONG_RUN_ID}:{diff_to}"
-    fresh, python = map(_ms, _times([[*ours, "diff", str(store), a, b], [sys.executable, "-c", "pass"]], repeat))
+    fresh, python = map(_ms, _times([[*ours, "diff", str(store), a, b], [sys.executable, "-c", "pass"]], repeat, store))
     inproc = _in_process_diff_ms(store, a, b, repeat)
     overhead = {kind: {stat: fresh[kind][stat] - inproc[kind][stat] for stat in ("median", "min")}
                 for kind in ("wall", "cpu")}

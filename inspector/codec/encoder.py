@@ -40,10 +40,10 @@ from inspector.errors import StateTooDeepError
 
 INLINE_MAX = 512          # bytes: larger children become pieces of their own
 CHUNK_MIN_ITEMS = 16      # lists at least this long are chunked
-CHUNK_MASK = 0x1F         # content-defined boundary (mark byte): about 32 items per chunk on average
+CHUNK_MASK = 0x1F00       # content-defined boundary (low 5 bits of the mark's first byte): about 32 items a chunk
 CHUNK_MAX_ITEMS = 128
 CHUNK_MAX_BYTES = 64 * 1024
-COARSE_MASK = 0xFF        # dense rewrites: a zero mark byte, about 256 items per chunk
+COARSE_MASK = 0xFF03      # dense rewrites: a zero first byte and 2 more bits zero, about 1,024 items a chunk
 COARSE_MAX_ITEMS = 4096
 COARSE_MAX_BYTES = 1024 * 1024
 COARSE_MIN_RUN = 256      # a rewritten run this long, with ...
@@ -560,31 +560,32 @@ class _Items(NamedTuple):
 
 
 def _marks(forms: list, encoded: list[bytes], memo: dict[bytes, int]) -> list[int]:
-    """The byte deciding list chunk boundaries, per item: the first byte of the digest of the
-    piece a Ref names, else of the digest of the item's encoding (as format 2 cut them, so an
-    old and a new writer cut the same list alike). ``memo`` keeps the marks of the encodings
+    """The 16 bits deciding list chunk boundaries, per item: the first two bytes of the digest
+    of the piece a Ref names, else of the digest of the item's encoding, the first byte high
+    (the fine rule looks at that byte only, as format 2 cut lists, so an old and a new writer
+    cut the same list alike; the coarse rule of dense rewrites at 2 bits more). ``memo`` keeps the marks of the encodings
     of the last run: a list's open tail chunk is cut again at every save, and its items'
     encodings (the same bytes objects) are not hashed again."""
     marks: list
     if len(encoded) > _MEMO_RUN:       # a long (dense) run: hashed, none of it kept
-        marks = [digest[0] for digest in map(_digest128, encoded)]
+        marks = [h >> 112 for h in map(_hash128, encoded)]
     else:
         marks = [memo.get(e) for e in encoded]
         if None in marks:
             for n, mark in enumerate(marks):
                 if mark is None:
-                    marks[n] = _digest128(encoded[n])[0]
+                    marks[n] = _hash128(encoded[n]) >> 112
         if len(memo) > 50_000:
             memo.clear()
         memo.update(zip(encoded, marks))
     if Ref in map(type, forms):
         for n, form in enumerate(forms):
             if type(form) is Ref:
-                marks[n] = form.digest[0]
+                marks[n] = form.digest[0] << 8 | form.digest[1]
     return marks
 
 
-_digest128 = xxhash.xxh3_128_digest
+_hash128 = xxhash.xxh3_128_intdigest     # the digest as an int: its top 16 bits are its first two bytes
 _MEMO_RUN = 2 * CHUNK_MAX_ITEMS     # runs up to this long (a re-opened tail and its appends) memoise marks
 
 

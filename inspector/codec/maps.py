@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 MAP_MIN_KEYS = 64         # dicts with at least this many keys are chunked (format 3)
 MAP_MASK = 0x1F           # about 32 keys per chunk
 MAP_MAX_ITEMS = 128
-MAP_COARSE_MASK = 0xFF    # dense rewrites: about 256 keys per chunk (every coarse boundary is a fine one)
+MAP_COARSE_MASK = 0x3FF   # dense rewrites: about 1,024 keys per chunk (every coarse boundary is a fine one)
 MAP_COARSE_MAX_ITEMS = 4096
 MAP_COARSE_MIN_KEYS = 256  # a map this big with ...
 MAP_DENSE_CHUNKS = 2       # ... at least 1 in this many chunks changed is rewritten in coarse chunks

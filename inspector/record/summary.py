@@ -54,27 +54,61 @@ def task_changes(old: dict | None, new: dict | None,
                  scores: tuple[taskstate.Score, taskstate.Score] | None = None) -> list[str]:
     """Task status and review transitions, and the check score when it moved (``scores``:
     those of ``old`` and ``new``, when the caller has them already)."""
-    before, after = taskstate.task_by_id(old), taskstate.task_by_id(new)
+    pairs = _same_ids(old, new)
     parts: list[str] = []
+    if pairs is not None:            # the same tasks in the same order: only the changed ones are looked at
+        for prev, task in pairs:
+            _task_moves(parts, task["id"], prev, task)
+        before: dict[str, dict] = {}
+        after: dict[str, dict] = {}
+    else:
+        before, after = taskstate.task_by_id(old), taskstate.task_by_id(new)
     for tid, task in after.items():
-        prev = before.get(tid)
+        known = before.get(tid)
         title = tid  # ids are short and stable; titles are shown on the board
-        if prev is None:
+        if known is None:
             parts.append(f"+task {title}")
             continue
-        if prev is task:          # the same normalised task (``TaskMemo``: unchanged since the last save)
+        if known is task:          # the same normalised task (``TaskMemo``: unchanged since the last save)
             continue
-        if prev.get("status") != task.get("status"):
-            parts.append(f"{title} → {task.get('status')}")
-        old_review = (prev.get("review") or {}).get("status", "none")
-        new_review = (task.get("review") or {}).get("status", "none")
-        if old_review != new_review:
-            parts.append(f"review {new_review.replace('_', ' ')} on {title}")
+        _task_moves(parts, title, known, task)
     parts.extend(f"-task {t}" for t in before if t not in after)
     s0, s1 = scores or (taskstate.score(old), taskstate.score(new))
     if (s0.checks_passed, s0.checks_total) != (s1.checks_passed, s1.checks_total):
         parts.append(f"checks {s0} → {s1}")
     return parts
+
+
+def _task_moves(parts: list[str], title: str, prev: dict, task: dict) -> None:
+    """A task's status and review transitions."""
+    if prev.get("status") != task.get("status"):
+        parts.append(f"{title} → {task.get('status')}")
+    old_review = (prev.get("review") or {}).get("status", "none")
+    new_review = (task.get("review") or {}).get("status", "none")
+    if old_review != new_review:
+        parts.append(f"review {new_review.replace('_', ' ')} on {title}")
+
+
+def _same_ids(old: dict | None, new: dict | None) -> list[tuple[dict, dict]] | None:
+    """The changed (old, new) task pairs when both task states are normalised ones (``validate``)
+    with the same string ids in the same order, each task either the very form of the last
+    state (unchanged, ``TaskMemo``) or one with the same id; else None (compared by id)."""
+    if type(old) is not dict or type(new) is not dict:
+        return None
+    a, b = old.get("tasks"), new.get("tasks")
+    if type(a) is not list or type(b) is not list or len(a) != len(b):
+        return None
+    pairs = [(p, t) for p, t in zip(a, b) if p is not t]
+    for p, t in pairs:
+        if type(p) is not dict or type(t) is not dict or type(t.get("id")) is not str or p.get("id") != t.get("id"):
+            return None
+    try:
+        ids = [t["id"] for t in b]
+    except (TypeError, KeyError, IndexError):
+        return None
+    if set(map(type, ids)) != {str} or len(set(ids)) != len(ids):   # not normalised: compared by id
+        return None
+    return pairs
 
 
 def summarize(old_form: Any, new_form: Any, old_len: dict, new_len: dict,

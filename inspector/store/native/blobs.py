@@ -19,7 +19,7 @@ if TYPE_CHECKING:   # the worker thread's pool is imported when it starts (not b
 CODEC_RAW = 0
 CODEC_ZSTD = 1
 MIN_COMPRESS = 96
-FAST_MAX = 1024       # smaller pieces that are not one string or binary value: zstd's fast mode
+FAST_MAX = 4096       # smaller pieces that are not one string or binary value: zstd's fast mode
 FAST_LEVEL = -1       # LZ matches only, no entropy-coded literals: ~1/4 of level 3's time on a small piece
 LEVEL = 3
 # msgpack heads of a piece that is one string or binary value (fixstr, str 8/16/32, bin 8/16/32):
@@ -46,10 +46,11 @@ def _codecs() -> tuple[zstandard.ZstdCompressor, zstandard.ZstdDecompressor, zst
 def compress(raw: bytes) -> tuple[int, bytes]:
     """(codec, data) for a raw piece; small or incompressible pieces stay raw.
 
-    A piece under ``FAST_MAX`` bytes that is not one string or binary value (a small map,
-    list chunk or table: keys, digests and short values) is compressed in zstd's fast mode:
-    the per-frame cost of level 3's entropy coding (5-12 µs on such a piece) buys a few
-    bytes there. The frames are ordinary zstd frames (codec 1) whatever the level."""
+    A piece under ``FAST_MAX`` bytes that is not one string or binary value (a root, a
+    table, a fine list or map chunk: keys, digests and short values) is compressed in zstd's
+    fast mode: level 3's entropy coding costs 5-12 µs a frame on such a piece and buys a few
+    per cent of its bytes. Dense rewrites (coarse chunks, tens of KB and more) and strings
+    keep level 3. The frames are ordinary zstd frames (codec 1) whatever the level."""
     n = len(raw)
     if n < MIN_COMPRESS:
         return CODEC_RAW, raw

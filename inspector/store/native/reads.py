@@ -24,7 +24,7 @@ from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError,
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo, replace
 from inspector.store import dberrors, sqlite_ro
 from inspector.store.base import RunRows, Store, parse_ref
-from inspector.store.native import FORMAT_VERSION, listing
+from inspector.store.native import FORMAT_VERSION
 from inspector.store.native.rows import (checkpoint_from_row, checkpoints_from_tuples, json_field, row_type,
                                          run_from_row)
 from inspector.store.target import Target
@@ -530,12 +530,16 @@ class SqliteNativeReader(NativeReads):
         self._engine: sa.Engine | None = None
 
     def run_rows(self, *, text: str = "") -> RunRows:
+        from inspector.store.native import listing    # the listings' own module: show and diff never need it
+
         where, params = self._run_filter("", text, None)
         with self._connection() as cur:
             found = listing.run_rows(cur, where, params)
         return found if found is not None else super().run_rows(text=text)
 
     def checkpoint_rows(self, run_id: str) -> list[tuple]:
+        from inspector.store.native import listing
+
         with self._connection() as cur:
             found = listing.checkpoint_rows(cur, run_id)
         return found if found is not None else super().checkpoint_rows(run_id)

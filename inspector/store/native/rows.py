@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
-from collections import namedtuple
+from collections import _tuplegetter  # type: ignore[attr-defined]  # namedtuple's own field accessor (C)
+from keyword import iskeyword
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -14,12 +15,68 @@ from inspector.model import CheckpointInfo, RunInfo, replace
 from inspector.store.sqlite_ro import DamagedText
 
 
+class _Row(tuple):
+    """What ``collections.namedtuple`` gives its classes, for ``row_type``'s: the methods are
+    shared here instead of made per class (namedtuple compiles a ``__new__`` for each one, a
+    tenth of a millisecond or more: a ``show`` met six shapes of row)."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _field_defaults: dict[str, Any] = {}
+
+    def __new__(cls, *values: Any) -> Any:
+        if len(values) != len(cls._fields):
+            raise TypeError(f"Row takes {len(cls._fields)} values ({len(values)} given)")
+        return tuple.__new__(cls, values)
+
+    @classmethod
+    def _make(cls, iterable: Any) -> Any:
+        result = tuple.__new__(cls, iterable)
+        if len(result) != len(cls._fields):
+            raise TypeError(f"Expected {len(cls._fields)} arguments, got {len(result)}")
+        return result
+
+    def _asdict(self) -> dict[str, Any]:
+        return dict(zip(self._fields, self, strict=True))
+
+    def _replace(self, **changes: Any) -> Any:
+        result = self._make(map(changes.pop, self._fields, self))
+        if changes:
+            raise ValueError(f"Got unexpected field names: {list(changes)!r}")
+        return result
+
+    def __repr__(self) -> str:
+        return "Row(" + ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self, strict=True)) + ")"
+
+    def __getnewargs__(self) -> tuple:
+        return tuple(self)
+
+
+def _field_names(names: tuple[str, ...]) -> tuple[str, ...]:
+    """``names`` as ``namedtuple(..., rename=True)`` renames them (``_3`` for a name that is
+    not an identifier, a keyword, starts with ``_`` or repeats an earlier one)."""
+    seen: set[str] = set()
+    fields = []
+    for index, name in enumerate(names):
+        if not name.isidentifier() or iskeyword(name) or name.startswith("_") or name in seen:
+            fields.append(f"_{index}")
+        else:
+            fields.append(name)
+        seen.add(name)
+    return tuple(fields)
+
+
 @functools.lru_cache(maxsize=64)
 def row_type(names: tuple[str, ...]) -> type[Any]:
-    """A named-tuple type for rows with these columns: attribute access on it is C-level,
-    where SQLAlchemy's Row resolves every attribute in Python (listing 10,000 runs spent
-    0.35 s there)."""
-    return namedtuple("Row", names, rename=True)
+    """A named-tuple type for rows with these columns (``namedtuple("Row", names,
+    rename=True)`` in behaviour; see ``_Row``): attribute access on it is C-level, where
+    SQLAlchemy's Row resolves every attribute in Python (listing 10,000 runs spent 0.35 s there)."""
+    fields = _field_names(names)
+    namespace: dict[str, Any] = {"__slots__": (), "_fields": fields, "__match_args__": fields,
+                                 "__module__": __name__}
+    for index, name in enumerate(fields):
+        namespace[name] = _tuplegetter(index, f"Alias for field number {index}")
+    return type("Row", (_Row,), namespace)
 
 
 def json_field(text: str | None, default: Any) -> Any:

@@ -117,7 +117,7 @@ def test_small_structural_pieces_use_the_fast_mode_and_text_keeps_level_three() 
     root = msgpack.packb({"messages": [os.urandom(16) for _ in range(20)], "step": 3,
                           "notes": words * 5})
     text = msgpack.packb((words * 12)[:700])
-    big = msgpack.packb([{"id": n, "text": words[n % 40:]} for n in range(60)])
+    big = msgpack.packb([{"id": n, "text": words[n % 40:]} for n in range(150)])
     assert len(root) < blobs.FAST_MAX <= len(big)
     assert blobs.compress(root) == (blobs.CODEC_ZSTD, fast.compress(root))
     assert fast.compress(root) != level3.compress(root)

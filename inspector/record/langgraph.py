@@ -349,6 +349,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             # the state this saver last put in the lane (same digest: same content): no read,
             # and its objects come back as fresh copies
             forms = lane.state[1]
+            lane.handed = None      # (it holds what the last get_tuple returned: let it go first)
             values = lane.lowering.revive(forms, self.serde)
         else:
             values = raise_value(self._store.load_values([row.state_hash])[row.state_hash], self.serde)

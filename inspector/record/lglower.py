@@ -30,6 +30,8 @@ from __future__ import annotations
 import functools
 import operator
 import pickle
+import sys
+import weakref
 from itertools import chain, compress, repeat
 from operator import is_
 from collections.abc import Iterator
@@ -76,6 +78,9 @@ class _Group(NamedTuple):
     snap: tuple | None = None  # their states decoded from ``fp`` (private: copies are made from it)
     keys: tuple = ()          # per object, the keys of its state holding a container
     mutable: bytes = b""      # strict msgpack of [per object, those containers; their extras]
+    at: tuple = ()            # for each of those containers, its object's place in the group ...
+    at_keys: tuple = ()       # ... and its key
+    reusable: bool = False    # no container holds an item, and no value is bytes (or a bytearray)
 
 
 _NOTHING = object()
@@ -320,6 +325,12 @@ class Lowering:
             if group.snap is None:
                 group = _snapshot(group)
             assert group.snap is not None
+            if _held_alone(group) and _group_same(list(group.objs), group) and _unshared(group):
+                # nothing but this group can reach these objects, and they are as stored: a
+                # fresh copy could not be told from them, so they are handed out themselves
+                self._groups[id(group.objs[0])] = group
+                out.extend(group.objs)
+                continue
             states = list(map(dict.copy, group.snap))
             inner, extras = ormsgpack.unpackb(group.mutable)
             list(map(dict.update, states, map(zip, group.keys, inner)))
@@ -485,12 +496,65 @@ def _group_same(value: list, group: _Group) -> bool:
         return False
 
 
+def _held_alone(group: _Group) -> bool:
+    """Whether nothing but ``group`` holds its objects (no other reference, no weak one), and
+    their states held no item in a container nor bytes when it was made (``_unshared``)."""
+    return (group.reusable and all(map(operator.eq, map(_refs, group.objs), repeat(_HELD_ALONE)))
+            and not any(map(weakref.getweakrefcount, group.objs)))
+
+
+def _unshared(group: _Group) -> bool:
+    """For objects ``_held_alone`` whose states are as ``group.fp`` (``_group_same``): whether
+    no other reference exists to their ``__dict__``, fields set or extras, or to a container
+    of their states, which are empty (so nothing lies further in). A fresh copy of such an
+    object cannot be told from the object itself: no one else can ever see or change it."""
+    objs = group.objs
+    dicts = list(map(_ATTR_DICT, objs))
+    extras = list(map(_ATTR_EXTRA, objs))
+    fsets = list(map(_ATTR_FSET, objs))
+    if not (all(map(operator.eq, map(_refs, dicts), repeat(_HELD_IN_LIST)))
+            and all(map(operator.eq, map(_refs, fsets), repeat(_HELD_IN_LIST)))):
+        return False
+    if (any(map(operator.is_not, extras, repeat(None)))
+            and not all(map(operator.eq, map(_refs, extras), repeat(_HELD_IN_LIST)))):
+        return False
+    # the states are as ``group.fp``: their containers sit
+    # where the snapshot's do and are empty, and no value is bytes, so none is a bytearray or
+    # a memoryview (mutable, and fingerprinted as bytes); the rest is immutable
+    inner = list(map(dict.__getitem__, map(dicts.__getitem__, group.at), group.at_keys))
+    return all(map(operator.eq, map(_refs, inner), repeat(_HELD_IN_LIST)))
+
+
+_refs = sys.getrefcount
+
+
+def _held_counts() -> tuple[int, int]:
+    """What ``_unshared`` sees for an object only a tuple holds, and for a container only
+    its object (and the list ``_unshared`` builds) holds: measured, not assumed."""
+    class _Probe:
+        pass
+    probe = _Probe()
+    probe.__dict__["x"] = []
+    held = (probe,)
+    del probe
+    inner = [held[0].__dict__["x"]]
+    return next(map(_refs, held)), next(map(_refs, inner))
+
+
+_HELD_ALONE, _HELD_IN_LIST = _held_counts()
+
+
 def _snapshot(group: _Group) -> _Group:
     """``group`` with the snapshot its copies are made from."""
     states, extras = ormsgpack.unpackb(group.fp)
     keys = tuple(tuple(k for k, v in state.items() if type(v) is dict or type(v) is list) for state in states)
     inner = [[state[k] for k in ks] for state, ks in zip(states, keys)]
-    return group._replace(snap=tuple(states), keys=keys, mutable=_strict([inner, extras]))
+    at = tuple(i for i, ks in enumerate(keys) for _ in ks)
+    at_keys = tuple(k for ks in keys for k in ks)
+    reusable = (not any(chain.from_iterable(inner)) and not any(extras)
+                and not any(type(v) is bytes for state in states for v in state.values()))
+    return group._replace(snap=tuple(states), keys=keys, mutable=_strict([inner, extras]), at=at,
+                          at_keys=at_keys, reusable=reusable)
 
 
 def _explode(group: _Group) -> Iterator[_Known]:

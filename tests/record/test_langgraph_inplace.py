@@ -360,3 +360,80 @@ def test_changes_a_caller_makes_in_place_are_stored_like_sqlite_saver(tmp_path: 
     head = expected[0]["values"]
     assert head["messages"][0]["content"].startswith("edited by the consumer") and len(head["notes"]["log"]) >= 4
     assert got == expected, _difference(got, expected)
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")     # (the bytearray content below)
+def test_objects_nothing_else_can_reach_are_handed_out_themselves(tmp_path: Path) -> None:
+    """``get_tuple`` hands out the very objects of the last put instead of copies only when a
+    copy could not be told from them: nothing but the saver holds them (no reference, no weak
+    one) nor any mutable part of them (``__dict__``, fields set, extras, a container of their
+    state), and their states are as stored. Each way a caller can keep or change one makes
+    the saver copy, so what it returns and stores never changes behind its back."""
+    import gc
+    import weakref
+
+    def history(n: int = 130) -> list:
+        return [(AIMessage if i % 2 else HumanMessage)(content=f"m{i} " + "x" * 50, id=f"m-{i}") for i in range(n)]
+
+    def stored(saver: InspectorSaver, n: int = 130) -> list[str]:
+        return [m.content for m in _values(saver)["messages"][:n]]
+
+    expected = [m.content for m in history()]
+    with InspectorSaver.from_conn_string(str(tmp_path / "native.db")) as saver:
+        _put(saver, 1, {"messages": history()})
+        first = [id(m) for m in _values(saver)["messages"]]     # copies (the caller's list was alive)
+        again = [id(m) for m in _values(saver)["messages"]]     # nothing held them: the same objects
+        assert again == first
+        # a caller holding what get_tuple returned gets other objects next time
+        held = _values(saver)["messages"]
+        other = _values(saver)["messages"]
+        assert all(a is not b for a, b in zip(held, other))
+        held[0].content = "held and changed"
+        assert stored(saver) == expected
+        del held, other
+        gc.collect()
+        # changed, then let go: copied from what was stored, not handed out as changed
+        changed = _values(saver)["messages"]
+        changed[3].content = "changed, then let go"
+        del changed
+        assert stored(saver) == expected
+
+        for step, (grab, change) in enumerate([
+                (lambda m: m.additional_kwargs, lambda k: k.update(x=1)),
+                (lambda m: m.response_metadata, lambda k: k.update(x=1)),
+                (lambda m: vars(m), lambda d: d.update(content="via __dict__")),
+                (lambda m: m.__pydantic_fields_set__, lambda s: s.add("name")),
+                (lambda m: m.__pydantic_extra__, lambda e: e.update(x=1)),
+                (lambda m: weakref.ref(m), lambda r: setattr(r(), "content", "via a weak reference")),
+                (lambda m: m.tool_calls, lambda c: c.append({"name": "t", "args": {}, "id": "c", "type": "tool_call"}))],
+                start=10):
+            _put(saver, step, {"messages": history()})
+            values = _values(saver)["messages"]
+            ids = [id(m) for m in values]
+            part = grab(values[7])      # only a part of one message is kept
+            del values
+            values = _values(saver)["messages"]
+            assert [id(m) for m in values] != ids or step == 15     # (a weak reference: handed out itself)
+            if step == 15:
+                del values
+                values = _values(saver)["messages"]
+            change(part)
+            assert [m.content for m in values] == expected and stored(saver) == expected
+            assert values[7].additional_kwargs == {} and values[7].response_metadata == {}
+            assert values[7].__pydantic_fields_set__ == {"content", "id"} and not values[7].__pydantic_extra__
+            assert not values[7].tool_calls and not values[7].invalid_tool_calls
+            del values, part
+        # a bytearray in a state (fingerprinted as bytes): copied, never handed out
+        raw = bytearray(b"raw")
+        messages = history()
+        messages[9].content = raw
+        _put(saver, 20, {"messages": messages})
+        del messages
+        _values(saver)
+        before = _values(saver)["messages"]
+        raw[0:1] = b"R"
+        assert before[9].content == b"raw" and _values(saver)["messages"][9].content == b"raw"
+    with InspectorSaver.from_conn_string(str(tmp_path / "native.db")) as reader:
+        thread = {"configurable": {"thread_id": "direct", "checkpoint_ns": ""}}
+        steps = {t.metadata["step"]: [m.content for m in t.checkpoint["channel_values"]["messages"]] for t in reader.list(thread)}
+    assert steps[1] == steps[16] == expected and steps[20][9] in (b"raw", "raw")    # (read back by LangGraph's serializer)

@@ -452,9 +452,10 @@ class _ListLayout:
             new_fps = self._known(start + base, start + base + b - a)
             if new_fps is None:
                 new_fps = fingerprints(self.value[start + base:start + base + b - a])
+                if base == 0 and b - a == count:
+                    self.known = (start, end, new_fps)      # the bulk encoding of the run reuses them
             same = list(map(eq, new_fps, old.fps))
             if delta == 0 and self.shift == 0 and b - a == count and _dense(count, count - same.count(True)):
-                self.known = (start, end, new_fps)     # the bulk encoding of the run reuses them
                 return None
             for j in [j for j, hit in enumerate(same) if hit]:
                 i = j + base
@@ -469,6 +470,15 @@ class _ListLayout:
         if known is None or start < known[0] or end > known[1]:
             return None
         return known[2][start - known[0]:end - known[0]]
+
+    def _made(self, start: int, end: int, prefix: _ListChunk | None) -> list | None:
+        """The fingerprints of items ``start:end`` when this save made them already (those of
+        ``prefix``, a kept chunk starting the run, are its own: its items are unchanged)."""
+        if prefix is None:
+            return self._known(start, end)
+        k = prefix.chunk.count
+        rest = self._known(start + k, end) if end > start + k else []
+        return None if rest is None else prefix.fps + rest
 
     def _after(self, prefix: _ListChunk, start: int, end: int) -> _Items:
         """Hints for a run that starts with ``prefix``'s items (known unchanged: its own
@@ -520,13 +530,15 @@ class _ListLayout:
             forms, sizes, fps, encoded = enc.bulk(self.value[start:end], known=self._known(start, end))
         else:
             fps, forms, sizes, encoded = hints
+            known = self._made(start, end, prefix)      # the fresh items' fingerprints, when made already
             if fresh and fresh[0] == count - len(fresh):     # the fresh items end the run (appends)
                 keep = fresh[0]
-                bulk = enc.bulk(self.value[start + keep:end])
+                bulk = enc.bulk(self.value[start + keep:end], known=None if known is None else known[keep:])
                 fps, forms = fps[:keep] + bulk.fps, forms[:keep] + bulk.forms
                 sizes, encoded = sizes[:keep] + bulk.sizes, encoded[:keep] + bulk.encoded
             elif fresh:
-                bulk = enc.bulk([self.value[start + i] for i in fresh])
+                bulk = enc.bulk([self.value[start + i] for i in fresh],
+                                known=None if known is None else [known[i] for i in fresh])
                 taken = [fp is _NO for fp in fps]
                 fps = _merge(taken, fps, bulk.fps)
                 forms = _merge(taken, forms, bulk.forms)

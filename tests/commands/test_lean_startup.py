@@ -35,6 +35,13 @@ def _fresh(code: str, *argv: str) -> subprocess.CompletedProcess[str]:
                           cwd=ROOT, timeout=120, check=False)
 
 
+def _probed(code: str, *argv: str) -> dict:
+    """What a probe printed last (JSON), from a fresh process that must succeed."""
+    proc = _fresh(code, *argv)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("startup")
@@ -50,9 +57,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else v)
 def test_read_commands_start_without_logging_or_a_thread_pool(stores: dict[str, str], store: str,
                                                               argv: list[str]) -> None:
-    proc = _fresh(PROBE, argv[0], stores[store], *argv[1:])
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout.splitlines()[-1])
+    got = _probed(PROBE, argv[0], stores[store], *argv[1:])
     assert got["code"] == 0 and got["printed"] > 2
     # a LangGraph store's settings need platformdirs, which imports shutil (through tempfile)
     assert got["loaded"] == ([] if store == "native" else [m for m in got["loaded"] if m == "shutil"])
@@ -68,9 +73,7 @@ NO_DATACLASSES = PROBE.replace(repr(DEFERRED), repr(("dataclasses", "inspect", "
     ["checkpoints", "2e1c2284c1f2"], ["checkpoints", "2e1c2284c1f2", "--json"], ["info"],
 ], ids=" ".join)
 def test_native_read_commands_start_without_dataclasses(stores: dict[str, str], argv: list[str]) -> None:
-    proc = _fresh(NO_DATACLASSES, argv[0], stores["native"], *argv[1:])
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout.splitlines()[-1])
+    got = _probed(NO_DATACLASSES, argv[0], stores["native"], *argv[1:])
     assert got["code"] == 0 and got["printed"] > 2 and got["loaded"] == []
 
 
@@ -82,9 +85,7 @@ def test_runs_with_an_active_run_start_without_dataclasses(stores: dict[str, str
         conn.execute("UPDATE ci_runs SET status = 'running', owner_host = 'elsewhere', owner_pid = 1, "
                      "heartbeat = 0 WHERE id = (SELECT min(id) FROM ci_runs)")
     conn.close()
-    proc = _fresh(NO_DATACLASSES, "runs", str(path))
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout.splitlines()[-1])
+    got = _probed(NO_DATACLASSES, "runs", str(path))
     assert got["code"] == 0 and got["loaded"] == []
     listing = _fresh("import sys; from inspector.cli import main; main(sys.argv[1:])", "runs", str(path)).stdout
     assert " stuck " in listing   # its owner's heartbeat was looked at
@@ -116,9 +117,7 @@ print(json.dumps({"code": code, "compiled": compiled}))
 @pytest.mark.parametrize("argv", [["show", "2e1c2284c1f2:5"], ["runs", "--json"], ["checkpoints", "2e1c2284c1f2"],
                                   ["diff", "2e1c2284c1f2:2", "2e1c2284c1f2:8"]], ids=" ".join)
 def test_start_up_compiles_no_annotation_strings(stores: dict[str, str], argv: list[str]) -> None:
-    proc = _fresh(NO_COMPILE, argv[0], stores["native"], *argv[1:])
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout.splitlines()[-1])
+    got = _probed(NO_COMPILE, argv[0], stores["native"], *argv[1:])
     assert got == {"code": 0, "compiled": []}
 
 
@@ -129,9 +128,7 @@ def test_a_diff_of_small_states_starts_without_a_thread_pool_logging_or_dataclas
     # its pieces are decompressed by the diff itself (a small batch is quicker done than handed
     # to the worker thread, whose pool imports logging); its result types are records
     probe = PROBE.replace(repr(DEFERRED), repr((*DEFERRED, "dataclasses", "inspect")), 1)
-    proc = _fresh(probe, "diff", stores["native"], *argv)
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout.splitlines()[-1])
+    got = _probed(probe, "diff", stores["native"], *argv)
     assert got["code"] == 0 and got["printed"] > 2 and got["loaded"] == []
 
 
@@ -194,23 +191,16 @@ def test_help_and_usage_wrap_as_argparse_wraps_them(argv: list[str], columns: st
 NO_ARGPARSE = PROBE.replace(repr(DEFERRED), repr(("argparse", "gettext", "locale", "threading")), 1)
 
 
-@pytest.mark.parametrize("store, argv", [
-    ("native", ["show", "2e1c2284c1f2:5"]), ("native", ["show", "2e1c2284c1f2:-1", "--json"]),
-    ("native", ["runs"]), ("native", ["runs", "--json"]), ("native", ["checkpoints", "2e1c2284c1f2"]),
-    ("native", ["checkpoints", "2e1c2284c1f2", "--json"]), ("native", ["info"]),
-    ("native", ["diff", "2e1c2284c1f2:2", "2e1c2284c1f2:8"]),
-    ("native", ["diff", "2e1c2284c1f2:0", "2e1c2284c1f2:-1", "--json"]),
-], ids=lambda v: " ".join(v) if isinstance(v, list) else v)
-def test_plain_read_commands_start_without_argparse_or_threading(stores: dict[str, str], store: str,
-                                                                 argv: list[str]) -> None:
-    proc = _fresh(NO_ARGPARSE, argv[0], stores[store], *argv[1:])
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout.splitlines()[-1])
+@pytest.mark.parametrize("argv", [
+    ["show", "2e1c2284c1f2:5"], ["show", "2e1c2284c1f2:-1", "--json"], ["runs"], ["runs", "--json"],
+    ["checkpoints", "2e1c2284c1f2"], ["checkpoints", "2e1c2284c1f2", "--json"], ["info"],
+    ["diff", "2e1c2284c1f2:2", "2e1c2284c1f2:8"], ["diff", "2e1c2284c1f2:0", "2e1c2284c1f2:-1", "--json"],
+], ids=" ".join)
+def test_plain_read_commands_start_without_argparse_or_threading(stores: dict[str, str], argv: list[str]) -> None:
+    got = _probed(NO_ARGPARSE, argv[0], stores["native"], *argv[1:])
     assert got["code"] == 0 and got["printed"] > 2 and got["loaded"] == []
 
 
 def test_a_read_command_with_an_option_value_is_parsed_by_argparse(stores: dict[str, str]) -> None:
-    proc = _fresh(NO_ARGPARSE, "runs", stores["native"], "--filter", "e")
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout.splitlines()[-1])
+    got = _probed(NO_ARGPARSE, "runs", stores["native"], "--filter", "e")
     assert got["code"] == 0 and "argparse" in got["loaded"] and "threading" not in got["loaded"]

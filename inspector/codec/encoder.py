@@ -378,6 +378,7 @@ class _ListLayout:
         self.offsets = list(accumulate((c.chunk.count for c in self.old), initial=0))
         self.shift = len(value) - self.offsets[-1]
         self.known: tuple[int, int, list] | None = None    # fingerprints ``_hints`` made of items start:end
+        self.marks: tuple[int, int, list] | None = None    # the boundary marks of the last run's items start:end
 
     def chunks(self) -> list[_ListChunk]:
         n = len(self.value)
@@ -449,11 +450,8 @@ class _ListLayout:
                 continue
             old = self._old_range(a, b)
             base = a - lo
-            new_fps = self._known(start + base, start + base + b - a)
-            if new_fps is None:
-                new_fps = fingerprints(self.value[start + base:start + base + b - a])
-                if base == 0 and b - a == count:
-                    self.known = (start, end, new_fps)      # the bulk encoding of the run reuses them
+            # the bulk encoding of the run reuses them when they are the whole run's
+            new_fps = self._fps(start + base, start + base + b - a, keep=base == 0 and b - a == count)
             same = list(map(eq, new_fps, old.fps))
             if delta == 0 and self.shift == 0 and b - a == count and _dense(count, count - same.count(True)):
                 return None
@@ -463,6 +461,36 @@ class _ListLayout:
                     hints.fps[i], hints.forms[i] = old.fps[j], old.forms[j]
                     hints.sizes[i], hints.encoded[i] = old.sizes[j], old.encoded[j]
         return hints
+
+    def _fps(self, start: int, end: int, keep: bool = True) -> list:
+        """The fingerprints of items ``start:end``, made only for those this save has not
+        made yet: when a run's last cut misses the next kept chunk, the run is done again from
+        that cut to further on (``chunks``), and its items up to where the last one ended are
+        known. ``keep``: remember them for the run's own bulk encoding (``known``)."""
+        known = self.known
+        if known is not None and known[0] <= start <= known[1]:
+            have = known[2][start - known[0]:end - known[0]]
+            if end <= known[1]:
+                return have
+            fps = have + fingerprints(self.value[known[1]:end])
+        else:
+            fps = fingerprints(self.value[start:end])
+        if keep:
+            self.known = (start, end, fps)
+        return fps
+
+    def _marks(self, start: int, forms: list, encoded: list) -> list[int]:
+        """``_marks`` of a run's items from ``start``; those a run done again from its last cut
+        (see ``_fps``) had in the run before are taken from it, not hashed again."""
+        last, n = self.marks, len(encoded)
+        if last is not None and last[0] <= start <= last[1]:
+            have = last[2][start - last[0]:start - last[0] + n]
+            k = len(have)
+            marks = have + _marks(forms[k:], encoded[k:], self.enc.mark_memo) if k < n else have
+        else:
+            marks = _marks(forms, encoded, self.enc.mark_memo)
+        self.marks = (start, start + n, marks)
+        return marks
 
     def _known(self, start: int, end: int) -> list | None:
         """The fingerprints of items ``start:end`` when this save made them already."""
@@ -495,7 +523,9 @@ class _ListLayout:
         """Whether 64 items spread over ``start:end`` (in place) say the run is dense."""
         step = max(1, (end - start) // 64)
         picks = range(start, end, step)
-        old = [self._old_range(i, i + 1).fps[0] for i in picks]
+        offsets, chunks = self.offsets, self.old
+        at = [bisect_right(offsets, i) - 1 for i in picks]       # the old chunk of each pick
+        old = [chunks[c].fps[i - offsets[c]] for i, c in zip(picks, at)]
         known = self._known(start, end)
         if known is not None:
             changed = sum(1 for i, o in zip(picks, old) if known[i - start] != o)
@@ -527,7 +557,7 @@ class _ListLayout:
         hints = self._hints(start, end) if prefix is None else self._after(prefix, start, end)
         fresh = list(range(count)) if hints is None else [i for i, fp in enumerate(hints.fps) if fp is _NO]
         if hints is None or len(fresh) == count:     # dense, or nothing kept: all in bulk
-            forms, sizes, fps, encoded = enc.bulk(self.value[start:end], known=self._known(start, end))
+            forms, sizes, fps, encoded = enc.bulk(self.value[start:end], known=self._fps(start, end))
         else:
             fps, forms, sizes, encoded = hints
             known = self._made(start, end, prefix)      # the fresh items' fingerprints, when made already
@@ -547,7 +577,7 @@ class _ListLayout:
         dense = bool(self.old) and _dense(count, len(fresh))
         rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else (
             CHUNK_MASK, CHUNK_MAX_ITEMS, CHUNK_MAX_BYTES)
-        ends = cuts(_marks(forms, encoded, enc.mark_memo), sizes, *rule)     # logical sizes, as format 2 counted
+        ends = cuts(self._marks(start, forms, encoded), sizes, *rule)     # logical sizes, as format 2 counted
         made = []
         a = 0
         for b in ends:

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+# the control characters a terminal obeys and a window draws as empty boxes (tab and line break
+# aside): the CLI and the GUI show them escaped (``escape_char``), for a regular expression's class
+CONTROL_CHARS = "\x00-\x08\x0b-\x1f\x7f-\x9f"
+
+
+def escape_char(char: str) -> str:
+    """One character as the CLI and the GUI show it: ``\\x1b``, ``\\u202e``."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
 
 def fmt_size(n: int | None) -> str:
     """A short size: ``512 B``, ``4.2 KB``, ``1.3 MB`` ('' for None)."""

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable, Sequence
 
 from inspector import limits
+from inspector.humanize import CONTROL_CHARS, escape_char
 from inspector.humanize import fmt_size  # noqa: F401  (re-exported for the commands)
 from inspector.model import Record
 
@@ -45,14 +46,14 @@ def add_json_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(f"[{CONTROL_CHARS}]")
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")   # legal in JSON strings, harmful in a terminal
 
 
 def escape_control(text: str) -> str:
     """``text`` with terminal control characters shown as escapes (``\\x1b``): a run name
     holding ``ESC]0;…BEL`` must not retitle or clear the user's terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(lambda m: escape_char(m.group()), text)
 
 
 def terminal_safe_json(text: str) -> str:

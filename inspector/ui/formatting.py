@@ -6,7 +6,7 @@ import html
 import re
 import time
 
-from inspector.humanize import fmt_size
+from inspector.humanize import CONTROL_CHARS, escape_char, fmt_size
 
 __all__ = ["relative_time", "fmt_gap", "fmt_size", "fmt_delta", "clock_time", "compact_count", "full_time",
            "elide_middle", "visible", "visible_html"]
@@ -14,7 +14,7 @@ __all__ = ["relative_time", "fmt_gap", "fmt_size", "fmt_delta", "clock_time", "c
 # what a store's text may hold that a window must not draw as it is: control characters (Qt draws
 # them as empty boxes; ESC]0;…BEL is a terminal's retitle) and the bidirectional overrides and
 # isolates, which reorder the text after them (a run name could show "txt.exe" as "exe.txt")
-_UNSEEN = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSEEN = CONTROL_CHARS + "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _UNSEEN_TEXT = re.compile(f"[{_UNSEEN}]")
 _UNSEEN_LINE = re.compile(f"[{_UNSEEN}\n]")
 _NAMED = {"\t": "\\t", "\r": "\\r", "\n": " \u23ce "}
@@ -22,11 +22,7 @@ _NAMED = {"\t": "\\t", "\r": "\\r", "\n": " \u23ce "}
 
 def _escape(match: re.Match[str]) -> str:
     char = match.group()
-    named = _NAMED.get(char)
-    if named is not None:
-        return named
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return _NAMED.get(char) or escape_char(char)
 
 
 def visible(text: str, *, lines: bool = False) -> str:

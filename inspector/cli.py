@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.machinery
 import os
@@ -54,11 +55,9 @@ def terminal_columns() -> int:
     return columns if columns > 0 else 80
 
 
+@functools.cache
 def _parser_class() -> type[argparse.ArgumentParser]:
-    """``Parser``, made (with argparse imported) the first time it is needed."""
-    made: type[argparse.ArgumentParser] | None = globals().get("Parser")
-    if made is not None:
-        return made
+    """The class of the CLI's parsers, made (with argparse imported) the first time it is needed."""
     import argparse
 
     class Parser(argparse.ArgumentParser):
@@ -69,7 +68,6 @@ def _parser_class() -> type[argparse.ArgumentParser]:
             # the width argparse itself takes when none is given: the columns less 2
             return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)  # type: ignore[call-arg]
 
-    globals()["Parser"] = Parser
     return Parser
 
 

@@ -479,7 +479,7 @@ class _ListLayout:
             self.known = (start, end, fps)
         return fps
 
-    def _marks(self, start: int, forms: list, encoded: list) -> list[int]:
+    def _run_marks(self, start: int, forms: list, encoded: list) -> list[int]:
         """``_marks`` of a run's items from ``start``; those a run done again from its last cut
         (see ``_fps``) had in the run before are taken from it, not hashed again."""
         last, n = self.marks, len(encoded)
@@ -577,7 +577,7 @@ class _ListLayout:
         dense = bool(self.old) and _dense(count, len(fresh))
         rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else (
             CHUNK_MASK, CHUNK_MAX_ITEMS, CHUNK_MAX_BYTES)
-        ends = cuts(self._marks(start, forms, encoded), sizes, *rule)     # logical sizes, as format 2 counted
+        ends = cuts(self._run_marks(start, forms, encoded), sizes, *rule)     # logical sizes, as format 2 counted
         made = []
         a = 0
         for b in ends:

@@ -33,14 +33,46 @@ _THREADS = max(1, min(os.cpu_count() or 1, 4))
 _local = _thread._local()          # threading.local itself, without importing threading
 
 
-def _codecs() -> tuple[zstandard.ZstdCompressor, zstandard.ZstdDecompressor, zstandard.ZstdCompressor]:
-    """This thread's (level-3 compressor, decompressor, fast compressor)."""
-    codecs = getattr(_local, "codecs", None)
-    if codecs is None:
-        codecs = (zstandard.ZstdCompressor(level=LEVEL), zstandard.ZstdDecompressor(),
-                  zstandard.ZstdCompressor(level=FAST_LEVEL))
-        _local.codecs = codecs
-    return codecs
+class _Lease:
+    """One thread's zstd compressors; when the thread ends (and its thread-local with it) they
+    go back to ``_SPARE`` for the next thread. LangGraph runs a saver's puts on threads its
+    executor makes afresh for every ``invoke``, and two zstd contexts cost ~30 µs to make."""
+
+    __slots__ = ("compressors",)
+
+    def __init__(self) -> None:
+        try:
+            self.compressors = _SPARE.pop()     # list.pop and append are atomic: no lock needed
+        except IndexError:
+            self.compressors = (zstandard.ZstdCompressor(level=LEVEL), zstandard.ZstdCompressor(level=FAST_LEVEL))
+
+    def __del__(self) -> None:
+        try:
+            if len(_SPARE) < _SPARE_MAX:
+                _SPARE.append(self.compressors)
+        except Exception:   # interpreter shutdown: the module's globals may be gone already
+            pass
+
+
+_SPARE: list[tuple[zstandard.ZstdCompressor, zstandard.ZstdCompressor]] = []
+_SPARE_MAX = 8
+
+
+def _compressors() -> tuple[zstandard.ZstdCompressor, zstandard.ZstdCompressor]:
+    """This thread's (level-3, fast) compressors: a finished thread's when one is spare (a
+    zstd context is never used by two threads at once), else new ones."""
+    lease = getattr(_local, "lease", None)
+    if lease is None:
+        lease = _local.lease = _Lease()
+    return lease.compressors
+
+
+def _decompressor() -> zstandard.ZstdDecompressor:
+    """This thread's decompressor (never handed on: a stream reader may outlive its thread)."""
+    found = getattr(_local, "decompressor", None)
+    if found is None:
+        found = _local.decompressor = zstandard.ZstdDecompressor()
+    return found
 
 
 def compress(raw: bytes) -> tuple[int, bytes]:
@@ -54,11 +86,11 @@ def compress(raw: bytes) -> tuple[int, bytes]:
     n = len(raw)
     if n < MIN_COMPRESS:
         return CODEC_RAW, raw
-    codecs = _codecs()
+    level3, fast = _compressors()
     if n < FAST_MAX and raw[0] not in _TEXT_HEADS:
-        data = codecs[2].compress(raw)
+        data = fast.compress(raw)
     else:
-        data = codecs[0].compress(raw)
+        data = level3.compress(raw)
     return (CODEC_ZSTD, data) if len(data) < n else (CODEC_RAW, raw)
 
 
@@ -73,7 +105,7 @@ def pack_body(tag: str, raw: bytes) -> bytes:
     so ``unpack_body`` tells the two apart; other tags (encrypted …) are never touched."""
     if tag not in BODY_TAGS or len(raw) < MIN_COMPRESS:
         return raw
-    data = _codecs()[0].compress(raw)
+    data = _compressors()[0].compress(raw)
     return data if len(data) < len(raw) else raw
 
 
@@ -178,7 +210,7 @@ def _unzstd(data: bytes, size: int) -> bytes:
     try:
         declared = zstandard.get_frame_parameters(data).content_size
         if declared == zstandard.CONTENTSIZE_UNKNOWN:
-            reader = _codecs()[1].stream_reader(data, read_across_frames=True)
+            reader = _decompressor().stream_reader(data, read_across_frames=True)
             parts, got = [], 0
             while got <= size:
                 part = reader.read(size + 1 - got)
@@ -189,7 +221,7 @@ def _unzstd(data: bytes, size: int) -> bytes:
             return b"".join(parts)
         if declared != size:
             raise CorruptDataError("A stored piece has the wrong length (the store is damaged).")
-        return _codecs()[1].decompress(data, max_output_size=max(size, 1))
+        return _decompressor().decompress(data, max_output_size=max(size, 1))
     except zstandard.ZstdError as err:
         raise CorruptDataError(f"A stored piece is damaged ({err}).") from err
 
@@ -262,7 +294,7 @@ def _sizes(blobs: Sequence[tuple[int, bytes, int]], batch: list[int]) -> bytes:
 def _zstd_call(frames: list[bytes | bytearray | memoryview], sizes: bytes, threads: int) -> Any:
     """Decompress zstd frames of known sizes (each at least 1) in one C call."""
     try:
-        return _codecs()[1].multi_decompress_to_buffer(frames, decompressed_sizes=sizes, threads=threads)
+        return _decompressor().multi_decompress_to_buffer(frames, decompressed_sizes=sizes, threads=threads)
     except zstandard.ZstdError as err:
         raise CorruptDataError(f"A stored piece is damaged ({err}).") from err
 

@@ -32,7 +32,7 @@ import operator
 import pickle
 import sys
 import weakref
-from itertools import chain, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import is_
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -81,6 +81,7 @@ class _Group(NamedTuple):
     at: tuple = ()            # for each of those containers, its object's place in the group ...
     at_keys: tuple = ()       # ... and its key
     reusable: bool = False    # no container holds an item, and no value is bytes (or a bytearray)
+    flat: Any = None          # takes those containers, in ``at`` order, from all the states' values in order
 
 
 _NOTHING = object()
@@ -486,11 +487,15 @@ def _all_same(values: list, known: list[_Known]) -> bool:
 
 def _group_same(value: list, group: _Group) -> bool:
     """Whether ``value`` holds the very objects of ``group``, in the same states: classes,
-    fields sets and no private attributes compared, and the states by one strict encoding."""
+    fields sets and no private attributes compared, and the states by one strict encoding.
+    (Each comparison is one C call over the group: a list compared with ``==`` takes an
+    identical item as equal without asking it, and classes and ``None`` compare by identity.)"""
     try:
-        return (all(map(is_, value, group.objs)) and all(map(is_, map(type, value), group.types))
-                and all(map(is_, map(_ATTR_PRIVATE, value), repeat(None)))
-                and all(map(operator.eq, map(_ATTR_FSET, value), group.fsets))
+        n = len(value)
+        return (n == len(group.objs) and all(map(is_, value, group.objs))
+                and tuple(map(type, value)) == group.types
+                and list(map(_ATTR_PRIVATE, value)).count(None) == n
+                and tuple(map(_ATTR_FSET, value)) == group.fsets
                 and _strict([list(map(_ATTR_DICT, value)), list(map(_ATTR_EXTRA, value))]) == group.fp)
     except (TypeError, AttributeError):
         return False
@@ -499,8 +504,9 @@ def _group_same(value: list, group: _Group) -> bool:
 def _held_alone(group: _Group) -> bool:
     """Whether nothing but ``group`` holds its objects (no other reference, no weak one), and
     their states held no item in a container nor bytes when it was made (``_unshared``)."""
-    return (group.reusable and all(map(operator.eq, map(_refs, group.objs), repeat(_HELD_ALONE)))
-            and not any(map(weakref.getweakrefcount, group.objs)))
+    objs = group.objs
+    return (group.reusable and list(map(_refs, objs)) == [_HELD_ALONE] * len(objs)
+            and not any(map(weakref.getweakrefcount, objs)))
 
 
 def _unshared(group: _Group) -> bool:
@@ -509,39 +515,56 @@ def _unshared(group: _Group) -> bool:
     of their states, which are empty (so nothing lies further in). A fresh copy of such an
     object cannot be told from the object itself: no one else can ever see or change it."""
     objs = group.objs
+    n = len(objs)
     dicts = list(map(_ATTR_DICT, objs))
+    alone = [_HELD_IN_LIST] * n
+    if list(map(_refs, dicts)) != alone or list(map(_refs, list(map(_ATTR_FSET, objs)))) != alone:
+        return False
     extras = list(map(_ATTR_EXTRA, objs))
-    fsets = list(map(_ATTR_FSET, objs))
-    if not (all(map(operator.eq, map(_refs, dicts), repeat(_HELD_IN_LIST)))
-            and all(map(operator.eq, map(_refs, fsets), repeat(_HELD_IN_LIST)))):
+    if extras.count(None) != n and list(map(_refs, extras)) != alone:
         return False
-    if (any(map(operator.is_not, extras, repeat(None)))
-            and not all(map(operator.eq, map(_refs, extras), repeat(_HELD_IN_LIST)))):
-        return False
-    # the states are as ``group.fp``: their containers sit
-    # where the snapshot's do and are empty, and no value is bytes, so none is a bytearray or
-    # a memoryview (mutable, and fingerprinted as bytes); the rest is immutable
-    inner = list(map(dict.__getitem__, map(dicts.__getitem__, group.at), group.at_keys))
-    return all(map(operator.eq, map(_refs, inner), repeat(_HELD_IN_LIST)))
+    # the states are as ``group.fp``: their containers sit where the snapshot's do (``flat``,
+    # their places among all the states' values in order) and are empty, and no value is
+    # bytes, so none is a bytearray or a memoryview (mutable, and fingerprinted as bytes);
+    # the rest is immutable
+    if not group.at:
+        return True
+    values = list(chain.from_iterable(map(dict.values, dicts)))
+    inner = group.flat(values)
+    values.clear()      # ``inner`` alone holds them besides their states
+    return list(map(_refs, inner)) == [_HELD_IN_TUPLE] * len(group.at)
 
 
 _refs = sys.getrefcount
 
 
-def _held_counts() -> tuple[int, int]:
-    """What ``_unshared`` sees for an object only a tuple holds, and for a container only
-    its object (and the list ``_unshared`` builds) holds: measured, not assumed."""
+def _held_counts() -> tuple[int, int, int]:
+    """What ``_held_alone`` sees for an object only a tuple holds, what ``_unshared`` sees for
+    a part of an object only that object (and the list ``_unshared`` builds) holds, and for
+    a container of its state only the state (and the tuple ``_unshared`` picks) holds:
+    measured, not assumed."""
     class _Probe:
         pass
     probe = _Probe()
     probe.__dict__["x"] = []
+    probe.__dict__["y"] = []
     held = (probe,)
     del probe
-    inner = [held[0].__dict__["x"]]
-    return next(map(_refs, held)), next(map(_refs, inner))
+    dicts = [held[0].__dict__]
+    values = list(chain.from_iterable(map(dict.values, dicts)))
+    inner = _picker((0, 1))(values)
+    values.clear()
+    return next(map(_refs, held)), next(map(_refs, dicts)), next(map(_refs, inner))
 
 
-_HELD_ALONE, _HELD_IN_LIST = _held_counts()
+def _picker(places: tuple) -> Any:
+    """A C call taking the items at ``places`` of a list, always as a tuple."""
+    if len(places) == 1:
+        return lambda values, _at=places[0]: (values[_at],)
+    return operator.itemgetter(*places)
+
+
+_HELD_ALONE, _HELD_IN_LIST, _HELD_IN_TUPLE = _held_counts()
 
 
 def _snapshot(group: _Group) -> _Group:
@@ -553,8 +576,10 @@ def _snapshot(group: _Group) -> _Group:
     at_keys = tuple(k for ks in keys for k in ks)
     reusable = (not any(chain.from_iterable(inner)) and not any(extras)
                 and not any(type(v) is bytes for state in states for v in state.values()))
+    starts = list(accumulate(map(len, states), initial=0))
+    places = tuple(starts[i] + list(states[i]).index(k) for i, k in zip(at, at_keys))
     return group._replace(snap=tuple(states), keys=keys, mutable=_strict([inner, extras]), at=at,
-                          at_keys=at_keys, reusable=reusable)
+                          at_keys=at_keys, reusable=reusable, flat=_picker(places) if places else None)
 
 
 def _explode(group: _Group) -> Iterator[_Known]:

@@ -97,6 +97,7 @@ _ATTR_PRIVATE = operator.attrgetter("__pydantic_private__")
 _ATTR_FSET = operator.attrgetter("__pydantic_fields_set__")
 _K_OBJ, _K_CLS, _K_LEAF, _K_FSET, _K_FP, _K_XFP, _K_PLAIN = (operator.itemgetter(i) for i in range(7))
 _NEW_KNOWN = functools.partial(tuple.__new__, _Known)
+_PAIR = b"\x92"             # msgpack's header of a two-item array
 
 
 class Lowering:
@@ -197,7 +198,7 @@ class Lowering:
                     made: _Group | None = group
                 elif size < len(chunk) and _group_same(chunk[:size], group):
                     # the items the group held are unchanged (appends to the history's tail)
-                    made = self._items(chunk, list(_explode(group)), serde)
+                    made = self._grown(chunk, group, serde) or self._items(chunk, list(_explode(group)), serde)
                 else:
                     made = self._items(chunk, _explode_known(group), serde)
             else:
@@ -209,6 +210,39 @@ class Lowering:
             leaves.extend(made.leaves)
         self._put_lists[id(leaves)] = (leaves, groups)
         return leaves
+
+    def _grown(self, value: list, group: _Group, serde: SerializerProtocol) -> _Group | None:
+        """The group of ``value``, whose first items are ``group``'s objects just found
+        unchanged (``_group_same``) and the rest appended: only the appended items are looked
+        at (known ones compared with their fingerprints, the others serialized), and the
+        group's fingerprint is the old one with theirs joined in (a msgpack array is its items
+        back to back), so the old states are not encoded again. None where an appended item
+        has a private attribute or is compared by its pickle: ``_items`` does the general work."""
+        size, n = len(group.objs), len(value)
+        added = value[size:]
+        if list(map(_ATTR_PRIVATE, added)).count(None) != len(added):
+            return None
+        made: list[_Known] = []
+        for item in added:
+            known = self._known.get(id(item)) or self._old_known.get(id(item), _UNKNOWN)
+            if not _same(item, known, True):
+                found = _record(item, True, serde)
+                if found is None:
+                    return None
+                known = found
+            if not known.plain:
+                return None
+            made.append(known)
+        self._known.update(zip(map(id, added), made))
+        # ``group.fp`` is [the old states, their extras] as they are now (just compared): the
+        # extras' encoding is its tail, the states' what lies between the two array heads
+        head = len(_array_header(size))
+        extras = _strict(list(map(_ATTR_EXTRA, value[:size])))
+        states = group.fp[1 + head:len(group.fp) - len(extras)]
+        fp = b"".join((_PAIR, _array_header(n), states, *map(_K_FP, made),
+                       _array_header(n), extras[head:], *map(_K_XFP, made)))
+        return _Group(group.objs + tuple(added), group.types + tuple(map(type, added)),
+                      group.fsets + tuple(map(_K_FSET, made)), fp, group.leaves + list(map(_K_LEAF, made)))
 
     def _items(self, value: list, hints: list[_Known] | None, serde: SerializerProtocol) -> _Group | None:
         """The group of ``value`` from its items one by one: known ones (``hints``, then this

@@ -1,0 +1,81 @@
+"""The saver's lowering of a message history: groups grown by appends keep exact fingerprints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+from inspector.record import lglower
+from inspector.record.lglower import Lowering
+
+
+def _exact(lowering: Lowering, leaves: list, history: list, serde: Any) -> None:
+    """Every group of the lowered history holds its objects in order, its fingerprint is the
+    strict encoding of their states as they are now, and each leaf is their serialization."""
+    grouped = lowering._put_lists[id(leaves)]
+    objs = [obj for group in grouped[1] for obj in group.objs]
+    assert objs == history and all(a is b for a, b in zip(objs, history))
+    for group in grouped[1]:
+        states = [list(map(vars, group.objs)), [o.__pydantic_extra__ for o in group.objs]]
+        assert group.fp == lglower._strict(states)
+        assert group.types == tuple(map(type, group.objs))
+        assert group.fsets == tuple(frozenset(o.__pydantic_fields_set__) for o in group.objs)
+    assert [leaf["b"] for leaf in leaves] == [serde.dumps_typed(m)[1] for m in history]
+
+
+def test_a_history_growing_at_its_tail_is_grouped_exactly_without_encoding_it_again(monkeypatch) -> None:
+    """Appends to the last group of a history take ``_grown``: the old items, found unchanged,
+    keep their part of the group's fingerprint and only the new ones are looked at. The
+    result is what encoding the whole group gives, with an item that has pydantic extras,
+    an old item changed in place, and an appended item with a private attribute (which
+    ``_grown`` leaves to the general path) among them."""
+    serde = JsonPlusSerializer()
+    grown: list[bool] = []
+    original = Lowering._grown
+
+    def counting(self: Lowering, value: list, group: Any, s: Any) -> Any:
+        made = original(self, value, group, s)
+        grown.append(made is not None)
+        return made
+    monkeypatch.setattr(Lowering, "_grown", counting)
+    lowering = Lowering()
+    history: list = [HumanMessage(content=f"q{i}", id=f"q-{i}") for i in range(20)]
+    for step in range(150):
+        if step == 70:
+            history.append(AIMessage(content="with an extra", id="extra", mood="odd"))   # pydantic extra
+        elif step == 90:
+            history[-3].content = "changed in place"          # an old item of the tail group
+        elif step == 110:
+            odd = AIMessage(content="private", id="private")
+            object.__setattr__(odd, "__pydantic_private__", {"_secret": 1})
+            history.append(odd)
+        else:
+            history.append((AIMessage if step % 2 else HumanMessage)(content=f"m{step} " * 30, id=f"m-{step}"))
+        leaves = lowering.lower(history, serde)
+        if any(m.__pydantic_private__ for m in history):      # not grouped: every item on its own
+            assert [leaf["b"] for leaf in leaves] == [serde.dumps_typed(m)[1] for m in history]
+        else:
+            _exact(lowering, leaves, history, serde)
+        lowering.rotate()
+    assert grown.count(True) >= 100            # the appends took the short path ...
+    assert False in grown                      # ... and the private attribute the long way
+
+
+@pytest.mark.parametrize("change", ["private", "extra"])
+def test_an_appended_item_the_short_path_cannot_take_goes_the_general_way(change: str) -> None:
+    """An appended message with extras (or a pydantic private attribute) is not joined in
+    by ``_grown``: the general path stores it exactly."""
+    serde = JsonPlusSerializer()
+    lowering = Lowering()
+    history: list = [HumanMessage(content=f"q{i}", id=f"q-{i}") for i in range(20)]
+    lowering.lower(history, serde)
+    lowering.rotate()
+    odd = AIMessage(content="odd", id="odd", **({"mood": "odd"} if change == "extra" else {}))
+    if change == "private":
+        object.__setattr__(odd, "__pydantic_private__", {"_secret": 1})
+    history.append(odd)
+    leaves = lowering.lower(history, serde)
+    assert leaves[-1]["b"] == serde.dumps_typed(odd)[1]

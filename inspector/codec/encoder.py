@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
-from operator import eq, itemgetter
+from operator import eq, is_, itemgetter
 from typing import Any, NamedTuple
 from collections.abc import Callable
 
@@ -82,10 +82,15 @@ class PieceEncoder:
     """
 
     chunk_format = FORMAT
+    #: the values given are never changed once encoded (InspectorSaver's lowered forms, see
+    #: ``inspector.record.lglower.FrozenMatches``): a list holding the very items the last
+    #: encoding at its path held keeps those chunks without looking at them one by one
+    frozen = False
 
     def __init__(self) -> None:
         self._cache: dict[tuple, Encoded] = {}
         self._lists: dict[tuple, list[_ListChunk]] = {}
+        self._frozen_lists: dict[tuple, list] = {}     # path → the list last encoded there (``frozen``)
         self._tables: dict[tuple, Chunk] = {}
         self.new_pieces: dict[bytes, bytes] = {}
         self._pack: Callable[[Any], bytes] = new_packer().pack
@@ -117,6 +122,7 @@ class PieceEncoder:
         """Drop the cache (e.g. after a failed transaction)."""
         self._cache.clear()
         self._lists.clear()
+        self._frozen_lists.clear()
         self._tables.clear()
         self._maps.forget()
 
@@ -262,9 +268,12 @@ class PieceEncoder:
     # -- chunked lists -----------------------------------------------------------
     def _encode_chunked(self, value: list, path: tuple | None) -> Encoded:
         old = self._lists.get(path) if path is not None else None
-        chunks = _ListLayout(self, value, old).chunks()
+        before = self._frozen_lists.get(path) if self.frozen and path is not None and old else None
+        chunks = _ListLayout(self, value, old, before).chunks()
         if path is not None:
             self._lists[path] = chunks
+            if self.frozen:
+                self._frozen_lists[path] = value
         marker = self.table(ChunkedList, [c.chunk for c in chunks])
         return Encoded(marker, marker.size, None)
 
@@ -371,10 +380,12 @@ class _ListLayout:
     rule would cut them anyway; the runs between them are encoded in bulk and cut by the rule,
     a run growing into the next old chunk until its last cut meets that chunk's start."""
 
-    def __init__(self, enc: PieceEncoder, value: list, old: list[_ListChunk] | None) -> None:
+    def __init__(self, enc: PieceEncoder, value: list, old: list[_ListChunk] | None,
+                 before: list | None = None) -> None:
         self.enc = enc
         self.value = value
         self.old = old or []
+        self.before = before      # the list the old chunks were made from, when it is never changed
         self.offsets = list(accumulate((c.chunk.count for c in self.old), initial=0))
         self.shift = len(value) - self.offsets[-1]
         self.known: tuple[int, int, list] | None = None    # fingerprints ``_hints`` made of items start:end
@@ -415,6 +426,10 @@ class _ListLayout:
         """Old chunks whose items are unchanged, at their old place or shifted by the change
         in length, in order and not overlapping."""
         value, n, shift = self.value, len(self.value), self.shift
+        if (self.before is not None and shift >= 0 and len(self.before) == self.offsets[-1]
+                and all(map(is_, value, self.before))):
+            # the old items, never changed, start the new list (appends): every old chunk stays
+            return list(zip(self.offsets, self.old))
         matches = self.enc.matches
         found: list[tuple[int, _ListChunk]] = []
         pos = 0

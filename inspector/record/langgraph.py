@@ -58,6 +58,7 @@ class _Lane:
 
     def __init__(self) -> None:
         self.encoder = PieceEncoder()
+        self.encoder.frozen = True      # it only ever sees lowered forms, which nothing changes
         self.matches = self.encoder.matches = FrozenMatches(self.encoder.matches)
         self.lowering = Lowering()
         self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)

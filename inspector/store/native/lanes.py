@@ -340,7 +340,7 @@ class LaneStore(NativeWriter):
         params = {"tid": thread_id, "ns": ns}
         if checkpoint_id is not None:
             params["cid"] = checkpoint_id
-        with self._transaction() as cur:
+        with self._transaction(read=True) as cur:
             row = self._x(cur, "get_id" if checkpoint_id is not None else "get_head", params).fetchone()
             if row is None:
                 return None

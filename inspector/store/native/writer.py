@@ -134,8 +134,9 @@ class NativeWriter:
         raise err
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[Any]:
-        """A write transaction on the writer's own long-lived raw connection.
+    def _transaction(self, read: bool = False) -> Iterator[Any]:
+        """A write transaction on the writer's own long-lived raw connection (``read``: one
+        that only reads, which on SQLite takes no write lock: ``BEGIN``, not ``BEGIN IMMEDIATE``).
 
         The connection is dropped after any error, so the next save reconnects cleanly.
         """
@@ -143,7 +144,7 @@ class NativeWriter:
         try:
             cur = raw.cursor()
             if self._begin:
-                cur.execute(self._begin)
+                cur.execute("BEGIN" if read else self._begin)
             yield cur
             raw.commit()
         except BaseException as err:

@@ -82,6 +82,8 @@ class _Group(NamedTuple):
     at_keys: tuple = ()       # ... and its key
     reusable: bool = False    # no container holds an item, and no value is bytes (or a bytearray)
     flat: Any = None          # takes those containers, in ``at`` order, from all the states' values in order
+    places: tuple = ()        # ... at these places among those values
+    values: int = 0           # how many values the states hold in all
 
 
 _NOTHING = object()
@@ -241,8 +243,14 @@ class Lowering:
         states = group.fp[1 + head:len(group.fp) - len(extras)]
         fp = b"".join((_PAIR, _array_header(n), states, *map(_K_FP, made),
                        _array_header(n), extras[head:], *map(_K_XFP, made)))
-        return _Group(group.objs + tuple(added), group.types + tuple(map(type, added)),
-                      group.fsets + tuple(map(_K_FSET, made)), fp, group.leaves + list(map(_K_LEAF, made)))
+        grown = _Group(group.objs + tuple(added), group.types + tuple(map(type, added)),
+                       group.fsets + tuple(map(_K_FSET, made)), fp, group.leaves + list(map(_K_LEAF, made)))
+        if group.snap is None:
+            return grown
+        # the old objects' snapshot stays; the appended ones' states are decoded from their
+        # fingerprints (their own, private) and joined to it
+        return _with_snapshot(grown, [ormsgpack.unpackb(k.fp) for k in made],
+                              [ormsgpack.unpackb(k.xfp) for k in made], group)
 
     def _items(self, value: list, hints: list[_Known] | None, serde: SerializerProtocol) -> _Group | None:
         """The group of ``value`` from its items one by one: known ones (``hints``, then this
@@ -604,16 +612,29 @@ _HELD_ALONE, _HELD_IN_LIST, _HELD_IN_TUPLE = _held_counts()
 def _snapshot(group: _Group) -> _Group:
     """``group`` with the snapshot its copies are made from."""
     states, extras = ormsgpack.unpackb(group.fp)
+    return _with_snapshot(group, states, extras)
+
+
+def _with_snapshot(group: _Group, states: list, extras: list, base: _Group | None = None) -> _Group:
+    """``group`` with the snapshot of its objects' ``states`` and ``extras`` (private, decoded
+    from fingerprints); with ``base``, a snapshot of its first objects, they are the rest's."""
     keys = tuple(tuple(k for k, v in state.items() if type(v) is dict or type(v) is list) for state in states)
     inner = [[state[k] for k in ks] for state, ks in zip(states, keys)]
-    at = tuple(i for i, ks in enumerate(keys) for _ in ks)
+    offset = len(base.snap) if base is not None and base.snap is not None else 0
+    at = tuple(offset + i for i, ks in enumerate(keys) for _ in ks)
     at_keys = tuple(k for ks in keys for k in ks)
     reusable = (not any(chain.from_iterable(inner)) and not any(extras)
                 and not any(type(v) is bytes for state in states for v in state.values()))
-    starts = list(accumulate(map(len, states), initial=0))
-    places = tuple(starts[i] + list(states[i]).index(k) for i, k in zip(at, at_keys))
+    starts = list(accumulate(map(len, states), initial=base.values if base is not None else 0))
+    places = tuple(starts[i - offset] + list(states[i - offset]).index(k) for i, k in zip(at, at_keys))
+    if base is not None and base.snap is not None:
+        old_inner, old_extras = ormsgpack.unpackb(base.mutable)
+        states, keys, inner, extras = [*base.snap, *states], base.keys + keys, old_inner + inner, old_extras + extras
+        at, at_keys, places = base.at + at, base.at_keys + at_keys, base.places + places
+        reusable = reusable and base.reusable
     return group._replace(snap=tuple(states), keys=keys, mutable=_strict([inner, extras]), at=at,
-                          at_keys=at_keys, reusable=reusable, flat=_picker(places) if places else None)
+                          at_keys=at_keys, reusable=reusable, places=places, values=starts[-1],
+                          flat=_picker(places) if places else None)
 
 
 def _explode(group: _Group) -> Iterator[_Known]:

@@ -12,10 +12,12 @@ from inspector.record import lglower
 from inspector.record.lglower import Lowering
 
 
-def _exact(lowering: Lowering, leaves: list, history: list, serde: Any) -> None:
+def _exact(lowering: Lowering, leaves: list, history: list, serde: Any) -> int:
     """Every group of the lowered history holds its objects in order, its fingerprint is the
-    strict encoding of their states as they are now, and each leaf is their serialization."""
+    strict encoding of their states as they are now, and each leaf is their serialization;
+    a snapshot a group carries is what one made afresh would be. How many groups had one."""
     grouped = lowering._put_lists[id(leaves)]
+    snapped = 0
     objs = [obj for group in grouped[1] for obj in group.objs]
     assert objs == history and all(a is b for a, b in zip(objs, history))
     for group in grouped[1]:
@@ -23,7 +25,14 @@ def _exact(lowering: Lowering, leaves: list, history: list, serde: Any) -> None:
         assert group.fp == lglower._strict(states)
         assert group.types == tuple(map(type, group.objs))
         assert group.fsets == tuple(frozenset(o.__pydantic_fields_set__) for o in group.objs)
+        if group.snap is not None:      # a snapshot carried over and extended: as if made afresh
+            snapped += 1
+            fresh = lglower._snapshot(group._replace(snap=None))
+            for name in ("snap", "keys", "mutable", "at", "at_keys", "reusable", "places", "values"):
+                assert getattr(group, name) == getattr(fresh, name), name
+            assert group.snap is not fresh.snap and all(a is not b for a, b in zip(group.snap, group.objs))
     assert [leaf["b"] for leaf in leaves] == [serde.dumps_typed(m)[1] for m in history]
+    return snapped
 
 
 def test_a_history_growing_at_its_tail_is_grouped_exactly_without_encoding_it_again(monkeypatch) -> None:
@@ -43,6 +52,7 @@ def test_a_history_growing_at_its_tail_is_grouped_exactly_without_encoding_it_ag
     monkeypatch.setattr(Lowering, "_grown", counting)
     lowering = Lowering()
     history: list = [HumanMessage(content=f"q{i}", id=f"q-{i}") for i in range(20)]
+    snapped = 0
     for step in range(150):
         if step == 70:
             history.append(AIMessage(content="with an extra", id="extra", mood="odd"))   # pydantic extra
@@ -54,14 +64,21 @@ def test_a_history_growing_at_its_tail_is_grouped_exactly_without_encoding_it_ag
             history.append(odd)
         else:
             history.append((AIMessage if step % 2 else HumanMessage)(content=f"m{step} " * 30, id=f"m-{step}"))
+        if step % 3 == 0:       # as ``get_tuple`` does: snapshots made of the last put's groups
+            for grouped in lowering._list_data.values():
+                for n, group in enumerate(grouped[1]):
+                    if group.objs and group.snap is None:
+                        grouped[1][n] = made = lglower._snapshot(group)
+                        lowering._old_groups[id(group.objs[0])] = made
         leaves = lowering.lower(history, serde)
         if any(m.__pydantic_private__ for m in history):      # not grouped: every item on its own
             assert [leaf["b"] for leaf in leaves] == [serde.dumps_typed(m)[1] for m in history]
         else:
-            _exact(lowering, leaves, history, serde)
+            snapped += _exact(lowering, leaves, history, serde)
         lowering.rotate()
     assert grown.count(True) >= 100            # the appends took the short path ...
     assert False in grown                      # ... and the private attribute the long way
+    assert snapped >= 50                       # grown groups carried their snapshots on
 
 
 @pytest.mark.parametrize("change", ["private", "extra"])

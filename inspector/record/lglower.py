@@ -368,7 +368,7 @@ class Lowering:
             if group.snap is None:
                 group = _snapshot(group)
             assert group.snap is not None
-            if _held_alone(group) and _group_same(list(group.objs), group) and _unshared(group):
+            if _may_hand_out(group):
                 # nothing but this group can reach these objects, and they are as stored: a
                 # fresh copy could not be told from them, so they are handed out themselves
                 self._groups[id(group.objs[0])] = group
@@ -543,26 +543,31 @@ def _group_same(value: list, group: _Group) -> bool:
         return False
 
 
-def _held_alone(group: _Group) -> bool:
-    """Whether nothing but ``group`` holds its objects (no other reference, no weak one), and
-    their states held no item in a container nor bytes when it was made (``_unshared``)."""
-    objs = group.objs
-    return (group.reusable and list(map(_refs, objs)) == [_HELD_ALONE] * len(objs)
-            and not any(map(weakref.getweakrefcount, objs)))
-
-
-def _unshared(group: _Group) -> bool:
-    """For objects ``_held_alone`` whose states are as ``group.fp`` (``_group_same``): whether
-    no other reference exists to their ``__dict__``, fields set or extras, or to a container
-    of their states, which are empty (so nothing lies further in). A fresh copy of such an
-    object cannot be told from the object itself: no one else can ever see or change it."""
+def _may_hand_out(group: _Group) -> bool:
+    """Whether ``revive`` may hand out the group's objects themselves: a fresh copy could not
+    be told from them. Nothing but the group holds them (no other reference, no weak one),
+    they are as stored (``_group_same`` of the group's own objects), their states held no
+    item in a container nor bytes when the snapshot was made, and no other reference exists
+    to their ``__dict__``, fields set or extras, or to a container of their states (which are
+    empty, so nothing lies further in): no one else can ever see or change them. One pass
+    fetches each part of the objects once for all of these."""
     objs = group.objs
     n = len(objs)
-    dicts = list(map(_ATTR_DICT, objs))
-    alone = [_HELD_IN_LIST] * n
-    if list(map(_refs, dicts)) != alone or list(map(_refs, list(map(_ATTR_FSET, objs)))) != alone:
+    if (not group.reusable or list(map(_refs, objs)) != [_HELD_ALONE] * n
+            or any(map(weakref.getweakrefcount, objs))):
         return False
-    extras = list(map(_ATTR_EXTRA, objs))
+    try:
+        fsets = list(map(_ATTR_FSET, objs))
+        dicts = list(map(_ATTR_DICT, objs))
+        extras = list(map(_ATTR_EXTRA, objs))
+        if (tuple(map(type, objs)) != group.types or list(map(_ATTR_PRIVATE, objs)).count(None) != n
+                or tuple(fsets) != group.fsets or _strict([dicts, extras]) != group.fp):
+            return False
+    except (TypeError, AttributeError):
+        return False
+    alone = [_HELD_IN_LIST] * n
+    if list(map(_refs, dicts)) != alone or list(map(_refs, fsets)) != alone:
+        return False
     if extras.count(None) != n and list(map(_refs, extras)) != alone:
         return False
     # the states are as ``group.fp``: their containers sit where the snapshot's do (``flat``,
@@ -581,10 +586,9 @@ _refs = sys.getrefcount
 
 
 def _held_counts() -> tuple[int, int, int]:
-    """What ``_held_alone`` sees for an object only a tuple holds, what ``_unshared`` sees for
-    a part of an object only that object (and the list ``_unshared`` builds) holds, and for
-    a container of its state only the state (and the tuple ``_unshared`` picks) holds:
-    measured, not assumed."""
+    """What ``_may_hand_out`` sees for an object only a tuple holds, for a part of an object
+    only that object (and the list it builds) holds, and for a container of its state only
+    the state (and the tuple it picks) holds: measured, not assumed."""
     class _Probe:
         pass
     probe = _Probe()

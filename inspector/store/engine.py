@@ -296,6 +296,11 @@ def begin_write_sql(dialect_name: str) -> str | None:
     return "BEGIN IMMEDIATE" if dialect_name == "sqlite" else None
 
 
+def begin_read_sql(dialect_name: str) -> str | None:
+    """The statement that opens a transaction that only reads (SQLite: no write lock taken)."""
+    return "BEGIN" if dialect_name == "sqlite" else None
+
+
 def vacuum(engine: sa.Engine, pg_tables: tuple[str, ...]) -> None:
     """Give free space back to the operating system, outside any transaction: SQLite VACUUM
     (with the WAL truncated before and after, since VACUUM in WAL mode rewrites through it);

@@ -15,7 +15,8 @@ import sqlalchemy as sa
 from inspector import taskstate
 from inspector.errors import OwnershipLost, ReadOnlyError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
-from inspector.store.engine import CompiledStatement, begin_write_sql, guard, insert_ignore, translate
+from inspector.store.engine import (CompiledStatement, begin_read_sql, begin_write_sql, guard, insert_ignore,
+                                    translate)
 from inspector.store.native import blobs
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, runs
@@ -109,6 +110,7 @@ class NativeWriter:
             ("advance", advance), ("previous", previous), ("insert", insert), ("blob", blob),
             ("notify", notify), ("owner", owner))}
         self._begin = begin_write_sql(dialect.name)
+        self._begin_read = begin_read_sql(dialect.name)
         self._notify_sql = dialect.name == "postgresql"
         self._dbapi_error = dialect.loaded_dbapi.Error
 
@@ -136,15 +138,16 @@ class NativeWriter:
     @contextlib.contextmanager
     def _transaction(self, read: bool = False) -> Iterator[Any]:
         """A write transaction on the writer's own long-lived raw connection (``read``: one
-        that only reads, which on SQLite takes no write lock: ``BEGIN``, not ``BEGIN IMMEDIATE``).
+        that only reads, which takes no write lock).
 
         The connection is dropped after any error, so the next save reconnects cleanly.
         """
         raw = self._raw()
         try:
             cur = raw.cursor()
-            if self._begin:
-                cur.execute("BEGIN" if read else self._begin)
+            begin = self._begin_read if read else self._begin
+            if begin:
+                cur.execute(begin)
             yield cur
             raw.commit()
         except BaseException as err:

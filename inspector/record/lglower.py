@@ -528,43 +528,45 @@ def _all_same(values: list, known: list[_Known]) -> bool:
 
 
 def _group_same(value: list, group: _Group) -> bool:
-    """Whether ``value`` holds the very objects of ``group``, in the same states: classes,
-    fields sets and no private attributes compared, and the states by one strict encoding.
-    (Each comparison is one C call over the group: a list compared with ``==`` takes an
-    identical item as equal without asking it, and classes and ``None`` compare by identity.)"""
-    try:
-        n = len(value)
-        return (n == len(group.objs) and all(map(is_, value, group.objs))
-                and tuple(map(type, value)) == group.types
-                and list(map(_ATTR_PRIVATE, value)).count(None) == n
-                and tuple(map(_ATTR_FSET, value)) == group.fsets
-                and _strict([list(map(_ATTR_DICT, value)), list(map(_ATTR_EXTRA, value))]) == group.fp)
-    except (TypeError, AttributeError):
-        return False
+    """Whether ``value`` holds the very objects of ``group``, in the same states."""
+    return (len(value) == len(group.objs) and all(map(is_, value, group.objs))
+            and _states_of(value, group) is not None)
 
 
-def _may_hand_out(group: _Group) -> bool:
-    """Whether ``revive`` may hand out the group's objects themselves: a fresh copy could not
-    be told from them. Nothing but the group holds them (no other reference, no weak one),
-    they are as stored (``_group_same`` of the group's own objects), their states held no
-    item in a container nor bytes when the snapshot was made, and no other reference exists
-    to their ``__dict__``, fields set or extras, or to a container of their states (which are
-    empty, so nothing lies further in): no one else can ever see or change them. One pass
-    fetches each part of the objects once for all of these."""
-    objs = group.objs
-    n = len(objs)
-    if (not group.reusable or list(map(_refs, objs)) != [_HELD_ALONE] * n
-            or any(map(weakref.getweakrefcount, objs))):
-        return False
+def _states_of(objs: list | tuple, group: _Group) -> tuple[list, list, list] | None:
+    """The ``__dict__``s, extras and fields sets of ``objs`` (fetched once each) when their
+    states are ``group``'s: classes, fields sets and no private attributes compared, and the
+    states by one strict encoding; else None. (Each comparison is one C call over the group:
+    classes and ``None`` compare by identity.)"""
     try:
+        n = len(objs)
         fsets = list(map(_ATTR_FSET, objs))
         dicts = list(map(_ATTR_DICT, objs))
         extras = list(map(_ATTR_EXTRA, objs))
         if (tuple(map(type, objs)) != group.types or list(map(_ATTR_PRIVATE, objs)).count(None) != n
                 or tuple(fsets) != group.fsets or _strict([dicts, extras]) != group.fp):
-            return False
+            return None
     except (TypeError, AttributeError):
+        return None
+    return dicts, extras, fsets
+
+
+def _may_hand_out(group: _Group) -> bool:
+    """Whether ``revive`` may hand out the group's objects themselves: a fresh copy could not
+    be told from them. Nothing but the group holds them (no other reference, no weak one),
+    they are as stored (``_states_of``), their states held no item in a container nor bytes
+    when the snapshot was made, and no other reference exists to their ``__dict__``, fields
+    set or extras, or to a container of their states (which are empty, so nothing lies
+    further in): no one else can ever see or change them."""
+    objs = group.objs
+    n = len(objs)
+    if (not group.reusable or list(map(_refs, objs)) != [_HELD_ALONE] * n
+            or any(map(weakref.getweakrefcount, objs))):
         return False
+    parts = _states_of(objs, group)
+    if parts is None:
+        return False
+    dicts, extras, fsets = parts
     alone = [_HELD_IN_LIST] * n
     if list(map(_refs, dicts)) != alone or list(map(_refs, fsets)) != alone:
         return False
@@ -621,19 +623,21 @@ def _snapshot(group: _Group) -> _Group:
 
 def _with_snapshot(group: _Group, states: list, extras: list, base: _Group | None = None) -> _Group:
     """``group`` with the snapshot of its objects' ``states`` and ``extras`` (private, decoded
-    from fingerprints); with ``base``, a snapshot of its first objects, they are the rest's."""
+    from fingerprints); with ``base``, a group holding a snapshot of its first objects, they
+    are the rest's and are joined to it."""
+    prior = base.snap if base is not None else None
+    offset, start = (len(prior), base.values) if base is not None and prior is not None else (0, 0)
     keys = tuple(tuple(k for k, v in state.items() if type(v) is dict or type(v) is list) for state in states)
     inner = [[state[k] for k in ks] for state, ks in zip(states, keys)]
-    offset = len(base.snap) if base is not None and base.snap is not None else 0
     at = tuple(offset + i for i, ks in enumerate(keys) for _ in ks)
     at_keys = tuple(k for ks in keys for k in ks)
     reusable = (not any(chain.from_iterable(inner)) and not any(extras)
                 and not any(type(v) is bytes for state in states for v in state.values()))
-    starts = list(accumulate(map(len, states), initial=base.values if base is not None else 0))
+    starts = list(accumulate(map(len, states), initial=start))
     places = tuple(starts[i - offset] + list(states[i - offset]).index(k) for i, k in zip(at, at_keys))
-    if base is not None and base.snap is not None:
+    if base is not None and prior is not None:
         old_inner, old_extras = ormsgpack.unpackb(base.mutable)
-        states, keys, inner, extras = [*base.snap, *states], base.keys + keys, old_inner + inner, old_extras + extras
+        states, keys, inner, extras = [*prior, *states], base.keys + keys, old_inner + inner, old_extras + extras
         at, at_keys, places = base.at + at, base.at_keys + at_keys, base.places + places
         reusable = reusable and base.reusable
     return group._replace(snap=tuple(states), keys=keys, mutable=_strict([inner, extras]), at=at,

@@ -34,13 +34,19 @@ PUSH = "__pregel_push"
 PULL = "__pregel_pull"
 START = "__start__"
 LATEST_CHECKPOINT_VERSION = 4
+# ``__``-named channels that hold the graph's data, not its control: the whole state of a
+# graph whose state is not a mapping (``StateGraph(Annotated[list, add])``), and an
+# entrypoint's return value and what it saved for its next call (the functional API)
+DATA_CHANNELS = frozenset({"__root__", "__end__", "__previous__"})
 
 FINISHED, ERRORED, INTERRUPTED, PENDING = "finished", "errored", "interrupted", "pending"
 
 
 def is_control_channel(name: Any) -> bool:
-    """Channels that steer execution rather than hold state (``branch:to:*``, ``__*``)."""
-    return isinstance(name, str) and (name.startswith(BRANCH_PREFIX) or name.startswith("__")
+    """Channels that steer execution rather than hold state (``branch:to:*``, ``__*`` but
+    ``DATA_CHANNELS``)."""
+    return isinstance(name, str) and (name.startswith(BRANCH_PREFIX)
+                                      or (name.startswith("__") and name not in DATA_CHANNELS)
                                       or (name.startswith(JOIN_PREFIX) and join_parts(name) is not None))
 
 
@@ -82,15 +88,43 @@ def send_nodes(value: Any) -> list[str | None]:
 
 @functools.lru_cache(maxsize=4096)
 def node_of(task_path: str | None) -> str | None:
-    """The node name in a task path such as ``"~__pregel_pull, review"`` (cached: paths repeat)."""
+    """The node name in a task path such as ``"~__pregel_pull, review"`` (cached: paths
+    repeat); for a call of a functional ``@task`` (a PUSH whose path holds the path of the
+    task that made it), the node or entrypoint that made the call."""
     if not task_path:
         return None
-    text = task_path.strip().strip("()")
-    parts = [p.strip().strip("'\"") for p in text.split(",")]
-    if len(parts) >= 2 and parts[0].lstrip("~") == "__pregel_pull":
+    parts = _path_parts(task_path)
+    if len(parts) >= 2 and parts[0].lstrip("~") == PULL:
         return parts[1] or None
-    if len(parts) >= 2 and parts[0].lstrip("~") == "__pregel_push":
+    if len(parts) >= 2 and parts[0].lstrip("~") == PUSH:
+        if parts[1].startswith("~"):
+            return _caller(parts)
         return f"push:{parts[1]}"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def task_label(task_path: str | None) -> str | None:
+    """How a task is named in a task list: its node (``node_of``), and for a functional call
+    the node that made it with the call's place among its calls (``"workflow call 2"``)."""
+    node = node_of(task_path)
+    parts = _path_parts(task_path) if task_path else []
+    if node is None or len(parts) < 3 or parts[0].lstrip("~") != PUSH or not parts[1].startswith("~"):
+        return node
+    after = parts[parts.index(node, 1) + 1:]
+    index = after[0] if after and after[0].isdigit() else None
+    return f"{node} call {int(index) + 1}" if index is not None else f"{node} call"
+
+
+def _path_parts(task_path: str) -> list[str]:
+    return [p.strip().strip("'\"") for p in task_path.strip().strip("()").split(",")]
+
+
+def _caller(parts: list[str]) -> str | None:
+    """The node in a flattened nested task path: its first part that is not a path marker."""
+    for part in parts[1:]:
+        if part and not part.startswith("~") and not part.isdigit():
+            return part
     return None
 
 
@@ -129,7 +163,7 @@ def summarise_tasks(rows: Iterable[tuple[str, str, str]]) -> dict[str, TaskWrite
             continue
         task = tasks.get(task_id)
         if task is None:
-            task = tasks[task_id] = TaskWrites(task_id, node_of(task_path), task_path or "")
+            task = tasks[task_id] = TaskWrites(task_id, task_label(task_path), task_path or "")
         if channel not in task.channels:
             task.channels.append(channel)
         if channel == INTERRUPT:
@@ -173,9 +207,40 @@ def _join_ready(value: Any, sources: frozenset[str]) -> bool:
     return isinstance(plain, list) and {v for v in plain if isinstance(v, str)} == set(sources)
 
 
+def start_node(versions_seen: Any, start: str | None = None) -> str:
+    """The node the input channel triggers: the ``__start__`` node of a ``StateGraph``, or an
+    entrypoint of the functional API (which has no ``__start__`` node): the node that has
+    seen the input channel before, else ``start`` (known from elsewhere: see
+    ``entrypoint_of``), else ``__start__``."""
+    seen_all = versions_seen if isinstance(versions_seen, dict) else {}
+    if START in seen_all:
+        return START
+    for node, seen in seen_all.items():
+        if isinstance(node, str) and not node.startswith("__") and isinstance(seen, dict) and START in seen:
+            return node
+    return start or START
+
+
+def entrypoint_of(checkpoint_id: str, ns: str, step: Any, checkpoint: dict,
+                  written: Iterable[tuple[str, str]]) -> str | None:
+    """The entrypoint a fresh functional-API thread's first checkpoint triggered, from its
+    pending writes ``(task_id, task_path)``: a PULL task whose id is LangGraph's id of that
+    node triggered by the input channel at this checkpoint (None if there is none)."""
+    version = checkpoint.get("v")
+    run_step = str((step if isinstance(step, int) and not isinstance(step, bool) else -1) + 1)
+    for task_id, task_path in written:
+        node = node_of(task_path) if task_path and task_path.lstrip("~").startswith(PULL) else None
+        if node and node != START:
+            task_ns = f"{ns}|{node}" if ns else node
+            if langgraph_task_id(checkpoint_id, version, task_ns, run_step, node, PULL, START) == task_id:
+                return node
+    return None
+
+
 def pull_nodes(channel_names: Iterable[Any], channel_versions: Any, versions_seen: Any,
-               values: dict | None = None) -> list[str]:
-    """Nodes (PULL tasks) whose trigger channel is present and newer than what they have seen."""
+               values: dict | None = None, start: str | None = None) -> list[str]:
+    """Nodes (PULL tasks) whose trigger channel is present and newer than what they have seen
+    (``start``: see ``start_node``)."""
     versions = channel_versions if isinstance(channel_versions, dict) else {}
     seen_all = versions_seen if isinstance(versions_seen, dict) else {}
     found: list[str] = []
@@ -185,7 +250,7 @@ def pull_nodes(channel_names: Iterable[Any], channel_versions: Any, versions_see
         if channel.startswith(BRANCH_PREFIX):
             node = channel[len(BRANCH_PREFIX):]
         elif channel == START:
-            node = START
+            node = start_node(seen_all, start)
         elif (join := join_parts(channel)) is not None:
             if values is None or not _join_ready(values.get(channel), join[0]):
                 continue
@@ -200,14 +265,14 @@ def pull_nodes(channel_names: Iterable[Any], channel_versions: Any, versions_see
 
 
 def next_nodes(channel_names: Iterable[Any], channel_versions: Any, versions_seen: Any,
-               values: dict | None = None) -> list[str]:
+               values: dict | None = None, start: str | None = None) -> list[str]:
     """LangGraph's ``next``: one entry per pending Send packet (its node), then the PULL nodes.
 
     Without ``values`` (only channel names known) joins and Send packets are not counted.
     """
     names = list(channel_names)
     pushes = [n for n in send_nodes(values.get(PREGEL_TASKS)) if n] if values is not None else []
-    return pushes + pull_nodes(names, channel_versions, versions_seen, values)
+    return pushes + pull_nodes(names, channel_versions, versions_seen, values, start)
 
 
 def _to_bytes(part: str | bytes) -> bytes:
@@ -233,11 +298,11 @@ def langgraph_task_id(checkpoint_id: str, version: Any, *parts: str) -> str | No
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
 
 
-def planned_tasks(checkpoint_id: str, ns: str, step: Any, checkpoint: dict) -> list[dict]:
+def planned_tasks(checkpoint_id: str, ns: str, step: Any, checkpoint: dict, start: str | None = None) -> list[dict]:
     """The tasks LangGraph prepares from a checkpoint: ``{task_id, node, kind, index}``.
 
     PUSH tasks (one per pending Send packet) first, then PULL tasks; ``step`` is the
-    checkpoint's metadata step (the tasks run at ``step + 1``).
+    checkpoint's metadata step (the tasks run at ``step + 1``); ``start``: see ``start_node``.
     """
     values = got_values if isinstance(got_values := checkpoint.get("channel_values"), dict) else {}
     versions = got_versions if isinstance(got_versions := checkpoint.get("channel_versions"), dict) else {}
@@ -253,8 +318,9 @@ def planned_tasks(checkpoint_id: str, ns: str, step: Any, checkpoint: dict) -> l
                                                  str(index)),
                     "node": node, "kind": "push", "index": index})
     channels = [c for c in {**versions, **values} if isinstance(c, str)]
-    for node in pull_nodes(values.keys(), versions, checkpoint.get("versions_seen"), values):
-        if node == START:
+    entry = start_node(checkpoint.get("versions_seen"), start)
+    for node in pull_nodes(values.keys(), versions, checkpoint.get("versions_seen"), values, start):
+        if node == entry:
             triggers = [START]
         else:
             triggers = sorted(c for c in channels if c == BRANCH_PREFIX + node

@@ -28,7 +28,7 @@ from inspector.store.langgraph.decode import (BlobError, DecodeBudget, decode_pl
                                               plain_or_error)
 from inspector.store.langgraph.mapping import metadata_step, parse_metadata
 from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
-                                              NULL_TASK_ID, PREGEL_TASKS, is_control_channel,
+                                              NULL_TASK_ID, PREGEL_TASKS, entrypoint_of, is_control_channel,
                                               namespace_task, next_nodes, parent_namespace,
                                               planned_tasks, push_index, send_nodes,
                                               summarise_tasks, with_planned)
@@ -190,8 +190,10 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
     if isinstance(version, int) and version > LATEST_CHECKPOINT_VERSION:
         notes.append(f"checkpoint format v{version} is newer than this inspector knows "
                      f"(v{LATEST_CHECKPOINT_VERSION}); some fields may be missing")
-    next_list = next_nodes(values.keys(), cp.get("channel_versions"), cp.get("versions_seen"), values)
-    planned = planned_tasks(checkpoint_id, ns, metadata_step(lg_meta, checkpoint_id), cp) if cp else []
+    step = metadata_step(lg_meta, checkpoint_id)
+    entry = entrypoint_of(checkpoint_id, ns, step, cp, ((w.task_id, w.task_path) for w in writes)) if cp else None
+    next_list = next_nodes(values.keys(), cp.get("channel_versions"), cp.get("versions_seen"), values, entry)
+    planned = planned_tasks(checkpoint_id, ns, step, cp, entry) if cp else []
     write_list, tasks, interrupts, task_errors = describe_writes(writes, planned,
                                                                  send_nodes(values.get(PREGEL_TASKS)))
     tasks = with_planned(tasks, planned)

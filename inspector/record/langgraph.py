@@ -39,7 +39,8 @@ from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
 
 from inspector import taskstate
 from inspector.store import create_store
-from inspector.store.langgraph.pregel import is_control_channel, next_nodes, node_of
+from inspector.store.langgraph.mapping import stored_step_name
+from inspector.store.langgraph.pregel import next_nodes
 from inspector.store.langgraph.tasks import build_task_state
 from inspector import codec as piece_codec
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite, StoredCheckpoint
@@ -197,12 +198,9 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             settled = lane.settled.get(checkpoint["id"])
             tasks_hash, score = self._task_state(lane, values, new_pieces)
             outputs = lane.outputs.pop(parent_id, {}) if parent_id else {}
-            nodes = sorted({n for path, _ in outputs.values() if (n := node_of(path))})
-            wrote = sorted({c for _, chans in outputs.values() for c in chans if not is_control_channel(c)})
             raw_source = meta.get("source")
             source = raw_source if isinstance(raw_source, str) else "step"
-            name = ", ".join(nodes) if nodes and source == "loop" else source
-            change = ("wrote " + ", ".join(wrote)) if wrote else ""
+            name, change = stored_step_name(source, outputs.values())
             parents = meta.get("parents") if isinstance(meta.get("parents"), dict) else {}
             parent_lane = None
             if ns and parents:

@@ -185,3 +185,23 @@ def test_import_legacy_json_bodies(tmp_path: Path, capsys: pytest.CaptureFixture
         snap = store.load(store.list_checkpoints(run.id)[-1].id)
     assert snap.state["messages"][1]["content"].startswith("answer 0") and snap.state["step_count"] == 3
     assert snap.state["notes"] == {"last": 3, "tags": ["x", 3]}
+
+
+@pytest.mark.parametrize("scenario", ["react", "subgraph", "forks", "channels"])
+def test_import_names_steps_as_the_saver_does(scenario: str, tmp_path: Path) -> None:
+    """An imported thread's timeline reads as the same graph written by ``InspectorSaver``:
+    each step named by the node that ran and what it wrote, not by its source."""
+    with sqlite_saver(tmp_path / "lg.db") as theirs:
+        BY_NAME[scenario].run(theirs)
+    with InspectorSaver.from_conn_string(str(tmp_path / "saver.db")) as ours:
+        BY_NAME[scenario].run(ours)
+    assert main(["import", str(tmp_path / "lg.db"), str(tmp_path / "imported.db"), "--apply"]) == 0
+
+    def timelines(path: Path) -> dict:
+        with open_store(str(path)) as store:
+            return {(r.name, r.parent_run is not None): [(c.kind, c.name, c.change) for c in store.list_checkpoints(r.id)]
+                    for r in store.list_runs()}
+    imported, written = timelines(tmp_path / "imported.db"), timelines(tmp_path / "saver.db")
+    assert imported == written
+    assert any(name not in ("input", "loop", "update", "fork") for steps in imported.values() for _, name, _ in steps)
+    assert any(change.startswith("wrote ") for steps in imported.values() for _, _, change in steps)

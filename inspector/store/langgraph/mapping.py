@@ -110,6 +110,18 @@ def producers(outputs: list[TaskOutputRow],
     return sorted(nodes), sorted({c for _, chans in found for c in chans})
 
 
+def stored_step_name(source: str, outputs: Iterable[tuple[str, Iterable[str]]]) -> tuple[str, str]:
+    """The name and change a native store keeps for a LangGraph checkpoint (``InspectorSaver``
+    and ``import`` alike), from its source and the parent's task writes ``(task path, channels)``:
+    a loop step is named by the nodes that wrote, anything else by its source; the change names
+    the state channels written."""
+    found = list(outputs)
+    nodes = sorted({n for path, _ in found if (n := node_of(path))})
+    wrote = sorted({c for _, channels in found for c in channels if not is_control_channel(c)})
+    name = ", ".join(nodes) if nodes and source == "loop" else source
+    return name, ("wrote " + ", ".join(wrote)) if wrote else ""
+
+
 def _legacy_writer(meta: dict) -> list[str]:
     writes = meta.get("writes")
     return sorted(str(k) for k in writes) if isinstance(writes, dict) else []

@@ -23,7 +23,7 @@ import msgpack
 
 from inspector.errors import StoreError
 from inspector.store.langgraph.decode import BlobError, pack, unpack
-from inspector.store.langgraph.mapping import parse_metadata
+from inspector.store.langgraph.mapping import parse_metadata, stored_step_name
 from inspector.store.langgraph.pregel import ERROR, INTERRUPT, next_nodes
 from inspector.store.langgraph.rows import BlobRow, Reader, WriteRow
 from inspector import codec as pieces
@@ -124,6 +124,37 @@ def _status(checkpoint: dict, writes: list[WriteRow]) -> tuple[str, str | None]:
     return "completed", None
 
 
+def _task_writes(writes: list[WriteRow]) -> list[tuple[str, list[str]]]:
+    """(task path, channels) per task of one checkpoint's pending writes."""
+    tasks: dict[str, tuple[str, list[str]]] = {}
+    for w in writes:
+        path, channels = tasks.setdefault(w.task_id, (w.task_path or "", []))
+        channels.append(w.channel)
+    return list(tasks.values())
+
+
+class _Outputs:
+    """The task writes of the checkpoints imported last (a step's name comes from its
+    parent's), read again from the source for an older parent (a replay's)."""
+
+    KEEP = 4096
+
+    def __init__(self, reader: Reader, thread_id: str) -> None:
+        self._reader, self._thread = reader, thread_id
+        self._recent: dict[tuple[str, str], list[tuple[str, list[str]]]] = {}
+
+    def add(self, ns: str, checkpoint_id: str, writes: list[WriteRow]) -> None:
+        self._recent[(ns, checkpoint_id)] = _task_writes(writes)
+        if len(self._recent) > self.KEEP:
+            self._recent.pop(next(iter(self._recent)))
+
+    def of(self, ns: str, checkpoint_id: str | None) -> list[tuple[str, list[str]]]:
+        if checkpoint_id is None:
+            return []
+        found = self._recent.get((ns, checkpoint_id))
+        return found if found is not None else _task_writes(self._reader.writes(self._thread, ns, checkpoint_id))
+
+
 def existing_threads(lanes: LaneStore, thread_ids: list[str]) -> list[str]:
     """Threads of ``thread_ids`` the destination already holds."""
     return sorted({t for _, t, _ in lanes.lanes_of(thread_ids)})
@@ -142,6 +173,7 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
         report.thread_ids.append(thread_id)
         encoders: dict[str, PieceEncoder] = {}
         heads: dict[str, tuple[dict, list[WriteRow]]] = {}
+        outputs = _Outputs(reader, thread_id)
         for row in reader.list_rows(thread_id, 0, None):
             body = reader.body(thread_id, row.ns, row.checkpoint_id)
             if body is None:
@@ -162,6 +194,8 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
             outer = row.ns.rsplit("|", 1)[0] if "|" in row.ns else ""
             parent_lane = (outer, parents[outer]) if row.ns and isinstance(parents.get(outer), str) else None
             status, _ = _status(checkpoint, writes)
+            name, change = stored_step_name(source, outputs.of(row.ns, body.parent_id) if source == "loop" else [])
+            outputs.add(row.ns, row.checkpoint_id, writes)
             body_plain = {k: v for k, v in checkpoint.items() if k != "channel_values"}
             lg_run = meta.get("run_id")
             lanes.put(thread_id, row.ns, LaneCheckpoint(
@@ -169,7 +203,7 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
                 body=pack(body_plain), metadata=json.dumps(meta, ensure_ascii=False, default=str),
                 lg_run_id=str(lg_run) if lg_run is not None else None, state_hash=digest, pieces=new_pieces,
                 size=size, kind=source if source in ("input", "loop", "update", "fork") else "step",
-                name=source, status=status, parent_lane=parent_lane))
+                name=name, change=change, status=status, parent_lane=parent_lane))
             lanes.put_writes(thread_id, row.ns, row.checkpoint_id, lane_writes, replace=True)
             report.checkpoints += 1
             report.writes += len(lane_writes)

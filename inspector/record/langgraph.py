@@ -54,6 +54,13 @@ PUSH_CHANNEL = "__pregel_tasks"
 _MISSING = object()
 
 
+def _remember(found: dict, key: str, value: Any) -> None:
+    """``found[key] = value``, keeping the 64 latest keys."""
+    found[key] = value
+    if len(found) > 64:
+        found.pop(next(iter(found)))
+
+
 class _Lane:
     """What the saver remembers about one lane between calls."""
 
@@ -63,6 +70,10 @@ class _Lane:
         self.matches = self.encoder.matches = FrozenMatches(self.encoder.matches)
         self.lowering = Lowering()
         self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)
+        self.sends: dict[str, list[str | None]] = {}    # checkpoint → the nodes of its Send packets
+        # checkpoint → (db id, name, change) of the loop step put after it, renamed should its
+        # task writes arrive late (LangGraph puts both in the background, in no set order)
+        self.named: dict[str, tuple[int, str, str]] = {}
         self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
         self.goal = ""
         self.state: tuple[bytes, dict] | None = None   # (digest, forms) of the state last put
@@ -197,10 +208,14 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             status = "running" if nxt or values.get(PUSH_CHANNEL) else "completed"
             settled = lane.settled.get(checkpoint["id"])
             tasks_hash, score = self._task_state(lane, values, new_pieces)
-            outputs = lane.outputs.pop(parent_id, {}) if parent_id else {}
+            outputs = lane.outputs.get(parent_id, {}) if parent_id else {}
             raw_source = meta.get("source")
             source = raw_source if isinstance(raw_source, str) else "step"
-            name, change = stored_step_name(source, outputs.values())
+            name, change = stored_step_name(source, outputs.values(), lane.sends.get(parent_id or ""))
+            packets = values.get(PUSH_CHANNEL)
+            if packets and isinstance(packets, list):
+                _remember(lane.sends, checkpoint["id"], [n if isinstance(n := getattr(p, "node", None), str) else None
+                                                         for p in packets])
             parents = meta.get("parents") if isinstance(meta.get("parents"), dict) else {}
             parent_lane = None
             if ns and parents:
@@ -214,7 +229,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 state_hash=digest, pieces=new_pieces, size=size, kind=_kind(source), name=name,
                 change=change, tasks_hash=tasks_hash, score=score, status=status, parent_lane=parent_lane)
             try:
-                self._lanes_db.put(thread_id, ns, cp)
+                db_id = self._lanes_db.put(thread_id, ns, cp)
             except BaseException:
                 lane.forget_pieces()
                 lowering.forget()
@@ -223,6 +238,8 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 raise
             lane.state = (digest, state)
             lowering.rotate()
+            if parent_id and source == "loop":
+                _remember(lane.named, parent_id, (db_id, name, change))
             run_id = self._lanes_db.lane_run(thread_id, ns)
             if run_id is not None:
                 if status == "running":
@@ -305,6 +322,14 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             path, chans = outputs.get(task_id, (task_path, set()))
             chans.update(c for c, _ in writes)
             outputs[task_id] = (path or task_path, chans)
+            named = lane.named.get(checkpoint_id)
+            if named is not None:
+                # the step after this checkpoint is already stored: its name grows with these writes
+                db_id, name, change = named
+                found = stored_step_name("loop", outputs.values(), lane.sends.get(checkpoint_id))
+                if found != (name, change):
+                    self._lanes_db.rename(db_id, *found)
+                    lane.named[checkpoint_id] = (db_id, *found)
             channels = {c for c, _ in writes}
             settled: tuple[str, str | None] | None = None
             if ERROR in channels:

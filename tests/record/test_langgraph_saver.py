@@ -260,3 +260,54 @@ def test_checkpoint_bodies_are_compressed_and_old_raw_bodies_still_read(tmp_path
     with open_store(str(path), readonly=True) as store:
         snap = store.load(first_id)
         assert snap.meta["channel_versions"] and "__error__" not in snap.state
+
+
+def _recorded_calls(tmp_path: Path) -> list[tuple[str, tuple]]:
+    """The put / put_writes calls LangGraph makes running the ReAct corpus graph (tool calls
+    as Send tasks), in the order they reached the saver."""
+    calls: list[tuple[str, tuple]] = []
+
+    class Recording(InspectorSaver):
+        def put(self, *args):        # type: ignore[override]
+            calls.append(("put", args))
+            return super().put(*args)
+
+        def put_writes(self, config, writes, task_id, task_path=""):   # type: ignore[override]
+            calls.append(("put_writes", (config, writes, task_id, task_path)))
+            return super().put_writes(config, writes, task_id, task_path)
+
+    with Recording.from_conn_string(str(tmp_path / "recorded.db")) as saver:
+        BY_NAME["react"].run(saver)
+    return calls
+
+
+def _timeline(path: Path) -> list[tuple[str, str, str]]:
+    with open_store(str(path)) as store:
+        run = next(r for r in store.list_runs() if r.name == "react-1")
+        return [(c.kind, c.name, c.change) for c in store.list_checkpoints(run.id)]
+
+
+def test_a_step_is_named_from_its_parents_task_writes_even_when_they_arrive_after_it(tmp_path: Path) -> None:
+    # LangGraph hands a saver a task's writes and the next checkpoint from background
+    # threads, in no set order: the same calls replayed with every checkpoint's writes after
+    # the put of its child give the same timeline as in order
+    calls = _recorded_calls(tmp_path)
+    late: list[tuple[str, tuple]] = []
+    held: dict[str, list[tuple[str, tuple]]] = {}
+    for kind, args in calls:
+        if kind == "put_writes":
+            held.setdefault(args[0]["configurable"]["checkpoint_id"], []).append((kind, args))
+            continue
+        late.append((kind, args))
+        parent = args[0]["configurable"].get("checkpoint_id")
+        late.extend(held.pop(parent, []))
+    late.extend(c for rest in held.values() for c in rest)
+    timelines = []
+    for name, order in (("in-order.db", calls), ("late.db", late)):
+        with InspectorSaver.from_conn_string(str(tmp_path / name)) as saver:
+            for kind, args in order:
+                getattr(saver, kind)(*args)
+        timelines.append(_timeline(tmp_path / name))
+    assert timelines[0] == timelines[1]
+    assert ("loop", "tools", "wrote messages") in timelines[1]       # Send tasks named by their node
+    assert [n for k, n, _ in timelines[1] if k == "loop"].count("agent") >= 2

@@ -110,16 +110,27 @@ def producers(outputs: list[TaskOutputRow],
     return sorted(nodes), sorted({c for _, chans in found for c in chans})
 
 
-def stored_step_name(source: str, outputs: Iterable[tuple[str, Iterable[str]]]) -> tuple[str, str]:
+def stored_step_name(source: str, outputs: Iterable[tuple[str, Iterable[str]]],
+                     sends: list[str | None] | None = None) -> tuple[str, str]:
     """The name and change a native store keeps for a LangGraph checkpoint (``InspectorSaver``
-    and ``import`` alike), from its source and the parent's task writes ``(task path, channels)``:
-    a loop step is named by the nodes that wrote, anything else by its source; the change names
-    the state channels written."""
-    found = list(outputs)
-    nodes = sorted({n for path, _ in found if (n := node_of(path))})
-    wrote = sorted({c for _, channels in found for c in channels if not is_control_channel(c)})
-    name = ", ".join(nodes) if nodes and source == "loop" else source
-    return name, ("wrote " + ", ".join(wrote)) if wrote else ""
+    and ``import`` alike), from its source and its parent's task writes ``(task path,
+    channels)``: a loop step is named by the nodes whose tasks wrote (a PUSH task by its Send
+    packet's node, from the parent's packets ``sends``) and its change names the state channels
+    they wrote; any other checkpoint is named by its source."""
+    if source != "loop":
+        return source, ""
+    nodes: set[str] = set()
+    wrote: set[str] = set()
+    for path, channels in outputs:
+        node = node_of(path)
+        index = push_index(path)
+        if index is not None and sends and 0 <= index < len(sends) and sends[index]:
+            node = sends[index]
+        if node:
+            nodes.add(node)
+        wrote.update(c for c in channels if not is_control_channel(c))
+    name = ", ".join(sorted(nodes)) if nodes else source
+    return name, ("wrote " + ", ".join(sorted(wrote))) if wrote else ""
 
 
 def _legacy_writer(meta: dict) -> list[str]:

@@ -299,6 +299,11 @@ class LaneStore(NativeWriter):
         self._remember(new)
         return db_id
 
+    def rename(self, db_id: int, name: str, change: str) -> None:
+        """Set a stored checkpoint's name and change summary."""
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            conn.execute(checkpoints.update().where(checkpoints.c.id == db_id).values(name=name, change=change))
+
     def put_writes(self, thread_id: str, ns: str, checkpoint_id: str, writes: Sequence[LaneWrite], *,
                    replace: bool) -> None:
         """Store pending writes of a checkpoint (replace or keep existing (task, idx) rows)."""

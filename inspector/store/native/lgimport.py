@@ -24,7 +24,7 @@ import msgpack
 from inspector.errors import StoreError
 from inspector.store.langgraph.decode import BlobError, pack, unpack
 from inspector.store.langgraph.mapping import parse_metadata, stored_step_name
-from inspector.store.langgraph.pregel import ERROR, INTERRUPT, next_nodes
+from inspector.store.langgraph.pregel import ERROR, INTERRUPT, PREGEL_TASKS, next_nodes, send_nodes
 from inspector.store.langgraph.rows import BlobRow, Reader, WriteRow
 from inspector import codec as pieces
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite
@@ -133,26 +133,45 @@ def _task_writes(writes: list[WriteRow]) -> list[tuple[str, list[str]]]:
     return list(tasks.values())
 
 
+def _sends(checkpoint: dict) -> list[str | None]:
+    """The nodes of a checkpoint's Send packets (its ``__pregel_tasks`` value)."""
+    packets = (checkpoint.get("channel_values") or {}).get(PREGEL_TASKS)
+    if not isinstance(packets, list) or not packets:
+        return []
+    try:
+        return send_nodes([unpack(p["b"]) if isinstance(p, dict) and p.get(LEAF) == "msgpack" else p
+                           for p in packets])
+    except (StoreError, msgpack.UnpackException, ValueError, TypeError):   # (BlobError, a budget: no names)
+        return []
+
+
 class _Outputs:
-    """The task writes of the checkpoints imported last (a step's name comes from its
-    parent's), read again from the source for an older parent (a replay's)."""
+    """The task writes and Send packets of the checkpoints imported last (a step is named from
+    its parent's), read again from the source for an older parent (a replay's)."""
 
     KEEP = 4096
 
     def __init__(self, reader: Reader, thread_id: str) -> None:
         self._reader, self._thread = reader, thread_id
-        self._recent: dict[tuple[str, str], list[tuple[str, list[str]]]] = {}
+        self._recent: dict[tuple[str, str], tuple[list[tuple[str, list[str]]], list[str | None]]] = {}
 
-    def add(self, ns: str, checkpoint_id: str, writes: list[WriteRow]) -> None:
-        self._recent[(ns, checkpoint_id)] = _task_writes(writes)
+    def add(self, ns: str, checkpoint_id: str, checkpoint: dict, writes: list[WriteRow]) -> None:
+        self._recent[(ns, checkpoint_id)] = (_task_writes(writes), _sends(checkpoint))
         if len(self._recent) > self.KEEP:
             self._recent.pop(next(iter(self._recent)))
 
-    def of(self, ns: str, checkpoint_id: str | None) -> list[tuple[str, list[str]]]:
+    def of(self, ns: str, checkpoint_id: str | None) -> tuple[list[tuple[str, list[str]]], list[str | None]]:
         if checkpoint_id is None:
-            return []
+            return [], []
         found = self._recent.get((ns, checkpoint_id))
-        return found if found is not None else _task_writes(self._reader.writes(self._thread, ns, checkpoint_id))
+        if found is not None:
+            return found
+        body = self._reader.body(self._thread, ns, checkpoint_id)
+        try:
+            sends = _sends(_body(body)) if body is not None else []
+        except (BlobError, msgpack.UnpackException, ValueError, TypeError):
+            sends = []
+        return _task_writes(self._reader.writes(self._thread, ns, checkpoint_id)), sends
 
 
 def existing_threads(lanes: LaneStore, thread_ids: list[str]) -> list[str]:
@@ -194,8 +213,8 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
             outer = row.ns.rsplit("|", 1)[0] if "|" in row.ns else ""
             parent_lane = (outer, parents[outer]) if row.ns and isinstance(parents.get(outer), str) else None
             status, _ = _status(checkpoint, writes)
-            name, change = stored_step_name(source, outputs.of(row.ns, body.parent_id) if source == "loop" else [])
-            outputs.add(row.ns, row.checkpoint_id, writes)
+            name, change = stored_step_name(source, *(outputs.of(row.ns, body.parent_id) if source == "loop" else ([], [])))
+            outputs.add(row.ns, row.checkpoint_id, checkpoint, writes)
             body_plain = {k: v for k, v in checkpoint.items() if k != "channel_values"}
             lg_run = meta.get("run_id")
             lanes.put(thread_id, row.ns, LaneCheckpoint(

@@ -466,6 +466,24 @@ def _serializer(graph: Any) -> Any:
     return JsonPlusSerializer()
 
 
+def _entrypoint_values(graph: Any, saver: Any, config: dict, values: dict) -> Any:
+    """``update_state``'s values for a functional-API entrypoint (a graph with a ``__previous__``
+    channel): its edited return value and saved value (``__end__``, ``__previous__``) as one
+    ``entrypoint.final``, the one not edited as stored — given as a map, the entrypoint would
+    write the map itself to both. Other graphs' values as they are."""
+    if "__previous__" not in (getattr(graph, "channels", None) or {}):
+        return values
+    other = sorted(set(values) - {"__end__", "__previous__"})
+    if other:
+        raise ValueError(f"an entrypoint's state is its return value (__end__) and what it saved "
+                         f"(__previous__); {other[0]!r} is not a channel of it")
+    from langgraph.func import entrypoint
+    found = saver.get_tuple(config)
+    stored = (found.checkpoint.get("channel_values") or {}) if found is not None else {}
+    return entrypoint.final(value=values.get("__end__", stored.get("__end__")),
+                            save=values.get("__previous__", stored.get("__previous__")))
+
+
 def act(graph: Any, saver: Any, action: str, thread: str, checkpoint: str | None, values: Any,
         as_node: str | None = None, reason: str | None = None) -> None:
     """One fork, resume or answer on a loaded graph (``values`` still in display form)."""
@@ -473,6 +491,7 @@ def act(graph: Any, saver: Any, action: str, thread: str, checkpoint: str | None
         raise ValueError("--values-json must be a JSON object of channel values for a fork")
     values = revive(values)
     if action == "fork":
+        values = _entrypoint_values(graph, saver, _config(thread, checkpoint), values)
         staging = staging_saver(saver)
         graph.checkpointer = staging
         try:

@@ -153,3 +153,46 @@ def test_raw_fork_of_what_an_entrypoint_saved_drives_its_next_call(tmp_path: Pat
     assert tally.get_state(config("t")).values == 2          # the fork is the head; its return value kept
     assert tally.invoke(1, config("t")) == 101
     conn.close()
+
+
+TALLY = '''
+from typing import Any
+from langgraph.func import entrypoint
+
+
+@entrypoint()
+def tally(n: int, *, previous: Any = None) -> entrypoint.final[int, int]:
+    total = n + (previous or 0)
+    return entrypoint.final(value=total, save=total)
+'''
+
+
+def test_fork_through_an_entrypoint_edits_what_it_saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+    import sys
+
+    from inspector.resume.langgraph import fork_langgraph
+    from inspector.store.langgraph.settings import GraphSettings, save_settings
+
+    monkeypatch.setenv("CHECKPOINT_INSPECTOR_CONFIG_DIR", str(tmp_path / "config"))   # not the user's settings
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "fn_entry.py").write_text(TALLY)
+    db = tmp_path / "fn.db"
+    sys.path.insert(0, str(project))
+    try:
+        tally = importlib.import_module("fn_entry").tally
+    finally:
+        sys.path.remove(str(project))
+    conn = sqlite3.connect(str(db), check_same_thread=False)
+    tally.checkpointer = SqliteSaver(conn)
+    assert tally.invoke(2, config("t")) == 2
+    with open_store(str(db), readonly=False) as store:
+        save_settings(store.info.url, GraphSettings(graph="fn_entry:tally", cwd=str(project)))
+        head = store.list_checkpoints("t")[-1]
+        result = fork_langgraph(store, head.id, edits={"__previous__": 100}, reason="start at 100", quiet_seconds=0)
+        assert result.mode == "graph"
+        # the entrypoint's writers got one entrypoint.final: the return value kept, the saved value set
+        assert store.load(result.checkpoint_id).state == {"__end__": 2, "__previous__": 100}
+    assert tally.invoke(1, config("t")) == 101
+    conn.close()

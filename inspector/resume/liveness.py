@@ -82,12 +82,13 @@ def owner_of(run: RunInfo, *, now: float | None = None, heartbeat_threshold: flo
     if run.owner_pid is None:
         if age is not None and age <= heartbeat_threshold:
             return Owner("starting", None, None, age, "a resumed process is starting")
-        return Owner("silent", None, None, age, f"no process has claimed the run for {fmt_age(age)}")
+        return Owner("silent", None, None, age, "no process has claimed the run" if age is None
+                     else f"no process has claimed the run for {fmt_age(age)}")
     if run.owner_host == this_host() and process_gone(run.owner_pid, run.heartbeat):
         return Owner("gone", run.owner_host, run.owner_pid, age, f"{who} is gone (crashed or killed)")
     if age is None or age > heartbeat_threshold:
-        return Owner("silent", run.owner_host, run.owner_pid, age,
-                     f"{who} has sent no heartbeat for {fmt_age(age)} (threshold {fmt_age(heartbeat_threshold)})")
+        return Owner("silent", run.owner_host, run.owner_pid, age, f"{who} has never sent a heartbeat" if age is None
+                     else f"{who} has sent no heartbeat for {fmt_age(age)} (threshold {fmt_age(heartbeat_threshold)})")
     return Owner("live", run.owner_host, run.owner_pid, age, f"{who}, last heartbeat {fmt_age(age)} ago")
 
 

@@ -88,3 +88,15 @@ def test_this_host_is_the_name_the_recorder_stores() -> None:
     from inspector.resume.liveness import this_host
 
     assert this_host() == socket.gethostname()
+
+
+def test_an_owner_that_never_beat_is_said_so() -> None:
+    from inspector.model import RunInfo
+    from inspector.resume.liveness import owner_of
+    never = RunInfo(id="r", name="r", agent="langgraph", status="running", created=0.0, updated=0.0)
+    assert owner_of(never).text == "no process has claimed the run"
+    remote = RunInfo(id="r", name="r", agent="a", status="running", created=0.0, updated=0.0,
+                     owner_host="elsewhere.example", owner_pid=4242)
+    assert owner_of(remote).text == "pid 4242 on elsewhere.example has never sent a heartbeat"
+    late = RunInfo(id="r", name="r", agent="a", status="running", created=0.0, updated=0.0, heartbeat=100.0)
+    assert owner_of(late, now=190.0).text == "no process has claimed the run for 2 min"

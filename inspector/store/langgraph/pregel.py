@@ -103,6 +103,15 @@ def node_of(task_path: str | None) -> str | None:
     return None
 
 
+def is_call(task_path: str | None) -> bool:
+    """Whether a task is a call of a functional ``@task`` (a PUSH whose path holds the path of
+    the task that made it): not one of the tasks LangGraph prepares from the checkpoint."""
+    if not task_path:
+        return False
+    parts = _path_parts(task_path)
+    return len(parts) >= 2 and parts[0].lstrip("~") == PUSH and parts[1].startswith("~")
+
+
 @functools.lru_cache(maxsize=4096)
 def task_label(task_path: str | None) -> str | None:
     """How a task is named in a task list: its node (``node_of``), and for a functional call

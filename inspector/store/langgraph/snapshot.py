@@ -28,7 +28,7 @@ from inspector.store.langgraph.decode import (BlobError, DecodeBudget, decode_pl
                                               plain_or_error)
 from inspector.store.langgraph.mapping import metadata_step, parse_metadata
 from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
-                                              NULL_TASK_ID, PREGEL_TASKS, entrypoint_of, is_control_channel,
+                                              NULL_TASK_ID, PREGEL_TASKS, entrypoint_of, is_call, is_control_channel,
                                               namespace_task, next_nodes, parent_namespace,
                                               planned_tasks, push_index, send_nodes,
                                               summarise_tasks, with_planned)
@@ -120,6 +120,7 @@ def describe_writes(rows: list[WriteRow], planned: list[dict] | None = None,
             summarised.node = sends[index]
     writes, interrupts, errors = [], [], []
     details: dict[str, dict] = {}
+    seen_ids: set = set()
     for w in rows:
         task = summary.get(w.task_id)
         node = task.node if task is not None else None
@@ -132,11 +133,17 @@ def describe_writes(rows: list[WriteRow], planned: list[dict] | None = None,
             for item in value if isinstance(value, list) else [value]:
                 inner = item.get("value") if isinstance(item, dict) and "__type__" in item else item
                 question = interrupt_question(inner)
-                interrupts.append({"task_id": w.task_id, "node": node,
-                                   "id": item.get("id") if isinstance(item, dict) else None,
+                details.setdefault(w.task_id, {}).setdefault("question", question)
+                found_id = item.get("id") if isinstance(item, dict) else None
+                # the checkpoint's interrupts are its prepared tasks' (as LangGraph's
+                # StateSnapshot.interrupts): a functional call's interrupt reaches its caller,
+                # which writes it again; the call keeps it as its own question
+                if is_call(w.task_path) or (found_id is not None and found_id in seen_ids):
+                    continue
+                seen_ids.add(found_id)
+                interrupts.append({"task_id": w.task_id, "node": node, "id": found_id,
                                    "value": inner, "question": question,
                                    "pending": not task.has_output})
-                details.setdefault(w.task_id, {}).setdefault("question", question)
         elif w.channel == ERROR:
             text = value if isinstance(value, str) else json.dumps(value, default=str)
             errors.append({"task_id": w.task_id, "node": node, "error": text})

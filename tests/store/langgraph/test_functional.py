@@ -81,10 +81,10 @@ def _root_state(saver: Any) -> tuple[Any, list[dict]]:
     return compiled, [config("root")]
 
 
-def _expected(saver: Any, graph: Any, configs: list[dict], root: bool) -> dict[str, tuple[dict, list]]:
+def _expected(saver: Any, graph: Any, configs: list[dict], root: bool) -> dict[str, tuple[dict, list, list]]:
     """LangGraph checkpoint id → (the data channels as LangGraph gives them: the channel
-    values its saver API returns, and a stored root state as ``get_state`` shows it; and the
-    nodes ``get_state`` says run next)."""
+    values its saver API returns, and a stored root state as ``get_state`` shows it; the
+    nodes ``get_state`` says run next; the ids of its interrupts)."""
     out = {}
     for c in configs:
         for t in list(saver.list(c)):
@@ -93,7 +93,8 @@ def _expected(saver: Any, graph: Any, configs: list[dict], root: bool) -> dict[s
             snapshot = graph.get_state(t.config)
             if root and "__root__" in values:
                 found["__root__"] = snapshot.values
-            out[t.config["configurable"]["checkpoint_id"]] = (found, list(snapshot.next))
+            out[t.config["configurable"]["checkpoint_id"]] = (found, list(snapshot.next),
+                                                               sorted(i.id for i in snapshot.interrupts))
     return out
 
 
@@ -111,7 +112,7 @@ def test_data_channels_show_as_state_at_every_checkpoint(tmp_path: Path, writer:
         with InspectorSaver.from_conn_string(str(db)) as saver:
             graph, configs = scenario(saver)
             expected = _expected(saver, graph, configs, scenario is _root_state)
-    assert any(found for found, _ in expected.values())
+    assert any(found for found, _, _ in expected.values())
     with open_store(str(db), readonly=True) as store:
         (run,) = store.list_runs()
         infos = store.list_checkpoints(run.id)
@@ -121,7 +122,8 @@ def test_data_channels_show_as_state_at_every_checkpoint(tmp_path: Path, writer:
             # (an empty reducer channel the checkpoint does not store shows as LangGraph shows
             # it, its empty value, where the adapter infers the graph's reducers: not compared)
             shown = {k: v for k, v in snap.state.items() if k not in snap.meta.get("empty_reducers", ())}
-            assert (shown, snap.meta["next"]) == expected[snap.meta["checkpoint_id"]], info.seq
+            interrupts = sorted(i["id"] for i in snap.meta["interrupts"])
+            assert (shown, snap.meta["next"], interrupts) == expected[snap.meta["checkpoint_id"]], info.seq
             assert all(t["node"] and not t["node"].startswith("push:") for t in snap.meta["tasks"])
         names = {info.name for info in infos if info.kind == "loop"}
         # a step is named by the node that ran (``__start__`` maps a StateGraph's input)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import operator
 import os
 import sqlite3
 import time
@@ -311,3 +312,29 @@ def test_a_step_is_named_from_its_parents_task_writes_even_when_they_arrive_afte
     assert timelines[0] == timelines[1]
     assert ("loop", "tools", "wrote messages") in timelines[1]       # Send tasks named by their node
     assert [n for k, n, _ in timelines[1] if k == "loop"].count("agent") >= 2
+
+
+def test_a_reducer_channel_not_yet_written_shows_empty_as_langgraph_shows_it(tmp_path: Path) -> None:
+    class S(TypedDict, total=False):
+        log: Annotated[list, operator.add]
+        n: int
+
+    builder = StateGraph(S)
+    builder.add_node("count", lambda s: {"n": s["n"] + 1})
+    builder.add_node("left", lambda s: {"log": ["left"]})
+    builder.add_node("right", lambda s: {"log": ["right"]})   # two tasks write log in one step
+    builder.add_edge(START, "count")
+    builder.add_edge("count", "left")
+    builder.add_edge("count", "right")
+    path = tmp_path / "agent.db"
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        graph = builder.compile(checkpointer=saver)
+        graph.invoke({"n": 1}, {"configurable": {"thread_id": "t"}})
+        expected = {s.config["configurable"]["checkpoint_id"]: s.values
+                    for s in graph.get_state_history({"configurable": {"thread_id": "t"}})}
+    assert {"n": 2, "log": []} in expected.values()      # before left and right wrote, LangGraph shows log empty
+    with open_store(str(path), readonly=True) as store:
+        run = _runs(store)["t"]
+        for info in store.list_checkpoints(run.id):
+            snap = store.load(info.id)
+            assert snap.state == expected[snap.meta["checkpoint_id"]], info.seq

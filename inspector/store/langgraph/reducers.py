@@ -22,12 +22,21 @@ map → ``{}``, text → ``""``, number → ``0``). Checks read a bounded number
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 from collections.abc import Callable
 
 from inspector.store.langgraph.decode import decode_plain, plain_or_error
 from inspector.store.langgraph.pregel import NULL_TASK_ID, is_control_channel
-from inspector.store.langgraph.rows import Reader
+from inspector.store.langgraph.rows import WriteRow
+
+
+class ReducerReads(Protocol):
+    """The reads the proofs make (a LangGraph database's ``Reader``, or a native store's lanes)."""
+
+    def written_channels(self, thread_id: str, ns: str) -> list[str]: ...
+    def channel_steps(self, thread_id: str, channel: str, limit: int) -> list[tuple[str, str, int]]: ...
+    def channel_writes(self, thread_id: str, ns: str, channel: str, checkpoint_ids: list[str]) -> list[WriteRow]: ...
+    def child_ids(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str]: ...
 
 SAMPLE_STEPS = 8
 NO_VALUE = object()
@@ -60,7 +69,7 @@ def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
-def prove(reader: Reader, thread: str, channel: str,
+def prove(reader: ReducerReads, thread: str, channel: str,
           child_value: Callable[[str, str, str], Any]) -> Any:
     """The empty value when the thread proves ``channel`` a reducer, else ``NO_VALUE``.
 
@@ -84,7 +93,7 @@ def prove(reader: Reader, thread: str, channel: str,
     return NO_VALUE
 
 
-def missing_reducers(reader: Reader, thread: str, ns: str, present: set[str],
+def missing_reducers(reader: ReducerReads, thread: str, ns: str, present: set[str],
                      child_value: Callable[[str, str, str], Any],
                      cache: dict[tuple[str, str], Any]) -> dict[str, Any]:
     """``{channel: empty value}`` for the reducer channels this checkpoint lacks."""

@@ -17,9 +17,12 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-from inspector.errors import CorruptDataError
+from inspector.errors import CorruptDataError, StoreError
 from inspector.model import CheckpointInfo, Snapshot
-from inspector.store.langgraph.decode import BlobError, decode_typed, pack
+from inspector.store.langgraph.decode import BlobError, decode_typed, pack, plain_or_error
+from inspector.store.langgraph.mapping import parse_metadata
+from inspector.store.langgraph.pregel import NULL_TASK_ID
+from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers
 from inspector.store.langgraph.rows import BlobRow, WriteRow
 from inspector.store.langgraph.snapshot import build_snapshot
 from inspector import codec as pieces
@@ -44,9 +47,69 @@ def from_leaves(form: Any) -> Any:
     return form
 
 
+def _write_row(w: Any) -> WriteRow:
+    """A stored pending write as the LangGraph adapter reads one (its value in LangGraph msgpack)."""
+    value = from_leaves(pieces.unpack(blobs.decompress(w.codec, bytes(w.data), w.size)))
+    return WriteRow(w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, "msgpack", pack(value))
+
+
+class _LaneReader:
+    """The reads ``reducers.missing_reducers`` makes, on a native store's LangGraph lanes."""
+
+    def __init__(self, conn: sa.Connection) -> None:
+        self._conn = conn
+
+    def written_channels(self, thread_id: str, ns: str) -> list[str]:
+        return [str(r[0]) for r in self._conn.execute(sa.select(lg_writes.c.channel).distinct().where(
+            lg_writes.c.thread_id == thread_id, lg_writes.c.checkpoint_ns == ns))]
+
+    def channel_steps(self, thread_id: str, channel: str, limit: int) -> list[tuple[str, str, int]]:
+        writers = sa.func.count(sa.distinct(lg_writes.c.task_id))
+        rows = self._conn.execute(
+            sa.select(lg_writes.c.checkpoint_ns, lg_writes.c.checkpoint_id, writers)
+            .where(lg_writes.c.thread_id == thread_id, lg_writes.c.channel == channel,
+                   lg_writes.c.task_id != NULL_TASK_ID)
+            .group_by(lg_writes.c.checkpoint_ns, lg_writes.c.checkpoint_id)
+            .order_by(writers.desc(), lg_writes.c.checkpoint_id.desc()).limit(limit))
+        return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    def channel_writes(self, thread_id: str, ns: str, channel: str, checkpoint_ids: list[str]) -> list[WriteRow]:
+        return [_write_row(w) for w in self._conn.execute(sa.select(lg_writes).where(
+            lg_writes.c.thread_id == thread_id, lg_writes.c.checkpoint_ns == ns, lg_writes.c.channel == channel,
+            lg_writes.c.checkpoint_id.in_(checkpoint_ids)))]
+
+    def child_ids(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str]:
+        return [str(r[0]) for r in self._conn.execute(sa.select(lg_checkpoints.c.checkpoint_id).where(
+            lg_checkpoints.c.thread_id == thread_id, lg_checkpoints.c.checkpoint_ns == ns,
+            lg_checkpoints.c.parent_checkpoint_id == checkpoint_id))]
+
+    def child_value(self, thread_id: str, load_state: Callable[[int], Any]) -> Callable[[str, str, str], Any]:
+        """A channel's plain value in a loop checkpoint of the thread (``NO_VALUE`` otherwise)."""
+        def value(ns: str, checkpoint_id: str, channel: str) -> Any:
+            row = self._conn.execute(sa.select(lg_checkpoints.c.id, lg_checkpoints.c.metadata).where(
+                lg_checkpoints.c.thread_id == thread_id, lg_checkpoints.c.checkpoint_ns == ns,
+                lg_checkpoints.c.checkpoint_id == checkpoint_id)).first()
+            if row is None or parse_metadata(row.metadata).get("source") != "loop":
+                return NO_VALUE       # only a loop child applied the parent's pending writes
+            try:
+                state = load_state(row.id)
+            except StoreError:      # a damaged step proves nothing (and spoils no view)
+                return NO_VALUE
+            if not isinstance(state, dict) or channel not in state:
+                return NO_VALUE
+            return plain_or_error(from_leaves(state[channel]))
+        return value
+
+
 def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
-                  fetch: Callable[[bytes], Any], task_channel: str = "todos") -> Snapshot | None:
-    """The LangGraph view of checkpoint ``info`` (None when it is not a LangGraph lane's)."""
+                  fetch: Callable[[bytes], Any], task_channel: str = "todos",
+                  load_state: Callable[[int], Any] | None = None,
+                  reducer_cache: dict | None = None) -> Snapshot | None:
+    """The LangGraph view of checkpoint ``info`` (None when it is not a LangGraph lane's).
+
+    With ``load_state`` (a checkpoint's stored state by its id), a reducer channel the
+    checkpoint does not hold shows as LangGraph shows it, empty, when the thread proves it a
+    reducer (``reducers``); proofs found are kept in ``reducer_cache``."""
     row = conn.execute(sa.select(lg_checkpoints).where(lg_checkpoints.c.id == info.id)).first()
     if row is None:
         return None
@@ -60,16 +123,27 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
     body = dict(body, channel_values=values)
     blob = BlobRow(type="msgpack", blob=pack(body), metadata=row.metadata,
                    parent_id=row.parent_checkpoint_id)
-    writes = []
-    for w in conn.execute(sa.select(lg_writes).where(
-            lg_writes.c.thread_id == row.thread_id, lg_writes.c.checkpoint_ns == row.checkpoint_ns,
-            lg_writes.c.checkpoint_id == row.checkpoint_id).order_by(
-            lg_writes.c.task_path, lg_writes.c.task_id, lg_writes.c.idx)):
-        value = from_leaves(pieces.unpack(blobs.decompress(w.codec, bytes(w.data), w.size)))
-        writes.append(WriteRow(w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx,
-                               w.channel, "msgpack", pack(value)))
+    writes = [_write_row(w) for w in conn.execute(sa.select(lg_writes).where(
+        lg_writes.c.thread_id == row.thread_id, lg_writes.c.checkpoint_ns == row.checkpoint_ns,
+        lg_writes.c.checkpoint_id == row.checkpoint_id).order_by(
+        lg_writes.c.task_path, lg_writes.c.task_id, lg_writes.c.idx))]
     namespaces = [r[0] for r in conn.execute(sa.select(lg_lanes.c.checkpoint_ns).where(
         lg_lanes.c.thread_id == row.thread_id))]
     lane_info = dataclasses.replace(info, lane=row.checkpoint_ns)
+    empties = None
+    if load_state is not None:
+        reader = _LaneReader(conn)
+        cache = reducer_cache if reducer_cache is not None else {}
+        proven = {k: v for k, v in cache.items() if k[0] == row.thread_id}
+        child_value = reader.child_value(row.thread_id, load_state)
+
+        def empties(present: set[str]) -> dict[str, Any]:
+            # a channel once proven a reducer stays one (more history only adds proofs); one not
+            # proven yet is tried again at the next read
+            found = missing_reducers(reader, row.thread_id, row.checkpoint_ns, present, child_value, proven)
+            cache.update({k: v for k, v in proven.items() if v is not NO_VALUE})
+            if len(cache) > 10_000:
+                cache.clear()
+            return found
     return build_snapshot(lane_info, row.thread_id, row.checkpoint_ns, row.checkpoint_id, blob, writes,
-                          namespaces, task_channel=task_channel)
+                          namespaces, task_channel=task_channel, empties=empties)

@@ -94,6 +94,7 @@ class NativeReads(Store):
         self._raw: OrderedDict[bytes, bytes] = OrderedDict()
         self._raw_bytes = 0
         self._pieces_lock = _thread.allocate_lock()   # threading.Lock(), without importing threading
+        self._reducers: dict = {}   # (thread, channel) → the empty value of a channel proven a reducer
 
     # -- what a subclass provides ------------------------------------------------
     def _connection(self) -> contextlib.AbstractContextManager[Any]:
@@ -287,9 +288,18 @@ class NativeReads(Store):
         from inspector.store.native import lgview
         try:
             with guard(self.info.display), self._sa_engine().connect() as conn:
-                return lgview.lane_snapshot(conn, info, state, self.read_piece)
+                return lgview.lane_snapshot(conn, info, state, self.read_piece,
+                                            load_state=self._lane_state, reducer_cache=self._reducers)
         except StoreError:   # no lane tables (or no right to read them): the plain native view
             return None
+
+    def _lane_state(self, checkpoint_id: int) -> Any:
+        """The stored state of a LangGraph lane's checkpoint (by its row id)."""
+        rows = self._rows("SELECT state_hash FROM ci_checkpoints WHERE id = ?", (checkpoint_id,))
+        if not rows or rows[0][0] is None:
+            return None
+        digest = bytes(rows[0][0])
+        return self.load_values([digest], "The state of a LangGraph step")[digest]
 
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:

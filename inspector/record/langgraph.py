@@ -40,7 +40,7 @@ from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
 from inspector import taskstate
 from inspector.store import create_store
 from inspector.store.langgraph.mapping import stored_step_name
-from inspector.store.langgraph.pregel import next_nodes
+from inspector.store.langgraph.pregel import is_control_channel, next_nodes
 from inspector.store.langgraph.tasks import build_task_state
 from inspector import codec as piece_codec
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite, StoredCheckpoint
@@ -77,6 +77,7 @@ class _Lane:
         self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
         self.goal = ""
         self.state: tuple[bytes, dict] | None = None   # (digest, forms) of the state last put
+        self.versions: dict[str, str] = {}              # the channel versions of the state last put
         self.settled: dict[str, tuple[str, str | None]] = {}   # checkpoint → (status, error) from its writes
         # what the last get_tuple handed out from ``state``: (checkpoint id, channel → (the value
         # object, its version, its stored form)); used by the next put only
@@ -187,6 +188,16 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             versions = checkpoint.get("channel_versions") or {}
             lowering = lane.lowering
             kept = self._unchanged(lane, parent_id, metadata, values, versions, new_versions)
+            if lane.state is not None:
+                # LangGraph's own channels (a join's barrier, branches, tasks) hold what their
+                # version says: one it did not change is stored as it was put with that version.
+                # LangGraph changes some of their objects in place at a later step (a barrier's
+                # set), possibly before this put runs in the background
+                last = lane.state[1]
+                for channel in values:
+                    if (channel not in kept and channel not in new_versions and channel in last
+                            and is_control_channel(channel) and lane.versions.get(channel) == str(versions.get(channel))):
+                        kept[channel] = last[channel]
             # every other channel, every item: a value changed in place is stored as it now is
             state = {channel: (lowering.keep(kept[channel]) if channel in kept else lowering.lower(value, self.serde))
                      for channel, value in values.items()}
@@ -237,6 +248,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 self._lanes_db._known.clear()
                 raise
             lane.state = (digest, state)
+            lane.versions = {str(c): str(v) for c, v in versions.items()}
             lowering.rotate()
             if parent_id and source == "loop":
                 _remember(lane.named, parent_id, (db_id, name, change))

@@ -11,7 +11,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
@@ -338,3 +338,42 @@ def test_a_reducer_channel_not_yet_written_shows_empty_as_langgraph_shows_it(tmp
         for info in store.list_checkpoints(run.id):
             snap = store.load(info.id)
             assert snap.state == expected[snap.meta["checkpoint_id"]], info.seq
+
+
+def _join_graph(saver) -> Any:
+    """A root-state graph whose node ``ask`` waits for ``b`` and ``c`` (a join barrier) and
+    asks a question."""
+    from langgraph.types import interrupt
+    builder = StateGraph(Annotated[list, operator.add])
+    builder.add_node("a", lambda s: ["a"])
+    builder.add_node("b", lambda s: ["b"])
+    builder.add_node("c", lambda s: ["c"])
+    builder.add_node("ask", lambda s: ["ask:" + str(interrupt({"len": len(s)}))])
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "b")
+    builder.add_edge("a", "c")
+    builder.add_edge(["b", "c"], "ask")
+    return builder.compile(checkpointer=saver)
+
+
+def _join_run(saver) -> list[tuple]:
+    from langgraph.types import Command
+    graph = _join_graph(saver)
+    config = {"configurable": {"thread_id": "j"}}
+    for payload in (["start"], Command(resume="ok"), ["again"]):
+        graph.invoke(payload, config)
+    return [(s.metadata["step"], s.values, s.next) for s in graph.get_state_history(config)]
+
+
+def test_a_join_barrier_holds_what_its_version_says(tmp_path: Path) -> None:
+    # LangGraph adds to a barrier's set in place at a later step, possibly before the put of an
+    # earlier checkpoint (whose barrier version it did not change) runs in the background: that
+    # checkpoint keeps the barrier as it was put with its version, as LangGraph's own savers
+    # that store by version (InMemorySaver, PostgresSaver) read it back; else get_state plans
+    # ``ask`` before b and c ran again
+    from langgraph.checkpoint.memory import InMemorySaver
+    expected = _join_run(InMemorySaver())
+    assert any(step == 5 and nxt == ("a",) for step, _, nxt in expected)
+    for attempt in range(3):
+        with InspectorSaver.from_conn_string(str(tmp_path / f"j{attempt}.db")) as saver:
+            assert _join_run(saver) == expected

@@ -117,12 +117,21 @@ def task_label(task_path: str | None) -> str | None:
     """How a task is named in a task list: its node (``node_of``), and for a functional call
     the node that made it with the call's place among its calls (``"workflow call 2"``)."""
     node = node_of(task_path)
-    parts = _path_parts(task_path) if task_path else []
-    if node is None or len(parts) < 3 or parts[0].lstrip("~") != PUSH or not parts[1].startswith("~"):
+    if node is None or not is_call(task_path):
         return node
-    after = parts[parts.index(node, 1) + 1:]
-    index = after[0] if after and after[0].isdigit() else None
-    return f"{node} call {int(index) + 1}" if index is not None else f"{node} call"
+    index = call_index(task_path)
+    return f"{node} call {index + 1}" if index is not None else f"{node} call"
+
+
+def call_index(task_path: str | None) -> int | None:
+    """A functional call's place among its caller's calls (from 0; None for other tasks)."""
+    if not is_call(task_path):
+        return None
+    assert task_path is not None
+    parts = _path_parts(task_path)
+    node = _caller(parts)
+    after = parts[parts.index(node, 1) + 1:] if node else []
+    return int(after[0]) if after and after[0].isdigit() else None
 
 
 def _path_parts(task_path: str) -> list[str]:

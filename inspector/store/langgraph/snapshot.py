@@ -28,7 +28,7 @@ from inspector.store.langgraph.decode import (BlobError, DecodeBudget, decode_pl
                                               plain_or_error)
 from inspector.store.langgraph.mapping import metadata_step, parse_metadata
 from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
-                                              NULL_TASK_ID, PREGEL_TASKS, entrypoint_of, is_call, is_control_channel,
+                                              NULL_TASK_ID, PREGEL_TASKS, call_index, entrypoint_of, is_call, is_control_channel,
                                               namespace_task, next_nodes, parent_namespace,
                                               planned_tasks, push_index, send_nodes,
                                               summarise_tasks, with_planned)
@@ -148,8 +148,11 @@ def describe_writes(rows: list[WriteRow], planned: list[dict] | None = None,
             text = value if isinstance(value, str) else json.dumps(value, default=str)
             errors.append({"task_id": w.task_id, "node": node, "error": text})
             details.setdefault(w.task_id, {})["error"] = text
+    # functional calls after the tasks that made them, in the order they were made (their writes
+    # come in task id order)
+    ordered = sorted(summary.values(), key=lambda t: (is_call(t.task_path), call_index(t.task_path) or 0))
     tasks = [{"task_id": t.task_id, "node": t.node, "task_path": t.task_path, "status": t.status,
-              "channels": t.channels, **details.get(t.task_id, {})} for t in summary.values()]
+              "channels": t.channels, **details.get(t.task_id, {})} for t in ordered]
     return writes, tasks, interrupts, errors
 
 

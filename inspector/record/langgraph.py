@@ -188,16 +188,6 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             versions = checkpoint.get("channel_versions") or {}
             lowering = lane.lowering
             kept = self._unchanged(lane, parent_id, metadata, values, versions, new_versions)
-            if lane.state is not None:
-                # LangGraph's own channels (a join's barrier, branches, tasks) hold what their
-                # version says: one it did not change is stored as it was put with that version.
-                # LangGraph changes some of their objects in place at a later step (a barrier's
-                # set), possibly before this put runs in the background
-                last = lane.state[1]
-                for channel in values:
-                    if (channel not in kept and channel not in new_versions and channel in last
-                            and is_control_channel(channel) and lane.versions.get(channel) == str(versions.get(channel))):
-                        kept[channel] = last[channel]
             # every other channel, every item: a value changed in place is stored as it now is
             state = {channel: (lowering.keep(kept[channel]) if channel in kept else lowering.lower(value, self.serde))
                      for channel, value in values.items()}
@@ -269,20 +259,32 @@ class InspectorSaver(BaseCheckpointSaver[str]):
     @staticmethod
     def _unchanged(lane: _Lane, parent_id: str | None, metadata: CheckpointMetadata, values: dict,
                    versions: ChannelVersions, new_versions: ChannelVersions) -> dict[str, Any]:
-        """The channels of an ``input`` put stored again as the last ``get_tuple`` handed them
-        out, without looking into them: those LangGraph did not change (not in
-        ``new_versions``, the same version), still holding the very object it returned, in a
-        put of the checkpoint that ``get_tuple`` returned. Between the two, LangGraph's loop
-        runs only its own code (it maps the input to ``__start__``; no node, reducer or
-        stream consumer runs), and by its contract a channel without a new version has not
-        changed (``PostgresSaver`` stores nothing for it). Every other put looks at every
-        item of every channel."""
+        """The channels stored again as they were, without looking into them (channel → its
+        stored form); every other channel's every item is looked at.
+
+        * In an ``input`` put, as the last ``get_tuple`` handed them out: those LangGraph did not
+          change (not in ``new_versions``, the same version), still holding the very object it
+          returned, in a put of the checkpoint that ``get_tuple`` returned. Between the two,
+          LangGraph's loop runs only its own code (it maps the input to ``__start__``; no node,
+          reducer or stream consumer runs), and by its contract a channel without a new version
+          has not changed (``PostgresSaver`` stores nothing for it).
+        * In any put, LangGraph's own channels whose version is the one of the last put."""
         handed, lane.handed = lane.handed, None
-        if handed is None or handed[0] != parent_id or metadata.get("source") != "input":
-            return {}
-        return {channel: form for channel, (obj, version, form) in handed[1].items()
-                if channel not in new_versions and values.get(channel, _MISSING) is obj
-                and str(versions.get(channel)) == version}
+        kept: dict[str, Any] = {}
+        if handed is not None and handed[0] == parent_id and metadata.get("source") == "input":
+            kept = {channel: form for channel, (obj, version, form) in handed[1].items()
+                    if channel not in new_versions and values.get(channel, _MISSING) is obj
+                    and str(versions.get(channel)) == version}
+        if lane.state is not None:
+            # LangGraph's own channels (a join's barrier, branches, tasks) hold what their
+            # version says: one it did not change is stored as it was put with that version.
+            # LangGraph changes some of their objects in place at a later step (a barrier's
+            # set), possibly before this put runs in the background
+            last = lane.state[1]
+            kept.update({channel: last[channel] for channel in values
+                         if channel not in kept and channel not in new_versions and channel in last
+                         and is_control_channel(channel) and lane.versions.get(channel) == str(versions.get(channel))})
+        return kept
 
     def _task_state(self, lane: _Lane, values: dict,
                     new_pieces: dict) -> tuple[bytes | None, tuple[int, int, int, int]]:

@@ -114,23 +114,13 @@ def stored_step_name(source: str, outputs: Iterable[tuple[str, Iterable[str]]],
                      sends: list[str | None] | None = None) -> tuple[str, str]:
     """The name and change a native store keeps for a LangGraph checkpoint (``InspectorSaver``
     and ``import`` alike), from its source and its parent's task writes ``(task path,
-    channels)``: a loop step is named by the nodes whose tasks wrote (a PUSH task by its Send
-    packet's node, from the parent's packets ``sends``) and its change names the state channels
-    they wrote; any other checkpoint is named by its source."""
+    channels)``: a loop step is named by the nodes whose tasks wrote (``producers``) and its
+    change names the state channels they wrote; any other checkpoint is named by its source."""
     if source != "loop":
         return source, ""
-    nodes: set[str] = set()
-    wrote: set[str] = set()
-    for path, channels in outputs:
-        node = node_of(path)
-        index = push_index(path)
-        if index is not None and sends and 0 <= index < len(sends) and sends[index]:
-            node = sends[index]
-        if node:
-            nodes.add(node)
-        wrote.update(c for c in channels if not is_control_channel(c))
-    name = ", ".join(sorted(nodes)) if nodes else source
-    return name, ("wrote " + ", ".join(sorted(wrote))) if wrote else ""
+    nodes, channels = producers([TaskOutputRow("", "", path or "", CHANNEL_SEP.join(sorted(written)))
+                                 for path, written in outputs], sends)
+    return (", ".join(nodes) if nodes else source), ("wrote " + ", ".join(channels)) if channels else ""
 
 
 def _legacy_writer(meta: dict) -> list[str]:

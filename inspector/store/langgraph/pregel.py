@@ -89,61 +89,59 @@ def send_nodes(value: Any) -> list[str | None]:
 @functools.lru_cache(maxsize=4096)
 def node_of(task_path: str | None) -> str | None:
     """The node name in a task path such as ``"~__pregel_pull, review"`` (cached: paths
-    repeat); for a call of a functional ``@task`` (a PUSH whose path holds the path of the
-    task that made it), the node or entrypoint that made the call."""
+    repeat); for a call of a functional ``@task``, the node or entrypoint that made the call."""
     if not task_path:
         return None
+    if (call := _call(task_path)) is not None:
+        return call[0]
     parts = _path_parts(task_path)
     if len(parts) >= 2 and parts[0].lstrip("~") == PULL:
         return parts[1] or None
     if len(parts) >= 2 and parts[0].lstrip("~") == PUSH:
-        if parts[1].startswith("~"):
-            return _caller(parts)
         return f"push:{parts[1]}"
     return None
 
 
 def is_call(task_path: str | None) -> bool:
-    """Whether a task is a call of a functional ``@task`` (a PUSH whose path holds the path of
-    the task that made it): not one of the tasks LangGraph prepares from the checkpoint."""
-    if not task_path:
-        return False
-    parts = _path_parts(task_path)
-    return len(parts) >= 2 and parts[0].lstrip("~") == PUSH and parts[1].startswith("~")
+    """Whether a task is a call of a functional ``@task``: not one of the tasks LangGraph
+    prepares from the checkpoint."""
+    return _call(task_path) is not None
+
+
+def call_index(task_path: str | None) -> int | None:
+    """A functional call's place among its caller's calls (from 0; None for other tasks)."""
+    call = _call(task_path)
+    return call[1] if call is not None else None
 
 
 @functools.lru_cache(maxsize=4096)
 def task_label(task_path: str | None) -> str | None:
     """How a task is named in a task list: its node (``node_of``), and for a functional call
     the node that made it with the call's place among its calls (``"workflow call 2"``)."""
-    node = node_of(task_path)
-    if node is None or not is_call(task_path):
-        return node
-    index = call_index(task_path)
-    return f"{node} call {index + 1}" if index is not None else f"{node} call"
+    call = _call(task_path)
+    if call is None or call[0] is None:
+        return node_of(task_path)
+    return f"{call[0]} call {call[1] + 1}" if call[1] is not None else f"{call[0]} call"
 
 
-def call_index(task_path: str | None) -> int | None:
-    """A functional call's place among its caller's calls (from 0; None for other tasks)."""
-    if not is_call(task_path):
+@functools.lru_cache(maxsize=4096)
+def _call(task_path: str | None) -> tuple[str | None, int | None] | None:
+    """(the node that made it, its place among that node's calls) for a functional call's task
+    path — a PUSH whose path holds the path of the task that made the call, flattened:
+    ``"~__pregel_push, ~__pregel_pull, workflow, 0000000002, 0000000001"`` — else None."""
+    if not task_path:
         return None
-    assert task_path is not None
     parts = _path_parts(task_path)
-    node = _caller(parts)
-    after = parts[parts.index(node, 1) + 1:] if node else []
-    return int(after[0]) if after and after[0].isdigit() else None
+    if len(parts) < 2 or parts[0].lstrip("~") != PUSH or not parts[1].startswith("~"):
+        return None
+    # the node: the first part that is not a path marker; its place: the number after it
+    node = next((p for p in parts[1:] if p and not p.startswith("~") and not p.isdigit()), None)
+    after = parts[parts.index(node, 1) + 1:] if node is not None else []
+    return node, (int(after[0]) if after and after[0].isdigit() else None)
 
 
 def _path_parts(task_path: str) -> list[str]:
     return [p.strip().strip("'\"") for p in task_path.strip().strip("()").split(",")]
-
-
-def _caller(parts: list[str]) -> str | None:
-    """The node in a flattened nested task path: its first part that is not a path marker."""
-    for part in parts[1:]:
-        if part and not part.startswith("~") and not part.isdigit():
-            return part
-    return None
 
 
 @dataclass
@@ -244,9 +242,13 @@ def entrypoint_of(checkpoint_id: str, ns: str, step: Any, checkpoint: dict,
     """The entrypoint a fresh functional-API thread's first checkpoint triggered, from its
     pending writes ``(task_id, task_path)``: a PULL task whose id is LangGraph's id of that
     node triggered by the input channel at this checkpoint (None if there is none)."""
+    values, seen = checkpoint.get("channel_values"), checkpoint.get("versions_seen")
+    if (not isinstance(values, dict) or START not in values or (isinstance(seen, dict) and START in seen)
+            or start_node(seen) != START):
+        return None     # no input to run, or ``versions_seen`` already names what it triggers
     version = checkpoint.get("v")
     run_step = str((step if isinstance(step, int) and not isinstance(step, bool) else -1) + 1)
-    for task_id, task_path in written:
+    for task_id, task_path in dict(written).items():
         node = node_of(task_path) if task_path and task_path.lstrip("~").startswith(PULL) else None
         if node and node != START:
             task_ns = f"{ns}|{node}" if ns else node

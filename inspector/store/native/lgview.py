@@ -83,6 +83,14 @@ class _LaneReader:
             lg_checkpoints.c.thread_id == thread_id, lg_checkpoints.c.checkpoint_ns == ns,
             lg_checkpoints.c.parent_checkpoint_id == checkpoint_id))]
 
+    def extent(self, thread_id: str) -> tuple[int, int | None]:
+        """(pending writes, newest checkpoint row) of a thread: what a proof was tried against."""
+        writes = self._conn.execute(sa.select(sa.func.count()).select_from(lg_writes).where(
+            lg_writes.c.thread_id == thread_id)).scalar_one()
+        newest = self._conn.execute(sa.select(sa.func.max(lg_checkpoints.c.id)).where(
+            lg_checkpoints.c.thread_id == thread_id)).scalar()
+        return int(writes), newest
+
     def child_value(self, thread_id: str, load_state: Callable[[int], Any]) -> Callable[[str, str, str], Any]:
         """A channel's plain value in a loop checkpoint of the thread (``NO_VALUE`` otherwise)."""
         def value(ns: str, checkpoint_id: str, channel: str) -> Any:
@@ -109,7 +117,7 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
 
     With ``load_state`` (a checkpoint's stored state by its id), a reducer channel the
     checkpoint does not hold shows as LangGraph shows it, empty, when the thread proves it a
-    reducer (``reducers``); proofs found are kept in ``reducer_cache``."""
+    reducer (``reducers``); what the proofs found is kept in ``reducer_cache``."""
     row = conn.execute(sa.select(lg_checkpoints).where(lg_checkpoints.c.id == info.id)).first()
     if row is None:
         return None
@@ -134,16 +142,18 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
     if load_state is not None:
         reader = _LaneReader(conn)
         cache = reducer_cache if reducer_cache is not None else {}
-        proven = {k: v for k, v in cache.items() if k[0] == row.thread_id}
         child_value = reader.child_value(row.thread_id, load_state)
 
         def empties(present: set[str]) -> dict[str, Any]:
             # a channel once proven a reducer stays one (more history only adds proofs); one not
-            # proven yet is tried again at the next read
+            # proven is tried again only once the thread has more checkpoints or writes
+            marker = reader.extent(row.thread_id)
+            proven = {key: value for key, (seen, value) in cache.items()
+                      if key[0] == row.thread_id and (value is not NO_VALUE or seen == marker)}
             found = missing_reducers(reader, row.thread_id, row.checkpoint_ns, present, child_value, proven)
-            cache.update({k: v for k, v in proven.items() if v is not NO_VALUE})
             if len(cache) > 10_000:
                 cache.clear()
+            cache.update({key: (marker, value) for key, value in proven.items()})
             return found
     return build_snapshot(lane_info, row.thread_id, row.checkpoint_ns, row.checkpoint_id, blob, writes,
                           namespaces, task_channel=task_channel, empties=empties)

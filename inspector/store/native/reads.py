@@ -94,7 +94,7 @@ class NativeReads(Store):
         self._raw: OrderedDict[bytes, bytes] = OrderedDict()
         self._raw_bytes = 0
         self._pieces_lock = _thread.allocate_lock()   # threading.Lock(), without importing threading
-        self._reducers: dict = {}   # (thread, channel) → the empty value of a channel proven a reducer
+        self._reducers: dict = {}   # (thread, channel) → (the thread's extent, what the reducer proof found)
 
     # -- what a subclass provides ------------------------------------------------
     def _connection(self) -> contextlib.AbstractContextManager[Any]:

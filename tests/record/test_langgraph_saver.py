@@ -314,24 +314,30 @@ def test_a_step_is_named_from_its_parents_task_writes_even_when_they_arrive_afte
     assert [n for k, n, _ in timelines[1] if k == "loop"].count("agent") >= 2
 
 
-def test_a_reducer_channel_not_yet_written_shows_empty_as_langgraph_shows_it(tmp_path: Path) -> None:
-    class S(TypedDict, total=False):
-        log: Annotated[list, operator.add]
-        n: int
+class _Log(TypedDict, total=False):
+    log: Annotated[list, operator.add]
+    n: int
 
-    builder = StateGraph(S)
+
+def _log_thread(path: Path) -> dict:
+    """A thread whose ``log`` two tasks write in one step; LangGraph's values by checkpoint id."""
+    builder = StateGraph(_Log)
     builder.add_node("count", lambda s: {"n": s["n"] + 1})
     builder.add_node("left", lambda s: {"log": ["left"]})
     builder.add_node("right", lambda s: {"log": ["right"]})   # two tasks write log in one step
     builder.add_edge(START, "count")
     builder.add_edge("count", "left")
     builder.add_edge("count", "right")
-    path = tmp_path / "agent.db"
     with InspectorSaver.from_conn_string(str(path)) as saver:
         graph = builder.compile(checkpointer=saver)
         graph.invoke({"n": 1}, {"configurable": {"thread_id": "t"}})
-        expected = {s.config["configurable"]["checkpoint_id"]: s.values
-                    for s in graph.get_state_history({"configurable": {"thread_id": "t"}})}
+        return {s.config["configurable"]["checkpoint_id"]: s.values
+                for s in graph.get_state_history({"configurable": {"thread_id": "t"}})}
+
+
+def test_a_reducer_channel_not_yet_written_shows_empty_as_langgraph_shows_it(tmp_path: Path) -> None:
+    path = tmp_path / "agent.db"
+    expected = _log_thread(path)
     assert {"n": 2, "log": []} in expected.values()      # before left and right wrote, LangGraph shows log empty
     with open_store(str(path), readonly=True) as store:
         run = _runs(store)["t"]
@@ -377,3 +383,22 @@ def test_a_join_barrier_holds_what_its_version_says(tmp_path: Path) -> None:
     for attempt in range(3):
         with InspectorSaver.from_conn_string(str(tmp_path / f"j{attempt}.db")) as saver:
             assert _join_run(saver) == expected
+
+
+def test_a_damaged_pending_write_is_reported_and_spoils_no_other_checkpoint(tmp_path: Path) -> None:
+    path = tmp_path / "agent.db"
+    _log_thread(path)
+    conn = sqlite3.connect(str(path))
+    conn.execute("UPDATE ci_lg_writes SET codec = 0, data = ?, size = 4 WHERE channel = 'log'", (b"\xc1\xc1\xc1\xc1",))
+    conn.commit()
+    conn.close()
+    with open_store(str(path), readonly=True) as store:
+        run = _runs(store)["t"]
+        damaged = 0
+        for info in store.list_checkpoints(run.id):
+            snap = store.load(info.id)
+            assert "next" in snap.meta and "branch:to:count" not in snap.state    # still LangGraph's view
+            if snap.problems:
+                damaged += 1
+                assert all(p.startswith("pending write 'log' of task ") for p in snap.problems)
+        assert damaged == 1          # the step whose tasks wrote log; the others read as before

@@ -74,9 +74,15 @@ class _LaneReader:
         return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
 
     def channel_writes(self, thread_id: str, ns: str, channel: str, checkpoint_ids: list[str]) -> list[WriteRow]:
-        return [_write_row(w) for w in self._conn.execute(sa.select(lg_writes).where(
-            lg_writes.c.thread_id == thread_id, lg_writes.c.checkpoint_ns == ns, lg_writes.c.channel == channel,
-            lg_writes.c.checkpoint_id.in_(checkpoint_ids)))]
+        found = []
+        for w in self._conn.execute(sa.select(lg_writes).where(
+                lg_writes.c.thread_id == thread_id, lg_writes.c.checkpoint_ns == ns, lg_writes.c.channel == channel,
+                lg_writes.c.checkpoint_id.in_(checkpoint_ids))):
+            try:
+                found.append(_write_row(w))
+            except StoreError:      # a damaged write proves nothing (and spoils no other checkpoint's view)
+                continue
+        return found
 
     def child_ids(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str]:
         return [str(r[0]) for r in self._conn.execute(sa.select(lg_checkpoints.c.checkpoint_id).where(
@@ -131,10 +137,18 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
     body = dict(body, channel_values=values)
     blob = BlobRow(type="msgpack", blob=pack(body), metadata=row.metadata,
                    parent_id=row.parent_checkpoint_id)
-    writes = [_write_row(w) for w in conn.execute(sa.select(lg_writes).where(
-        lg_writes.c.thread_id == row.thread_id, lg_writes.c.checkpoint_ns == row.checkpoint_ns,
-        lg_writes.c.checkpoint_id == row.checkpoint_id).order_by(
-        lg_writes.c.task_path, lg_writes.c.task_id, lg_writes.c.idx))]
+    writes, problems = [], []
+    for w in conn.execute(sa.select(lg_writes).where(
+            lg_writes.c.thread_id == row.thread_id, lg_writes.c.checkpoint_ns == row.checkpoint_ns,
+            lg_writes.c.checkpoint_id == row.checkpoint_id).order_by(
+            lg_writes.c.task_path, lg_writes.c.task_id, lg_writes.c.idx)):
+        try:
+            writes.append(_write_row(w))
+        except StoreError as err:   # the rest of the checkpoint still reads as LangGraph's
+            text = f"pending write {w.channel!r} of task {w.task_id}: {err}"
+            problems.append(text)
+            writes.append(WriteRow(w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel,
+                                   "msgpack", pack({"__error__": text})))
     namespaces = [r[0] for r in conn.execute(sa.select(lg_lanes.c.checkpoint_ns).where(
         lg_lanes.c.thread_id == row.thread_id))]
     lane_info = dataclasses.replace(info, lane=row.checkpoint_ns)
@@ -155,5 +169,6 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
                 cache.clear()
             cache.update({key: (marker, value) for key, value in proven.items()})
             return found
-    return build_snapshot(lane_info, row.thread_id, row.checkpoint_ns, row.checkpoint_id, blob, writes,
-                          namespaces, task_channel=task_channel, empties=empties)
+    snapshot = build_snapshot(lane_info, row.thread_id, row.checkpoint_ns, row.checkpoint_id, blob, writes,
+                              namespaces, task_channel=task_channel, empties=empties)
+    return dataclasses.replace(snapshot, problems=(*snapshot.problems, *problems)) if problems else snapshot

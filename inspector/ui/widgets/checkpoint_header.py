@@ -45,11 +45,12 @@ class CheckpointHeader(QLabel):
         self.show_checkpoint(None, None)
 
     def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None, live_note: str = "",
-                        inferred_note: str = "") -> None:
+                        inferred_note: str = "", problems: tuple[str, ...] = ()) -> None:
         """Describe a checkpoint (and its run when known); ``live_note`` (a LangGraph head shown
         with its finished tasks' pending writes applied) adds a "pending writes applied" chip,
         ``inferred_note`` (empty reducer channels shown from inferred channel kinds, no graph
-        set) a "reducers inferred" chip; the notes are in the tooltip."""
+        set) a "reducers inferred" chip, ``problems`` (parts of the checkpoint that could not be
+        read) a "damaged" chip; the notes and problems are in the tooltip."""
         muted = muted_text(self.palette()).name()
         if info is None:
             self.setText(f"<span style='color:{muted}'>{html.escape(self._placeholder)}</span>")
@@ -61,6 +62,8 @@ class CheckpointHeader(QLabel):
             f"&nbsp;&nbsp;{html.escape(visible(info.name))}"
             f"&nbsp;&nbsp;<span style='color:{muted}'>{fmt_time(info.created)}</span>"
             + (f"&nbsp;&nbsp;{kind_chip(self, 'pending writes applied', '#bf8700')}" if live_note else "")
-            + (f"&nbsp;&nbsp;{kind_chip(self, 'reducers inferred', '#57606a')}" if inferred_note else ""))
-        notes = "".join(f"\n\n{n}" for n in (live_note, inferred_note) if n)
+            + (f"&nbsp;&nbsp;{kind_chip(self, 'reducers inferred', '#57606a')}" if inferred_note else "")
+            + (f"&nbsp;&nbsp;{kind_chip(self, f'damaged: {len(problems)} part' + ('s' if len(problems) > 1 else ''), '#cf222e')}"
+               if problems else ""))
+        notes = "".join(f"\n\n{n}" for n in (live_note, inferred_note, *(f"damaged: {p}" for p in problems)) if n)
         self.setToolTip(f"checkpoint {info.id} of run {info.run_id}{notes}")

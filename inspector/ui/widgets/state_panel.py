@@ -99,7 +99,8 @@ class StatePanel(QWidget):
             if snapshot and live else ""
         inferred = next((n for n in snapshot.meta.get("notes", []) if "as inferred reducers" in n), "") \
             if snapshot and snapshot.meta.get("channel_kinds") == "inferred" else ""
-        self.header.show_checkpoint(snapshot.info if snapshot else None, run, note, inferred)
+        self.header.show_checkpoint(snapshot.info if snapshot else None, run, note, inferred,
+                                    snapshot.problems if snapshot else ())
         state: Any = snapshot.state if snapshot else {}
         self.tree_view.set_value(state)
         self._stale = {CONVERSATION: True, RAW: True}

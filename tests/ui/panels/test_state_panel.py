@@ -130,3 +130,15 @@ def test_clearing(qtbot, snap_at, beekeeping) -> None:
     panel.show_snapshot(None, None)
     assert panel.tree_view.model.rowCount() == 0
     assert "No checkpoint" in panel.header.text()
+
+
+def test_a_damaged_checkpoint_says_so_in_its_header(qtbot, snap_at, beekeeping) -> None:
+    import dataclasses
+    panel = _panel(qtbot)
+    snap = snap_at(14)
+    panel.show_snapshot(dataclasses.replace(snap, problems=("pending write 'log' of task t: cannot be decoded",)),
+                        beekeeping)
+    assert "damaged: 1 part" in panel.header.text()
+    assert "damaged: pending write 'log' of task t: cannot be decoded" in panel.header.toolTip()
+    panel.show_snapshot(snap, beekeeping)
+    assert "damaged" not in panel.header.text()

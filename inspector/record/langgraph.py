@@ -43,7 +43,7 @@ from inspector.store.langgraph.mapping import stored_step_name
 from inspector.store.langgraph.pregel import is_control_channel, next_nodes
 from inspector.store.langgraph.tasks import build_task_state
 from inspector import codec as piece_codec
-from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite, StoredCheckpoint
+from inspector.store.native.lanes import LaneCheckpoint, LaneGone, LaneStore, LaneWrite, StoredCheckpoint
 from inspector.codec import PieceEncoder
 from inspector.codec.gcpause import gc_paused
 from inspector.record.lglower import LEAF, FrozenMatches, Lowering, raise_value
@@ -71,9 +71,10 @@ class _Lane:
         self.lowering = Lowering()
         self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)
         self.sends: dict[str, list[str | None]] = {}    # checkpoint → the nodes of its Send packets
-        # checkpoint → (db id, name, change) of the loop step put after it, renamed should its
-        # task writes arrive late (LangGraph puts both in the background, in no set order)
-        self.named: dict[str, tuple[int, str, str]] = {}
+        # checkpoint → (checkpoint id, name, change) of the loop step put after it, renamed
+        # should its task writes arrive late (LangGraph puts both in the background, in no set
+        # order)
+        self.named: dict[str, tuple[str, str, str]] = {}
         self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
         self.goal = ""
         self.state: tuple[bytes, dict] | None = None   # (digest, forms) of the state last put
@@ -178,6 +179,15 @@ class InspectorSaver(BaseCheckpointSaver[str]):
     # -- writing ---------------------------------------------------------------------------
     def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
             new_versions: ChannelVersions) -> RunnableConfig:
+        try:
+            return self._put(config, checkpoint, metadata, new_versions)
+        except LaneGone:
+            # another process deleted the thread meanwhile: its lane starts again, from pieces
+            # encoded afresh (what this saver remembered storing may be collected by now)
+            return self._put(config, checkpoint, metadata, new_versions)
+
+    def _put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+             new_versions: ChannelVersions) -> RunnableConfig:
         conf = config["configurable"]
         thread_id = str(conf["thread_id"])
         ns = str(conf.get("checkpoint_ns", ""))
@@ -230,7 +240,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 state_hash=digest, pieces=new_pieces, size=size, kind=_kind(source), name=name,
                 change=change, tasks_hash=tasks_hash, score=score, status=status, parent_lane=parent_lane)
             try:
-                db_id = self._lanes_db.put(thread_id, ns, cp)
+                self._lanes_db.put(thread_id, ns, cp)
             except BaseException:
                 lane.forget_pieces()
                 lowering.forget()
@@ -241,7 +251,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             lane.versions = {str(c): str(v) for c, v in versions.items()}
             lowering.rotate()
             if parent_id and source == "loop":
-                _remember(lane.named, parent_id, (db_id, name, change))
+                _remember(lane.named, parent_id, (checkpoint["id"], name, change))
             run_id = self._lanes_db.lane_run(thread_id, ns)
             if run_id is not None:
                 if status == "running":
@@ -339,11 +349,11 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             named = lane.named.get(checkpoint_id)
             if named is not None:
                 # the step after this checkpoint is already stored: its name grows with these writes
-                db_id, name, change = named
+                stored, name, change = named
                 found = stored_step_name("loop", outputs.values(), lane.sends.get(checkpoint_id))
                 if found != (name, change):
-                    self._lanes_db.rename(db_id, *found)
-                    lane.named[checkpoint_id] = (db_id, *found)
+                    self._lanes_db.rename(thread_id, ns, stored, *found)
+                    lane.named[checkpoint_id] = (stored, *found)
             channels = {c for c, _ in writes}
             settled: tuple[str, str | None] | None = None
             if ERROR in channels:

@@ -402,3 +402,68 @@ def test_a_damaged_pending_write_is_reported_and_spoils_no_other_checkpoint(tmp_
                 damaged += 1
                 assert all(p.startswith("pending write 'log' of task ") for p in snap.problems)
         assert damaged == 1          # the step whose tasks wrote log; the others read as before
+
+
+def test_a_sqlite_put_is_one_statement_and_adds_nothing_to_the_file(tmp_path: Path) -> None:
+    # the put's view and trigger live in the writer connection's TEMP schema: the file holds
+    # the store's own tables only, and every checkpoint is there with its parent and size
+    path = tmp_path / "chat.db"
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        graph = _chat_graph(saver)
+        config = {"configurable": {"thread_id": "chat"}}
+        for turn in range(5):
+            graph.invoke({"messages": [HumanMessage(content=f"q{turn}", id=f"h-{turn}")]}, config)
+        history = list(graph.get_state_history(config))
+    con = sqlite3.connect(path)
+    names = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+    assert not any("lane_put" in n for n in names), names
+    rows = con.execute("SELECT c.seq, c.parent_id, c.size, c.size_delta, l.checkpoint_id, l.parent_checkpoint_id "
+                       "FROM ci_checkpoints c JOIN ci_lg_checkpoints l ON l.id = c.id ORDER BY c.seq").fetchall()
+    run = con.execute("SELECT head_seq, checkpoint_count, status FROM ci_runs").fetchone()
+    con.close()
+    assert [r[0] for r in rows] == list(range(len(history))) and run == (len(rows) - 1, len(rows), "completed")
+    by_cid = {r[4]: r for r in rows}
+    for _, parent_id, size, delta, _, parent_cid in rows:
+        if parent_cid is None:
+            assert parent_id is None and delta == size
+        else:     # the parent found by its LangGraph id, the size change from it
+            parent = by_cid[parent_cid]
+            assert parent_id is not None and delta == size - parent[2]
+    assert [h.config["configurable"]["checkpoint_id"] for h in history] == [r[4] for r in reversed(rows)]
+
+
+def test_a_thread_deleted_by_another_process_starts_again_at_the_next_step(tmp_path: Path) -> None:
+    path = tmp_path / "chat.db"
+    config = {"configurable": {"thread_id": "chat"}}
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        graph = _chat_graph(saver)
+        for turn in range(3):
+            graph.invoke({"messages": [HumanMessage(content=f"q{turn}", id=f"h-{turn}")]}, config)
+        with InspectorSaver.from_conn_string(str(path)) as other:
+            other.delete_thread("chat")
+        # this saver still knows the lane's run and the pieces it stored: its next put finds
+        # the run gone, and the lane starts again with every piece stored afresh
+        graph.invoke({"messages": [HumanMessage(content="again", id="h-again")]}, config)
+        state = graph.get_state(config).values["messages"]
+        assert [m.content for m in state][:1] == ["again"] and len(state) == 2
+    with open_store(str(path)) as store:
+        run = _runs(store)["chat"]
+        checkpoint = store.load(store.list_checkpoints(run.id)[-1].id)    # every piece is there
+        assert len(checkpoint.state["messages"]) == 2
+
+
+def test_many_pending_writes_and_pieces_in_one_call(tmp_path: Path) -> None:
+    # more writes than one statement takes, and more new pieces than a put folds in
+    path = tmp_path / "many.db"
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+        checkpoint = {"v": 4, "id": "1ef00000-0000-6000-8000-000000000001", "ts": "2026-01-01T00:00:00+00:00",
+                      "channel_values": {f"k{i}": [f"value {i} " * 40] * 3 for i in range(40)},
+                      "channel_versions": {f"k{i}": 1 for i in range(40)}, "versions_seen": {}}
+        stored = saver.put(config, checkpoint, {"source": "input", "step": -1, "parents": {}}, {})
+        writes = [(f"k{i % 40}", f"written {i}") for i in range(250)]
+        saver.put_writes(stored, writes, "task-1")
+        saver.put_writes(stored, writes[:3], "task-1")          # stored ones are kept
+        got = saver.get_tuple(stored)
+        assert got is not None and got.checkpoint["channel_values"] == checkpoint["channel_values"]
+        assert got.pending_writes == [("task-1", c, v) for c, v in writes]

@@ -1,7 +1,11 @@
 """``bench langgraph --workload write``: LangGraph's savers against ``InspectorSaver`` on a real graph.
 
 A real ``StateGraph`` (a ``messages`` channel with ``add_messages``; each ``graph.invoke`` adds a
-short question and a ~1 KB answer) runs ``--steps`` invokes on one thread, once per saver:
+short question and a ~1 KB answer) runs ``--steps`` invokes on one thread, once per saver. The
+savers compared and the same graph without a checkpointer each run in a fresh process of their
+own and take turns, ``BLOCKS`` blocks of steps each in an order that rotates, so that a change in
+the machine's speed during the run (other tenants of a shared VM, the disk's flush latency)
+falls on each of them alike, and none runs beside another's heap:
 
 * SQLite: ``SqliteSaver`` vs ``InspectorSaver`` (sync ``invoke``), ``AsyncSqliteSaver`` vs
   ``AsyncInspectorSaver`` (``ainvoke``), each on a new file;
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import os
 import sqlite3
 import tempfile
@@ -43,6 +48,7 @@ THREAD = "bench-chat"
 ANSWER = 1000        # characters of each answer (~1 KB per step)
 TARGET_TIME = 5.0    # SQLite: at least 5x less checkpoint time per step than SqliteSaver
 TARGET_BYTES = 100.0  # SQLite: at least 100x smaller
+BLOCKS = 10          # turns each saver of a comparison takes (steps / BLOCKS invokes each)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,33 +92,63 @@ def _question(step: int) -> Any:
     return _imports()[1](content=f"question {step}", id=f"q-{step}")
 
 
+class _Runner:
+    """One graph going through the workload a block of steps at a time (its time summed): the
+    history is carried by the checkpointer, or passed in as input without one."""
+
+    def __init__(self, checkpointer: Any) -> None:
+        self.checkpointer = checkpointer
+        self.graph = build_graph(checkpointer)
+        self.config = {"configurable": {"thread_id": THREAD}}
+        self.history: list = []
+        self.step = 0
+        self.seconds = 0.0
+
+    def run(self, steps: int) -> None:
+        t0 = time.perf_counter()
+        for step in range(self.step, self.step + steps):
+            if self.checkpointer is None:
+                self.history = self.graph.invoke({"messages": self.history + [_question(step)]})["messages"]
+            else:
+                self.graph.invoke({"messages": [_question(step)]}, self.config)
+        self.seconds += time.perf_counter() - t0
+        self.step += steps
+
+    async def arun(self, steps: int) -> None:
+        t0 = time.perf_counter()
+        for step in range(self.step, self.step + steps):
+            if self.checkpointer is None:
+                self.history = (await self.graph.ainvoke({"messages": self.history + [_question(step)]}))["messages"]
+            else:
+                await self.graph.ainvoke({"messages": [_question(step)]}, self.config)
+        self.seconds += time.perf_counter() - t0
+        self.step += steps
+
+
 def run_sync(checkpointer: Any, steps: int) -> float:
     """Seconds for ``steps`` invokes on one thread (history carried by the checkpointer, or
     passed in as input without one)."""
-    graph = build_graph(checkpointer)
-    config = {"configurable": {"thread_id": THREAD}}
-    history: list = []
-    t0 = time.perf_counter()
-    for step in range(steps):
-        if checkpointer is None:
-            history = graph.invoke({"messages": history + [_question(step)]})["messages"]
-        else:
-            graph.invoke({"messages": [_question(step)]}, config)
-    return time.perf_counter() - t0
+    runner = _Runner(checkpointer)
+    runner.run(steps)
+    return runner.seconds
 
 
 async def run_async(checkpointer: Any, steps: int) -> float:
     """``run_sync`` with ``ainvoke``."""
-    graph = build_graph(checkpointer)
-    config = {"configurable": {"thread_id": THREAD}}
-    history: list = []
-    t0 = time.perf_counter()
-    for step in range(steps):
-        if checkpointer is None:
-            history = (await graph.ainvoke({"messages": history + [_question(step)]}))["messages"]
-        else:
-            await graph.ainvoke({"messages": [_question(step)]}, config)
-    return time.perf_counter() - t0
+    runner = _Runner(checkpointer)
+    await runner.arun(steps)
+    return runner.seconds
+
+
+def _turns(steps: int, names: list[str]) -> Iterator[tuple[str, int]]:
+    """(who, how many steps) in the order the participants take their turns: ``BLOCKS`` rounds
+    (fewer for a short run), each participant once a round, the order rotating by one each round."""
+    rounds = max(1, min(BLOCKS, steps))
+    sizes = [steps // rounds + (1 if r < steps % rounds else 0) for r in range(rounds)]
+    for r, size in enumerate(sizes):
+        shift = r % len(names)
+        for name in names[shift:] + names[:shift]:
+            yield name, size
 
 
 class ReferenceFloorSaver:
@@ -239,80 +275,144 @@ async def _async_postgres_saver(url: str) -> Any:
         yield saver
 
 
-def _measure_sync(name: str, opener: Callable[[], Any], steps: int, size: Callable[[], int]) -> dict:
-    with opener() as saver:
-        seconds = run_sync(saver, steps)
-        length = _final_length(saver)
-    return {"saver": name, "seconds": seconds, "bytes": size(), "messages": length}
+# -- taking turns, each participant in a process of its own ---------------------------------
+# A participant is (saver kind, target): "" for the graph without a checkpointer, "floor",
+# "sqlite"/"postgres" for LangGraph's savers, "inspector" for ours (a SQLite path or a URL).
+Spec = tuple[str, str]
 
 
-def _measure_async(name: str, opener: Callable[[], Any], steps: int, size: Callable[[], int]) -> dict:
-    async def go() -> dict:
-        async with opener() as saver:
-            seconds = await run_async(saver, steps)
-            graph = build_graph(saver)
-            state = await graph.aget_state({"configurable": {"thread_id": THREAD}})
-        return {"saver": name, "seconds": seconds, "messages": len(state.values["messages"])}
-    result = asyncio.run(go())
-    result["bytes"] = size()
-    return result
+def _open(spec: Spec, mode: str) -> Any:
+    """The context manager that opens a participant's saver (None: no checkpointer)."""
+    kind, target = spec
+    if not kind:
+        return contextlib.nullcontext(None)
+    from inspector.record.langgraph import AsyncInspectorSaver, InspectorSaver
+    openers: dict[tuple[str, str], Callable[[], Any]] = {
+        ("floor", "sync"): _floor_saver, ("floor", "async"): _async_floor_saver,
+        ("sqlite", "sync"): lambda: _sqlite_saver(Path(target)),
+        ("sqlite", "async"): lambda: _async_sqlite_saver(Path(target)),
+        ("postgres", "sync"): lambda: _postgres_saver(target),
+        ("postgres", "async"): lambda: _async_postgres_saver(target),
+        ("inspector", "sync"): lambda: InspectorSaver.from_conn_string(target),
+        ("inspector", "async"): lambda: AsyncInspectorSaver.from_conn_string(target)}
+    return openers[(kind, mode)]()
+
+
+def _participant(conn: Any, spec: Spec, mode: str) -> None:
+    """A participant's process: opens its saver, then runs the blocks of steps it is sent
+    (("run", n) → its seconds so far) until ("end",) (→ the messages of its final state)."""
+    try:
+        if mode == "sync":
+            with _open(spec, mode) as saver:
+                runner = _Runner(saver)
+                conn.send(("ready",))
+                while (msg := conn.recv())[0] == "run":
+                    runner.run(msg[1])
+                    conn.send(("ran", runner.seconds))
+                conn.send(("end", _final_length(saver) if saver is not None else 2 * runner.step))
+            return
+
+        async def go() -> None:
+            async with _open(spec, mode) as saver:
+                runner = _Runner(saver)
+                conn.send(("ready",))
+                while (msg := conn.recv())[0] == "run":
+                    await runner.arun(msg[1])
+                    conn.send(("ran", runner.seconds))
+                length = 2 * runner.step
+                if saver is not None:
+                    state = await runner.graph.aget_state({"configurable": {"thread_id": THREAD}})
+                    length = len(state.values["messages"])
+                conn.send(("end", length))
+        asyncio.run(go())
+    except BaseException as err:     # reported to the parent, which stops the run
+        conn.send(("error", f"{type(err).__name__}: {err}"))
+
+
+def _take_turns(participants: dict[str, Spec], mode: str, steps: int) -> dict[str, tuple[float, int]]:
+    """Each participant (name → spec) in a fresh process of its own, the processes taking
+    turns (``_turns``): name → (seconds of its steps, messages of its final state). Separate
+    processes, so that none runs with another's heap (the collector passes over all of it)."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("spawn")
+    procs: dict[str, tuple[Any, Any]] = {}
+
+    def ask(name: str, msg: tuple) -> tuple:
+        conn = procs[name][0]
+        if msg:
+            conn.send(msg)
+        got = conn.recv() if procs[name][1].is_alive() or conn.poll() else ("error", "it exited")
+        if got[0] == "error":
+            raise StoreError(f"bench langgraph: {name or 'the graph without a checkpointer'} failed ({got[1]}).")
+        return got
+
+    try:
+        for name, spec in participants.items():
+            here, there = ctx.Pipe()
+            proc = ctx.Process(target=_participant, args=(there, spec, mode), daemon=True)
+            proc.start()
+            procs[name] = (here, proc)
+        for name in procs:
+            ask(name, ())
+        seconds: dict[str, float] = {}
+        for name, size in _turns(steps, list(procs)):
+            seconds[name] = ask(name, ("run", size))[1]
+        return {name: (seconds[name], ask(name, ("end",))[1]) for name in procs}
+    finally:
+        for _, proc in procs.values():
+            proc.join(timeout=60)
+            if proc.is_alive():
+                proc.kill()
+
+
+def _measure(savers: dict[str, tuple[Spec, Callable[[], int]]], mode: str, steps: int) -> tuple[float, list[dict]]:
+    """The savers (name → (spec, bytes on disk)) and the graph without a checkpointer taking
+    turns: the bare graph's seconds and a row per saver."""
+    found = _take_turns({"": ("", ""), **{name: spec for name, (spec, _) in savers.items()}}, mode, steps)
+    return found[""][0], [{"saver": name, "seconds": found[name][0], "bytes": size(), "messages": found[name][1]}
+                          for name, (_, size) in savers.items()]
 
 
 def measure(steps: int, folder: Path, pg: _Pg | None) -> dict:
-    """Every saver pair on SQLite (and PostgreSQL when ``pg`` is given), with the baselines."""
-    from inspector.record.langgraph import AsyncInspectorSaver, InspectorSaver
-    base_sync = run_sync(None, steps)
-    base_async = asyncio.run(run_async(None, steps))
+    """The reference floors, then every saver pair on SQLite (and PostgreSQL when ``pg`` is
+    given), each taking turns with the graph without a checkpointer."""
     rows: list[dict] = []
+    bases: dict[str, float] = {}
+
+    def add(backend: str, kind: str, bare: float, found: list[dict]) -> None:
+        if backend == "memory":
+            floor, = found
+            floor.update(backend="memory", mode=kind, checkpoint_ms_per_step=max(floor["seconds"] - bare, 0.0) / steps * 1e3,
+                         ms_per_step=floor["seconds"] / steps * 1e3, bytes_per_step=0.0, bytes=0)
+            rows.append(floor)
+            return
+        bases.setdefault(kind, bare)
+        theirs, ours = found
+        rows.extend(_pair(backend, kind, theirs, ours, bare, steps))
+
     for kind in ("sync", "async"):
-        if kind == "sync":
-            floor = _measure_sync("reference floor", _floor_saver, steps, lambda: 0)
-        else:
-            floor = _measure_async("reference floor", _async_floor_saver, steps, lambda: 0)
-        baseline = base_sync if kind == "sync" else base_async
-        floor.update(backend="memory", mode=kind, checkpoint_ms_per_step=max(floor["seconds"] - baseline, 0.0) / steps * 1e3,
-                     ms_per_step=floor["seconds"] / steps * 1e3, bytes_per_step=0.0)
-        rows.append(floor)
-
-    def sqlite_pair(kind: str) -> None:
-        ours_path, theirs_path = folder / f"inspector-{kind}.db", folder / f"langgraph-{kind}.db"
-        if kind == "sync":
-            theirs = _measure_sync("SqliteSaver", lambda: _sqlite_saver(theirs_path), steps,
-                                   lambda: _file_bytes(theirs_path))
-            ours = _measure_sync("InspectorSaver", lambda: InspectorSaver.from_conn_string(str(ours_path)),
-                                 steps, lambda: _file_bytes(ours_path))
-        else:
-            theirs = _measure_async("AsyncSqliteSaver", lambda: _async_sqlite_saver(theirs_path), steps,
-                                    lambda: _file_bytes(theirs_path))
-            ours = _measure_async("AsyncInspectorSaver", lambda: AsyncInspectorSaver.from_conn_string(str(ours_path)),
-                                  steps, lambda: _file_bytes(ours_path))
-        rows.extend(_pair("sqlite", kind, theirs, ours, base_sync if kind == "sync" else base_async, steps))
-
-    def pg_pair(pg: _Pg, kind: str) -> None:
-        theirs_url, ours_url = pg.target(), pg.target()
-        if kind == "sync":
-            theirs = _measure_sync("PostgresSaver", lambda: _postgres_saver(theirs_url), steps,
-                                   lambda: _pg_bytes(theirs_url))
-            ours = _measure_sync("InspectorSaver", lambda: InspectorSaver.from_conn_string(ours_url), steps,
-                                 lambda: _pg_bytes(ours_url))
-        else:
-            theirs = _measure_async("AsyncPostgresSaver", lambda: _async_postgres_saver(theirs_url), steps,
-                                    lambda: _pg_bytes(theirs_url))
-            ours = _measure_async("AsyncInspectorSaver", lambda: AsyncInspectorSaver.from_conn_string(ours_url),
-                                  steps, lambda: _pg_bytes(ours_url))
-        rows.extend(_pair("postgresql", kind, theirs, ours, base_sync if kind == "sync" else base_async, steps))
-
-    sqlite_pair("sync")
-    sqlite_pair("async")
+        add("memory", kind, *_measure({"reference floor": (("floor", ""), lambda: 0)}, kind, steps))
+    for kind in ("sync", "async"):
+        theirs_path, ours_path = folder / f"langgraph-{kind}.db", folder / f"inspector-{kind}.db"
+        add("sqlite", kind, *_measure({
+            ("SqliteSaver" if kind == "sync" else "AsyncSqliteSaver"):
+                (("sqlite", str(theirs_path)), functools.partial(_file_bytes, theirs_path)),
+            ("InspectorSaver" if kind == "sync" else "AsyncInspectorSaver"):
+                (("inspector", str(ours_path)), functools.partial(_file_bytes, ours_path))}, kind, steps))
     if pg is not None:
-        pg_pair(pg, "sync")
-        pg_pair(pg, "async")
+        for kind in ("sync", "async"):
+            theirs_url, ours_url = pg.target(), pg.target()
+            add("postgresql", kind, *_measure({
+                ("PostgresSaver" if kind == "sync" else "AsyncPostgresSaver"):
+                    (("postgres", theirs_url), functools.partial(_pg_bytes, theirs_url)),
+                ("InspectorSaver" if kind == "sync" else "AsyncInspectorSaver"):
+                    (("inspector", ours_url), functools.partial(_pg_bytes, ours_url))}, kind, steps))
     floors = {r["mode"]: r["checkpoint_ms_per_step"] for r in rows if r["backend"] == "memory"}
     for row in rows:
         if row["backend"] != "memory":
             row["above_floor_ms_per_step"] = max(row["checkpoint_ms_per_step"] - floors[row["mode"]], 0.0)
-    return {"steps": steps, "baseline_sync_ms_per_step": base_sync / steps * 1e3,
-            "baseline_async_ms_per_step": base_async / steps * 1e3, "rows": rows,
+    return {"steps": steps, "blocks": min(BLOCKS, steps), "baseline_sync_ms_per_step": bases["sync"] / steps * 1e3,
+            "baseline_async_ms_per_step": bases["async"] / steps * 1e3, "rows": rows,
             "load": os.getloadavg()[0]}
 
 
@@ -349,7 +449,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         dump(result)
     else:
-        print(f"{result['steps']} graph.invoke steps (~1 KB added per step); graph without a checkpointer: "
+        print(f"{result['steps']} graph.invoke steps (~1 KB added per step), the savers compared taking turns "
+              f"{result['blocks']} times; graph without a checkpointer (taking its turns too): "
               f"{result['baseline_sync_ms_per_step']:.2f} ms/step sync, {result['baseline_async_ms_per_step']:.2f} "
               f"ms/step async; load {result['load']:.1f}")
         print_table(["backend", "mode", "saver", "ms/step", "checkpoint ms/step", "above floor", "MB on disk",

@@ -579,8 +579,11 @@ def _cancelled(error: Any) -> bool:
 
 
 def _error_text(error: Any) -> str:
+    """A task's error as the run's ``last_error``: what LangGraph's serializer stores for it
+    (``repr`` of an exception), so the run reads as its failed task does, and as a thread of
+    ``SqliteSaver`` / ``PostgresSaver`` reads."""
     if isinstance(error, BaseException):
-        return f"{type(error).__name__}: {error}"
+        return repr(error)
     return str(error)
 
 

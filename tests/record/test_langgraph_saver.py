@@ -467,3 +467,37 @@ def test_many_pending_writes_and_pieces_in_one_call(tmp_path: Path) -> None:
         got = saver.get_tuple(stored)
         assert got is not None and got.checkpoint["channel_values"] == checkpoint["channel_values"]
         assert got.pending_writes == [("task-1", c, v) for c, v in writes]
+
+
+def test_a_failed_run_reads_its_error_as_a_langgraph_saver_thread_does(tmp_path: Path) -> None:
+    # the run's error is what LangGraph's serializer stores for the exception (its repr), the
+    # text the failed task shows and the one a SqliteSaver thread's run shows
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    class Count(TypedDict):
+        n: int
+
+    def boom(state: Count) -> dict:
+        raise ValueError("cannot process item 'bad'")
+
+    def build(saver: Any) -> Any:
+        builder = StateGraph(Count)
+        builder.add_node("boom", boom)
+        builder.add_edge(START, "boom")
+        return builder.compile(checkpointer=saver)
+
+    config = {"configurable": {"thread_id": "t"}}
+    conn = sqlite3.connect(str(tmp_path / "lg.db"), check_same_thread=False)
+    with pytest.raises(ValueError):
+        build(SqliteSaver(conn)).invoke({"n": 1}, config)
+    conn.close()
+    with InspectorSaver.from_conn_string(str(tmp_path / "ours.db")) as saver, pytest.raises(ValueError):
+        build(saver).invoke({"n": 1}, config)
+    seen = []
+    for name in ("lg.db", "ours.db"):
+        with open_store(str(tmp_path / name)) as store:
+            run = store.list_runs()[0]
+            tasks = store.load(store.list_checkpoints(run.id)[-1].id).meta["tasks"]
+            seen.append((run.status, run.last_error, [t.get("error") for t in tasks]))
+    text = repr(ValueError("cannot process item 'bad'"))
+    assert seen[0] == seen[1] == ("failed", text, [text])

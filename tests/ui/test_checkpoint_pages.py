@@ -30,3 +30,13 @@ def test_live_append_extends_the_tail_page_only_when_contiguous() -> None:
     assert cache.append(_cp(9))
     assert cache.append(_cp(10))  # starts page 1 right after a loaded row
     assert cache.previous(10).seq == 9
+
+
+def test_a_page_read_again_keeps_the_rows_appended_while_it_was_read() -> None:
+    cache = PageCache(page_size=10)
+    cache.put(0, None, [_cp(i) for i in range(4)])
+    assert cache.append(_cp(4)) and cache.append(_cp(5))
+    renamed = CheckpointInfo(id=4, run_id="r", seq=3, kind="step", name="renamed", created=3.0)
+    again = [*(_cp(i) for i in range(3)), renamed]
+    cache.put(0, None, again)                  # read before 4 and 5 were appended
+    assert [cache.get(i).name for i in range(6)] == ["s0", "s1", "s2", "renamed", "s4", "s5"]

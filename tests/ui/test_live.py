@@ -159,3 +159,40 @@ def test_a_newer_run_record_arriving_first_still_moves_a_view_at_the_head(window
         timeline.update_run(newer)
         assert timeline.model.rowCount() == newer.checkpoint_count > shown
         assert timeline.view.currentIndex().row() == timeline.model.rowCount() - 1
+
+
+def test_a_step_renamed_after_it_was_shown_reads_its_new_name(window, qtbot, tmp_path: Path) -> None:
+    # an InspectorSaver names a step again when its tasks' writes reach it after the step
+    # (LangGraph hands both over from background threads): a live view shows the new name
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.graph import START, MessagesState, StateGraph
+
+    from inspector.record.langgraph import InspectorSaver
+    from inspector.store.native.lanes import LaneStore
+
+    path = tmp_path / "chat.db"
+    builder = StateGraph(MessagesState)
+    builder.add_node("reply", lambda s: {"messages": [AIMessage(content="hi", id=f"a{len(s['messages'])}")]})
+    builder.add_edge(START, "reply")
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        builder.compile(checkpointer=saver).invoke({"messages": [HumanMessage(content="q", id="q")]},
+                                                   {"configurable": {"thread_id": "chat"}})
+    open_in(window, qtbot, path)
+    with open_store(path) as store:
+        run = store.list_runs()[0]
+        head = store.list_checkpoints(run.id)[-1]
+        checkpoint_id = store.load(head.id).meta["langgraph"]["checkpoint_id"]
+    select_run(window, qtbot, run.id)
+    model = window.timeline_panel.model
+    qtbot.waitUntil(lambda: model.is_loaded(head.seq), timeout=10_000)
+    assert model.checkpoint(head.seq).name == head.name != "renamed"
+    from inspector.store import create_store
+    store = create_store(path)
+    try:
+        lanes = LaneStore(store)
+        lanes.rename("chat", "", checkpoint_id, "renamed", "wrote more")
+        lanes.close()
+    finally:
+        store.close()
+    qtbot.waitUntil(lambda: model.checkpoint(head.seq) is not None and model.checkpoint(head.seq).name == "renamed",
+                    timeout=20_000)

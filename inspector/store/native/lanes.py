@@ -368,12 +368,17 @@ class LaneStore(NativeWriter):
         return db_id
 
     def rename(self, thread_id: str, ns: str, checkpoint_id: str, name: str, change: str) -> None:
-        """Set a stored checkpoint's name and change summary."""
-        key = sa.select(lg_checkpoints.c.id).where(
-            lg_checkpoints.c.thread_id == thread_id, lg_checkpoints.c.checkpoint_ns == ns,
-            lg_checkpoints.c.checkpoint_id == checkpoint_id).scalar_subquery()
+        """Set a stored checkpoint's name and change summary (its run counts as updated, so a
+        live view reads the step again)."""
+        where = (lg_checkpoints.c.thread_id == thread_id, lg_checkpoints.c.checkpoint_ns == ns,
+                 lg_checkpoints.c.checkpoint_id == checkpoint_id)
         with guard(self.store.info.display), self.engine.begin() as conn:
-            conn.execute(checkpoints.update().where(checkpoints.c.id == key).values(name=name, change=change))
+            row = conn.execute(sa.select(lg_checkpoints.c.id, lg_checkpoints.c.run_id).where(*where)).first()
+            if row is None:
+                return
+            conn.execute(checkpoints.update().where(checkpoints.c.id == row[0]).values(name=name, change=change))
+            conn.execute(runs.update().where(runs.c.id == row[1]).values(updated=time.time()))
+            self._notify(conn, row[1])
 
     def put_writes(self, thread_id: str, ns: str, checkpoint_id: str, writes: Sequence[LaneWrite], *,
                    replace: bool) -> None:

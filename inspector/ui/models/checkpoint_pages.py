@@ -100,7 +100,11 @@ class PageCache:
         return self.peek(row - 1)
 
     def put(self, page: int, before: CheckpointInfo | None, rows: list[CheckpointInfo]) -> list[int]:
-        """Store a loaded page; returns the pages evicted to stay within ``max_pages``."""
+        """Store a loaded page; returns the pages evicted to stay within ``max_pages``. Rows
+        the page already held beyond the loaded ones (appended live while it was read) stay."""
+        held = self._pages.get(page)
+        if held is not None and len(held) > len(rows):
+            rows = [*rows, *held[len(rows):]]
         self._pages[page] = list(rows)
         self._pages.move_to_end(page)
         self._before[page] = before

@@ -134,15 +134,21 @@ class TimelineModel(QAbstractTableModel):
                 self._live += mine
                 self._load_topology()
             return
-        if not mine:
-            return
-        added = self._grow(mine[-1].seq + 1, announce=False)
-        for info in mine:
-            if self.cache.append(info):
-                row = info.seq
-                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMN_TITLES) - 1))
-        if added:
-            self.rows_appended.emit(added)
+        if mine:
+            added = self._grow(mine[-1].seq + 1, announce=False)
+            for info in mine:
+                if self.cache.append(info):
+                    row = info.seq
+                    self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMN_TITLES) - 1))
+            if added:
+                self.rows_appended.emit(added)
+        if self.run.id in changes.run_ids and self._count:
+            # the run changed: a step already shown may have been renamed (a LangGraph saver
+            # names a step again when its tasks' writes arrive after it): its last page is
+            # read again, in the background, when it is loaded
+            last = self._count - 1
+            if self.cache.has_row(last):
+                self._want(self.cache.page_of(last))
 
     # -- branches ----------------------------------------------------------------------
     @property

@@ -38,6 +38,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
 
 from inspector import taskstate
+from inspector.errors import StoreError
 from inspector.store import create_store
 from inspector.store.langgraph.mapping import stored_step_name
 from inspector.store.langgraph.pregel import is_control_channel, next_nodes
@@ -127,7 +128,10 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             saver.close()
 
     def close(self) -> None:
-        """Stop the heartbeat and release the store (idempotent)."""
+        """Stop the heartbeat and release the store (idempotent). A lane this saver still has
+        running is marked ``interrupted``: its graph stopped with a step left to run and no
+        write said why (LangGraph raises ``GraphRecursionError`` without one), and nothing
+        runs it now; without this it read as crashed once the process had gone."""
         if self._closed:
             return
         self._closed = True
@@ -136,6 +140,14 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         if self._executor is not None:
             self._executor.shutdown(wait=True)
         with self._lock:
+            try:
+                for run_id in sorted(self._running):
+                    lane = self._running_lanes.get(run_id)
+                    if lane is not None:
+                        self._lanes_db.set_lane_status(*lane, "interrupted")
+            except StoreError:      # the store went away: the lanes stay running (stuck detection)
+                pass
+            self._running.clear()
             self._lanes_db.close()
             self._store.close()
 

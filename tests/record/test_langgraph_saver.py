@@ -52,8 +52,8 @@ def test_threads_are_runs_with_langgraph_and_native_semantics(tmp_path: Path) ->
             # stopped by the failure and write their CancelledError too; one task really failed
             real = [t["node"] for t in errored if not cancelled(t.get("error", ""))]
             assert real == ["work"] and {t["node"] for t in errored} <= {"work", "audit"}
-        else:
-            assert runs["mapreduce-2"].status == "running"
+        else:      # no write said why it stopped: the saver's close marks it interrupted
+            assert runs["mapreduce-2"].status == "interrupted"
         assert runs["subgraph-2"].status == "interrupted"
         inner = runs["subgraph-2 › review"]
         assert inner.status == "interrupted" and inner.parent_run == runs["subgraph-2"].id
@@ -211,10 +211,12 @@ def test_bench_write_workload_runs(capsys: pytest.CaptureFixture) -> None:
     assert all(r["bytes"] > 0 and r["above_floor_ms_per_step"] >= 0 for r in result["rows"] if r["backend"] != "memory")
 
 
-def test_an_error_langgraph_never_hands_over_leaves_the_lane_to_stuck_detection(tmp_path: Path) -> None:
+def test_an_error_langgraph_never_hands_over_leaves_the_lane_interrupted_when_the_saver_closes(
+        tmp_path: Path) -> None:
     """``GraphRecursionError`` is raised by LangGraph's loop with no write: the saver sees the
-    calls of a step still running, so the lane stays ``running``; once the saver is closed its
-    heartbeat is stale and the stuck detection flags it."""
+    calls of a step still running, so the lane stays ``running`` (its heartbeat going) while the
+    saver is open; closing the saver marks it ``interrupted`` (a step left, nothing running it),
+    not left to read as crashed once the process is gone."""
     from langgraph.errors import GraphRecursionError
 
     from inspector.resume.stuck import stuck_runs
@@ -232,11 +234,18 @@ def test_an_error_langgraph_never_hands_over_leaves_the_lane_to_stuck_detection(
         with pytest.raises(GraphRecursionError):
             graph.invoke({"n": 0}, {"configurable": {"thread_id": "loops"}, "recursion_limit": 3})
         assert graph.get_state({"configurable": {"thread_id": "loops"}}).next == ("again",)
+        with open_store(str(path), readonly=True) as store:
+            assert _runs(store)["loops"].status == "running"
+        once = StateGraph(Count)
+        once.add_node("once", lambda s: {"n": s["n"] + 1})
+        once.add_edge(START, "once")
+        once.compile(checkpointer=saver).invoke({"n": 0}, {"configurable": {"thread_id": "done"}})
     with open_store(str(path), readonly=True) as store:
         run = _runs(store)["loops"]
-        assert run.status == "running" and run.last_error is None
-        flagged = {d.run_id: d for d in stuck_runs(store, now=time.time() + 120, heartbeat_threshold=30)}
-        assert run.id in flagged, flagged
+        assert run.status == "interrupted" and run.last_error is None
+        assert _runs(store)["done"].status == "completed"
+        flagged = {d.run_id for d in stuck_runs(store, now=time.time() + 120, heartbeat_threshold=30)}
+        assert run.id not in flagged
 
 
 def test_checkpoint_bodies_are_compressed_and_old_raw_bodies_still_read(tmp_path: Path) -> None:

@@ -415,11 +415,51 @@ def _langgraph_cases(base: Path, root: Path) -> list[Case]:
     return cases
 
 
+def _lane_base(path: Path) -> None:
+    """A thread written by the real ``InspectorSaver`` (LangGraph lanes in a native store): two
+    chat turns, so its checkpoints have pending writes, typed leaves and list chunks."""
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.graph import START, MessagesState, StateGraph
+
+    from inspector.record.langgraph import InspectorSaver
+    builder = StateGraph(MessagesState)
+    builder.add_node("reply", lambda s: {"messages": [AIMessage(content="answer " * 40, id=f"a{len(s['messages'])}")]})
+    builder.add_edge(START, "reply")
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        graph = builder.compile(checkpointer=saver)
+        for turn in range(2):
+            graph.invoke({"messages": [HumanMessage(content=f"q{turn}", id=f"q{turn}")]},
+                         {"configurable": {"thread_id": "t1"}})
+
+
+def _lane_cases(base: Path, root: Path) -> list[Case]:
+    """Damage the real saver cannot write: its pending writes, LangGraph rows and pieces."""
+    state_of_1 = "(SELECT state_hash FROM ci_checkpoints WHERE seq=1)"
+    damages = {
+        "lane_write_bad_zstd": lambda p: _sql(p, "UPDATE ci_lg_writes SET codec=1, data=x'28b52ffd0400aabbcc'"),
+        "lane_write_bad_msgpack": lambda p: _sql(p, "UPDATE ci_lg_writes SET codec=0, data=x'c1c1c1'"),
+        "lane_write_huge_declared": lambda p: _sql(p, "UPDATE ci_lg_writes SET codec=1, size=1000000000000"),
+        "lane_write_channel_not_text": lambda p: _sql(p, "UPDATE ci_lg_writes SET channel=x'ff00'"),
+        "lane_metadata_not_json": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET metadata=x'ff00'"),
+        "lane_body_garbage": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET body=x'c1c1'"),
+        "lane_parent_cycle": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET parent_checkpoint_id=checkpoint_id"),
+        "lane_missing_state_piece": lambda p: _sql(p, f"DELETE FROM ci_blobs WHERE hash={state_of_1}"),
+        "lane_state_piece_bad_zstd": lambda p: _sql(p, f"UPDATE ci_blobs SET codec=1, data=x'28b52ffd00' "
+                                                       f"WHERE hash={state_of_1}"),
+    }
+    cases = [Case("lane_clean", str(_copy(base, root / "lane_clean")), run="t1", a="t1:0", b="t1:1",
+                  expect_ok=True)]
+    for name, damage in damages.items():
+        cases.append(Case(name, str(_apply(base, root / name, damage)), run="t1", a="t1:0", b="t1:1"))
+    return cases
+
+
 def build(root: Path) -> list[Case]:
     """Write every case under ``root`` (a fresh directory) and return them."""
     bases = root / "_bases"
     bases.mkdir(parents=True)
-    native, lg = bases / "native.db", bases / "langgraph.db"
+    native, lg, lane = bases / "native.db", bases / "langgraph.db", bases / "lanes.db"
     _native_base(native)
     _langgraph_base(lg)
-    return _native_cases(native, root) + _langgraph_cases(lg, root)
+    _lane_base(lane)
+    return _native_cases(native, root) + _langgraph_cases(lg, root) + _lane_cases(lane, root)

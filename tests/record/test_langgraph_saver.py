@@ -413,6 +413,29 @@ def test_a_damaged_pending_write_is_reported_and_spoils_no_other_checkpoint(tmp_
         assert damaged == 1          # the step whose tasks wrote log; the others read as before
 
 
+def test_a_damaged_langgraph_body_is_reported_and_the_state_still_reads(tmp_path: Path) -> None:
+    # the body (versions, versions seen) of one checkpoint overwritten: that checkpoint says so,
+    # its state (pieces of its own) still reads, and the others read as before
+    path = tmp_path / "agent.db"
+    _log_thread(path)
+    conn = sqlite3.connect(str(path))
+    conn.execute("UPDATE ci_lg_checkpoints SET body = ? WHERE id = (SELECT max(id) FROM ci_lg_checkpoints)",
+                 (b"\xc1\xc1",))
+    conn.commit()
+    conn.close()
+    with open_store(str(path), readonly=True) as store:
+        run = _runs(store)["t"]
+        infos = store.list_checkpoints(run.id)
+        for info in infos:
+            snap = store.load(info.id)
+            if info is infos[-1]:
+                assert snap.problems == ("the LangGraph checkpoint (versions, next) cannot be read: "
+                                         "malformed msgpack (FormatError)",), snap.problems
+                assert snap.state["log"] == ["left", "right"] and snap.state["n"] == 2
+            else:
+                assert not snap.problems
+
+
 def test_a_sqlite_put_is_one_statement_and_adds_nothing_to_the_file(tmp_path: Path) -> None:
     # the put's view and trigger live in the writer connection's TEMP schema: the file holds
     # the store's own tables only, and every checkpoint is there with its parent and size

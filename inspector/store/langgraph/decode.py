@@ -75,7 +75,8 @@ def unpack(data: bytes) -> Any:
         return msgpack.unpackb(data, raw=False, strict_map_key=False, object_pairs_hook=_pairs,
                                timestamp=0)
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as err:
-        raise BlobError(f"malformed msgpack ({type(err).__name__}: {err})") from err
+        detail = f": {err}" if str(err) else ""
+        raise BlobError(f"malformed msgpack ({type(err).__name__}{detail})") from err
 
 
 def pack(value: Any) -> bytes:

@@ -128,16 +128,22 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
     if row is None:
         return None
     values = from_leaves(state) if isinstance(state, dict) else {}
+    problems: list[str] = []
     try:
         body = decode_typed(row.type, blobs.unpack_body(row.type, row.body))
-    except (BlobError, CorruptDataError):
+    except (BlobError, CorruptDataError) as err:
+        # the state (its own pieces) still reads; LangGraph's versions, and what they tell
+        # (next, tasks), are unknown
         body = {}
+        problems.append(f"the LangGraph checkpoint (versions, next) cannot be read: {err}")
     if not isinstance(body, dict):
+        if "cannot be read" not in "".join(problems):
+            problems.append(f"the LangGraph checkpoint (versions, next) is a {type(body).__name__}, not a map")
         body = {}
     body = dict(body, channel_values=values)
     blob = BlobRow(type="msgpack", blob=pack(body), metadata=row.metadata,
                    parent_id=row.parent_checkpoint_id)
-    writes, problems = [], []
+    writes: list[WriteRow] = []
     for w in conn.execute(sa.select(lg_writes).where(
             lg_writes.c.thread_id == row.thread_id, lg_writes.c.checkpoint_ns == row.checkpoint_ns,
             lg_writes.c.checkpoint_id == row.checkpoint_id).order_by(

@@ -260,19 +260,35 @@ class TasksPanel(QWidget):
             self.setUpdatesEnabled(True)
 
     def _show_live_note(self, snapshot: Snapshot) -> None:
-        """The note of a LangGraph head whose finished tasks' pending writes are applied (the
-        board then shows the step's finished tasks as done, as get_state does)."""
+        """The notes above the board: a LangGraph head whose finished tasks' pending writes are
+        applied (the board then shows the step's finished tasks as done, as get_state does),
+        and a checkpoint with damaged parts (a task whose write cannot be read still counts as
+        finished: the write is there; what it holds is not)."""
         notes = [n for n in snapshot.meta.get("notes", []) if isinstance(n, str)] if snapshot.meta.get("live") else []
         shown = [n for n in notes if n.startswith(("pending writes applied", "not combined", "combined by your graph"))]
-        if not shown:
+        problems = list(snapshot.problems)
+        if not shown and not problems:
             self.live_note.hide()
             return
         pal = self.palette()
-        chip = (f"<span style='background-color:{tint(pal, '#bf8700', 0.22).name()};"
-                f"color:{accent(pal, '#bf8700').name()};'>&nbsp;pending writes applied&nbsp;</span>")
-        text = "<br>".join(html.escape(n.removeprefix("pending writes applied: ")) for n in shown)
-        self.live_note.setText(f"{chip}&nbsp; <span style='color:{muted_text(pal).name()}'>{text}</span>")
-        self.live_note.setToolTip("\n\n".join(shown))
+        lines, tips = [], []
+        if shown:
+            chip = (f"<span style='background-color:{tint(pal, '#bf8700', 0.22).name()};"
+                    f"color:{accent(pal, '#bf8700').name()};'>&nbsp;pending writes applied&nbsp;</span>")
+            text = "<br>".join(html.escape(n.removeprefix("pending writes applied: ")) for n in shown)
+            lines.append(f"{chip}&nbsp; <span style='color:{muted_text(pal).name()}'>{text}</span>")
+            tips.extend(shown)
+        if problems:
+            label = f"damaged: {len(problems)} part" + ("s" if len(problems) > 1 else "")
+            chip = (f"<span style='background-color:{tint(pal, '#cf222e', 0.18).name()};"
+                    f"color:{accent(pal, '#cf222e').name()};'>&nbsp;{label}&nbsp;</span>")
+            what = ("what these tasks wrote" if any(p.startswith("pending write") for p in problems)
+                    else "this checkpoint")
+            lines.append(f"{chip}&nbsp; <span style='color:{muted_text(pal).name()}'>part of {what} cannot "
+                         f"be read (the State tab lists each)</span>")
+            tips.extend(f"damaged: {p}" for p in problems)
+        self.live_note.setText("<br>".join(lines))
+        self.live_note.setToolTip("\n\n".join(tips))
         self.live_note.show()
 
     def _fold_empty_columns(self) -> None:

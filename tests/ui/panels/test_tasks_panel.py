@@ -80,3 +80,15 @@ def test_empty_and_malformed_task_states(qtbot, snap_at, beekeeping) -> None:
     assert not panel.showing_board and "malformed" in panel.empty.text() and "sleeping" in panel.empty.text()
     panel.show_snapshot(None, None)
     assert panel.empty.text() == NO_CHECKPOINT_TEXT     # nothing selected is not "no task state"
+
+
+def test_a_damaged_checkpoint_says_so_above_the_board(qtbot, snap_at, beekeeping) -> None:
+    panel = _panel(qtbot)
+    snap = snap_at(15)
+    damaged = dataclasses.replace(snap, problems=("pending write 'messages' of task t: cannot be decoded",))
+    panel.show_snapshot(damaged, beekeeping)
+    assert panel.live_note.isVisible() and "damaged: 1 part" in panel.live_note.text()
+    assert "what these tasks wrote cannot be read" in panel.live_note.text()
+    assert "damaged: pending write 'messages' of task t: cannot be decoded" in panel.live_note.toolTip()
+    panel.show_snapshot(snap, beekeeping)
+    assert not panel.live_note.isVisible()

@@ -64,6 +64,9 @@ def print_text(result: DiffResult, limit: int = DEFAULT_LIMIT) -> None:
         for change in result.task_changes:
             say(f"  {change.describe()}")
     say(f"\nchanges ({len(result.changes)}):" if result.changes else "\nno state changes")
+    if not result.changes and result.hidden:
+        say(f"LangGraph's own channels changed (not part of the state; `show --json` has them under "
+            f"meta.control_channels): {', '.join(str(h) for h in result.hidden)}")
     _print_changes(result.changes, limit)
     if result.three_way is not None:
         three = result.three_way

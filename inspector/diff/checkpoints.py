@@ -95,6 +95,18 @@ class _Reader:
             self.stats[key] = self.stats.get(key, 0) + value
         return changes
 
+    def hidden(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[str, ...]:
+        """LangGraph's own channels whose values differ, when both snapshots were loaded (a
+        LangGraph thread's: its state leaves them out, so an ``input`` checkpoint, which only
+        adds ``__start__``, shows no state change)."""
+        a, b = self.snapshots.get(x.id), self.snapshots.get(y.id)
+        if a is None or b is None or not isinstance(a.meta, dict) or not isinstance(b.meta, dict):
+            return ()
+        old, new = a.meta.get("control_channels"), b.meta.get("control_channels")
+        if not isinstance(old, dict) or not isinstance(new, dict):
+            return ()
+        return tuple(sorted((k for k in old.keys() | new.keys() if old.get(k) != new.get(k)), key=str))
+
     def tasks(self, info: CheckpointInfo) -> Any:
         fetch = self.fetch
         if fetch is not None and info.state_hash and self._by_pieces(info):
@@ -143,6 +155,7 @@ def diff_checkpoints(store: Any, a: CheckpointInfo | int | str, b: CheckpointInf
     if snapshots is not None:
         reader.snapshots = snapshots
     changes = reader.states(info_a, info_b)
+    hidden = reader.hidden(info_a, info_b)
     if progress is not None:
         progress("tasks", reader.stats["nodes"])
     task_changes, task_line, _, _ = reader.task_changes(info_a, info_b)
@@ -154,7 +167,7 @@ def diff_checkpoints(store: Any, a: CheckpointInfo | int | str, b: CheckpointInf
         branches = ThreeWay(ancestor, reader.states(ancestor, info_a), reader.states(ancestor, info_b))
     summary = result_summary(task_line, changes)
     stats = dict(reader.stats, seconds=time.perf_counter() - started)
-    return DiffResult(changes, task_changes, summary, info_a, info_b, ancestor, branches, stats)
+    return DiffResult(changes, task_changes, summary, info_a, info_b, ancestor, branches, stats, hidden)
 
 
 def stored_form(store: Any, info: CheckpointInfo) -> Any:

@@ -244,6 +244,9 @@ class DiffResult(Record):
     ancestor: CheckpointInfo | None = None
     three_way: ThreeWay | None = None
     stats: dict = field(default_factory=dict)
+    # LangGraph's own channels (``__start__``, ``branch:to:*``…: not part of the state shown)
+    # whose values differ between the two checkpoints, by name
+    hidden: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:

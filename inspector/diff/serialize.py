@@ -107,6 +107,8 @@ def to_json(result: DiffResult) -> dict:
         "changes": [change_json(c) for c in result.changes],
         "stats": plain(result.stats),
     }
+    if result.hidden:      # (only then: the other outputs stay as they were)
+        out["hidden_channels_changed"] = [str(name) for name in result.hidden]
     if result.three_way is not None:
         out["three_way"] = {
             "ancestor": checkpoint_json(result.three_way.ancestor),

@@ -533,3 +533,37 @@ def test_a_failed_run_reads_its_error_as_a_langgraph_saver_thread_does(tmp_path:
             seen.append((run.status, run.last_error, [t.get("error") for t in tasks]))
     text = repr(ValueError("cannot process item 'bad'"))
     assert seen[0] == seen[1] == ("failed", text, [text])
+
+
+def test_an_input_checkpoint_diff_names_the_langgraph_channels_it_changed(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture) -> None:
+    # an input checkpoint holds the state of the step before and the input in __start__, which
+    # the state leaves out: its diff shows no state change and says what did change, for a
+    # thread of InspectorSaver and of SqliteSaver alike
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.cli import main
+
+    config = {"configurable": {"thread_id": "chat"}}
+    with InspectorSaver.from_conn_string(str(tmp_path / "ours.db")) as saver:
+        graph = _chat_graph(saver)
+        for turn in range(2):
+            graph.invoke({"messages": [HumanMessage(content=f"q{turn}", id=f"h-{turn}")]}, config)
+    conn = sqlite3.connect(str(tmp_path / "lg.db"), check_same_thread=False)
+    graph = _chat_graph(SqliteSaver(conn))
+    for turn in range(2):
+        graph.invoke({"messages": [HumanMessage(content=f"q{turn}", id=f"h-{turn}")]}, config)
+    conn.close()
+    for name in ("ours.db", "lg.db"):
+        with open_store(str(tmp_path / name)) as store:
+            run = store.list_runs()[0]
+            infos = store.list_checkpoints(run.id)
+        second_input = [i for i in infos if i.kind == "input"][1]
+        a, b = f"{run.id}:{second_input.seq - 1}", f"{run.id}:{second_input.seq}"
+        assert main(["diff", str(tmp_path / name), a, b, "--exit-code"]) == 0
+        out = capsys.readouterr().out
+        assert "no state changes" in out and "LangGraph's own channels changed" in out and "__start__" in out
+        assert main(["diff", str(tmp_path / name), a, b, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["hidden_channels_changed"] == ["__start__"]
+        assert main(["diff", str(tmp_path / name), b, f"{run.id}:{second_input.seq + 2}", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["changes"]       # a step that answers: state changes

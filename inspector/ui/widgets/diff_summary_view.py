@@ -100,7 +100,15 @@ class DiffSummaryView(QWidget):
 
     def show_result(self, result: DiffResult) -> None:
         """Show the summary, where branches diverged, and each task change."""
-        self.summary.setText(html.escape(result.summary) if not result.empty else "No differences")
+        if not result.empty:
+            self.summary.setText(html.escape(result.summary))
+        elif result.hidden:     # a LangGraph input checkpoint: only __start__ differs
+            names = ", ".join(visible(str(h)) for h in result.hidden)
+            self.summary.setText(f"No differences in the state · <span style='color:{muted_text(self.palette()).name()}'>"
+                                 f"LangGraph's own channels changed: {html.escape(names)} (the Metadata tab "
+                                 f"shows them)</span>")
+        else:
+            self.summary.setText("No differences")
         self._show_divergence(result)
         self.tasks.clear()
         pal = self.palette()

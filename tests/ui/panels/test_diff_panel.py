@@ -204,3 +204,14 @@ def test_a_rewrap_of_a_langgraph_diff_does_not_decode_a_side_again(qtbot, tmp_pa
         qtbot.waitUntil(lambda: panel._wrapped_at is not None and panel._wrapped_at > cut and not panel.busy,
                         timeout=30000)
         assert len(calls) == decoded
+
+
+def test_no_state_change_names_the_langgraph_channels_that_changed(qtbot) -> None:
+    from inspector.diff import DiffResult
+    from inspector.ui.widgets.diff_summary_view import DiffSummaryView
+    view = DiffSummaryView()
+    qtbot.addWidget(view)
+    view.show_result(DiffResult((), hidden=("__start__",)))     # a LangGraph input checkpoint
+    assert "No differences in the state" in view.summary.text() and "__start__" in view.summary.text()
+    view.show_result(DiffResult(()))
+    assert view.summary.text() == "No differences"

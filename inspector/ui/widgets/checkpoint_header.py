@@ -32,6 +32,11 @@ def kind_chip(label: QLabel, kind: str, hue: str | None = None) -> str:
             f"color:{accent(pal, hue).name()};'>&nbsp;{visible_html(kind)}&nbsp;</span>")
 
 
+def damaged_label(problems: tuple[str, ...] | list[str]) -> str:
+    """The chip text of a checkpoint with ``problems`` (parts that could not be read)."""
+    return f"damaged: {len(problems)} part" + ("s" if len(problems) > 1 else "")
+
+
 class CheckpointHeader(QLabel):
     """Rich-text header; ``show_checkpoint(None, None)`` shows a placeholder."""
 
@@ -63,7 +68,6 @@ class CheckpointHeader(QLabel):
             f"&nbsp;&nbsp;<span style='color:{muted}'>{fmt_time(info.created)}</span>"
             + (f"&nbsp;&nbsp;{kind_chip(self, 'pending writes applied', '#bf8700')}" if live_note else "")
             + (f"&nbsp;&nbsp;{kind_chip(self, 'reducers inferred', '#57606a')}" if inferred_note else "")
-            + (f"&nbsp;&nbsp;{kind_chip(self, f'damaged: {len(problems)} part' + ('s' if len(problems) > 1 else ''), '#cf222e')}"
-               if problems else ""))
+            + (f"&nbsp;&nbsp;{kind_chip(self, damaged_label(problems), '#cf222e')}" if problems else ""))
         notes = "".join(f"\n\n{n}" for n in (live_note, inferred_note, *(f"damaged: {p}" for p in problems)) if n)
         self.setToolTip(f"checkpoint {info.id} of run {info.run_id}{notes}")

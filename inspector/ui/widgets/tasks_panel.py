@@ -13,6 +13,7 @@ from inspector.errors import TaskStateError
 from inspector.model import RunInfo, Snapshot
 from inspector.taskstate import TASK_STATUSES, score, validate
 from inspector.ui.formatting import visible
+from inspector.ui.widgets.checkpoint_header import damaged_label, kind_chip
 from inspector.ui.widgets.palette import STATUS_HUES, accent, muted_text, readable_on, theme_changed, tint
 from inspector.ui.widgets.task_card import TaskCard
 
@@ -270,22 +271,18 @@ class TasksPanel(QWidget):
         if not shown and not problems:
             self.live_note.hide()
             return
-        pal = self.palette()
+        muted = muted_text(self.palette()).name()
         lines, tips = [], []
         if shown:
-            chip = (f"<span style='background-color:{tint(pal, '#bf8700', 0.22).name()};"
-                    f"color:{accent(pal, '#bf8700').name()};'>&nbsp;pending writes applied&nbsp;</span>")
             text = "<br>".join(html.escape(n.removeprefix("pending writes applied: ")) for n in shown)
-            lines.append(f"{chip}&nbsp; <span style='color:{muted_text(pal).name()}'>{text}</span>")
+            lines.append(f"{kind_chip(self.live_note, 'pending writes applied', '#bf8700')}&nbsp; "
+                         f"<span style='color:{muted}'>{text}</span>")
             tips.extend(shown)
         if problems:
-            label = f"damaged: {len(problems)} part" + ("s" if len(problems) > 1 else "")
-            chip = (f"<span style='background-color:{tint(pal, '#cf222e', 0.18).name()};"
-                    f"color:{accent(pal, '#cf222e').name()};'>&nbsp;{label}&nbsp;</span>")
             what = ("what these tasks wrote" if any(p.startswith("pending write") for p in problems)
                     else "this checkpoint")
-            lines.append(f"{chip}&nbsp; <span style='color:{muted_text(pal).name()}'>part of {what} cannot "
-                         f"be read (the State tab lists each)</span>")
+            lines.append(f"{kind_chip(self.live_note, damaged_label(problems), '#cf222e')}&nbsp; "
+                         f"<span style='color:{muted}'>part of {what} cannot be read (the State tab lists each)</span>")
             tips.extend(f"damaged: {p}" for p in problems)
         self.live_note.setText("<br>".join(lines))
         self.live_note.setToolTip("\n\n".join(tips))

@@ -142,10 +142,10 @@ class TimelineModel(QAbstractTableModel):
                     self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMN_TITLES) - 1))
             if added:
                 self.rows_appended.emit(added)
-        if self.run.id in changes.run_ids and self._count:
-            # the run changed: a step already shown may have been renamed (a LangGraph saver
-            # names a step again when its tasks' writes arrive after it): its last page is
-            # read again, in the background, when it is loaded
+        if self.run.id in changes.run_ids and self._count and isinstance(self.run.labels.get("langgraph"), dict):
+            # a LangGraph lane changed: a step already shown may have been renamed (its saver
+            # names a step again when its tasks' writes arrive after it): its last page is read
+            # again, in the background, when it is loaded (no other run's steps are renamed)
             last = self._count - 1
             if self.cache.has_row(last):
                 self._want(self.cache.page_of(last))

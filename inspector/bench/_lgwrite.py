@@ -125,21 +125,6 @@ class _Runner:
         self.step += steps
 
 
-def run_sync(checkpointer: Any, steps: int) -> float:
-    """Seconds for ``steps`` invokes on one thread (history carried by the checkpointer, or
-    passed in as input without one)."""
-    runner = _Runner(checkpointer)
-    runner.run(steps)
-    return runner.seconds
-
-
-async def run_async(checkpointer: Any, steps: int) -> float:
-    """``run_sync`` with ``ainvoke``."""
-    runner = _Runner(checkpointer)
-    await runner.arun(steps)
-    return runner.seconds
-
-
 def _turns(steps: int, names: list[str]) -> Iterator[tuple[str, int]]:
     """(who, how many steps) in the order the participants take their turns: ``BLOCKS`` rounds
     (fewer for a short run), each participant once a round, the order rotating by one each round."""

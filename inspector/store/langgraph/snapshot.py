@@ -215,7 +215,7 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
     meta = {
         "thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id,
         "parent_checkpoint_id": body.parent_id, "source": lg_meta.get("source"),
-        "step": metadata_step(lg_meta, checkpoint_id), "ts": cp.get("ts"), "v": version,
+        "step": step, "ts": cp.get("ts"), "v": version,
         "serialization": body.type, "langgraph_metadata": plain_or_error(lg_meta),
         "channel_versions": plain_or_error(cp.get("channel_versions") or {}),
         "versions_seen": plain_or_error(cp.get("versions_seen") or {}),

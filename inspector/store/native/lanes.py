@@ -263,11 +263,11 @@ class LaneStore(NativeWriter):
             return
         now = time.time()
         created = cp.created or now
-        td, tt, pc, ct = cp.score
         if self._one_statement:
             self._put_sqlite(run_id, thread_id, ns, cp, now, created)
             self._head[run_id] = (cp.checkpoint_id, -1, -1, cp.size)   # (its parent is found by SQL)
             return
+        td, tt, pc, ct = cp.score
         with self._transaction() as cur:
             seq_row = self._x(cur, "advance", {"rid": run_id, "now": now, "host": _host(), "pid": _pid(),
                                                "status": cp.status, "td": td, "tt": tt, "cp": pc, "ct": ct}).fetchone()
@@ -286,8 +286,7 @@ class LaneStore(NativeWriter):
                         parent_id, parent_size = found[0], found[1]
             row = dict(run_id=run_id, seq=seq, parent_id=parent_id, kind=cp.kind, name=cp.name,
                        created=created, state_hash=cp.state_hash, tasks_hash=cp.tasks_hash,
-                       meta=json.dumps({"langgraph": {"thread_id": thread_id, "checkpoint_ns": ns,
-                                                      "checkpoint_id": cp.checkpoint_id}}),
+                       meta=_lane_meta(thread_id, ns, cp.checkpoint_id),
                        size=cp.size, size_delta=cp.size - parent_size, ops=1, tasks_done=td,
                        tasks_total=tt, checks_passed=pc, checks_total=ct, change=cp.change, epoch=1)
             db_id = self._x(cur, "cp_insert", row).fetchone()[0]
@@ -337,8 +336,7 @@ class LaneStore(NativeWriter):
             cur.execute(_PUT_SQL, (run_id, now, _host(), _pid(), cp.status, td, tt, pc, ct, thread_id, ns,
                                    cp.checkpoint_id, cp.parent_checkpoint_id, cp.kind, cp.name, created,
                                    cp.state_hash, cp.tasks_hash,
-                                   json.dumps({"langgraph": {"thread_id": thread_id, "checkpoint_ns": ns,
-                                                             "checkpoint_id": cp.checkpoint_id}}),
+                                   _lane_meta(thread_id, ns, cp.checkpoint_id),
                                    cp.size, cp.change, cp.lg_run_id, cp.body_type,
                                    blobs.pack_body(cp.body_type, cp.body), cp.metadata, *folded))
         except BaseException as err:
@@ -624,8 +622,7 @@ class LaneStore(NativeWriter):
                     m = dict(row._mapping)
                     cp_values = {c.name: m[c.name] for c in checkpoints.c if c.name != "id"}
                     cp_values.update(run_id=new_run, parent_id=mapping.get(m["parent_id"]),
-                                     meta=json.dumps({"langgraph": {"thread_id": target, "checkpoint_ns": ns,
-                                                                    "checkpoint_id": m["lg_cid"]}}))
+                                     meta=_lane_meta(target, ns, m["lg_cid"]))
                     new_id = conn.execute(checkpoints.insert().values(**cp_values).returning(checkpoints.c.id)).scalar_one()
                     mapping[m["id"]] = new_id
                     conn.execute(lg_checkpoints.insert().values(
@@ -694,6 +691,11 @@ def _writes_sql(columns: tuple[str, ...], replace: bool, n: int) -> str:
         sql += (f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
                 + ", ".join(f"{c} = excluded.{c}" for c in columns if c not in keys))
     return sql
+
+
+def _lane_meta(thread_id: str, ns: str, checkpoint_id: str) -> str:
+    """``ci_checkpoints.meta`` of a lane's checkpoint: where it is in LangGraph's terms."""
+    return json.dumps({"langgraph": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}})
 
 
 class LaneGone(StoreError):

@@ -129,17 +129,17 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
         return None
     values = from_leaves(state) if isinstance(state, dict) else {}
     problems: list[str] = []
+    # a body that cannot be read leaves the state (its own pieces) readable; LangGraph's
+    # versions, and what they tell (next, tasks), are then unknown
     try:
         body = decode_typed(row.type, blobs.unpack_body(row.type, row.body))
     except (BlobError, CorruptDataError) as err:
-        # the state (its own pieces) still reads; LangGraph's versions, and what they tell
-        # (next, tasks), are unknown
         body = {}
         problems.append(f"the LangGraph checkpoint (versions, next) cannot be read: {err}")
-    if not isinstance(body, dict):
-        if "cannot be read" not in "".join(problems):
+    else:
+        if not isinstance(body, dict):
             problems.append(f"the LangGraph checkpoint (versions, next) is a {type(body).__name__}, not a map")
-        body = {}
+            body = {}
     body = dict(body, channel_values=values)
     blob = BlobRow(type="msgpack", blob=pack(body), metadata=row.metadata,
                    parent_id=row.parent_checkpoint_id)

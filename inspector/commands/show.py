@@ -75,4 +75,4 @@ def print_header(snap: Snapshot, run: RunInfo, status: str) -> None:
     say(f"run {run.id} {run.name!r}: {status}, {run.checkpoint_count} "
           f"checkpoint{'' if run.checkpoint_count == 1 else 's'}{head}")
     if run.last_error:
-        say(f"error: {run.last_error}")
+        say(f"{'reason' if run.status == 'interrupted' else 'error'}: {run.last_error}")

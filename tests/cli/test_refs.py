@@ -112,3 +112,11 @@ def test_fork_dry_run_prints_the_edit_and_writes_nothing(demo_store: Path, capsy
         made = store.get_run(out.strip())
         assert made.parent_run == original.id
         assert store.get_checkpoint(made.parent_checkpoint).seq == original.head_seq
+
+
+def test_show_gives_an_interrupted_runs_reason_as_a_reason_not_an_error(demo_store: Path, capsys) -> None:
+    with open_store(demo_store) as store:
+        paused = next(r for r in store.list_runs() if r.status == "interrupted")
+    code, out, _ = _run(capsys, "show", str(demo_store), f"{paused.id}:-1")
+    assert code == 0 and paused.last_error     # the demo agent stops it "waiting for a human"
+    assert out.splitlines()[2] == f"reason: {paused.last_error}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from tests.resume.helpers import hung_agent
@@ -54,3 +55,21 @@ def test_metadata_status_follows_a_run_whose_owner_dies(window, qtbot, tmp_path:
                         and metadata.run.values().get("Status", "").startswith("crashed"), timeout=TIMEOUT)
         assert window.runs_panel.model.status_of(run.id) == "crashed"
         assert window.run_notice.status == "crashed"
+
+
+def test_an_interrupted_runs_reason_reads_as_a_reason_and_a_failed_runs_error_as_an_error(
+        window, qtbot, demo_store: Path) -> None:
+    from inspector.store import open_store
+    with open_store(demo_store) as store:
+        runs = store.list_runs()
+    paused = next(r for r in runs if r.status == "interrupted")
+    failed = next(r for r in runs if r.status == "failed")
+    open_in(window, qtbot, demo_store)
+    metadata, notice = _metadata(window), window.run_notice
+    for run, headline, title in ((paused, "Interrupted:", "Why it stopped"), (failed, "Failed:", "Last error")):
+        select_run(window, qtbot, run.id)
+        # the run opens on its head, whose Metadata tab ends with the run's text
+        qtbot.waitUntil(lambda: metadata.error.isVisible() and title in metadata.error.title.text(), timeout=TIMEOUT)
+        assert notice.isVisible() and notice.headline.text().startswith(f"<b>{headline}</b>")
+        assert notice.status == run.status and html.escape(run.last_error.splitlines()[0]) in notice.headline.text()
+        assert metadata.error_text.text().startswith(run.last_error.splitlines()[0])

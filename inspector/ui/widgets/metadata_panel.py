@@ -218,8 +218,20 @@ class MetadataPanel(QWidget):
             return
         self._run = run
         self.run.set_rows(self._run_rows(run))
-        self.error_text.setText(visible(run.last_error or "", lines=True))
-        self.error.setVisible(bool(run.last_error))
+        self._show_error(run)
+
+    def _show_error(self, run: RunInfo | None) -> None:
+        """The run's last error, or for an interrupted run the reason its agent stopped it
+        (waiting for a human…), which is not an error: titled and coloured as such."""
+        text = run.last_error if run else None
+        self.error.setVisible(bool(text))
+        if not run or not text:
+            self.error_text.setText("")
+            return
+        interrupted = run.status == "interrupted"
+        self.error.title.setText("<b>Why it stopped</b>" if interrupted else "<b>Last error</b>")
+        self.error_text.setText(visible(text, lines=True))
+        self.error_text.setStyleSheet("" if interrupted else f"color: {accent(self.palette(), '#cf222e').name()}")
 
     def show_status(self, run_id: str | None, status: EffectiveStatus | None) -> None:
         """The effective status of run ``run_id`` (crashed, stuck… as the runs list shows it), live.
@@ -263,9 +275,7 @@ class MetadataPanel(QWidget):
             self.lineage.set_rows(self._lineage_rows(run, snapshot.meta) if run else [])
             self.labels.set_rows([(visible_html(str(k)), visible_html(preview(v)))
                                   for k, v in sorted((run.labels if run else {}).items())])
-            self.error_text.setText(visible(run.last_error, lines=True) if run and run.last_error else "")
-            self.error_text.setStyleSheet(f"color: {accent(self.palette(), '#cf222e').name()}")
-            self.error.setVisible(bool(run and run.last_error))
+            self._show_error(run)
             self.meta_model.set_value(dict(snapshot.meta or {}))
             self._expand_small_meta()
             self._fit_meta_tree()

@@ -24,6 +24,7 @@ from inspector.model import RunInfo
 from inspector.ui import icons, style
 
 HUES = {"stuck": "#bf8700", "crashed": "#cf222e", "failed": "#cf222e"}
+INTERRUPTED_HUE = style.STATUS_COLORS["interrupted"]
 MAX_DETAIL_LINES = 6
 
 
@@ -75,7 +76,11 @@ class RunNotice(QFrame):
             self.hide()
             return
         self.status = status
-        if status == "failed" or (run.last_error and not diagnosis):
+        if status == "interrupted" and run.last_error and not diagnosis:
+            # the agent stopped it on purpose (waiting for a human, a budget…): its reason, not an error
+            first, rest = _split(run.last_error)
+            self._fill("interrupted", f"<b>Interrupted:</b> {html.escape(first)}", rest, resumable=run.resumable)
+        elif status == "failed" or (run.last_error and not diagnosis):
             first, rest = _split(run.last_error or "The run failed without an error message.")
             self._fill("failed", f"<b>Failed:</b> {html.escape(first)}", rest, resumable=run.resumable)
         else:
@@ -95,7 +100,7 @@ class RunNotice(QFrame):
         self.detail.setVisible(bool(rest) and (self.more.isChecked() or status == "failed"))
         self.more.setChecked(self.detail.isVisible())
         self.resume_button.setVisible(resumable)
-        hue = HUES.get(status, HUES["failed"])
+        hue = INTERRUPTED_HUE if status == "interrupted" else HUES.get(status, HUES["failed"])
         style.set_themed_style(self, lambda theme: _notice_sheet(theme, hue))
         self.show()
 

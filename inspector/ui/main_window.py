@@ -289,6 +289,8 @@ class MainWindow(QMainWindow):
         self.timeline_panel.show_run(run)
         self._refresh_forks()
         self.details.show_checkpoint(None, run)
+        if run.checkpoint_count:
+            self.timeline_panel.select_seq(-1)     # its head: the state it is in now (followed live)
         self.run_changed.emit(run)
         self._update_copy_ref()
 

@@ -55,7 +55,7 @@ class SelectionRequest(QObject):
         if run is None:
             self._fail(f"There is no run {self.run_ref!r} in this store (give an id, an id prefix or a name).")
             return
-        self._waiting_rows = run.checkpoint_count > 0
+        self._waiting_rows = self._waiting_snapshot = run.checkpoint_count > 0   # its head is shown
         self.window.runs_panel.select_run(run.id)
         if self.seq is not None and run.checkpoint_count:
             seq = self.seq if self.seq >= 0 else run.checkpoint_count + self.seq

@@ -58,7 +58,9 @@ def test_a_long_run_opens_at_once_and_loads_pages_on_demand(window, qtbot, long_
     select_run(window, qtbot, LONG_RUN_ID)
     panel, model = window.timeline_panel, window.timeline_panel.model
     assert model.rowCount() == 2500
-    assert model.cache.loaded_pages() == [0]  # nothing beyond the first page was read
+    qtbot.waitUntil(lambda: panel.current_checkpoint() is not None and panel.current_checkpoint().seq == 2499)
+    # the run opens on its head: the first page and the head's are read, nothing between
+    assert model.cache.loaded_pages() == [0, 2499 // PAGE_SIZE]
     panel.view.setFocus()
     panel.select_row(0)
     with qtbot.waitSignal(panel.checkpoint_selected, timeout=10_000,
@@ -108,3 +110,13 @@ def test_ctrl_click_selects_two_checkpoints(window, qtbot, demo_store: Path) -> 
     panel.view.selectionModel().select(panel.model.index(4, 0), QItemSelectionModel.SelectionFlag.Select
                                        | QItemSelectionModel.SelectionFlag.Rows)
     assert [c.seq for c in panel.selected_checkpoints()] == [2, 4, 6]
+
+
+def test_selecting_a_run_opens_it_on_its_head(window, qtbot, demo_store: Path) -> None:
+    open_in(window, qtbot, demo_store)
+    run = max((n.run for n in window.runs_panel.model.tree.by_id.values()), key=lambda r: r.checkpoint_count)
+    with qtbot.waitSignal(window.details.snapshot_loaded, timeout=10_000) as blocker:
+        assert window.runs_panel.select_run(run.id)
+    assert blocker.args[0].info.seq == run.head_seq         # the state the run is in now, not an empty pane
+    panel = window.timeline_panel
+    assert panel.current_checkpoint().seq == run.head_seq and panel.scrubber.value() == panel.model.rowCount() - 1

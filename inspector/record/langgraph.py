@@ -41,7 +41,8 @@ from inspector import taskstate
 from inspector.errors import StoreError
 from inspector.store import create_store
 from inspector.store.langgraph.mapping import stored_step_name
-from inspector.store.langgraph.pregel import is_control_channel, next_nodes
+from inspector.store.langgraph.pregel import is_control_channel, next_nodes, summarise_tasks
+from inspector.store.langgraph.runs import HeadSummary, head_score
 from inspector.store.langgraph.tasks import build_task_state
 from inspector import codec as piece_codec
 from inspector.store.native.lanes import LaneCheckpoint, LaneGone, LaneStore, LaneWrite, StoredCheckpoint
@@ -81,6 +82,8 @@ class _Lane:
         self.state: tuple[bytes, dict] | None = None   # (digest, forms) of the state last put
         self.versions: dict[str, str] = {}              # the channel versions of the state last put
         self.settled: dict[str, tuple[str, str | None]] = {}   # checkpoint → (status, error) from its writes
+        # checkpoint → (its next nodes, its task channel's plain value): its score once it stops there
+        self.heads: dict[str, tuple[tuple[str, ...], Any]] = {}
         # what the last get_tuple handed out from ``state``: (checkpoint id, channel → (the value
         # object, its version, its stored form)); used by the next put only
         self.handed: tuple[str, dict[str, tuple[Any, str, Any]]] | None = None
@@ -142,9 +145,12 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         with self._lock:
             try:
                 for run_id in sorted(self._running):
-                    lane = self._running_lanes.get(run_id)
-                    if lane is not None:
-                        self._lanes_db.set_lane_status(*lane, "interrupted")
+                    key = self._running_lanes.get(run_id)
+                    if key is not None:
+                        lane = self._lanes.get(key)
+                        head = next(reversed(lane.heads), None) if lane is not None else None
+                        found = self._head_score(lane, head) if lane is not None and head is not None else None
+                        self._lanes_db.set_lane_status(*key, "interrupted", score=found)
             except StoreError:      # the store went away: the lanes stay running (stuck detection)
                 pass
             self._running.clear()
@@ -231,6 +237,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             status = "running" if nxt or values.get(PUSH_CHANNEL) else "completed"
             settled = lane.settled.get(checkpoint["id"])
             tasks_hash, score = self._task_state(lane, values, new_pieces)
+            _remember(lane.heads, checkpoint["id"], (tuple(nxt), lane.tasks[0][0] if tasks_hash is not None else None))
             outputs = lane.outputs.get(parent_id, {}) if parent_id else {}
             raw_source = meta.get("source")
             source = raw_source if isinstance(raw_source, str) else "step"
@@ -272,7 +279,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 else:
                     self._running.discard(run_id)
             if settled is not None:
-                self._settle(thread_id, ns, *settled)
+                self._settle(thread_id, ns, *settled, at=checkpoint["id"])
             elif status == "completed" and not ns:
                 self._settle(thread_id, ns, "completed")
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns,
@@ -333,6 +340,18 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         lane.tasks = ((plain, type(plain)), *result)
         return result
 
+    def _head_score(self, lane: _Lane, checkpoint_id: str) -> tuple[int, int, int, int] | None:
+        """The score of a lane stopped at ``checkpoint_id`` (None when it is no longer known)."""
+        head = lane.heads.get(checkpoint_id)
+        if head is None:
+            return None
+        nxt, todos = head
+        sends = tuple(lane.sends.get(checkpoint_id) or ())
+        tasks = summarise_tasks((task_id, path, channel) for task_id, (path, channels)
+                                in lane.outputs.get(checkpoint_id, {}).items() for channel in sorted(channels))
+        sc = head_score(tasks, HeadSummary(nxt + tuple(n for n in sends if n), todos, sends), self.tasks_channel)
+        return sc.tasks_done, sc.tasks_total, sc.checks_passed, sc.checks_total
+
     def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
                    task_path: str = "") -> None:
         conf = config["configurable"]
@@ -383,15 +402,24 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 lane.settled[checkpoint_id] = settled
                 if len(lane.settled) > 64:
                     lane.settled.pop(next(iter(lane.settled)))
-                self._settle(thread_id, ns, *settled)
+                self._settle(thread_id, ns, *settled, at=checkpoint_id)
+            elif checkpoint_id in lane.settled and next(reversed(lane.heads), None) == checkpoint_id:
+                # a sibling's writes after the lane stopped at its head: the score counts them too
+                found = self._head_score(lane, checkpoint_id)
+                if found is not None:
+                    self._lanes_db.set_lane_score(thread_id, ns, found)
 
-    def _settle(self, thread_id: str, ns: str, status: str, error: str | None = None) -> None:
+    def _settle(self, thread_id: str, ns: str, status: str, error: str | None = None, at: str | None = None) -> None:
         """Set a lane's status, and that of its subgraph lanes still running (an interrupt
         or an error inside a subgraph stops the lanes around it too, and the end of the
-        root lane ends every lane of the thread)."""
+        root lane ends every lane of the thread). A lane stopped at checkpoint ``at`` takes
+        the score its head shows there (its pending step's tasks count, as in LangGraph's own
+        stores' runs)."""
         run_id = self._lanes_db.lane_run(thread_id, ns)
         if run_id is not None and status != "completed":
-            self._lanes_db.set_lane_status(thread_id, ns, status, error)
+            lane = self._lanes.get((thread_id, ns))
+            found = self._head_score(lane, at) if lane is not None and at is not None else None
+            self._lanes_db.set_lane_status(thread_id, ns, status, error, score=found)
             self._running.discard(run_id)
         for other, (lane_thread, lane_ns) in list(self._running_lanes.items()):
             nested = lane_ns.startswith(ns + "|") if ns else bool(lane_ns)

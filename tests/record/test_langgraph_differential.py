@@ -137,12 +137,24 @@ def _trusted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LANGGRAPH_STRICT_MSGPACK", raising=False)
 
 
+def _runs(path: Path) -> dict[str, tuple]:
+    """What the inspector's runs list shows of each thread (its root lane in our store): status
+    and score. A head still to run reads "interrupted" in both once the graph has stopped."""
+    from inspector.store import open_store
+    with open_store(path) as store:
+        return {r.name: ("interrupted" if r.status == "running" else r.status,
+                         r.tasks_done, r.tasks_total, r.checks_passed, r.checks_total)
+                for r in store.list_runs() if " › " not in r.name}
+
+
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.arun is None], ids=lambda s: s.name)
 def test_same_history_as_sqlite_saver(scenario: Any, tmp_path: Path) -> None:
     expected = _run_sync(scenario, lambda: sqlite_saver(tmp_path / "lg.db"))
     got = _run_sync(scenario, lambda: InspectorSaver.from_conn_string(str(tmp_path / "native.db")))
     assert expected and sum(len(h) for h in expected.values()) > 1
     assert got == expected, _difference(got, expected)
+    # and the inspector lists each thread alike from either store: status, tasks and checks
+    assert _runs(tmp_path / "native.db") == _runs(tmp_path / "lg.db")
 
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.arun is not None], ids=lambda s: s.name)

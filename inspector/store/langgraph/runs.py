@@ -27,10 +27,11 @@ from inspector.store.langgraph.decode import BlobError, decode_plain, decode_typ
 from inspector.store.langgraph.ids import id_time
 from inspector.store.langgraph.mapping import parse_metadata
 from inspector.store.langgraph.pregel import (ERRORED, FINISHED, INTERRUPTED, JOIN_PREFIX, PREGEL_TASKS,
-                                              TaskWrites, next_nodes, summarise_tasks, with_next)
+                                              TaskWrites, next_nodes, push_index, send_nodes, summarise_tasks,
+                                              with_next)
 from inspector.store.langgraph.rows import HeadRow, ThreadRow, WriteRow
 from inspector.store.langgraph.tasks import build_task_state
-from inspector.taskstate import score
+from inspector.taskstate import Score, score
 
 STANDARD_METADATA = {"source", "step", "parents", "writes"}
 NOT_RESUMABLE = ("Resuming a LangGraph thread needs its graph: give it as module:attr in the Resume "
@@ -43,6 +44,7 @@ class HeadSummary:
 
     next: tuple[str, ...] | None      # None when the body could not be read
     tasks_value: Any = None
+    sends: tuple[str | None, ...] = ()   # the node of each Send packet (what its PUSH task runs)
 
 
 def _read_head_msgpack(blob: bytes, task_channel: str) -> HeadSummary:
@@ -69,7 +71,7 @@ def _read_head_msgpack(blob: bytes, task_channel: str) -> HeadSummary:
         else:
             up.skip()
     found = next_nodes(names, fields.get("channel_versions"), fields.get("versions_seen"), steering)
-    return HeadSummary(tuple(found), tasks_value)
+    return HeadSummary(tuple(found), tasks_value, tuple(send_nodes(steering.get(PREGEL_TASKS))))
 
 
 def read_head(head: HeadRow, task_channel: str) -> HeadSummary:
@@ -84,7 +86,8 @@ def read_head(head: HeadRow, task_channel: str) -> HeadSummary:
         return HeadSummary(None)
     values = got_values if isinstance(got_values := body.get("channel_values"), dict) else {}
     found = next_nodes(values.keys(), body.get("channel_versions"), body.get("versions_seen"), values)
-    return HeadSummary(tuple(found), plain_or_error(values.get(task_channel)))
+    return HeadSummary(tuple(found), plain_or_error(values.get(task_channel)),
+                       tuple(send_nodes(values.get(PREGEL_TASKS))))
 
 
 def run_status(tasks: dict[str, TaskWrites], head: HeadSummary, updated: float,
@@ -112,15 +115,29 @@ def _labels(metadata: Any) -> dict:
             if k not in STANDARD_METADATA and isinstance(v, (str, int, float, bool))}
 
 
+def _node(task: TaskWrites, sends: tuple[str | None, ...]) -> str | None:
+    """A task's node; a PUSH task's is its Send packet's (so it counts as that next node)."""
+    index = push_index(task.task_path)
+    if index is not None and index < len(sends) and sends[index]:
+        return sends[index]
+    return task.node
+
+
+def head_score(tasks: dict[str, TaskWrites], summary: HeadSummary, task_channel: str) -> Score:
+    """A thread's score as its head shows it: the task channel's tasks, then a node task per
+    task of the pending step (from its writes) and per next node not yet run."""
+    node_tasks = with_next([{"task_id": t.task_id, "node": _node(t, summary.sends), "status": t.status}
+                            for t in tasks.values()], summary.next or ())
+    return score(build_task_state({task_channel: summary.tasks_value}, node_tasks, task_channel))
+
+
 def build_run(thread: ThreadRow, head: HeadRow | None, summary: HeadSummary,
               writes: list[WriteRow], *, task_channel: str, running_window: float) -> RunInfo:
     """One RunInfo from a thread row, its head and the head's pending writes."""
     tasks = summarise_tasks((w.task_id, w.task_path, w.channel) for w in writes)
     updated = id_time(thread.last_id)
     last_error = next((decode_plain(w.type, w.value) for w in writes if w.channel == "__error__"), None)
-    node_tasks = with_next([{"task_id": t.task_id, "node": t.node, "status": t.status}
-                            for t in tasks.values()], summary.next or ())
-    sc = score(build_task_state({task_channel: summary.tasks_value}, node_tasks, task_channel))
+    sc = head_score(tasks, summary, task_channel)
     return RunInfo(
         id=thread.thread_id, name=thread.thread_id, agent="langgraph",
         status=run_status(tasks, summary, updated, running_window,

@@ -411,14 +411,28 @@ class LaneStore(NativeWriter):
                 part = flat[at * width:(at + _WRITE_ROWS) * width]
                 cur.execute(_writes_sql(cols, replace, len(part) // width), part)
 
-    def set_lane_status(self, thread_id: str, ns: str, status: str, error: str | None = None) -> None:
-        """Set the status of a lane's run (interrupted, failed…)."""
+    def set_lane_status(self, thread_id: str, ns: str, status: str, error: str | None = None,
+                        score: tuple[int, int, int, int] | None = None) -> None:
+        """Set the status of a lane's run (interrupted, failed…) and, when given, its score
+        (tasks done, tasks, checks passed, checks)."""
+        run_id = self.lane_run(thread_id, ns)
+        if run_id is None:
+            return
+        values: dict[str, Any] = {"status": status, "last_error": error, "updated": time.time()}
+        if score is not None:
+            values.update(zip(("tasks_done", "tasks_total", "checks_passed", "checks_total"), score, strict=True))
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            conn.execute(runs.update().where(runs.c.id == run_id).values(**values))
+            self._notify(conn, run_id)
+
+    def set_lane_score(self, thread_id: str, ns: str, score: tuple[int, int, int, int]) -> None:
+        """Set the score of a lane's run (tasks done, tasks, checks passed, checks)."""
         run_id = self.lane_run(thread_id, ns)
         if run_id is None:
             return
         with guard(self.store.info.display), self.engine.begin() as conn:
             conn.execute(runs.update().where(runs.c.id == run_id).values(
-                status=status, last_error=error, updated=time.time()))
+                dict(zip(("tasks_done", "tasks_total", "checks_passed", "checks_total"), score, strict=True))))
             self._notify(conn, run_id)
 
     def beat(self, run_ids: Collection) -> None:

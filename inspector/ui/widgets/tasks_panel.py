@@ -153,7 +153,8 @@ class ScoreBar(QWidget):
 
     def set_score(self, goal: str, passed: int, checks: int, done: int, tasks: int) -> None:
         """Show the goal and counts."""
-        self.goal.setText(visible(goal, lines=True) if goal else "(no goal)")
+        self.goal.setText(visible(goal, lines=True))
+        self.goal.setVisible(bool(goal))     # no goal: the bars lead (a "(no goal)" title said nothing)
         self._fill(self.checks_bar, passed, checks, f"{passed} / {checks} checks passed", "#1a7f37")
         self._fill(self.tasks_bar, done, tasks, f"{done} / {tasks} tasks done", "#0969da")
         self.checks_label.setText("<b>Checks</b>")

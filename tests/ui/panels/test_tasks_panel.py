@@ -42,6 +42,12 @@ def test_score_bar_shows_goal_and_counts(qtbot, snap_at, beekeeping) -> None:
     assert bar.checks_bar.text() == f"{counts.checks_passed} / {counts.checks_total} checks passed"
     assert bar.tasks_bar.text() == f"{counts.tasks_done} / {counts.tasks_total} tasks done"
     assert counts.checks_passed < counts.checks_total   # the failed review check is counted
+    assert bar.goal.isVisible()
+    # a task state without a goal (LangGraph node tasks): the bars lead, no "(no goal)" title
+    panel.show_snapshot(dataclasses.replace(snap, tasks=dict(snap.tasks, goal="")), beekeeping)
+    assert not bar.goal.isVisible() and bar.tasks_bar.text() == f"{counts.tasks_done} / {counts.tasks_total} tasks done"
+    panel.show_snapshot(snap, beekeeping)
+    assert bar.goal.isVisible() and bar.goal.text() == snap.tasks["goal"]
 
 
 def test_card_shows_review_and_checks(qtbot, snap_at, beekeeping) -> None:

@@ -405,9 +405,9 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 self._settle(thread_id, ns, *settled, at=checkpoint_id)
             elif checkpoint_id in lane.settled and next(reversed(lane.heads), None) == checkpoint_id:
                 # a sibling's writes after the lane stopped at its head: the score counts them too
-                found = self._head_score(lane, checkpoint_id)
-                if found is not None:
-                    self._lanes_db.set_lane_score(thread_id, ns, found)
+                rescored = self._head_score(lane, checkpoint_id)
+                if rescored is not None:
+                    self._lanes_db.set_lane_score(thread_id, ns, rescored)
 
     def _settle(self, thread_id: str, ns: str, status: str, error: str | None = None, at: str | None = None) -> None:
         """Set a lane's status, and that of its subgraph lanes still running (an interrupt

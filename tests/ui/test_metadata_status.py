@@ -69,7 +69,8 @@ def test_an_interrupted_runs_reason_reads_as_a_reason_and_a_failed_runs_error_as
     for run, headline, title in ((paused, "Interrupted:", "Why it stopped"), (failed, "Failed:", "Last error")):
         select_run(window, qtbot, run.id)
         # the run opens on its head, whose Metadata tab ends with the run's text
-        qtbot.waitUntil(lambda: metadata.error.isVisible() and title in metadata.error.title.text(), timeout=TIMEOUT)
+        qtbot.waitUntil(lambda title=title: metadata.error.isVisible() and title in metadata.error.title.text(),
+                        timeout=TIMEOUT)
         assert notice.isVisible() and notice.headline.text().startswith(f"<b>{headline}</b>")
         assert notice.status == run.status and html.escape(run.last_error.splitlines()[0]) in notice.headline.text()
         assert metadata.error_text.text().startswith(run.last_error.splitlines()[0])

@@ -102,17 +102,6 @@ def node_of(task_path: str | None) -> str | None:
     return None
 
 
-def push_index(task_path: str | None) -> int | None:
-    """The place of a PUSH task's ``Send`` packet in its checkpoint's ``__pregel_tasks``
-    (``"~__pregel_push, 0000000001, …"`` → 1); None for any other task."""
-    if not task_path or _call(task_path) is not None:
-        return None
-    parts = _path_parts(task_path)
-    if len(parts) >= 2 and parts[0].lstrip("~") == PUSH and parts[1].isdigit():
-        return int(parts[1])
-    return None
-
-
 def is_call(task_path: str | None) -> bool:
     """Whether a task is a call of a functional ``@task``: not one of the tasks LangGraph
     prepares from the checkpoint."""

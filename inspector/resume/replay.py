@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from inspector.model import CheckpointInfo
 from inspector.store.base import Store
+from inspector.humanize import plural
 
 NAMES_SHOWN = 8
 
@@ -34,9 +35,10 @@ class ReplayCost:
                     "(operations done after the last snapshot but not yet recorded would be).")
         shown = ", ".join(self.names_after)
         more = f", … +{self.steps_after - len(self.names_after)}" if self.steps_after > len(self.names_after) else ""
-        return (f"Redoes {self.steps_after} checkpoint(s) / {self.ops_after} operation(s) the original run "
-                f"did after #{self.checkpoint.seq} ({shown}{more}); {self.ops_to_next} operation(s) "
-                "lie between this snapshot and the next.")
+        between = plural(self.ops_to_next, "operation")
+        return (f"Redoes {plural(self.steps_after, 'checkpoint')} / {plural(self.ops_after, 'operation')} the "
+                f"original run did after #{self.checkpoint.seq} ({shown}{more}); {between} "
+                f"{'lies' if self.ops_to_next == 1 else 'lie'} between this snapshot and the next.")
 
 
 def replay_cost(store: Store, ref: CheckpointInfo | int | str) -> ReplayCost:

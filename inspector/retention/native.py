@@ -18,6 +18,7 @@ from inspector.store.native import prune_sql, usage_sql
 from inspector.store.native.prune_sql import Candidate, Rules
 from inspector.store.native.store import NativeStore
 from inspector.usage.graph import PieceCache
+from inspector.humanize import plural
 
 Progress = Callable[[str], None]
 GC_BATCH = min(2000, prune_sql.ID_BATCH)
@@ -140,7 +141,8 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
                           keep=(runs[rid].checkpoint_count if rid in runs else 0) - n)
                   for rid, n in sorted(removed.items(), key=lambda kv: -kv[1]))
     notes = () if deleted == len(found) else (
-        f"{len(found) - deleted} selected checkpoint(s) became protected while pruning and were kept.",)
+        f"{plural(len(found) - deleted, 'selected checkpoint')} became protected while pruning and "
+        f"{'was' if len(found) - deleted == 1 else 'were'} kept.",)
     return PrunePlan(store=display, kind="native", runs=plans, remove_checkpoints=deleted, total_checkpoints=total,
                      rows_bytes=int(rows_total * deleted / total) if total else 0, content_bytes=content,
                      pieces=pieces, applied=True, disk_before=before, disk_after=after, notes=notes)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from inspector.store.native import usage_sql
 from inspector.store.native.reads import NativeReads
 from inspector.usage.graph import ROOT, PieceCache, Walk
+from inspector.humanize import plural
 from inspector.usage.report import (
     ROWS_FIELD,
     TASKS_FIELD,
@@ -62,10 +63,12 @@ def native_usage(store: NativeReads, run_id: str | None = None, *, pieces: bool 
         if progress is not None and (ordinal + 1) % 5000 == 0:
             progress(ordinal + 1, n_checkpoints)
     if damaged:
-        notes.append(f"{damaged:,} checkpoint row(s) hold values of the wrong type (the store is damaged); "
-                     "they are left out.")
+        one = damaged == 1
+        notes.append(f"{plural(damaged, 'checkpoint row')} {'holds' if one else 'hold'} values of the wrong type "
+                     f"(the store is damaged); {'it is' if one else 'they are'} left out.")
     if cache.missing:
-        notes.append(f"{len(cache.missing)} piece(s) referenced by checkpoints are missing (the store is damaged).")
+        notes.append(f"{plural(len(cache.missing), 'piece')} referenced by checkpoints "
+                     f"{'is' if len(cache.missing) == 1 else 'are'} missing (the store is damaged).")
     if not pieces:
         notes.append("Pieces were not walked: content is reported as one total, not by run or field.")
     fields = _fields(walk.field_bytes, int(rows_bytes))

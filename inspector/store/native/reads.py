@@ -28,6 +28,7 @@ from inspector.store.native import FORMAT_VERSION
 from inspector.store.native.rows import (checkpoint_from_row, checkpoints_from_tuples, json_field, row_type,
                                          run_from_row)
 from inspector.store.target import Target
+from inspector.humanize import plural
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -400,7 +401,8 @@ class NativeReads(Store):
             fetched[digest] = raw
         if len(fetched) != len(asked):
             lost = len(set(asked) - fetched.keys())
-            raise CorruptDataError(f"{lost} stored piece(s) are missing (the store is damaged).")
+            raise CorruptDataError(f"{plural(lost, 'stored piece')} {'is' if lost == 1 else 'are'} missing "
+                                   "(the store is damaged).")
         with self._pieces_lock:
             for d, raw in fetched.items():
                 if d not in self._raw:

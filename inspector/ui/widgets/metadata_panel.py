@@ -16,7 +16,7 @@ from PySide6.QtGui import QFontDatabase, QTextDocumentFragment
 from PySide6.QtWidgets import (QFormLayout, QFrame, QHeaderView, QLabel, QPlainTextEdit, QScrollArea,
                                QTreeView, QVBoxLayout, QWidget)
 
-from inspector.humanize import fmt_age
+from inspector.humanize import fmt_age, plural
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.resume.status import EffectiveStatus
 from inspector.store.base import Store
@@ -320,7 +320,7 @@ class MetadataPanel(QWidget):
         if info.change:
             rows.append(("Change", visible_html(info.change)))
         if info.branch_count:
-            rows.append(("Branches", f"{info.branch_count} fork(s) start here"))
+            rows.append(("Branches", f"{plural(info.branch_count, 'fork')} start{'s' if info.branch_count == 1 else ''} here"))
         return rows
 
     def _gap_text(self, info: CheckpointInfo) -> str:

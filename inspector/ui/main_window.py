@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QShowEvent
+import shiboken6
 from PySide6.QtWidgets import (QApplication, QDialog, QDockWidget, QFileDialog, QInputDialog, QLineEdit,
                                QMainWindow, QMenu, QStackedWidget, QVBoxLayout, QWidget)
 
@@ -57,6 +58,7 @@ class MainWindow(QMainWindow):
         self.session = session or StoreSession()
         self.session.setParent(self)
         self.help_dialog: QDialog | None = None
+        self.task_history: QDialog | None = None    # the Task History window (one at a time)
         self.startup = Startup(self)   # what is not visible yet is built after the first paint
         self.runs_panel = RunsPanel(self.session)
         self.timeline_panel = TimelinePanel(self.session)
@@ -163,6 +165,7 @@ class MainWindow(QMainWindow):
         self.runs_panel.model.annotated.connect(self._refresh_forks)
         self.timeline_panel.checkpoint_selected.connect(self._on_checkpoint_selected)
         self.timeline_panel.checkpoints_selected.connect(self._on_checkpoints_selected)
+        self.details.task_history_requested.connect(self.open_task_history)
 
     # -- extension points --------------------------------------------------------------------
     def add_dock(self, widget: QWidget, title: str, area: Qt.DockWidgetArea = Qt.DockWidgetArea.BottomDockWidgetArea,
@@ -293,6 +296,25 @@ class MainWindow(QMainWindow):
             self.timeline_panel.select_seq(-1)     # its head: the state it is in now (followed live)
         self.run_changed.emit(run)
         self._update_copy_ref()
+
+    def open_task_history(self, task_id: str = "") -> QDialog | None:
+        """The Task History window of the shown run: where task ``task_id`` (every task for
+        "") changed; choosing an entry selects that checkpoint in the timeline."""
+        run, store = self.timeline_panel.model.run, self.session.store
+        if run is None or store is None:
+            return None
+        from inspector.ui.dialogs.task_history import TaskHistoryDialog
+        if self.task_history is not None and shiboken6.isValid(self.task_history):
+            self.task_history.close()       # (it deletes itself on close)
+        dialog = self.task_history = TaskHistoryDialog(self.session, run, task_id or None, self)
+        dialog.checkpoint_chosen.connect(self._on_history_chosen)
+        dialog.show()
+        return dialog
+
+    def _on_history_chosen(self, run_id: str, seq: int) -> None:
+        if self.timeline_panel.model.run is None or self.timeline_panel.model.run.id != run_id:
+            self.runs_panel.select_run(run_id)
+        self.timeline_panel.select_seq(seq)
 
     def _refresh_forks(self) -> None:
         run = self.timeline_panel.model.run

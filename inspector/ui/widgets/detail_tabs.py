@@ -90,6 +90,7 @@ class DetailTabs(QWidget):
 
     snapshot_loaded = Signal(object)   # Snapshot (after every panel was given it)
     pair_loaded = Signal(object, object)
+    task_history_requested = Signal(str)   # a task's id ("" for every task), from the Tasks tab
 
     def __init__(self, session: StoreSession, parent: QWidget | None = None, *,
                  startup: Startup | None = None) -> None:
@@ -144,6 +145,8 @@ class DetailTabs(QWidget):
         assert layout is not None   # every tab page is made with a layout
         layout.addWidget(panel)
         self.panels[key] = panel
+        if hasattr(panel, "history_requested"):
+            panel.history_requested.connect(self.task_history_requested)
         if self.session.store is not None and hasattr(panel, "set_store"):
             panel.set_store(self.session.store)
         self._show_in(key, panel, self.snapshot, self._run)

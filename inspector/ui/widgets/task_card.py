@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QGuiApplication, QPalette
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QMouseEvent, QPalette
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QProgressBar, QSizePolicy, QVBoxLayout, QWidget
+
+from inspector.diff.tasks import NODE_TASK_PREFIX
 
 from inspector.ui.formatting import visible, visible_html
 from inspector.ui.widgets.palette import REVIEW_HUES, STATUS_HUES, accent, muted_text, theme_changed, tint
@@ -58,8 +60,21 @@ def card_tooltip(task: dict) -> str:
     return "<br>".join(lines)
 
 
+HISTORY_TIP = "Double-click (or right-click ▸ Task History…): every checkpoint where this task changed"
+
+
+def has_history(task: dict | None) -> bool:
+    """Whether a task has a history to show: a LangGraph step's node task lives one step only."""
+    return task is not None and not str(task.get("id", "")).startswith(NODE_TASK_PREFIX)
+
+
 class TaskCard(QFrame):
-    """A reusable card; ``set_task`` updates it in place (no widget churn while scrubbing)."""
+    """A reusable card; ``set_task`` updates it in place (no widget churn while scrubbing).
+
+    Signals: ``history_requested(task id)`` — double-click or its context menu.
+    """
+
+    history_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -153,7 +168,25 @@ class TaskCard(QFrame):
         text = " ".join((((f"{agent}: " if agent else "") + output) if output else "").split())
         self.output.setText(visible(text if len(text) <= OUTPUT_CHARS else text[:OUTPUT_CHARS - 1] + "…"))
         self.output.setVisible(bool(text))
-        self.setToolTip(card_tooltip(task))
+        tip = card_tooltip(task)
+        self.setToolTip(f"{tip}<br><i>{HISTORY_TIP}</i>" if has_history(task) else tip)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # Qt override: the task's history
+        if has_history(self._task) and event.button() == Qt.MouseButton.LeftButton:
+            assert self._task is not None
+            self.history_requested.emit(str(self._task["id"]))
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # Qt override
+        if not has_history(self._task):
+            super().contextMenuEvent(event)
+            return
+        assert self._task is not None
+        task_id = str(self._task["id"])
+        menu = QMenu(self)
+        menu.addAction("Task History\u2026", lambda: self.history_requested.emit(task_id))
+        menu.exec(event.globalPos())
 
     def _set_review(self, pal: QPalette, review: dict) -> None:
         status = review.get("status", "none")

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QPalette
-from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QProgressBar, QScrollArea,
+from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea,
                                QSizePolicy, QStackedWidget, QVBoxLayout, QWidget)
 
 from inspector.errors import TaskStateError
 from inspector.model import RunInfo, Snapshot
 from inspector.taskstate import TASK_STATUSES, score, validate
+from inspector.ui import icons
 from inspector.ui.formatting import visible
 from inspector.ui.widgets.checkpoint_header import damaged_label, kind_chip
 from inspector.ui.widgets.palette import STATUS_HUES, accent, muted_text, readable_on, theme_changed, tint
@@ -37,7 +38,12 @@ def with_outputs(tasks: dict, raw: dict) -> dict:
 
 
 class BoardColumn(QFrame):
-    """One status column: a title with a count, and cards reused across updates."""
+    """One status column: a title with a count, and cards reused across updates.
+
+    Signals: ``history_requested(task id)`` — from any of its cards.
+    """
+
+    history_requested = Signal(str)
 
     def __init__(self, status: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -99,6 +105,7 @@ class BoardColumn(QFrame):
         self._tasks = tasks
         while len(self._cards) < len(tasks):
             card = TaskCard(self._body)
+            card.history_requested.connect(self.history_requested)
             self._cards_layout.insertWidget(len(self._cards), card)
             self._cards.append(card)
         for card, task in zip(self._cards, tasks, strict=False):
@@ -138,6 +145,10 @@ class ScoreBar(QWidget):
         grid.addWidget(self.tasks_label, 1, 0)
         grid.addWidget(self.tasks_bar, 1, 1)
         grid.setColumnStretch(1, 1)
+        self.history_button = QPushButton(icons.icon("recent"), "History\u2026", self)
+        self.history_button.setToolTip("Every checkpoint of this run where its tasks changed (status, progress, "
+                                       "review, checks); a card's own history: double-click it")
+        grid.addWidget(self.history_button, 0, 2, 2, 1, Qt.AlignmentFlag.AlignVCenter)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.setSpacing(6)
@@ -175,12 +186,19 @@ class TasksPanel(QWidget):
     """Task board at a checkpoint: ``show_snapshot(snapshot, run)`` (None clears).
 
     Fast enough to call on every timeline step: cards are updated in place.
+    Signals: ``history_requested(task id)`` — a card's history, or every task's ("") from the
+    score bar's History button.
     """
+
+    history_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.score_bar = ScoreBar(self)
         self.columns = {status: BoardColumn(status, self) for status in TASK_STATUSES}
+        for column in self.columns.values():
+            column.history_requested.connect(self.history_requested)
+        self.score_bar.history_button.clicked.connect(lambda: self.history_requested.emit(""))
         board = QWidget(self)
         row = QHBoxLayout(board)
         row.setContentsMargins(0, 0, 0, 0)

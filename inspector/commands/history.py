@@ -1,0 +1,59 @@
+"""``checkpoint-inspector history STORE RUN [--task ID]``: where a run's task state changed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from inspector.commands._common import add_json_arg, add_store_arg, fmt_time, note_store, print_json_records, say
+from inspector.diff.history import TaskEvent, task_history
+from inspector.errors import StoreError
+from inspector.humanize import plural
+from inspector.store import open_reader
+from inspector.store.refs import format_ref, resolve_run
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``history`` sub-command."""
+    parser = sub.add_parser("history", help="the checkpoints where a run's tasks changed (status, review, checks)")
+    add_store_arg(parser)
+    parser.add_argument("run", metavar="RUN", help="run id, unique id prefix or name (a LangGraph thread id)")
+    parser.add_argument("--task", metavar="ID", help="only this task (its id, as show and diff print it)")
+    add_json_arg(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print each checkpoint where the task state changed, with the changes."""
+    with open_reader(args.store) as store:
+        note_store(store)
+        found = resolve_run(store, args.run)
+        events = task_history(store, found.id)
+    if args.task is not None:
+        known = sorted({c.task_id for e in events for c in e.changes if c.task_id})
+        events = [TaskEvent(e.checkpoint, kept) for e in events
+                  if (kept := tuple(c for c in e.changes if c.task_id == args.task))]
+        if not events:
+            listed = ", ".join(known[:12]) + (", …" if len(known) > 12 else "")
+            raise StoreError(f"Run {found.id} has no task {args.task!r} at any checkpoint"
+                             + (f" (its tasks: {listed})" if known else " (it has no task state)"))
+    if args.json:
+        print_json_records([{
+            "checkpoint": format_ref(e.checkpoint), "id": e.checkpoint.id, "seq": e.checkpoint.seq,
+            "kind": e.checkpoint.kind, "name": e.checkpoint.name, "created": e.checkpoint.created,
+            "changes": [{"task": c.task_id, "title": c.title, "kind": c.kind, "old": c.old, "new": c.new,
+                         "check": c.name, "reviewer": c.reviewer, "regression": c.regression} for c in e.changes]}
+            for e in events])
+        return 0
+    what = f"task {args.task!r}" if args.task is not None else "its tasks"
+    count = sum(len(e.changes) for e in events)
+    say(f"run {found.id} {found.name!r}: {what} changed at {plural(len(events), 'checkpoint')} "
+        f"({plural(count, 'change')})")
+    for e in events:
+        info = e.checkpoint
+        say(f"\n#{info.seq}  {info.kind} {info.name}  {fmt_time(info.created)}")
+        for change in e.changes:
+            say(f"  {change.describe()}")
+    return 0

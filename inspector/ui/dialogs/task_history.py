@@ -1,0 +1,127 @@
+"""Task History: every checkpoint of a run where a task (or any task) changed, and how.
+
+"Did the reviewer ever approve task 4?" in one window: one row per checkpoint where the task
+state changed (its step and time), the changes under it (status, progress, review with the
+reviewer, checks; a regression in red). Choosing a row selects that checkpoint in the
+timeline, so its board, state and diff are one click away. The history is read in the
+background (``inspector.diff.history``); the window stays usable while it loads.
+"""
+
+from __future__ import annotations
+
+import shiboken6
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from inspector.diff.history import TaskEvent, task_history
+from inspector.diff.model import TaskChange
+from inspector.humanize import plural
+from inspector.model import RunInfo
+from inspector.ui import icons
+from inspector.ui.formatting import clock_time, full_time, step_label, visible, visible_html
+from inspector.ui.session import StoreSession
+from inspector.ui.widgets.palette import accent
+
+SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class TaskHistoryDialog(QDialog):
+    """The history of task ``task_id`` (every task for None) in ``run``.
+
+    Signals: ``checkpoint_chosen(run id, seq)`` — a row was clicked or activated.
+    """
+
+    checkpoint_chosen = Signal(str, int)
+
+    def __init__(self, session: StoreSession, run: RunInfo, task_id: str | None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.run, self.task_id = run, task_id
+        self.events: list[TaskEvent] | None = None
+        what = f"task {task_id!r}" if task_id else "tasks"
+        self.setWindowTitle(f"Task History \u2014 {run.name}")
+        self.heading = QLabel(f"<b>How the {visible_html(what)} of {visible_html(run.name)} changed</b>", self)
+        self.heading.setTextFormat(Qt.TextFormat.RichText)
+        self.heading.setWordWrap(True)
+        self.status = QLabel(f"Reading {plural(run.checkpoint_count, 'checkpoint')}\u2026", self)
+        self.status.setWordWrap(True)
+        self.tree = QTreeWidget(self)
+        self.tree.setColumnCount(2)
+        self.tree.setHeaderLabels(["Checkpoint / change", "Time"])
+        self.tree.setRootIsDecorated(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.itemClicked.connect(self._on_chosen)
+        self.tree.itemActivated.connect(self._on_chosen)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.status)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(buttons)
+        self.resize(640, 480)
+        store = session.store
+        if store is not None:
+            session.runner.run(lambda: task_history(store, run.id, task_id), self._show, self._failed,
+                               key="task-history")
+
+    def _show(self, events: list[TaskEvent]) -> None:
+        if not shiboken6.isValid(self):     # closed (and deleted) while the history was read
+            return
+        self.events = events
+        if not events:
+            self.status.setText("No task changed in this run." if self.task_id is None else
+                                f"Task {self.task_id!r} never appears in this run's task state.")
+            return
+        title = next((c.title for e in events for c in e.changes if c.title), "")
+        if self.task_id and title and title != self.task_id:
+            self.heading.setText(f"<b>How task \u201c{visible_html(title)}\u201d ({visible_html(self.task_id)}) of "
+                                 f"{visible_html(self.run.name)} changed</b>")
+        count = sum(len(e.changes) for e in events)
+        self.status.setText(f"Changed at {plural(len(events), 'checkpoint')} ({plural(count, 'change')}). "
+                            "Click one to show it in the timeline.")
+        red = QBrush(accent(self.palette(), "#cf222e"))
+        self.tree.setUpdatesEnabled(False)
+        for event in events:
+            info = event.checkpoint
+            item = QTreeWidgetItem([f"#{info.seq}  {step_label(info.kind, info.name)}",
+                                    clock_time(info.created) if info.created else ""])
+            item.setIcon(0, icons.kind_icon(info.kind))
+            item.setToolTip(1, full_time(info.created))
+            item.setData(0, SEQ_ROLE, info.seq)
+            for change in event.changes:
+                child = QTreeWidgetItem([self._describe(change), ""])
+                child.setData(0, SEQ_ROLE, info.seq)
+                child.setToolTip(0, visible(change.describe()))
+                if change.regression:
+                    child.setForeground(0, red)
+                item.addChild(child)
+            self.tree.addTopLevelItem(item)
+        self.tree.expandAll()
+        self.tree.resizeColumnToContents(1)
+        self.tree.header().setStretchLastSection(False)
+        self.tree.header().setSectionResizeMode(0, self.tree.header().ResizeMode.Stretch)
+        self.tree.setUpdatesEnabled(True)
+
+    def _describe(self, change: TaskChange) -> str:
+        """A change's line; with one task shown, without naming it again on every line."""
+        text = change.describe()
+        if self.task_id is not None and change.kind in ("added", "removed"):
+            return f"+ added as {change.new}" if change.kind == "added" else f"- removed (was {change.old})"
+        if self.task_id is not None and change.task_id == self.task_id:
+            who = (f"task {change.task_id} {change.title!r}" if change.title != change.task_id
+                   else f"task {change.task_id!r}")
+            text = text.replace(f" {who}: ", " ", 1).replace(f" {who} ", " ", 1)
+        return visible(text)
+
+    def _failed(self, message: str) -> None:
+        if shiboken6.isValid(self):
+            self.status.setText(f"The history could not be read: {message}")
+
+    def _on_chosen(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        seq = item.data(0, SEQ_ROLE)
+        if isinstance(seq, int):
+            self.checkpoint_chosen.emit(self.run.id, seq)

@@ -1,0 +1,77 @@
+"""Task History: a card's double-click (or the Tasks tab's History… button) lists the
+checkpoints where the task changed; choosing one selects it in the timeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from inspector.diff.history import task_history
+from inspector.store import open_store
+from tests.ui.conftest import open_in, select_run
+
+TIMEOUT = 15_000
+
+
+def _paused(path: Path):
+    with open_store(path) as store:
+        return next(r for r in store.list_runs() if r.status == "interrupted")
+
+
+def _tasks_panel(window, qtbot):
+    window.details.set_tab("tasks")
+    panel = window.details.panels["tasks"]
+    qtbot.waitUntil(lambda: panel.showing_board, timeout=TIMEOUT)
+    return panel
+
+
+def test_double_clicking_a_card_lists_where_its_task_changed_and_a_row_selects_that_checkpoint(
+        window, qtbot, demo_store: Path) -> None:
+    run = _paused(demo_store)
+    with open_store(demo_store) as store:
+        expected = [e.checkpoint.seq for e in task_history(store, run.id, "draft")]
+    open_in(window, qtbot, demo_store)
+    select_run(window, qtbot, run.id)
+    panel = _tasks_panel(window, qtbot)
+    card = next(c for col in panel.columns.values() for c in col.cards if c.task["id"] == "draft")
+    assert "this task changed" in card.toolTip()
+    qtbot.mouseDClick(card, Qt.MouseButton.LeftButton)
+    dialog = window.task_history
+    assert dialog is not None and dialog.task_id == "draft"
+    qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
+    tree = dialog.tree
+    assert [tree.topLevelItem(i).text(0).split()[0] for i in range(tree.topLevelItemCount())] == \
+        [f"#{seq}" for seq in expected]
+    assert "Draft the report" in dialog.heading.text()
+    assert dialog.status.text().startswith(f"Changed at {len(expected)} checkpoints")
+    lines = [tree.topLevelItem(i).child(j).text(0) for i in range(tree.topLevelItemCount())
+             for j in range(tree.topLevelItem(i).childCount())]
+    assert lines[0] == "+ added as pending" and any("changes_requested by editor-bot" in line for line in lines)
+    # choosing a row selects its checkpoint in the timeline (and the board follows)
+    target = tree.topLevelItem(1)
+    with qtbot.waitSignal(window.details.snapshot_loaded, timeout=TIMEOUT) as loaded:
+        tree.itemClicked.emit(target, 0)
+    assert loaded.args[0].info.seq == expected[1] == window.timeline_panel.current_checkpoint().seq
+
+
+def test_the_history_button_lists_every_task_and_a_node_task_card_has_none(
+        window, qtbot, demo_store: Path, corpus_sqlite: Path) -> None:
+    run = _paused(demo_store)
+    open_in(window, qtbot, demo_store)
+    select_run(window, qtbot, run.id)
+    panel = _tasks_panel(window, qtbot)
+    qtbot.mouseClick(panel.score_bar.history_button, Qt.MouseButton.LeftButton)
+    dialog = window.task_history
+    qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
+    assert dialog.task_id is None and dialog.tree.topLevelItemCount() == len(dialog.events) > 1
+    assert {c.task_id for e in dialog.events for c in e.changes} >= {"draft", "review", "research"}
+    # a LangGraph step's node task lives one step: its card offers no history
+    open_in(window, qtbot, corpus_sqlite)
+    select_run(window, qtbot, "mapreduce-2")
+    panel = _tasks_panel(window, qtbot)
+    qtbot.waitUntil(lambda: any(col.cards for col in panel.columns.values()), timeout=TIMEOUT)
+    card = next(c for col in panel.columns.values() for c in col.cards)
+    shown = window.task_history
+    qtbot.mouseDClick(card, Qt.MouseButton.LeftButton)
+    assert window.task_history is shown and "this task changed" not in card.toolTip()

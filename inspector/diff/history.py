@@ -36,7 +36,7 @@ def task_history(store: Store, run_id: str, task_id: str | None = None, *, cance
     total)`` is called as checkpoints are read."""
     infos = [i for i in store.list_checkpoints(run_id) if not i.lane]
     by_id = {i.id: i for i in infos}
-    reader = _Reader(store, cancel, None)
+    reader = _Reader(store, cancel, None, lazy=True)   # big values stay encoded: only tasks are read
     events: list[TaskEvent] = []
     for done, info in enumerate(infos, 1):
         if cancel is not None and cancel():

@@ -9,9 +9,8 @@ background (``inspector.diff.history``); the window stays usable while it loads.
 
 from __future__ import annotations
 
-import shiboken6
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush
+from PySide6.QtGui import QBrush, QCloseEvent
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
                                QWidget)
 
@@ -22,6 +21,7 @@ from inspector.model import RunInfo
 from inspector.ui import icons
 from inspector.ui.formatting import clock_time, full_time, step_label, visible, visible_html
 from inspector.ui.session import StoreSession
+from inspector.ui.tasks import LatestJob, describe_error
 from inspector.ui.widgets.palette import accent
 
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -63,14 +63,23 @@ class TaskHistoryDialog(QDialog):
         layout.addWidget(self.tree, 1)
         layout.addWidget(buttons)
         self.resize(640, 480)
+        self.job = LatestJob(self)
+        self.job.finished.connect(self._show)
+        self.job.failed.connect(self._failed)
+        self.job.progressed.connect(self._progressed)
         store = session.store
         if store is not None:
-            session.runner.run(lambda: task_history(store, run.id, task_id), self._show, self._failed,
-                               key="task-history")
+            self.job.submit(lambda ctx: task_history(store, run.id, task_id, cancel=ctx.cancelled,
+                                                     progress=lambda done, total: ctx.progress(done, total)))
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # Qt override: a long read stops with the window
+        self.job.cancel()
+        super().closeEvent(event)
+
+    def _progressed(self, done: int, total: int, _text: str) -> None:
+        self.status.setText(f"Reading checkpoint {done:,} of {plural(total, 'checkpoint')}\u2026")
 
     def _show(self, events: list[TaskEvent]) -> None:
-        if not shiboken6.isValid(self):     # closed (and deleted) while the history was read
-            return
         self.events = events
         if not events:
             self.status.setText("No task changed in this run." if self.task_id is None else
@@ -117,9 +126,8 @@ class TaskHistoryDialog(QDialog):
             text = text.replace(f" {who}: ", " ", 1).replace(f" {who} ", " ", 1)
         return visible(text)
 
-    def _failed(self, message: str) -> None:
-        if shiboken6.isValid(self):
-            self.status.setText(f"The history could not be read: {message}")
+    def _failed(self, error: BaseException) -> None:
+        self.status.setText(f"The history could not be read: {describe_error(error)}")
 
     def _on_chosen(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         seq = item.data(0, SEQ_ROLE)

@@ -28,6 +28,7 @@ class Actions:
     focus_runs: QAction
     focus_timeline: QAction
     copy_ref: QAction
+    task_history: QAction
     about: QAction
     shortcuts: QAction
     usage: QAction
@@ -75,6 +76,8 @@ def build_actions(window: QMainWindow) -> Actions:
         focus_timeline=_action(window, "Go to &Timeline", "Alt+2", None, "Move the keyboard focus to the timeline"),
         copy_ref=_action(window, "&Copy Checkpoint Reference", "Ctrl+Shift+C", "copy",
                          "Copy RUN:SEQ of the selected checkpoint"),
+        task_history=_action(window, "Task &History\u2026", "Ctrl+H", "recent",
+                             "Every checkpoint of the selected run where its tasks changed"),
         about=_action(window, "&About Checkpoint Inspector", None, "info", "About"),
         shortcuts=_action(window, "&Keyboard Shortcuts", "Ctrl+/", None, "Every keyboard shortcut"),
         usage=_action(window, "&Usage Guide", QKeySequence.StandardKey.HelpContents, None,
@@ -109,7 +112,7 @@ def build_actions(window: QMainWindow) -> Actions:
         action.setObjectName(f"theme-{mode}")
         theme_group.addAction(action)
     run_menu = bar.addMenu("&Run")
-    run_menu.addAction(a["copy_ref"])
+    run_menu.addActions([a["copy_ref"], a["task_history"]])
     help_menu = bar.addMenu("&Help")
     help_menu.addActions([a["usage"], a["shortcuts"]])
     help_menu.addSeparator()

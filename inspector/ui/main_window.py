@@ -140,6 +140,7 @@ class MainWindow(QMainWindow):
         act.focus_runs.triggered.connect(lambda: self.runs_panel.view.setFocus())
         act.focus_timeline.triggered.connect(lambda: self.timeline_panel.view.setFocus())
         act.copy_ref.triggered.connect(self._copy_reference)
+        act.task_history.triggered.connect(lambda: self.open_task_history(""))
         act.about.triggered.connect(lambda: self._show_help(help_windows.about_dialog(self)))
         act.usage.triggered.connect(lambda: self._show_help(help_windows.usage_dialog(self)))
         act.shortcuts.triggered.connect(
@@ -422,6 +423,8 @@ class MainWindow(QMainWindow):
         store, checkpoint = self.session.info is not None, self.current_checkpoint() is not None
         set_available(self.menu_actions.copy_ref, store and checkpoint,
                       "select a checkpoint in the timeline first." if store else NO_STORE)
+        set_available(self.menu_actions.task_history, store and self.timeline_panel.model.run is not None,
+                      "select a run first." if store else NO_STORE)
 
     def _update_title(self, info: StoreInfo | None) -> None:
         if info is None:

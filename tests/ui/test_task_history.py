@@ -75,3 +75,17 @@ def test_the_history_button_lists_every_task_and_a_node_task_card_has_none(
     shown = window.task_history
     qtbot.mouseDClick(card, Qt.MouseButton.LeftButton)
     assert window.task_history is shown and "this task changed" not in card.toolTip()
+
+
+def test_run_menu_task_history_needs_a_run_and_opens_its_history(window, qtbot, demo_store: Path) -> None:
+    action = window.menu_actions.task_history
+    assert not action.isEnabled() and action.shortcut().toString() == "Ctrl+H"
+    open_in(window, qtbot, demo_store)
+    assert not action.isEnabled() and "select a run first" in action.toolTip()
+    run = _paused(demo_store)
+    select_run(window, qtbot, run.id)
+    assert action.isEnabled()
+    action.trigger()
+    dialog = window.task_history
+    qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
+    assert dialog.run.id == run.id and dialog.task_id is None and dialog.events

@@ -33,9 +33,9 @@ def run(args: argparse.Namespace) -> int:
         events = task_history(store, found.id)
     if args.task is not None:
         known = sorted({c.task_id for e in events for c in e.changes if c.task_id})
-        events = [TaskEvent(e.checkpoint, kept) for e in events
-                  if (kept := tuple(c for c in e.changes if c.task_id == args.task))]
-        if not events:
+        events = [TaskEvent(e.checkpoint, kept, e.problem) for e in events
+                  if (kept := tuple(c for c in e.changes if c.task_id == args.task)) or e.problem]
+        if not any(e.changes for e in events):
             listed = ", ".join(known[:12]) + (", …" if len(known) > 12 else "")
             raise StoreError(f"Run {found.id} has no task {args.task!r} at any checkpoint"
                              + (f" (its tasks: {listed})" if known else " (it has no task state)"))
@@ -44,16 +44,21 @@ def run(args: argparse.Namespace) -> int:
             "checkpoint": format_ref(e.checkpoint), "id": e.checkpoint.id, "seq": e.checkpoint.seq,
             "kind": e.checkpoint.kind, "name": e.checkpoint.name, "created": e.checkpoint.created,
             "changes": [{"task": c.task_id, "title": c.title, "kind": c.kind, "old": c.old, "new": c.new,
-                         "check": c.name, "reviewer": c.reviewer, "regression": c.regression} for c in e.changes]}
+                         "check": c.name, "reviewer": c.reviewer, "regression": c.regression} for c in e.changes],
+            **({"damaged": e.problem} if e.problem else {})}
             for e in events])
         return 0
     what = f"task {args.task!r}" if args.task is not None else "its tasks"
     count = sum(len(e.changes) for e in events)
-    say(f"run {found.id} {found.name!r}: {what} changed at {plural(len(events), 'checkpoint')} "
-        f"({plural(count, 'change')})")
+    unread = sum(1 for e in events if e.problem)
+    say(f"run {found.id} {found.name!r}: {what} changed at {plural(len(events) - unread, 'checkpoint')} "
+        f"({plural(count, 'change')})" + (f"; {plural(unread, 'damaged checkpoint')} could not be read"
+                                          if unread else ""))
     for e in events:
         info = e.checkpoint
         say(f"\n#{info.seq}  {info.kind} {info.name}  {fmt_time(info.created)}")
         for change in e.changes:
             say(f"  {change.describe()}")
+        if e.problem:
+            say(f"  damaged: {e.problem}")
     return 0

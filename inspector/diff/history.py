@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from inspector.diff.checkpoints import _Reader
 from inspector.diff.model import CancelFn, DiffCancelled, TaskChange
 from inspector.diff.tasks import diff_tasks
+from inspector.errors import StoreError
 from inspector.model import CheckpointInfo
 from inspector.store.base import Store
 
@@ -27,6 +28,7 @@ class TaskEvent:
 
     checkpoint: CheckpointInfo
     changes: tuple[TaskChange, ...]
+    problem: str = ""       # its task state cannot be read (a damaged store): why
 
 
 def task_history(store: Store, run_id: str, task_id: str | None = None, *, cancel: CancelFn | None = None,
@@ -38,14 +40,21 @@ def task_history(store: Store, run_id: str, task_id: str | None = None, *, cance
     by_id = {i.id: i for i in infos}
     reader = _Reader(store, cancel, None, lazy=True)   # big values stay encoded: only tasks are read
     events: list[TaskEvent] = []
+    damaged: set = set()
     for done, info in enumerate(infos, 1):
         if cancel is not None and cancel():
             raise DiffCancelled("The task history was cancelled.")
         parent = by_id.get(info.parent_id) if info.parent_id is not None else None
-        if parent is None:
-            changes = diff_tasks(None, reader.tasks(info))
-        else:
-            changes = reader.task_changes(parent, info)[0]
+        while parent is not None and parent.id in damaged:     # compared with what could be read
+            parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
+        try:
+            if info.damaged and "tasks_hash" in info.damaged:   # (a damaged row names its column)
+                raise StoreError(f"Its task state cannot be read ({info.damaged}).")
+            changes = diff_tasks(None, reader.tasks(info)) if parent is None else reader.task_changes(parent, info)[0]
+        except StoreError as err:       # one damaged checkpoint: said, and the history goes on
+            damaged.add(info.id)
+            events.append(TaskEvent(info, (), str(err)))
+            continue
         kept = tuple(changes) if task_id is None else tuple(c for c in changes if c.task_id == task_id)
         if kept:
             events.append(TaskEvent(info, kept))

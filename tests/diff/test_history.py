@@ -67,3 +67,28 @@ def test_reading_a_history_can_be_cancelled(demo_store: Path) -> None:
         with pytest.raises(DiffCancelled):
             task_history(store, run.id, cancel=lambda: len(seen) >= 2, progress=lambda d, t: seen.append((d, t)))
     assert seen == [(1, run.checkpoint_count), (2, run.checkpoint_count)]
+
+
+@pytest.mark.parametrize("digest", [bytes(16), bytes(32)], ids=["piece missing", "row damaged"])
+def test_a_damaged_checkpoint_is_said_and_the_history_goes_on(demo_store: Path, digest: bytes) -> None:
+    import sqlite3
+    with open_store(demo_store) as store:
+        run = next(r for r in store.list_runs() if r.status == "interrupted")
+        whole = task_history(store, run.id)
+    hit = whole[3].checkpoint      # its task state changed: a piece of its own
+    conn = sqlite3.connect(demo_store)
+    with conn:
+        conn.execute("UPDATE ci_checkpoints SET tasks_hash = ? WHERE run_id = ? AND seq = ?",
+                     (digest, run.id, hit.seq))      # a task state that is not there / not a digest
+    conn.close()
+    with open_store(demo_store) as store:
+        events = task_history(store, run.id)
+    damaged = [e for e in events if e.problem]
+    assert [e.checkpoint.seq for e in damaged] == [hit.seq] and not damaged[0].changes
+    assert "missing" in damaged[0].problem or "16-byte digest" in damaged[0].problem
+    # the next checkpoint is compared with the last one that could be read: its own changes
+    # and those of the damaged one show there, nothing is "added" again
+    after = next(e for e in events if e.checkpoint.seq > hit.seq)
+    assert after.changes and not any(c.kind == "added" for c in after.changes)
+    assert [e.checkpoint.seq for e in events if not e.problem] == \
+        [e.checkpoint.seq for e in whole if e.checkpoint.seq != hit.seq]

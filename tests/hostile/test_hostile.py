@@ -38,6 +38,8 @@ COMMANDS = {
     "stuck --json": lambda c: ["stuck", c.store, "--json"],
     "usage": lambda c: ["usage", c.store],
     "usage --json": lambda c: ["usage", c.store, "--json"],
+    "history": lambda c: ["history", c.store, c.run],
+    "history --json": lambda c: ["history", c.store, c.run, "--json"],
     "info": lambda c: ["info", c.store],
     "info --json": lambda c: ["info", c.store, "--json"],
 }

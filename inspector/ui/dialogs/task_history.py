@@ -90,8 +90,10 @@ class TaskHistoryDialog(QDialog):
             self.heading.setText(f"<b>How task \u201c{visible_html(title)}\u201d ({visible_html(self.task_id)}) of "
                                  f"{visible_html(self.run.name)} changed</b>")
         count = sum(len(e.changes) for e in events)
-        self.status.setText(f"Changed at {plural(len(events), 'checkpoint')} ({plural(count, 'change')}). "
-                            "Click one to show it in the timeline.")
+        unread = sum(1 for e in events if e.problem)
+        damaged = f" {plural(unread, 'damaged checkpoint')} could not be read." if unread else ""
+        self.status.setText(f"Changed at {plural(len(events) - unread, 'checkpoint')} ({plural(count, 'change')})."
+                            f"{damaged} Click one to show it in the timeline.")
         red = QBrush(accent(self.palette(), "#cf222e"))
         self.tree.setUpdatesEnabled(False)
         for event in events:
@@ -107,6 +109,12 @@ class TaskHistoryDialog(QDialog):
                 child.setToolTip(0, visible(change.describe()))
                 if change.regression:
                     child.setForeground(0, red)
+                item.addChild(child)
+            if event.problem:
+                child = QTreeWidgetItem([visible(f"damaged: {event.problem}"), ""])
+                child.setData(0, SEQ_ROLE, info.seq)
+                child.setToolTip(0, visible(event.problem))
+                child.setForeground(0, red)
                 item.addChild(child)
             self.tree.addTopLevelItem(item)
         self.tree.expandAll()

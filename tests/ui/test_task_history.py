@@ -89,3 +89,23 @@ def test_run_menu_task_history_needs_a_run_and_opens_its_history(window, qtbot, 
     dialog = window.task_history
     qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
     assert dialog.run.id == run.id and dialog.task_id is None and dialog.events
+
+
+def test_refresh_reads_what_a_live_run_wrote_since(window, qtbot, tmp_path: Path) -> None:
+    from inspector.record import Checkpointer
+    store = tmp_path / "live.db"
+    plan = {"goal": "ship it", "tasks": [{"id": "build", "title": "Build", "status": "in_progress"}]}
+    with Checkpointer(store, name="live run", heartbeat=3600) as cp:
+        cp.save({"step": 1}, kind="tool", name="start", tasks=plan)
+        open_in(window, qtbot, store)
+        select_run(window, qtbot, cp.run_id)
+        window.menu_actions.task_history.trigger()
+        dialog = window.task_history
+        qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
+        assert [e.checkpoint.seq for e in dialog.events] == [0]
+        done = {**plan, "tasks": [dict(plan["tasks"][0], status="done", progress=1.0)]}
+        cp.save({"step": 2}, kind="tool", name="build", tasks=done)
+        dialog.refresh()
+        qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
+    assert [e.checkpoint.seq for e in dialog.events] == [0, 1] and dialog.tree.topLevelItemCount() == 2
+    assert "in_progress → done" in dialog.tree.topLevelItem(1).child(0).text(0)

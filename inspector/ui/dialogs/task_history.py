@@ -46,7 +46,7 @@ class TaskHistoryDialog(QDialog):
         self.heading = QLabel(f"<b>How the {visible_html(what)} of {visible_html(run.name)} changed</b>", self)
         self.heading.setTextFormat(Qt.TextFormat.RichText)
         self.heading.setWordWrap(True)
-        self.status = QLabel(f"Reading {plural(run.checkpoint_count, 'checkpoint')}\u2026", self)
+        self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.tree = QTreeWidget(self)
         self.tree.setColumnCount(2)
@@ -57,20 +57,32 @@ class TaskHistoryDialog(QDialog):
         self.tree.itemActivated.connect(self._on_chosen)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.close)
+        self.refresh_button = buttons.addButton("Refresh", QDialogButtonBox.ButtonRole.ActionRole)
+        self.refresh_button.setToolTip("Read the history again (a live run has gone on since)")
+        self.refresh_button.clicked.connect(self.refresh)
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addWidget(self.status)
         layout.addWidget(self.tree, 1)
         layout.addWidget(buttons)
         self.resize(640, 480)
+        self.session = session
         self.job = LatestJob(self)
         self.job.finished.connect(self._show)
         self.job.failed.connect(self._failed)
         self.job.progressed.connect(self._progressed)
-        store = session.store
-        if store is not None:
-            self.job.submit(lambda ctx: task_history(store, run.id, task_id, cancel=ctx.cancelled,
-                                                     progress=lambda done, total: ctx.progress(done, total)))
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the history (again) in the background."""
+        store, run_id, task_id = self.session.store, self.run.id, self.task_id
+        if store is None:
+            return
+        self.events = None
+        self.tree.clear()
+        self.status.setText("Reading the run's checkpoints\u2026")
+        self.job.submit(lambda ctx: task_history(store, run_id, task_id, cancel=ctx.cancelled,
+                                                 progress=lambda done, total: ctx.progress(done, total)))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # Qt override: a long read stops with the window
         self.job.cancel()

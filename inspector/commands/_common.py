@@ -24,6 +24,11 @@ def add_store_arg(parser: argparse.ArgumentParser) -> None:
     add_budget_args(parser)
 
 
+def add_run_arg(parser: argparse.ArgumentParser) -> None:
+    """The positional RUN argument (an id, a unique id prefix or a name)."""
+    parser.add_argument("run", metavar="RUN", help="run id, unique id prefix or name (a LangGraph thread id)")
+
+
 def add_budget_args(parser: argparse.ArgumentParser) -> None:
     """``--max-piece-mb`` … : the read budgets of ``inspector.limits`` for this command."""
     group = parser.add_argument_group("read budgets (what a damaged or hostile store may cost)")

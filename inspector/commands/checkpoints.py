@@ -6,8 +6,8 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from inspector.commands._common import (_record_lines, add_json_arg, add_store_arg, fmt_size, fmt_times, note_store,
-                                        print_columns, print_damaged, write_json_lines)
+from inspector.commands._common import (_record_lines, add_json_arg, add_run_arg, add_store_arg, fmt_size, fmt_times,
+                                        note_store, print_columns, print_damaged, write_json_lines)
 from inspector.commands._jsonlines import RecordTemplate
 from inspector.store import open_reader
 from inspector.store.base import CHECKPOINT_ROW
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``checkpoints`` sub-command."""
     parser = sub.add_parser("checkpoints", help="list a run's checkpoints")
     add_store_arg(parser)
-    parser.add_argument("run", metavar="RUN", help="run id, unique id prefix or name (a LangGraph thread id)")
+    add_run_arg(parser)
     add_json_arg(parser)
     parser.set_defaults(func=run)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from inspector.commands._common import add_json_arg, add_store_arg, fmt_time, note_store, print_json_records, say
+from inspector.commands._common import (add_json_arg, add_run_arg, add_store_arg, fmt_time, note_store,
+                                        print_json_records, say)
 from inspector.diff.history import TaskEvent, task_history
 from inspector.errors import StoreError
 from inspector.humanize import plural
@@ -19,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``history`` sub-command."""
     parser = sub.add_parser("history", help="the checkpoints where a run's tasks changed (status, review, checks)")
     add_store_arg(parser)
-    parser.add_argument("run", metavar="RUN", help="run id, unique id prefix or name (a LangGraph thread id)")
+    add_run_arg(parser)
     parser.add_argument("--task", metavar="ID", help="only this task (its id, as show and diff print it)")
     add_json_arg(parser)
     parser.set_defaults(func=run)

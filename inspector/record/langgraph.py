@@ -147,10 +147,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 for run_id in sorted(self._running):
                     key = self._running_lanes.get(run_id)
                     if key is not None:
-                        lane = self._lanes.get(key)
-                        head = next(reversed(lane.heads), None) if lane is not None else None
-                        found = self._head_score(lane, head) if lane is not None and head is not None else None
-                        self._lanes_db.set_lane_status(*key, "interrupted", score=found)
+                        self._lanes_db.set_lane_status(*key, "interrupted", score=self._head_score(key))
             except StoreError:      # the store went away: the lanes stay running (stuck detection)
                 pass
             self._running.clear()
@@ -340,10 +337,16 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         lane.tasks = ((plain, type(plain)), *result)
         return result
 
-    def _head_score(self, lane: _Lane, checkpoint_id: str) -> tuple[int, int, int, int] | None:
-        """The score of a lane stopped at ``checkpoint_id`` (None when it is no longer known)."""
-        head = lane.heads.get(checkpoint_id)
-        if head is None:
+    def _head_score(self, key: tuple[str, str], checkpoint_id: str | None = None) -> tuple[int, int, int, int] | None:
+        """The score of lane ``key`` (thread, namespace) stopped at ``checkpoint_id`` (its last
+        put when None); None when that is not known (any more)."""
+        lane = self._lanes.get(key)
+        if lane is None:
+            return None
+        if checkpoint_id is None:
+            checkpoint_id = next(reversed(lane.heads), None)
+        head = lane.heads.get(checkpoint_id) if checkpoint_id is not None else None
+        if head is None or checkpoint_id is None:
             return None
         nxt, todos = head
         sends = tuple(lane.sends.get(checkpoint_id) or ())
@@ -405,7 +408,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 self._settle(thread_id, ns, *settled, at=checkpoint_id)
             elif checkpoint_id in lane.settled and next(reversed(lane.heads), None) == checkpoint_id:
                 # a sibling's writes after the lane stopped at its head: the score counts them too
-                rescored = self._head_score(lane, checkpoint_id)
+                rescored = self._head_score((thread_id, ns), checkpoint_id)
                 if rescored is not None:
                     self._lanes_db.set_lane_score(thread_id, ns, rescored)
 
@@ -417,8 +420,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         stores' runs)."""
         run_id = self._lanes_db.lane_run(thread_id, ns)
         if run_id is not None and status != "completed":
-            lane = self._lanes.get((thread_id, ns))
-            found = self._head_score(lane, at) if lane is not None and at is not None else None
+            found = self._head_score((thread_id, ns), at) if at is not None else None
             self._lanes_db.set_lane_status(thread_id, ns, status, error, score=found)
             self._running.discard(run_id)
         for other, (lane_thread, lane_ns) in list(self._running_lanes.items()):

@@ -243,6 +243,9 @@ def test_an_error_langgraph_never_hands_over_leaves_the_lane_interrupted_when_th
     with open_store(str(path), readonly=True) as store:
         run = _runs(store)["loops"]
         assert run.status == "interrupted" and run.last_error is None
+        # its score is its head's, as LangGraph's own stores show such a thread: "again" to run
+        head = store.load(store.get_checkpoint(f"{run.id}:-1").id).info
+        assert (run.tasks_done, run.tasks_total) == (head.tasks_done, head.tasks_total) == (0, 1)
         assert _runs(store)["done"].status == "completed"
         flagged = {d.run_id for d in stuck_runs(store, now=time.time() + 120, heartbeat_threshold=30)}
         assert run.id not in flagged

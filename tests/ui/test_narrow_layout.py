@@ -74,3 +74,25 @@ def test_status_message_elided_beside_the_chips_at_1024(qtbot, demo_store: Path)
     bar.showMessage("Refreshed")
     assert bar.shown_message() == "Refreshed" and bar.toolTip() == ""
     window.close()
+
+
+def test_the_diff_tab_on_a_langgraph_thread_leaves_the_runs_list_its_width(window, qtbot, corpus_sqlite) -> None:
+    """While a diff loads, the Compare button once showed the base's bare LangGraph id (~470 px):
+    the details' minimum grew past their share and the splitter took the runs list down to
+    ~240 px for good. The button says "parent" until the base is read."""
+    from tests.ui.conftest import open_in, select_run
+    window.resize(1024, 700)
+    window.details.set_tab("diff")
+    open_in(window, qtbot, corpus_sqlite)
+    runs_width = window.main_splitter.sizes()[0]
+    mins: list[int] = []
+    panel = window.details.panels["diff"]
+    for run_id in ("agent-1", "mapreduce-2", "subgraph-1"):
+        with qtbot.waitSignal(window.details.snapshot_loaded, timeout=15_000):
+            select_run(window, qtbot, run_id)
+        mins.append(window.details.minimumSizeHint().width())
+        qtbot.waitUntil(lambda: not panel.busy, timeout=15_000)
+        mins.append(window.details.minimumSizeHint().width())
+        assert "@" not in panel.base_button.text()                 # never a raw LangGraph id
+    assert max(mins) <= 1024 - runs_width
+    assert window.main_splitter.sizes()[0] == runs_width

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QSizePolicy, QHBoxLayout, QHea
                                QTreeView, QVBoxLayout, QWidget)
 
 from inspector.ui.availability import set_available
-from inspector.ui.formatting import visible_html
+from inspector.ui.formatting import elide_middle, visible_html
 from inspector.diff import REMOVED, DiffResult
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store
@@ -336,12 +336,13 @@ class DiffPanel(QWidget):
         label = {PARENT: "parent", PINNED: "pinned", PAIR: "selected"}[self._mode]
         a = self._result.a if self._result else (request.a if request else None)
         b = self._result.b if self._result else (request.b if request else target)
-        self.base_button.setText((f"{self._describe(a, short=True)} ({label})" if a is not None else label) + "  ▾")
+        base = self._describe(a, short=True) if isinstance(a, CheckpointInfo) else ""   # (a bare id: not yet read)
+        self.base_button.setText((f"{base} ({label})" if base else label) + "  ▾")
         self.target.setText(self._describe(b) if b is not None else "")
 
     def _describe(self, info: CheckpointInfo | int | str | None, short: bool = False) -> str:
-        if not isinstance(info, CheckpointInfo):
-            return f"checkpoint {info}" if info is not None else ""
+        if not isinstance(info, CheckpointInfo):   # a bare id, until its checkpoint is read (a LangGraph id is long)
+            return f"checkpoint {elide_middle(str(info), 24)}" if info is not None else ""
         same_run = self._snapshot is not None and self._snapshot.info.run_id == info.run_id
         where = f"#{info.seq}" if same_run else f"{info.run_id}:{info.seq}"
         if short:

@@ -6,7 +6,7 @@ import bisect
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from inspector.diff.window import WRAP
 from inspector.highlight import SideBySide, theme_for
@@ -51,6 +51,8 @@ class SideBySideView(QWidget):
             column.setSpacing(2)
             title.setContentsMargins(4, 0, 4, 0)
             title.setTextFormat(Qt.TextFormat.RichText)
+            # a long step name clips (its tooltip has it): it never widens the pane, and with it the window
+            title.setSizePolicy(QSizePolicy.Policy.Ignored, title.sizePolicy().verticalPolicy())
             column.addWidget(title)
             column.addWidget(view, 1)
             splitter.addWidget(pane)
@@ -83,6 +85,8 @@ class SideBySideView(QWidget):
         """Rich-text titles above the two sides."""
         self.left_title.setText(left)
         self.right_title.setText(right)
+        for title in (self.left_title, self.right_title):
+            title.setToolTip(title.text())
 
     def set_note(self, text: str) -> None:
         """A one-line note above both sides (e.g. that big states are shown in windows); "" hides it."""

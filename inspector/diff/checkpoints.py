@@ -105,7 +105,8 @@ class _Reader:
         old, new = a.meta.get("control_channels"), b.meta.get("control_channels")
         if not isinstance(old, dict) or not isinstance(new, dict):
             return ()
-        return tuple(sorted((k for k in old.keys() | new.keys() if old.get(k) != new.get(k)), key=str))
+        gone = object()     # a channel only one side holds changed too (a branch channel LangGraph clears)
+        return tuple(sorted((k for k in old.keys() | new.keys() if old.get(k, gone) != new.get(k, gone)), key=str))
 
     def tasks(self, info: CheckpointInfo) -> Any:
         fetch = self.fetch

@@ -134,3 +134,20 @@ def test_langgraph_checkpoints_are_diffed_as_plain_values(tmp_path) -> None:
         old, new = store.load("chat:0"), store.load("chat:-1")
     assert apply(old.state, result.changes) == new.state
     assert result.changes and result.ancestor is not None and result.ancestor.id == result.a.id
+
+
+def test_a_langgraph_channel_only_one_side_holds_counts_as_changed(corpus_sqlite) -> None:
+    """A branch channel LangGraph clears (``branch:to:…`` present, then gone) is a change of its
+    own channels, though its stored value was None."""
+    from inspector.diff import diff_checkpoints
+    with open_store(corpus_sqlite) as store:
+        infos = [i for i in store.list_checkpoints("agent-1") if not i.lane]
+        found = 0
+        for old, new in zip(infos, infos[1:]):
+            a, b = (store.load(i.id).meta.get("control_channels") or {} for i in (old, new))
+            differs = sorted(k for k in a.keys() | b.keys() if (k in a) != (k in b) or a.get(k) != b.get(k))
+            result = diff_checkpoints(store, old, new)
+            if not result.changes and differs:
+                assert list(result.hidden) == differs, (old.seq, new.seq)
+                found += 1
+    assert found      # the thread has such a step (the todo middleware's branch, cleared)

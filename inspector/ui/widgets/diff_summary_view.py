@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidge
 
 from inspector.diff import DiffResult, TaskChange
 from inspector.diff.lineage import describe_divergence
+from inspector.diff.summary import SEPARATOR
 from inspector.ui.formatting import visible
 from inspector.ui.widgets.palette import accent, muted_text
 
@@ -102,13 +103,17 @@ class DiffSummaryView(QWidget):
         """Show the summary, where branches diverged, and each task change."""
         if not result.empty:
             self.summary.setText(html.escape(result.summary))
-        elif result.hidden:     # a LangGraph input checkpoint: only __start__ differs
-            names = ", ".join(visible(str(h)) for h in result.hidden)
-            self.summary.setText(f"No differences in the state · <span style='color:{muted_text(self.palette()).name()}'>"
-                                 f"LangGraph's own channels changed: {html.escape(names)} (the Metadata tab "
-                                 f"shows them)</span>")
         else:
-            self.summary.setText("No differences")
+            # equal states may still differ in score (a LangGraph step's node tasks) and in
+            # LangGraph's own channels (an input checkpoint's __start__, a branch it cleared)
+            unchanged = f"{SEPARATOR}state unchanged"
+            score = result.summary.removesuffix(unchanged) if result.summary.endswith(unchanged) else ""
+            parts = [html.escape(score)] if score else []
+            if result.hidden:
+                names = ", ".join(visible(str(h)) for h in result.hidden)
+                parts.append(f"<span style='color:{muted_text(self.palette()).name()}'>LangGraph's own channels "
+                             f"changed: {html.escape(names)} (the Metadata tab shows them)</span>")
+            self.summary.setText(SEPARATOR.join(["No differences in the state", *parts]) if parts else "No differences")
         self._show_divergence(result)
         self.tasks.clear()
         pal = self.palette()

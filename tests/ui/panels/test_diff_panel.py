@@ -215,3 +215,8 @@ def test_no_state_change_names_the_langgraph_channels_that_changed(qtbot) -> Non
     assert "No differences in the state" in view.summary.text() and "__start__" in view.summary.text()
     view.show_result(DiffResult(()))
     assert view.summary.text() == "No differences"
+    # a LangGraph step whose node tasks differ: the score says so, as the CLI's summary does
+    view.show_result(DiffResult((), summary="checks 1/1 → 0/0 · state unchanged",
+                                hidden=("branch:to:after_model",)))
+    text = view.summary.text()
+    assert text.startswith("No differences in the state · checks 1/1 → 0/0 · ") and "branch:to:after_model" in text

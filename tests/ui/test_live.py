@@ -113,6 +113,20 @@ def test_the_timeline_follows_the_head_of_a_live_run(window, qtbot, demo_store: 
         assert "of" in timeline.position_label.text() and f"#{head}" in timeline.position_label.text()
 
 
+def test_a_live_run_opens_on_its_head_and_follows_it_without_a_click(window, qtbot, demo_store: Path) -> None:
+    with _live_run(window, qtbot, demo_store, "14", "opened", "0.15") as (proc, new_id):
+        timeline = window.timeline_panel       # selected, never clicked: it opened on its head
+        qtbot.waitUntil(lambda: timeline.view.currentIndex().row() >= 1, timeout=30_000)
+        start = timeline.view.currentIndex().row()
+        qtbot.waitUntil(lambda: timeline.view.currentIndex().row() >= start + 2, timeout=30_000)
+        assert proc.wait(timeout=60) == 0
+        with open_store(demo_store) as store:
+            head = store.get_run(new_id).head_seq
+        qtbot.waitUntil(lambda: timeline.view.currentIndex().row() == head, timeout=10_000)
+        qtbot.waitUntil(lambda: window.details.snapshot is not None and window.details.snapshot.info.seq == head,
+                        timeout=10_000)
+
+
 def test_runs_do_not_move_under_the_pointer(window, qtbot, demo_store: Path) -> None:
     from PySide6.QtCore import QEvent, QPointF, Qt
     from PySide6.QtGui import QEnterEvent

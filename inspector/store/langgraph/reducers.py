@@ -95,10 +95,11 @@ def prove(reader: ReducerReads, thread: str, channel: str,
 
 def missing_reducers(reader: ReducerReads, thread: str, ns: str, present: set[str],
                      child_value: Callable[[str, str, str], Any],
-                     cache: dict[tuple[str, str], Any]) -> dict[str, Any]:
-    """``{channel: empty value}`` for the reducer channels this checkpoint lacks."""
+                     cache: dict[tuple[str, str], Any], written: list[str] | None = None) -> dict[str, Any]:
+    """``{channel: empty value}`` for the reducer channels this checkpoint lacks (``written``:
+    the channels the namespace's tasks wrote, when the caller has them)."""
     out: dict[str, Any] = {}
-    for channel in reader.written_channels(thread, ns):
+    for channel in reader.written_channels(thread, ns) if written is None else written:
         if channel in present or is_control_channel(channel):
             continue
         key = (thread, channel)

@@ -221,8 +221,10 @@ class SqliteReader(SharedWriteQueries):
         make = ListRow._make
         return [make(r) for r in rows]
 
-    def task_outputs(self, thread_id: str, lo: str, hi: str) -> list[TaskOutputRow]:
-        """Per (checkpoint, task) the output channels written, for checkpoints lo ≤ id ≤ hi.
+    def task_outputs(self, thread_id: str, lo: str, hi: str, ns: str | None = None) -> list[TaskOutputRow]:
+        """Per (checkpoint, task) the output channels written, for checkpoints lo ≤ id ≤ hi
+        (of namespace ``ns`` only, when given: a range of the primary key, not a scan of the
+        thread's writes).
 
         One row per task, not per write; control writes and the null task are left out, so a
         task appears here iff it finished (LangGraph's rule).
@@ -231,11 +233,13 @@ class SqliteReader(SharedWriteQueries):
             "SELECT COALESCE(CAST(w.checkpoint_ns AS TEXT), ''), CAST(w.checkpoint_id AS TEXT), "
             f"COALESCE(CAST({self._task_path} AS TEXT), ''), "
             "group_concat(CAST(w.channel AS TEXT), :sep) FROM writes w "
-            "WHERE w.thread_id = :thread AND w.checkpoint_id BETWEEN :lo AND :hi "
+            f"WHERE w.thread_id = :thread {'AND w.checkpoint_ns = :ns ' if ns is not None else ''}"
+            "AND w.checkpoint_id BETWEEN :lo AND :hi "
             "AND w.task_id != :null_task AND w.channel NOT IN "
             "('__error__', '__error_source_node__', '__interrupt__', '__resume__') "
             "GROUP BY w.checkpoint_ns, w.checkpoint_id, w.task_id",
-            thread=thread_id, lo=lo, hi=hi, sep=CHANNEL_SEP, null_task=NULL_TASK_ID)
+            thread=thread_id, lo=lo, hi=hi, sep=CHANNEL_SEP, null_task=NULL_TASK_ID,
+            **({"ns": ns} if ns is not None else {}))
         make = TaskOutputRow._make
         return [make(r) for r in rows]
 

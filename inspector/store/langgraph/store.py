@@ -12,7 +12,7 @@ import dataclasses
 import json
 import threading
 import urllib.parse
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +102,9 @@ class LangGraphStore(Store):
         self._send_cache: dict[tuple[str, str, str], list[str | None]] = {}
         self._change_cache: dict[tuple[str, str, str], str] = {}
         self._reducer_cursor: Any = None
+        # thread-wide scans (child counts, channels written), kept while the store's cursor stays
+        self._scans: dict[tuple, Any] = {}
+        self._scans_cursor: Any = None
         self.graph_channels: GraphChannels | None = None
         self.channels_note: str | None = None
         self.combiner: Combiner | None = None
@@ -210,11 +213,17 @@ class LangGraphStore(Store):
         bounds = page_bounds(rows)
         if bounds is None:
             return []
-        outputs = group_outputs(self.reader.task_outputs(str(run_id), *bounds))
-        children = self.reader.child_counts(str(run_id), *bounds)
+        # a page of one namespace (a single checkpoint; a thread without subgraphs) reads the
+        # writes of that namespace only: a range of the writes' primary key
+        spaces = {r.ns for r in rows}
+        ns = next(iter(spaces)) if len(spaces) == 1 else None
+        outputs = group_outputs(self.reader.task_outputs(str(run_id), *bounds, ns=ns))
+        lo, hi = bounds
+        children = {key: n for key, n in self._scanned(("children", str(run_id)), lambda: self.reader.child_counts(
+            str(run_id), "", "\U0010ffff")).items() if lo <= key[1] <= hi}
         sends = {key: self._sends(str(run_id), *key) for key, found in outputs.items() if has_push(found)}
         infos = build_infos(str(run_id), rows, offset, outputs, children, sends)
-        waiting = self._waiting(str(run_id), *bounds)
+        waiting = self._waiting(str(run_id), *bounds, space=ns)
         if waiting:
             infos = [dataclasses.replace(i, change=f"waiting: {waiting[(k.ns, k.checkpoint_id)]}"
                                          + (f" · {i.change}" if i.change else ""))
@@ -225,11 +234,28 @@ class LangGraphStore(Store):
                      if (key := parse_id(str(i.id))) and key.checkpoint_id in edited else i for i in infos]
         return infos
 
-    def _waiting(self, thread_id: str, lo: str, hi: str) -> dict[tuple[str, str], str]:
+    def _scanned(self, key: tuple, scan: Callable[[], Any]) -> Any:
+        """What ``scan()`` read of a whole thread (it has no index to narrow it: the children
+        of every checkpoint, the channels its tasks wrote), read again only once the store's
+        cursor moved (a checkpoint or a write was added): a big thread's every page and
+        checkpoint would otherwise read all its rows again."""
+        cursor = self.reader.cursor()
+        with self._lock:
+            if self._scans_cursor != cursor:
+                self._scans, self._scans_cursor = {}, cursor
+            if key in self._scans:
+                return self._scans[key]
+        found = scan()
+        with self._lock:
+            if self._scans_cursor == cursor:
+                self._scans[key] = found
+        return found
+
+    def _waiting(self, thread_id: str, lo: str, hi: str, space: str | None = None) -> dict[tuple[str, str], str]:
         """The question of each pending interrupt by (ns, checkpoint id): the Change column of a
         checkpoint waiting for an answer says what it asks."""
         tasks: dict[tuple[str, str, str], dict] = {}
-        for ns, cid, task_id, channel, tag, value in self.reader.interrupt_rows(thread_id, lo, hi):
+        for ns, cid, task_id, channel, tag, value in self.reader.interrupt_rows(thread_id, lo, hi, ns=space):
             task = tasks.setdefault((ns, cid, task_id), {"output": False, "questions": []})
             if channel == INTERRUPT:
                 items = decode_plain(tag, value)
@@ -529,7 +555,9 @@ class LangGraphStore(Store):
                 self._reducer_cache, self._reducer_cursor = {}, cursor
             cache = self._reducer_cache
 
-        return missing_reducers(self.reader, ck.thread_id, ck.ns, present, self._child_value(ck.thread_id), cache)
+        written = self._scanned(("written", ck.thread_id, ck.ns), lambda: self.reader.written_channels(ck.thread_id, ck.ns))
+        return missing_reducers(self.reader, ck.thread_id, ck.ns, present, self._child_value(ck.thread_id), cache,
+                                written=written)
 
     # -- live ------------------------------------------------------------------------------------
     def cursor(self) -> Any:

@@ -49,6 +49,9 @@ def run(args: argparse.Namespace) -> int:
             **({"damaged": e.problem} if e.problem else {})}
             for e in events])
         return 0
+    if not events:
+        say(f"run {found.id} {found.name!r} has no task state at any checkpoint")
+        return 0
     what = f"task {args.task!r}" if args.task is not None else "its tasks"
     count = sum(len(e.changes) for e in events)
     unread = sum(1 for e in events if e.problem)

@@ -54,3 +54,14 @@ def test_an_unknown_task_or_run_is_one_sentence_and_exit_2(demo_store: Path, cap
         code, out, err = _run(capsys, "history", str(demo_store), ref, *argv)
         assert code == 2 and not out and err.count("\n") == 1 and "Traceback" not in err
         assert words is None or words in err
+
+
+def test_a_run_without_task_state_says_so(tmp_path: Path, capsys) -> None:
+    from inspector.record import Checkpointer
+    store = tmp_path / "plain.db"
+    with Checkpointer(store, name="no tasks", heartbeat=3600) as cp:
+        cp.save({"step": 1})
+        cp.save({"step": 2})
+    code, out, _ = _run(capsys, "history", str(store), "no tasks")
+    assert code == 0 and out == f"run {cp.run_id} 'no tasks' has no task state at any checkpoint\n"
+    assert _run(capsys, "history", str(store), "no tasks", "--json")[1] == "[]\n"

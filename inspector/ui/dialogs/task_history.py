@@ -94,7 +94,7 @@ class TaskHistoryDialog(QDialog):
     def _show(self, events: list[TaskEvent]) -> None:
         self.events = events
         if not events:
-            self.status.setText("No task changed in this run." if self.task_id is None else
+            self.status.setText("This run has no task state at any checkpoint." if self.task_id is None else
                                 f"Task {self.task_id!r} never appears in this run's task state.")
             return
         title = next((c.title for e in events for c in e.changes if c.title), "")

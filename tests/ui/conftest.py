@@ -69,7 +69,15 @@ def select_run(window, qtbot, run_id: str) -> None:
 
 
 def select_checkpoint(window, qtbot, seq: int):
-    """Select checkpoint ``seq`` in the timeline and return the loaded Snapshot."""
-    with qtbot.waitSignal(window.details.snapshot_loaded, timeout=10_000) as blocker:
-        window.timeline_panel.select_seq(seq)
-    return blocker.args[0]
+    """Select checkpoint ``seq`` in the timeline and return its Snapshot once the details show
+    it. (A run opens on its head: selecting the head may select the row already selected,
+    which loads nothing new.)"""
+    timeline = window.timeline_panel
+    timeline.select_seq(seq)
+
+    def shown() -> bool:
+        current, snap = timeline.current_checkpoint(), window.details.snapshot
+        return (current is not None and timeline._pending_seq is None and (seq < 0 or current.seq == seq)
+                and snap is not None and snap.info.id == current.id)
+    qtbot.waitUntil(shown, timeout=10_000)
+    return window.details.snapshot

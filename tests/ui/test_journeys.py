@@ -59,11 +59,17 @@ def _click_run(qtbot, window: MainWindow, run_id: str) -> None:
 
 
 def _click_checkpoint(qtbot, window: MainWindow, seq: int):
+    """Click a checkpoint's row and wait until the details show it. (A run opens on its head,
+    and a live one follows it: clicking the head is often clicking the row already shown.)"""
     timeline = window.timeline_panel
     row = seq if seq >= 0 else timeline.model.rowCount() + seq
-    with qtbot.waitSignal(window.details.snapshot_loaded, timeout=TIMEOUT) as blocker:
-        _click_row(qtbot, timeline.view, timeline.model.index(row, 1))
-    return blocker.args[0]
+    _click_row(qtbot, timeline.view, timeline.model.index(row, 1))
+
+    def shown() -> bool:
+        info, snap = timeline.model.checkpoint(row), window.details.snapshot
+        return info is not None and snap is not None and snap.info.id == info.id
+    qtbot.waitUntil(shown, timeout=TIMEOUT)
+    return window.details.snapshot
 
 
 def _click_tab(qtbot, window: MainWindow, key: str) -> QWidget:

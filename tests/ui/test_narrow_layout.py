@@ -16,6 +16,7 @@ from inspector.ui.models.runs_model import RunRole
 from inspector.ui.widgets.runs_columns import NAME_PADDING
 from tests.ui.dialogs.test_resume_flow import TIMEOUT
 from tests.ui.test_journeys import _window
+from tests.ui.conftest import select_checkpoint
 
 SIZES = [pytest.param((1024, 700), id="1024x700"), pytest.param((900, 650), id="900x650"),
          pytest.param((800, 600), id="800x600")]
@@ -50,8 +51,7 @@ def test_run_names_whole_and_selected_row_in_sight(qtbot, demo_store: Path, size
     timeline = window.timeline_panel
     with qtbot.waitSignal(timeline.model.page_loaded, timeout=TIMEOUT):
         window.runs_panel.select_run(crashed.id)
-    with qtbot.waitSignal(window.details.snapshot_loaded, timeout=TIMEOUT):
-        timeline.select_seq(-1)
+    select_checkpoint(window, qtbot, -1)
     qtbot.waitUntil(lambda: window.run_notice.isVisible(), timeout=TIMEOUT)
 
     def in_sight() -> bool:

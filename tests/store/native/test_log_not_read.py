@@ -72,3 +72,46 @@ def test_a_small_log_without_shm_is_still_read_from_a_copy(big_log: Path, tmp_pa
     with open_store(small) as store:
         assert "private copy" in store.info.notice
         assert sorted(r.name for r in store.list_runs()) == ["clean", "killed"]
+
+
+def test_a_reader_following_writers_runs_a_query_again_after_a_momentary_refusal(tmp_path) -> None:
+    """With writers at work a ``readonly_shm`` reader is sometimes refused a plain SELECT
+    ("attempt to write a readonly database") while the log's index is rewritten; the fleet test
+    (eight writers, a live reader) hit it about once in 60 runs. Such a connection's cursors run
+    the query again; any other error, a connection that does not follow writers, or a refusal
+    that lasts, is raised as before."""
+    import sqlite3
+
+    import pytest
+
+    from inspector.store import sqlite_ro
+
+    class Conn:
+        def __init__(self, mode: str) -> None:
+            self.ci_signature = (mode,)
+
+    def refused(times: int, error: str = "attempt to write a readonly database"):
+        left = [times]
+
+        def call(sql: str) -> str:
+            if left[0]:
+                left[0] -= 1
+                raise sqlite3.OperationalError(error)
+            return f"rows of {sql}"
+        return call
+    assert sqlite_ro.retrying(Conn(sqlite_ro.SHARED), refused(3), "SELECT 1") == "rows of SELECT 1"
+    for conn, call in ((Conn(sqlite_ro.IMMUTABLE), refused(1)),                       # not following writers
+                       (Conn(sqlite_ro.SHARED), refused(1, "database disk image is malformed")),
+                       (Conn(sqlite_ro.SHARED), refused(sqlite_ro.READONLY_RETRIES + 1))):   # it lasts
+        with pytest.raises(sqlite3.OperationalError):
+            sqlite_ro.retrying(conn, call, "SELECT 1")
+    # the store's own read connections (SQLAlchemy's and the read pool's) use such cursors
+    from inspector.record import Checkpointer
+    from inspector.store import open_store
+    with Checkpointer(tmp_path / "live.db", name="r", heartbeat=3600) as cp:
+        cp.save({"x": 1})
+        with open_store(tmp_path / "live.db") as store:
+            engine = store._sa_engine()
+            with engine.connect() as conn:
+                raw = conn.connection.dbapi_connection
+                assert isinstance(raw.cursor(), sqlite_ro._ReadCursor) and raw.ci_signature[0] == sqlite_ro.SHARED

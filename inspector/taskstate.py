@@ -24,6 +24,9 @@ from inspector.model import Record
 
 TASK_STATUSES = ("pending", "in_progress", "blocked", "done", "failed")
 REVIEW_STATUSES = ("none", "requested", "approved", "changes_requested")
+# a LangGraph step's node task (one per node the pending step runs): it describes that one
+# step, so diffs and task histories leave it out
+NODE_TASK_PREFIX = "node:"
 
 
 class Score(Record):

@@ -8,7 +8,7 @@ from typing import Any
 from inspector.diff.model import TaskChange
 from inspector.errors import TaskStateError
 from inspector.model import replace
-from inspector.taskstate import Score, score, validate
+from inspector.taskstate import NODE_TASK_PREFIX, Score, score, validate
 
 _STATUS_WORDS = {"done": "done", "failed": "failed", "in_progress": "started",
                  "blocked": "blocked", "pending": "reset to pending"}
@@ -50,9 +50,6 @@ def _lenient_task(task: dict) -> dict:
                        "note": review.get("note")},
             "checks": [{"name": str(c.get("name")), "passed": c.get("passed"), "detail": c.get("detail")}
                        for c in checks]}
-
-
-NODE_TASK_PREFIX = "node:"   # LangGraph step tasks (inspector.store.langgraph.tasks)
 
 
 def task_diff(old: Any, new: Any, *, edit: bool = False) -> tuple[tuple[TaskChange, ...], str]:

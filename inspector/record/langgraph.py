@@ -341,17 +341,16 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         """The score of lane ``key`` (thread, namespace) stopped at ``checkpoint_id`` (its last
         put when None); None when that is not known (any more)."""
         lane = self._lanes.get(key)
-        if lane is None:
+        if lane is None or not lane.heads:
             return None
-        if checkpoint_id is None:
-            checkpoint_id = next(reversed(lane.heads), None)
-        head = lane.heads.get(checkpoint_id) if checkpoint_id is not None else None
-        if head is None or checkpoint_id is None:
+        at = next(reversed(lane.heads)) if checkpoint_id is None else checkpoint_id
+        head = lane.heads.get(at)
+        if head is None:
             return None
         nxt, todos = head
-        sends = tuple(lane.sends.get(checkpoint_id) or ())
+        sends = tuple(lane.sends.get(at) or ())
         tasks = summarise_tasks((task_id, path, channel) for task_id, (path, channels)
-                                in lane.outputs.get(checkpoint_id, {}).items() for channel in sorted(channels))
+                                in lane.outputs.get(at, {}).items() for channel in sorted(channels))
         sc = head_score(tasks, HeadSummary(nxt + tuple(n for n in sends if n), todos, sends), self.tasks_channel)
         return sc.tasks_done, sc.tasks_total, sc.checks_passed, sc.checks_total
 

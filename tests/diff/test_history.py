@@ -9,7 +9,8 @@ import pytest
 
 from inspector.diff.history import task_history
 from inspector.diff.model import DiffCancelled
-from inspector.diff.tasks import NODE_TASK_PREFIX, diff_tasks
+from inspector.diff.tasks import diff_tasks
+from inspector.taskstate import NODE_TASK_PREFIX
 from inspector.store import open_store
 
 

@@ -206,16 +206,17 @@ class PgReader(SharedWriteQueries):
     def task_outputs(self, thread_id: str, lo: str, hi: str, ns: str | None = None) -> list[TaskOutputRow]:
         """Per (checkpoint, task) the output channels written, for checkpoints lo ≤ id ≤ hi
         (of namespace ``ns`` only, when given)."""
+        space, space_params = self._in_space(ns)
         rows = self._all(
             f"SELECT w.checkpoint_ns, w.checkpoint_id, COALESCE(MAX({self._task_path}), ''), "
             "string_agg(w.channel, :sep) FROM checkpoint_writes w "
-            f"WHERE w.thread_id = :thread {'AND w.checkpoint_ns = :ns ' if ns is not None else ''}"
+            f"WHERE w.thread_id = :thread {space}"
             f"AND w.checkpoint_id {C} BETWEEN :lo AND :hi "
             "AND w.task_id <> :null_task AND w.channel NOT IN "
             "('__error__', '__error_source_node__', '__interrupt__', '__resume__') "
             "GROUP BY w.checkpoint_ns, w.checkpoint_id, w.task_id",
             thread=thread_id, lo=lo, hi=hi, sep=CHANNEL_SEP, null_task=NULL_TASK_ID,
-            **({"ns": ns} if ns is not None else {}))
+            **space_params)
         return [TaskOutputRow(r[0], r[1], r[2], r[3]) for r in rows]
 
     def child_counts(self, thread_id: str, lo: str, hi: str) -> dict[tuple[str, str], int]:

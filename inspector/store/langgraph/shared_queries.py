@@ -16,20 +16,26 @@ class SharedWriteQueries:
     def _all(self, sql: str, **params: Any) -> list[Any]:
         raise NotImplementedError
 
+    @staticmethod
+    def _in_space(ns: str | None) -> tuple[str, dict[str, Any]]:
+        """The condition keeping the writes ``w`` of namespace ``ns`` (none for None), and its
+        parameter: with the thread, a range of the writes' primary key."""
+        return ("AND w.checkpoint_ns = :ns ", {"ns": ns}) if ns is not None else ("", {})
+
     def interrupt_rows(self, thread_id: str, lo: str, hi: str,
                        ns: str | None = None) -> list[tuple[str, str, str, str, Any, Any]]:
         """(ns, checkpoint id, task id, channel, type, value) of every write of the tasks that
         wrote ``__interrupt__`` at checkpoints in [lo, hi] (of namespace ``ns`` only, when
         given); values only for the interrupts."""
+        space, space_params = self._in_space(ns)
         rows = self._all(
             "SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel, "
             "CASE WHEN w.channel = '__interrupt__' THEN w.type END, "
             f"CASE WHEN w.channel = '__interrupt__' THEN w.{self.WRITE_VALUE} END FROM {self.WRITES} w "
-            f"WHERE w.thread_id = :thread {'AND w.checkpoint_ns = :ns ' if ns is not None else ''}"
-            "AND w.checkpoint_id BETWEEN :lo AND :hi AND EXISTS ("
+            f"WHERE w.thread_id = :thread {space}AND w.checkpoint_id BETWEEN :lo AND :hi AND EXISTS ("
             f"SELECT 1 FROM {self.WRITES} i WHERE i.thread_id = w.thread_id AND i.checkpoint_ns = w.checkpoint_ns "
             "AND i.checkpoint_id = w.checkpoint_id AND i.task_id = w.task_id AND i.channel = '__interrupt__')",
-            thread=thread_id, lo=lo, hi=hi, **({"ns": ns} if ns is not None else {}))
+            thread=thread_id, lo=lo, hi=hi, **space_params)
         return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], bytes(r[5]) if r[5] is not None else None)
                 for r in rows]
 

@@ -229,17 +229,18 @@ class SqliteReader(SharedWriteQueries):
         One row per task, not per write; control writes and the null task are left out, so a
         task appears here iff it finished (LangGraph's rule).
         """
+        space, space_params = self._in_space(ns)
         rows = self._all(
             "SELECT COALESCE(CAST(w.checkpoint_ns AS TEXT), ''), CAST(w.checkpoint_id AS TEXT), "
             f"COALESCE(CAST({self._task_path} AS TEXT), ''), "
             "group_concat(CAST(w.channel AS TEXT), :sep) FROM writes w "
-            f"WHERE w.thread_id = :thread {'AND w.checkpoint_ns = :ns ' if ns is not None else ''}"
+            f"WHERE w.thread_id = :thread {space}"
             "AND w.checkpoint_id BETWEEN :lo AND :hi "
             "AND w.task_id != :null_task AND w.channel NOT IN "
             "('__error__', '__error_source_node__', '__interrupt__', '__resume__') "
             "GROUP BY w.checkpoint_ns, w.checkpoint_id, w.task_id",
             thread=thread_id, lo=lo, hi=hi, sep=CHANNEL_SEP, null_task=NULL_TASK_ID,
-            **({"ns": ns} if ns is not None else {}))
+            **space_params)
         make = TaskOutputRow._make
         return [make(r) for r in rows]
 

@@ -98,13 +98,12 @@ class LangGraphStore(Store):
         self.graph = graph
         self._path = (path or (_sqlite_path(engine) if engine is not None else None)) if backend == "sqlite" else None
         self._heads: dict[tuple[str, str], HeadSummary] = {}
-        self._reducer_cache: dict[tuple[str, str], Any] = {}
         self._send_cache: dict[tuple[str, str, str], list[str | None]] = {}
         self._change_cache: dict[tuple[str, str, str], str] = {}
-        self._reducer_cursor: Any = None
-        # thread-wide scans (child counts, channels written), kept while the store's cursor stays
-        self._scans: dict[tuple, Any] = {}
-        self._scans_cursor: Any = None
+        # what is read of the store as it is now (reducers proven, thread-wide scans): kept
+        # while the store's cursor stays, emptied when it moves (``_epoch``)
+        self._epoch_cache: dict[Any, Any] = {}
+        self._epoch_cursor: Any = None
         self.graph_channels: GraphChannels | None = None
         self.channels_note: str | None = None
         self.combiner: Combiner | None = None
@@ -147,7 +146,7 @@ class LangGraphStore(Store):
         with self._lock:
             self.graph_channels, self.channels_note = channels, note
             self.combiner = combiner if channels is not None else None
-            self._reducer_cache, self._reducer_cursor = {}, None
+            self._epoch_cache, self._epoch_cursor = {}, None
 
     # -- runs ------------------------------------------------------------------------------
     def _summaries(self, heads: list[HeadRow]) -> dict[str, HeadSummary]:
@@ -219,8 +218,9 @@ class LangGraphStore(Store):
         ns = next(iter(spaces)) if len(spaces) == 1 else None
         outputs = group_outputs(self.reader.task_outputs(str(run_id), *bounds, ns=ns))
         lo, hi = bounds
-        children = {key: n for key, n in self._scanned(("children", str(run_id)), lambda: self.reader.child_counts(
-            str(run_id), "", "\U0010ffff")).items() if lo <= key[1] <= hi}
+        every = self._scanned(self._epoch(), ("children", str(run_id)),
+                              lambda: self.reader.child_counts(str(run_id), "", "\U0010ffff"))
+        children = {key: n for key, n in every.items() if lo <= key[1] <= hi}
         sends = {key: self._sends(str(run_id), *key) for key, found in outputs.items() if has_push(found)}
         infos = build_infos(str(run_id), rows, offset, outputs, children, sends)
         waiting = self._waiting(str(run_id), *bounds, space=ns)
@@ -234,22 +234,24 @@ class LangGraphStore(Store):
                      if (key := parse_id(str(i.id))) and key.checkpoint_id in edited else i for i in infos]
         return infos
 
-    def _scanned(self, key: tuple, scan: Callable[[], Any]) -> Any:
-        """What ``scan()`` read of a whole thread (it has no index to narrow it: the children
-        of every checkpoint, the channels its tasks wrote), read again only once the store's
-        cursor moved (a checkpoint or a write was added): a big thread's every page and
-        checkpoint would otherwise read all its rows again."""
+    def _epoch(self) -> dict[Any, Any]:
+        """The cache of what was read of the store as it is now: emptied once its cursor moved
+        (a checkpoint or a write was added). A new dict each time, so a reader still filling
+        an older one changes nothing current."""
         cursor = self.reader.cursor()
         with self._lock:
-            if self._scans_cursor != cursor:
-                self._scans, self._scans_cursor = {}, cursor
-            if key in self._scans:
-                return self._scans[key]
-        found = scan()
-        with self._lock:
-            if self._scans_cursor == cursor:
-                self._scans[key] = found
-        return found
+            if self._epoch_cursor != cursor:
+                self._epoch_cache, self._epoch_cursor = {}, cursor
+            return self._epoch_cache
+
+    @staticmethod
+    def _scanned(epoch: dict[Any, Any], key: tuple, scan: Callable[[], Any]) -> Any:
+        """What ``scan()`` reads of a whole thread, with no index to narrow it (the children of
+        every checkpoint, the channels its tasks wrote), read once an ``epoch``: a big
+        thread's every page and checkpoint would otherwise read all its rows again."""
+        if key not in epoch:
+            epoch[key] = scan()
+        return epoch[key]
 
     def _waiting(self, thread_id: str, lo: str, hi: str, space: str | None = None) -> dict[tuple[str, str], str]:
         """The question of each pending interrupt by (ns, checkpoint id): the Change column of a
@@ -519,11 +521,7 @@ class LangGraphStore(Store):
         known = self._graph_kinds(ck.ns)
         if known is not None:
             return known.get(channel, INFERRED_LAST)
-        cursor = self.reader.cursor()
-        with self._lock:
-            if self._reducer_cursor != cursor:
-                self._reducer_cache, self._reducer_cursor = {}, cursor
-            cache = self._reducer_cache
+        cache = self._epoch().setdefault("reducers", {})
         key = (ck.thread_id, channel)
         if key not in cache:
             cache[key] = prove(self.reader, ck.thread_id, channel, self._child_value(ck.thread_id))
@@ -549,15 +547,11 @@ class LangGraphStore(Store):
         if channels is not None and known is not None:
             return {c: plain_or_error(known[c].empty) for c in channels.output(ck.ns)
                     if c in known and known[c].has_empty and c not in present and not is_control_channel(c)}
-        cursor = self.reader.cursor()
-        with self._lock:
-            if self._reducer_cursor != cursor:
-                self._reducer_cache, self._reducer_cursor = {}, cursor
-            cache = self._reducer_cache
-
-        written = self._scanned(("written", ck.thread_id, ck.ns), lambda: self.reader.written_channels(ck.thread_id, ck.ns))
-        return missing_reducers(self.reader, ck.thread_id, ck.ns, present, self._child_value(ck.thread_id), cache,
-                                written=written)
+        epoch = self._epoch()
+        written = self._scanned(epoch, ("written", ck.thread_id, ck.ns),
+                                lambda: self.reader.written_channels(ck.thread_id, ck.ns))
+        return missing_reducers(self.reader, ck.thread_id, ck.ns, present, self._child_value(ck.thread_id),
+                                epoch.setdefault("reducers", {}), written=written)
 
     # -- live ------------------------------------------------------------------------------------
     def cursor(self) -> Any:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.errors import TaskStateError
-from inspector.taskstate import validate
+from inspector.taskstate import NODE_TASK_PREFIX, validate
 
 STATUS_MAP = {"pending": "pending", "todo": "pending", "not_started": "pending", "open": "pending",
               "in_progress": "in_progress", "in-progress": "in_progress", "active": "in_progress",
@@ -73,7 +73,7 @@ def _todo_task(item: Any, index: int, used: set[str]) -> dict:
 
 def _node_task(task: dict, used: set[str]) -> dict:
     node = task.get("node") or task.get("task_id") or "task"
-    task_id = f"node:{node}"
+    task_id = f"{NODE_TASK_PREFIX}{node}"
     while task_id in used:
         task_id += "'"
     used.add(task_id)

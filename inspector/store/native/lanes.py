@@ -415,24 +415,19 @@ class LaneStore(NativeWriter):
                         score: tuple[int, int, int, int] | None = None) -> None:
         """Set the status of a lane's run (interrupted, failed…) and, when given, its score
         (tasks done, tasks, checks passed, checks)."""
-        run_id = self.lane_run(thread_id, ns)
-        if run_id is None:
-            return
         values: dict[str, Any] = {"status": status, "last_error": error, "updated": time.time()}
-        if score is not None:
-            values.update(zip(("tasks_done", "tasks_total", "checks_passed", "checks_total"), score, strict=True))
-        with guard(self.store.info.display), self.engine.begin() as conn:
-            conn.execute(runs.update().where(runs.c.id == run_id).values(**values))
-            self._notify(conn, run_id)
+        self._update_lane_run(thread_id, ns, values | (dict(zip(_SCORE, score, strict=True)) if score else {}))
 
     def set_lane_score(self, thread_id: str, ns: str, score: tuple[int, int, int, int]) -> None:
         """Set the score of a lane's run (tasks done, tasks, checks passed, checks)."""
+        self._update_lane_run(thread_id, ns, dict(zip(_SCORE, score, strict=True)))
+
+    def _update_lane_run(self, thread_id: str, ns: str, values: dict[str, Any]) -> None:
         run_id = self.lane_run(thread_id, ns)
         if run_id is None:
             return
         with guard(self.store.info.display), self.engine.begin() as conn:
-            conn.execute(runs.update().where(runs.c.id == run_id).values(
-                dict(zip(("tasks_done", "tasks_total", "checks_passed", "checks_total"), score, strict=True))))
+            conn.execute(runs.update().where(runs.c.id == run_id).values(**values))
             self._notify(conn, run_id)
 
     def beat(self, run_ids: Collection) -> None:
@@ -650,6 +645,7 @@ class LaneStore(NativeWriter):
                 self._notify(conn, new_run)
 
 
+_SCORE = ("tasks_done", "tasks_total", "checks_passed", "checks_total")   # a run's score columns
 _FOLDED = 4            # new pieces of a put inserted by its own statement (more: one statement before)
 _BLOB_ROWS = 200       # pieces per statement beyond that (4 parameters each)
 _WRITE_ROWS = 100      # pending writes per statement (10 parameters each)

@@ -6,7 +6,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QMouseEvent, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QProgressBar, QSizePolicy, QVBoxLayout, QWidget
 
-from inspector.diff.tasks import NODE_TASK_PREFIX
+from inspector.taskstate import NODE_TASK_PREFIX
 from inspector.ui.formatting import visible, visible_html
 from inspector.ui.widgets.palette import REVIEW_HUES, STATUS_HUES, accent, muted_text, theme_changed, tint
 

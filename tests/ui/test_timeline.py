@@ -59,8 +59,10 @@ def test_a_long_run_opens_at_once_and_loads_pages_on_demand(window, qtbot, long_
     panel, model = window.timeline_panel, window.timeline_panel.model
     assert model.rowCount() == 2500
     qtbot.waitUntil(lambda: panel.current_checkpoint() is not None and panel.current_checkpoint().seq == 2499)
-    # the run opens on its head: the first page and the head's are read, nothing between
-    assert model.cache.loaded_pages() == [0, 2499 // PAGE_SIZE]
+    # the run opens on its head: the head's page is read, and the first page when the view
+    # showed the top before it moved (it may not have, on a busy machine), nothing between
+    loaded = model.cache.loaded_pages()
+    assert 2499 // PAGE_SIZE in loaded and set(loaded) <= {0, 2499 // PAGE_SIZE}
     panel.view.setFocus()
     panel.select_row(0)
     with qtbot.waitSignal(panel.checkpoint_selected, timeout=10_000,

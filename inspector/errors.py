@@ -15,6 +15,10 @@ class NotAStoreError(StoreError):
     """The path or URL exists but is not a store we can read."""
 
 
+class RunNotFoundError(StoreError):
+    """There is no such run (never was, or it was deleted)."""
+
+
 class NewerFormatError(StoreError):
     """The store was written by a newer version of the format."""
 

@@ -350,13 +350,16 @@ class Snapshot(Record):
 
 
 class ChangeSet(Record):
-    """What changed in a store since a cursor: runs touched and checkpoints added."""
+    """What changed in a store since a cursor: runs touched and checkpoints added, and
+    whether rows were deleted (``removed``: a prune or a deleted run): then runs shown may be
+    gone and a run's checkpoints fewer or numbered anew, so what is shown is read again."""
 
     cursor: Any
     run_ids: tuple[str, ...] = ()
     new_checkpoints: tuple[CheckpointInfo, ...] = ()
+    removed: bool = False
 
     @property
     def empty(self) -> bool:
         """True when nothing changed."""
-        return not self.run_ids and not self.new_checkpoints
+        return not self.run_ids and not self.new_checkpoints and not self.removed

@@ -23,7 +23,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from inspector import limits
-from inspector.errors import CorruptDataError, StoreError
+from inspector.errors import CorruptDataError, RunNotFoundError, StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store, parse_ref
 from inspector.store.engine import Target
@@ -161,7 +161,7 @@ class CatalogStore(Store):
         for run in self.catalog().runs:
             if run.id == str(run_id):
                 return run
-        raise StoreError(f"No run {run_id!r} in {self.display}.")
+        raise RunNotFoundError(f"No run {run_id!r} in {self.display}.")
 
     def forks_of(self, run_id: str) -> list[RunInfo]:
         """Runs (branches) forked from a checkpoint of this run."""
@@ -231,15 +231,18 @@ class CatalogStore(Store):
         old = {row[0]: row for row in cursor} if isinstance(cursor, tuple) else {}
         touched: list[str] = []
         added: list[CheckpointInfo] = []
+        shrunk = False
         for row in new:
             before = old.get(row[0])
             if before == row:
                 continue
             touched.append(row[0])
             start = before[1] if before is not None and isinstance(before[1], int) and before[1] <= row[1] else 0
+            shrunk = shrunk or (before is not None and start == 0 and before[1] != 0)
             added += catalog.checkpoints.get(row[0], ())[start:]
-        touched += [run_id for run_id in old if run_id not in {r[0] for r in new}]
-        return ChangeSet(cursor=new, run_ids=tuple(touched), new_checkpoints=tuple(added))
+        gone = [run_id for run_id in old if run_id not in {r[0] for r in new}]
+        return ChangeSet(cursor=new, run_ids=tuple(touched + gone), new_checkpoints=tuple(added),
+                         removed=shrunk or bool(gone))
 
 
 class EngineCatalogStore(CatalogStore):

@@ -101,7 +101,7 @@ class PgReader(SharedWriteQueries):
     WRITE_VALUE = "blob"
     ID_ORDER = C
 
-    origin: tuple = ("", -1)
+    origin: tuple = ("", -1, 0)
 
     def __init__(self, engine: sa.Engine, display: str, has_task_path: bool,
                  task_channel: str | None = None) -> None:
@@ -290,11 +290,18 @@ class PgReader(SharedWriteQueries):
 
     # -- live -----------------------------------------------------------------------------------
     def cursor(self) -> tuple:
-        """(newest checkpoint id, insert+update count of ``checkpoint_writes`` from the statistics)."""
+        """(newest checkpoint id, insert+update count of ``checkpoint_writes``, delete count of
+        ``checkpoints``), the counts from the statistics (reported within about a second)."""
         rows = self._all(f"SELECT (SELECT COALESCE(MAX(checkpoint_id {C}), '') FROM checkpoints), "
                          "(SELECT COALESCE(SUM(n_tup_ins + n_tup_upd), 0) FROM pg_stat_user_tables "
-                         "WHERE relname = 'checkpoint_writes')")
-        return (rows[0][0], int(rows[0][1]))
+                         "WHERE relname = 'checkpoint_writes'), "
+                         "(SELECT COALESCE(SUM(n_tup_del), 0) FROM pg_stat_user_tables WHERE relname = 'checkpoints')")
+        return (rows[0][0], int(rows[0][1]), int(rows[0][2]))
+
+    @staticmethod
+    def removed(cursor: tuple, upto: tuple, added: int) -> bool:
+        """Whether checkpoints were deleted between the cursors (the statistics' count moved)."""
+        return upto[2] != cursor[2]
 
     def changed_since(self, cursor: tuple, upto: tuple) -> tuple[list[tuple[str, str, str]], set[str]]:
         """Checkpoints with ids in (cursor, upto] and, when writes happened, the threads whose

@@ -312,11 +312,23 @@ class SqliteReader(SharedWriteQueries):
         return [_text(r[0]) for r in rows]
 
     # -- live -----------------------------------------------------------------------------------
+    origin: tuple = (0, 0, 0)
+
     def cursor(self) -> tuple:
-        """(max rowid of checkpoints, max rowid of writes): cheap, grows with every insert."""
+        """(max rowid of checkpoints, max rowid of writes, how many checkpoints), read at once:
+        the rowids grow with every insert; the count tells deletions (``removed``). Counting
+        reads the primary key's index: ~1 ms for 50,000 checkpoints."""
         rows = self._all("SELECT (SELECT COALESCE(MAX(rowid), 0) FROM checkpoints), "
-                         "(SELECT COALESCE(MAX(rowid), 0) FROM writes)")
-        return (_int(rows[0][0]), _int(rows[0][1]))
+                         "(SELECT COALESCE(MAX(rowid), 0) FROM writes), (SELECT COUNT(*) FROM checkpoints)")
+        return (_int(rows[0][0]), _int(rows[0][1]), _int(rows[0][2]))
+
+    @staticmethod
+    def removed(cursor: tuple, upto: tuple, added: int) -> bool:
+        """Whether checkpoints were deleted between the cursors, ``added`` rows having been
+        inserted: fewer rows than before plus those. (A checkpoint saved again under its id
+        is a deletion and an insert to SQLite: it reads as a deletion, and what is shown is
+        read again.)"""
+        return upto[2] < cursor[2] + added
 
     def changed_since(self, cursor: tuple, upto: tuple) -> tuple[list[tuple[str, str, str]], set[str]]:
         """Checkpoints inserted in (cursor, upto] and threads that got writes in that window."""

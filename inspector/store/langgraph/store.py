@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.errors import NotAStoreError, StoreError
+from inspector.errors import NotAStoreError, RunNotFoundError, StoreError
 from inspector.model import LANGGRAPH_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.base import Store, parse_ref
 from inspector.store.branches import TopologyRow
@@ -200,7 +200,7 @@ class LangGraphStore(Store):
         """One thread as a run."""
         runs = self._runs(str(run_id))
         if not runs:
-            raise StoreError(f"No thread {run_id!r} in {self.display}.")
+            raise RunNotFoundError(f"No thread {run_id!r} in {self.display}.")
         return runs[0]
 
     # -- checkpoints ---------------------------------------------------------------------------
@@ -236,8 +236,8 @@ class LangGraphStore(Store):
 
     def _epoch(self) -> dict[Any, Any]:
         """The cache of what was read of the store as it is now: emptied once its cursor moved
-        (a checkpoint or a write was added). A new dict each time, so a reader still filling
-        an older one changes nothing current."""
+        (a checkpoint or a write was added, or checkpoints deleted). A new dict each time, so a
+        reader still filling an older one changes nothing current."""
         cursor = self.reader.cursor()
         with self._lock:
             if self._epoch_cursor != cursor:
@@ -375,7 +375,7 @@ class LangGraphStore(Store):
             page = self.list_checkpoints(run_id, after_seq=seq - 1, limit=1)
         if not page:
             if not self.reader.threads(run_id):
-                raise StoreError(f"No thread {run_id!r} in {self.display}.")
+                raise RunNotFoundError(f"No thread {run_id!r} in {self.display}.")
             raise StoreError(f"Thread {run_id!r} has no checkpoint {seq}.")
         return page[0]
 
@@ -555,20 +555,22 @@ class LangGraphStore(Store):
 
     # -- live ------------------------------------------------------------------------------------
     def cursor(self) -> Any:
-        """(max checkpoints rowid, max writes rowid)."""
+        """The reader's position: see its ``cursor`` (rowids or ids, and counts)."""
         return self.reader.cursor()
 
     def changes_since(self, cursor: Any) -> ChangeSet:
         """Threads that got checkpoints or writes after ``cursor``, and the new checkpoints."""
         new = self.reader.cursor()
-        origin = getattr(self.reader, "origin", (0, 0))
-        old = tuple(cursor) if isinstance(cursor, (tuple, list)) and len(cursor) == 2 \
-            and type(cursor[0]) is type(origin[0]) else origin
+        origin = self.reader.origin
+        known = isinstance(cursor, (tuple, list)) and len(cursor) == len(origin) \
+            and type(cursor[0]) is type(origin[0])
+        old = tuple(cursor) if known else origin
         if new == old:
             return ChangeSet(cursor=new)
         if new[0] < old[0] or new[1] < old[1]:  # rows deleted or renumbered (VACUUM)
-            return ChangeSet(cursor=new, run_ids=tuple(t.thread_id for t in self.reader.threads()))
+            return ChangeSet(cursor=new, run_ids=tuple(t.thread_id for t in self.reader.threads()), removed=True)
         added, write_threads = self.reader.changed_since(old, new)
+        removed = known and self.reader.removed(old, new, len(added))
         by_thread: dict[str, set[tuple[str, str]]] = {}
         for thread_id, ns, cid in added:
             by_thread.setdefault(thread_id, set()).add((ns, cid))
@@ -581,7 +583,7 @@ class LangGraphStore(Store):
             wanted = {make_id(thread_id, n, c) for n, c in keys}
             infos += [i for i in self.list_checkpoints(thread_id, after_seq=seq - 1) if i.id in wanted]
         run_ids = tuple(sorted(set(by_thread) | write_threads))
-        return ChangeSet(cursor=new, run_ids=run_ids, new_checkpoints=tuple(infos))
+        return ChangeSet(cursor=new, run_ids=run_ids, new_checkpoints=tuple(infos), removed=removed)
 
     def watch_paths(self) -> list[Path]:
         """The database file and its -wal and -shm companions."""

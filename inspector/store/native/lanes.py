@@ -25,7 +25,7 @@ import sqlalchemy as sa
 
 from inspector.errors import StoreError
 from inspector.store.engine import CompiledStatement, guard
-from inspector.store.native import blobs
+from inspector.store.native import blobs, live
 from inspector.store.native.schema import checkpoints, lg_checkpoints, lg_lanes, lg_writes, runs
 from inspector.store.native.store import NativeStore
 from inspector.store.native.writer import NativeWriter, new_run_id
@@ -542,6 +542,7 @@ class LaneStore(NativeWriter):
             conn.execute(checkpoints.delete().where(checkpoints.c.run_id.in_(run_ids)))
             conn.execute(lg_lanes.delete().where(lg_lanes.c.run_id.in_(run_ids)))
             conn.execute(runs.delete().where(runs.c.id.in_(run_ids)))
+            live.note_removal(conn)
             for run_id in run_ids:
                 self._notify(conn, run_id)
         self._forget(run_ids)
@@ -566,6 +567,7 @@ class LaneStore(NativeWriter):
                 conn.execute(lg_checkpoints.delete().where(lg_checkpoints.c.id.in_(part)))
                 conn.execute(checkpoints.update().where(checkpoints.c.parent_id.in_(part)).values(parent_id=None))
                 conn.execute(checkpoints.delete().where(checkpoints.c.id.in_(part)))
+            live.note_removal(conn)
             for run_id in touched:
                 self._renumber(conn, run_id)
                 self._notify(conn, run_id)

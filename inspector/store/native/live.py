@@ -8,6 +8,11 @@ are old enough to be ids of rolled-back transactions. Run updates are tracked th
 runs updated within ``RUN_OVERLAP`` seconds of the newest update are remembered with their
 ``updated`` stamp, so a late-committing update (writers' clocks and commit order differ) is
 still reported once, and an unchanged run is never reported twice.
+
+Deletions leave no row to find, so every transaction that deletes runs or checkpoints (a
+prune, a deleted LangGraph thread) also counts itself in ``ci_meta``'s ``removals``
+(``note_removal``); a cursor remembers that count, and a change in it is reported as
+``removed``: the runs shown may be gone and a pruned run's checkpoints are numbered anew.
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 
-from inspector.store.native.schema import checkpoints, runs
+from inspector.store.native.schema import checkpoints, meta, runs
 
 HOLE_WINDOW = 10_000   # ids below the newest that are checked for gaps
 HOLE_TTL = 120.0       # seconds a gap waits for a slow transaction before it is given up
 RUN_OVERLAP = 5.0      # seconds of run updates re-read after a cursor (clock skew, commit order)
+REMOVALS = "removals"  # ci_meta key: how many transactions deleted rows (see the module's text)
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,7 @@ class LiveCursor:
     last_upd: float = 0.0
     holes: tuple[tuple[int, float], ...] = ()          # (missing id, monotonic time first missed)
     runs_seen: frozenset[tuple[str, float]] | None = None  # (run id, updated) near last_upd
+    removals: int | None = None     # the store's count of deleting transactions (None: unknown)
 
 
 def as_cursor(value: Any) -> LiveCursor:
@@ -43,6 +50,28 @@ def as_cursor(value: Any) -> LiveCursor:
     if isinstance(value, (tuple, list)) and len(value) >= 2:
         return LiveCursor(int(value[0] or 0), float(value[1] or 0.0))
     return LiveCursor()
+
+
+def note_removal(conn: sa.Connection) -> None:
+    """Count a transaction that deletes runs or checkpoints (call inside it): live readers
+    then know that what they show may be gone."""
+    bumped = sa.cast(sa.cast(meta.c.value, sa.BigInteger) + 1, sa.Text)
+    if conn.execute(meta.update().where(meta.c.key == REMOVALS).values(value=bumped)).rowcount == 0:
+        insert: Any
+        if conn.dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        conn.execute(insert(meta).values(key=REMOVALS, value="1").on_conflict_do_update(
+            index_elements=[meta.c.key], set_={"value": bumped}))
+
+
+def _removals(conn: sa.Connection) -> int:
+    value = conn.execute(sa.select(meta.c.value).where(meta.c.key == REMOVALS)).scalar()
+    try:
+        return int(value or 0)
+    except ValueError:      # a damaged value: counted as none, and a change in it still tells
+        return -1
 
 
 def _gaps(lo: int, hi: int, present: set[int]) -> list[int]:
@@ -67,6 +96,7 @@ def _runs_seen(touched: Sequence, newest: float) -> frozenset[tuple[str, float]]
 
 def read_cursor(conn: sa.Connection) -> LiveCursor:
     """The current position, with the gaps just below it that may still fill in."""
+    removals = _removals(conn)
     last_id = int(_number(conn.execute(sa.select(sa.func.max(checkpoints.c.id))).scalar()))
     last_upd = _number(conn.execute(sa.select(sa.func.max(runs.c.updated))
                                     .where(sa.func.typeof(runs.c.updated).in_(["real", "integer"])
@@ -76,13 +106,15 @@ def read_cursor(conn: sa.Connection) -> LiveCursor:
     now = time.monotonic()
     holes = tuple((i, now) for i in _gaps(0, last_id, recent))
     touched = _recent_runs(conn, last_upd - RUN_OVERLAP)
-    return LiveCursor(last_id, last_upd, holes, _runs_seen(touched, last_upd))
+    return LiveCursor(last_id, last_upd, holes, _runs_seen(touched, last_upd), removals)
 
 
 def read_changes(conn: sa.Connection, cursor: Any,
-                 columns: Sequence[sa.ColumnElement]) -> tuple[list, set[str], LiveCursor]:
-    """New checkpoint rows (selecting ``columns``), ids of changed runs, and the next cursor."""
+                 columns: Sequence[sa.ColumnElement]) -> tuple[list, set[str], bool, LiveCursor]:
+    """New checkpoint rows (selecting ``columns``), ids of changed runs, whether rows were
+    deleted since ``cursor``, and the next cursor."""
     cur = as_cursor(cursor)
+    removals = _removals(conn)     # read first: a deletion committed after it is seen next time
     wanted = checkpoints.c.id > cur.last_id
     if cur.holes:
         wanted = sa.or_(wanted, checkpoints.c.id.in_([i for i, _ in cur.holes]))
@@ -99,5 +131,5 @@ def read_changes(conn: sa.Connection, cursor: Any,
     else:
         changed = {r.id for r in touched if (r.id, r.updated) not in cur.runs_seen}
     changed |= {r.run_id for r in new}
-    nxt = LiveCursor(last_id, last_upd, tuple(holes), _runs_seen(touched, last_upd))
-    return new, changed, nxt
+    nxt = LiveCursor(last_id, last_upd, tuple(holes), _runs_seen(touched, last_upd), removals)
+    return new, changed, cur.removals is not None and removals != cur.removals, nxt

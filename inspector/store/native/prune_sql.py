@@ -18,6 +18,7 @@ from typing import NamedTuple
 import sqlalchemy as sa
 
 from inspector.store import engine as _engine
+from inspector.store.native import live
 from inspector.store.native import pins as pin_sql
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, pins, runs
@@ -157,6 +158,7 @@ def delete_checkpoints(conn: sa.Connection, run_ids: Collection[str], ids: Seque
             conn.execute(checkpoints.delete().where(c.id.in_(gone)))
             deleted += len(gone)
     if deleted:
+        live.note_removal(conn)
         for run_id in run_ids:
             renumber(conn, run_id)
     return deleted

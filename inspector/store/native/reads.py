@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector import limits
-from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError, StoreError, TaskStateError
+from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError, RunNotFoundError, StoreError, TaskStateError
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo, replace
 from inspector.store import dberrors, sqlite_ro
 from inspector.store.base import RunRows, Store, parse_ref
@@ -159,7 +159,7 @@ class NativeReads(Store):
     def get_run(self, run_id: str) -> RunInfo:
         rows = self._rows(_RUNS + " WHERE id = ?", (run_id,))
         if not rows:
-            raise StoreError(f"There is no run {run_id!r} in {self.info.display}.")
+            raise RunNotFoundError(f"There is no run {run_id!r} in {self.info.display}.")
         return run_from_row(rows[0])
 
     def forks_of(self, run_id: str) -> list[RunInfo]:
@@ -516,9 +516,9 @@ class NativeReads(Store):
         from inspector.store.native.schema import checkpoints
         columns = [c for c in checkpoints.c if c.name != "meta"]
         with guard(self.info.display), self._sa_engine().connect() as conn:
-            new, changed, nxt = live.read_changes(conn, cursor, columns)
+            new, changed, removed, nxt = live.read_changes(conn, cursor, columns)
         return ChangeSet(cursor=nxt, run_ids=tuple(sorted(changed)),
-                         new_checkpoints=tuple(checkpoint_from_row(r) for r in new))
+                         new_checkpoints=tuple(checkpoint_from_row(r) for r in new), removed=removed)
 
     def watch_paths(self) -> list[Path]:
         if self.target.path is None:

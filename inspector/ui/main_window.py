@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGu
 from PySide6.QtWidgets import (QApplication, QDialog, QDockWidget, QFileDialog, QInputDialog, QLineEdit,
                                QMainWindow, QMenu, QStackedWidget, QVBoxLayout, QWidget)
 
+from inspector.humanize import plural
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, StoreInfo
 from inspector.ui.availability import BUILDING_DEMO, NO_STORE, set_available
 from inspector.ui.formatting import visible
@@ -160,8 +161,8 @@ class MainWindow(QMainWindow):
         session.runner.failed.connect(self.show_error)
         session.bridge.failed.connect(lambda message: self.show_error(message, "warning"))
         self.runs_panel.run_selected.connect(self._on_run_selected)
-        self.runs_panel.run_updated.connect(self.timeline_panel.update_run)
-        self.runs_panel.run_updated.connect(self.details.update_run)
+        self.runs_panel.run_updated.connect(self._on_run_updated)
+        self.runs_panel.run_removed.connect(self._on_run_removed)
         self.runs_panel.model.runs_updated.connect(lambda _ids: self._refresh_forks())
         self.runs_panel.model.annotated.connect(self._refresh_forks)
         self.timeline_panel.checkpoint_selected.connect(self._on_checkpoint_selected)
@@ -297,6 +298,31 @@ class MainWindow(QMainWindow):
             self.timeline_panel.select_seq(-1)     # its head: the state it is in now (followed live)
         self.run_changed.emit(run)
         self._update_copy_ref()
+
+    def _on_run_updated(self, run: RunInfo) -> None:
+        shown = self.timeline_panel.model.run
+        if shown is not None and shown.id == run.id and run.checkpoint_count < shown.checkpoint_count:
+            # checkpoints of the run shown were deleted (a prune, a LangGraph fork deleted):
+            # rows are gone and a native run's are numbered anew, so it is shown afresh
+            self._on_run_selected(run)
+            fewer = shown.checkpoint_count - run.checkpoint_count
+            self.statusBar().showMessage(
+                f"{plural(fewer, 'checkpoint')} of “{run.name}” {'was' if fewer == 1 else 'were'} deleted "
+                "from the store: its timeline was read again.", 10_000)
+            return
+        self.timeline_panel.update_run(run)
+        self.details.update_run(run)
+
+    def _on_run_removed(self, run_id: str) -> None:
+        shown = self.timeline_panel.model.run
+        if shown is None or shown.id != run_id:
+            return
+        self.timeline_panel.show_run(None)
+        self.details.show_checkpoint(None, None)
+        self.run_changed.emit(None)
+        self._update_copy_ref()
+        self.show_error(f"The run “{shown.name}” is no longer in the store: it was deleted (a prune, or "
+                        "the program that wrote it).", "info")
 
     def open_task_history(self, task_id: str = "") -> QDialog | None:
         """The Task History window of the shown run: where task ``task_id`` (every task for

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.errors import StoreError
+from inspector.errors import RunNotFoundError, StoreError
 from inspector.model import RunInfo
 from inspector.resume.status import EffectiveStatus, deep_statuses, quick_statuses
 from inspector.store.base import Store
@@ -205,6 +205,7 @@ class RunsLoad:
     runs: list[RunInfo]
     statuses: dict[str, EffectiveStatus]
     kind: str = "all"
+    missing: tuple[str, ...] = ()   # runs asked for ('some') that the store no longer has
 
     @property
     def more(self) -> bool:
@@ -226,15 +227,17 @@ def load_runs(store: Store, run_ids: Iterable[str] | None = None, *, part: str =
         else:
             runs = store.list_runs()
         return RunsLoad(runs, quick_statuses(runs), kind=part)
-    runs, error = [], None
+    runs, missing, error = [], [], None
     for run_id in run_ids:
         try:
             runs.append(store.get_run(run_id))
-        except StoreError as exc:  # a run deleted meanwhile; a broken store fails them all
+        except RunNotFoundError:   # deleted meanwhile
+            missing.append(run_id)
+        except StoreError as exc:  # a broken store fails them all
             error = exc
     if error is not None and not runs:
         raise error
-    return RunsLoad(runs, quick_statuses(runs), kind="some")
+    return RunsLoad(runs, quick_statuses(runs), kind="some", missing=tuple(missing))
 
 
 def preview_load(target: str) -> RunsLoad | None:
@@ -251,7 +254,7 @@ def load_running(store: Store, run_ids: list[str]) -> RunsLoad:
     load = load_runs(store, run_ids)
     statuses = dict(load.statuses)
     statuses.update(deep_statuses(store, [r for r in load.runs if r.id not in statuses]))
-    return RunsLoad(load.runs, statuses, kind="some")
+    return RunsLoad(load.runs, statuses, kind="some", missing=load.missing)
 
 
 def fork_points(store: Store, runs: Iterable[RunInfo]) -> dict[str, int]:

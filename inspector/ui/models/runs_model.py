@@ -35,6 +35,8 @@ class RunsModel(QAbstractItemModel):
 
     runs_loaded = Signal(int)     # a full load finished (number of runs)
     runs_updated = Signal(list)   # run ids merged incrementally
+    runs_removing = Signal(list)  # run ids about to be removed: the store no longer has them
+    runs_removed = Signal(list)   # ... and now removed
     annotated = Signal()          # deep diagnoses applied after a full load
 
     def __init__(self, session: StoreSession, parent: Any = None) -> None:
@@ -242,6 +244,8 @@ class RunsModel(QAbstractItemModel):
     def apply_changes(self, changes: ChangeSet) -> None:
         """Merge the runs a live change touched (fetched in the background)."""
         store, generation = self.session.store, self.session.generation
+        if store is not None and changes.removed:
+            self.reload()       # rows were deleted: every run is read, and those gone go
         if store is None or not changes.run_ids:
             return
         ids = list(changes.run_ids)
@@ -300,6 +304,11 @@ class RunsModel(QAbstractItemModel):
         self.endResetModel()
 
     def _merge(self, load: RunsLoad) -> None:
+        gone = list(load.missing)
+        if load.kind == "all":
+            listed = {r.id for r in load.runs}
+            gone += [run_id for run_id in self.tree.by_id if run_id not in listed]
+        self._drop(gone)
         new_runs = []
         for run in load.runs:
             node = self.tree.by_id.get(run.id)
@@ -309,11 +318,6 @@ class RunsModel(QAbstractItemModel):
                 self.tree.update(node, run, load.statuses.get(run.id))
                 self.dataChanged.emit(self.node_index(node, 0), self.node_index(node, len(COLUMN_TITLES) - 1))
         self._insert_many(new_runs, load)
-        if load.kind == "all":
-            listed = {r.id for r in load.runs}
-            for node in [n for n in self.tree.by_id.values() if n.run.id not in listed]:
-                if node.run.id in self.tree.by_id:
-                    self._remove(node)
         touched = {self.tree.by_id[r.id].parent or self.tree.root for r in load.runs if r.id in self.tree.by_id}
         if any(not self.tree.is_sorted(parent) for parent in touched):  # an update may move a row
             if self.hold_order:
@@ -378,6 +382,20 @@ class RunsModel(QAbstractItemModel):
 
     def _parent_index(self, parent: RunNode) -> QModelIndex:
         return self.node_index(parent) if parent is not self.tree.root else QModelIndex()
+
+    def _drop(self, run_ids: list[str]) -> None:
+        """Remove the rows of runs the store no longer has (with ``runs_removing`` before and
+        ``runs_removed`` after). The forks under a removed run leave with its row; a full
+        load lists them, and they come back at the top level."""
+        gone = [run_id for run_id in dict.fromkeys(run_ids) if run_id in self.tree.by_id]
+        if not gone:
+            return
+        self.runs_removing.emit(gone)
+        for run_id in gone:
+            node = self.tree.by_id.get(run_id)
+            if node is not None:     # (a fork already went with its run)
+                self._remove(node)
+        self.runs_removed.emit(gone)
 
     def _remove(self, node: RunNode) -> None:
         parent = node.parent or self.tree.root

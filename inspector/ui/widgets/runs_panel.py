@@ -28,6 +28,7 @@ class RunsPanel(QWidget):
 
     run_selected = Signal(object)   # RunInfo
     run_updated = Signal(object)    # newer RunInfo of the selected run (live)
+    run_removed = Signal(str)       # the selected run's id: the store no longer has it
 
     def __init__(self, session: StoreSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -37,6 +38,7 @@ class RunsPanel(QWidget):
         self.proxy.setSourceModel(self.model)
         self._selected_id: str | None = None
         self._reselect: str | None = None   # picked in a preview, selected again once the store is open
+        self._removing = False              # rows of deleted runs going: no neighbour is picked
         self._build()
         self._filter_timer = QTimer(self, singleShot=True, interval=FILTER_DELAY_MS)
         self._filter_timer.timeout.connect(lambda: self.proxy.set_text(self.filter_edit.text()))
@@ -141,6 +143,8 @@ class RunsPanel(QWidget):
         self.proxy.rowsInserted.connect(self._expand_inserted)
         self.model.modelReset.connect(self._on_model_reset)
         self.model.runs_updated.connect(self._on_runs_updated)
+        self.model.runs_removing.connect(self._on_runs_removing)
+        self.model.runs_removed.connect(self._on_runs_removed)
         for signal in (self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.modelReset,
                        self.proxy.layoutChanged):
             signal.connect(self._update_counts)
@@ -218,7 +222,7 @@ class RunsPanel(QWidget):
         self.model.clear()
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if not current.isValid():
+        if not current.isValid() or self._removing:   # (Qt moves the current row off a removed one)
             return  # filtered out: keep showing what was selected
         run = current.data(RunRole)
         if run is not None and run.id != self._selected_id:
@@ -239,12 +243,27 @@ class RunsPanel(QWidget):
         if self._selected_id and self.model.run(self._selected_id) is None:
             self._selected_id = None
 
+    def _on_runs_removing(self, _run_ids: list[str]) -> None:
+        self._removing = True
+
+    def _on_runs_removed(self, run_ids: list[str]) -> None:
+        self._removing = False
+        if self._selected_id in run_ids:
+            # the run shown was deleted: nothing is selected in its place (a neighbour shown
+            # instead would read as the same run); the window says what happened
+            gone, self._selected_id = self._selected_id, None
+            self.view.selectionModel().clear()
+            self.run_removed.emit(gone)
+
     def _on_runs_updated(self, run_ids: list[str]) -> None:
         self._update_counts()
         if self._selected_id in run_ids:
             run = self.model.run(self._selected_id)
             if run is not None:
                 self.run_updated.emit(run)
+                if self.view.currentIndex().data(RunRole) is None or \
+                        self.view.currentIndex().data(RunRole).id != run.id:
+                    self.select_run(run.id)   # a fork whose run was deleted: listed anew, still selected
 
     def _expand_inserted(self, parent: QModelIndex, _first: int, _last: int) -> None:
         if parent.isValid():  # a new fork: show it under its run

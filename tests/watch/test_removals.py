@@ -95,6 +95,24 @@ def test_a_sqlitesaver_thread_deleted_by_langgraph_is_gone(tmp_path: Path) -> No
         assert not store.changes_since(changes.cursor).removed
 
 
+def test_what_was_read_of_a_langgraph_thread_is_read_again_after_a_deletion(tmp_path: Path) -> None:
+    # the thread-wide scans (child counts, channels written) are kept while the store's cursor
+    # stays; a deletion alone (no insert) must move it, or a deleted fork would still count
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = make_database(tmp_path / "lg.db")
+    with open_store(path) as store:
+        kept = store._epoch()
+        kept["marker"] = True
+        assert store._epoch() is kept
+        conn = sqlite3.connect(path, check_same_thread=False)
+        try:
+            SqliteSaver(conn).delete_thread("thread-A")
+        finally:
+            conn.close()
+        assert "marker" not in store._epoch()
+
+
 def test_new_langgraph_checkpoints_alone_are_not_a_removal(tmp_path: Path) -> None:
     from langgraph.checkpoint.sqlite import SqliteSaver
 

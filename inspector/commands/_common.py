@@ -26,7 +26,7 @@ def add_store_arg(parser: argparse.ArgumentParser) -> None:
 
 def add_run_arg(parser: argparse.ArgumentParser) -> None:
     """The positional RUN argument (an id, a unique id prefix or a name)."""
-    parser.add_argument("run", metavar="RUN", help="run id, unique id prefix or name (a LangGraph thread id)")
+    parser.add_argument("run", metavar="RUN", help="run id, unique id prefix, name or a part of one (a LangGraph thread id)")
 
 
 def add_budget_args(parser: argparse.ArgumentParser) -> None:

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "diff", help="diff two checkpoints (state and task state)",
         description="Show what changed from checkpoint A to checkpoint B: a summary line, the "
                     "task changes, then the structural changes. A and B are RUN:SEQ (RUN: a run id, "
-                    "a unique id prefix or a name; a negative SEQ counts from the end of the run), "
+                    "a unique id prefix, a name or a part of one; a negative SEQ counts from the end of the run), "
                     "a RUN alone (its head) or checkpoint ids.")
     add_store_arg(parser)
     parser.add_argument("a", metavar="A", help="the older checkpoint (RUN:SEQ or id)")

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "new branch checkpoint's id).")
     parser.add_argument("store", metavar="STORE", help="store path or SQLAlchemy URL (opened writable)")
     parser.add_argument("checkpoint", metavar="CHECKPOINT",
-                        help="RUN:SEQ (RUN: id, unique id prefix or name; SEQ < 0 counts from the end) or an id")
+                        help="RUN:SEQ (RUN: id, unique id prefix, name or a part of one; SEQ < 0 counts from the end) or an id")
     parser.add_argument("--reason", required=True, help="why this fork exists (kept with the new run)")
     parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="PATH=JSON",
                         help="edit the state, e.g. budget.total=123 or 'messages[2].content=\"x\"'")

@@ -16,7 +16,7 @@ def add_gui_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--screenshot", metavar="PATH", default=None,
                        help="render the loaded window to a PNG (no display needed) and exit")
     group.add_argument("--select", metavar="RUN[:SEQ]", default=None,
-                       help="select a run (id, id prefix or name) and optionally checkpoint SEQ")
+                       help="select a run (id, id prefix, name or a part of one) and optionally checkpoint SEQ")
     group.add_argument("--tab", choices=TABS, default=None, help="detail tab to show")
     group.add_argument("--theme", choices=("auto", "light", "dark"), default=None,
                        help="colour theme (default: the one chosen in View ▸ Theme, else the system's)")

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("show", help="show one checkpoint (state, task state, metadata)")
     add_store_arg(parser)
     parser.add_argument("checkpoint", metavar="CHECKPOINT",
-                        help="RUN:SEQ (RUN: id, unique id prefix or name; SEQ < 0 counts from the end), "
+                        help="RUN:SEQ (RUN: id, unique id prefix, name or a part of one; SEQ < 0 counts from the end), "
                              "RUN alone (its head) or a checkpoint id")
     add_json_arg(parser)
     parser.set_defaults(func=run)

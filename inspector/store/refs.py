@@ -1,8 +1,9 @@
 """References to runs and checkpoints as users type them, and as every command prints them.
 
 One syntax everywhere: a checkpoint is ``RUN:SEQ`` (``#N`` is only ever a seq, shown, never
-parsed as an id), where RUN is a run id, a unique id prefix or a run's exact name, and a
-negative SEQ counts from the end of the run (``RUN:-1`` is its head). A bare RUN means its
+parsed as an id), where RUN is a run id, a unique id prefix, a run's exact name or a part of
+one run's name (any case), and a negative SEQ counts from the end of the run (``RUN:-1`` is its
+head). A bare RUN means its
 head; a bare number or a store's own id form is a checkpoint id.
 """
 
@@ -27,8 +28,25 @@ def format_ref(info: CheckpointInfo) -> str:
     return f"{info.run_id}:{info.seq}"
 
 
+def match_runs(runs: Iterable[RunInfo], text: str) -> tuple[str, list[RunInfo]]:
+    """The runs ``text`` names, by the first rule any run meets: its exact id, an id prefix,
+    its exact name, then a part of its name (any case); with the rule's name ("id", "name",
+    "" when none matched). One run: ``text`` names it; several: it is ambiguous."""
+    runs = list(runs)
+    folded = text.casefold()
+    for rule, matches in (("id", lambda: [r for r in runs if r.id == text]),
+                          ("id", lambda: [r for r in runs if r.id.startswith(text)]),
+                          ("name", lambda: [r for r in runs if r.name == text]),
+                          ("name", lambda: [r for r in runs if folded in r.name.casefold()])):
+        found = matches()
+        if found:
+            return rule, found
+    return "", []
+
+
 def resolve_run(store: Store, text: str) -> RunInfo:
-    """A run by exact id, unique id prefix or exact name; a StoreError sentence otherwise."""
+    """A run by exact id, unique id prefix, exact name or a part of one run's name; a
+    StoreError sentence otherwise."""
     wanted = str(text).strip()
     if not wanted:
         raise StoreError("Give a run: its id, a unique id prefix or its name.")
@@ -36,20 +54,25 @@ def resolve_run(store: Store, text: str) -> RunInfo:
         return store.get_run(wanted)
     except StoreError:
         pass
-    candidates = store.list_runs(text=wanted)
-    for matches in ([r for r in candidates if r.id.startswith(wanted)],
-                    [r for r in candidates if r.name == wanted]):
-        if len(matches) == 1:
-            return matches[0]
-        if matches:
-            raise AmbiguousRun(f"{wanted!r} matches {len(matches)} runs ({_some(matches)}); "
-                             "give more of the id.")
+    rule, matches = match_runs(store.list_runs(text=wanted), wanted)
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise AmbiguousRun(ambiguity(wanted, rule, matches))
     raise StoreError(f"There is no run {wanted!r} in {store.info.display} "
                      "(give an id, a unique id prefix or a name).")
 
 
-def _some(runs: list[RunInfo]) -> str:
-    shown = ", ".join(r.id for r in runs[:SHOWN_CANDIDATES])
+def ambiguity(text: str, rule: str, matches: list[RunInfo]) -> str:
+    """The sentence for a reference that ``match_runs`` found several runs for."""
+    if rule == "id":
+        return f"{text!r} matches {len(matches)} run ids ({_some(matches)}); give more of the id."
+    return (f"{text!r} matches {len(matches)} run names ({_some(matches, names=True)}); "
+            "give more of the name, or the id.")
+
+
+def _some(runs: list[RunInfo], *, names: bool = False) -> str:
+    shown = ", ".join(f"{r.name!r} ({r.id})" if names else r.id for r in runs[:SHOWN_CANDIDATES])
     return shown + (", …" if len(runs) > SHOWN_CANDIDATES else "")
 
 

@@ -79,10 +79,24 @@ def test_refs_that_do_not_resolve_are_one_sentence(demo_store: Path, capsys) -> 
     name = _demo_runs(demo_store)["original"].name
     code, _, _ = _run(capsys, "fork", str(demo_store), f"{name}:2", "--reason", "twin", "--name", name)
     assert code == 0     # now two runs have this name
-    for ref, words in (("#8", "is a seq without its run"), (f"{name}:3", "matches 2 runs"),
+    for ref, words in (("#8", "is a seq without its run"), (f"{name}:3", "matches 2 run names"),
                        ("nope:1", "There is no run 'nope'"), ("zzz", "not a checkpoint reference")):
         code, _, err = _run(capsys, "show", str(demo_store), ref)
         assert code == 2 and words in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_part_of_one_runs_name_is_enough_in_any_case(demo_store: Path, capsys) -> None:
+    runs = _demo_runs(demo_store)
+    failed, original = runs["failed"], runs["original"]
+    word = failed.name.split()[-1].upper()          # 'report: e-bike logistics' → 'LOGISTICS'
+    code, out, _ = _run(capsys, "show", str(demo_store), f"{word}:2", "--json")
+    assert code == 0 and json.loads(out)["ref"] == f"{failed.id}:2"
+    topic = original.name.split(": ")[1]             # in the original's name and its fork's
+    code, _, err = _run(capsys, "show", str(demo_store), topic)
+    assert code == 2 and f"{topic!r} matches 2 run names" in err and repr(original.name) in err
+    assert original.id in err and err.count("\n") == 1
+    code, out, _ = _run(capsys, "show", str(demo_store), f"{original.name}:-1", "--json")
+    assert code == 0 and json.loads(out)["ref"].startswith(original.id)   # the exact name wins
 
 
 def test_show_puts_a_failed_runs_error_first(demo_store: Path, capsys) -> None:

@@ -69,3 +69,21 @@ def test_no_store_and_no_demo_store_shows_the_welcome_page(tmp_path: Path) -> No
     result = _cli("open", "--screenshot", str(shot), env=env)
     assert result.returncode == 0, result.stderr
     assert _png_size(shot) == (1400, 900)
+
+
+def test_select_takes_a_part_of_a_name_and_says_when_it_names_several(demo_store: Path, tmp_path: Path) -> None:
+    from inspector.store import open_store
+
+    with open_store(demo_store) as store:
+        runs = store.list_runs()
+    fork = next(r for r in runs if r.parent_run)
+    topic = fork.name.split(": ")[1].split(" (")[0]       # in the fork's name and its original's
+    alone = next(r for r in runs if topic not in r.name)
+    shot = tmp_path / "one.png"
+    result = _cli("open", str(demo_store), "--screenshot", str(shot), "--select",
+                  f"{alone.name.split(': ')[1].upper()}:1")
+    assert result.returncode == 0, result.stderr
+    assert shot.exists()
+    result = _cli("open", str(demo_store), "--screenshot", str(tmp_path / "two.png"), "--select", topic)
+    assert result.returncode == 2 and f"{topic!r} matches 2 run names" in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "two.png").exists()

@@ -12,6 +12,7 @@ from inspector.ui.models.run_tree import (COL_CHECKPOINTS, COL_CHECKS, COL_ID, C
                                           COL_STATUS, COL_UPDATED, COLUMN_TITLES, RunNode, RunsLoad,
                                           RunTree, fork_points, load_running, load_runs)
 from inspector.resume.status import EffectiveStatus, deep_statuses
+from inspector.store.refs import match_runs
 from inspector.ui.session import StoreSession
 from inspector.ui.style import mono_font
 
@@ -192,10 +193,11 @@ class RunsModel(QAbstractItemModel):
         return [n.run for n in self.tree.by_id.values() if n.run.parent_run == run_id]
 
     def find_run(self, text: str) -> RunInfo | None:
-        """A run by exact id, unique id prefix or exact name."""
+        """The one run ``text`` names (``inspector.store.refs.match_runs``: an id, an id prefix,
+        a name, a part of a name), or None."""
         if text in self.tree.by_id:
             return self.tree.by_id[text].run
-        hits = [n.run for n in self.tree.by_id.values() if n.run.id.startswith(text) or n.run.name == text]
+        _rule, hits = match_runs((n.run for n in self.tree.by_id.values()), text)
         return hits[0] if len(hits) == 1 else None
 
     # -- sorting --------------------------------------------------------------------------

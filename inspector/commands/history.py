@@ -1,4 +1,5 @@
-"""``checkpoint-inspector history STORE RUN [--task ID]``: where a run's task state changed."""
+"""``checkpoint-inspector history STORE RUN [--task ID | --path PATH]``: where a run's task state
+(or one value of its state) changed."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ from typing import TYPE_CHECKING
 
 from inspector.commands._common import (add_json_arg, add_run_arg, add_store_arg, fmt_time, note_store,
                                         print_json_records, say)
-from inspector.diff.history import TaskEvent, task_history
+from inspector.diff.history import TaskEvent, ValueEvent, task_history, value_history
+from inspector.diff.model import format_path
+from inspector.diff.serialize import change_json
 from inspector.errors import StoreError
 from inspector.humanize import plural
+from inspector.resume.edits import parse_path
 from inspector.store import open_reader
 from inspector.store.refs import format_ref, resolve_run
 
@@ -18,16 +22,22 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``history`` sub-command."""
-    parser = sub.add_parser("history", help="the checkpoints where a run's tasks changed (status, review, checks)")
+    parser = sub.add_parser("history", help="the checkpoints where a run's tasks changed (status, review, checks), "
+                            "or one value of its state (--path)")
     add_store_arg(parser)
     add_run_arg(parser)
-    parser.add_argument("--task", metavar="ID", help="only this task (its id, as show and diff print it)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--task", metavar="ID", help="only this task (its id, as show and diff print it)")
+    which.add_argument("--path", metavar="PATH", help="the value at this path of the state instead "
+                       "(budget.total, messages[3].content, files[\"draft.md\"])")
     add_json_arg(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print each checkpoint where the task state changed, with the changes."""
+    """Print each checkpoint where the task state (or the value at ``--path``) changed, with the changes."""
+    if args.path is not None:
+        return _value_run(args)
     with open_reader(args.store) as store:
         note_store(store)
         found = resolve_run(store, args.run)
@@ -58,6 +68,39 @@ def run(args: argparse.Namespace) -> int:
     say(f"run {found.id} {found.name!r}: {what} changed at {plural(len(events) - unread, 'checkpoint')} "
         f"({plural(count, 'change')})" + (f"; {plural(unread, 'damaged checkpoint')} could not be read"
                                           if unread else ""))
+    for e in events:
+        info = e.checkpoint
+        say(f"\n#{info.seq}  {info.kind} {info.name}  {fmt_time(info.created)}")
+        for change in e.changes:
+            say(f"  {change.describe()}")
+        if e.problem:
+            say(f"  damaged: {e.problem}")
+    return 0
+
+
+def _value_run(args: argparse.Namespace) -> int:
+    path = parse_path(args.path)
+    shown = format_path(path)
+    with open_reader(args.store) as store:
+        note_store(store)
+        found = resolve_run(store, args.run)
+        events: list[ValueEvent] = value_history(store, found.id, path)
+    if args.json:
+        print_json_records([{
+            "checkpoint": format_ref(e.checkpoint), "id": e.checkpoint.id, "seq": e.checkpoint.seq,
+            "kind": e.checkpoint.kind, "name": e.checkpoint.name, "created": e.checkpoint.created,
+            "changes": [change_json(c) for c in e.changes], **({"damaged": e.problem} if e.problem else {})}
+            for e in events])
+        return 0
+    unread = sum(1 for e in events if e.problem)
+    if len(events) == unread:
+        say(f"run {found.id} {found.name!r}: {shown} is at no checkpoint"
+            + (f" that could be read ({plural(unread, 'damaged checkpoint')})" if unread else ""))
+        for e in events:
+            say(f"\n#{e.checkpoint.seq}  damaged: {e.problem}")
+        return 0
+    say(f"run {found.id} {found.name!r}: {shown} changed at {plural(len(events) - unread, 'checkpoint')}"
+        + (f"; {plural(unread, 'damaged checkpoint')} could not be read" if unread else ""))
     for e in events:
         info = e.checkpoint
         say(f"\n#{info.seq}  {info.kind} {info.name}  {fmt_time(info.created)}")

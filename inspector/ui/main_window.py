@@ -168,6 +168,7 @@ class MainWindow(QMainWindow):
         self.timeline_panel.checkpoint_selected.connect(self._on_checkpoint_selected)
         self.timeline_panel.checkpoints_selected.connect(self._on_checkpoints_selected)
         self.details.task_history_requested.connect(self.open_task_history)
+        self.details.value_history_requested.connect(self.open_value_history)
 
     # -- extension points --------------------------------------------------------------------
     def add_dock(self, widget: QWidget, title: str, area: Qt.DockWidgetArea = Qt.DockWidgetArea.BottomDockWidgetArea,
@@ -327,13 +328,21 @@ class MainWindow(QMainWindow):
     def open_task_history(self, task_id: str = "") -> QDialog | None:
         """The Task History window of the shown run: where task ``task_id`` (every task for
         "") changed; choosing an entry selects that checkpoint in the timeline."""
+        return self._open_history(task_id or None, None)
+
+    def open_value_history(self, path: tuple) -> QDialog | None:
+        """The Value History window of the shown run: where the value at ``path`` of its state
+        changed; choosing an entry selects that checkpoint in the timeline."""
+        return self._open_history(None, tuple(path))
+
+    def _open_history(self, task_id: str | None, path: tuple | None) -> QDialog | None:
         run, store = self.timeline_panel.model.run, self.session.store
         if run is None or store is None:
             return None
         from inspector.ui.dialogs.task_history import TaskHistoryDialog
         if self.task_history is not None and shiboken6.isValid(self.task_history):
-            self.task_history.close()       # (it deletes itself on close)
-        dialog = self.task_history = TaskHistoryDialog(self.session, run, task_id or None, self)
+            self.task_history.close()       # (one history window at a time; it deletes itself on close)
+        dialog = self.task_history = TaskHistoryDialog(self.session, run, task_id, self, path=path)
         dialog.checkpoint_chosen.connect(self._on_history_chosen)
         dialog.show()
         return dialog

@@ -109,3 +109,38 @@ def test_refresh_reads_what_a_live_run_wrote_since(window, qtbot, tmp_path: Path
         qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
     assert [e.checkpoint.seq for e in dialog.events] == [0, 1] and dialog.tree.topLevelItemCount() == 2
     assert "in_progress → done" in dialog.tree.topLevelItem(1).child(0).text(0)
+
+
+def test_a_values_menu_opens_its_value_history_and_a_row_selects_that_checkpoint(
+        window, qtbot, demo_store: Path) -> None:
+    from inspector.diff.history import value_history
+
+    run = _paused(demo_store)
+    path = ("files", "draft.md", "bytes")
+    with open_store(demo_store) as store:
+        expected = [e.checkpoint.seq for e in value_history(store, run.id, path)]
+    assert expected
+    open_in(window, qtbot, demo_store)
+    select_run(window, qtbot, run.id)
+    window.details.set_tab("state")
+    view = window.details.panels["state"].tree_view
+    qtbot.waitUntil(lambda: view.select_path(path), timeout=TIMEOUT)
+    menu = view.context_menu(view.tree.currentIndex())
+    action = next(a for a in menu.actions() if a.text() == "Value History\u2026")
+    action.trigger()
+    dialog = window.task_history
+    assert dialog is not None and dialog.path == path and dialog.windowTitle() == f"Value History \u2014 {run.name}"
+    qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
+    tree = dialog.tree
+    assert [tree.topLevelItem(i).text(0).split()[0] for i in range(tree.topLevelItemCount())] == \
+        [f"#{seq}" for seq in expected]
+    assert tree.topLevelItem(0).child(0).text(0).startswith("+ files['draft.md'].bytes = ")
+    assert "now:" in tree.topLevelItem(0).child(0).toolTip(0)
+    target = tree.topLevelItem(len(expected) - 1)
+    with qtbot.waitSignal(window.details.snapshot_loaded, timeout=TIMEOUT) as loaded:
+        tree.itemClicked.emit(target, 0)
+    assert loaded.args[0].info.seq == expected[-1] == window.timeline_panel.current_checkpoint().seq
+    # a value that is nowhere says so
+    dialog = window.open_value_history(("no", "such"))
+    qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
+    assert dialog.status.text() == "no.such is not in this run's state at any checkpoint."

@@ -1,4 +1,5 @@
-"""Task History: every checkpoint of a run where a task (or any task) changed, and how.
+"""Task History: every checkpoint of a run where a task (or any task) changed, and how; and
+Value History, the same window for one value of the state ("when did budget.total change?").
 
 "Did the reviewer ever approve task 4?" in one window: one row per checkpoint where the task
 state changed (its step and time), the changes under it (status, progress, review with the
@@ -14,8 +15,8 @@ from PySide6.QtGui import QBrush, QCloseEvent
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
                                QWidget)
 
-from inspector.diff.history import TaskEvent, task_history
-from inspector.diff.model import TaskChange
+from inspector.diff.history import TaskEvent, ValueEvent, task_history, value_history
+from inspector.diff.model import REMOVED, Change, TaskChange, format_path, short_repr
 from inspector.humanize import plural
 from inspector.model import RunInfo
 from inspector.ui import icons
@@ -25,10 +26,12 @@ from inspector.ui.tasks import LatestJob, describe_error
 from inspector.ui.widgets.palette import accent
 
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
+TIP_CHARS = 600     # characters of a value shown in a change's tooltip
 
 
 class TaskHistoryDialog(QDialog):
-    """The history of task ``task_id`` (every task for None) in ``run``.
+    """The history of task ``task_id`` (every task for None) in ``run``, or with ``path``, of
+    the value at that path of its state (Value History).
 
     Signals: ``checkpoint_chosen(run id, seq)`` — a row was clicked or activated.
     """
@@ -36,14 +39,19 @@ class TaskHistoryDialog(QDialog):
     checkpoint_chosen = Signal(str, int)
 
     def __init__(self, session: StoreSession, run: RunInfo, task_id: str | None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, path: tuple | None = None) -> None:
         super().__init__(parent)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.run, self.task_id = run, task_id
-        self.events: list[TaskEvent] | None = None
-        what = f"task {task_id!r}" if task_id else "tasks"
-        self.setWindowTitle(f"Task History \u2014 {run.name}")
-        self.heading = QLabel(f"<b>How the {visible_html(what)} of {visible_html(run.name)} changed</b>", self)
+        self.run, self.task_id, self.path = run, task_id, path
+        self.events: list[TaskEvent] | list[ValueEvent] | None = None
+        if path is not None:
+            self.setWindowTitle(f"Value History \u2014 {run.name}")
+            heading = f"How <code>{visible_html(format_path(path))}</code> of {visible_html(run.name)} changed"
+        else:
+            what = f"task {task_id!r}" if task_id else "tasks"
+            self.setWindowTitle(f"Task History \u2014 {run.name}")
+            heading = f"How the {visible_html(what)} of {visible_html(run.name)} changed"
+        self.heading = QLabel(f"<b>{heading}</b>", self)
         self.heading.setTextFormat(Qt.TextFormat.RichText)
         self.heading.setWordWrap(True)
         self.status = QLabel(self)
@@ -75,12 +83,16 @@ class TaskHistoryDialog(QDialog):
 
     def refresh(self) -> None:
         """Read the history (again) in the background."""
-        store, run_id, task_id = self.session.store, self.run.id, self.task_id
+        store, run_id, task_id, path = self.session.store, self.run.id, self.task_id, self.path
         if store is None:
             return
         self.events = None
         self.tree.clear()
         self.status.setText("Reading the run's checkpoints\u2026")
+        if path is not None:
+            self.job.submit(lambda ctx: value_history(store, run_id, path, cancel=ctx.cancelled,
+                                                      progress=lambda done, total: ctx.progress(done, total)))
+            return
         self.job.submit(lambda ctx: task_history(store, run_id, task_id, cancel=ctx.cancelled,
                                                  progress=lambda done, total: ctx.progress(done, total)))
 
@@ -91,21 +103,26 @@ class TaskHistoryDialog(QDialog):
     def _progressed(self, done: int, total: int, _text: str) -> None:
         self.status.setText(f"Reading checkpoint {done:,} of {plural(total, 'checkpoint')}\u2026")
 
-    def _show(self, events: list[TaskEvent]) -> None:
+    def _show(self, events: list[TaskEvent] | list[ValueEvent]) -> None:
         self.events = events
-        if not events:
-            self.status.setText("This run has no task state at any checkpoint." if self.task_id is None else
-                                f"Task {self.task_id!r} never appears in this run's task state.")
-            return
-        title = next((c.title for e in events for c in e.changes if c.title), "")
+        if not any(e.changes for e in events):
+            if self.path is not None:
+                self.status.setText(f"{format_path(self.path)} is not in this run's state at any checkpoint.")
+            else:
+                self.status.setText("This run has no task state at any checkpoint." if self.task_id is None else
+                                    f"Task {self.task_id!r} never appears in this run's task state.")
+            if not events:
+                return
+        title = next((c.title for e in events for c in e.changes if isinstance(c, TaskChange) and c.title), "")
         if self.task_id and title and title != self.task_id:
             self.heading.setText(f"<b>How task \u201c{visible_html(title)}\u201d ({visible_html(self.task_id)}) of "
                                  f"{visible_html(self.run.name)} changed</b>")
         count = sum(len(e.changes) for e in events)
         unread = sum(1 for e in events if e.problem)
         damaged = f" {plural(unread, 'damaged checkpoint')} could not be read." if unread else ""
-        self.status.setText(f"Changed at {plural(len(events) - unread, 'checkpoint')} ({plural(count, 'change')})."
-                            f"{damaged} Click one to show it in the timeline.")
+        if any(e.changes for e in events):
+            self.status.setText(f"Changed at {plural(len(events) - unread, 'checkpoint')} ({plural(count, 'change')})."
+                                f"{damaged} Click one to show it in the timeline.")
         red = QBrush(accent(self.palette(), "#cf222e"))
         self.tree.setUpdatesEnabled(False)
         for event in events:
@@ -118,8 +135,9 @@ class TaskHistoryDialog(QDialog):
             for change in event.changes:
                 child = QTreeWidgetItem([self._describe(change), ""])
                 child.setData(0, SEQ_ROLE, info.seq)
-                child.setToolTip(0, visible(change.describe()))
-                if change.regression:
+                child.setToolTip(0, visible(change.describe() if isinstance(change, TaskChange)
+                                            else _value_tip(change)))
+                if getattr(change, "regression", False):
                     child.setForeground(0, red)
                 item.addChild(child)
             if event.problem:
@@ -135,9 +153,11 @@ class TaskHistoryDialog(QDialog):
         self.tree.header().setSectionResizeMode(0, self.tree.header().ResizeMode.Stretch)
         self.tree.setUpdatesEnabled(True)
 
-    def _describe(self, change: TaskChange) -> str:
+    def _describe(self, change: TaskChange | Change) -> str:
         """A change's line; with one task shown, without naming it again on every line."""
         text = change.describe()
+        if not isinstance(change, TaskChange):
+            return visible(text)
         if self.task_id is not None and change.kind in ("added", "removed"):
             return f"+ added as {change.new}" if change.kind == "added" else f"- removed (was {change.old})"
         if self.task_id is not None and change.task_id == self.task_id:
@@ -153,3 +173,12 @@ class TaskHistoryDialog(QDialog):
         seq = item.data(0, SEQ_ROLE)
         if isinstance(seq, int):
             self.checkpoint_chosen.emit(self.run.id, seq)
+
+
+def _value_tip(change: Change) -> str:
+    """A value change's line, then the value it became (or was, when removed), longer."""
+    value = change.old if change.op == REMOVED else change.new
+    text = value if isinstance(value, str) else short_repr(value, TIP_CHARS)
+    if len(text) > TIP_CHARS:
+        text = text[:TIP_CHARS] + "\u2026"
+    return f"{change.describe()}\n\n{'was' if change.op == REMOVED else 'now'}:\n{text}"

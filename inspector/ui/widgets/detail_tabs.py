@@ -91,6 +91,7 @@ class DetailTabs(QWidget):
     snapshot_loaded = Signal(object)   # Snapshot (after every panel was given it)
     pair_loaded = Signal(object, object)
     task_history_requested = Signal(str)   # a task's id ("" for every task), from the Tasks tab
+    value_history_requested = Signal(object)   # a value's path (tuple), from the State tab
 
     def __init__(self, session: StoreSession, parent: QWidget | None = None, *,
                  startup: Startup | None = None) -> None:
@@ -147,6 +148,8 @@ class DetailTabs(QWidget):
         self.panels[key] = panel
         if hasattr(panel, "history_requested"):
             panel.history_requested.connect(self.task_history_requested)
+        if hasattr(panel, "value_history_requested"):
+            panel.value_history_requested.connect(self.value_history_requested)
         if self.session.store is not None and hasattr(panel, "set_store"):
             panel.set_store(self.session.store)
         self._show_in(key, panel, self.snapshot, self._run)

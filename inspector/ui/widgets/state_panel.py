@@ -25,10 +25,11 @@ class StatePanel(QWidget):
     """Shows a snapshot's state. ``show_snapshot(snapshot, run)``; ``set_mode(TREE|CONVERSATION|RAW)``.
 
     The Conversation and Raw pages are built lazily (only when shown), off the GUI thread.
-    Signals: ``mode_changed(int)``.
+    Signals: ``mode_changed(int)``; ``value_history_requested(path)`` (a value's context menu).
     """
 
     mode_changed = Signal(int)
+    value_history_requested = Signal(object)   # a value's path (tuple): its Value History
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -82,6 +83,7 @@ class StatePanel(QWidget):
         self.find_bar.search_changed.connect(self._on_find_bar_search_changed)
         self.find_bar.step_requested.connect(self._on_find_bar_step_requested)
         self.tree_view.match_changed.connect(self.find_bar.set_result)
+        self.tree_view.value_history_requested.connect(self.value_history_requested)
         self.raw.match_changed.connect(self.find_bar.set_result)
         self.conversation.reveal_requested.connect(self._on_conversation_reveal_requested)
         self.raw.text_ready.connect(self._on_raw_text_ready)

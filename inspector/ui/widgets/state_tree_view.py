@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHea
                                QPlainTextEdit, QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTreeView,
                                QVBoxLayout, QWidget)
 
+from inspector.ui import icons
 from inspector.ui.availability import set_available
 from inspector.highlight import to_json_text
 from inspector.lazy import LazyText, LazyValue, is_lazy, materialize
@@ -219,6 +220,7 @@ class StateTreeView(QWidget):
     """
 
     match_changed = Signal(int, int)
+    value_history_requested = Signal(tuple)   # a value's path: where did it change in this run?
     searching = Signal(bool)     # a search that reads the whole state started (True) or ended
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -447,8 +449,11 @@ class StateTreeView(QWidget):
 
     def _on_tree_context_menu(self, pos: QPoint) -> None:
         index = self.tree.indexAt(pos)
-        if not index.isValid():
-            return
+        if index.isValid():
+            self.context_menu(index).exec(self.tree.viewport().mapToGlobal(pos))
+
+    def context_menu(self, index: QModelIndex) -> QMenu:
+        """The menu of a value's row: copy it or its path, its Value History, show it whole."""
         index = index.siblingAtColumn(KEY)
         value = index.data(VALUE_ROLE)
         menu = QMenu(self)
@@ -456,6 +461,10 @@ class StateTreeView(QWidget):
         menu.addAction(f"Copy path  ({format_path(index.data(PATH_ROLE))})",
                        lambda: self.copy_path(index)).setShortcut(QKeySequence("Ctrl+Shift+C"))
         menu.addSeparator()
+        path = index.data(PATH_ROLE)
+        menu.addAction(icons.icon("recent"), "Value History\u2026",
+                       lambda: self.value_history_requested.emit(tuple(path))).setToolTip(
+            "Every checkpoint of this run where this value changed")
         full = menu.addAction("Show full text", lambda: self.show_full_text(index))
         set_available(full, isinstance(value, (str, LazyText)),
                       f"only for text values; this one is {type(value).__name__ if value is not None else 'null'} "
@@ -463,7 +472,7 @@ class StateTreeView(QWidget):
         if isinstance(value, (dict, list)) and value or isinstance(value, LazyValue) and value.kind != "string":
             menu.addAction("Expand all below", lambda: self.tree.expandRecursively(index, 3))
             menu.addAction("Collapse", lambda: self.tree.collapse(index))
-        menu.exec(self.tree.viewport().mapToGlobal(pos))
+        return menu
 
 
 def _text_of(value: Any) -> str:

@@ -40,6 +40,7 @@ COMMANDS = {
     "usage --json": lambda c: ["usage", c.store, "--json"],
     "history": lambda c: ["history", c.store, c.run],
     "history --json": lambda c: ["history", c.store, c.run, "--json"],
+    "history --path": lambda c: ["history", c.store, c.run, "--path", "messages[0].content"],
     "info": lambda c: ["info", c.store],
     "info --json": lambda c: ["info", c.store, "--json"],
 }

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from inspector.commands._common import (add_json_arg, add_run_arg, add_store_arg, fmt_time, note_store,
                                         print_json_records, say)
@@ -51,13 +52,9 @@ def run(args: argparse.Namespace) -> int:
             raise StoreError(f"Run {found.id} has no task {args.task!r} at any checkpoint"
                              + (f" (its tasks: {listed})" if known else " (it has no task state)"))
     if args.json:
-        print_json_records([{
-            "checkpoint": format_ref(e.checkpoint), "id": e.checkpoint.id, "seq": e.checkpoint.seq,
-            "kind": e.checkpoint.kind, "name": e.checkpoint.name, "created": e.checkpoint.created,
-            "changes": [{"task": c.task_id, "title": c.title, "kind": c.kind, "old": c.old, "new": c.new,
-                         "check": c.name, "reviewer": c.reviewer, "regression": c.regression} for c in e.changes],
-            **({"damaged": e.problem} if e.problem else {})}
-            for e in events])
+        _print_json(events, lambda c: {"task": c.task_id, "title": c.title, "kind": c.kind, "old": c.old,
+                                       "new": c.new, "check": c.name, "reviewer": c.reviewer,
+                                       "regression": c.regression})
         return 0
     if not events:
         say(f"run {found.id} {found.name!r} has no task state at any checkpoint")
@@ -68,13 +65,7 @@ def run(args: argparse.Namespace) -> int:
     say(f"run {found.id} {found.name!r}: {what} changed at {plural(len(events) - unread, 'checkpoint')} "
         f"({plural(count, 'change')})" + (f"; {plural(unread, 'damaged checkpoint')} could not be read"
                                           if unread else ""))
-    for e in events:
-        info = e.checkpoint
-        say(f"\n#{info.seq}  {info.kind} {info.name}  {fmt_time(info.created)}")
-        for change in e.changes:
-            say(f"  {change.describe()}")
-        if e.problem:
-            say(f"  damaged: {e.problem}")
+    _print_events(events)
     return 0
 
 
@@ -86,11 +77,7 @@ def _value_run(args: argparse.Namespace) -> int:
         found = resolve_run(store, args.run)
         events: list[ValueEvent] = value_history(store, found.id, path)
     if args.json:
-        print_json_records([{
-            "checkpoint": format_ref(e.checkpoint), "id": e.checkpoint.id, "seq": e.checkpoint.seq,
-            "kind": e.checkpoint.kind, "name": e.checkpoint.name, "created": e.checkpoint.created,
-            "changes": [change_json(c) for c in e.changes], **({"damaged": e.problem} if e.problem else {})}
-            for e in events])
+        _print_json(events, change_json)
         return 0
     unread = sum(1 for e in events if e.problem)
     if len(events) == unread:
@@ -101,6 +88,22 @@ def _value_run(args: argparse.Namespace) -> int:
         return 0
     say(f"run {found.id} {found.name!r}: {shown} changed at {plural(len(events) - unread, 'checkpoint')}"
         + (f"; {plural(unread, 'damaged checkpoint')} could not be read" if unread else ""))
+    _print_events(events)
+    return 0
+
+
+def _print_json(events: Sequence[TaskEvent | ValueEvent], change: Callable[[Any], dict]) -> None:
+    """One record per checkpoint: where it is, its changes (``change`` makes each one's
+    record) and, for a damaged one, why it could not be read."""
+    print_json_records([{
+        "checkpoint": format_ref(e.checkpoint), "id": e.checkpoint.id, "seq": e.checkpoint.seq,
+        "kind": e.checkpoint.kind, "name": e.checkpoint.name, "created": e.checkpoint.created,
+        "changes": [change(c) for c in e.changes], **({"damaged": e.problem} if e.problem else {})}
+        for e in events])
+
+
+def _print_events(events: Sequence[TaskEvent | ValueEvent]) -> None:
+    """Each checkpoint (seq, step, time), then its changes, or why it could not be read."""
     for e in events:
         info = e.checkpoint
         say(f"\n#{info.seq}  {info.kind} {info.name}  {fmt_time(info.created)}")
@@ -108,4 +111,3 @@ def _value_run(args: argparse.Namespace) -> int:
             say(f"  {change.describe()}")
         if e.problem:
             say(f"  damaged: {e.problem}")
-    return 0

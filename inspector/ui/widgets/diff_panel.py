@@ -11,12 +11,15 @@ import html
 from typing import TYPE_CHECKING
 
 
-from PySide6.QtCore import QItemSelection, QSortFilterProxyModel, Qt, QTimer, Signal
-from PySide6.QtGui import QActionGroup, QResizeEvent, QShowEvent
+from PySide6.QtCore import QItemSelection, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QActionGroup, QGuiApplication, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (QAbstractItemView, QSizePolicy, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QMenu, QProgressBar, QSplitter, QStyle, QToolButton,
                                QTreeView, QVBoxLayout, QWidget)
 
+from inspector.diff.grouping import ItemRange
+from inspector.diff.model import format_path
+from inspector.ui import icons
 from inspector.ui.availability import set_available
 from inspector.ui.formatting import elide_middle, visible_html
 from inspector.diff import REMOVED, DiffResult
@@ -50,12 +53,13 @@ class DiffPanel(QWidget):
 
     Signals: ``pair_changed(object, object)`` with the compared CheckpointInfos (old, new) and
     ``diff_ready(object)`` with the DiffResult, both when a diff arrives; ``text_ready()`` when
-    the side-by-side text is shown.
+    the side-by-side text is shown; ``value_history_requested(path)`` from a change's menu.
     """
 
     pair_changed = Signal(object, object)
     diff_ready = Signal(object)
     text_ready = Signal()
+    value_history_requested = Signal(object)   # a changed value's path (tuple): its Value History
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -152,7 +156,28 @@ class DiffPanel(QWidget):
         header.resizeSection(OP, 28)
         header.setSectionResizeMode(PATH, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(PATH, 220)
+        view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        view.customContextMenuRequested.connect(self._on_change_context_menu)
         return view
+
+    def _on_change_context_menu(self, pos: QPoint) -> None:
+        menu = self.change_menu(self.changes.indexAt(pos))
+        if menu is not None:
+            menu.exec(self.changes.viewport().mapToGlobal(pos))
+
+    def change_menu(self, index: QModelIndex) -> QMenu | None:
+        """A change row's menu: the Value History of the value it changed (of a list, for a
+        range of items), copy its path."""
+        change = index.data(CHANGE_ROLE) if index.isValid() else None
+        if change is None:
+            return None
+        path = tuple(change.parent if isinstance(change, ItemRange) else change.path)
+        menu = QMenu(self)
+        menu.addAction(icons.icon("recent"), f"Value History of {format_path(path)}\u2026",
+                       lambda: self.value_history_requested.emit(path)).setToolTip(
+            "Every checkpoint of the shown run where this value changed")
+        menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(format_path(path)))
+        return menu
 
     def _layout(self) -> None:
         self.hunk_label = QLabel(self)

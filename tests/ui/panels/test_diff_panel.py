@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from inspector.diff import diff_checkpoints
-from inspector.ui.models.change_list_model import PATH
+from inspector.diff.grouping import ItemRange
+from inspector.ui.models.change_list_model import CHANGE_ROLE, PATH
 from inspector.ui.widgets.diff_panel import DiffPanel
 
 
@@ -220,3 +221,23 @@ def test_no_state_change_names_the_langgraph_channels_that_changed(qtbot) -> Non
                                 hidden=("branch:to:after_model",)))
     text = view.summary.text()
     assert text.startswith("No differences in the state · checks 1/1 → 0/0 · ") and "branch:to:after_model" in text
+
+
+def test_a_changes_menu_asks_for_its_value_history(qtbot, panels_store, snap_at, beekeeping) -> None:
+    panel = _panel(qtbot, panels_store)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000):
+        panel.show_snapshot(snap_at(15), beekeeping)
+    rows = {panel.proxy.index(r, PATH).data(): r for r in range(panel.proxy.rowCount())}
+    menu = panel.change_menu(panel.proxy.index(rows["reviews"], PATH))
+    action = menu.actions()[0]
+    assert action.text() == "Value History of reviews\u2026"
+    with qtbot.waitSignal(panel.value_history_requested) as asked:
+        action.trigger()
+    assert asked.args == [("reviews",)]
+    # an item added to a list: that item's history (a range of items: the list's)
+    added = next(p for p in rows if p.startswith("messages["))
+    index = panel.proxy.index(rows[added], PATH)
+    change = index.data(CHANGE_ROLE)
+    shown = "messages" if isinstance(change, ItemRange) else added
+    assert panel.change_menu(index).actions()[0].text() == f"Value History of {shown}\u2026"
+    assert panel.change_menu(panel.proxy.index(-1, PATH)) is None

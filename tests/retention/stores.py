@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from inspector.record import Checkpointer
 from inspector.resume.fork import fork
 from inspector.store import open_store
@@ -32,3 +34,10 @@ def build(path: Path) -> dict:
     with open_store(path, readonly=False) as store:
         child = fork(store, f"{long_run}:20", reason="try again")
     return {"long": long_run, "short": short_run, "fork": child.id}
+
+
+@pytest.fixture
+def built_store(tmp_path: Path) -> tuple[Path, dict]:
+    """A new store made by ``build`` (import this fixture where it is used), with its run ids."""
+    path = tmp_path / "s.db"
+    return path, build(path)

@@ -13,17 +13,11 @@ from inspector.store import open_store
 from inspector.usage.api import store_usage
 from inspector.usage.report import ROWS_FIELD, replay_cost
 from tests.conftest import store_files_digest
-from tests.retention.stores import build
+from tests.retention.stores import built_store  # noqa: F401  (a fixture)
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> tuple[Path, dict]:
-    path = tmp_path / "s.db"
-    return path, build(path)
-
-
-def test_report_adds_up_and_reads_nothing_it_should_not_write(store, capsys) -> None:
-    path, ids = store
+def test_report_adds_up_and_reads_nothing_it_should_not_write(built_store, capsys) -> None:
+    path, ids = built_store
     before = store_files_digest(path)
     assert main(["usage", str(path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -47,8 +41,8 @@ def test_report_adds_up_and_reads_nothing_it_should_not_write(store, capsys) -> 
     assert "(task state)" in doc["fields"]
 
 
-def test_run_detail_and_tradeoff(store) -> None:
-    path, ids = store
+def test_run_detail_and_tradeoff(built_store) -> None:
+    path, ids = built_store
     with open_store(path) as st:
         report = store_usage(st, ids["long"])
         run = next(r for r in report.runs if r.run == ids["long"])
@@ -74,8 +68,8 @@ def test_replay_cost_matches_the_recording_library_figures() -> None:
     assert replay_cost([5] * 10, list(range(10))) == (4, 2.0)
 
 
-def test_cli_text_and_bad_input(store, capsys, tmp_path) -> None:
-    path, ids = store
+def test_cli_text_and_bad_input(built_store, capsys, tmp_path) -> None:
+    path, ids = built_store
     assert main(["usage", str(path), ids["short"]]) == 0
     out = capsys.readouterr().out
     assert "messages" in out and "Interval trade-off" in out and "on disk" in out
@@ -108,8 +102,8 @@ def test_fields_of_a_state_stored_as_a_chunked_map(tmp_path: Path) -> None:
     assert report.fields["(state)"] < content / 2          # only the map's own tables stay unclaimed
 
 
-def test_damaged_and_missing_pieces_are_one_sentence_or_a_note(store, capsys) -> None:
-    path, _ids = store
+def test_damaged_and_missing_pieces_are_one_sentence_or_a_note(built_store, capsys) -> None:
+    path, _ids = built_store
     con = sqlite3.connect(path)
     victim, other = [bytes(r[0]) for r in con.execute("SELECT hash FROM ci_blobs WHERE codec = 1 LIMIT 2")]
     con.execute("DELETE FROM ci_blobs WHERE hash = ?", (other,))

@@ -537,10 +537,8 @@ class LaneStore(NativeWriter):
         run_ids = [r for r, _, _ in lanes]
         tids = sorted({t for _, t, _ in lanes})
         with guard(self.store.info.display), self.engine.begin() as conn:
-            conn.execute(lg_writes.delete().where(lg_writes.c.thread_id.in_(tids)))
-            conn.execute(lg_checkpoints.delete().where(lg_checkpoints.c.run_id.in_(run_ids)))
+            delete_lane_rows(conn, run_ids, tids)
             conn.execute(checkpoints.delete().where(checkpoints.c.run_id.in_(run_ids)))
-            conn.execute(lg_lanes.delete().where(lg_lanes.c.run_id.in_(run_ids)))
             conn.execute(runs.delete().where(runs.c.id.in_(run_ids)))
             live.note_removal(conn)
             for run_id in run_ids:
@@ -740,3 +738,12 @@ def _pid() -> int:
     import os
     return os.getpid()
 
+
+
+def delete_lane_rows(conn: sa.Connection, run_ids: Sequence[str], thread_ids: Sequence[str]) -> None:
+    """Delete the LangGraph rows of these lanes and threads: the threads' pending writes, the
+    lanes' LangGraph checkpoint rows and the lanes (inside the caller's transaction, which
+    deletes the runs and their checkpoints)."""
+    conn.execute(lg_writes.delete().where(lg_writes.c.thread_id.in_(list(thread_ids))))
+    conn.execute(lg_checkpoints.delete().where(lg_checkpoints.c.run_id.in_(list(run_ids))))
+    conn.execute(lg_lanes.delete().where(lg_lanes.c.run_id.in_(list(run_ids))))

@@ -1,0 +1,64 @@
+"""``checkpoint-inspector delete STORE RUN [RUN …]``: delete whole runs (a dry run unless ``--apply``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Collection, Sequence
+
+from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, print_json, print_table
+from inspector.humanize import plural
+from inspector.model import RunInfo
+from inspector.retention.delete import DeletePlan, apply_delete, plan_delete
+from inspector.store.base import Store
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``delete`` sub-command."""
+    parser = sub.add_parser("delete", help="delete whole runs of a native store (a dry run unless --apply)")
+    add_store_arg(parser)
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="run id, unique id prefix, name or a part of one (several: delete them together)")
+    parser.add_argument("--apply", action="store_true", help="really delete (default: print what would go)")
+    add_json_arg(parser)
+    parser.set_defaults(func=run)
+
+
+def still_working(store: Store, runs: Sequence[RunInfo]) -> Collection[str]:
+    """The runs whose owner is still at work: not diagnosed crashed or stuck."""
+    from inspector.resume.status import deep_statuses
+    diagnosed = deep_statuses(store, runs)
+    return [r.id for r in runs if r.id not in diagnosed]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plan or apply the delete and print what it does (or the first thing that stops it)."""
+    if args.apply:
+        progress = None if args.json else (lambda text: print(f"… {text}", file=sys.stderr, flush=True))
+        result = apply_delete(args.store, args.runs, alive=still_working, progress=progress)
+    else:
+        result = plan_delete(args.store, args.runs, alive=still_working)
+    if args.json:
+        print_json(result.to_json())
+        return 2 if result.blockers else 0
+    print_plan(result)
+    return 2 if result.blockers else 0
+
+
+def print_plan(plan: DeletePlan) -> None:
+    """The runs, what stops the delete, or what it did."""
+    print_table(("RUN", "NAME", "STATUS", "CHECKPOINTS"),
+                [(r.id, r.name[:40], r.status, r.checkpoint_count) for r in plan.runs])
+    print()
+    for thread in plan.threads:
+        print(f"LangGraph thread {thread!r} (written by InspectorSaver) goes whole: every lane of it.")
+    what = f"{plural(len(plan.runs), 'run')} ({plural(plan.checkpoints, 'checkpoint')})"
+    if plan.applied:
+        print(f"Deleted {what}; collected {plural(plan.pieces, 'unreferenced piece')} "
+              f"({fmt_size(plan.content_bytes)}).")
+    elif plan.blockers:
+        print(f"Cannot delete {what}:", file=sys.stderr)
+        for blocker in plan.blockers:
+            print(f"  {blocker}", file=sys.stderr)
+    else:
+        print(f"Would delete {what}. Dry run: nothing was changed (add --apply to delete).")

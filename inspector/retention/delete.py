@@ -1,0 +1,156 @@
+"""Deleting whole runs of a native store (``delete STORE RUN…``): a dry run says what would go
+and what stops it; applying deletes the runs' rows in one transaction, then collects the pieces
+no checkpoint reaches any more (as a prune does).
+
+Refused, with one sentence and nothing deleted:
+
+* a run that is still running (its owner alive and beating): stop it first;
+* a run with pinned checkpoints (a pin says "keep this"): unpin them first;
+* a run other runs were forked from, unless they are deleted with it (a fork starts from one
+  of its checkpoints).
+
+A run written by ``InspectorSaver`` is one lane of a LangGraph thread: the whole thread goes
+(every lane, its LangGraph rows and pending writes), as the saver's ``delete_thread`` does.
+LangGraph's own databases are not changed here: LangGraph deletes their threads
+(``delete_thread``), and ``prune --langgraph-write`` thins them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from inspector.errors import StoreError
+from inspector.humanize import plural
+from inspector.model import ACTIVE_STATUSES, RunInfo
+from inspector.store import open_store
+from inspector.store.base import Store
+from inspector.store.engine import guard, make_engine
+from inspector.store.native import lanes as lane_sql
+from inspector.store.native import live, prune_sql
+from inspector.store.native import pins as pin_sql
+from inspector.store.native.schema import checkpoints, runs
+from inspector.store.native.store import NativeStore
+from inspector.store.refs import resolve_run
+
+
+# which of these active runs (stored running, stuck or crashed) have an owner still at work: the
+# caller's diagnosis (``inspector.resume.status``, a layer above); without one, all of them
+Alive = Callable[[Store, Sequence[RunInfo]], Collection[str]]
+
+
+@dataclass(frozen=True)
+class DeletePlan:
+    """The runs a delete removes (dry run) or removed (``applied``), or why it may not."""
+
+    store: str
+    runs: tuple[RunInfo, ...]
+    checkpoints: int
+    blockers: tuple[str, ...] = ()      # sentences: while there is one, nothing is deleted
+    threads: tuple[str, ...] = ()       # LangGraph threads (InspectorSaver) deleted whole
+    applied: bool = False
+    pieces: int = 0                     # pieces collected after (no checkpoint reached them)
+    content_bytes: int = 0
+
+    def to_json(self) -> dict:
+        """The ``delete --json`` document."""
+        return {"store": self.store, "applied": self.applied, "checkpoints": self.checkpoints,
+                "blockers": list(self.blockers), "threads": list(self.threads), "pieces": self.pieces,
+                "content_bytes": self.content_bytes,
+                "runs": [{"run": r.id, "name": r.name, "status": r.status, "checkpoints": r.checkpoint_count}
+                         for r in self.runs]}
+
+
+def plan_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive | None = None) -> DeletePlan:
+    """What deleting the runs ``refs`` (ids, prefixes, names) would remove, and what stops it
+    (opens the store read-only; changes nothing). ``alive``: see ``Alive``."""
+    with open_store(target) as store:
+        return _plan(store, refs, alive)
+
+
+def apply_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive | None = None,
+                 progress: Callable[[str], None] | None = None) -> DeletePlan:
+    """Delete the runs ``refs`` for real; StoreError (the first blocker) when one stops it."""
+    say = progress or (lambda _text: None)
+    from inspector.retention.api import writable_native
+    from inspector.retention.native import collect_pieces
+
+    with open_store(target) as probe:
+        _native_only(probe)
+    store = writable_native(target)
+    reader = NativeStore(make_engine(store.target, readonly=True), store.target, read_only=True)
+    try:
+        plan = _plan(reader, refs, alive)
+        if plan.blockers:
+            raise StoreError(plan.blockers[0])
+        ids = [r.id for r in plan.runs]
+        display = store.info.display
+        say(f"deleting {plural(len(ids), 'run')} ({plural(plan.checkpoints, 'checkpoint')}) in one transaction")
+        with guard(display), store.engine.begin() as conn:
+            prune_sql.begin_exclusive(conn, "ci_runs")
+            pinned = [i for run_id in ids for i in pin_sql.pinned_ids(conn, run_id)]
+            if pinned:      # pinned meanwhile: kept, as a prune keeps them
+                raise StoreError(f"{plural(len(pinned), 'checkpoint')} of these runs {'was' if len(pinned) == 1 else 'were'} "
+                                 "pinned meanwhile; nothing was deleted.")
+            if plan.threads:
+                lane_sql.delete_lane_rows(conn, ids, sorted(plan.threads))
+            conn.execute(checkpoints.delete().where(checkpoints.c.run_id.in_(ids)))
+            conn.execute(runs.delete().where(runs.c.id.in_(ids)))
+            live.note_removal(conn)
+        pieces, content = collect_pieces(store, reader, say)
+        return DeletePlan(store=plan.store, runs=plan.runs, checkpoints=plan.checkpoints, threads=plan.threads,
+                          applied=True, pieces=pieces, content_bytes=content)
+    finally:
+        reader.close()
+        store.close()
+
+
+def _native_only(store: Store) -> None:
+    if store.info.kind != "native":
+        raise StoreError(f"{store.info.display} is a {store.info.kind} store: delete removes runs of this "
+                         "project's stores (LangGraph deletes its own threads with delete_thread).")
+
+
+def _plan(store: Store, refs: Sequence[str], alive: Alive | None) -> DeletePlan:
+    _native_only(store)
+    if not refs:
+        raise StoreError("Name the runs to delete (ids, id prefixes or names).")
+    everything = store.list_runs()
+    chosen: dict[str, RunInfo] = {}
+    for ref in refs:
+        run = resolve_run(store, ref)
+        chosen[run.id] = run
+    threads = {t for t in map(_thread, chosen.values()) if t is not None}
+    for run in everything:        # a LangGraph thread goes whole: every lane of it
+        if _thread(run) in threads:
+            chosen.setdefault(run.id, run)
+    blockers: list[str] = []
+    active = [r for r in chosen.values() if r.status in ACTIVE_STATUSES]
+    working = set(alive(store, active) if alive is not None else (r.id for r in active)) if active else set()
+    blockers += [f"{run.name!r} ({run.id}) is running; stop it first (its program is still writing to it)."
+                 for run in active if run.id in working]
+    for run in chosen.values():
+        forks = [r for r in everything if r.parent_run == run.id and r.id not in chosen]
+        if forks:
+            names = ", ".join(f"{f.name!r} ({f.id})" for f in forks[:5]) + (", …" if len(forks) > 5 else "")
+            blockers.append(f"{plural(len(forks), 'run')} {'was' if len(forks) == 1 else 'were'} forked from "
+                            f"{run.name!r} ({run.id}): {names}; name {'it' if len(forks) == 1 else 'them'} too "
+                            "to delete them together, or keep it.")
+    if isinstance(store, NativeStore):
+        with guard(store.info.display), store.engine.connect() as conn:
+            for run in chosen.values():
+                pinned = len(pin_sql.pinned_ids(conn, run.id))
+                if pinned:
+                    blockers.append(f"{run.name!r} ({run.id}) has {plural(pinned, 'pinned checkpoint')}; unpin "
+                                    f"{'it' if pinned == 1 else 'them'} first (checkpoint-inspector unpin).")
+    ordered = tuple(sorted(chosen.values(), key=lambda r: (r.created, r.id)))
+    return DeletePlan(store=store.info.display, runs=ordered, checkpoints=sum(r.checkpoint_count for r in ordered),
+                      blockers=tuple(blockers), threads=tuple(sorted(threads)))
+
+
+def _thread(run: RunInfo) -> str | None:
+    """The LangGraph thread of a run written by ``InspectorSaver`` (None for other runs)."""
+    lane = run.labels.get("langgraph") if isinstance(run.labels, dict) else None
+    thread = lane.get("thread_id") if isinstance(lane, dict) else None
+    return thread if isinstance(thread, str) else None

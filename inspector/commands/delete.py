@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Collection, Sequence
 
 from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, print_json, print_table
 from inspector.humanize import plural
-from inspector.model import RunInfo
 from inspector.retention.delete import DeletePlan, apply_delete, plan_delete
-from inspector.store.base import Store
+from inspector.resume.status import still_working
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,13 +20,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--apply", action="store_true", help="really delete (default: print what would go)")
     add_json_arg(parser)
     parser.set_defaults(func=run)
-
-
-def still_working(store: Store, runs: Sequence[RunInfo]) -> Collection[str]:
-    """The runs whose owner is still at work: not diagnosed crashed or stuck."""
-    from inspector.resume.status import deep_statuses
-    diagnosed = deep_statuses(store, runs)
-    return [r.id for r in runs if r.id not in diagnosed]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ else a small local rule (pid gone on this host → crashed; heartbeat older than
 """
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from inspector.model import ACTIVE_STATUSES, RunInfo
@@ -98,3 +98,10 @@ def shown_status(run: RunInfo, statuses: dict[str, EffectiveStatus]) -> str:
     """The status to show for ``run``: the effective one when a diagnosis changed it."""
     found = statuses.get(run.id)
     return found.status if found is not None else run.status
+
+
+def still_working(store: Store, runs: Sequence[RunInfo]) -> list[str]:
+    """Ids of the active runs among ``runs`` whose owner is still at work: not diagnosed
+    crashed or stuck (what ``delete`` refuses to remove)."""
+    diagnosed = deep_statuses(store, runs)
+    return [r.id for r in runs if r.status in ACTIVE_STATUSES and r.id not in diagnosed]

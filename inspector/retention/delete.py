@@ -134,9 +134,10 @@ def _plan(store: Store, refs: Sequence[str], alive: Alive | None) -> DeletePlan:
         forks = [r for r in everything if r.parent_run == run.id and r.id not in chosen]
         if forks:
             names = ", ".join(f"{f.name!r} ({f.id})" for f in forks[:5]) + (", …" if len(forks) > 5 else "")
-            blockers.append(f"{plural(len(forks), 'run')} {'was' if len(forks) == 1 else 'were'} forked from "
-                            f"{run.name!r} ({run.id}): {names}; name {'it' if len(forks) == 1 else 'them'} too "
-                            "to delete them together, or keep it.")
+            one = len(forks) == 1
+            blockers.append(f"{plural(len(forks), 'run')} {'was' if one else 'were'} forked from {run.name!r} "
+                            f"({run.id}): {names}. Delete {'that fork' if one else 'those forks'} first, "
+                            "or together with it.")
     if isinstance(store, NativeStore):
         with guard(store.info.display), store.engine.connect() as conn:
             for run in chosen.values():

@@ -1,4 +1,5 @@
-"""The Storage dock (View ▸ Storage) and its Prune… dialog, added to the main window."""
+"""The Storage dock (View ▸ Storage) and its Prune… dialog, Pin Checkpoint and Delete Run…,
+added to the main window."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from inspector.ui.availability import NO_STORE, set_available
 
 if TYPE_CHECKING:
     from inspector.model import CheckpointInfo
+    from inspector.retention.delete import DeletePlan
     from inspector.ui.main_window import MainWindow
     from inspector.ui.widgets.storage_view import StorageView
 
@@ -36,6 +38,12 @@ class StorageActions:
         set_available(self.pin, False, NO_STORE)
         self.pin.triggered.connect(self._on_pin_triggered)
         window.add_run_action(self.pin, toolbar=False)
+        self.delete = QAction("&Delete Run\u2026", window)
+        self.delete.setToolTip("Delete the selected run and its checkpoints from the store (asks first)")
+        set_available(self.delete, False, NO_STORE)
+        self.delete.triggered.connect(self.delete_run)
+        window.add_run_action(self.delete, toolbar=False)
+        self.confirm = _ask_confirmation     # (tests answer for the user)
         window.checkpoint_changed.connect(self._on_checkpoint_changed)
         window.run_changed.connect(lambda _run: self._on_checkpoint_changed(window.current_checkpoint()))
 
@@ -70,6 +78,66 @@ class StorageActions:
         else:
             set_available(self.pin, info is not None, "select a checkpoint in the timeline first.")
         self.pin.setChecked(bool(info is not None and info.pinned))
+        if store is None:
+            set_available(self.delete, False, NO_STORE)
+        elif store.kind != "native":
+            set_available(self.delete, False, f"runs are deleted from Checkpoint Inspector stores; this is a "
+                                              f"{store.kind} store (LangGraph deletes its threads with delete_thread).")
+        else:
+            set_available(self.delete, self.window.current_run() is not None, "select a run first.")
+
+    def delete_run(self) -> None:
+        """Delete the selected run: what would go is read first (in the background), then asked
+        about; what stops it (running, pinned, forked from) is said instead."""
+        from inspector.retention.delete import plan_delete
+        from inspector.resume.status import still_working
+        from inspector.ui.dialogs.prune_dialog import target_of
+
+        run, store = self.window.current_run(), self.window.session.info
+        if run is None or store is None:
+            return
+        target = target_of(store)
+        self.window.session.runner.run(lambda: plan_delete(target, [run.id], alive=still_working),
+                                       lambda plan: self._confirm_delete(target, plan),
+                                       self.window.show_error, key="delete-run")
+
+    def _confirm_delete(self, target: str, plan: DeletePlan) -> None:
+        from inspector.humanize import plural
+
+        if plan.blockers:
+            self.window.show_error(" ".join(plan.blockers), "warning")
+            return
+        names = ", ".join(f"\u201c{r.name}\u201d" for r in plan.runs[:3]) + (" \u2026" if len(plan.runs) > 3 else "")
+        lanes = (f"\n\nIt is LangGraph thread {', '.join(repr(t) for t in plan.threads)} (written by "
+                 f"InspectorSaver): all {plural(len(plan.runs), 'lane')} of it go.") if plan.threads else ""
+        text = (f"Delete {names} and {'its' if len(plan.runs) == 1 else 'their'} "
+                f"{plural(plan.checkpoints, 'checkpoint')} from the store?{lanes}\n\n"
+                "The pieces of state no other checkpoint uses are removed too. This cannot be undone.")
+        if not self.confirm(self.window, "Delete Run", text):
+            return
+        from inspector.retention.delete import apply_delete
+        from inspector.resume.status import still_working
+
+        refs = [r.id for r in plan.runs]
+        self.window.session.runner.run(lambda: apply_delete(target, refs, alive=still_working),
+                                       self._on_deleted, self.window.show_error, key="delete-run")
+
+    def _on_deleted(self, plan: DeletePlan) -> None:
+        from inspector.humanize import fmt_size, plural
+
+        shown = self.window.timeline_panel.model.run
+        if shown is not None and shown.id in {r.id for r in plan.runs}:
+            self.window.timeline_panel.show_run(None)     # gone: the status bar says so, not the banner
+            self.window.details.show_checkpoint(None, None)
+            self.window.run_changed.emit(None)
+        names = ", ".join(f"\u201c{r.name}\u201d" for r in plan.runs[:3]) + (" \u2026" if len(plan.runs) > 3 else "")
+        self.window.refresh()
+        if self.view is not None:
+            self.view.refresh()
+        self.window.statusBar().showMessage(
+            f"Deleted {names}: {plural(plan.checkpoints, 'checkpoint')}, and "
+            f"{plural(plan.pieces, 'piece')} of state no other checkpoint used ({fmt_size(plan.content_bytes)}).",
+            10_000)
 
     def _on_pin_triggered(self, pinned: bool) -> None:
         """Pin or unpin the current checkpoint (a write, in the background), then reload the timeline."""
@@ -110,6 +178,12 @@ class StorageActions:
         dialog.pruned.connect(pruned)
         dialog.show()
         self.dialog = dialog
+
+
+def _ask_confirmation(parent: QWidget, title: str, text: str) -> bool:
+    """The real confirmation box (its module loads with the dialogs, when first asked)."""
+    from inspector.ui.dialogs.resume_dialog import ask_confirmation
+    return ask_confirmation(parent, title, text)
 
 
 def install_storage(window: MainWindow) -> StorageActions:

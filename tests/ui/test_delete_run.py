@@ -1,0 +1,52 @@
+"""Run ▸ Delete Run…: what stops it is said; otherwise it asks, deletes in the background, and
+the run leaves the list with nothing shown in its place."""
+
+from __future__ import annotations
+
+from inspector.store import open_store
+from tests.retention.stores import built_store  # noqa: F401  (a fixture)
+from tests.ui.conftest import open_in, select_run
+
+
+def test_delete_run_asks_then_the_run_goes(window, qtbot, built_store) -> None:
+    path, ids = built_store
+    open_in(window, qtbot, path)
+    actions = window.storage
+    asked: list[str] = []
+
+    def answer(_parent, title: str, text: str) -> bool:
+        asked.append(text)
+        return True
+    actions.confirm = answer
+    # a run other runs were forked from: said, nothing asked, nothing deleted
+    select_run(window, qtbot, ids["long"])
+    assert actions.delete.isEnabled()
+    actions.delete.trigger()
+    qtbot.waitUntil(lambda: "forked from" in window.banner.message, timeout=10_000)
+    assert not asked
+    # a run that may go: asked, deleted, gone from the list, nothing shown in its place
+    select_run(window, qtbot, ids["short"])
+    model = window.runs_panel.model
+    actions.delete.trigger()
+    qtbot.waitUntil(lambda: ids["short"] not in model.tree.by_id, timeout=20_000)
+    assert "Delete \u201cshort chat\u201d and its 30 checkpoints from the store?" in asked[0]
+    assert window.timeline_panel.model.run is None and window.details.snapshot is None
+    assert "Deleted \u201cshort chat\u201d: 30 checkpoints" in window.statusBar().currentMessage()
+    assert not window.runs_panel.view.currentIndex().isValid()
+    with open_store(path) as store:
+        assert ids["short"] not in {r.id for r in store.list_runs()}
+
+
+def test_answering_no_deletes_nothing(window, qtbot, built_store) -> None:
+    from tests.conftest import store_files_digest
+
+    path, ids = built_store
+    open_in(window, qtbot, path)
+    asked: list[str] = []
+    window.storage.confirm = lambda _p, _t, text: asked.append(text) or False
+    select_run(window, qtbot, ids["short"])
+    before = store_files_digest(path)
+    window.storage.delete.trigger()
+    qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
+    qtbot.wait(200)
+    assert store_files_digest(path) == before and ids["short"] in window.runs_panel.model.tree.by_id

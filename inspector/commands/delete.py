@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, print_json, print_table
+from inspector.errors import StoreError
 from inspector.humanize import plural
 from inspector.retention.delete import DeletePlan, apply_delete, plan_delete
 from inspector.resume.status import still_working
@@ -33,11 +34,13 @@ def run(args: argparse.Namespace) -> int:
         print_json(result.to_json())
         return 2 if result.blockers else 0
     print_plan(result)
-    return 2 if result.blockers else 0
+    if result.blockers:     # every reason, in one line (each is a sentence)
+        raise StoreError(f"Cannot delete {plural(len(result.runs), 'run')}: " + " ".join(result.blockers))
+    return 0
 
 
 def print_plan(plan: DeletePlan) -> None:
-    """The runs, what stops the delete, or what it did."""
+    """The runs, and what was done or would be (what stops it is the caller's sentence)."""
     print_table(("RUN", "NAME", "STATUS", "CHECKPOINTS"),
                 [(r.id, r.name[:40], r.status, r.checkpoint_count) for r in plan.runs])
     print()
@@ -47,9 +50,5 @@ def print_plan(plan: DeletePlan) -> None:
     if plan.applied:
         print(f"Deleted {what}; collected {plural(plan.pieces, 'unreferenced piece')} "
               f"({fmt_size(plan.content_bytes)}).")
-    elif plan.blockers:
-        print(f"Cannot delete {what}:", file=sys.stderr)
-        for blocker in plan.blockers:
-            print(f"  {blocker}", file=sys.stderr)
-    else:
+    elif not plan.blockers:
         print(f"Would delete {what}. Dry run: nothing was changed (add --apply to delete).")

@@ -65,8 +65,10 @@ def test_what_stops_a_delete(built_store, tmp_path: Path, capsys) -> None:
     # a pinned checkpoint (the short run's #5, pinned by build's caller below)
     assert main(["pin", str(path), "short chat:5"]) == 0
     capsys.readouterr()
-    assert main(["delete", str(path), ids["short"]]) == 2
-    assert "has 1 pinned checkpoint; unpin it first" in capsys.readouterr().err
+    assert main(["delete", str(path), ids["short"]]) == 2       # the dry run: the same sentence
+    err = capsys.readouterr().err
+    assert "Cannot delete 1 run: " in err and "has 1 pinned checkpoint; unpin it first" in err
+    assert err.count("\n") == 1
     with pytest.raises(StoreError, match="pinned checkpoint"):
         apply_delete(path, [ids["short"]])
     # a run whose program is still writing to it (this process, beating)

@@ -9,7 +9,7 @@ from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, pr
 from inspector.errors import StoreError
 from inspector.humanize import plural
 from inspector.retention.delete import DeletePlan, apply_delete, plan_delete
-from inspector.resume.status import still_working
+from inspector.resume.status import quick_statuses, still_working
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,8 +41,10 @@ def run(args: argparse.Namespace) -> int:
 
 def print_plan(plan: DeletePlan) -> None:
     """The runs, and what was done or would be (what stops it is the caller's sentence)."""
+    shown = quick_statuses(plan.runs)     # as runs prints them: a dead "running" run is crashed
     print_table(("RUN", "NAME", "STATUS", "CHECKPOINTS"),
-                [(r.id, r.name[:40], r.status, r.checkpoint_count) for r in plan.runs])
+                [(r.id, r.name[:40], shown[r.id].status if r.id in shown else r.status, r.checkpoint_count)
+                 for r in plan.runs])
     print()
     for thread in plan.threads:
         print(f"LangGraph thread {thread!r} (written by InspectorSaver) goes whole: every lane of it.")

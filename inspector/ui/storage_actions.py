@@ -42,6 +42,7 @@ class StorageActions:
         self.delete.setToolTip("Delete the selected run and its checkpoints from the store (asks first)")
         set_available(self.delete, False, NO_STORE)
         self.delete.triggered.connect(self.delete_run)
+        window.menu_actions.run_menu.addSeparator()      # the one action that removes data, apart
         window.add_run_action(self.delete, toolbar=False)
         self.confirm = _ask_confirmation     # (tests answer for the user)
         window.checkpoint_changed.connect(self._on_checkpoint_changed)

@@ -118,3 +118,15 @@ def test_an_inspector_saver_thread_goes_whole_and_langgraph_reads_the_rest(tmp_p
         assert kept is not None and kept.checkpoint["channel_values"]
     found = integrity(path)
     assert found["reachable"] == found["pieces"]
+
+
+def test_a_crashed_run_may_go_and_reads_as_crashed(demo_store: Path, capsys) -> None:
+    with open_store(demo_store) as store:
+        crashed = next(r for r in store.list_runs() if "river" in r.name)
+    assert crashed.status == "running"           # as written: its process was killed
+    assert main(["delete", str(demo_store), crashed.id]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(crashed.id))
+    assert row.split()[-2] == "crashed"          # as runs shows it
+    assert main(["delete", str(demo_store), crashed.id, "--apply"]) == 0
+    with open_store(demo_store) as store:
+        assert crashed.id not in {r.id for r in store.list_runs()}

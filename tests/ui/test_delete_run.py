@@ -50,3 +50,19 @@ def test_answering_no_deletes_nothing(window, qtbot, built_store) -> None:
     qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
     qtbot.wait(200)
     assert store_files_digest(path) == before and ids["short"] in window.runs_panel.model.tree.by_id
+
+
+def test_a_runs_right_click_selects_it_and_offers_the_run_menu(window, qtbot, built_store) -> None:
+    path, ids = built_store
+    open_in(window, qtbot, path)
+    panel = window.runs_panel
+    select_run(window, qtbot, ids["long"])
+    source = panel.model.run_index(ids["short"])
+    rect = panel.view.visualRect(panel.proxy.mapFromSource(source))
+    with qtbot.waitSignal(window.timeline_panel.model.page_loaded, timeout=10_000):
+        menu = panel.run_menu_at(rect.center())
+    assert menu is window.menu_actions.run_menu
+    assert window.current_run().id == ids["short"]
+    texts = [a.text() for a in menu.actions()]
+    assert "&Delete Run\u2026" in texts and window.storage.delete.isEnabled()
+    assert panel.run_menu_at(rect.bottomLeft() + rect.bottomLeft() * 40) is None    # below every row

@@ -39,6 +39,7 @@ class RunsPanel(QWidget):
         self._selected_id: str | None = None
         self._reselect: str | None = None   # picked in a preview, selected again once the store is open
         self._removing = False              # rows of deleted runs going: no neighbour is picked
+        self.run_menu: QMenu | None = None  # the window's Run menu, shown on a run's right-click
         self._build()
         self._filter_timer = QTimer(self, singleShot=True, interval=FILTER_DELAY_MS)
         self._filter_timer.timeout.connect(lambda: self.proxy.set_text(self.filter_edit.text()))
@@ -80,6 +81,8 @@ class RunsPanel(QWidget):
         header.setSectionHidden(COL_ID, True)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._on_header_menu)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._on_run_menu)
         layout.addWidget(self.view, 1)
         self.view.viewport().installEventFilter(self)
         self.column_fit = RunsColumnFit(self.view)
@@ -288,6 +291,22 @@ class RunsPanel(QWidget):
         rows = self.proxy.rowCount(parent)
         return rows + sum(self._shown_runs(self.proxy.index(r, 0, parent)) for r in range(rows)
                           if self.proxy.hasChildren(self.proxy.index(r, 0, parent)))
+
+    def run_menu_at(self, pos: QPoint) -> QMenu | None:
+        """The menu of the run under ``pos`` (the view's viewport): that run is selected first,
+        so the window's Run menu (Fork…, Resume…, Task History…, Delete Run…) acts on it."""
+        index = self.view.indexAt(pos)
+        run = index.data(RunRole) if index.isValid() else None
+        if run is None or self.run_menu is None:
+            return None
+        if run.id != self._selected_id:
+            self.select_run(run.id)
+        return self.run_menu
+
+    def _on_run_menu(self, pos: QPoint) -> None:
+        menu = self.run_menu_at(pos)
+        if menu is not None:
+            menu.exec(self.view.viewport().mapToGlobal(pos))
 
     def _on_header_menu(self, pos: QPoint) -> None:
         header = self.view.header()

@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.run_actions = install_run_actions(self)   # Fork…, Resume…, Console dock
         self.storage = install_storage(self)           # View ▸ Storage: charts and Prune…
         self.runs_panel.run_menu = self.menu_actions.run_menu   # a run's right-click
+        self.timeline_panel.run_menu = self.menu_actions.run_menu   # a checkpoint's right-click
         runs = self.runs_panel
         self.startup.watch(runs.view.viewport(), lambda: runs.proxy.rowCount() > 0 or runs.model.loaded)
         self.startup.watch(self.welcome, lambda: not self.session.busy_opening)

@@ -66,3 +66,17 @@ def test_a_runs_right_click_selects_it_and_offers_the_run_menu(window, qtbot, bu
     texts = [a.text() for a in menu.actions()]
     assert "&Delete Run\u2026" in texts and window.storage.delete.isEnabled()
     assert panel.run_menu_at(rect.bottomLeft() + rect.bottomLeft() * 40) is None    # below every row
+
+
+def test_a_checkpoints_right_click_selects_it_and_offers_the_run_menu(window, qtbot, built_store) -> None:
+    path, ids = built_store
+    open_in(window, qtbot, path)
+    select_run(window, qtbot, ids["short"])
+    timeline = window.timeline_panel
+    qtbot.waitUntil(lambda: timeline.current_checkpoint() is not None, timeout=10_000)
+    rect = timeline.view.visualRect(timeline.model.index(3, 2))
+    assert rect.isValid()
+    menu = timeline.run_menu_at(rect.center())
+    assert menu is window.menu_actions.run_menu and timeline.current_checkpoint().seq == 3
+    copy_ref = next(a for a in menu.actions() if a.text().startswith("&Copy"))
+    assert copy_ref.isEnabled()

@@ -129,6 +129,9 @@ class TimelinePanel(QWidget):
         self._fit_timer = QTimer(self, singleShot=True, interval=0)
         self._fit_timer.timeout.connect(self.fit_columns)
         self.view.viewport().installEventFilter(self)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._on_run_menu)
+        self.run_menu: QMenu | None = None    # the window's Run menu, shown on a checkpoint's right-click
         self.view.setItemDelegateForColumn(COL_CHECKS, ProgressDelegate(ProgressRole, self.view))
         self.view.setItemDelegateForColumn(COL_NAME, LaneDelegate(LaneRole, self.view))
         layout.addWidget(self.view, 1)
@@ -227,6 +230,23 @@ class TimelinePanel(QWidget):
         elif self._at_bottom:
             self.view.scrollToBottom()
         self._show_count()
+
+    def run_menu_at(self, pos: QPoint) -> QMenu | None:
+        """The menu of the checkpoint under ``pos`` (the view's viewport): its row is selected
+        first (two rows selected for a diff stay so), so the window's Run menu (Copy
+        Checkpoint Reference, Fork…, Resume…, Pin Checkpoint…) acts on it."""
+        index = self.view.indexAt(pos)
+        if not index.isValid() or self.run_menu is None:
+            return None
+        if not self.view.selectionModel().isRowSelected(index.row(), QModelIndex()) or \
+                len(self.view.selectionModel().selectedRows()) < 2:
+            self.select_row(index.row())
+        return self.run_menu
+
+    def _on_run_menu(self, pos: QPoint) -> None:
+        menu = self.run_menu_at(pos)
+        if menu is not None:
+            menu.exec(self.view.viewport().mapToGlobal(pos))
 
     def select_row(self, row: int, center: bool = False) -> None:
         """Make ``row`` the current and only selected row and scroll it into view."""

@@ -130,3 +130,21 @@ def test_a_crashed_run_may_go_and_reads_as_crashed(demo_store: Path, capsys) -> 
     assert main(["delete", str(demo_store), crashed.id, "--apply"]) == 0
     with open_store(demo_store) as store:
         assert crashed.id not in {r.id for r in store.list_runs()}
+
+
+def test_deleting_on_both_backends(store_url: str) -> None:
+    with Checkpointer(store_url, name="keep") as cp:
+        chat(cp, 6)
+        kept = cp.run_id
+    with Checkpointer(store_url, name="drop") as cp:
+        chat(cp, 9)
+        dropped = cp.run_id
+    with open_store(store_url) as store:
+        before = {i.id: store.load(i.id).state for i in store.list_checkpoints(kept)}
+        cursor = store.cursor()
+    plan = apply_delete(store_url, ["drop"])
+    assert plan.applied and plan.checkpoints == 9 and [r.id for r in plan.runs] == [dropped] and plan.pieces > 0
+    with open_store(store_url) as store:
+        assert [r.id for r in store.list_runs()] == [kept]
+        assert {i.id: store.load(i.id).state for i in store.list_checkpoints(kept)} == before
+        assert store.changes_since(cursor).removed

@@ -42,6 +42,10 @@ class StorageActions:
         self.delete.setToolTip("Delete the selected run and its checkpoints from the store (asks first)")
         set_available(self.delete, False, NO_STORE)
         self.delete.triggered.connect(self.delete_run)
+        # Delete in the runs list (only there: the key edits text elsewhere); it asks first
+        self.delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self.delete.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        window.runs_panel.view.addAction(self.delete)
         window.menu_actions.run_menu.addSeparator()      # the one action that removes data, apart
         window.add_run_action(self.delete, toolbar=False)
         self.confirm = _ask_confirmation     # (tests answer for the user)

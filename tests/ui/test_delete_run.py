@@ -80,3 +80,21 @@ def test_a_checkpoints_right_click_selects_it_and_offers_the_run_menu(window, qt
     assert menu is window.menu_actions.run_menu and timeline.current_checkpoint().seq == 3
     copy_ref = next(a for a in menu.actions() if a.text().startswith("&Copy"))
     assert copy_ref.isEnabled()
+
+
+def test_the_delete_key_in_the_runs_list_asks_too(window, qtbot, built_store) -> None:
+    from PySide6.QtCore import Qt
+
+    path, ids = built_store
+    open_in(window, qtbot, path)
+    asked: list[str] = []
+    window.storage.confirm = lambda _p, _t, text: asked.append(text) or False
+    select_run(window, qtbot, ids["short"])
+    window.details.setFocus()
+    qtbot.keyClick(window.details, Qt.Key.Key_Delete)     # elsewhere, Delete is not this action
+    qtbot.wait(300)
+    assert not asked
+    window.runs_panel.view.setFocus()
+    qtbot.keyClick(window.runs_panel.view, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
+    assert "short chat" in asked[0] and ids["short"] in window.runs_panel.model.tree.by_id

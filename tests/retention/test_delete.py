@@ -133,12 +133,7 @@ def test_a_crashed_run_may_go_and_reads_as_crashed(demo_store: Path, capsys) -> 
 
 
 def test_deleting_on_both_backends(store_url: str) -> None:
-    with Checkpointer(store_url, name="keep") as cp:
-        chat(cp, 6)
-        kept = cp.run_id
-    with Checkpointer(store_url, name="drop") as cp:
-        chat(cp, 9)
-        dropped = cp.run_id
+    kept, dropped = (_recorded(store_url, name, steps) for name, steps in (("keep", 6), ("drop", 9)))
     with open_store(store_url) as store:
         before = {i.id: store.load(i.id).state for i in store.list_checkpoints(kept)}
         cursor = store.cursor()
@@ -148,3 +143,10 @@ def test_deleting_on_both_backends(store_url: str) -> None:
         assert [r.id for r in store.list_runs()] == [kept]
         assert {i.id: store.load(i.id).state for i in store.list_checkpoints(kept)} == before
         assert store.changes_since(cursor).removed
+
+
+def _recorded(target: str, name: str, steps: int) -> str:
+    """A completed chat run of ``steps`` checkpoints; its id."""
+    with Checkpointer(target, name=name) as cp:
+        chat(cp, steps)
+        return cp.run_id

@@ -3,6 +3,8 @@ the run leaves the list with nothing shown in its place."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from inspector.store import open_store
 from tests.retention.stores import built_store  # noqa: F401  (a fixture)
 from tests.ui.conftest import open_in, select_run
@@ -37,14 +39,20 @@ def test_delete_run_asks_then_the_run_goes(window, qtbot, built_store) -> None:
         assert ids["short"] not in {r.id for r in store.list_runs()}
 
 
-def test_answering_no_deletes_nothing(window, qtbot, built_store) -> None:
-    from tests.conftest import store_files_digest
-
+def _declining(window, qtbot, built_store) -> tuple[Path, dict, list[str]]:
+    """The store open with its short run selected, and every question asked answered No."""
     path, ids = built_store
     open_in(window, qtbot, path)
     asked: list[str] = []
     window.storage.confirm = lambda _p, _t, text: asked.append(text) or False
     select_run(window, qtbot, ids["short"])
+    return path, ids, asked
+
+
+def test_answering_no_deletes_nothing(window, qtbot, built_store) -> None:
+    from tests.conftest import store_files_digest
+
+    path, ids, asked = _declining(window, qtbot, built_store)
     before = store_files_digest(path)
     window.storage.delete.trigger()
     qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
@@ -85,11 +93,7 @@ def test_a_checkpoints_right_click_selects_it_and_offers_the_run_menu(window, qt
 def test_the_delete_key_in_the_runs_list_asks_too(window, qtbot, built_store) -> None:
     from PySide6.QtCore import Qt
 
-    path, ids = built_store
-    open_in(window, qtbot, path)
-    asked: list[str] = []
-    window.storage.confirm = lambda _p, _t, text: asked.append(text) or False
-    select_run(window, qtbot, ids["short"])
+    _path, ids, asked = _declining(window, qtbot, built_store)
     window.details.setFocus()
     qtbot.keyClick(window.details, Qt.Key.Key_Delete)     # elsewhere, Delete is not this action
     qtbot.wait(300)

@@ -3,13 +3,12 @@
 One syntax everywhere: a checkpoint is ``RUN:SEQ`` (``#N`` is only ever a seq, shown, never
 parsed as an id), where RUN is a run id, a unique id prefix, a run's exact name or a part of
 one run's name (any case), and a negative SEQ counts from the end of the run (``RUN:-1`` is its
-head). A bare RUN means its
-head; a bare number or a store's own id form is a checkpoint id.
+head). A bare RUN means its head; a bare number or a store's own id form is a checkpoint id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from inspector.errors import StoreError
 from inspector.model import CheckpointInfo, RunInfo
@@ -34,11 +33,11 @@ def match_runs(runs: Iterable[RunInfo], text: str) -> tuple[str, list[RunInfo]]:
     "" when none matched). One run: ``text`` names it; several: it is ambiguous."""
     runs = list(runs)
     folded = text.casefold()
-    for rule, matches in (("id", lambda: [r for r in runs if r.id == text]),
-                          ("id", lambda: [r for r in runs if r.id.startswith(text)]),
-                          ("name", lambda: [r for r in runs if r.name == text]),
-                          ("name", lambda: [r for r in runs if folded in r.name.casefold()])):
-        found = matches()
+    rules: tuple[tuple[str, Callable[[RunInfo], bool]], ...] = (
+        ("id", lambda r: r.id == text), ("id", lambda r: r.id.startswith(text)),
+        ("name", lambda r: r.name == text), ("name", lambda r: folded in r.name.casefold()))
+    for rule, named in rules:
+        found = [r for r in runs if named(r)]
         if found:
             return rule, found
     return "", []

@@ -10,9 +10,10 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
 from inspector.ui.availability import NO_STORE, set_available
+from inspector.ui.run_actions import ask_confirmation
 
 if TYPE_CHECKING:
-    from inspector.model import CheckpointInfo
+    from inspector.model import CheckpointInfo, RunInfo
     from inspector.retention.delete import DeletePlan
     from inspector.ui.main_window import MainWindow
     from inspector.ui.widgets.storage_view import StorageView
@@ -48,7 +49,7 @@ class StorageActions:
         window.runs_panel.view.addAction(self.delete)
         window.menu_actions.run_menu.addSeparator()      # the one action that removes data, apart
         window.add_run_action(self.delete, toolbar=False)
-        self.confirm = _ask_confirmation     # (tests answer for the user)
+        self.confirm = ask_confirmation      # (tests answer for the user)
         window.checkpoint_changed.connect(self._on_checkpoint_changed)
         window.run_changed.connect(lambda _run: self._on_checkpoint_changed(window.current_checkpoint()))
 
@@ -112,10 +113,9 @@ class StorageActions:
         if plan.blockers:
             self.window.show_error(" ".join(plan.blockers), "warning")
             return
-        names = ", ".join(f"\u201c{r.name}\u201d" for r in plan.runs[:3]) + (" \u2026" if len(plan.runs) > 3 else "")
         lanes = (f"\n\nIt is LangGraph thread {', '.join(repr(t) for t in plan.threads)} (written by "
                  f"InspectorSaver): all {plural(len(plan.runs), 'lane')} of it go.") if plan.threads else ""
-        text = (f"Delete {names} and {'its' if len(plan.runs) == 1 else 'their'} "
+        text = (f"Delete {_names(plan.runs)} and {'its' if len(plan.runs) == 1 else 'their'} "
                 f"{plural(plan.checkpoints, 'checkpoint')} from the store?{lanes}\n\n"
                 "The pieces of state no other checkpoint uses are removed too. This cannot be undone.")
         if not self.confirm(self.window, "Delete Run", text):
@@ -135,12 +135,11 @@ class StorageActions:
             self.window.timeline_panel.show_run(None)     # gone: the status bar says so, not the banner
             self.window.details.show_checkpoint(None, None)
             self.window.run_changed.emit(None)
-        names = ", ".join(f"\u201c{r.name}\u201d" for r in plan.runs[:3]) + (" \u2026" if len(plan.runs) > 3 else "")
         self.window.refresh()
         if self.view is not None:
             self.view.refresh()
         self.window.statusBar().showMessage(
-            f"Deleted {names}: {plural(plan.checkpoints, 'checkpoint')}, and "
+            f"Deleted {_names(plan.runs)}: {plural(plan.checkpoints, 'checkpoint')}, and "
             f"{plural(plan.pieces, 'piece')} of state no other checkpoint used ({fmt_size(plan.content_bytes)}).",
             10_000)
 
@@ -185,10 +184,9 @@ class StorageActions:
         self.dialog = dialog
 
 
-def _ask_confirmation(parent: QWidget, title: str, text: str) -> bool:
-    """The real confirmation box (its module loads with the dialogs, when first asked)."""
-    from inspector.ui.dialogs.resume_dialog import ask_confirmation
-    return ask_confirmation(parent, title, text)
+def _names(runs: tuple[RunInfo, ...]) -> str:
+    """The first runs' names, quoted, for a sentence."""
+    return ", ".join(f"\u201c{r.name}\u201d" for r in runs[:3]) + (" \u2026" if len(runs) > 3 else "")
 
 
 def install_storage(window: MainWindow) -> StorageActions:

@@ -739,7 +739,6 @@ def _pid() -> int:
     return os.getpid()
 
 
-
 def delete_lane_rows(conn: sa.Connection, run_ids: Sequence[str], thread_ids: Sequence[str]) -> None:
     """Delete the LangGraph rows of these lanes and threads: the threads' pending writes, the
     lanes' LangGraph checkpoint rows and the lanes (inside the caller's transaction, which

@@ -55,15 +55,14 @@ def as_cursor(value: Any) -> LiveCursor:
 def note_removal(conn: sa.Connection) -> None:
     """Count a transaction that deletes runs or checkpoints (call inside it): live readers
     then know that what they show may be gone."""
+    insert: Any
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
     bumped = sa.cast(sa.cast(meta.c.value, sa.BigInteger) + 1, sa.Text)
-    if conn.execute(meta.update().where(meta.c.key == REMOVALS).values(value=bumped)).rowcount == 0:
-        insert: Any
-        if conn.dialect.name == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
-        conn.execute(insert(meta).values(key=REMOVALS, value="1").on_conflict_do_update(
-            index_elements=[meta.c.key], set_={"value": bumped}))
+    conn.execute(insert(meta).values(key=REMOVALS, value="1").on_conflict_do_update(
+        index_elements=[meta.c.key], set_={"value": bumped}))
 
 
 def _removals(conn: sa.Connection) -> int:

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector import limits
-from inspector.errors import CorruptDataError, NewerFormatError, NotAStoreError, RunNotFoundError, StoreError, TaskStateError
+from inspector.errors import (CorruptDataError, NewerFormatError, NotAStoreError, RunNotFoundError, StoreError,
+                              TaskStateError)
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo, replace
 from inspector.store import dberrors, sqlite_ro
 from inspector.store.base import RunRows, Store, parse_ref

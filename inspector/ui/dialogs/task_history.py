@@ -105,7 +105,8 @@ class TaskHistoryDialog(QDialog):
 
     def _show(self, events: list[TaskEvent] | list[ValueEvent]) -> None:
         self.events = events
-        if not any(e.changes for e in events):
+        changed = any(e.changes for e in events)
+        if not changed:
             if self.path is not None:
                 self.status.setText(f"{format_path(self.path)} is not in this run's state at any checkpoint.")
             else:
@@ -120,7 +121,7 @@ class TaskHistoryDialog(QDialog):
         count = sum(len(e.changes) for e in events)
         unread = sum(1 for e in events if e.problem)
         damaged = f" {plural(unread, 'damaged checkpoint')} could not be read." if unread else ""
-        if any(e.changes for e in events):
+        if changed:
             self.status.setText(f"Changed at {plural(len(events) - unread, 'checkpoint')} ({plural(count, 'change')})."
                                 f"{damaged} Click one to show it in the timeline.")
         red = QBrush(accent(self.palette(), "#cf222e"))

@@ -264,8 +264,8 @@ class RunsPanel(QWidget):
             run = self.model.run(self._selected_id)
             if run is not None:
                 self.run_updated.emit(run)
-                if self.view.currentIndex().data(RunRole) is None or \
-                        self.view.currentIndex().data(RunRole).id != run.id:
+                current = self.view.currentIndex().data(RunRole)
+                if current is None or current.id != run.id:
                     self.select_run(run.id)   # a fork whose run was deleted: listed anew, still selected
 
     def _expand_inserted(self, parent: QModelIndex, _first: int, _last: int) -> None:

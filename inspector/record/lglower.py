@@ -28,6 +28,7 @@ for two generations (the put before and this one): memory follows the live state
 from __future__ import annotations
 
 import functools
+import gc
 import operator
 import pickle
 import sys
@@ -84,6 +85,7 @@ class _Group(NamedTuple):
     flat: Any = None          # takes those containers, in ``at`` order, from all the states' values in order
     places: tuple = ()        # ... at these places among those values
     values: int = 0           # how many values the states hold in all
+    refs: list | None = None  # what ``gc.get_referents`` of the objects gives while they are as known (``_layout``)
 
 
 _NOTHING = object()
@@ -243,8 +245,13 @@ class Lowering:
         states = group.fp[1 + head:len(group.fp) - len(extras)]
         fp = b"".join((_PAIR, _array_header(n), states, *map(_K_FP, made),
                        _array_header(n), extras[head:], *map(_K_XFP, made)))
-        grown = _Group(group.objs + tuple(added), group.types + tuple(map(type, added)),
-                       group.fsets + tuple(map(_K_FSET, made)), fp, group.leaves + list(map(_K_LEAF, made)))
+        objs, types, fsets = tuple(added), tuple(map(type, added)), tuple(map(_K_FSET, made))
+        refs = None
+        if group.refs is not None:
+            tail = _layout(objs, types, fsets, list(map(_ATTR_DICT, added)), list(map(_ATTR_EXTRA, added)))
+            refs = None if tail is None else group.refs + tail
+        grown = _Group(group.objs + objs, group.types + types, group.fsets + fsets, fp,
+                       group.leaves + list(map(_K_LEAF, made)), refs=refs)
         if group.snap is None:
             return grown
         # the old objects' snapshot stays; the appended ones' states are decoded from their
@@ -292,12 +299,14 @@ class Lowering:
             self._put_leaves.update(zip(map(id, leaves), known))
             return _Group((), (), (), b"", leaves)
         self._known.update(zip(ids, known))
+        dicts, extras = list(map(_ATTR_DICT, value)), list(map(_ATTR_EXTRA, value))
         try:
-            fp = _strict([list(map(_ATTR_DICT, value)), list(map(_ATTR_EXTRA, value))])
+            fp = _strict([dicts, extras])
         except TypeError:       # changed since it was compared (another thread): not grouped
             return None
-        return _Group(tuple(value), tuple(map(type, value)), tuple(map(_K_FSET, known)), fp,
-                      list(map(_K_LEAF, known)))
+        objs, types, fsets = tuple(value), tuple(map(type, value)), tuple(map(_K_FSET, known))
+        return _Group(objs, types, fsets, fp, list(map(_K_LEAF, known)),
+                      refs=_layout(objs, types, fsets, dicts, extras))
 
     def _in_groups(self, obj: Any) -> _Known:
         """What a group of this or the last generation knows of ``obj`` (``_UNKNOWN`` if none)."""
@@ -382,7 +391,9 @@ class Lowering:
             list(map(setattr_, objs, repeat("__pydantic_extra__"), extras))
             list(map(setattr_, objs, repeat("__pydantic_fields_set__"), map(set, group.fsets)))
             list(map(setattr_, objs, repeat("__pydantic_private__"), repeat(None)))
-            self._groups[id(objs[0])] = group._replace(objs=tuple(objs))
+            made = tuple(objs)
+            self._groups[id(objs[0])] = group._replace(
+                objs=made, refs=_layout(made, group.types, group.fsets, states, extras))
             out.extend(objs)
         return out
 
@@ -537,7 +548,20 @@ def _states_of(objs: list | tuple, group: _Group) -> tuple[list, list, list] | N
     """The ``__dict__``s, extras and fields sets of ``objs`` (fetched once each) when their
     states are ``group``'s: classes, fields sets and no private attributes compared, and the
     states by one strict encoding; else None. (Each comparison is one C call over the group:
-    classes and ``None`` compare by identity.)"""
+    classes and ``None`` compare by identity.) With the group's ``refs``, one C call fetches
+    all those parts and one compares them with the layout recorded."""
+    if group.refs is not None:
+        try:
+            found = gc.get_referents(*objs)
+            # (a part replaced by another compares by value: a state then by its encoding)
+            if found != group.refs:
+                return None
+            dicts, extras = found[_AT_DICT::_PARTS], found[_AT_EXTRA::_PARTS]
+            if _strict([dicts, extras]) != group.fp:
+                return None
+        except Exception:   # a replaced part that cannot be compared or encoded: changed
+            return None
+        return dicts, extras, found[_AT_FSET::_PARTS]
     try:
         n = len(objs)
         fsets = list(map(_ATTR_FSET, objs))
@@ -568,9 +592,11 @@ def _may_hand_out(group: _Group) -> bool:
         return False
     dicts, extras, fsets = parts
     alone = [_HELD_IN_LIST] * n
-    if list(map(_refs, dicts)) != alone or list(map(_refs, fsets)) != alone:
+    # (the group's ``refs`` holds the states and extras too, not the fields sets: copies)
+    kept = alone if group.refs is None else [_HELD_IN_LIST + 1] * n
+    if list(map(_refs, dicts)) != kept or list(map(_refs, fsets)) != alone:
         return False
-    if extras.count(None) != n and list(map(_refs, extras)) != alone:
+    if extras.count(None) != n and list(map(_refs, extras)) != kept:
         return False
     # the states are as ``group.fp``: their containers sit where the snapshot's do (``flat``,
     # their places among all the states' values in order) and are empty, and no value is
@@ -578,10 +604,22 @@ def _may_hand_out(group: _Group) -> bool:
     # the rest is immutable
     if not group.at:
         return True
-    values = list(chain.from_iterable(map(dict.values, dicts)))
+    if group.refs is not None:
+        # the states' values in one C call: a dict with str keys alone gives its values (in
+        # their order, or else any picked here is not one of its containers: checked); with
+        # other keys it gives them too, and their number tells
+        values = gc.get_referents(*dicts)
+        if len(values) != group.values:
+            return False
+    else:
+        values = list(chain.from_iterable(map(dict.values, dicts)))
     inner = group.flat(values)
     values.clear()      # ``inner`` alone holds them besides their states
-    return list(map(_refs, inner)) == [_HELD_IN_TUPLE] * len(group.at)
+    return (list(map(_refs, inner)) == [_HELD_IN_TUPLE] * len(group.at)
+            and set(map(type, inner)) <= _CONTAINERS)
+
+
+_CONTAINERS = {dict, list}
 
 
 _refs = sys.getrefcount
@@ -661,6 +699,26 @@ def _joined(known: list[_Known], field: Any) -> bytes:
     """The fingerprints ``field`` of ``known`` as one msgpack array (what encoding their
     states as one list gives when they are unchanged)."""
     return b"".join(chain((_array_header(len(known)),), map(field, known)))
+
+
+# ``gc.get_referents`` of a pydantic model gives its slots (sorted by name), its ``__dict__``
+# and its class: checked against the attributes for every group before it is relied on
+_PARTS = 5
+_AT_EXTRA, _AT_FSET, _AT_PRIVATE, _AT_DICT, _AT_CLS = range(_PARTS)
+
+
+def _layout(objs: tuple, types: tuple, fsets: tuple, dicts: list, extras: list) -> list | None:
+    """What ``gc.get_referents(*objs)`` gives while the objects hold these classes, fields
+    sets (compared by value: ``fsets`` are frozen copies), states and extras (by identity),
+    and no private attributes: the group's ``refs``. None when the objects' parts do not come
+    in that layout (another interpreter, a subclass with slots of its own)."""
+    found = gc.get_referents(*objs)
+    if (len(found) != _PARTS * len(objs) or not all(map(is_, found[_AT_DICT::_PARTS], dicts))
+            or not all(map(is_, found[_AT_EXTRA::_PARTS], extras))
+            or not all(map(is_, found[_AT_CLS::_PARTS], types))
+            or found[_AT_PRIVATE::_PARTS].count(None) != len(objs) or found[_AT_FSET::_PARTS] != list(fsets)):
+        return None
+    return list(chain.from_iterable(zip(extras, fsets, repeat(None), dicts, types)))
 
 
 def _state_print(value: Any, fields: bool) -> bytes:

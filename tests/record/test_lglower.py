@@ -25,6 +25,7 @@ def _exact(lowering: Lowering, leaves: list, history: list, serde: Any) -> int:
         assert group.fp == lglower._strict(states)
         assert group.types == tuple(map(type, group.objs))
         assert group.fsets == tuple(frozenset(o.__pydantic_fields_set__) for o in group.objs)
+        assert group.refs is not None and group.refs == lglower._layout(group.objs, group.types, group.fsets, *states)
         if group.snap is not None:      # a snapshot carried over and extended: as if made afresh
             snapped += 1
             fresh = lglower._snapshot(group._replace(snap=None))
@@ -96,3 +97,59 @@ def test_an_appended_item_the_short_path_cannot_take_goes_the_general_way(change
     history.append(odd)
     leaves = lowering.lower(history, serde)
     assert leaves[-1]["b"] == serde.dumps_typed(odd)[1]
+
+
+class _Sub(AIMessage):
+    pass
+
+
+def _replace_dict(m: Any, **changes: Any) -> None:
+    object.__setattr__(m, "__dict__", dict(vars(m), **changes))
+
+
+def _rename(m: Any) -> None:
+    state = dict(vars(m))
+    state["renamed"] = state.pop("usage_metadata")    # the last key: the values stay as they were
+    object.__setattr__(m, "__dict__", state)
+
+
+# each way a message of a lowered history can change after the put (or not change at all)
+_CHANGES: dict[str, tuple[Any, bool]] = {
+    "a field set": (lambda m: setattr(m, "name", "renamed"), True),
+    "the fields set alone": (lambda m: m.__pydantic_fields_set__.add("name"), True),
+    "the fields set replaced by an equal one": (
+        lambda m: object.__setattr__(m, "__pydantic_fields_set__", set(m.__pydantic_fields_set__)), False),
+    "__dict__ replaced by an equal one": (lambda m: _replace_dict(m), False),
+    "__dict__ replaced by one equal but not the same": (lambda m: _replace_dict(m, additional_kwargs={"n": 1.0}), True),
+    "a nested container": (lambda m: m.additional_kwargs.update(n=2), True),
+    "an extra in place": (lambda m: m.__pydantic_extra__.update(mood="changed"), True),
+    "a private attribute": (lambda m: object.__setattr__(m, "__pydantic_private__", {"_secret": 1}), True),
+    "its class": (lambda m: object.__setattr__(m, "__class__", _Sub), True),
+    "a key renamed": (_rename, True),
+}
+
+
+@pytest.mark.parametrize("change", list(_CHANGES))
+def test_a_grouped_history_is_checked_by_its_parts_and_misses_no_change(change: str) -> None:
+    """A group's objects are checked in one call over their parts (``gc.get_referents``: a
+    model's extras, fields set, private attributes, ``__dict__`` and class), laid out as
+    recorded; a part replaced by an equal one is compared by value and the states by their
+    strict encoding. Every change in place is seen and stored; a replacement that changes
+    nothing keeps the group."""
+    serde = JsonPlusSerializer()
+    lowering = Lowering()
+    history = [AIMessage(content=f"m{i}", id=f"m-{i}", additional_kwargs={"n": 1}, mood="calm") for i in range(40)]
+    lowering.lower(history, serde)
+    groups = lowering._put_lists[next(iter(lowering._put_lists))][1]
+    assert all(g.refs is not None for g in groups)      # the layout holds on this interpreter
+    lowering.rotate()
+    edit, changes = _CHANGES[change]
+    edit(history[5])
+    group = groups[0]
+    assert (lglower._states_of(group.objs, group) is None) is changes
+    if change == "a key renamed":     # (not a model pydantic can serialize any more)
+        return
+    leaves = lowering.lower(history, serde)
+    assert [leaf["b"] for leaf in leaves] == [serde.dumps_typed(m)[1] for m in history]
+    if not changes:
+        assert lowering._put_lists[id(leaves)][1][0] is group

@@ -1,4 +1,5 @@
-"""``checkpoint-inspector delete STORE RUN [RUN …]``: delete whole runs (a dry run unless ``--apply``)."""
+"""``checkpoint-inspector delete STORE RUN [RUN …]``: delete whole runs, or threads of a LangGraph
+database (a dry run unless ``--apply``)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,15 @@ from inspector.resume.status import quick_statuses, still_working
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``delete`` sub-command."""
-    parser = sub.add_parser("delete", help="delete whole runs of a native store (a dry run unless --apply)")
+    parser = sub.add_parser("delete", help="delete whole runs of a native store, or threads of a LangGraph "
+                                           "database (a dry run unless --apply)")
     add_store_arg(parser)
     parser.add_argument("runs", nargs="+", metavar="RUN",
                         help="run id, unique id prefix, name or a part of one (several: delete them together)")
     parser.add_argument("--apply", action="store_true", help="really delete (default: print what would go)")
+    parser.add_argument("--langgraph-write", action="store_true",
+                        help="allow deleting threads of a LangGraph database (SQLite: a backup is made first)")
+    parser.add_argument("--backup", metavar="PATH", help="where the LangGraph SQLite backup goes")
     add_json_arg(parser)
     parser.set_defaults(func=run)
 
@@ -27,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     """Plan or apply the delete and print what it does (or the first thing that stops it)."""
     if args.apply:
         progress = None if args.json else (lambda text: print(f"… {text}", file=sys.stderr, flush=True))
-        result = apply_delete(args.store, args.runs, alive=still_working, progress=progress)
+        result = apply_delete(args.store, args.runs, alive=still_working, progress=progress,
+                              langgraph_write=args.langgraph_write, backup=args.backup)
     else:
         result = plan_delete(args.store, args.runs, alive=still_working)
     if args.json:
@@ -48,6 +54,15 @@ def print_plan(plan: DeletePlan) -> None:
     print()
     for thread in plan.threads:
         print(f"LangGraph thread {thread!r} (written by InspectorSaver) goes whole: every lane of it.")
+    if plan.langgraph:
+        what = (f"{plural(len(plan.runs), 'LangGraph thread')} ({plural(plan.checkpoints, 'checkpoint')}, "
+                "with their pending writes, as LangGraph's delete_thread takes them)")
+        if plan.applied:
+            print(f"Deleted {what}." + (f" Backup written first: {plan.backup}" if plan.backup else ""))
+        elif not plan.blockers:
+            print(f"Would delete {what}. Dry run: nothing was changed (add --apply --langgraph-write to delete; "
+                  "a SQLite file is backed up first).")
+        return
     what = f"{plural(len(plan.runs), 'run')} ({plural(plan.checkpoints, 'checkpoint')})"
     if plan.applied:
         print(f"Deleted {what}; collected {plural(plan.pieces, 'unreferenced piece')} "

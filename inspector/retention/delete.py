@@ -1,6 +1,6 @@
-"""Deleting whole runs of a native store (``delete STORE RUN…``): a dry run says what would go
-and what stops it; applying deletes the runs' rows in one transaction, then collects the pieces
-no checkpoint reaches any more (as a prune does).
+"""Deleting whole runs of a native store, or threads of a LangGraph database (``delete STORE
+RUN…``): a dry run says what would go and what stops it; applying deletes the runs' rows in one
+transaction, then collects the pieces no checkpoint reaches any more (as a prune does).
 
 Refused, with one sentence and nothing deleted:
 
@@ -11,15 +11,19 @@ Refused, with one sentence and nothing deleted:
 
 A run written by ``InspectorSaver`` is one lane of a LangGraph thread: the whole thread goes
 (every lane, its LangGraph rows and pending writes), as the saver's ``delete_thread`` does.
-LangGraph's own databases are not changed here: LangGraph deletes their threads
-(``delete_thread``), and ``prune --langgraph-write`` thins them.
+
+In a LangGraph database (``SqliteSaver`` / ``PostgresSaver``) a run is a thread: it goes as
+LangGraph's own ``delete_thread`` takes it (every namespace's checkpoints, pending writes and,
+on PostgreSQL, blobs), only with ``langgraph_write`` (``--langgraph-write``: these are rows
+LangGraph wrote), after a backup of a SQLite file, in one transaction that first checks that
+no thread was written to since the plan.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from inspector.errors import StoreError
 from inspector.humanize import plural
@@ -52,12 +56,14 @@ class DeletePlan:
     applied: bool = False
     pieces: int = 0                     # pieces collected after (no checkpoint reached them)
     content_bytes: int = 0
+    langgraph: bool = False             # a LangGraph database: the runs are its threads
+    backup: str | None = None           # the copy of a LangGraph SQLite file made first
 
     def to_json(self) -> dict:
         """The ``delete --json`` document."""
         return {"store": self.store, "applied": self.applied, "checkpoints": self.checkpoints,
                 "blockers": list(self.blockers), "threads": list(self.threads), "pieces": self.pieces,
-                "content_bytes": self.content_bytes,
+                "content_bytes": self.content_bytes, "langgraph_database": self.langgraph, "backup": self.backup,
                 "runs": [{"run": r.id, "name": r.name, "status": r.status, "checkpoints": r.checkpoint_count}
                          for r in self.runs]}
 
@@ -70,14 +76,18 @@ def plan_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive 
 
 
 def apply_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive | None = None,
-                 progress: Callable[[str], None] | None = None) -> DeletePlan:
-    """Delete the runs ``refs`` for real; StoreError (the first blocker) when one stops it."""
+                 progress: Callable[[str], None] | None = None, langgraph_write: bool = False,
+                 backup: str | None = None) -> DeletePlan:
+    """Delete the runs ``refs`` for real; StoreError (the first blocker) when one stops it.
+    A LangGraph database needs ``langgraph_write``; ``backup``: where its SQLite copy goes."""
     say = progress or (lambda _text: None)
     from inspector.retention.api import writable_native
     from inspector.retention.native import collect_pieces
 
     with open_store(target) as probe:
-        _native_only(probe)
+        _deletable(probe)
+        if probe.info.kind == "langgraph":
+            return _apply_langgraph(probe, refs, alive, say, langgraph_write, backup)
     store = writable_native(target)
     reader = NativeStore(make_engine(store.target, readonly=True), store.target, read_only=True)
     try:
@@ -106,14 +116,49 @@ def apply_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive
         store.close()
 
 
-def _native_only(store: Store) -> None:
-    if store.info.kind != "native":
+def _apply_langgraph(store: Store, refs: Sequence[str], alive: Alive | None, say: Callable[[str], None],
+                     langgraph_write: bool, backup: str | None) -> DeletePlan:
+    """Delete threads of a LangGraph database as LangGraph's ``delete_thread`` does."""
+    from inspector.retention.langgraph import backup_first
+    from inspector.store.langgraph import usage_sql
+    from inspector.store.langgraph.store import LangGraphStore
+    from inspector.store.langgraph.writer import LangGraphWriter
+
+    assert isinstance(store, LangGraphStore)
+    if not langgraph_write:
+        raise StoreError("This is a LangGraph database: deleting a thread deletes rows LangGraph wrote; "
+                         "pass --langgraph-write to allow it (a SQLite file is backed up first).")
+    plan = _plan(store, refs, alive)
+    if plan.blockers:
+        raise StoreError(plan.blockers[0])
+    threads = [r.id for r in plan.runs]
+    display, path = store.display, store._path
+    with guard(display), store.engine.connect() as conn:
+        heads = usage_sql.thread_heads(conn, threads)
+    copy = backup_first(path, backup, say) if path is not None else None
+    say(f"deleting {plural(len(threads), 'thread')} ({plural(plan.checkpoints, 'checkpoint')}) in one transaction")
+    with (LangGraphWriter(str(path) if path is not None else store.info.url, display) as writer,
+          guard(display), writer.engine.begin() as conn):
+        if usage_sql.thread_heads(conn, threads) != heads:
+            raise StoreError(f"{_quoted(plan.runs)} {'was' if len(threads) == 1 else 'were'} written to "
+                             "since the delete was planned; nothing was deleted.")
+        usage_sql.delete_threads(conn, threads)
+    return replace(plan, applied=True, backup=str(copy) if copy is not None else None)
+
+
+def _quoted(runs: Sequence[RunInfo]) -> str:
+    return ", ".join(repr(r.name) for r in runs[:3]) + (", …" if len(runs) > 3 else "")
+
+
+def _deletable(store: Store) -> None:
+    if store.info.kind not in ("native", "langgraph"):
         raise StoreError(f"{store.info.display} is a {store.info.kind} store: delete removes runs of this "
-                         "project's stores (LangGraph deletes its own threads with delete_thread).")
+                         f"project's stores and threads of LangGraph databases ({store.info.kind} deletes "
+                         "its own sessions).")
 
 
 def _plan(store: Store, refs: Sequence[str], alive: Alive | None) -> DeletePlan:
-    _native_only(store)
+    _deletable(store)
     if not refs:
         raise StoreError("Name the runs to delete (ids, id prefixes or names).")
     everything = store.list_runs()
@@ -147,7 +192,8 @@ def _plan(store: Store, refs: Sequence[str], alive: Alive | None) -> DeletePlan:
                                     f"{'it' if pinned == 1 else 'them'} first (checkpoint-inspector unpin).")
     ordered = tuple(sorted(chosen.values(), key=lambda r: (r.created, r.id)))
     return DeletePlan(store=store.info.display, runs=ordered, checkpoints=sum(r.checkpoint_count for r in ordered),
-                      blockers=tuple(blockers), threads=tuple(sorted(threads)))
+                      blockers=tuple(blockers), threads=tuple(sorted(threads)),
+                      langgraph=store.info.kind == "langgraph")
 
 
 def _thread(run: RunInfo) -> str | None:

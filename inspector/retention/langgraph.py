@@ -109,6 +109,17 @@ def plan(store: LangGraphStore, rules: Rules) -> PrunePlan:
                         ,) if store.info.backend == "postgresql" else ())
 
 
+def backup_first(path: Path, backup: str | None, say: Callable[[str], None]) -> Path:
+    """A consistent copy of the SQLite database at ``path``, made before rows LangGraph wrote
+    are deleted: at ``backup``, or beside it with the time in its name."""
+    backup_path = Path(backup) if backup else path.with_name(f"{path.name}.backup-{time.strftime('%Y%m%d-%H%M%S')}")
+    if backup_path.exists():
+        raise StoreError(f"{backup_path} exists already; choose another --backup path.")
+    say(f"backing up to {backup_path}")
+    usage_sql.sqlite_backup(path, backup_path)
+    return backup_path
+
+
 def apply(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False,
           progress: Callable[[str], None] | None = None, backup: str | None = None) -> PrunePlan:
     """Prune a LangGraph database (the caller checked ``--langgraph-write``)."""
@@ -119,14 +130,7 @@ def apply(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False,
         rows_bytes = usage_sql.row_bytes(store, doomed)
         before = usage_sql.disk_usage(store).total_bytes
         url, display, path = store.info.url, store.display, store._path
-        backup_path = None
-        if path is not None and doomed:
-            backup_path = Path(backup) if backup else path.with_name(
-                f"{path.name}.backup-{time.strftime('%Y%m%d-%H%M%S')}")
-            if backup_path.exists():
-                raise StoreError(f"{backup_path} exists already; choose another --backup path.")
-            say(f"backing up to {backup_path}")
-            usage_sql.sqlite_backup(path, backup_path)
+        backup_path = backup_first(path, backup, say) if path is not None and doomed else None
         blobs_gone = blob_bytes = 0
         with LangGraphWriter(str(path) if path is not None else url, display) as writer:
             if doomed:

@@ -3,6 +3,7 @@ added to the main window."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -86,9 +87,9 @@ class StorageActions:
         self.pin.setChecked(bool(info is not None and info.pinned))
         if store is None:
             set_available(self.delete, False, NO_STORE)
-        elif store.kind != "native":
-            set_available(self.delete, False, f"runs are deleted from Checkpoint Inspector stores; this is a "
-                                              f"{store.kind} store (LangGraph deletes its threads with delete_thread).")
+        elif store.kind not in ("native", "langgraph"):
+            set_available(self.delete, False, f"runs are deleted from Checkpoint Inspector stores and LangGraph "
+                                              f"databases; this is a {store.kind} store, which deletes its own sessions.")
         else:
             set_available(self.delete, self.window.current_run() is not None, "select a run first.")
 
@@ -113,18 +114,25 @@ class StorageActions:
         if plan.blockers:
             self.window.show_error(" ".join(plan.blockers), "warning")
             return
-        lanes = (f"\n\nIt is LangGraph thread {', '.join(repr(t) for t in plan.threads)} (written by "
-                 f"InspectorSaver): all {plural(len(plan.runs), 'lane')} of it go.") if plan.threads else ""
-        text = (f"Delete {_names(plan.runs)} and {'its' if len(plan.runs) == 1 else 'their'} "
-                f"{plural(plan.checkpoints, 'checkpoint')} from the store?{lanes}\n\n"
-                "The pieces of state no other checkpoint uses are removed too. This cannot be undone.")
+        its = "its" if len(plan.runs) == 1 else "their"
+        if plan.langgraph:
+            sqlite = self.window.session.info is not None and self.window.session.info.backend == "sqlite"
+            text = (f"Delete LangGraph thread {_names(plan.runs)}, {its} {plural(plan.checkpoints, 'checkpoint')} "
+                    f"and pending writes from this LangGraph database, as LangGraph's delete_thread does?\n\n"
+                    + ("A backup copy of the file is made first, next to it." if sqlite else "This cannot be undone."))
+        else:
+            lanes = (f"\n\nIt is LangGraph thread {', '.join(repr(t) for t in plan.threads)} (written by "
+                     f"InspectorSaver): all {plural(len(plan.runs), 'lane')} of it go.") if plan.threads else ""
+            text = (f"Delete {_names(plan.runs)} and {its} {plural(plan.checkpoints, 'checkpoint')} from the "
+                    f"store?{lanes}\n\nThe pieces of state no other checkpoint uses are removed too. "
+                    "This cannot be undone.")
         if not self.confirm(self.window, "Delete Run", text):
             return
         from inspector.retention.delete import apply_delete
         from inspector.resume.status import still_working
 
-        refs = [r.id for r in plan.runs]
-        self.window.session.runner.run(lambda: apply_delete(target, refs, alive=still_working),
+        refs, unlock = [r.id for r in plan.runs], plan.langgraph     # (the user just allowed it)
+        self.window.session.runner.run(lambda: apply_delete(target, refs, alive=still_working, langgraph_write=unlock),
                                        self._on_deleted, self.window.show_error, key="delete-run")
 
     def _on_deleted(self, plan: DeletePlan) -> None:
@@ -138,10 +146,17 @@ class StorageActions:
         self.window.refresh()
         if self.view is not None:
             self.view.refresh()
-        self.window.statusBar().showMessage(
-            f"Deleted {_names(plan.runs)}: {plural(plan.checkpoints, 'checkpoint')}, and "
-            f"{plural(plan.pieces, 'piece')} of state no other checkpoint used ({fmt_size(plan.content_bytes)}).",
-            10_000)
+        if plan.langgraph:
+            # (a backup beside the database is named by its file name: the status bar is short)
+            store = self.window.session.info
+            backup = Path(plan.backup) if plan.backup else None
+            beside = backup is not None and store is not None and backup.parent == Path(store.display).parent
+            said = (f"Deleted thread {_names(plan.runs)} ({plural(plan.checkpoints, 'checkpoint')})"
+                    + (f"; backup: {backup.name if beside else backup}" if backup is not None else "."))
+        else:
+            said = (f"Deleted {_names(plan.runs)}: {plural(plan.checkpoints, 'checkpoint')}, and "
+                    f"{plural(plan.pieces, 'piece')} of state no other checkpoint used ({fmt_size(plan.content_bytes)}).")
+        self.window.statusBar().showMessage(said, 15_000)
 
     def _on_pin_triggered(self, pinned: bool) -> None:
         """Pin or unpin the current checkpoint (a write, in the background), then reload the timeline."""

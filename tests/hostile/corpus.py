@@ -40,6 +40,7 @@ class Case:
     a: str = f"{RUN}:0"
     b: str = f"{RUN}:1"
     expect_ok: bool = False    # True: every command must succeed (exit 0)
+    forked: bool = True        # the store's run has a fork (``delete`` names both: a fork alone stops it)
     other_user: bool = False   # True: read by another user when the tests run as root
 
 
@@ -376,13 +377,14 @@ def _native_cases(base: Path, root: Path) -> list[Case]:
     cases.append(Case("clean_store", str(_copy(base, root / "clean_store")), expect_ok=True))
     cases.append(Case("read_only_dir", str(_read_only_tree(public_dir() / "read_only_dir", base)),
                       expect_ok=True, other_user=True))
-    cases.append(Case("killed_writer", str(_killed_writer(root / "killed_writer")), a="r1:0", b="r1:24",
+    cases.append(Case("killed_writer", str(_killed_writer(root / "killed_writer")), a="r1:0", b="r1:24", forked=False,
                       expect_ok=True))
     copied = root / "wal_without_shm"
     copied.mkdir()
     for suffix in ("", "-wal"):          # a killed writer's store copied without its -shm
         shutil.copyfile(root / "killed_writer" / f"store.db{suffix}", copied / f"store.db{suffix}")
-    cases.append(Case("wal_without_shm", str(copied / "store.db"), a="r1:0", b="r1:24", expect_ok=True))
+    cases.append(Case("wal_without_shm", str(copied / "store.db"), a="r1:0", b="r1:24", expect_ok=True,
+                      forked=False))
     cases.append(Case("symlink_loop", str(_symlink_loop(root / "symlink_loop"))))
     (root / "directory").mkdir()
     cases.append(Case("a_directory", str(root / "directory")))

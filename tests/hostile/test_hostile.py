@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.corpus import Case, build, cleanup, public_dir
+from tests.hostile.corpus import FORK, RUN, Case, build, cleanup, public_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI_LIMITS = {"as_mb": 1536, "cpu_s": 30, "timeout_s": 60}
@@ -41,6 +41,7 @@ COMMANDS = {
     "history": lambda c: ["history", c.store, c.run],
     "history --json": lambda c: ["history", c.store, c.run, "--json"],
     "history --path": lambda c: ["history", c.store, c.run, "--path", "messages[0].content"],
+    "delete (dry run)": lambda c: ["delete", c.store, c.run, *([FORK] if c.run == RUN and c.forked else [])],
     "info": lambda c: ["info", c.store],
     "info --json": lambda c: ["info", c.store, "--json"],
 }

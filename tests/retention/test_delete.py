@@ -5,6 +5,7 @@ LangGraph's own ``delete_thread`` would, and LangGraph reads what is left."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -89,9 +90,16 @@ def test_what_stops_a_delete(built_store, tmp_path: Path, capsys) -> None:
                                       "task_id TEXT, idx INTEGER, channel TEXT, type TEXT, value BLOB, "
                                       "PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx));")
     capsys.readouterr()
-    assert main(["delete", str(lg), "anything", "--apply"]) == 2
+    assert main(["delete", str(lg), "anything", "--apply"]) == 2       # a LangGraph database: allowed only
     err = capsys.readouterr().err
-    assert "delete_thread" in err and err.count("\n") == 1
+    assert "--langgraph-write" in err and err.count("\n") == 1
+    agents = tmp_path / "agents.db"         # a store of a framework that deletes its own sessions
+    shutil.copy(Path(__file__).parents[1] / "frameworks" / "stores" / "agents_sqlite.db", agents)
+    before = store_files_digest(agents)
+    assert main(["delete", str(agents), "anything", "--apply"]) == 2
+    err = capsys.readouterr().err
+    assert "openai-agents store" in err and "deletes its own sessions" in err and err.count("\n") == 1
+    assert store_files_digest(agents) == before
 
 
 def test_an_inspector_saver_thread_goes_whole_and_langgraph_reads_the_rest(tmp_path: Path, capsys) -> None:

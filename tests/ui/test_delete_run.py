@@ -102,3 +102,26 @@ def test_the_delete_key_in_the_runs_list_asks_too(window, qtbot, built_store) ->
     qtbot.keyClick(window.runs_panel.view, Qt.Key.Key_Delete)
     qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
     assert "short chat" in asked[0] and ids["short"] in window.runs_panel.model.tree.by_id
+
+
+def test_delete_run_on_a_langgraph_database_asks_backs_up_and_the_thread_goes(window, qtbot, tmp_path: Path) -> None:
+    """In a LangGraph database a run is a thread: the question says it goes as LangGraph's
+    delete_thread takes it and that a backup is made; the status bar says where it went."""
+    from tests.store.langgraph.lg_graphs import make_database
+
+    path = make_database(tmp_path / "lg.db")
+    open_in(window, qtbot, path)
+    asked: list[str] = []
+    window.storage.confirm = lambda _p, _t, text: asked.append(text) or True
+    select_run(window, qtbot, "thread-C")
+    assert window.storage.delete.isEnabled()
+    window.storage.delete.trigger()
+    qtbot.waitUntil(lambda: "thread-C" not in window.runs_panel.model.tree.by_id, timeout=20_000)
+    assert "Delete LangGraph thread \u201cthread-C\u201d" in asked[0] and "as LangGraph's delete_thread does" in asked[0]
+    assert "A backup copy of the file is made first" in asked[0]
+    said = window.statusBar().currentMessage()
+    assert said.startswith("Deleted thread \u201cthread-C\u201d (") and "; backup: lg.db.backup-" in said
+    assert (tmp_path / said.split("backup: ", 1)[1]).exists()       # beside the database: its name
+    assert window.timeline_panel.model.run is None
+    with open_store(path) as store:
+        assert "thread-C" not in {r.id for r in store.list_runs()} and "thread-A" in {r.id for r in store.list_runs()}

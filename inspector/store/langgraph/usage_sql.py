@@ -197,6 +197,27 @@ def delete_checkpoints(conn: sa.Connection, doomed: Sequence[tuple[str, str, str
     return len(doomed)
 
 
+def thread_heads(conn: sa.Connection, threads: Sequence[str]) -> dict[str, tuple[int, str]]:
+    """thread → (its checkpoints, its newest checkpoint id), every namespace: what a delete
+    planned on, compared again inside its transaction."""
+    if not threads:
+        return {}
+    rows = conn.execute(sa.text("SELECT thread_id, COUNT(*), MAX(checkpoint_id) FROM checkpoints "
+                                "WHERE thread_id IN :threads GROUP BY thread_id").bindparams(
+        sa.bindparam("threads", expanding=True)), {"threads": list(threads)})
+    return {str(t): (int(n), str(head)) for t, n, head in rows}
+
+
+def delete_threads(conn: sa.Connection, threads: Sequence[str]) -> None:
+    """Delete whole threads as LangGraph's ``delete_thread`` does (inside the caller's
+    transaction): their checkpoints, pending writes and, on PostgreSQL, blobs."""
+    tables = (("checkpoint_writes", "checkpoint_blobs", "checkpoints") if conn.dialect.name == "postgresql"
+              else ("writes", "checkpoints"))
+    for table in tables:
+        conn.execute(sa.text(f"DELETE FROM {table} WHERE thread_id IN :threads").bindparams(
+            sa.bindparam("threads", expanding=True)), {"threads": list(threads)})
+
+
 def pg_collect_blobs(conn: sa.Connection, threads: Sequence[str]) -> tuple[int, int]:
     """PostgreSQL: delete the blobs of these threads that no checkpoint names any more."""
     if not threads:

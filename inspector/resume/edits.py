@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import math
@@ -15,6 +16,7 @@ _TOKEN = re.compile(r"""
     \.?(?P<name>[A-Za-z_][A-Za-z0-9_\-]*)      # .key or a leading key
   | \[(?P<index>-?\d+)\]                        # [3]
   | \[(?P<quoted>"(?:[^"\\]|\\.)*")\]           # ["any key"]
+  | \[(?P<single>'(?:[^'\\]|\\.)*')\]           # ['any key'], as the diff and history print keys
 """, re.VERBOSE)
 MAX_DEPTH = 500
 
@@ -26,7 +28,9 @@ class EditError(StoreError):
 def parse_path(text: str) -> tuple[str | int, ...]:
     """``budget.total`` → ('budget', 'total'); ``messages[2].content`` → ('messages', 2, 'content').
 
-    Keys that are not identifiers are written as quoted JSON strings: ``files["draft.md"]``.
+    Keys that are not identifiers are written as quoted JSON strings: ``files["draft.md"]``,
+    or as Python writes them, which is how ``diff`` and ``history`` print paths:
+    ``files['draft.md']`` (read as a string literal alone: nothing is evaluated).
     """
     text = text.strip()
     if not text:
@@ -42,9 +46,25 @@ def parse_path(text: str) -> tuple[str | int, ...]:
         elif match.group("index") is not None:
             parts.append(int(match.group("index")))
         else:
-            parts.append(json.loads(match.group("quoted")))
+            parts.append(_key(match.group("quoted") or match.group("single"), text, pos))
         pos = match.end()
     return tuple(parts)
+
+
+def _key(literal: str, text: str, pos: int) -> str:
+    """A quoted key: JSON, or a Python string literal (its escapes, as ``repr`` writes them)."""
+    if literal.startswith('"'):
+        try:
+            return json.loads(literal)
+        except ValueError:
+            pass            # a Python escape JSON lacks (``"\x1b"``)
+    try:
+        key = ast.literal_eval(literal)
+    except (ValueError, SyntaxError):
+        key = None
+    if not isinstance(key, str):
+        raise EditError(f"Cannot read the key {literal} in the path {text!r} at character {pos + 2}.")
+    return key
 
 
 def parse_assignment(text: str) -> tuple[tuple[str | int, ...], Any]:

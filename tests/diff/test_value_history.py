@@ -141,6 +141,8 @@ def test_the_history_command_with_a_path(demo_store: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert out.startswith(f"run {run.id} {run.name!r}: files['draft.md'].bytes changed at ")
     assert [int(line.split()[0][1:]) for line in out.splitlines() if line.startswith("#")] == want
+    assert main(["history", str(demo_store), run.id, "--path", "files['draft.md'].bytes"]) == 0   # as printed
+    assert capsys.readouterr().out == out
     assert main(["history", str(demo_store), run.id, "--path", "reviews", "--json"]) == 0
     records = json.loads(capsys.readouterr().out)
     assert records and all(r["changes"][0]["path"] == ["reviews"] for r in records)

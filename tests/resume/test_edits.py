@@ -25,6 +25,22 @@ def test_bad_paths(text: str) -> None:
         parse_path(text)
 
 
+@pytest.mark.parametrize("key", ["draft.md", "it's", 'say "hi"', "tab\there", "esc\x1b", "ü ✓", "back\\slash", ""])
+def test_a_path_as_diff_and_history_print_it_reads_back(key: str) -> None:
+    """Keys print as Python writes them (``files['draft.md']``): pasted into ``--path`` they
+    read back as the same key; only a string literal is read, nothing is evaluated."""
+    from inspector.diff.model import format_path
+
+    path = ("files", key, 0, "bytes")
+    assert parse_path(format_path(path)) == path
+
+
+@pytest.mark.parametrize("text", ["files['a' + 'b']", "files[__import__('os')]", "x['\\N{nope}']", "x['a'"])
+def test_a_quoted_key_is_a_literal_or_refused(text: str) -> None:
+    with pytest.raises(EditError):
+        parse_path(text)
+
+
 def test_assignment_values_are_json() -> None:
     assert parse_assignment('messages[2].content="x=y"') == (("messages", 2, "content"), "x=y")
     assert parse_assignment("a=[1, null]") == (("a",), [1, None])

@@ -168,9 +168,11 @@ def row_source(row: ListRow) -> Any:
 def build_infos(thread_id: str, rows: list[ListRow], offset: int,
                 outputs: dict[tuple[str, str], list[TaskOutputRow]],
                 children: dict[tuple[str, str], int],
-                sends: dict[tuple[str, str], list[str | None]] | None = None) -> list[CheckpointInfo]:
+                sends: dict[tuple[str, str], list[str | None]] | None = None,
+                scores: dict[tuple[str, str], Any] | None = None) -> list[CheckpointInfo]:
     """CheckpointInfos for one listing page starting at seq ``offset``; ``sends`` holds the
-    Send packets' nodes of parents whose outputs include PUSH tasks, by (ns, checkpoint id)."""
+    Send packets' nodes of parents whose outputs include PUSH tasks, by (ns, checkpoint id);
+    ``scores`` the score (``taskstate.Score``) of those that have one."""
     infos = []
     ids: dict[tuple[str, str], str] = {}
     for i, row in enumerate(rows):
@@ -179,12 +181,15 @@ def build_infos(thread_id: str, rows: list[ListRow], offset: int,
         name, change = name_and_change(meta, parent_outputs,
                                        (sends or {}).get((row.ns, row.parent_id)) if row.parent_id else None)
         ids[(row.ns, row.checkpoint_id)] = own = make_id(thread_id, row.ns, row.checkpoint_id)
+        sc = (scores or {}).get((row.ns, row.checkpoint_id))
+        graded = {} if sc is None else dict(tasks_done=sc.tasks_done, tasks_total=sc.tasks_total,
+                                            checks_passed=sc.checks_passed, checks_total=sc.checks_total)
         infos.append(CheckpointInfo(
             id=own, run_id=thread_id, seq=offset + i,
             kind=kind_of(meta), name=name, created=id_time(row.checkpoint_id),
             parent_id=lane_parent(thread_id, row, meta, ids), size=row.size,
             size_delta=row.size - (row.parent_size or 0), change=change, lane=row.ns,
-            branch_count=max(0, children.get((row.ns, row.checkpoint_id), 1) - 1)))
+            branch_count=max(0, children.get((row.ns, row.checkpoint_id), 1) - 1), **graded))
     return infos
 
 

@@ -209,7 +209,7 @@ class PgReader(SharedWriteQueries):
         space, space_params = self._in_space(ns)
         rows = self._all(
             f"SELECT w.checkpoint_ns, w.checkpoint_id, COALESCE(MAX({self._task_path}), ''), "
-            "string_agg(w.channel, :sep) FROM checkpoint_writes w "
+            "string_agg(w.channel, :sep), w.task_id FROM checkpoint_writes w "
             f"WHERE w.thread_id = :thread {space}"
             f"AND w.checkpoint_id {C} BETWEEN :lo AND :hi "
             "AND w.task_id <> :null_task AND w.channel NOT IN "
@@ -217,7 +217,7 @@ class PgReader(SharedWriteQueries):
             "GROUP BY w.checkpoint_ns, w.checkpoint_id, w.task_id",
             thread=thread_id, lo=lo, hi=hi, sep=CHANNEL_SEP, null_task=NULL_TASK_ID,
             **space_params)
-        return [TaskOutputRow(r[0], r[1], r[2], r[3]) for r in rows]
+        return [TaskOutputRow(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     def child_counts(self, thread_id: str, lo: str, hi: str) -> dict[tuple[str, str], int]:
         """(namespace, parent id) → number of children, for parents lo ≤ id ≤ hi with several."""

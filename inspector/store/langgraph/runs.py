@@ -16,7 +16,9 @@ channel are read (a streaming decode that skips every other value).
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +31,7 @@ from inspector.store.langgraph.mapping import parse_metadata
 from inspector.store.langgraph.pregel import (ERRORED, FINISHED, INTERRUPTED, JOIN_PREFIX, PREGEL_TASKS,
                                               TaskWrites, next_nodes, push_index, send_nodes, summarise_tasks,
                                               with_next)
-from inspector.store.langgraph.rows import HeadRow, ThreadRow, WriteRow
+from inspector.store.langgraph.rows import CHANNEL_SEP, HeadRow, TaskOutputRow, ThreadRow, WriteRow
 from inspector.store.langgraph.tasks import build_task_state
 from inspector.taskstate import Score, score
 
@@ -129,6 +131,29 @@ def head_score(tasks: dict[str, TaskWrites], summary: HeadSummary, task_channel:
     node_tasks = with_next([{"task_id": t.task_id, "node": _node(t, summary.sends), "status": t.status}
                             for t in tasks.values()], summary.next or ())
     return score(build_task_state({task_channel: summary.tasks_value}, node_tasks, task_channel))
+
+
+def row_scores(outputs: dict[tuple[str, str], list[TaskOutputRow]], stops: Iterable[tuple[str, str, str, str]],
+               task_channel: str) -> dict[tuple[str, str], Score]:
+    """The score of each listed checkpoint that has pending writes, by (ns, checkpoint id), as
+    the Tasks tab shows it: a node task per task of the step after it, done when it finished
+    (``outputs``), failed or interrupted when it stopped (``stops``: its error and interrupt
+    writes). Next nodes no task has written for yet are left to a head (``head_score``)."""
+    rows: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for key, found in outputs.items():
+        rows[key] = [(o.task_id, o.task_path, channel) for o in found for channel in o.channels.split(CHANNEL_SEP)]
+    for ns, checkpoint_id, task_id, channel in stops:
+        rows.setdefault((ns, checkpoint_id), []).append((task_id, "", channel))
+    return {key: _writes_score(tuple((t.node, t.status) for t in summarise_tasks(found).values()), task_channel)
+            for key, found in rows.items()}
+
+
+@functools.lru_cache(maxsize=1024)
+def _writes_score(tasks: tuple[tuple[str | None, str], ...], task_channel: str) -> Score:
+    """``head_score`` of a step's tasks (node, status) without next nodes nor a task channel
+    (cached: the steps of a thread repeat a few shapes)."""
+    node_tasks = [{"task_id": f"task-{i}", "node": node, "status": status} for i, (node, status) in enumerate(tasks)]
+    return score(build_task_state({task_channel: None}, node_tasks, task_channel))
 
 
 def build_run(thread: ThreadRow, head: HeadRow | None, summary: HeadSummary,

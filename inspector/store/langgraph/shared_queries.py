@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from inspector.store.langgraph.pregel import NULL_TASK_ID
+
 
 class SharedWriteQueries:
     """Queries over the pending-writes table, written once for both savers' schemas."""
@@ -38,6 +40,24 @@ class SharedWriteQueries:
             thread=thread_id, lo=lo, hi=hi, **space_params)
         return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], bytes(r[5]) if r[5] is not None else None)
                 for r in rows]
+
+    def task_stops(self, thread_id: str, lo: str, hi: str, ns: str | None = None) -> list[tuple[str, str, str, str]]:
+        """(ns, checkpoint id, task id, channel) of the tasks' ``__error__`` and ``__interrupt__``
+        writes at checkpoints in [lo, hi] (of namespace ``ns`` only, when given): the tasks
+        that stopped there, beside those that finished (``task_outputs``)."""
+        space, space_params = self._in_space(ns)
+        rows = self._all(
+            f"SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel FROM {self.WRITES} w "
+            f"WHERE w.thread_id = :thread {space}AND w.checkpoint_id {self.ID_ORDER} BETWEEN :lo AND :hi "
+            "AND w.channel IN ('__error__', '__interrupt__') AND w.task_id <> :null_task",
+            thread=thread_id, lo=lo, hi=hi, null_task=NULL_TASK_ID, **space_params)
+        return [(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+    def root_head(self, thread_id: str) -> str | None:
+        """The id of the thread's head in the root namespace (one seek of the primary key)."""
+        rows = self._all(f"SELECT MAX(checkpoint_id {self.ID_ORDER}) FROM checkpoints WHERE thread_id = :thread "
+                         "AND checkpoint_ns = ''", thread=thread_id)
+        return str(rows[0][0]) if rows and rows[0][0] is not None else None
 
     def written_channels(self, thread_id: str, ns: str) -> list[str]:
         """Every channel the thread's tasks wrote in one namespace (no values read)."""

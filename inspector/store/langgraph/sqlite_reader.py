@@ -233,7 +233,7 @@ class SqliteReader(SharedWriteQueries):
         rows = self._all(
             "SELECT COALESCE(CAST(w.checkpoint_ns AS TEXT), ''), CAST(w.checkpoint_id AS TEXT), "
             f"COALESCE(CAST({self._task_path} AS TEXT), ''), "
-            "group_concat(CAST(w.channel AS TEXT), :sep) FROM writes w "
+            "group_concat(CAST(w.channel AS TEXT), :sep), CAST(w.task_id AS TEXT) FROM writes w "
             f"WHERE w.thread_id = :thread {space}"
             "AND w.checkpoint_id BETWEEN :lo AND :hi "
             "AND w.task_id != :null_task AND w.channel NOT IN "

@@ -25,11 +25,13 @@ from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import (build_infos, group_outputs, has_push, page_bounds,
                                                parse_metadata, row_source, topology_rows)
 from inspector.store.langgraph.pregel import (CONTROL_WRITES, ERROR, INTERRUPT, PREGEL_TASKS, is_control_channel,
+                                              summarise_tasks,
                                               send_nodes)
 from inspector.store.langgraph.decode import decode_plain
 from inspector.store.langgraph.snapshot import interrupt_question
-from inspector.store.langgraph.rows import HeadRow, Reader
-from inspector.store.langgraph.runs import HeadSummary, build_run, read_head
+from inspector.store.langgraph.rows import CHANNEL_SEP, HeadRow, Reader
+from inspector.store.langgraph.runs import HeadSummary, build_run, head_score, read_head, row_scores
+from inspector.taskstate import Score
 from inspector.store.langgraph.schema import describe
 from inspector.store.langgraph.decode import plain_or_error
 from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind, Combiner, GraphChannels
@@ -222,7 +224,8 @@ class LangGraphStore(Store):
                               lambda: self.reader.child_counts(str(run_id), "", "\U0010ffff"))
         children = {key: n for key, n in every.items() if lo <= key[1] <= hi}
         sends = {key: self._sends(str(run_id), *key) for key, found in outputs.items() if has_push(found)}
-        infos = build_infos(str(run_id), rows, offset, outputs, children, sends)
+        scores = self._row_scores(str(run_id), rows, outputs, self.reader.task_stops(str(run_id), *bounds, ns=ns))
+        infos = build_infos(str(run_id), rows, offset, outputs, children, sends, scores)
         waiting = self._waiting(str(run_id), *bounds, space=ns)
         if waiting:
             infos = [dataclasses.replace(i, change=f"waiting: {waiting[(k.ns, k.checkpoint_id)]}"
@@ -233,6 +236,35 @@ class LangGraphStore(Store):
             infos = [dataclasses.replace(i, change=self._edit_change(str(run_id), edited[key.checkpoint_id]))
                      if (key := parse_id(str(i.id))) and key.checkpoint_id in edited else i for i in infos]
         return infos
+
+    def _row_scores(self, thread_id: str, rows: list, outputs: dict, stops: list) -> dict[tuple[str, str], Score]:
+        """The checks of a page's checkpoints as the Tasks tab counts them: a node task per task
+        of the step after each (its writes), and per next node nothing ran from it yet, which
+        only the thread's head and a checkpoint ``update_state`` or a fork wrote can have: their
+        bodies are read for those (the head's score is the run list's, its task channel too)."""
+        scores = row_scores(outputs, stops, self.task_channel)
+        found = {key: Score(checks_passed=sc.checks_passed, checks_total=sc.checks_total)
+                 for key, sc in scores.items()}
+        head = self.reader.root_head(thread_id) if any(r.ns == "" for r in rows) else None
+
+        def tasks_of(key: tuple[str, str]) -> dict:
+            return summarise_tasks([(o.task_id, o.task_path, channel) for o in outputs.get(key, ())
+                                    for channel in o.channels.split(CHANNEL_SEP)]
+                                   + [(t, "", channel) for ns, cid, t, channel in stops if (ns, cid) == key])
+        for row in rows:
+            key = (row.ns, row.checkpoint_id)
+            if head is not None and row.ns == "" and row.checkpoint_id == head:     # as the run list scores it
+                summary = self._summaries([HeadRow(thread_id, head, None, None, None)])[thread_id]
+                found[key] = head_score(tasks_of(key), summary, self.task_channel)
+            elif row.parent_id and row_source(row) in ("update", "fork"):
+                body = self.reader.body(thread_id, row.ns, row.checkpoint_id)
+                if body is None:
+                    continue
+                summary = read_head(HeadRow(thread_id, row.checkpoint_id, body.type, body.blob, body.metadata),
+                                    self.task_channel)
+                sc = head_score(tasks_of(key), summary, self.task_channel)
+                found[key] = Score(checks_passed=sc.checks_passed, checks_total=sc.checks_total)
+        return {key: sc for key, sc in found.items() if sc.checks_total}
 
     def _epoch(self) -> dict[Any, Any]:
         """The cache of what was read of the store as it is now: emptied once its cursor moved

@@ -84,6 +84,9 @@ class _Lane:
         self.settled: dict[str, tuple[str, str | None]] = {}   # checkpoint → (status, error) from its writes
         # checkpoint → (its next nodes, its task channel's plain value): its score once it stops there
         self.heads: dict[str, tuple[tuple[str, ...], Any]] = {}
+        # checkpoint → the score stored for it with its child's put (its step's writes then in);
+        # writes arriving after that child score it again
+        self.scored: dict[str, tuple[int, int, int, int] | None] = {}
         # what the last get_tuple handed out from ``state``: (checkpoint id, channel → (the value
         # object, its version, its stored form)); used by the next put only
         self.handed: tuple[str, dict[str, tuple[Any, str, Any]]] | None = None
@@ -235,6 +238,9 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             settled = lane.settled.get(checkpoint["id"])
             tasks_hash, score = self._task_state(lane, values, new_pieces)
             _remember(lane.heads, checkpoint["id"], (tuple(nxt), lane.tasks[0][0] if tasks_hash is not None else None))
+            # its score as LangGraph's view of it shows it now: its next nodes still to run (and
+            # the writes of any that ran already); the put of its child scores it again
+            score = self._head_score((thread_id, ns), checkpoint["id"]) or score
             outputs = lane.outputs.get(parent_id, {}) if parent_id else {}
             raw_source = meta.get("source")
             source = raw_source if isinstance(raw_source, str) else "step"
@@ -250,11 +256,15 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 if isinstance(parents.get(outer), str):
                     parent_lane = (outer, parents[outer])
             lg_run = meta.get("run_id")
+            parent_score = self._head_score((thread_id, ns), parent_id) if parent_id else None
+            if parent_id:
+                _remember(lane.scored, parent_id, parent_score)
             cp = LaneCheckpoint(
                 checkpoint_id=checkpoint["id"], parent_checkpoint_id=parent_id, body_type=body_type,
                 body=body_bytes, metadata=meta_text, lg_run_id=str(lg_run) if lg_run is not None else None,
                 state_hash=digest, pieces=new_pieces, size=size, kind=_kind(source), name=name,
-                change=change, tasks_hash=tasks_hash, score=score, status=status, parent_lane=parent_lane)
+                change=change, tasks_hash=tasks_hash, score=score, status=status, parent_lane=parent_lane,
+                parent_score=parent_score)
             try:
                 self._lanes_db.put(thread_id, ns, cp)
             except BaseException:
@@ -387,6 +397,12 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 if found != (name, change):
                     self._lanes_db.rename(thread_id, ns, stored, *found)
                     lane.named[checkpoint_id] = (stored, *found)
+            if checkpoint_id in lane.scored:
+                # the step after this checkpoint is already stored with its score: these writes change it
+                rescore = self._head_score((thread_id, ns), checkpoint_id)
+                if rescore is not None and rescore != lane.scored[checkpoint_id]:
+                    self._lanes_db.set_checkpoint_score(thread_id, ns, checkpoint_id, rescore)
+                    lane.scored[checkpoint_id] = rescore
             channels = {c for c, _ in writes}
             settled: tuple[str, str | None] | None = None
             if ERROR in channels:
@@ -410,6 +426,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 rescored = self._head_score((thread_id, ns), checkpoint_id)
                 if rescored is not None:
                     self._lanes_db.set_lane_score(thread_id, ns, rescored)
+                    self._lanes_db.set_checkpoint_score(thread_id, ns, checkpoint_id, rescored)
 
     def _settle(self, thread_id: str, ns: str, status: str, error: str | None = None, at: str | None = None) -> None:
         """Set a lane's status, and that of its subgraph lanes still running (an interrupt
@@ -421,6 +438,8 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         if run_id is not None and status != "completed":
             found = self._head_score((thread_id, ns), at) if at is not None else None
             self._lanes_db.set_lane_status(thread_id, ns, status, error, score=found)
+            if found is not None and at is not None:    # the checkpoint it stopped at scores the same
+                self._lanes_db.set_checkpoint_score(thread_id, ns, at, found)
             self._running.discard(run_id)
         for other, (lane_thread, lane_ns) in list(self._running_lanes.items()):
             nested = lane_ns.startswith(ns + "|") if ns else bool(lane_ns)

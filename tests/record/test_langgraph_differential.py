@@ -139,12 +139,35 @@ def _trusted(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _runs(path: Path) -> dict[str, tuple]:
     """What the inspector's runs list shows of each thread (its root lane in our store): status
-    and score. A head still to run reads "interrupted" in both once the graph has stopped."""
+    and how many tasks and checks. A head still to run reads "interrupted" in both once the
+    graph has stopped. (How many are done is each run's own: when a task fails, LangGraph may
+    cancel siblings still running, or they finish first; ``_rows_off_board`` holds each store
+    to its own tasks.)"""
     from inspector.store import open_store
     with open_store(path) as store:
-        return {r.name: ("interrupted" if r.status == "running" else r.status,
-                         r.tasks_done, r.tasks_total, r.checks_passed, r.checks_total)
+        return {r.name: ("interrupted" if r.status == "running" else r.status, r.tasks_total, r.checks_total)
                 for r in store.list_runs() if " › " not in r.name}
+
+
+def _rows_off_board(path: Path) -> list[str]:
+    """Checkpoints whose timeline row's checks are not what their Tasks tab counts (LangGraph's
+    view: the tasks of the step after each, its next nodes, its task channel)."""
+    from inspector import taskstate
+    from inspector.store import open_store
+    off = []
+    with open_store(path) as store:
+        for run in store.list_runs():
+            for info in store.list_checkpoints(run.id):
+                tasks = store.load(info.id).tasks
+                board = taskstate.score(tasks) if tasks else taskstate.Score()
+                if (info.checks_passed, info.checks_total) != (board.checks_passed, board.checks_total):
+                    off.append(f"{run.name}:{info.seq} ({info.kind} {info.name}): row "
+                               f"{info.checks_passed}/{info.checks_total}, tab {board.checks_passed}/{board.checks_total}")
+                if info.seq == run.head_seq and (run.checks_passed, run.checks_total) != (
+                        board.checks_passed, board.checks_total):
+                    off.append(f"{run.name}: the run {run.checks_passed}/{run.checks_total}, its head's tab "
+                               f"{board.checks_passed}/{board.checks_total}")
+    return off
 
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.arun is None], ids=lambda s: s.name)
@@ -155,6 +178,8 @@ def test_same_history_as_sqlite_saver(scenario: Any, tmp_path: Path) -> None:
     assert got == expected, _difference(got, expected)
     # and the inspector lists each thread alike from either store: status, tasks and checks
     assert _runs(tmp_path / "native.db") == _runs(tmp_path / "lg.db")
+    # and each checkpoint's checks in the timeline are its Tasks tab's, in either store
+    assert _rows_off_board(tmp_path / "native.db") == [] and _rows_off_board(tmp_path / "lg.db") == []
 
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.arun is not None], ids=lambda s: s.name)
@@ -176,3 +201,4 @@ def test_same_history_async(scenario: Any, tmp_path: Path) -> None:
     expected = asyncio.run(run(lambda: AsyncSqliteSaver.from_conn_string(str(tmp_path / "lg.db"))))
     got = asyncio.run(run(lambda: AsyncInspectorSaver.from_conn_string(str(tmp_path / "native.db"))))
     assert expected and got == expected, _difference(got, expected)
+    assert _rows_off_board(tmp_path / "native.db") == [] and _rows_off_board(tmp_path / "lg.db") == []

@@ -17,7 +17,7 @@ from inspector.record.langgraph import InspectorSaver
 from inspector.store import open_store
 from tests.conftest import store_files_digest
 from tests.lgcorpus import BY_NAME, SCENARIOS, open_graph, postgres_saver, sqlite_saver
-from tests.record.test_langgraph_differential import _difference, _history
+from tests.record.test_langgraph_differential import _difference, _history, _rows_off_board
 
 def _threads(corpus: Path) -> dict[str, list[str]]:
     """The corpus's threads by scenario (a thread is named for its scenario: ``react-1``),
@@ -70,6 +70,15 @@ def test_import_sqlite_same_history_and_continues(corpus_sqlite: Path, tmp_path:
     with InspectorSaver.from_conn_string(str(dst)) as ours:
         got = _histories(ours, threads)
     assert got == expected, _difference(got, expected)
+    # the inspector shows the copy as it showed the source: each thread's status and score in
+    # the runs list, and each checkpoint's checks as its Tasks tab counts them
+    with open_store(str(src)) as lg, open_store(str(dst)) as native:
+        scores = {r.name: (r.status, r.tasks_done, r.tasks_total, r.checks_passed, r.checks_total)
+                  for r in lg.list_runs()}
+        copied = {r.name: (r.status, r.tasks_done, r.tasks_total, r.checks_passed, r.checks_total)
+                  for r in native.list_runs() if " › " not in r.name}
+    assert copied == scores and any(s[4] for s in scores.values())
+    assert _rows_off_board(dst) == []
     # both continue the waiting thread the same way: Command(resume=…) into the subgraph
     results = []
     for opener in (lambda: sqlite_saver(src), lambda: InspectorSaver.from_conn_string(str(dst))):
@@ -110,6 +119,7 @@ def test_import_postgres(corpus_pg: str, corpus_sqlite: Path, tmp_path: Path,
     with InspectorSaver.from_conn_string(str(dst)) as ours:
         got = _histories(ours, threads)
     assert got == expected, _difference(got, expected)
+    assert _rows_off_board(dst) == []
 
 
 # -- legacy "json" bodies ---------------------------------------------------------------------

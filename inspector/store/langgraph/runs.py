@@ -128,9 +128,25 @@ def _node(task: TaskWrites, sends: tuple[str | None, ...]) -> str | None:
 def head_score(tasks: dict[str, TaskWrites], summary: HeadSummary, task_channel: str) -> Score:
     """A thread's score as its head shows it: the task channel's tasks, then a node task per
     task of the pending step (from its writes) and per next node not yet run."""
-    node_tasks = with_next([{"task_id": t.task_id, "node": _node(t, summary.sends), "status": t.status}
-                            for t in tasks.values()], summary.next or ())
-    return score(build_task_state({task_channel: summary.tasks_value}, node_tasks, task_channel))
+    shape = tuple((_node(t, summary.sends), t.status) for t in tasks.values())
+    if summary.tasks_value is None:
+        return _shape_score(shape, tuple(summary.next or ()), task_channel)
+    return _score(shape, tuple(summary.next or ()), summary.tasks_value, task_channel)
+
+
+def _score(shape: tuple[tuple[str | None, str], ...], next_nodes: tuple[str, ...], tasks_value: Any,
+           task_channel: str) -> Score:
+    """The score of the task channel's tasks and a node task per (node, status) of ``shape``
+    and per next node not among them (only counts: the tasks' ids are their places)."""
+    node_tasks = with_next([{"task_id": f"task-{i}", "node": node, "status": status}
+                            for i, (node, status) in enumerate(shape)], next_nodes)
+    return score(build_task_state({task_channel: tasks_value}, node_tasks, task_channel))
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape_score(shape: tuple[tuple[str | None, str], ...], next_nodes: tuple[str, ...], task_channel: str) -> Score:
+    """``_score`` without a task channel value (cached: a thread's steps repeat a few shapes)."""
+    return _score(shape, next_nodes, None, task_channel)
 
 
 def row_scores(outputs: dict[tuple[str, str], list[TaskOutputRow]], stops: Iterable[tuple[str, str, str, str]],
@@ -144,16 +160,8 @@ def row_scores(outputs: dict[tuple[str, str], list[TaskOutputRow]], stops: Itera
         rows[key] = [(o.task_id, o.task_path, channel) for o in found for channel in o.channels.split(CHANNEL_SEP)]
     for ns, checkpoint_id, task_id, channel in stops:
         rows.setdefault((ns, checkpoint_id), []).append((task_id, "", channel))
-    return {key: _writes_score(tuple((t.node, t.status) for t in summarise_tasks(found).values()), task_channel)
+    return {key: _shape_score(tuple((t.node, t.status) for t in summarise_tasks(found).values()), (), task_channel)
             for key, found in rows.items()}
-
-
-@functools.lru_cache(maxsize=1024)
-def _writes_score(tasks: tuple[tuple[str | None, str], ...], task_channel: str) -> Score:
-    """``head_score`` of a step's tasks (node, status) without next nodes nor a task channel
-    (cached: the steps of a thread repeat a few shapes)."""
-    node_tasks = [{"task_id": f"task-{i}", "node": node, "status": status} for i, (node, status) in enumerate(tasks)]
-    return score(build_task_state({task_channel: None}, node_tasks, task_channel))
 
 
 def build_run(thread: ThreadRow, head: HeadRow | None, summary: HeadSummary,

@@ -54,6 +54,9 @@ class LaneCheckpoint:
     score: tuple[int, int, int, int] = (0, 0, 0, 0)
     status: str = "running"
     parent_lane: tuple[str, str] | None = None   # (ns, checkpoint id) a subgraph lane starts from
+    # the parent's score now that its step's writes are in (LangGraph's Tasks view of it: the
+    # tasks that step ran, its next nodes, the task channel), stored with this checkpoint
+    parent_score: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -142,10 +145,12 @@ class LaneStore(NativeWriter):
                      .where(lg_writes.c.thread_id == b("tid"), lg_writes.c.checkpoint_ns == b("ns"),
                             lg_writes.c.checkpoint_id == b("cid"))
                      .order_by(lg_writes.c.task_id, lg_writes.c.idx))
+        rescore = checkpoints.update().where(checkpoints.c.id == b("id")).values(
+            tasks_done=b("td"), tasks_total=b("tt"), checks_passed=b("cp"), checks_total=b("ct"))
         self._lsql = {name: CompiledStatement(stmt, d) for name, stmt in (
             ("get_id", get_id), ("get_head", get_head), ("writes_of", writes_of),
             ("advance", advance), ("find", find), ("lg_insert", lg_insert), ("cp_insert", cp_insert),
-            ("lane", lane))}
+            ("lane", lane), ("rescore", rescore))}
         self._write_cols = tuple(c.name for c in lg_writes.c)
         from inspector.store.engine import insert_ignore
         ins = insert_ignore(lg_writes, d.name).values({c: b(c) for c in self._write_cols})
@@ -290,6 +295,8 @@ class LaneStore(NativeWriter):
                        size=cp.size, size_delta=cp.size - parent_size, ops=1, tasks_done=td,
                        tasks_total=tt, checks_passed=pc, checks_total=ct, change=cp.change, epoch=1)
             db_id = self._x(cur, "cp_insert", row).fetchone()[0]
+            if parent_id is not None and cp.parent_score is not None:
+                self._x(cur, "rescore", dict(zip(("td", "tt", "cp", "ct"), cp.parent_score, strict=True), id=parent_id))
             self._x(cur, "lg_insert", dict(id=db_id, run_id=run_id, thread_id=thread_id, checkpoint_ns=ns,
                                            checkpoint_id=cp.checkpoint_id,
                                            parent_checkpoint_id=cp.parent_checkpoint_id,
@@ -338,7 +345,8 @@ class LaneStore(NativeWriter):
                                    cp.state_hash, cp.tasks_hash,
                                    _lane_meta(thread_id, ns, cp.checkpoint_id),
                                    cp.size, cp.change, cp.lg_run_id, cp.body_type,
-                                   blobs.pack_body(cp.body_type, cp.body), cp.metadata, *folded))
+                                   blobs.pack_body(cp.body_type, cp.body), cp.metadata,
+                                   *(cp.parent_score or _NO_SCORE), *folded))
         except BaseException as err:
             if _LANE_GONE in str(err):
                 raise LaneGone(thread_id, ns) from err
@@ -410,6 +418,19 @@ class LaneStore(NativeWriter):
             for at in range(0, len(values), _WRITE_ROWS):
                 part = flat[at * width:(at + _WRITE_ROWS) * width]
                 cur.execute(_writes_sql(cols, replace, len(part) // width), part)
+
+    def set_checkpoint_score(self, thread_id: str, ns: str, checkpoint_id: str,
+                             score: tuple[int, int, int, int]) -> None:
+        """Set one stored checkpoint's score (tasks done, tasks, checks passed, checks): its
+        step's writes came in after its child, or the lane stopped at it."""
+        found = self.find(thread_id, ns, checkpoint_id)
+        if found is None:
+            return
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            conn.execute(checkpoints.update().where(checkpoints.c.id == found[0]).values(
+                dict(zip(_SCORE, score, strict=True))))
+            conn.execute(runs.update().where(runs.c.id == found[2]).values(updated=time.time()))
+            self._notify(conn, found[2])      # (a live view reads the step again)
 
     def set_lane_status(self, thread_id: str, ns: str, status: str, error: str | None = None,
                         score: tuple[int, int, int, int] | None = None) -> None:
@@ -652,8 +673,9 @@ _WRITE_ROWS = 100      # pending writes per statement (10 parameters each)
 _LANE_GONE = "ci_lane_gone: the run of the lane is gone"
 _PUT_COLUMNS = ("run_id", "now", "host", "pid", "status", "td", "tt", "cp", "ct", "thread_id", "ns",
                 "checkpoint_id", "parent_cid", "kind", "name", "created", "state_hash", "tasks_hash",
-                "meta", "size", "change", "lg_run_id", "type", "body", "metadata",
+                "meta", "size", "change", "lg_run_id", "type", "body", "metadata", "ptd", "ptt", "pcp", "pct",
                 *(f"{c}{i}" for i in range(_FOLDED) for c in ("h", "c", "s", "d")))
+_NO_SCORE = (None, None, None, None)
 # The SQLite put (see ``LaneStore._put_sqlite``): a view and its trigger in the connection's
 # TEMP schema only (nothing is added to the store's file; a reader never sees them).
 _TEMP_SQL = (
@@ -680,6 +702,10 @@ _TEMP_SQL = (
     parent_checkpoint_id, lg_run_id, type, body, metadata)
   VALUES (last_insert_rowid(), NEW.run_id, NEW.thread_id, NEW.ns, NEW.checkpoint_id, NEW.parent_cid,
     NEW.lg_run_id, NEW.type, NEW.body, NEW.metadata);
+  UPDATE ci_checkpoints SET tasks_done = NEW.ptd, tasks_total = NEW.ptt, checks_passed = NEW.pcp,
+    checks_total = NEW.pct
+    WHERE NEW.pct IS NOT NULL AND id = (SELECT l.id FROM ci_lg_checkpoints AS l WHERE l.thread_id = NEW.thread_id
+      AND l.checkpoint_ns = NEW.ns AND l.checkpoint_id = NEW.parent_cid);
 END""")
 _PUT_SQL = (f"INSERT INTO temp.ci_lane_put ({', '.join(_PUT_COLUMNS)}) "
             f"VALUES ({', '.join('?' * len(_PUT_COLUMNS))})")

@@ -24,8 +24,9 @@ import msgpack
 from inspector.errors import StoreError
 from inspector.store.langgraph.decode import BlobError, pack, unpack
 from inspector.store.langgraph.mapping import parse_metadata, stored_step_name
-from inspector.store.langgraph.pregel import ERROR, INTERRUPT, PREGEL_TASKS, next_nodes, send_nodes
-from inspector.store.langgraph.rows import BlobRow, Reader, WriteRow
+from inspector.store.langgraph.pregel import ERROR, INTERRUPT, PREGEL_TASKS, next_nodes, send_nodes, summarise_tasks
+from inspector.store.langgraph.rows import BlobRow, HeadRow, Reader, WriteRow
+from inspector.store.langgraph.runs import head_score, read_head
 from inspector import codec as pieces
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite
 from inspector.codec import PieceEncoder
@@ -106,6 +107,9 @@ def _body(body: BlobRow) -> dict:
 def _write(row: WriteRow) -> LaneWrite:
     return LaneWrite(task_id=row.task_id, idx=row.idx, channel=row.channel, task_path=row.task_path or "",
                      data=pieces.pack(typed_form(row.type, row.value)))
+
+
+TASKS = "todos"      # the task channel InspectorSaver reads by default
 
 
 def _status(checkpoint: dict, writes: list[WriteRow]) -> tuple[str, str | None]:
@@ -213,6 +217,10 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
             outer = row.ns.rsplit("|", 1)[0] if "|" in row.ns else ""
             parent_lane = (outer, parents[outer]) if row.ns and isinstance(parents.get(outer), str) else None
             status, _ = _status(checkpoint, writes)
+            # its score as LangGraph's view of it shows it: the tasks of the step after it (its
+            # writes) and its next nodes none ran (as InspectorSaver stores it once that step is in)
+            summary = read_head(HeadRow(thread_id, row.checkpoint_id, body.type, body.blob, body.metadata), TASKS)
+            sc = head_score(summarise_tasks((w.task_id, w.task_path, w.channel) for w in writes), summary, TASKS)
             name, change = stored_step_name(source, *(outputs.of(row.ns, body.parent_id) if source == "loop" else ([], [])))
             outputs.add(row.ns, row.checkpoint_id, checkpoint, writes)
             body_plain = {k: v for k, v in checkpoint.items() if k != "channel_values"}
@@ -222,7 +230,8 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
                 body=pack(body_plain), metadata=json.dumps(meta, ensure_ascii=False, default=str),
                 lg_run_id=str(lg_run) if lg_run is not None else None, state_hash=digest, pieces=new_pieces,
                 size=size, kind=source if source in ("input", "loop", "update", "fork") else "step",
-                name=name, change=change, status=status, parent_lane=parent_lane))
+                name=name, change=change, status=status, parent_lane=parent_lane,
+                score=(sc.tasks_done, sc.tasks_total, sc.checks_passed, sc.checks_total)))
             lanes.put_writes(thread_id, row.ns, row.checkpoint_id, lane_writes, replace=True)
             report.checkpoints += 1
             report.writes += len(lane_writes)

@@ -8,6 +8,7 @@ one ``seq`` order (see ``mapping``); ids are ``THREAD@CHECKPOINT_ID`` /
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import threading
@@ -220,7 +221,8 @@ class LangGraphStore(Store):
         ns = next(iter(spaces)) if len(spaces) == 1 else None
         outputs = group_outputs(self.reader.task_outputs(str(run_id), *bounds, ns=ns))
         lo, hi = bounds
-        every = self._scanned(self._epoch(), ("children", str(run_id)),
+        epoch = self._epoch()
+        every = self._scanned(epoch, ("children", str(run_id)),
                               lambda: self.reader.child_counts(str(run_id), "", "\U0010ffff"))
         children = {key: n for key, n in every.items() if lo <= key[1] <= hi}
         sends = {key: self._sends(str(run_id), *key) for key, found in outputs.items() if has_push(found)}
@@ -235,7 +237,24 @@ class LangGraphStore(Store):
         if edited:
             infos = [dataclasses.replace(i, change=self._edit_change(str(run_id), edited[key.checkpoint_id]))
                      if (key := parse_id(str(i.id))) and key.checkpoint_id in edited else i for i in infos]
+        self._listed(epoch, infos)
         return infos
+
+    _LISTED_MAX = 65_536
+
+    def _listed(self, epoch: dict[Any, Any], infos: list[CheckpointInfo]) -> None:
+        """Keep the infos just listed (the last ``_LISTED_MAX``, while the store is as it is):
+        loading one of them then needs no lookup of its place (a history walks them all)."""
+        with self._lock:
+            known = epoch.setdefault("listed", collections.OrderedDict())
+            known.update((i.id, i) for i in infos)
+            while len(known) > self._LISTED_MAX:
+                known.popitem(last=False)
+
+    def _info(self, epoch: dict[Any, Any], checkpoint_id: int | str) -> CheckpointInfo:
+        """``get_checkpoint`` of an id, from the infos listed last when it is among them."""
+        found = epoch.get("listed", {}).get(checkpoint_id)
+        return found if found is not None else self.get_checkpoint(checkpoint_id)
 
     def _row_scores(self, thread_id: str, rows: list, outputs: dict, stops: list) -> dict[tuple[str, str], Score]:
         """The checks of a page's checkpoints as the Tasks tab counts them: a node task per task
@@ -449,7 +468,8 @@ class LangGraphStore(Store):
         return self._load(checkpoint_id, False, lazy=True)
 
     def _load(self, checkpoint_id: int | str, write_values: bool, lazy: bool = False) -> Snapshot:
-        info = self.get_checkpoint(checkpoint_id)
+        epoch = self._epoch()
+        info = self._info(epoch, checkpoint_id)
         ck = parse_id(str(info.id))
         assert ck is not None
         body = self.reader.body(*ck)
@@ -464,7 +484,8 @@ class LangGraphStore(Store):
         if lazy:
             body, spans, writes, big_writes = self._lazy_parts(body, writes, latest)
         snap = build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
-                              self.reader.namespaces(ck.thread_id),
+                              self._scanned(epoch, ("namespaces", ck.thread_id),
+                                            lambda: self.reader.namespaces(ck.thread_id)),
                               show_control=self.show_control, task_channel=self.task_channel,
                               rebuild=lambda meta, values: reconstruct(self.reader, ck, meta, values),
                               empties=lambda present: self._empty_reducers(ck, present))

@@ -17,18 +17,8 @@ from inspector.retention.delete import apply_delete, plan_delete
 from inspector.resume.status import still_working
 from tests.conftest import store_files_digest
 from tests.lgcorpus import copy_sqlite
-from tests.store.langgraph.lg_graphs import THREADS, build_graph, config, make_database, open_graph
-
-
-@pytest.fixture(scope="module")
-def lg_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The standard threads written by the real langgraph package (shared, never changed)."""
-    return make_database(tmp_path_factory.mktemp("lg-delete") / "standard.db")
-
-
-@pytest.fixture
-def lg_db(tmp_path: Path, lg_master: Path) -> Path:
-    return copy_sqlite(lg_master, tmp_path / "lg.db")
+from tests.store.langgraph.conftest import lg_copy, lg_master  # noqa: F401  (fixtures: the standard threads)
+from tests.store.langgraph.lg_graphs import THREADS, build_graph, config, open_graph
 
 
 def _rows(path: Path) -> dict[str, list[tuple]]:
@@ -50,60 +40,60 @@ def _states(path: Path) -> dict[str, tuple]:
         conn.close()
 
 
-def test_a_thread_goes_as_langgraph_delete_thread_takes_it(lg_db: Path, tmp_path: Path, capsys) -> None:
+def test_a_thread_goes_as_langgraph_delete_thread_takes_it(lg_copy: Path, tmp_path: Path, capsys) -> None:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    oracle = copy_sqlite(lg_db, tmp_path / "oracle.db")
+    oracle = copy_sqlite(lg_copy, tmp_path / "oracle.db")
     con = sqlite3.connect(oracle, check_same_thread=False)
     SqliteSaver(con).delete_thread("thread-D")      # (a fork inside it: two branches, one namespace more)
     con.close()
-    original, before = _rows(lg_db), store_files_digest(lg_db)
-    states = _states(lg_db)
+    original, before = _rows(lg_copy), store_files_digest(lg_copy)
+    states = _states(lg_copy)
     # a dry run says what would go and changes nothing
-    assert main(["delete", str(lg_db), "thread-D"]) == 0
+    assert main(["delete", str(lg_copy), "thread-D"]) == 0
     out = capsys.readouterr().out
     assert "Would delete 1 LangGraph thread" in out and "as LangGraph's delete_thread takes them" in out
-    plan = plan_delete(lg_db, ["thread-D"])
+    plan = plan_delete(lg_copy, ["thread-D"])
     assert plan.langgraph and plan.checkpoints == sum(1 for row in original["checkpoints"] if row[0] == "thread-D")
     # rows LangGraph wrote: not without the unlock
-    assert main(["delete", str(lg_db), "thread-D", "--apply"]) == 2
+    assert main(["delete", str(lg_copy), "thread-D", "--apply"]) == 2
     assert "--langgraph-write" in capsys.readouterr().err
-    assert store_files_digest(lg_db) == before
+    assert store_files_digest(lg_copy) == before
     backup = tmp_path / "before-delete.db"
-    assert main(["delete", str(lg_db), "thread-D", "--apply", "--langgraph-write", "--backup", str(backup)]) == 0
+    assert main(["delete", str(lg_copy), "thread-D", "--apply", "--langgraph-write", "--backup", str(backup)]) == 0
     assert f"Backup written first: {backup}" in capsys.readouterr().out
-    assert _rows(lg_db) == _rows(oracle) and _rows(backup) == original
-    after = _states(lg_db)
+    assert _rows(lg_copy) == _rows(oracle) and _rows(backup) == original
+    after = _states(lg_copy)
     assert after["thread-D"] == ({}, ()) and {t: s for t, s in after.items() if t != "thread-D"} == {
         t: s for t, s in states.items() if t != "thread-D"}
     # the backup is where it says, and exists already now: the next delete refuses to overwrite it
-    assert main(["delete", str(lg_db), "thread-C", "--apply", "--langgraph-write", "--backup", str(backup)]) == 2
-    assert "exists already" in capsys.readouterr().err and _rows(lg_db) == _rows(oracle)
+    assert main(["delete", str(lg_copy), "thread-C", "--apply", "--langgraph-write", "--backup", str(backup)]) == 2
+    assert "exists already" in capsys.readouterr().err and _rows(lg_copy) == _rows(oracle)
 
 
-def test_a_running_thread_or_one_written_meanwhile_is_not_deleted(lg_db: Path, monkeypatch) -> None:
+def test_a_running_thread_or_one_written_meanwhile_is_not_deleted(lg_copy: Path, monkeypatch) -> None:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    con = sqlite3.connect(lg_db, check_same_thread=False)
+    con = sqlite3.connect(lg_copy, check_same_thread=False)
     build_thread(SqliteSaver(con), 12)      # an agent loop written seconds ago, its next step pending
     con.close()
-    before = _rows(lg_db)
+    before = _rows(lg_copy)
     with pytest.raises(StoreError, match="is running; stop it first"):
-        apply_delete(lg_db, [THREAD], alive=still_working, langgraph_write=True)
-    assert _rows(lg_db) == before
+        apply_delete(lg_copy, [THREAD], alive=still_working, langgraph_write=True)
+    assert _rows(lg_copy) == before
 
     # LangGraph writes to the thread between the plan and the delete (here: while the backup is made)
     def backup_then_invoke(path, backup, say):
         made = original(path, backup, say)
-        graph, conn = open_graph(lg_db)
+        graph, conn = open_graph(lg_copy)
         graph.invoke({"messages": [], "priority": "low", "fail": False}, config("thread-C"))
         conn.close()
         return made
     original = lg_retention.backup_first
     monkeypatch.setattr(lg_retention, "backup_first", backup_then_invoke)
     with pytest.raises(StoreError, match="written to since the delete was planned; nothing was deleted"):
-        apply_delete(lg_db, ["thread-C"], alive=still_working, langgraph_write=True)
-    graph, conn = open_graph(lg_db)
+        apply_delete(lg_copy, ["thread-C"], alive=still_working, langgraph_write=True)
+    graph, conn = open_graph(lg_copy)
     assert len(list(graph.get_state_history(config("thread-C")))) > 0
     conn.close()
 

@@ -283,7 +283,7 @@ class LangGraphStore(Store):
                                     self.task_channel)
                 sc = head_score(tasks_of(key), summary, self.task_channel)
                 found[key] = Score(checks_passed=sc.checks_passed, checks_total=sc.checks_total)
-        return {key: sc for key, sc in found.items() if sc.checks_total}
+        return {key: sc for key, sc in found.items() if sc.checks_total or sc.tasks_total}
 
     def _epoch(self) -> dict[Any, Any]:
         """The cache of what was read of the store as it is now: emptied once its cursor moved

@@ -210,3 +210,37 @@ def test_a_step_renamed_after_it_was_shown_reads_its_new_name(window, qtbot, tmp
         store.close()
     qtbot.waitUntil(lambda: model.checkpoint(head.seq) is not None and model.checkpoint(head.seq).name == "renamed",
                     timeout=20_000)
+
+
+def test_a_langgraph_threads_checks_follow_it_live(window, qtbot, tmp_path: Path) -> None:
+    """A LangGraph thread resumed by its graph while it is shown: the new steps appear, and the
+    Checks of the rows already shown (the old head's tasks ran since) read as the store now
+    counts them."""
+    from langgraph.types import Command
+
+    from tests.lgcorpus import copy_sqlite
+    from tests.store.langgraph.lg_graphs import config, make_database, open_graph
+
+    path = copy_sqlite(make_database(tmp_path / "standard.db"), tmp_path / "lg.db")
+    open_in(window, qtbot, path)
+    select_run(window, qtbot, "thread-A")
+    model = window.timeline_panel.model
+    with open_store(path) as store:
+        before = store.list_checkpoints("thread-A")
+    qtbot.waitUntil(lambda: model.is_loaded(before[-1].seq), timeout=10_000)
+    assert (model.checkpoint(before[-1].seq).checks_passed, model.checkpoint(before[-1].seq).checks_total) == (0, 1)
+    graph, conn = open_graph(path)
+    try:
+        graph.invoke(Command(resume="yes, go"), config("thread-A"))
+    finally:
+        conn.close()
+    with open_store(path) as store:
+        after = {i.seq: (i.checks_passed, i.checks_total) for i in store.list_checkpoints("thread-A")}
+    assert len(after) > len(before) and after[before[-1].seq] == (1, 1)
+
+    def shown() -> dict:
+        return {seq: (info.checks_passed, info.checks_total) for seq in after
+                if (info := model.checkpoint(seq)) is not None}
+    qtbot.waitUntil(lambda: shown() == after, timeout=20_000)
+    old_head = model.checkpoint(before[-1].seq)
+    assert old_head is not None and not old_head.change.startswith("waiting")     # answered since

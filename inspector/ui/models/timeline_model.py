@@ -244,6 +244,11 @@ class TimelineModel(QAbstractTableModel):
             self.rows_appended.emit(added)
         if not old and self._count:
             self.request_row(0)
+        elif old and self.cache.has_row(len(old) - 1):
+            # the thread changed (its tree was read again for that): the step that was its head
+            # may have run since, which changes what its row says (its checks, "waiting: …"):
+            # its page is read again, in the background
+            self._want(self.cache.page_of(len(old) - 1))
 
     def seq_of_row(self, row: int) -> int:
         """The checkpoint seq shown at ``row``."""

@@ -488,7 +488,7 @@ class LangGraphStore(Store):
                                             lambda: self.reader.namespaces(ck.thread_id)),
                               show_control=self.show_control, task_channel=self.task_channel,
                               rebuild=lambda meta, values: reconstruct(self.reader, ck, meta, values),
-                              empties=lambda present: self._empty_reducers(ck, present))
+                              empties=lambda present: self._empty_reducers(ck, present, epoch))
         known = self._graph_kinds(ck.ns)
         if known is not None and isinstance(snap.state, dict) and "__error__" not in snap.state:
             empty_topics = [c for c, k in known.items() if k.kind == "topic" and snap.state.get(c) == []]
@@ -592,15 +592,17 @@ class LangGraphStore(Store):
             return plain_or_error(values[channel])
         return child_value
 
-    def _empty_reducers(self, ck: CheckpointKey, present: set[str]) -> dict[str, Any]:
+    def _empty_reducers(self, ck: CheckpointKey, present: set[str],
+                        epoch: dict[Any, Any] | None = None) -> dict[str, Any]:
         """Channels the checkpoint lacks that ``get_state`` shows empty: from the user's graph
-        (its output channels with an empty value) when set, else inferred (``reducers``)."""
+        (its output channels with an empty value) when set, else inferred (``reducers``);
+        ``epoch``: the caller's (``_epoch`` reads the store's position)."""
         channels = self.graph_channels
         known = channels.kinds(ck.ns) if channels is not None else None
         if channels is not None and known is not None:
             return {c: plain_or_error(known[c].empty) for c in channels.output(ck.ns)
                     if c in known and known[c].has_empty and c not in present and not is_control_channel(c)}
-        epoch = self._epoch()
+        epoch = self._epoch() if epoch is None else epoch
         written = self._scanned(epoch, ("written", ck.thread_id, ck.ns),
                                 lambda: self.reader.written_channels(ck.thread_id, ck.ns))
         return missing_reducers(self.reader, ck.thread_id, ck.ns, present, self._child_value(ck.thread_id),

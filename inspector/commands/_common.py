@@ -7,7 +7,7 @@ import re
 import sys
 import time
 from typing import TYPE_CHECKING, Any
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from inspector import limits
 from inspector.humanize import CONTROL_CHARS, escape_char
@@ -49,6 +49,18 @@ def apply_budget_args(args: argparse.Namespace) -> None:
 def add_json_arg(parser: argparse.ArgumentParser) -> None:
     """The --json flag."""
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+
+def add_langgraph_write_args(parser: argparse.ArgumentParser, what: str) -> None:
+    """--langgraph-write (a command that deletes ``what`` of a LangGraph database) and --backup."""
+    parser.add_argument("--langgraph-write", action="store_true",
+                        help=f"allow deleting {what} of a LangGraph database (SQLite: a backup is made first)")
+    parser.add_argument("--backup", metavar="PATH", help="where the LangGraph SQLite backup goes")
+
+
+def stderr_progress(args: argparse.Namespace) -> Callable[[str], None] | None:
+    """What a long write says as it goes (``… text`` on stderr); nothing with --json."""
+    return None if args.json else (lambda text: print(f"… {text}", file=sys.stderr, flush=True))
 
 
 _CONTROL = re.compile(f"[{CONTROL_CHARS}]")

@@ -4,9 +4,9 @@ database (a dry run unless ``--apply``)."""
 from __future__ import annotations
 
 import argparse
-import sys
 
-from inspector.commands._common import add_json_arg, add_store_arg, fmt_size, print_json, print_table
+from inspector.commands._common import (add_json_arg, add_langgraph_write_args, add_store_arg, fmt_size, print_json,
+                                        print_table, stderr_progress)
 from inspector.errors import StoreError
 from inspector.humanize import plural
 from inspector.retention.delete import DeletePlan, apply_delete, plan_delete
@@ -21,9 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("runs", nargs="+", metavar="RUN",
                         help="run id, unique id prefix, name or a part of one (several: delete them together)")
     parser.add_argument("--apply", action="store_true", help="really delete (default: print what would go)")
-    parser.add_argument("--langgraph-write", action="store_true",
-                        help="allow deleting threads of a LangGraph database (SQLite: a backup is made first)")
-    parser.add_argument("--backup", metavar="PATH", help="where the LangGraph SQLite backup goes")
+    add_langgraph_write_args(parser, "threads")
     add_json_arg(parser)
     parser.set_defaults(func=run)
 
@@ -31,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Plan or apply the delete and print what it does (or the first thing that stops it)."""
     if args.apply:
-        progress = None if args.json else (lambda text: print(f"… {text}", file=sys.stderr, flush=True))
+        progress = stderr_progress(args)
         result = apply_delete(args.store, args.runs, alive=still_working, progress=progress,
                               langgraph_write=args.langgraph_write, backup=args.backup)
     else:

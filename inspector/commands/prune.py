@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from inspector.commands._common import (
     add_json_arg,
+    add_langgraph_write_args,
     add_store_arg,
     fmt_size,
     print_json,
     print_table,
+    stderr_progress,
 )
 from inspector.retention.api import apply_prune, plan_prune
 from inspector.retention.rules import PrunePlan, make_rules
@@ -29,9 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="only runs with these stored statuses (completed,failed,…)")
     parser.add_argument("--apply", action="store_true", help="really delete (default: print what would go)")
     parser.add_argument("--vacuum", action="store_true", help="after deleting, give the space back to the OS")
-    parser.add_argument("--langgraph-write", action="store_true",
-                        help="allow deleting rows of a LangGraph database (SQLite: a backup is made first)")
-    parser.add_argument("--backup", metavar="PATH", help="where the LangGraph SQLite backup goes")
+    add_langgraph_write_args(parser, "rows")
     add_json_arg(parser)
     parser.set_defaults(func=run)
 
@@ -40,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     """Plan or apply the prune and print what it does."""
     rules = make_rules(keep_last=args.keep_last, older_than=args.older_than, runs=args.run, statuses=args.status)
     if args.apply:
-        progress = None if args.json else (lambda text: print(f"… {text}", file=sys.stderr, flush=True))
+        progress = stderr_progress(args)
         result = apply_prune(args.store, rules, vacuum=args.vacuum, langgraph_write=args.langgraph_write,
                              progress=progress, backup=args.backup)
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from inspector.store.refs import ambiguity, match_runs
+from inspector.store.refs import ambiguity
 from inspector.ui.main_window import MainWindow
 
 
@@ -52,13 +52,12 @@ class SelectionRequest(QObject):
         if self.run_ref is None:
             self._check()
             return
-        model = self.window.runs_panel.model
-        run = model.find_run(self.run_ref)
-        if run is None:
-            rule, hits = match_runs((n.run for n in model.tree.by_id.values()), self.run_ref)
+        rule, hits = self.window.runs_panel.model.match_run(self.run_ref)
+        if len(hits) != 1:
             self._fail(ambiguity(self.run_ref, rule, hits) if hits else
                        f"There is no run {self.run_ref!r} in this store (give an id, an id prefix or a name).")
             return
+        run = hits[0]
         self._waiting_rows = self._waiting_snapshot = run.checkpoint_count > 0   # its head is shown
         self.window.runs_panel.select_run(run.id)
         if self.seq is not None and run.checkpoint_count:

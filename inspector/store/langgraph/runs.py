@@ -149,19 +149,29 @@ def _shape_score(shape: tuple[tuple[str | None, str], ...], next_nodes: tuple[st
     return _score(shape, next_nodes, None, task_channel)
 
 
-def row_scores(outputs: dict[tuple[str, str], list[TaskOutputRow]], stops: Iterable[tuple[str, str, str, str]],
-               task_channel: str) -> dict[tuple[str, str], Score]:
-    """The score of each listed checkpoint that has pending writes, by (ns, checkpoint id), as
-    the Tasks tab shows it: a node task per task of the step after it, done when it finished
-    (``outputs``), failed or interrupted when it stopped (``stops``: its error and interrupt
-    writes). Next nodes no task has written for yet are left to a head (``head_score``)."""
-    rows: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+StepWrites = dict[tuple[str, str], list[tuple[str, str, str]]]
+
+
+def step_writes(outputs: dict[tuple[str, str], list[TaskOutputRow]],
+                stops: Iterable[tuple[str, str, str, str]]) -> StepWrites:
+    """(task id, task path, channel) of the writes of each listed checkpoint's step, by (ns,
+    checkpoint id): its finished tasks' outputs and its tasks' error and interrupt writes
+    (``stops``), as ``summarise_tasks`` takes them."""
+    rows: StepWrites = {}
     for key, found in outputs.items():
         rows[key] = [(o.task_id, o.task_path, channel) for o in found for channel in o.channels.split(CHANNEL_SEP)]
     for ns, checkpoint_id, task_id, channel in stops:
         rows.setdefault((ns, checkpoint_id), []).append((task_id, "", channel))
+    return rows
+
+
+def row_scores(writes: StepWrites, task_channel: str) -> dict[tuple[str, str], Score]:
+    """The score of each listed checkpoint that has pending writes (``step_writes``), as the
+    Tasks tab shows it: a node task per task of the step after it, done when it finished,
+    failed or interrupted when it stopped. Next nodes no task has written for yet are left to
+    a head (``head_score``)."""
     return {key: _shape_score(tuple((t.node, t.status) for t in summarise_tasks(found).values()), (), task_channel)
-            for key, found in rows.items()}
+            for key, found in writes.items()}
 
 
 def build_run(thread: ThreadRow, head: HeadRow | None, summary: HeadSummary,

@@ -30,8 +30,8 @@ from inspector.store.langgraph.pregel import (CONTROL_WRITES, ERROR, INTERRUPT, 
                                               send_nodes)
 from inspector.store.langgraph.decode import decode_plain
 from inspector.store.langgraph.snapshot import interrupt_question
-from inspector.store.langgraph.rows import CHANNEL_SEP, HeadRow, Reader
-from inspector.store.langgraph.runs import HeadSummary, build_run, head_score, read_head, row_scores
+from inspector.store.langgraph.rows import HeadRow, Reader
+from inspector.store.langgraph.runs import HeadSummary, build_run, head_score, read_head, row_scores, step_writes
 from inspector.taskstate import Score
 from inspector.store.langgraph.schema import describe
 from inspector.store.langgraph.decode import plain_or_error
@@ -261,15 +261,13 @@ class LangGraphStore(Store):
         of the step after each (its writes), and per next node nothing ran from it yet, which
         only the thread's head and a checkpoint ``update_state`` or a fork wrote can have: their
         bodies are read for those (the head's score is the run list's, its task channel too)."""
-        scores = row_scores(outputs, stops, self.task_channel)
+        writes = step_writes(outputs, stops)
         found = {key: Score(checks_passed=sc.checks_passed, checks_total=sc.checks_total)
-                 for key, sc in scores.items()}
+                 for key, sc in row_scores(writes, self.task_channel).items()}
         head = self.reader.root_head(thread_id) if any(r.ns == "" for r in rows) else None
 
         def tasks_of(key: tuple[str, str]) -> dict:
-            return summarise_tasks([(o.task_id, o.task_path, channel) for o in outputs.get(key, ())
-                                    for channel in o.channels.split(CHANNEL_SEP)]
-                                   + [(t, "", channel) for ns, cid, t, channel in stops if (ns, cid) == key])
+            return summarise_tasks(writes.get(key, ()))
         for row in rows:
             key = (row.ns, row.checkpoint_id)
             if head is not None and row.ns == "" and row.checkpoint_id == head:     # as the run list scores it

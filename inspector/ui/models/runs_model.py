@@ -192,12 +192,16 @@ class RunsModel(QAbstractItemModel):
         """The loaded runs forked from ``run_id``."""
         return [n.run for n in self.tree.by_id.values() if n.run.parent_run == run_id]
 
-    def find_run(self, text: str) -> RunInfo | None:
-        """The one run ``text`` names (``inspector.store.refs.match_runs``: an id, an id prefix,
-        a name, a part of a name), or None."""
+    def match_run(self, text: str) -> tuple[str, list[RunInfo]]:
+        """The runs listed that ``text`` names, with the rule that matched
+        (``inspector.store.refs.match_runs``: an id, an id prefix, a name, a part of a name)."""
         if text in self.tree.by_id:
-            return self.tree.by_id[text].run
-        _rule, hits = match_runs((n.run for n in self.tree.by_id.values()), text)
+            return "id", [self.tree.by_id[text].run]
+        return match_runs((n.run for n in self.tree.by_id.values()), text)
+
+    def find_run(self, text: str) -> RunInfo | None:
+        """The one run ``text`` names (``match_run``), or None."""
+        _rule, hits = self.match_run(text)
         return hits[0] if len(hits) == 1 else None
 
     # -- sorting --------------------------------------------------------------------------

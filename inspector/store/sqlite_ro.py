@@ -92,6 +92,34 @@ def signature(path: Path) -> tuple:
     return (mode, _identity(path), _identity(sidecars(path)[0]))
 
 
+SETTLED_NS = 3_000_000_000   # a file's time this far in the past moves at its next write
+
+
+def change_key(path: Path) -> tuple | None:
+    """A key of the database as it is committed now, from the files' metadata alone (a few
+    ``stat`` calls), or None when the files cannot tell: equal keys mean that nothing was
+    committed between the two looks, by any connection of any process.
+
+    A commit writes the ``-wal`` (WAL mode) or the database (rollback journal), and the
+    kernel then sets the file's time to the clock, in steps of its tick (of up to 2 s on
+    some file systems). A file whose time is ``SETTLED_NS`` or more in the past therefore
+    gets another time at its next write, whatever its size (a log SQLite starts again from
+    its beginning keeps its size); a file written more recently than that (a store being
+    written) gives None.
+
+    The files are never opened here: closing a descriptor of a SQLite file drops every POSIX
+    lock this process holds on it, those of its own SQLite connections too (a writer's lock
+    on the shared memory, in a process that also reads)."""
+    wal, shm = sidecars(path)
+    found = _identity(path), _identity(wal), _identity(shm)
+    if found[0] is None:
+        return None
+    settled = time.time_ns() - SETTLED_NS
+    if any(ident is not None and ident[2] > settled for ident in found):
+        return None
+    return (mode_of(path), *found)
+
+
 COPY_MAX = 1 << 30
 
 

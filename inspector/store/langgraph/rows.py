@@ -7,6 +7,8 @@ PostgreSQL reader assembles ``BlobRow.channel_blobs`` from ``checkpoint_blobs``.
 
 from __future__ import annotations
 
+import contextlib
+
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -95,6 +97,7 @@ class Reader(Protocol):
     """What a LangGraph backend reader provides (see ``sqlite_reader.SqliteReader``)."""
 
     def threads(self, thread_id: str | None = None) -> list[ThreadRow]: ...
+    def held(self) -> contextlib.AbstractContextManager[None]: ...
     def heads(self, thread_id: str | None = None) -> list[HeadRow]: ...
     def head_bodies(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], HeadRow]: ...
     def head_writes(self, thread_id: str | None = None) -> list[tuple[str, WriteRow]]: ...

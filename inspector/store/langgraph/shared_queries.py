@@ -3,6 +3,8 @@ name of the writes table and of its value column (mixed into both readers)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from inspector.store.langgraph.pregel import NULL_TASK_ID
@@ -17,6 +19,12 @@ class SharedWriteQueries:
 
     def _all(self, sql: str, **params: Any) -> list[Any]:
         raise NotImplementedError
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """A block whose queries (of this thread) may share one connection: here each takes
+        its own (``SqliteReader`` overrides it)."""
+        yield
 
     @staticmethod
     def _in_space(ns: str | None) -> tuple[str, dict[str, Any]]:

@@ -9,7 +9,12 @@ DeltaChannel rebuild (``ancestry``/``channel_writes``, one checkpoint's chain).
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector.errors import StoreError
@@ -18,6 +23,7 @@ from inspector.store.langgraph.pregel import NULL_TASK_ID
 from inspector.store.langgraph.rows import (CHANNEL_SEP, BlobRow, HeadRow, ListRow, TaskOutputRow,
                                           ThreadRow, WriteRow)
 from inspector.store.langgraph.shared_queries import SharedWriteQueries
+from inspector.store.sqlite_ro import change_key
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -104,10 +110,13 @@ class SqliteReader(SharedWriteQueries):
     ``sqlite3`` alone; the same connections either way (``sqlite_ro``)."""
 
     def __init__(self, engine: sa.Engine | None, display: str, has_task_path: bool,
-                 pool: ReadPool | None = None) -> None:
+                 pool: ReadPool | None = None, path: Path | None = None) -> None:
         assert engine is not None or pool is not None
         self.engine = engine
         self.pool = pool
+        self.path = path if path is not None else pool.path if pool is not None else None
+        self._cursor: tuple[tuple, float, tuple] | None = None   # (files' key, when, cursor) of the last count
+        self._held = _thread._local()     # per thread: the connection of a ``held`` block
         self.display = display
         self._task_path = "w.task_path" if has_task_path else "''"
         self._list_sql: str | None = None
@@ -142,8 +151,9 @@ class SqliteReader(SharedWriteQueries):
                 cur.close()
 
     def _all_lean(self, pool: ReadPool, sql: str, params: dict[str, Any]) -> list[Any]:
+        held = getattr(self._held, "conn", None)
         try:
-            conn = pool.checkout()
+            conn = held if held is not None else pool.checkout()
         except sqlite3.Error as err:
             raise dberrors.translate_driver(err, self.display) from err
         broken = False
@@ -156,7 +166,33 @@ class SqliteReader(SharedWriteQueries):
             raise dberrors.translate_driver(err, self.display) from err
         finally:
             cur.close()
-            pool.checkin(conn, broken)
+            if held is None or broken:
+                if held is not None:    # the block's next queries take connections of their own
+                    self._held.conn = None
+                pool.checkin(conn, broken)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """A block whose queries (run by this thread, on the read commands' connections) share
+        one connection, given back at its end. A connection that follows a writer (``-shm``)
+        is otherwise opened and closed for every query (see ``sqlite_ro.ReadPool``): a load
+        of one checkpoint runs several, and opening one costs as much as the query. Each
+        query still reads the database as committed when it starts (no transaction is held
+        open), and the connection is closed at the block's end as before."""
+        if self.pool is None or getattr(self._held, "conn", None) is not None:
+            yield
+            return
+        try:
+            conn = self.pool.checkout()
+        except sqlite3.Error as err:
+            raise dberrors.translate_driver(err, self.display) from err
+        self._held.conn = conn
+        try:
+            yield
+        finally:
+            if self._held.conn is conn:     # (a query that failed on it gave it back, closed)
+                self._held.conn = None
+                self.pool.checkin(conn)
 
     def close(self) -> None:
         """Close the connections of a reader on its own (an engine is the store's to dispose of)."""
@@ -314,13 +350,26 @@ class SqliteReader(SharedWriteQueries):
     # -- live -----------------------------------------------------------------------------------
     origin: tuple = (0, 0, 0)
 
+    CURSOR_KEPT_S = 1.0     # the longest a cursor is given again without counting
+
     def cursor(self) -> tuple:
         """(max rowid of checkpoints, max rowid of writes, how many checkpoints), read at once:
         the rowids grow with every insert; the count tells deletions (``removed``). Counting
-        reads the primary key's index: ~1 ms for 50,000 checkpoints."""
+        reads the primary key's index: ~1 ms for 50,000 checkpoints, and a walk over a big
+        thread asks at every checkpoint it loads. So the last one is given again while the
+        files of a store nobody is writing show no commit since it was read
+        (``sqlite_ro.change_key``, taken before the query: a commit after it changes the key)
+        and it is under ``CURSOR_KEPT_S`` old; a store being written is counted every time."""
+        key = change_key(self.path) if self.path is not None else None
+        now = time.monotonic()
+        kept = self._cursor
+        if key is not None and kept is not None and kept[0] == key and now - kept[1] < self.CURSOR_KEPT_S:
+            return kept[2]
         rows = self._all("SELECT (SELECT COALESCE(MAX(rowid), 0) FROM checkpoints), "
                          "(SELECT COALESCE(MAX(rowid), 0) FROM writes), (SELECT COUNT(*) FROM checkpoints)")
-        return (_int(rows[0][0]), _int(rows[0][1]), _int(rows[0][2]))
+        found = (_int(rows[0][0]), _int(rows[0][1]), _int(rows[0][2]))
+        self._cursor = None if key is None else (key, now, found)
+        return found
 
     @staticmethod
     def removed(cursor: tuple, upto: tuple, added: int) -> bool:

@@ -93,13 +93,13 @@ class LangGraphStore(Store):
             from inspector.store.langgraph.pg_reader import PgReader
             assert engine is not None
             pg = PgReader(engine, display, schema.has_task_path, task_channel)
-        self.reader: Reader = pg or SqliteReader(engine, display, schema.has_task_path, pool)
+        self._path = (path or (_sqlite_path(engine) if engine is not None else None)) if backend == "sqlite" else None
+        self.reader: Reader = pg or SqliteReader(engine, display, schema.has_task_path, pool, self._path)
         self.display = display
         self.task_channel = task_channel
         self.show_control = show_control
         self.running_window = running_window
         self.graph = graph
-        self._path = (path or (_sqlite_path(engine) if engine is not None else None)) if backend == "sqlite" else None
         self._heads: dict[tuple[str, str], HeadSummary] = {}
         self._send_cache: dict[tuple[str, str, str], list[str | None]] = {}
         self._change_cache: dict[tuple[str, str, str], str] = {}
@@ -466,6 +466,10 @@ class LangGraphStore(Store):
         return self._load(checkpoint_id, False, lazy=True)
 
     def _load(self, checkpoint_id: int | str, write_values: bool, lazy: bool = False) -> Snapshot:
+        with self.reader.held():    # its queries on one connection
+            return self._load_held(checkpoint_id, write_values, lazy)
+
+    def _load_held(self, checkpoint_id: int | str, write_values: bool, lazy: bool) -> Snapshot:
         epoch = self._epoch()
         info = self._info(epoch, checkpoint_id)
         ck = parse_id(str(info.id))
@@ -492,8 +496,7 @@ class LangGraphStore(Store):
             empty_topics = [c for c, k in known.items() if k.kind == "topic" and snap.state.get(c) == []]
             if empty_topics:    # a Topic emptied by its step is stored as []; get_state leaves it out
                 snap = dataclasses.replace(snap, state={k: v for k, v in snap.state.items() if k not in empty_topics})
-        if writes and isinstance(snap.state, dict) and "__error__" not in snap.state \
-                and self.reader.is_latest(*ck):
+        if writes and isinstance(snap.state, dict) and "__error__" not in snap.state and latest:
             clears = frozenset(c for c, k in (known or {}).items()
                                if k.kind == "ephemeral" or (k.kind == "topic" and not k.accumulate))
             combiner = self.combiner if known is not None else None

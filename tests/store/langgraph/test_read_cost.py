@@ -1,0 +1,194 @@
+"""What a walk over a big SqliteSaver thread pays per checkpoint: the store's cursor is counted
+again only when a commit changed the files (``sqlite_ro.change_key``), and one checkpoint's
+queries share one connection (``SqliteReader.held``). Real SqliteSaver writers, real commits;
+"settled" files are files whose times are put a minute back, as an idle store's are."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from inspector.store import open_reader, sqlite_ro
+from inspector.store.langgraph.sqlite_reader import SqliteReader
+from tests.lgcorpus import sqlite_saver
+from tests.lgcorpus._util import cfg
+from tests.lgcorpus.forks import build
+
+COUNT = "COUNT(*) FROM checkpoints)"
+
+
+def _invoke(graph, thread: str) -> None:
+    graph.invoke({"topic": "release", "mode": "act", "log": []}, cfg(thread))
+
+
+@pytest.fixture
+def counted(monkeypatch) -> list[str]:
+    """Every query the SQLite readers run (the SQL), in order."""
+    seen: list[str] = []
+    lean = SqliteReader._all_lean
+
+    def spy(self, pool, sql, params):
+        seen.append(sql)
+        return lean(self, pool, sql, params)
+    monkeypatch.setattr(SqliteReader, "_all_lean", spy)
+    return seen
+
+
+def _counts(seen: list[str]) -> int:
+    return sum(COUNT in sql for sql in seen)
+
+
+def _truth(path: Path) -> tuple:
+    """The cursor as a fresh connection counts it."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT (SELECT COALESCE(MAX(rowid), 0) FROM checkpoints), "
+                            "(SELECT COALESCE(MAX(rowid), 0) FROM writes), "
+                            "(SELECT COUNT(*) FROM checkpoints)").fetchone()
+    finally:
+        conn.close()
+
+
+def _settle(path: Path) -> None:
+    """The database's files as a store nobody wrote for a minute has them."""
+    for file in (path, *sqlite_ro.sidecars(path)):
+        if file.exists():
+            stat = file.stat()
+            os.utime(file, ns=(stat.st_atime_ns, stat.st_mtime_ns - 60 * 10**9))
+
+
+def test_the_cursor_is_kept_until_a_writer_commits_inserts_or_deletions(tmp_path: Path, counted: list[str]) -> None:
+    path = tmp_path / "lg.db"
+    with sqlite_saver(path) as saver:       # a writer at work: its -shm is there (the shared mode)
+        graph = build(saver)
+        _invoke(graph, "a")
+        _invoke(graph, "b")
+        store = open_reader(path)
+        try:
+            assert sqlite_ro.mode_of(path) == sqlite_ro.SHARED
+            store.cursor()
+            store.cursor()
+            assert _counts(counted) == 2             # just written: its time may not move again
+            _settle(path)
+            first = store.cursor()
+            assert first == _truth(path) and store.cursor() == first and store.cursor() == first
+            assert _counts(counted) == 3             # settled, nothing committed: counted once
+            _invoke(graph, "c")                       # inserts
+            moved = store.cursor()
+            assert moved == _truth(path) and moved[0] > first[0] and _counts(counted) == 4
+            _settle(path)
+            assert store.cursor() == moved and store.cursor() == moved and _counts(counted) == 5
+            saver.delete_thread("a")                  # deletions alone: no rowid grows
+            after = store.cursor()
+            assert after == _truth(path) and after[2] < moved[2] and _counts(counted) == 6
+            assert store.changes_since(moved).removed
+        finally:
+            store.close()
+
+
+def test_a_deletion_in_rollback_journal_mode_that_keeps_the_size_moves_it(tmp_path: Path, counted: list[str]) -> None:
+    """No -wal, no -shm (read as an immutable snapshot until the files change)."""
+    path = tmp_path / "lg.db"
+    with sqlite_saver(path) as saver:
+        graph = build(saver)
+        _invoke(graph, "a")
+        _invoke(graph, "b")
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.close()
+    assert sqlite_ro.mode_of(path) == sqlite_ro.IMMUTABLE
+    _settle(path)
+    store = open_reader(path)
+    try:
+        first = store.cursor()
+        assert store.cursor() == first and _counts(counted) == 1
+        size = path.stat().st_size
+        conn = sqlite3.connect(path)
+        conn.execute("DELETE FROM checkpoints WHERE thread_id = 'a'")
+        conn.commit()
+        conn.close()
+        assert path.stat().st_size == size
+        after = store.cursor()
+        assert after == _truth(path) and after[2] < first[2] and _counts(counted) == 2
+    finally:
+        store.close()
+
+
+def test_the_cursor_is_counted_again_after_a_while(tmp_path: Path, counted: list[str], monkeypatch) -> None:
+    path = tmp_path / "lg.db"
+    with sqlite_saver(path) as saver:
+        _invoke(build(saver), "a")
+    _settle(path)
+    store = open_reader(path)
+    try:
+        store.cursor()
+        store.cursor()
+        assert _counts(counted) == 1
+        monkeypatch.setattr(SqliteReader, "CURSOR_KEPT_S", 0.0)
+        store.cursor()
+        assert _counts(counted) == 2
+    finally:
+        store.close()
+
+
+def test_a_checkpoints_queries_share_one_connection_closed_after_it(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "lg.db"
+    opened: list[object] = []
+    connect = sqlite_ro.connect
+
+    def spy(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        opened.append(conn)
+        return conn
+    with sqlite_saver(path) as saver:
+        graph = build(saver)
+        _invoke(graph, "a")
+        store = open_reader(path)
+        try:
+            infos = store.list_checkpoints("a")
+            assert len(infos) > 3
+            monkeypatch.setattr(sqlite_ro, "connect", spy)
+            snaps = [store.load(info.id) for info in infos]
+            # one connection a checkpoint (before: one a query, four or more a checkpoint)
+            assert len(opened) == len(infos)
+            assert all(_closed(conn) for conn in opened)      # a writer's -shm: none kept open
+            assert store.reader.pool._idle == []
+            # the same states as LangGraph's own history, newest first
+            history = list(graph.get_state_history(cfg("a")))
+            assert [s.state for s in reversed(snaps)] == [_plain(h.values) for h in history]
+        finally:
+            store.close()
+
+
+def test_a_query_failing_in_a_held_block_gives_its_connection_back(tmp_path: Path) -> None:
+    from inspector.errors import StoreError
+    path = tmp_path / "lg.db"
+    with sqlite_saver(path) as saver:
+        _invoke(build(saver), "a")
+        store = open_reader(path)
+        try:
+            reader = store.reader
+            with reader.held():
+                held = reader._held.conn
+                with pytest.raises(StoreError):
+                    reader._all("SELECT nothing FROM no_such_table")
+                assert _closed(held) and getattr(reader._held, "conn", None) is None
+                assert reader.count_checkpoints("a") > 0         # the block goes on, on a new one
+            assert getattr(reader._held, "conn", None) is None
+        finally:
+            store.close()
+
+
+def _closed(conn) -> bool:
+    try:
+        conn.execute("SELECT 1")
+    except sqlite3.ProgrammingError:
+        return True
+    return False
+
+
+def _plain(values: dict) -> dict:
+    return dict(values)

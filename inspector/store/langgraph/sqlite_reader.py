@@ -138,7 +138,8 @@ class SqliteReader(SharedWriteQueries):
         from inspector.store.engine import guard, translate
 
         assert self.engine is not None
-        with guard(self.display), self.engine.connect() as conn:
+        held = getattr(self._held, "conn", None)
+        with guard(self.display), (contextlib.nullcontext(held) if held is not None else self.engine.connect()) as conn:
             driver = conn.connection.dbapi_connection
             assert isinstance(driver, sqlite3.Connection)   # pysqlite's pool hands out sqlite3 connections
             cur = driver.cursor()
@@ -146,9 +147,14 @@ class SqliteReader(SharedWriteQueries):
                 cur.execute(sql, params)
                 return cur.fetchall()
             except sqlite3.Error as err:
+                cur.close()
+                if held is not None:    # the block's next queries take connections of their own
+                    self._held.conn = None
+                    held.close()
                 raise translate(err, self.display) from err
             finally:
-                cur.close()
+                if held is None or not held.closed:
+                    cur.close()
 
     def _all_lean(self, pool: ReadPool, sql: str, params: dict[str, Any]) -> list[Any]:
         held = getattr(self._held, "conn", None)
@@ -173,26 +179,37 @@ class SqliteReader(SharedWriteQueries):
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
-        """A block whose queries (run by this thread, on the read commands' connections) share
-        one connection, given back at its end. A connection that follows a writer (``-shm``)
-        is otherwise opened and closed for every query (see ``sqlite_ro.ReadPool``): a load
-        of one checkpoint runs several, and opening one costs as much as the query. Each
-        query still reads the database as committed when it starts (no transaction is held
-        open), and the connection is closed at the block's end as before."""
-        if self.pool is None or getattr(self._held, "conn", None) is not None:
+        """A block whose queries (run by this thread) share one connection, given back at its
+        end. A connection that follows a writer (``-shm``) is otherwise opened and closed for
+        every query (see ``sqlite_ro.ReadPool`` and the read-only engine): a load of one
+        checkpoint runs several, and opening one costs as much as the query. Each query
+        still reads the database as committed when it starts (no transaction is held open),
+        and the connection is closed at the block's end as before."""
+        if getattr(self._held, "conn", None) is not None:
             yield
             return
-        try:
-            conn = self.pool.checkout()
-        except sqlite3.Error as err:
-            raise dberrors.translate_driver(err, self.display) from err
+        conn: Any
+        if self.pool is not None:
+            try:
+                conn = self.pool.checkout()
+            except sqlite3.Error as err:
+                raise dberrors.translate_driver(err, self.display) from err
+        else:
+            from inspector.store.engine import guard
+
+            assert self.engine is not None
+            with guard(self.display):
+                conn = self.engine.connect()
         self._held.conn = conn
         try:
             yield
         finally:
             if self._held.conn is conn:     # (a query that failed on it gave it back, closed)
                 self._held.conn = None
-                self.pool.checkin(conn)
+                if self.pool is not None:
+                    self.pool.checkin(conn)
+                else:
+                    conn.close()
 
     def close(self) -> None:
         """Close the connections of a reader on its own (an engine is the store's to dispose of)."""

@@ -134,7 +134,16 @@ def test_the_cursor_is_counted_again_after_a_while(tmp_path: Path, counted: list
         store.close()
 
 
-def test_a_checkpoints_queries_share_one_connection_closed_after_it(tmp_path: Path, monkeypatch) -> None:
+def _open(path: Path, how: str):
+    """The store as the read commands open it (sqlite3 alone) or as the app does (an engine)."""
+    if how == "reader":
+        return open_reader(path)
+    from inspector.store import open_store
+    return open_store(path, readonly=True)
+
+
+@pytest.mark.parametrize("how", ["reader", "engine"])
+def test_a_checkpoints_queries_share_one_connection_closed_after_it(tmp_path: Path, monkeypatch, how: str) -> None:
     path = tmp_path / "lg.db"
     opened: list[object] = []
     connect = sqlite_ro.connect
@@ -146,7 +155,7 @@ def test_a_checkpoints_queries_share_one_connection_closed_after_it(tmp_path: Pa
     with sqlite_saver(path) as saver:
         graph = build(saver)
         _invoke(graph, "a")
-        store = open_reader(path)
+        store = _open(path, how)
         try:
             infos = store.list_checkpoints("a")
             assert len(infos) > 3
@@ -155,7 +164,6 @@ def test_a_checkpoints_queries_share_one_connection_closed_after_it(tmp_path: Pa
             # one connection a checkpoint (before: one a query, four or more a checkpoint)
             assert len(opened) == len(infos)
             assert all(_closed(conn) for conn in opened)      # a writer's -shm: none kept open
-            assert store.reader.pool._idle == []
             # the same states as LangGraph's own history, newest first
             history = list(graph.get_state_history(cfg("a")))
             assert [s.state for s in reversed(snaps)] == [_plain(h.values) for h in history]
@@ -163,19 +171,21 @@ def test_a_checkpoints_queries_share_one_connection_closed_after_it(tmp_path: Pa
             store.close()
 
 
-def test_a_query_failing_in_a_held_block_gives_its_connection_back(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["reader", "engine"])
+def test_a_query_failing_in_a_held_block_gives_its_connection_back(tmp_path: Path, how: str) -> None:
     from inspector.errors import StoreError
     path = tmp_path / "lg.db"
     with sqlite_saver(path) as saver:
         _invoke(build(saver), "a")
-        store = open_reader(path)
+        store = _open(path, how)
         try:
             reader = store.reader
             with reader.held():
                 held = reader._held.conn
                 with pytest.raises(StoreError):
                     reader._all("SELECT nothing FROM no_such_table")
-                assert _closed(held) and getattr(reader._held, "conn", None) is None
+                assert getattr(reader._held, "conn", None) is None
+                assert held.closed if how == "engine" else _closed(held)
                 assert reader.count_checkpoints("a") > 0         # the block goes on, on a new one
             assert getattr(reader._held, "conn", None) is None
         finally:

@@ -29,6 +29,9 @@ def keeps_pieces(store: Any) -> bool:
     return getattr(type(store), "read_piece", Store.read_piece) is not Store.read_piece
 
 
+_WHOLE = object()     # ``_Reader.states``: the whole states
+
+
 class _Reader:
     """State access for one diff call: pieces by digest, or whole snapshots (loaded once)."""
 
@@ -78,7 +81,11 @@ class _Reader:
             self.snapshots[info.id] = view(info.id) if callable(view) else self.store.load_state(info.id)
         return self.snapshots[info.id]
 
-    def states(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[Change, ...]:
+    def states(self, x: CheckpointInfo, y: CheckpointInfo, key: Any = _WHOLE) -> tuple[Change, ...]:
+        """The changes from state ``x`` to state ``y``; with ``key``, only those at or inside
+        that top-level key of theirs (all there are, when the states are not both maps):
+        states loaded whole are then compared on that key alone (a map's keys are compared
+        one by one, so its changes are those the whole states give there)."""
         if self._hashed(x, y) and x.state_hash == y.state_hash:
             return ()
         fetch = self.fetch      # set exactly when the store keeps pieces (self.pieces)
@@ -89,7 +96,10 @@ class _Reader:
                                   stream_raw=self.stream_raw, stream_piece=self.stream_piece)
         else:
             engine = Engine(cancel=self.cancel, progress=self.progress)
-            changes = engine.run(self.snapshot(x).state, self.snapshot(y).state)
+            old, new = self.snapshot(x).state, self.snapshot(y).state
+            if key is not _WHOLE and type(old) is dict and type(new) is dict:
+                old, new = ({key: old[key]} if key in old else {}), ({key: new[key]} if key in new else {})
+            changes = engine.run(old, new)
             stats = engine.stats()
         for key, value in stats.items():
             self.stats[key] = self.stats.get(key, 0) + value

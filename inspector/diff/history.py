@@ -112,7 +112,9 @@ def value_history(store: Store, run_id: str, path: tuple, *, cancel: CancelFn | 
         if parent is None:      # the value as it starts, when it is there
             found = value_at(reader.snapshot(info).state, path)
             return () if found is MISSING else (Change(path, ADDED, new=found),)
-        changes = reader.states(parent, info)
+        # (a value inside one key of the state: only that key's part of the two is compared)
+        changes = reader.states(parent, info, path[0]) if path and isinstance(path[0], str) else \
+            reader.states(parent, info)
         if not any(shifts(c, path) for c in changes):
             return tuple(shown for c in changes if (shown := concerning(c, path)) is not None)
         # items went in or out at or before the value's index: the value there may be

@@ -1,0 +1,45 @@
+"""A value's history compares two LangGraph states on the top-level key of its path alone
+(``_Reader.states(x, y, key)``): against the whole states' diff, on every parent → child pair of
+every thread of the corpus (every namespace's lanes too) and every key either state holds, the
+changes at or inside that key are the same, in the same order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inspector.diff.checkpoints import _Reader
+from inspector.store import open_store
+
+
+def _pairs_checked(target: str) -> int:
+    checked = 0
+    with open_store(target, readonly=True) as store:
+        for run in store.list_runs():
+            infos = store.list_checkpoints(run.id)
+            by_id = {i.id: i for i in infos}
+            reader = _Reader(store, None, None, lazy=True)
+            for info in infos:
+                parent = by_id.get(info.parent_id)
+                if parent is None:
+                    continue
+                whole = reader.states(parent, info)
+                old, new = reader.snapshot(parent).state, reader.snapshot(info).state
+                if not (isinstance(old, dict) and isinstance(new, dict)):
+                    continue
+                assert all(c.path for c in whole)       # (two maps: every change is under a key)
+                for key in sorted(set(old) | set(new), key=str):
+                    assert reader.states(parent, info, key) == tuple(c for c in whole if c.path[0] == key), \
+                        (run.id, info.seq, key)
+                checked += 1
+    return checked
+
+
+def test_sqlite_corpus(corpus_sqlite: Path) -> None:
+    assert _pairs_checked(str(corpus_sqlite)) > 50
+
+
+@pytest.mark.postgres
+def test_postgres_corpus(corpus_pg: str) -> None:
+    assert _pairs_checked(corpus_pg) > 50

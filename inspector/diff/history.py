@@ -53,13 +53,15 @@ Progress = Callable[[int, int], object]
 
 
 def _walk(store: Store, run_id: str, compare: Callable[[_Reader, CheckpointInfo | None, CheckpointInfo], Any],
-          cancel: CancelFn | None, progress: Progress | None, what: str) -> Iterator[tuple[CheckpointInfo, Any, str]]:
+          cancel: CancelFn | None, progress: Progress | None, what: str,
+          channel: str | None = None) -> Iterator[tuple[CheckpointInfo, Any, str]]:
     """Each checkpoint of the run's main lane with ``compare(reader, parent, it)`` (parent None:
     the first), or with the sentence saying why it could not be read; a damaged checkpoint is
-    skipped as a parent (the next one is compared with the last that could be read)."""
+    skipped as a parent (the next one is compared with the last that could be read).
+    ``channel``: ``compare`` reads that top-level key of the states alone."""
     infos = [i for i in store.list_checkpoints(run_id) if not i.lane]
     by_id = {i.id: i for i in infos}
-    reader = _Reader(store, cancel, None, lazy=True)   # big values stay encoded where the store can
+    reader = _Reader(store, cancel, None, lazy=True, channel=channel)   # big values stay encoded where the store can
     damaged: set = set()
     for done, info in enumerate(infos, 1):
         if cancel is not None and cancel():
@@ -113,8 +115,7 @@ def value_history(store: Store, run_id: str, path: tuple, *, cancel: CancelFn | 
             found = value_at(reader.snapshot(info).state, path)
             return () if found is MISSING else (Change(path, ADDED, new=found),)
         # (a value inside one key of the state: only that key's part of the two is compared)
-        changes = reader.states(parent, info, path[0]) if path and isinstance(path[0], str) else \
-            reader.states(parent, info)
+        changes = reader.states(parent, info, key) if key is not None else reader.states(parent, info)
         if not any(shifts(c, path) for c in changes):
             return tuple(shown for c in changes if (shown := concerning(c, path)) is not None)
         # items went in or out at or before the value's index: the value there may be
@@ -122,8 +123,9 @@ def value_history(store: Store, run_id: str, path: tuple, *, cancel: CancelFn | 
         moved = _value_change(path, *(value_at(reader.snapshot(x).state, path) for x in (parent, info)))
         return () if moved is None else (moved,)
 
+    key = path[0] if path and isinstance(path[0], str) else None
     return [ValueEvent(info, found or (), problem)
-            for info, found, problem in _walk(store, run_id, compare, cancel, progress, "value history")
+            for info, found, problem in _walk(store, run_id, compare, cancel, progress, "value history", key)
             if found or problem]
 
 

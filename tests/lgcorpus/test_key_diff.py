@@ -43,3 +43,35 @@ def test_sqlite_corpus(corpus_sqlite: Path) -> None:
 @pytest.mark.postgres
 def test_postgres_corpus(corpus_pg: str) -> None:
     assert _pairs_checked(corpus_pg) > 50
+
+
+_MISSING = object()
+
+
+def _channel_views_checked(target: str) -> tuple[int, int]:
+    """``load_channel_view(id, channel)`` holds the channel as ``load_state_view`` shows it, for
+    every checkpoint and every channel of its state (and one it lacks)."""
+    checked = narrower = 0
+    with open_store(target, readonly=True) as store:
+        for run in store.list_runs():
+            for info in store.list_checkpoints(run.id):
+                whole = store.load_state_view(info.id).state
+                if not isinstance(whole, dict):
+                    continue
+                for channel in [*whole, "no-such-channel"]:
+                    one = store.load_channel_view(info.id, channel).state
+                    assert one.get(channel, _MISSING) == whole.get(channel, _MISSING), (run.id, info.seq, channel)
+                    assert set(one) <= set(whole)
+                    checked += 1
+                    narrower += set(one) < set(whole)
+    return checked, narrower
+
+
+def test_sqlite_channel_views(corpus_sqlite: Path) -> None:
+    checked, narrower = _channel_views_checked(str(corpus_sqlite))
+    assert checked > 200 and narrower > 100     # (SqliteSaver's bodies: the other channels left out)
+
+
+@pytest.mark.postgres
+def test_postgres_channel_views(corpus_pg: str) -> None:
+    assert _channel_views_checked(corpus_pg)[0] > 200   # (PostgresSaver's blobs: read whole)

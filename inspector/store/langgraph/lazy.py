@@ -201,10 +201,10 @@ def lazy_span(buf: bytes, start: int, end: int, what: str) -> LazyValue | None:
     return _Span(buf, start, end, head, what)
 
 
-def big_channels(blob: bytes, keep: frozenset[str] = frozenset()) -> dict[str, tuple[int, int]]:
+def big_channels(blob: bytes, keep: frozenset[str] = frozenset(), every: bool = False) -> dict[str, tuple[int, int]]:
     """Channel → its value's span in a checkpoint body (a msgpack map holding
-    ``channel_values``) for the big values (``is_big``) of channels not in ``keep``; {} when
-    the body is not such a map (then it is decoded as usual)."""
+    ``channel_values``) for the big values (``is_big``; ``every``: all values) of channels
+    not in ``keep``; {} when the body is not such a map (then it is decoded as usual)."""
     found: dict[str, tuple[int, int]] = {}
     try:
         reader = _reader(blob, 0)
@@ -218,7 +218,7 @@ def big_channels(blob: bytes, keep: frozenset[str] = frozenset()) -> dict[str, t
                 start = reader.tell()
                 head = header(blob, start)
                 reader.skip()
-                if isinstance(channel, str) and channel not in keep and is_big(head):
+                if isinstance(channel, str) and channel not in keep and (every or is_big(head)):
                     found[channel] = (start, reader.tell())
     except (ValueError, TypeError, msgpack.UnpackException):
         return {}       # damaged: the whole-body decode says how

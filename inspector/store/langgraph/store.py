@@ -465,11 +465,21 @@ class LangGraphStore(Store):
         (the diff compares two such values block by block, ``inspector.diff.engine``)."""
         return self._load(checkpoint_id, False, lazy=True)
 
-    def _load(self, checkpoint_id: int | str, write_values: bool, lazy: bool = False) -> Snapshot:
-        with self.reader.held():    # its queries on one connection
-            return self._load_held(checkpoint_id, write_values, lazy)
+    def load_channel_view(self, checkpoint_id: int | str, channel: str) -> Snapshot:
+        """``load_state_view`` for one channel's value: the state holds ``channel`` (when the
+        checkpoint shows it) decoded as ``load_state_view`` gives it, and the task channel,
+        LangGraph's own channels and the head's written channels; any other channel of the
+        body is neither decoded nor in the state (a value's history over a long thread reads
+        one channel of each checkpoint). A body that is not one msgpack map (PostgreSQL's
+        blobs, a damaged one) is read whole, as ``load_state_view`` reads it."""
+        return self._load(checkpoint_id, False, lazy=True, only=channel)
 
-    def _load_held(self, checkpoint_id: int | str, write_values: bool, lazy: bool) -> Snapshot:
+    def _load(self, checkpoint_id: int | str, write_values: bool, lazy: bool = False,
+              only: str | None = None) -> Snapshot:
+        with self.reader.held():    # its queries on one connection
+            return self._load_held(checkpoint_id, write_values, lazy, only)
+
+    def _load_held(self, checkpoint_id: int | str, write_values: bool, lazy: bool, only: str | None) -> Snapshot:
         epoch = self._epoch()
         info = self._info(epoch, checkpoint_id)
         ck = parse_id(str(info.id))
@@ -483,8 +493,9 @@ class LangGraphStore(Store):
             writes = [without_value(w) for w in writes]
         spans: dict[str, tuple[int, int]] = {}
         big_writes: dict[int, Any] = {}
+        left_out: frozenset[str] = frozenset()
         if lazy:
-            body, spans, writes, big_writes = self._lazy_parts(body, writes, latest)
+            body, spans, writes, big_writes, left_out = self._lazy_parts(body, writes, latest, only)
         snap = build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
                               self._scanned(epoch, ("namespaces", ck.thread_id),
                                             lambda: self.reader.namespaces(ck.thread_id)),
@@ -508,13 +519,17 @@ class LangGraphStore(Store):
                 snap = dataclasses.replace(snap, state=live[0], meta=live[1])
         if spans or big_writes:
             snap = self._with_lazy_parts(snap, body, spans, big_writes)
+        if left_out and isinstance(snap.state, dict) and "__error__" not in snap.state:
+            snap = dataclasses.replace(snap, state={k: v for k, v in snap.state.items() if k not in left_out})
         return dataclasses.replace(snap, meta=self._kinds_meta(snap.meta, known is not None))
 
-    def _lazy_parts(self, body: Any, writes: list, latest: bool) -> tuple[Any, dict, list, dict]:
+    def _lazy_parts(self, body: Any, writes: list, latest: bool,
+                    only: str | None = None) -> tuple[Any, dict, list, dict, frozenset[str]]:
         """(the body without its big channel values, their spans, the writes without their
-        big values, those values' lazy views by write position) — see ``load_view``. The
-        head's written channels and the task channel are decoded as usual (they are applied
-        or read whole)."""
+        big values, those values' lazy views by write position, the channels left out) — see
+        ``load_view``. The head's written channels and the task channel are decoded as usual
+        (they are applied or read whole). With ``only`` (``load_channel_view``), every other
+        channel but LangGraph's own is left out of the body (not decoded) and of the state."""
         from inspector.store.langgraph import lazy
         big_writes: dict[int, Any] = {}
         if not latest:
@@ -525,13 +540,19 @@ class LangGraphStore(Store):
                         big_writes[n] = view
             writes = [w._replace(value=None) if n in big_writes else w for n, w in enumerate(writes)]
         if (body.type or "") != "msgpack" or not isinstance(body.blob, bytes) or body.channel_blobs:
-            return body, {}, writes, big_writes
+            return body, {}, writes, big_writes, frozenset()
         keep = frozenset({self.task_channel, *(w.channel for w in writes if latest)})
         spans = lazy.big_channels(body.blob, keep)
-        if spans:
-            reduced = dataclasses.replace(body, blob=lazy.without_spans(body.blob, list(spans.values())))
-            return reduced, {c: (body.blob, span) for c, span in spans.items()}, writes, big_writes
-        return body, {}, writes, big_writes
+        left_out: dict[str, tuple[int, int]] = {}
+        if only is not None:
+            left_out = {c: span for c, span in lazy.big_channels(body.blob, keep | {only}, every=True).items()
+                        if c not in spans and not is_control_channel(c)}
+        if spans or left_out:
+            cut = [*spans.values(), *left_out.values()]
+            reduced = dataclasses.replace(body, blob=lazy.without_spans(body.blob, cut))
+            return (reduced, {c: (body.blob, span) for c, span in spans.items() if c == only or only is None},
+                    writes, big_writes, frozenset(left_out) | frozenset(c for c in spans if only is not None and c != only))
+        return body, {}, writes, big_writes, frozenset()
 
     @staticmethod
     def _with_lazy_parts(snap: Snapshot, body: Any, spans: dict, big_writes: dict) -> Snapshot:

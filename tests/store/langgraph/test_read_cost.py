@@ -202,3 +202,20 @@ def _closed(conn) -> bool:
 
 def _plain(values: dict) -> dict:
     return dict(values)
+
+
+def test_channel_views_of_delta_channels_and_the_standard_threads(tmp_path: Path, lg_master: Path) -> None:
+    """``load_channel_view`` as ``load_state_view`` shows each channel, on a DeltaChannel thread
+    (its values rebuilt from the writes between snapshots) and on the standard threads
+    (messages, interrupts, subgraphs)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from tests.lgcorpus.test_key_diff import _channel_views_checked
+
+    from .lg_graphs import build_delta_graph, config
+    path = tmp_path / "delta.db"
+    conn = sqlite3.connect(str(path), check_same_thread=False)
+    build_delta_graph(SqliteSaver(conn)).invoke({"n": 0}, config("d"))
+    conn.close()
+    assert _channel_views_checked(str(path))[1] > 5
+    assert _channel_views_checked(str(lg_master))[1] > 20

@@ -59,27 +59,28 @@ def _walk(store: Store, run_id: str, compare: Callable[[_Reader, CheckpointInfo 
     the first), or with the sentence saying why it could not be read; a damaged checkpoint is
     skipped as a parent (the next one is compared with the last that could be read).
     ``channel``: ``compare`` reads that top-level key of the states alone."""
-    infos = [i for i in store.list_checkpoints(run_id) if not i.lane]
-    by_id = {i.id: i for i in infos}
-    reader = _Reader(store, cancel, None, lazy=True, channel=channel)   # big values stay encoded where the store can
-    damaged: set = set()
-    for done, info in enumerate(infos, 1):
-        if cancel is not None and cancel():
-            raise DiffCancelled(f"The {what} was cancelled.")
-        parent = by_id.get(info.parent_id) if info.parent_id is not None else None
-        while parent is not None and parent.id in damaged:     # compared with what could be read
-            parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
-        try:
-            found, problem = compare(reader, parent, info), ""
-        except StoreError as err:       # one damaged checkpoint: said, and the history goes on
-            damaged.add(info.id)
-            found, problem = None, str(err)
-        yield info, found, problem
-        # only this checkpoint's state may be asked for again (as the next one's parent)
-        for key in [k for k in reader.snapshots if k != info.id]:
-            del reader.snapshots[key]
-        if progress is not None:
-            progress(done, len(infos))
+    with store.reading():       # (a store may keep one connection for the walk)
+        infos = [i for i in store.list_checkpoints(run_id) if not i.lane]
+        by_id = {i.id: i for i in infos}
+        reader = _Reader(store, cancel, None, lazy=True, channel=channel)   # big values stay encoded where the store can
+        damaged: set = set()
+        for done, info in enumerate(infos, 1):
+            if cancel is not None and cancel():
+                raise DiffCancelled(f"The {what} was cancelled.")
+            parent = by_id.get(info.parent_id) if info.parent_id is not None else None
+            while parent is not None and parent.id in damaged:     # compared with what could be read
+                parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
+            try:
+                found, problem = compare(reader, parent, info), ""
+            except StoreError as err:       # one damaged checkpoint: said, and the history goes on
+                damaged.add(info.id)
+                found, problem = None, str(err)
+            yield info, found, problem
+            # only this checkpoint's state may be asked for again (as the next one's parent)
+            for key in [k for k in reader.snapshots if k != info.id]:
+                del reader.snapshots[key]
+            if progress is not None:
+                progress(done, len(infos))
 
 
 def task_history(store: Store, run_id: str, task_id: str | None = None, *, cancel: CancelFn | None = None,

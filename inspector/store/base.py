@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
@@ -100,6 +101,13 @@ class Store(ABC):
         metadata) unbuilt, as ``inspector.lazy.LazyValue`` objects read on demand, and then
         sets ``meta["lazy"]`` when the state holds one. Default: ``load``."""
         return self.load(checkpoint_id)
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """A block in which this thread reads checkpoint after checkpoint (a walk over a run):
+        an adapter may keep what it opens for the reads until the block ends. Default:
+        nothing is kept."""
+        yield
 
     def load_state(self, checkpoint_id: int | str) -> Snapshot:
         """``load`` for a comparison: the same state and task state; an adapter may leave out

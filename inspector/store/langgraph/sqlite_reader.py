@@ -23,6 +23,7 @@ from inspector.store.langgraph.pregel import NULL_TASK_ID
 from inspector.store.langgraph.rows import (CHANNEL_SEP, BlobRow, HeadRow, ListRow, TaskOutputRow,
                                           ThreadRow, WriteRow)
 from inspector.store.langgraph.shared_queries import SharedWriteQueries
+from inspector.store import sqlite_ro
 from inspector.store.sqlite_ro import change_key
 
 if TYPE_CHECKING:
@@ -139,6 +140,10 @@ class SqliteReader(SharedWriteQueries):
 
         assert self.engine is not None
         held = getattr(self._held, "conn", None)
+        if held is not None and self._stale(held.connection.dbapi_connection):
+            held.close()        # the files changed under a snapshot: the block goes on on a new one
+            with guard(self.display):
+                held = self._held.conn = self.engine.connect()
         with guard(self.display), (contextlib.nullcontext(held) if held is not None else self.engine.connect()) as conn:
             driver = conn.connection.dbapi_connection
             assert isinstance(driver, sqlite3.Connection)   # pysqlite's pool hands out sqlite3 connections
@@ -156,9 +161,21 @@ class SqliteReader(SharedWriteQueries):
                 if held is None or not held.closed:
                     cur.close()
 
+    def _stale(self, conn: Any) -> bool:
+        """Whether ``conn`` (held for a block) reads a snapshot of files that have changed
+        since it opened (``sqlite_ro.signature``): an immutable connection must then not read
+        on. A connection that follows writers (``-shm``) never is."""
+        opened = getattr(conn, "ci_signature", None)
+        return (opened is not None and self.path is not None and opened[0] != sqlite_ro.SHARED
+                and opened != sqlite_ro.signature(self.path))
+
     def _all_lean(self, pool: ReadPool, sql: str, params: dict[str, Any]) -> list[Any]:
         held = getattr(self._held, "conn", None)
         try:
+            if held is not None and self._stale(held):
+                self._held.conn = None     # the files changed under a snapshot: the block goes on on a new one
+                pool.checkin(held, True)
+                held = self._held.conn = pool.checkout()
             conn = held if held is not None else pool.checkout()
         except sqlite3.Error as err:
             raise dberrors.translate_driver(err, self.display) from err
@@ -204,12 +221,13 @@ class SqliteReader(SharedWriteQueries):
         try:
             yield
         finally:
-            if self._held.conn is conn:     # (a query that failed on it gave it back, closed)
-                self._held.conn = None
+            # the one held now (a query may have replaced it, or given it back after failing)
+            held, self._held.conn = getattr(self._held, "conn", None), None
+            if held is not None:
                 if self.pool is not None:
-                    self.pool.checkin(conn)
+                    self.pool.checkin(held)
                 else:
-                    conn.close()
+                    held.close()
 
     def close(self) -> None:
         """Close the connections of a reader on its own (an engine is the store's to dispose of)."""

@@ -8,12 +8,14 @@ one ``seq`` order (see ``mapping``); ids are ``THREAD@CHECKPOINT_ID`` /
 
 from __future__ import annotations
 
+import contextlib
+
 import collections
 import dataclasses
 import json
 import threading
 import urllib.parse
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -464,6 +466,16 @@ class LangGraphStore(Store):
         """``load_state`` with big channel values kept encoded, as ``load_view`` keeps them
         (the diff compares two such values block by block, ``inspector.diff.engine``)."""
         return self._load(checkpoint_id, False, lazy=True)
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """The block's reads (of this thread) share one connection (``SqliteReader.held``):
+        a walk over a long thread of a SqliteSaver file that a writer shares opens one
+        connection, not one a checkpoint. (Such a connection left open keeps a writer that
+        starts meanwhile from recovering the log of one that was killed; a walk asking
+        without pause already held one nearly all the time.)"""
+        with self.reader.held():
+            yield
 
     def load_channel_view(self, checkpoint_id: int | str, channel: str) -> Snapshot:
         """``load_state_view`` for one channel's value: the state holds ``channel`` (when the

@@ -219,3 +219,52 @@ def test_channel_views_of_delta_channels_and_the_standard_threads(tmp_path: Path
     conn.close()
     assert _channel_views_checked(str(path))[1] > 5
     assert _channel_views_checked(str(lg_master))[1] > 20
+
+
+@pytest.mark.parametrize("how", ["reader", "engine"])
+def test_a_walk_holds_one_connection(tmp_path: Path, monkeypatch, how: str) -> None:
+    from inspector.diff.history import value_history
+    path = tmp_path / "lg.db"
+    opened: list[object] = []
+    connect = sqlite_ro.connect
+
+    def spy(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        opened.append(conn)
+        return conn
+    with sqlite_saver(path) as saver:       # a writer's -shm: connections are closed after use
+        graph = build(saver)
+        _invoke(graph, "a")
+        store = _open(path, how)
+        try:
+            count = len(store.list_checkpoints("a"))
+            monkeypatch.setattr(sqlite_ro, "connect", spy)
+            events = value_history(store, "a", ("log",))
+            assert len(events) >= 2 and count > 3
+            assert len(opened) == 1 and _closed(opened[0])
+        finally:
+            store.close()
+
+
+@pytest.mark.parametrize("how", ["reader", "engine"])
+def test_a_held_snapshot_connection_is_replaced_when_a_writer_changes_the_files(tmp_path: Path, how: str) -> None:
+    """A clean store (no -wal, no -shm) is read on an immutable connection, which trusts its
+    cache while the files stay as they were: held for a walk, it is replaced at the first
+    query after a writer changed them, and the block reads what the writer wrote."""
+    path = tmp_path / "lg.db"
+    with sqlite_saver(path) as saver:
+        _invoke(build(saver), "a")
+    assert sqlite_ro.mode_of(path) == sqlite_ro.IMMUTABLE
+    store = _open(path, how)
+    try:
+        with store.reading():
+            before = store.load("a:-1")
+            with sqlite_saver(path) as saver:
+                graph = build(saver)
+                _invoke(graph, "b")
+                graph.update_state(cfg("a"), {"mode": "skip"})     # a new head for thread a
+                assert store.list_checkpoints("a")[-1].seq > before.info.seq
+                head = store.load("a:-1")
+                assert head.state == dict(graph.get_state(cfg("a")).values) != before.state
+    finally:
+        store.close()

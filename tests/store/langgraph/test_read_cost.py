@@ -37,6 +37,28 @@ def counted(monkeypatch) -> list[str]:
     return seen
 
 
+class _Opened(list):
+    """The read connections opened (``sqlite_ro.connect``) once ``watch`` is called."""
+
+    def __init__(self, monkeypatch) -> None:
+        super().__init__()
+        self._monkeypatch = monkeypatch
+
+    def watch(self) -> None:
+        connect = sqlite_ro.connect
+
+        def spy(*args, **kwargs):
+            conn = connect(*args, **kwargs)
+            self.append(conn)
+            return conn
+        self._monkeypatch.setattr(sqlite_ro, "connect", spy)
+
+
+@pytest.fixture
+def opened(monkeypatch) -> _Opened:
+    return _Opened(monkeypatch)
+
+
 def _counts(seen: list[str]) -> int:
     return sum(COUNT in sql for sql in seen)
 
@@ -143,15 +165,8 @@ def _open(path: Path, how: str):
 
 
 @pytest.mark.parametrize("how", ["reader", "engine"])
-def test_a_checkpoints_queries_share_one_connection_closed_after_it(tmp_path: Path, monkeypatch, how: str) -> None:
+def test_a_checkpoints_queries_share_one_connection_closed_after_it(tmp_path: Path, opened, how: str) -> None:
     path = tmp_path / "lg.db"
-    opened: list[object] = []
-    connect = sqlite_ro.connect
-
-    def spy(*args, **kwargs):
-        conn = connect(*args, **kwargs)
-        opened.append(conn)
-        return conn
     with sqlite_saver(path) as saver:
         graph = build(saver)
         _invoke(graph, "a")
@@ -159,7 +174,7 @@ def test_a_checkpoints_queries_share_one_connection_closed_after_it(tmp_path: Pa
         try:
             infos = store.list_checkpoints("a")
             assert len(infos) > 3
-            monkeypatch.setattr(sqlite_ro, "connect", spy)
+            opened.watch()
             snaps = [store.load(info.id) for info in infos]
             # one connection a checkpoint (before: one a query, four or more a checkpoint)
             assert len(opened) == len(infos)
@@ -222,23 +237,16 @@ def test_channel_views_of_delta_channels_and_the_standard_threads(tmp_path: Path
 
 
 @pytest.mark.parametrize("how", ["reader", "engine"])
-def test_a_walk_holds_one_connection(tmp_path: Path, monkeypatch, how: str) -> None:
+def test_a_walk_holds_one_connection(tmp_path: Path, opened, how: str) -> None:
     from inspector.diff.history import value_history
     path = tmp_path / "lg.db"
-    opened: list[object] = []
-    connect = sqlite_ro.connect
-
-    def spy(*args, **kwargs):
-        conn = connect(*args, **kwargs)
-        opened.append(conn)
-        return conn
     with sqlite_saver(path) as saver:       # a writer's -shm: connections are closed after use
         graph = build(saver)
         _invoke(graph, "a")
         store = _open(path, how)
         try:
             count = len(store.list_checkpoints("a"))
-            monkeypatch.setattr(sqlite_ro, "connect", spy)
+            opened.watch()
             events = value_history(store, "a", ("log",))
             assert len(events) >= 2 and count > 3
             assert len(opened) == 1 and _closed(opened[0])

@@ -556,14 +556,13 @@ class LangGraphStore(Store):
         keep = frozenset({self.task_channel, *(w.channel for w in writes if latest)})
         spans = lazy.big_channels(body.blob, keep)
         left_out: dict[str, tuple[int, int]] = {}
-        if only is not None:
+        if only is not None:    # every other channel but LangGraph's own: not decoded, out of the state
             left_out = {c: span for c, span in lazy.big_channels(body.blob, keep | {only}, every=True).items()
-                        if c not in spans and not is_control_channel(c)}
+                        if not is_control_channel(c)}
+            spans = {c: span for c, span in spans.items() if c not in left_out}
         if spans or left_out:
-            cut = [*spans.values(), *left_out.values()]
-            reduced = dataclasses.replace(body, blob=lazy.without_spans(body.blob, cut))
-            return (reduced, {c: (body.blob, span) for c, span in spans.items() if c == only or only is None},
-                    writes, big_writes, frozenset(left_out) | frozenset(c for c in spans if only is not None and c != only))
+            reduced = dataclasses.replace(body, blob=lazy.without_spans(body.blob, [*spans.values(), *left_out.values()]))
+            return reduced, {c: (body.blob, span) for c, span in spans.items()}, writes, big_writes, frozenset(left_out)
         return body, {}, writes, big_writes, frozenset()
 
     @staticmethod

@@ -165,3 +165,18 @@ def test_a_window_of_a_state_kept_encoded_equals_the_window_of_the_built_one(lg_
             assert is_big(view) and is_big(plain)
             got, want = window(view, result.changes, side), window(plain, result.changes, side)
             assert got.value == want.value and got.index_maps == want.index_maps
+
+
+def test_a_channel_view_keeps_its_channel_as_the_state_view_does_and_leaves_out_the_big_others(lg_big: Path) -> None:
+    """``load_channel_view`` (a value's history): the channel asked for as ``load_state_view``
+    gives it (a big one as the same lazy view), the other channels, big or small, left out."""
+    with open_store(lg_big, readonly=True) as store:
+        for info in store.list_checkpoints("t"):
+            whole = store.load_state_view(info.id).state
+            for channel in whole:
+                one = store.load_channel_view(info.id, channel).state
+                assert set(one) <= set(whole) and channel in one
+                assert is_lazy(one[channel]) == is_lazy(whole[channel])
+                assert materialize(one[channel]) == materialize(whole[channel]), (info.seq, channel)
+                assert not any(is_lazy(v) for k, v in one.items() if k != channel)     # big others: left out
+            assert "items" not in store.load_channel_view(info.id, "step").state

@@ -112,3 +112,25 @@ def test_langgraph_branches_meet_at_the_fork_point(langgraph_db: Path) -> None:
         chain = ancestry(store, leaves[0])
         assert chain[0] == leaves[0] and chain[-1].parent_id is None
         assert common_ancestor(store, by_id[fork_point], leaves[1]).id == fork_point
+
+
+def test_langgraph_a_step_and_its_parent_need_no_listing(langgraph_db: Path, monkeypatch) -> None:
+    """The Diff tab compares a checkpoint with its parent: the parent is the ancestor, found
+    without listing the thread (a second on a 50,000-checkpoint one); either order, and the
+    answer the listing walk gives."""
+    from inspector.diff.lineage import _graph_ancestor
+    with open_store(langgraph_db) as store:
+        checkpoints = store.list_checkpoints("t1")
+        by_id = {c.id: c for c in checkpoints}
+        pairs = [(by_id[c.parent_id], c) for c in checkpoints if c.parent_id in by_id]
+        assert len(pairs) >= 5
+        walked = [common_ancestor(store, a, b) for a, b in pairs]
+        listed: list = []
+        original = type(store).list_checkpoints
+        monkeypatch.setattr(type(store), "list_checkpoints", lambda self, *a, **k: listed.append(a) or original(self, *a, **k))
+        for (parent, child), before in zip(pairs, walked, strict=True):
+            assert common_ancestor(store, parent, child) == parent == before
+            assert common_ancestor(store, child, parent) == parent
+        assert listed == []
+        leaves = [c for c in checkpoints if c.id not in {x.parent_id for x in checkpoints}]
+        assert _graph_ancestor(store, leaves[0], leaves[1]) is not None and listed    # others: walked

@@ -212,6 +212,10 @@ class LangGraphStore(Store):
     def list_checkpoints(self, run_id: str, *, after_seq: int = -1,
                          limit: int | None = None) -> list[CheckpointInfo]:
         """A page of the thread's checkpoints (all namespaces) in seq order."""
+        with self.reader.held():    # its queries on one connection
+            return self._list_checkpoints(run_id, after_seq, limit)
+
+    def _list_checkpoints(self, run_id: str, after_seq: int, limit: int | None) -> list[CheckpointInfo]:
         offset = max(0, after_seq + 1)
         rows = self.reader.list_rows(str(run_id), offset, limit)
         bounds = page_bounds(rows)

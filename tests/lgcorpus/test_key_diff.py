@@ -75,3 +75,34 @@ def test_sqlite_channel_views(corpus_sqlite: Path) -> None:
 @pytest.mark.postgres
 def test_postgres_channel_views(corpus_pg: str) -> None:
     assert _channel_views_checked(corpus_pg)[0] > 200   # (PostgresSaver's blobs: read whole)
+
+
+def _ancestors_checked(target: str) -> int:
+    """``LangGraphStore.common_ancestor`` (the thread's parent links alone) against the walk
+    over the listings (``lineage.ancestry``), for pairs of checkpoints of one namespace of each
+    thread of the corpus (branches, forks, replays, subgraph lanes)."""
+    from inspector.diff.lineage import ancestry
+    from inspector.store.langgraph.ids import parse_id
+    checked = 0
+    with open_store(target, readonly=True) as store:
+        for run in store.list_runs():
+            infos = store.list_checkpoints(run.id)[:25]
+            for a in infos:
+                of_a = ancestry(store, a)
+                for b in infos:
+                    if parse_id(str(a.id)).ns != parse_id(str(b.id)).ns:
+                        continue
+                    of_b = {(c.run_id, c.id) for c in ancestry(store, b)}
+                    walked = next((c for c in of_a if (c.run_id, c.id) in of_b), None)
+                    assert store.common_ancestor(a, b) == walked, (run.id, a.seq, b.seq)
+                    checked += walked is not None
+    return checked
+
+
+def test_sqlite_common_ancestors(corpus_sqlite: Path) -> None:
+    assert _ancestors_checked(str(corpus_sqlite)) > 500
+
+
+@pytest.mark.postgres
+def test_postgres_common_ancestors(corpus_pg: str) -> None:
+    assert _ancestors_checked(corpus_pg) > 500

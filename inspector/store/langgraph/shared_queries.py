@@ -90,6 +90,12 @@ class SharedWriteQueries:
                          thread=thread_id, ns=ns, cid=checkpoint_id)
         return not rows
 
+    def parent_links(self, thread_id: str, ns: str) -> dict[str, str]:
+        """Each checkpoint of a thread's namespace → its parent's id (those with a parent)."""
+        rows = self._all("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = :thread "
+                         "AND checkpoint_ns = :ns AND parent_checkpoint_id IS NOT NULL", thread=thread_id, ns=ns)
+        return {str(r[0]): str(r[1]) for r in rows}
+
     def child_ids(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str]:
         """Checkpoints whose parent is the given one (same namespace)."""
         rows = self._all("SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread "

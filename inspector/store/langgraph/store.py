@@ -481,6 +481,33 @@ class LangGraphStore(Store):
         with self.reader.held():
             yield
 
+    def common_ancestor(self, a: CheckpointInfo, b: CheckpointInfo) -> CheckpointInfo | None:
+        """The nearest checkpoint both descend from (or are), for two checkpoints of one
+        namespace of one thread, from its parent links alone (one query of two columns,
+        where listing the thread builds every checkpoint's row: 1 s for 50,000); None for
+        any other pair (``inspector.diff.lineage`` then walks the listings)."""
+        ka, kb = parse_id(str(a.id)), parse_id(str(b.id))
+        if ka is None or kb is None or (ka.thread_id, ka.ns) != (kb.thread_id, kb.ns):
+            return None
+        links = self.reader.parent_links(ka.thread_id, ka.ns)
+
+        def chain(cid: str) -> Iterator[str]:
+            seen: set[str] = set()
+            while cid not in seen:      # (a cycle in a damaged file ends the walk)
+                seen.add(cid)
+                yield cid
+                if cid not in links:
+                    return
+                cid = links[cid]
+        of_b = set(chain(kb.checkpoint_id))
+        found = next((cid for cid in chain(ka.checkpoint_id) if cid in of_b), None)
+        if found is None:
+            return None
+        for info in (a, b):
+            if parse_id(str(info.id)) == CheckpointKey(ka.thread_id, ka.ns, found):
+                return info
+        return self.get_checkpoint(make_id(ka.thread_id, ka.ns, found))
+
     def load_channel_view(self, checkpoint_id: int | str, channel: str) -> Snapshot:
         """``load_state_view`` for one channel's value: the state holds ``channel`` (when the
         checkpoint shows it) decoded as ``load_state_view`` gives it, and the task channel,

@@ -144,3 +144,31 @@ def test_a_values_menu_opens_its_value_history_and_a_row_selects_that_checkpoint
     dialog = window.open_value_history(("no", "such"))
     qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
     assert dialog.status.text() == "no.such is not in this run's state at any checkpoint."
+
+
+def test_a_long_history_goes_into_the_list_a_few_checkpoints_a_turn(window, qtbot, demo_store: Path,
+                                                                    monkeypatch) -> None:
+    """The list is filled ``FILL_EVENTS`` checkpoints a turn of the event loop (33,000 at once
+    froze the window for 1.6 s): here two a turn, every one there in order at the end, each
+    expanded, and the window answers in between."""
+    from inspector.ui.dialogs import task_history as dialogs
+
+    monkeypatch.setattr(dialogs, "FILL_EVENTS", 2)
+    run = _paused(demo_store)
+    with open_store(demo_store) as store:
+        expected = [e.checkpoint.seq for e in task_history(store, run.id)]
+    assert len(expected) > 4
+    open_in(window, qtbot, demo_store)
+    select_run(window, qtbot, run.id)
+    counts: list[int] = []
+    dialog = window.open_task_history()
+    qtbot.waitUntil(lambda: dialog.events is not None, timeout=TIMEOUT)
+    assert not dialog.filled and dialog.tree.topLevelItemCount() == 2     # the first turn's
+    while not dialog.filled:
+        counts.append(dialog.tree.topLevelItemCount())
+        qtbot.wait(1)
+    tree = dialog.tree
+    assert [tree.topLevelItem(i).text(0).split()[0] for i in range(tree.topLevelItemCount())] == \
+        [f"#{seq}" for seq in expected]
+    assert all(tree.topLevelItem(i).isExpanded() for i in range(tree.topLevelItemCount()))
+    assert len(set(counts)) > 1     # seen part filled

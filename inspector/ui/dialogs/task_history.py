@@ -10,7 +10,7 @@ background (``inspector.diff.history``); the window stays usable while it loads.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QCloseEvent
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
                                QWidget)
@@ -27,6 +27,8 @@ from inspector.ui.widgets.palette import accent
 
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
 TIP_CHARS = 600     # characters of a value shown in a change's tooltip
+FILL_EVENTS = 500   # checkpoints put in the list per turn of the event loop (a long history's
+                    # 33,000 took 1.6 s at once: the window froze meanwhile)
 
 
 class TaskHistoryDialog(QDialog):
@@ -44,6 +46,7 @@ class TaskHistoryDialog(QDialog):
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.run, self.task_id, self.path = run, task_id, path
         self.events: list[TaskEvent] | list[ValueEvent] | None = None
+        self.filled = False     # every event is in the list
         if path is not None:
             self.setWindowTitle(f"Value History \u2014 {run.name}")
             heading = f"How <code>{visible_html(format_path(path))}</code> of {visible_html(run.name)} changed"
@@ -87,6 +90,7 @@ class TaskHistoryDialog(QDialog):
         if store is None:
             return
         self.events = None
+        self.filled = False
         self.tree.clear()
         self.status.setText("Reading the run's checkpoints\u2026")
         if path is not None:
@@ -113,6 +117,7 @@ class TaskHistoryDialog(QDialog):
                 self.status.setText("This run has no task state at any checkpoint." if self.task_id is None else
                                     f"Task {self.task_id!r} never appears in this run's task state.")
             if not events:
+                self.filled = True
                 return
         title = next((c.title for e in events for c in e.changes if isinstance(c, TaskChange) and c.title), "")
         if self.task_id and title and title != self.task_id:
@@ -124,9 +129,18 @@ class TaskHistoryDialog(QDialog):
         if changed:
             self.status.setText(f"Changed at {plural(len(events) - unread, 'checkpoint')} ({plural(count, 'change')})."
                                 f"{damaged} Click one to show it in the timeline.")
+        self.filled = False
+        self._fill(events, 0)
+
+    def _fill(self, events: list[TaskEvent] | list[ValueEvent], start: int) -> None:
+        """Put ``events[start:]`` in the list, ``FILL_EVENTS`` at a time, the rest on later
+        turns of the event loop (the window stays responsive); ``filled`` once all are."""
+        if self.events is not events:       # read again meanwhile: those go in instead
+            return
         red = QBrush(accent(self.palette(), "#cf222e"))
         self.tree.setUpdatesEnabled(False)
-        for event in events:
+        items: list[QTreeWidgetItem] = []
+        for event in events[start:start + FILL_EVENTS]:
             info = event.checkpoint
             item = QTreeWidgetItem([f"#{info.seq}  {step_label(info.kind, info.name)}",
                                     clock_time(info.created) if info.created else ""])
@@ -147,12 +161,19 @@ class TaskHistoryDialog(QDialog):
                 child.setToolTip(0, visible(event.problem))
                 child.setForeground(0, red)
                 item.addChild(child)
-            self.tree.addTopLevelItem(item)
-        self.tree.expandAll()
-        self.tree.resizeColumnToContents(1)
-        self.tree.header().setStretchLastSection(False)
-        self.tree.header().setSectionResizeMode(0, self.tree.header().ResizeMode.Stretch)
+            items.append(item)
+        self.tree.addTopLevelItems(items)
+        for item in items:
+            item.setExpanded(True)
+        if start == 0:
+            self.tree.resizeColumnToContents(1)
+            self.tree.header().setStretchLastSection(False)
+            self.tree.header().setSectionResizeMode(0, self.tree.header().ResizeMode.Stretch)
         self.tree.setUpdatesEnabled(True)
+        if start + FILL_EVENTS < len(events):
+            QTimer.singleShot(0, self, lambda: self._fill(events, start + FILL_EVENTS))
+        else:
+            self.filled = True
 
     def _describe(self, change: TaskChange | Change) -> str:
         """A change's line; with one task shown, without naming it again on every line."""

@@ -29,9 +29,6 @@ def keeps_pieces(store: Any) -> bool:
     return getattr(type(store), "read_piece", Store.read_piece) is not Store.read_piece
 
 
-_WHOLE = object()     # ``_Reader.states``: the whole states
-
-
 class _Reader:
     """State access for one diff call: pieces by digest, or whole snapshots (loaded once)."""
 
@@ -86,11 +83,13 @@ class _Reader:
                                        view(info.id) if callable(view) else self.store.load_state(info.id))
         return self.snapshots[info.id]
 
-    def states(self, x: CheckpointInfo, y: CheckpointInfo, key: Any = _WHOLE) -> tuple[Change, ...]:
-        """The changes from state ``x`` to state ``y``; with ``key``, only those at or inside
-        that top-level key of theirs (all there are, when the states are not both maps):
-        states loaded whole are then compared on that key alone (a map's keys are compared
-        one by one, so its changes are those the whole states give there)."""
+    def states(self, x: CheckpointInfo, y: CheckpointInfo, key: str | None = None) -> tuple[Change, ...]:
+        """The changes from state ``x`` to state ``y``; with ``key`` (default: the reader's
+        ``channel``), only those at or inside that top-level key of theirs (all there are,
+        when the states are not both maps): states loaded whole are then compared on that key
+        alone (a map's keys are compared one by one, so its changes are those the whole
+        states give there)."""
+        key = self.channel if key is None else key
         if self._hashed(x, y) and x.state_hash == y.state_hash:
             return ()
         fetch = self.fetch      # set exactly when the store keeps pieces (self.pieces)
@@ -102,12 +101,12 @@ class _Reader:
         else:
             engine = Engine(cancel=self.cancel, progress=self.progress)
             old, new = self.snapshot(x).state, self.snapshot(y).state
-            if key is not _WHOLE and type(old) is dict and type(new) is dict:
+            if key is not None and type(old) is dict and type(new) is dict:
                 old, new = ({key: old[key]} if key in old else {}), ({key: new[key]} if key in new else {})
             changes = engine.run(old, new)
             stats = engine.stats()
-        for key, value in stats.items():
-            self.stats[key] = self.stats.get(key, 0) + value
+        for name, value in stats.items():
+            self.stats[name] = self.stats.get(name, 0) + value
         return changes
 
     def hidden(self, x: CheckpointInfo, y: CheckpointInfo) -> tuple[str, ...]:

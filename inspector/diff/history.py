@@ -115,8 +115,7 @@ def value_history(store: Store, run_id: str, path: tuple, *, cancel: CancelFn | 
         if parent is None:      # the value as it starts, when it is there
             found = value_at(reader.snapshot(info).state, path)
             return () if found is MISSING else (Change(path, ADDED, new=found),)
-        # (a value inside one key of the state: only that key's part of the two is compared)
-        changes = reader.states(parent, info, key) if key is not None else reader.states(parent, info)
+        changes = reader.states(parent, info)   # (on the path's top-level key: the reader's channel)
         if not any(shifts(c, path) for c in changes):
             return tuple(shown for c in changes if (shown := concerning(c, path)) is not None)
         # items went in or out at or before the value's index: the value there may be
@@ -124,9 +123,9 @@ def value_history(store: Store, run_id: str, path: tuple, *, cancel: CancelFn | 
         moved = _value_change(path, *(value_at(reader.snapshot(x).state, path) for x in (parent, info)))
         return () if moved is None else (moved,)
 
-    key = path[0] if path and isinstance(path[0], str) else None
+    channel = path[0] if path and isinstance(path[0], str) else None
     return [ValueEvent(info, found or (), problem)
-            for info, found, problem in _walk(store, run_id, compare, cancel, progress, "value history", key)
+            for info, found, problem in _walk(store, run_id, compare, cancel, progress, "value history", channel)
             if found or problem]
 
 

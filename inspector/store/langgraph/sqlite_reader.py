@@ -24,7 +24,6 @@ from inspector.store.langgraph.rows import (CHANNEL_SEP, BlobRow, HeadRow, ListR
                                           ThreadRow, WriteRow)
 from inspector.store.langgraph.shared_queries import SharedWriteQueries
 from inspector.store import sqlite_ro
-from inspector.store.sqlite_ro import change_key
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -133,66 +132,68 @@ class SqliteReader(SharedWriteQueries):
         return self._list_sql
 
     def _all(self, sql: str, **params: Any) -> list[Any]:
-        """Run one query on the pooled connection's sqlite3 cursor (plain tuples, no Row cost)."""
-        if self.pool is not None:
-            return self._all_lean(self.pool, sql, params)
-        from inspector.store.engine import guard, translate
-
-        assert self.engine is not None
+        """Run one query on a connection's sqlite3 cursor (plain tuples, no Row cost): the one
+        a ``held`` block holds (replaced first when it is ``_stale``), else one of its own."""
         held = getattr(self._held, "conn", None)
-        if held is not None and self._stale(held.connection.dbapi_connection):
-            held.close()        # the files changed under a snapshot: the block goes on on a new one
-            with guard(self.display):
-                held = self._held.conn = self.engine.connect()
-        with guard(self.display), (contextlib.nullcontext(held) if held is not None else self.engine.connect()) as conn:
-            driver = conn.connection.dbapi_connection
-            assert isinstance(driver, sqlite3.Connection)   # pysqlite's pool hands out sqlite3 connections
-            cur = driver.cursor()
-            try:
-                cur.execute(sql, params)
-                return cur.fetchall()
-            except sqlite3.Error as err:
-                cur.close()
-                if held is not None:    # the block's next queries take connections of their own
-                    self._held.conn = None
-                    held.close()
-                raise translate(err, self.display) from err
-            finally:
-                if held is None or not held.closed:
-                    cur.close()
-
-    def _stale(self, conn: Any) -> bool:
-        """Whether ``conn`` (held for a block) reads a snapshot of files that have changed
-        since it opened (``sqlite_ro.signature``): an immutable connection must then not read
-        on. A connection that follows writers (``-shm``) never is."""
-        opened = getattr(conn, "ci_signature", None)
-        return (opened is not None and self.path is not None and opened[0] != sqlite_ro.SHARED
-                and opened != sqlite_ro.signature(self.path))
-
-    def _all_lean(self, pool: ReadPool, sql: str, params: dict[str, Any]) -> list[Any]:
-        held = getattr(self._held, "conn", None)
-        try:
-            if held is not None and self._stale(held):
-                self._held.conn = None     # the files changed under a snapshot: the block goes on on a new one
-                pool.checkin(held, True)
-                held = self._held.conn = pool.checkout()
-            conn = held if held is not None else pool.checkout()
-        except sqlite3.Error as err:
-            raise dberrors.translate_driver(err, self.display) from err
+        if held is not None and self._stale(held):
+            self._held.conn = None      # the files changed under a snapshot: the block goes on on a new one
+            self._give_back(held, True)
+            held = self._held.conn = self._take()
+        conn = held if held is not None else self._take()
         broken = False
-        cur = conn.cursor()
+        cur = self._driver(conn).cursor()
         try:
             cur.execute(sql, params)
             return cur.fetchall()
         except sqlite3.Error as err:
             broken = True
-            raise dberrors.translate_driver(err, self.display) from err
+            raise self._translate(err) from err
         finally:
             cur.close()
             if held is None or broken:
                 if held is not None:    # the block's next queries take connections of their own
                     self._held.conn = None
-                pool.checkin(conn, broken)
+                self._give_back(conn, broken)
+
+    # a connection: the read pool's sqlite3 connection, or a connection of the engine
+    def _take(self) -> Any:
+        if self.pool is not None:
+            try:
+                return self.pool.checkout()
+            except sqlite3.Error as err:
+                raise dberrors.translate_driver(err, self.display) from err
+        from inspector.store.engine import guard
+
+        assert self.engine is not None
+        with guard(self.display):
+            return self.engine.connect()
+
+    def _give_back(self, conn: Any, broken: bool = False) -> None:
+        if self.pool is not None:
+            self.pool.checkin(conn, broken)
+        else:
+            conn.close()
+
+    def _driver(self, conn: Any) -> sqlite3.Connection:
+        if self.pool is not None:
+            return conn
+        driver = conn.connection.dbapi_connection
+        assert isinstance(driver, sqlite3.Connection)   # pysqlite's pool hands out sqlite3 connections
+        return driver
+
+    def _translate(self, err: sqlite3.Error) -> StoreError:
+        if self.pool is not None:
+            return dberrors.translate_driver(err, self.display)
+        from inspector.store.engine import translate
+        return translate(err, self.display)
+
+    def _stale(self, conn: Any) -> bool:
+        """Whether ``conn`` (held for a block) reads a snapshot of files that have changed
+        since it opened (``sqlite_ro.signature``): an immutable connection must then not read
+        on. A connection that follows writers (``-shm``) never is."""
+        opened = getattr(self._driver(conn), "ci_signature", None)
+        return (opened is not None and self.path is not None and opened[0] != sqlite_ro.SHARED
+                and opened != sqlite_ro.signature(self.path))
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
@@ -205,29 +206,14 @@ class SqliteReader(SharedWriteQueries):
         if getattr(self._held, "conn", None) is not None:
             yield
             return
-        conn: Any
-        if self.pool is not None:
-            try:
-                conn = self.pool.checkout()
-            except sqlite3.Error as err:
-                raise dberrors.translate_driver(err, self.display) from err
-        else:
-            from inspector.store.engine import guard
-
-            assert self.engine is not None
-            with guard(self.display):
-                conn = self.engine.connect()
-        self._held.conn = conn
+        self._held.conn = self._take()
         try:
             yield
         finally:
             # the one held now (a query may have replaced it, or given it back after failing)
             held, self._held.conn = getattr(self._held, "conn", None), None
             if held is not None:
-                if self.pool is not None:
-                    self.pool.checkin(held)
-                else:
-                    held.close()
+                self._give_back(held)
 
     def close(self) -> None:
         """Close the connections of a reader on its own (an engine is the store's to dispose of)."""
@@ -395,7 +381,7 @@ class SqliteReader(SharedWriteQueries):
         files of a store nobody is writing show no commit since it was read
         (``sqlite_ro.change_key``, taken before the query: a commit after it changes the key)
         and it is under ``CURSOR_KEPT_S`` old; a store being written is counted every time."""
-        key = change_key(self.path) if self.path is not None else None
+        key = sqlite_ro.change_key(self.path) if self.path is not None else None
         now = time.monotonic()
         kept = self._cursor
         if key is not None and kept is not None and kept[0] == key and now - kept[1] < self.CURSOR_KEPT_S:

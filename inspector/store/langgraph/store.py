@@ -8,9 +8,8 @@ one ``seq`` order (see ``mapping``); ids are ``THREAD@CHECKPOINT_ID`` /
 
 from __future__ import annotations
 
-import contextlib
-
 import collections
+import contextlib
 import dataclasses
 import json
 import threading
@@ -212,7 +211,7 @@ class LangGraphStore(Store):
     def list_checkpoints(self, run_id: str, *, after_seq: int = -1,
                          limit: int | None = None) -> list[CheckpointInfo]:
         """A page of the thread's checkpoints (all namespaces) in seq order."""
-        with self.reader.held():    # its queries on one connection
+        with self.reading():    # its queries on one connection
             return self._list_checkpoints(run_id, after_seq, limit)
 
     def _list_checkpoints(self, run_id: str, after_seq: int, limit: int | None) -> list[CheckpointInfo]:
@@ -503,9 +502,8 @@ class LangGraphStore(Store):
         found = next((cid for cid in chain(ka.checkpoint_id) if cid in of_b), None)
         if found is None:
             return None
-        for info in (a, b):
-            if parse_id(str(info.id)) == CheckpointKey(ka.thread_id, ka.ns, found):
-                return info
+        if found in (ka.checkpoint_id, kb.checkpoint_id):
+            return a if found == ka.checkpoint_id else b
         return self.get_checkpoint(make_id(ka.thread_id, ka.ns, found))
 
     def load_channel_view(self, checkpoint_id: int | str, channel: str) -> Snapshot:
@@ -519,7 +517,7 @@ class LangGraphStore(Store):
 
     def _load(self, checkpoint_id: int | str, write_values: bool, lazy: bool = False,
               only: str | None = None) -> Snapshot:
-        with self.reader.held():    # its queries on one connection
+        with self.reading():    # its queries on one connection
             return self._load_held(checkpoint_id, write_values, lazy, only)
 
     def _load_held(self, checkpoint_id: int | str, write_values: bool, lazy: bool, only: str | None) -> Snapshot:

@@ -28,12 +28,12 @@ def _invoke(graph, thread: str) -> None:
 def counted(monkeypatch) -> list[str]:
     """Every query the SQLite readers run (the SQL), in order."""
     seen: list[str] = []
-    lean = SqliteReader._all_lean
+    run = SqliteReader._all
 
-    def spy(self, pool, sql, params):
+    def spy(self, sql, **params):
         seen.append(sql)
-        return lean(self, pool, sql, params)
-    monkeypatch.setattr(SqliteReader, "_all_lean", spy)
+        return run(self, sql, **params)
+    monkeypatch.setattr(SqliteReader, "_all", spy)
     return seen
 
 

@@ -69,12 +69,17 @@ def readonly_uri(path: Path) -> tuple[str, str]:
     return uri_for(path, mode), mode
 
 
-def _identity(path: Path) -> tuple[int, int, int] | None:
+def _identity(path: Path, changed: bool = False) -> tuple | None:
+    """A file's inode, size and modification time; with ``changed``, its inode change time
+    too. That moves at every write as well, and unlike the modification time nobody can put
+    it back (a copy tool or a restore that keeps the old time leaves a rewrite of the same
+    size with the same time). Only the database's counts: SQLite running as root gives its
+    ``-wal`` and ``-shm`` their database's owner at every open, which moves theirs."""
     try:
         st = path.stat()
     except OSError:
         return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if changed else (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def signature(path: Path) -> tuple:
@@ -89,7 +94,7 @@ def signature(path: Path) -> tuple:
     if mode == SHARED:
         shm = _identity(sidecars(path)[1])
         return (mode, shm[0] if shm is not None else None)
-    return (mode, _identity(path), _identity(sidecars(path)[0]))
+    return (mode, _identity(path, changed=True), _identity(sidecars(path)[0]))
 
 
 SETTLED_NS = 3_000_000_000   # a file's time this far in the past moves at its next write
@@ -111,7 +116,7 @@ def change_key(path: Path) -> tuple | None:
     lock this process holds on it, those of its own SQLite connections too (a writer's lock
     on the shared memory, in a process that also reads)."""
     wal, shm = sidecars(path)
-    found = _identity(path), _identity(wal), _identity(shm)
+    found = _identity(path, changed=True), _identity(wal), _identity(shm)
     if found[0] is None:
         return None
     settled = time.time_ns() - SETTLED_NS

@@ -276,3 +276,33 @@ def test_a_held_snapshot_connection_is_replaced_when_a_writer_changes_the_files(
                 assert head.state == dict(graph.get_state(cfg("a")).values) != before.state
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("how", ["reader", "engine"])
+def test_a_snapshot_connection_sees_a_write_of_the_same_size_whose_time_was_put_back(tmp_path: Path, how: str) -> None:
+    """A rollback-journal store rewritten in place to the same size, its modification time then
+    restored (as a copy tool or a backup restore may leave it): the inode change time, which
+    no one can put back, tells the readers the file changed."""
+    path = tmp_path / "lg.db"
+    with sqlite_saver(path) as saver:
+        _invoke(build(saver), "a")
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.close()
+    _settle(path)
+    assert sqlite_ro.mode_of(path) == sqlite_ro.IMMUTABLE
+    store = _open(path, how)
+    try:
+        infos = store.list_checkpoints("a")
+        assert store.load(infos[-1].id).info.id == infos[-1].id
+        stat = path.stat()
+        conn = sqlite3.connect(path)
+        conn.execute("UPDATE checkpoints SET thread_id = 'z' WHERE thread_id = 'a'")   # same length
+        conn.commit()
+        conn.close()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        assert (path.stat().st_size, path.stat().st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+        assert [i.seq for i in store.list_checkpoints("z")] == [i.seq for i in infos]
+        assert store.list_checkpoints("a") == []
+    finally:
+        store.close()

@@ -27,6 +27,9 @@ REVIEW_STATUSES = ("none", "requested", "approved", "changes_requested")
 # a LangGraph step's node task (one per node the pending step runs): it describes that one
 # step, so diffs and task histories leave it out
 NODE_TASK_PREFIX = "node:"
+# the LangGraph channel a thread's task state is read from unless the user names another
+# (a list of todo items: the convention of LangChain's deep agents and todo middleware)
+DEFAULT_TASK_CHANNEL = "todos"
 
 
 class Score(Record):

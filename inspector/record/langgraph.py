@@ -49,6 +49,7 @@ from inspector.store.native.lanes import LaneCheckpoint, LaneGone, LaneStore, La
 from inspector.codec import PieceEncoder
 from inspector.codec.gcpause import gc_paused
 from inspector.record.lglower import LEAF, FrozenMatches, Lowering, raise_value
+from inspector.taskstate import DEFAULT_TASK_CHANNEL
 
 __all__ = ["InspectorSaver", "AsyncInspectorSaver", "LEAF"]
 
@@ -106,7 +107,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
     """
 
     def __init__(self, store: str | os.PathLike, *, serde: SerializerProtocol | None = None,
-                 tasks_channel: str = "todos", heartbeat: float = 2.0) -> None:
+                 tasks_channel: str = DEFAULT_TASK_CHANNEL, heartbeat: float = 2.0) -> None:
         super().__init__(serde=serde)
         self._store = create_store(store)
         self._lanes_db = LaneStore(self._store, heartbeat_s=heartbeat)

@@ -24,6 +24,7 @@ from typing import Any
 from inspector import paths
 from inspector.errors import StoreError
 from inspector.store.target import path_target, plain_sqlite_url
+from inspector.taskstate import DEFAULT_TASK_CHANNEL
 
 FILE_NAME = "langgraph-stores.json"
 
@@ -40,7 +41,7 @@ class GraphSettings:
 
     graph: str | None = None
     trusted: bool = False
-    task_channel: str = "todos"
+    task_channel: str = DEFAULT_TASK_CHANNEL
     python: str | None = None
     cwd: str | None = None
 

@@ -34,7 +34,7 @@ from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOIN
                                               summarise_tasks, with_planned)
 from inspector.store.langgraph.rows import BlobRow, WriteRow
 from inspector.store.langgraph.tasks import build_task_state
-from inspector.taskstate import score
+from inspector.taskstate import DEFAULT_TASK_CHANNEL, score
 
 
 def decode_body(body: BlobRow) -> tuple[Any, str | None]:
@@ -167,7 +167,7 @@ def _subgraphs(ns: str, tasks: list[dict], namespaces: list[str]) -> list[dict]:
 
 def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id: str,
                    body: BlobRow, writes: list[WriteRow], namespaces: list[str], *,
-                   show_control: bool = False, task_channel: str = "todos",
+                   show_control: bool = False, task_channel: str = DEFAULT_TASK_CHANNEL,
                    rebuild: Callable[[dict, dict], dict[str, dict]] | None = None,
                    empties: Callable[[set[str]], dict[str, Any]] | None = None) -> Snapshot:
     """Decode one checkpoint into a Snapshot (never raises for bad data).

@@ -33,7 +33,7 @@ from inspector.store.langgraph.decode import decode_plain
 from inspector.store.langgraph.snapshot import interrupt_question
 from inspector.store.langgraph.rows import HeadRow, Reader
 from inspector.store.langgraph.runs import HeadSummary, build_run, head_score, read_head, row_scores, step_writes
-from inspector.taskstate import Score
+from inspector.taskstate import DEFAULT_TASK_CHANNEL, Score
 from inspector.store.langgraph.schema import describe
 from inspector.store.langgraph.decode import plain_or_error
 from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind, Combiner, GraphChannels
@@ -65,7 +65,7 @@ class LangGraphStore(Store):
     """
 
     def __init__(self, engine: sa.Engine | None, display: str, read_only: bool = True, *,
-                 url: str | None = None, path: Path | None = None, task_channel: str = "todos",
+                 url: str | None = None, path: Path | None = None, task_channel: str = DEFAULT_TASK_CHANNEL,
                  show_control: bool = False, running_window: float = 300.0,
                  columns: dict[str, set[str]] | None = None, graph: str | None = None,
                  pool: ReadPool | None = None) -> None:

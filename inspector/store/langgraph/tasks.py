@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.errors import TaskStateError
-from inspector.taskstate import NODE_TASK_PREFIX, validate
+from inspector.taskstate import DEFAULT_TASK_CHANNEL, NODE_TASK_PREFIX, validate
 
 STATUS_MAP = {"pending": "pending", "todo": "pending", "not_started": "pending", "open": "pending",
               "in_progress": "in_progress", "in-progress": "in_progress", "active": "in_progress",
@@ -90,7 +90,7 @@ def _node_task(task: dict, used: set[str]) -> dict:
                         "detail": error if isinstance(error, str) else None}]}
 
 
-def build_task_state(values: dict, node_tasks: list[dict], channel: str = "todos") -> dict:
+def build_task_state(values: dict, node_tasks: list[dict], channel: str = DEFAULT_TASK_CHANNEL) -> dict:
     """The validated task state from decoded channel values and the pending step's node tasks."""
     raw = values.get(channel)
     if isinstance(raw, dict) and isinstance(raw.get("tasks"), list):

@@ -31,6 +31,7 @@ from inspector import codec as pieces
 from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite
 from inspector.codec import PieceEncoder
 from inspector.store.native.schema import runs
+from inspector.taskstate import DEFAULT_TASK_CHANNEL
 
 LEAF = "__lg__"
 _PLAIN = (str, bool, float, type(None), bytes)
@@ -107,9 +108,6 @@ def _body(body: BlobRow) -> dict:
 def _write(row: WriteRow) -> LaneWrite:
     return LaneWrite(task_id=row.task_id, idx=row.idx, channel=row.channel, task_path=row.task_path or "",
                      data=pieces.pack(typed_form(row.type, row.value)))
-
-
-TASKS = "todos"      # the task channel InspectorSaver reads by default
 
 
 def _status(checkpoint: dict, writes: list[WriteRow]) -> tuple[str, str | None]:
@@ -219,8 +217,8 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
             status, _ = _status(checkpoint, writes)
             # its score as LangGraph's view of it shows it: the tasks of the step after it (its
             # writes) and its next nodes none ran (as InspectorSaver stores it once that step is in)
-            summary = read_head(HeadRow(thread_id, row.checkpoint_id, body.type, body.blob, body.metadata), TASKS)
-            sc = head_score(summarise_tasks((w.task_id, w.task_path, w.channel) for w in writes), summary, TASKS)
+            summary = read_head(HeadRow(thread_id, row.checkpoint_id, body.type, body.blob, body.metadata), DEFAULT_TASK_CHANNEL)
+            sc = head_score(summarise_tasks((w.task_id, w.task_path, w.channel) for w in writes), summary, DEFAULT_TASK_CHANNEL)
             name, change = stored_step_name(source, *(outputs.of(row.ns, body.parent_id) if source == "loop" else ([], [])))
             outputs.add(row.ns, row.checkpoint_id, checkpoint, writes)
             body_plain = {k: v for k, v in checkpoint.items() if k != "channel_values"}

@@ -28,6 +28,7 @@ from inspector.store.langgraph.snapshot import build_snapshot
 from inspector import codec as pieces
 from inspector.store.native import blobs
 from inspector.store.native.schema import lg_checkpoints, lg_lanes, lg_writes
+from inspector.taskstate import DEFAULT_TASK_CHANNEL
 
 LEAF = "__lg__"
 
@@ -116,7 +117,7 @@ class _LaneReader:
 
 
 def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
-                  fetch: Callable[[bytes], Any], task_channel: str = "todos",
+                  fetch: Callable[[bytes], Any], task_channel: str = DEFAULT_TASK_CHANNEL,
                   load_state: Callable[[int], Any] | None = None,
                   reducer_cache: dict | None = None) -> Snapshot | None:
     """The LangGraph view of checkpoint ``info`` (None when it is not a LangGraph lane's).

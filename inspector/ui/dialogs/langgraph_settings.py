@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFileDialog
 
 from inspector.errors import StoreError
 from inspector.store.base import Store
+from inspector.taskstate import DEFAULT_TASK_CHANNEL
 
 
 def apply_settings(store: Store, graph: str, python: str, cwd: str, trusted: bool, task_channel: str) -> str:
@@ -36,7 +37,7 @@ def apply_settings(store: Store, graph: str, python: str, cwd: str, trusted: boo
     if cwd and not Path(cwd).is_dir():
         raise StoreError(f"The working directory {cwd} does not exist.")
     settings = dataclasses.replace(load_settings(store.info.url), graph=graph or None, python=python or None,
-                                   cwd=cwd or None, trusted=trusted, task_channel=task_channel or "todos")
+                                   cwd=cwd or None, trusted=trusted, task_channel=task_channel or DEFAULT_TASK_CHANNEL)
     path = save_settings(store.info.url, settings)
     apply = getattr(store, "apply_settings", None)
     if callable(apply):
@@ -65,7 +66,7 @@ class LangGraphSettingsDialog(QDialog):
         self.trusted = QCheckBox("Trusted database: let LangGraph revive any type it names "
                                  "(no LANGGRAPH_STRICT_MSGPACK)", self)
         self.trusted.setChecked(saved.trusted)
-        self.task_channel = QLineEdit(saved.task_channel or "todos", self)
+        self.task_channel = QLineEdit(saved.task_channel or DEFAULT_TASK_CHANNEL, self)
         browse_python, browse_cwd = QPushButton("Browse\u2026", self), QPushButton("Browse\u2026", self)
         browse_python.clicked.connect(self._pick_python)
         browse_cwd.clicked.connect(self._pick_cwd)

@@ -33,14 +33,17 @@ class _Reader:
     """State access for one diff call: pieces by digest, or whole snapshots (loaded once)."""
 
     def __init__(self, store: Any, cancel: CancelFn | None, progress: ProgressFn | None,
-                 lazy: bool = False, channel: str | None = None) -> None:
+                 lazy: bool = False, channel: str | None = None, tasks_only: bool = False) -> None:
         """``lazy``: load states with their big parts kept encoded where the store can
         (``load_state_view``; the engine compares those block by block). ``channel``: only
         that top-level key of the states is asked for (a store that can load one channel
-        alone, ``load_channel_view``, loads only it; the states hold at least it)."""
+        alone, ``load_channel_view``, loads only it; the states hold at least it).
+        ``tasks_only``: only the task states are asked for (a store that can load them
+        without the rest of the state, ``load_task_view``, does)."""
         self.store = store
         self.lazy = lazy
         self.channel = channel
+        self.tasks_only = tasks_only
         self.cancel = cancel
         self.progress = progress
         self.pieces = keeps_pieces(store)
@@ -77,9 +80,11 @@ class _Reader:
                 raise DiffCancelled("The diff was cancelled.")
             if self.progress is not None:
                 self.progress("loading", 0)
+            tasks = getattr(self.store, "load_task_view", None) if self.lazy and self.tasks_only else None
             one = getattr(self.store, "load_channel_view", None) if self.lazy and self.channel is not None else None
             view = getattr(self.store, "load_state_view", None) if self.lazy else None
-            self.snapshots[info.id] = (one(info.id, self.channel) if callable(one) else
+            self.snapshots[info.id] = (tasks(info.id) if callable(tasks) else
+                                       one(info.id, self.channel) if callable(one) else
                                        view(info.id) if callable(view) else self.store.load_state(info.id))
         return self.snapshots[info.id]
 

@@ -54,15 +54,17 @@ Progress = Callable[[int, int], object]
 
 def _walk(store: Store, run_id: str, compare: Callable[[_Reader, CheckpointInfo | None, CheckpointInfo], Any],
           cancel: CancelFn | None, progress: Progress | None, what: str,
-          channel: str | None = None) -> Iterator[tuple[CheckpointInfo, Any, str]]:
+          channel: str | None = None, tasks_only: bool = False) -> Iterator[tuple[CheckpointInfo, Any, str]]:
     """Each checkpoint of the run's main lane with ``compare(reader, parent, it)`` (parent None:
     the first), or with the sentence saying why it could not be read; a damaged checkpoint is
     skipped as a parent (the next one is compared with the last that could be read).
-    ``channel``: ``compare`` reads that top-level key of the states alone."""
+    ``channel``: ``compare`` reads that top-level key of the states alone; ``tasks_only``:
+    their task states alone."""
     with store.reading():       # (a store may keep one connection for the walk)
         infos = [i for i in store.list_checkpoints(run_id) if not i.lane]
         by_id = {i.id: i for i in infos}
-        reader = _Reader(store, cancel, None, lazy=True, channel=channel)   # big values stay encoded where the store can
+        # big values stay encoded where the store can
+        reader = _Reader(store, cancel, None, lazy=True, channel=channel, tasks_only=tasks_only)
         damaged: set = set()
         for done, info in enumerate(infos, 1):
             if cancel is not None and cancel():
@@ -95,7 +97,7 @@ def task_history(store: Store, run_id: str, task_id: str | None = None, *, cance
         return tuple(changes) if task_id is None else tuple(c for c in changes if c.task_id == task_id)
 
     return [TaskEvent(info, found or (), problem)
-            for info, found, problem in _walk(store, run_id, compare, cancel, progress, "task history")
+            for info, found, problem in _walk(store, run_id, compare, cancel, progress, "task history", tasks_only=True)
             if found or problem]
 
 

@@ -96,3 +96,39 @@ def _ancestors_checked(target: str) -> int:
 
 def test_common_ancestors(corpus: str) -> None:
     assert _ancestors_checked(corpus) > 500
+
+
+class _WithoutTaskViews:
+    """The store, as one that cannot load task states alone (its whole states are read)."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str):
+        if name == "load_task_view":
+            raise AttributeError(name)
+        return getattr(self._store, name)
+
+
+def _task_views_checked(target: str) -> tuple[int, int, int]:
+    """``load_task_view`` gives the task state (goal, tasks, scores) ``load_state`` gives, at
+    every checkpoint of the corpus, and the task history walked on it is the one walked on
+    whole states."""
+    from inspector.diff.history import task_history
+    checked = with_goal = narrower = 0
+    with open_store(target, readonly=True) as store:
+        for run in store.list_runs():
+            for info in store.list_checkpoints(run.id):
+                full, view = store.load_state(info.id), store.load_task_view(info.id)
+                assert view.tasks == full.tasks and view.info == full.info, (run.id, info.seq)
+                checked += 1
+                with_goal += bool(full.tasks["goal"])
+                narrower += isinstance(view.state, dict) and set(view.state) < set(full.state)
+            assert task_history(store, run.id) == task_history(_WithoutTaskViews(store), run.id), run.id
+    return checked, with_goal, narrower
+
+
+def test_task_views(corpus: str) -> None:
+    checked, with_goal, narrower = _task_views_checked(corpus)
+    # SqliteSaver's bodies: the other channels left out (PostgresSaver's blobs are read whole)
+    assert checked > 80 and with_goal > 20 and (narrower > 60 or corpus.startswith("postgresql"))

@@ -201,6 +201,47 @@ def lazy_span(buf: bytes, start: int, end: int, what: str) -> LazyValue | None:
     return _Span(buf, start, end, head, what)
 
 
+class EncodedItems:
+    """The items of a msgpack array kept in its blob, decoded one at a time as they are
+    iterated (plain, as the whole value's decode gives them): what the task state reads of
+    a channel left encoded (its goal is the first human message of ``messages``). Iterating
+    a value that is not an array yields nothing; damage ends it with a ``BlobError``."""
+
+    __slots__ = ("buf", "start", "what")
+
+    def __init__(self, buf: bytes, start: int, what: str) -> None:
+        self.buf, self.start, self.what = buf, start, what
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.holding()
+
+    def holding(self, *needles: bytes) -> Iterator[Any]:
+        """The items, those whose encoding holds none of ``needles`` left out undecoded (a
+        string the decoded item holds, as a key, value or type name, is in its encoding as
+        it is: an item without it is none the test of that string would pick)."""
+        head = header(self.buf, self.start)
+        if head is None or head[0] != _ARRAY:
+            return
+        reader = _reader(self.buf, self.start + head[2])
+        budget = DecodeBudget(self.what)
+        at = self.start + head[2]
+        try:
+            for _ in range(head[1]):
+                if needles:
+                    reader.skip()
+                    end = self.start + head[2] + reader.tell()
+                    item = self.buf[at:end]
+                    at = end
+                    if any(n in item for n in needles):
+                        yield to_plain(unpack(item), budget)
+                    continue
+                yield to_plain(reader.unpack(), budget)
+        except (ValueError, TypeError, msgpack.UnpackException) as err:
+            if isinstance(err, limits.BudgetExceeded):
+                raise
+            raise BlobError(f"malformed msgpack ({type(err).__name__}: {err})") from err
+
+
 def big_channels(blob: bytes, keep: frozenset[str] = frozenset(), every: bool = False) -> dict[str, tuple[int, int]]:
     """Channel → its value's span in a checkpoint body (a msgpack map holding
     ``channel_values``) for the big values (``is_big``; ``every``: all values) of channels
@@ -236,5 +277,5 @@ def without_spans(blob: bytes, spans: list[tuple[int, int]]) -> bytes:
     return b"".join(parts)
 
 
-__all__ = ["BIG_BYTES", "BIG_ITEMS", "MsgpackText", "big_channels", "header", "is_big", "lazy_span",
+__all__ = ["BIG_BYTES", "BIG_ITEMS", "EncodedItems", "MsgpackText", "big_channels", "header", "is_big", "lazy_span",
            "without_spans"]

@@ -23,6 +23,7 @@ from typing import Any
 from collections.abc import Callable
 
 from inspector.errors import TaskStateError
+from inspector.limits import BudgetExceeded
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.langgraph.decode import (BlobError, DecodeBudget, decode_plain, decode_typed, pack,
                                               plain_or_error)
@@ -169,13 +170,16 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
                    body: BlobRow, writes: list[WriteRow], namespaces: list[str], *,
                    show_control: bool = False, task_channel: str = DEFAULT_TASK_CHANNEL,
                    rebuild: Callable[[dict, dict], dict[str, dict]] | None = None,
-                   empties: Callable[[set[str]], dict[str, Any]] | None = None) -> Snapshot:
+                   empties: Callable[[set[str]], dict[str, Any]] | None = None,
+                   held_out: dict[str, Any] | None = None) -> Snapshot:
     """Decode one checkpoint into a Snapshot (never raises for bad data).
 
     ``rebuild(metadata, channel_values)`` returns values for channels the body does not
     store (DeltaChannel, see ``delta``); they go into the state, flagged in ``reconstructed``.
     ``empties(present channels)`` returns the empty values of reducer channels the body lacks
     (``reducers``); they go into the state as LangGraph shows them, listed in ``empty_reducers``.
+    ``held_out``: channels the body holds encoded instead (a lazy view), as the task state
+    reads them (``messages`` for its goal: ``lazy.EncodedItems``).
     """
     lg_meta = parse_metadata(body.metadata)
     checkpoint, error = decode_body(body)
@@ -207,8 +211,13 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
     write_list, tasks, interrupts, task_errors = describe_writes(writes, planned,
                                                                  send_nodes(values.get(PREGEL_TASKS)))
     tasks = with_planned(tasks, planned)
+    plain = state if "__error__" not in state else {}
     try:
-        task_state = build_task_state(state if "__error__" not in state else {}, tasks, task_channel)
+        try:
+            task_state = build_task_state({**plain, **(held_out or {})}, tasks, task_channel)
+        except (BlobError, BudgetExceeded) as err:     # a damaged or huge message held out: no goal from it
+            notes.append(f"The task state's goal could not be read from the messages: {err}")
+            task_state = build_task_state(plain, tasks, task_channel)
     except TaskStateError as err:  # pragma: no cover - build_task_state normalises its input
         task_state, notes = {"goal": "", "tasks": []}, notes + [str(err)]
     sc = score(task_state)

@@ -515,6 +515,13 @@ class LangGraphStore(Store):
         blobs, a damaged one) is read whole, as ``load_state_view`` reads it."""
         return self._load(checkpoint_id, False, lazy=True, only=channel)
 
+    def load_task_view(self, checkpoint_id: int | str) -> Snapshot:
+        """``load_channel_view`` of the task channel: the snapshot's task state is the one
+        ``load_state`` gives, its goal read from ``messages`` without decoding the rest of
+        that channel (a task history over a long thread reads the task channel of each
+        checkpoint, and the first human message)."""
+        return self.load_channel_view(checkpoint_id, self.task_channel)
+
     def _load(self, checkpoint_id: int | str, write_values: bool, lazy: bool = False,
               only: str | None = None) -> Snapshot:
         with self.reading():    # its queries on one connection
@@ -535,14 +542,16 @@ class LangGraphStore(Store):
         spans: dict[str, tuple[int, int]] = {}
         big_writes: dict[int, Any] = {}
         left_out: frozenset[str] = frozenset()
+        held_out: dict[str, Any] = {}
         if lazy:
-            body, spans, writes, big_writes, left_out = self._lazy_parts(body, writes, latest, only)
+            body, spans, writes, big_writes, left_out, held_out = self._lazy_parts(body, writes, latest, only)
         snap = build_snapshot(info, ck.thread_id, ck.ns, ck.checkpoint_id, body, writes,
                               self._scanned(epoch, ("namespaces", ck.thread_id),
                                             lambda: self.reader.namespaces(ck.thread_id)),
                               show_control=self.show_control, task_channel=self.task_channel,
                               rebuild=lambda meta, values: reconstruct(self.reader, ck, meta, values),
-                              empties=lambda present: self._empty_reducers(ck, present, epoch))
+                              empties=lambda present: self._empty_reducers(ck, present, epoch),
+                              held_out=held_out)
         known = self._graph_kinds(ck.ns)
         if known is not None and isinstance(snap.state, dict) and "__error__" not in snap.state:
             empty_topics = [c for c, k in known.items() if k.kind == "topic" and snap.state.get(c) == []]
@@ -565,12 +574,14 @@ class LangGraphStore(Store):
         return dataclasses.replace(snap, meta=self._kinds_meta(snap.meta, known is not None))
 
     def _lazy_parts(self, body: Any, writes: list, latest: bool,
-                    only: str | None = None) -> tuple[Any, dict, list, dict, frozenset[str]]:
+                    only: str | None = None) -> tuple[Any, dict, list, dict, frozenset[str], dict[str, Any]]:
         """(the body without its big channel values, their spans, the writes without their
-        big values, those values' lazy views by write position, the channels left out) — see
-        ``load_view``. The head's written channels and the task channel are decoded as usual
-        (they are applied or read whole). With ``only`` (``load_channel_view``), every other
-        channel but LangGraph's own is left out of the body (not decoded) and of the state."""
+        big values, those values' lazy views by write position, the channels left out, and
+        what the task state reads of those two kinds of channel: ``messages`` item by item,
+        for its goal) — see ``load_view``. The head's written channels and the task channel
+        are decoded as usual (they are applied or read whole). With ``only``
+        (``load_channel_view``), every other channel but LangGraph's own is left out of the
+        body (not decoded) and of the state."""
         from inspector.store.langgraph import lazy
         big_writes: dict[int, Any] = {}
         if not latest:
@@ -581,7 +592,7 @@ class LangGraphStore(Store):
                         big_writes[n] = view
             writes = [w._replace(value=None) if n in big_writes else w for n, w in enumerate(writes)]
         if (body.type or "") != "msgpack" or not isinstance(body.blob, bytes) or body.channel_blobs:
-            return body, {}, writes, big_writes, frozenset()
+            return body, {}, writes, big_writes, frozenset(), {}
         keep = frozenset({self.task_channel, *(w.channel for w in writes if latest)})
         spans = lazy.big_channels(body.blob, keep)
         left_out: dict[str, tuple[int, int]] = {}
@@ -591,8 +602,11 @@ class LangGraphStore(Store):
             spans = {c: span for c, span in spans.items() if c not in left_out}
         if spans or left_out:
             reduced = dataclasses.replace(body, blob=lazy.without_spans(body.blob, [*spans.values(), *left_out.values()]))
-            return reduced, {c: (body.blob, span) for c, span in spans.items()}, writes, big_writes, frozenset(left_out)
-        return body, {}, writes, big_writes, frozenset()
+            held = spans.get("messages") or left_out.get("messages")
+            held_out = {} if held is None else {"messages": lazy.EncodedItems(body.blob, held[0], "The channel messages")}
+            return (reduced, {c: (body.blob, span) for c, span in spans.items()}, writes, big_writes,
+                    frozenset(left_out), held_out)
+        return body, {}, writes, big_writes, frozenset(), {}
 
     @staticmethod
     def _with_lazy_parts(snap: Snapshot, body: Any, spans: dict, big_writes: dict) -> Snapshot:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.errors import TaskStateError
+from inspector.store.langgraph.lazy import EncodedItems
 from inspector.taskstate import DEFAULT_TASK_CHANNEL, NODE_TASK_PREFIX, validate
 
 STATUS_MAP = {"pending": "pending", "todo": "pending", "not_started": "pending", "open": "pending",
@@ -39,9 +40,13 @@ def _text(content: Any) -> str:
 
 
 def goal_of(values: dict) -> str:
-    """The first human message's text in the ``messages`` channel."""
+    """The first human message's text in the ``messages`` channel (a list, or the items of
+    one kept encoded, decoded until that message: ``EncodedItems``)."""
     messages = values.get("messages")
-    if not isinstance(messages, list):
+    if isinstance(messages, EncodedItems):
+        # (a human message's encoding holds "human" as its type or "HumanMessage" in its class)
+        messages = messages.holding(b"human", b"HumanMessage")
+    elif not isinstance(messages, list):
         return ""
     for msg in messages:
         if isinstance(msg, dict) and (msg.get("type") == "human"

@@ -180,3 +180,70 @@ def test_a_channel_view_keeps_its_channel_as_the_state_view_does_and_leaves_out_
                 assert materialize(one[channel]) == materialize(whole[channel]), (info.seq, channel)
                 assert not any(is_lazy(v) for k, v in one.items() if k != channel)     # big others: left out
             assert "items" not in store.load_channel_view(info.id, "step").state
+
+
+def _chat_with_todos(path: Path, turns: int) -> None:
+    """A real graph: ``messages`` (add_messages, a human message first) and ``todos``."""
+    from typing import Annotated, TypedDict
+
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.graph import START, StateGraph
+    from langgraph.graph.message import add_messages
+
+    from tests.lgcorpus import sqlite_saver
+
+    # the functional form: real objects, not the strings this module's annotations are
+    State = TypedDict("State", {"messages": Annotated[list, add_messages], "todos": list}, total=False)  # noqa: UP013
+
+    def work(state: dict) -> dict:
+        n = len(state["messages"])
+        return {"messages": [AIMessage(content=f"done {n}", id=f"a{n}")],
+                "todos": [{"content": "plan", "status": "completed"},
+                          {"content": "write", "status": "in_progress" if n < 6 else "completed"}]}
+
+    graph = StateGraph(State)
+    graph.add_node("work", work)
+    graph.add_edge(START, "work")
+    with sqlite_saver(path) as saver:
+        app = graph.compile(checkpointer=saver)
+        for turn in range(turns):
+            app.invoke({"messages": [HumanMessage(content=f"ship release {turn}", id=f"h{turn}")]},
+                       {"configurable": {"thread_id": "t"}})
+        # a history whose first messages are not human ones (one says "human", in its text)
+        app.invoke({"messages": [AIMessage(content="a human will ask", id="x0"), AIMessage(content="hi", id="x1"),
+                                 HumanMessage(content="fix the build", id="x2")]}, {"configurable": {"thread_id": "u"}})
+        for turn in range(turns):
+            app.invoke({"messages": [HumanMessage(content=f"again {turn}", id=f"y{turn}")]},
+                       {"configurable": {"thread_id": "u"}})
+
+
+def test_a_task_state_reads_its_goal_from_messages_kept_encoded(tmp_path: Path, monkeypatch) -> None:
+    """``load_task_view`` leaves ``messages`` out and a state view may keep it encoded (a big
+    one): the goal, its first human message, is read from it item by item, and the task
+    state is the one ``load_state`` gives."""
+    from inspector.store.langgraph import lazy
+    path = tmp_path / "chat.db"
+    _chat_with_todos(path, 5)
+    monkeypatch.setattr(lazy, "BIG_ITEMS", 3)      # (a message history of more than 3 is "big" here)
+    with open_store(path, readonly=True) as store:
+        infos = store.list_checkpoints("t") + store.list_checkpoints("u")
+        lazies = 0
+        for info in infos:
+            full = store.load_state(info.id)
+            for view in (store.load_task_view(info.id), store.load_state_view(info.id)):
+                assert view.tasks == full.tasks, info.seq
+            lazies += is_lazy(store.load_state_view(info.id).state.get("messages"))
+            assert store.load_task_view(info.id).state.get("messages") in (None, [])    # not decoded
+        assert lazies > 5
+        assert store.load_task_view("t:-1").tasks["goal"] == "ship release 0"
+        assert store.load_task_view("t:-1").tasks["tasks"][1]["status"] == "done"
+        assert store.load_task_view("u:-1").tasks["goal"] == "fix the build"
+    limits.configure(nodes=10)     # the messages read for the goal are over a read budget: said, no goal
+    try:
+        with open_store(path, readonly=True) as store:
+            view = store.load_task_view("u:-1")
+            assert view.tasks["goal"] == "" and len(view.tasks["tasks"]) == 2
+            assert any(n.startswith("The task state's goal could not be read from the messages: The channel "
+                                    "messages decodes to more than 10 values") for n in view.meta["notes"])
+    finally:
+        limits.reset()

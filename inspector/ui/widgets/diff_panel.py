@@ -196,7 +196,7 @@ class DiffPanel(QWidget):
         list_layout.setSpacing(2)
         list_layout.addWidget(self.filter)
         list_layout.addWidget(self.changes, 1)
-        changes = QSplitter(Qt.Orientation.Horizontal, self)
+        self.change_panes = changes = QSplitter(Qt.Orientation.Horizontal, self)
         changes.addWidget(list_pane)
         changes.addWidget(self.detail)
         changes.setStretchFactor(0, 3)
@@ -326,7 +326,16 @@ class DiffPanel(QWidget):
         self.changes.setCurrentIndex(index)
 
     # -- running -------------------------------------------------------------------------
+    def _show_body(self, shown: bool) -> None:
+        """The change list, its detail and the text diff are shown only with a comparison
+        (running or done); without one the panel is its sentence alone, not empty panes."""
+        for pane in (self.change_panes, self.sides):
+            pane.setVisible(shown)
+        for tool in (self.prev_hunk, self.next_hunk, self.hunk_label):
+            tool.setVisible(shown)
+
     def _start(self, request: DiffRequest) -> None:
+        self._show_body(True)
         self._request, self._result, self._pending_path = request, None, None
         self._wrapped_at = None
         self._text_job.cancel()
@@ -349,6 +358,7 @@ class DiffPanel(QWidget):
         self.sides.clear("")
         self.sides.set_titles("", "")
         self.summary.show_message(text)
+        self._show_body(False)
         self._update_bar(target)
 
     def _update_bar(self, target: CheckpointInfo | None = None) -> None:
@@ -381,6 +391,7 @@ class DiffPanel(QWidget):
         self._update_bar()
         self.summary.show_message(str(err) or type(err).__name__, error=True)
         self.sides.clear("")
+        self._show_body(False)
 
     def _on_diff_finished(self, result: DiffResult) -> None:
         self._result = result

@@ -113,6 +113,27 @@ def test_first_checkpoint_has_nothing_to_compare(qtbot, panels_store, snap_at, b
     assert not panel.busy and panel.model.rowCount() == 0
 
 
+def _body_shown(panel: DiffPanel) -> bool:
+    return all(w.isVisible() for w in (panel.changes, panel.detail, panel.sides, panel.next_hunk))
+
+
+def test_without_a_comparison_the_panel_is_its_sentence_alone(qtbot, panels_store, snap_at, beekeeping) -> None:
+    """No empty change list, detail or text panes: they come with a comparison and go with it."""
+    panel = _panel(qtbot, panels_store)
+    assert "Select a checkpoint" in panel.summary.summary.text() and not _body_shown(panel)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000):
+        panel.show_snapshot(snap_at(15), beekeeping)
+    assert _body_shown(panel) and panel.model.rowCount() > 0
+    assert min(panel.splitter.sizes()) > 0          # each pane has room again
+    panel.show_snapshot(snap_at(0), beekeeping)
+    assert "first checkpoint" in panel.summary.summary.text() and not _body_shown(panel)
+    panel.compare(panels_store, snap_at(14).info, snap_at(15).info)
+    assert _body_shown(panel)      # (while it runs: "Comparing…" in the text panes)
+    _wait_text(qtbot, panel)
+    panel.show_snapshot(None, None)
+    assert not _body_shown(panel)
+
+
 def test_a_newer_pair_supersedes_an_older_one(qtbot, panels_store, snap_at, beekeeping) -> None:
     panel = _panel(qtbot, panels_store)
     results = []

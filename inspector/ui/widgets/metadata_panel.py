@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QTextDocumentFragment
-from PySide6.QtWidgets import (QFormLayout, QFrame, QHeaderView, QLabel, QPlainTextEdit, QScrollArea,
+from PySide6.QtWidgets import (QFormLayout, QFrame, QHeaderView, QLabel, QPlainTextEdit, QScrollArea, QStackedWidget,
                                QTreeView, QVBoxLayout, QWidget)
 
 from inspector.humanize import fmt_age, plural
@@ -29,6 +29,7 @@ from inspector.ui.widgets.palette import accent, is_dark, muted_text, tint
 
 Row = tuple[str, str]   # (label, rich text)
 LABEL_WIDTH = 130
+NO_CHECKPOINT_TEXT = "No checkpoint selected: pick one in the timeline to see its metadata"
 META_MIN_HEIGHT, META_MAX_HEIGHT = 90, 520
 RESUME_MAX_LINES = 14
 META_EXPAND_AT_MOST = 8   # meta entries with more children start collapsed
@@ -155,8 +156,9 @@ class MetadataPanel(QWidget):
         self.meta_model.set_dark(is_dark(self.palette()))
         self.meta_tree = self._make_meta_tree()
         self.meta.body.addWidget(self.meta_tree)
-        self.empty = QLabel("No checkpoint selected", self)
+        self.empty = QLabel(NO_CHECKPOINT_TEXT, self)
         self.empty.setEnabled(False)
+        self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._build_layout()
         self.show_snapshot(None, None)
@@ -180,7 +182,7 @@ class MetadataPanel(QWidget):
         column = QVBoxLayout(inner)
         column.setContentsMargins(10, 8, 10, 10)
         column.setSpacing(2)
-        for widget in (self.empty, self.diagnosis, self.checkpoint, self.sizes, self.run, self.resume,
+        for widget in (self.diagnosis, self.checkpoint, self.sizes, self.run, self.resume,
                        self.lineage, self.labels, self.error, self.meta):
             column.addWidget(widget)
         column.addStretch(1)
@@ -188,9 +190,13 @@ class MetadataPanel(QWidget):
         scroll.setWidget(inner)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        # without a checkpoint, its sentence alone, in the middle (as the other tabs show it)
+        self._pages = QStackedWidget(self)
+        self._pages.addWidget(scroll)
+        self._pages.addWidget(self.empty)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(scroll)
+        layout.addWidget(self._pages)
 
     # -- public API ----------------------------------------------------------------
     def set_store(self, store: Store | None) -> None:
@@ -201,7 +207,7 @@ class MetadataPanel(QWidget):
         """Describe a checkpoint and its run (None clears)."""
         self._snapshot, self._run = snapshot, run
         self._found = {}
-        self.empty.setVisible(snapshot is None)
+        self._pick_page()
         for section in (self.checkpoint, self.sizes, self.run, self.resume, self.lineage, self.labels,
                         self.error, self.meta):
             section.setVisible(snapshot is not None)
@@ -243,13 +249,19 @@ class MetadataPanel(QWidget):
         if self._snapshot is not None and self._run is not None and self._run.id == run_id:
             self.run.set_rows(self._run_rows(self._run))
 
+    def _pick_page(self) -> None:
+        """The sections, or without a checkpoint (and a diagnosis to show) the sentence alone."""
+        self._pages.setCurrentIndex(0 if self._snapshot is not None or self._diagnosis_text else 1)
+
     def show_diagnosis(self, text: str | None) -> None:
         """Show (or hide, with None) a stuck diagnosis at the top of the panel."""
         if not text:
             self._diagnosis_text = None
             self.diagnosis.hide()
+            self._pick_page()
             return
         self._diagnosis_text = text
+        self._pick_page()
         status = self._effective[1].status if self._effective else ""
         crashed = status == "crashed" or text.startswith("crashed")
         pal = self.diagnosis.palette()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QButtonGroup, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget,
                                QToolButton, QVBoxLayout, QWidget)
 
@@ -18,6 +18,7 @@ from inspector.ui.widgets.json_view import JsonView
 from inspector.ui.widgets.state_tree_view import StateTreeView
 
 MODES = ("Tree", "Conversation", "Raw JSON")
+NO_CHECKPOINT_TEXT = "No checkpoint selected: pick one in the timeline to see its state"
 TREE, CONVERSATION, RAW = range(3)
 
 
@@ -51,12 +52,25 @@ class StatePanel(QWidget):
         self._searching = False
         self._buttons = QButtonGroup(self)
         self._buttons.setExclusive(True)
-        layout = QVBoxLayout(self)
+        body = QWidget(self)
+        layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
         layout.addWidget(self.header)
         layout.addLayout(self._toolbar())
         layout.addWidget(self._stack, 1)
+        # without a checkpoint, a sentence instead of an empty tree, toolbar and detail pane
+        self.empty = QLabel(NO_CHECKPOINT_TEXT, self)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.setEnabled(False)
+        self._pages = QStackedWidget(self)
+        self._pages.addWidget(body)
+        self._pages.addWidget(self.empty)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self._pages)
+        self._pages.setCurrentWidget(self.empty)
         self._wire()
         self.set_mode(TREE)
 
@@ -94,6 +108,7 @@ class StatePanel(QWidget):
     def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         """Show a snapshot's state (None clears everything)."""
         self._snapshot = snapshot
+        self._pages.setCurrentIndex(0 if snapshot is not None else 1)
         self._whole_job.cancel()
         self._reading = False
         live = snapshot.meta.get("live") if snapshot else None

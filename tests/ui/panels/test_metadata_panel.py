@@ -63,4 +63,9 @@ def test_diagnosis_hook_and_clearing(qtbot, snap_at, beekeeping) -> None:
     panel.show_diagnosis(None)
     assert panel.diagnosis.isHidden()
     panel.show_snapshot(None, None)
-    assert not panel.empty.isHidden() and panel.checkpoint.isHidden()
+    assert panel.empty.isVisible() and panel.checkpoint.isHidden() and not panel.meta_tree.isVisible()
+    assert panel.empty.text().startswith("No checkpoint selected")
+    panel.show_diagnosis("No heartbeat for 40 min.")     # a run's diagnosis, no checkpoint: shown
+    assert panel.diagnosis.isVisible() and not panel.empty.isVisible()
+    panel.show_diagnosis(None)
+    assert panel.empty.isVisible()

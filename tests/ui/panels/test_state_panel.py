@@ -125,11 +125,16 @@ def test_the_last_snapshot_wins(qtbot, snap_at, beekeeping) -> None:
 
 
 def test_clearing(qtbot, snap_at, beekeeping) -> None:
+    """Without a checkpoint the tab is its sentence alone (no empty tree, toolbar or detail
+    pane); a checkpoint brings them back."""
     panel = _panel(qtbot)
+    assert panel.empty.isVisible() and not panel.tree_view.isVisible()
     panel.show_snapshot(snap_at(3), beekeeping)
+    assert panel.tree_view.isVisible() and panel.find_bar.isVisible() and not panel.empty.isVisible()
     panel.show_snapshot(None, None)
     assert panel.tree_view.model.rowCount() == 0
-    assert "No checkpoint" in panel.header.text()
+    assert panel.empty.isVisible() and not panel.tree_view.isVisible() and not panel.find_bar.isVisible()
+    assert panel.empty.text().startswith("No checkpoint selected")
 
 
 def test_a_damaged_checkpoint_says_so_in_its_header(qtbot, snap_at, beekeeping) -> None:

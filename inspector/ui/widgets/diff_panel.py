@@ -333,6 +333,7 @@ class DiffPanel(QWidget):
             pane.setVisible(shown)
         for tool in (self.prev_hunk, self.next_hunk, self.hunk_label):
             tool.setVisible(shown)
+        self.summary.set_alone(not shown)
 
     def _start(self, request: DiffRequest) -> None:
         self._show_body(True)

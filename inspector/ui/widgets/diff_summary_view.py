@@ -76,6 +76,10 @@ class DiffSummaryView(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.1)
         font.setBold(True)
         self.summary.setFont(font)
+        self._plain_font = self.summary.font()
+        self._plain_font.setBold(False)
+        self._plain_font.setPointSizeF(self.font().pointSizeF())
+        self._bold_font = font
         self.divergence = QLabel(self)
         self.divergence.setWordWrap(True)
         self.divergence.setTextFormat(Qt.TextFormat.RichText)
@@ -90,6 +94,13 @@ class DiffSummaryView(QWidget):
         layout.addWidget(self.divergence)
         layout.addWidget(self.tasks)
         self.show_message("")
+
+    def set_alone(self, alone: bool) -> None:
+        """Alone in its tab (no comparison shown below it), a message sits in the middle in
+        the plain type the other tabs' empty states use; above a comparison, at the top, bold."""
+        self.summary.setFont(self._plain_font if alone else self._bold_font)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignCenter if alone
+                                  else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 
     def show_message(self, text: str, error: bool = False) -> None:
         """Show only a message (no result)."""

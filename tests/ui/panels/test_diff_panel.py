@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from inspector.diff import diff_checkpoints
 from inspector.diff.grouping import ItemRange
 from inspector.ui.models.change_list_model import CHANGE_ROLE, PATH
@@ -121,9 +123,11 @@ def test_without_a_comparison_the_panel_is_its_sentence_alone(qtbot, panels_stor
     """No empty change list, detail or text panes: they come with a comparison and go with it."""
     panel = _panel(qtbot, panels_store)
     assert "Select a checkpoint" in panel.summary.summary.text() and not _body_shown(panel)
+    assert panel.summary.summary.alignment() & Qt.AlignmentFlag.AlignHCenter and not panel.summary.summary.font().bold()
     with qtbot.waitSignal(panel.diff_ready, timeout=10000):
         panel.show_snapshot(snap_at(15), beekeeping)
-    assert _body_shown(panel) and panel.model.rowCount() > 0
+    assert _body_shown(panel) and panel.model.rowCount() > 0 and panel.summary.summary.font().bold()
+    assert not panel.summary.summary.alignment() & Qt.AlignmentFlag.AlignHCenter
     assert min(panel.splitter.sizes()) > 0          # each pane has room again
     panel.show_snapshot(snap_at(0), beekeeping)
     assert "first checkpoint" in panel.summary.summary.text() and not _body_shown(panel)

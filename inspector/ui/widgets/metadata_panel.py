@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QTextDocumentFragment
-from PySide6.QtWidgets import (QFormLayout, QFrame, QHeaderView, QLabel, QPlainTextEdit, QScrollArea, QStackedWidget,
+from PySide6.QtWidgets import (QFormLayout, QFrame, QHeaderView, QLabel, QPlainTextEdit, QScrollArea,
                                QTreeView, QVBoxLayout, QWidget)
 
 from inspector.humanize import fmt_age, plural
@@ -25,6 +25,7 @@ from inspector.ui.models.json_walk import fmt_bytes, preview
 from inspector.ui.models.state_tree_model import KEY, TYPE, VALUE, StateTreeModel
 from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.checkpoint_header import fmt_time, kind_chip
+from inspector.ui.widgets.empty_state import EmptyState
 from inspector.ui.widgets.palette import accent, is_dark, muted_text, tint
 
 Row = tuple[str, str]   # (label, rich text)
@@ -156,10 +157,6 @@ class MetadataPanel(QWidget):
         self.meta_model.set_dark(is_dark(self.palette()))
         self.meta_tree = self._make_meta_tree()
         self.meta.body.addWidget(self.meta_tree)
-        self.empty = QLabel(NO_CHECKPOINT_TEXT, self)
-        self.empty.setEnabled(False)
-        self.empty.setWordWrap(True)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._build_layout()
         self.show_snapshot(None, None)
 
@@ -191,12 +188,8 @@ class MetadataPanel(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         # without a checkpoint, its sentence alone, in the middle (as the other tabs show it)
-        self._pages = QStackedWidget(self)
-        self._pages.addWidget(scroll)
-        self._pages.addWidget(self.empty)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._pages)
+        self._pages = EmptyState.filling(self, scroll, NO_CHECKPOINT_TEXT)
+        self.empty = self._pages.label
 
     # -- public API ----------------------------------------------------------------
     def set_store(self, store: Store | None) -> None:
@@ -251,7 +244,7 @@ class MetadataPanel(QWidget):
 
     def _pick_page(self) -> None:
         """The sections, or without a checkpoint (and a diagnosis to show) the sentence alone."""
-        self._pages.setCurrentIndex(0 if self._snapshot is not None or self._diagnosis_text else 1)
+        self._pages.show_body(self._snapshot is not None or bool(self._diagnosis_text))
 
     def show_diagnosis(self, text: str | None) -> None:
         """Show (or hide, with None) a stuck diagnosis at the top of the panel."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QButtonGroup, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget,
                                QToolButton, QVBoxLayout, QWidget)
 
@@ -13,6 +13,7 @@ from inspector.model import RunInfo, Snapshot
 from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.checkpoint_header import CheckpointHeader
 from inspector.ui.widgets.conversation_view import ConversationView
+from inspector.ui.widgets.empty_state import EmptyState
 from inspector.ui.widgets.find_bar import FindBar
 from inspector.ui.widgets.json_view import JsonView
 from inspector.ui.widgets.state_tree_view import StateTreeView
@@ -60,17 +61,8 @@ class StatePanel(QWidget):
         layout.addLayout(self._toolbar())
         layout.addWidget(self._stack, 1)
         # without a checkpoint, a sentence instead of an empty tree, toolbar and detail pane
-        self.empty = QLabel(NO_CHECKPOINT_TEXT, self)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setWordWrap(True)
-        self.empty.setEnabled(False)
-        self._pages = QStackedWidget(self)
-        self._pages.addWidget(body)
-        self._pages.addWidget(self.empty)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self._pages)
-        self._pages.setCurrentWidget(self.empty)
+        self._pages = EmptyState.filling(self, body, NO_CHECKPOINT_TEXT)
+        self.empty = self._pages.label
         self._wire()
         self.set_mode(TREE)
 
@@ -108,7 +100,7 @@ class StatePanel(QWidget):
     def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         """Show a snapshot's state (None clears everything)."""
         self._snapshot = snapshot
-        self._pages.setCurrentIndex(0 if snapshot is not None else 1)
+        self._pages.show_body(snapshot is not None)
         self._whole_job.cancel()
         self._reading = False
         live = snapshot.meta.get("live") if snapshot else None

@@ -7,7 +7,7 @@ import html
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea,
-                               QSizePolicy, QStackedWidget, QVBoxLayout, QWidget)
+                               QSizePolicy, QVBoxLayout, QWidget)
 
 from inspector.errors import TaskStateError
 from inspector.model import RunInfo, Snapshot
@@ -15,6 +15,7 @@ from inspector.taskstate import TASK_STATUSES, score, validate
 from inspector.ui import icons
 from inspector.ui.formatting import visible
 from inspector.ui.widgets.checkpoint_header import damaged_label, kind_chip
+from inspector.ui.widgets.empty_state import EmptyState
 from inspector.ui.widgets.palette import STATUS_HUES, accent, muted_text, readable_on, theme_changed, tint
 from inspector.ui.widgets.task_card import TaskCard
 
@@ -223,16 +224,8 @@ class TasksPanel(QWidget):
         self.empty_columns.hide()
         page_layout.addWidget(self.empty_columns)
         page_layout.addWidget(board, 1)
-        self.empty = QLabel(NO_CHECKPOINT_TEXT, self)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setWordWrap(True)
-        self.empty.setEnabled(False)
-        self._stack = QStackedWidget(self)
-        self._stack.addWidget(board_page)
-        self._stack.addWidget(self.empty)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._stack)
+        self._stack = EmptyState.filling(self, board_page, NO_CHECKPOINT_TEXT)
+        self.empty = self._stack.label
         self._shown: dict | None = None
         self._last: tuple[Snapshot | None, RunInfo | None] | None = None
         self.show_snapshot(None, None)
@@ -240,7 +233,7 @@ class TasksPanel(QWidget):
     @property
     def showing_board(self) -> bool:
         """True when the board (not the empty message) is shown."""
-        return self._stack.currentIndex() == 0
+        return self._stack.showing_body
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override: a theme switch redraws the bars
         super().changeEvent(event)
@@ -275,7 +268,7 @@ class TasksPanel(QWidget):
             for status, column in self.columns.items():
                 column.set_tasks([t for t in tasks["tasks"] if t["status"] == status])
             self._fold_empty_columns()
-            self._stack.setCurrentIndex(0)
+            self._stack.show_body()
         finally:
             self.setUpdatesEnabled(True)
 
@@ -325,5 +318,4 @@ class TasksPanel(QWidget):
 
     def _show_empty(self, text: str) -> None:
         self._shown = None
-        self.empty.setText(html.escape(text) if "<" in text else text)
-        self._stack.setCurrentIndex(1)
+        self._stack.show_text(html.escape(text) if "<" in text else text)

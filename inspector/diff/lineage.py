@@ -133,7 +133,7 @@ def _graph_ancestor(store: Any, a: CheckpointInfo, b: CheckpointInfo) -> Checkpo
             return a
         if a.parent_id is not None and a.parent_id == b.id:
             return b
-        # a store that finds it from its parent links alone (LangGraph: one namespace of a thread)
+        # a store that finds it from its parent links alone (LangGraph: any two of a thread)
         fast = getattr(store, "common_ancestor", None)
         found = fast(a, b) if callable(fast) else None
         if found is not None:

@@ -145,12 +145,19 @@ def lane_parent(thread_id: str, row: ListRow, meta: dict, ids: dict[tuple[str, s
     """The parent id: within the namespace, else the enclosing step that started the lane."""
     if row.parent_id is not None:
         return ids.get((row.ns, row.parent_id)) or make_id(thread_id, row.ns, row.parent_id)
-    if not row.ns:
+    outer = enclosing_step(row.ns, meta)
+    return make_id(thread_id, *outer) if outer is not None else None
+
+
+def enclosing_step(ns: str, meta: dict) -> tuple[str, str] | None:
+    """(namespace, checkpoint id) of the enclosing step that started the lane ``ns`` (named
+    in its first checkpoint's ``metadata.parents``); None for the root or when not named."""
+    if not ns:
         return None
     parents = meta.get("parents")
-    outer = parent_namespace(row.ns)
+    outer = parent_namespace(ns)
     if isinstance(parents, dict) and isinstance(parents.get(outer), str):
-        return make_id(thread_id, outer, parents[outer])
+        return outer, parents[outer]
     return None
 
 

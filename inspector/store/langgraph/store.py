@@ -24,7 +24,7 @@ from inspector.store.base import Store, parse_ref
 from inspector.store.branches import TopologyRow
 from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
-from inspector.store.langgraph.mapping import (build_infos, group_outputs, has_push, page_bounds,
+from inspector.store.langgraph.mapping import (build_infos, enclosing_step, group_outputs, has_push, page_bounds,
                                                parse_metadata, row_source, topology_rows)
 from inspector.store.langgraph.pregel import (CONTROL_WRITES, ERROR, INTERRUPT, PREGEL_TASKS, is_control_channel,
                                               summarise_tasks,
@@ -482,29 +482,41 @@ class LangGraphStore(Store):
 
     def common_ancestor(self, a: CheckpointInfo, b: CheckpointInfo) -> CheckpointInfo | None:
         """The nearest checkpoint both descend from (or are), for two checkpoints of one
-        namespace of one thread, from its parent links alone (one query of two columns,
-        where listing the thread builds every checkpoint's row: 1 s for 50,000); None for
-        any other pair (``inspector.diff.lineage`` then walks the listings)."""
+        thread, from its parent links alone: one query of two columns a namespace, and for
+        a subgraph lane's first checkpoint its metadata (the enclosing step that started
+        it), where listing the thread builds every checkpoint's row (1 s for 50,000). None
+        for checkpoints of two threads (``inspector.diff.lineage`` then walks the listings)."""
         ka, kb = parse_id(str(a.id)), parse_id(str(b.id))
-        if ka is None or kb is None or (ka.thread_id, ka.ns) != (kb.thread_id, kb.ns):
+        if ka is None or kb is None or ka.thread_id != kb.thread_id:
             return None
-        links = self.reader.parent_links(ka.thread_id, ka.ns)
+        thread = ka.thread_id
+        links: dict[str, dict[str, str]] = {}
 
-        def chain(cid: str) -> Iterator[str]:
-            seen: set[str] = set()
-            while cid not in seen:      # (a cycle in a damaged file ends the walk)
-                seen.add(cid)
-                yield cid
-                if cid not in links:
+        def chain(ns: str, cid: str) -> Iterator[tuple[str, str]]:
+            """(namespace, id) of a checkpoint and its ancestors, nearest first, out of a
+            lane into the step that started it."""
+            seen: set[tuple[str, str]] = set()
+            while (ns, cid) not in seen:      # (a cycle in a damaged file ends the walk)
+                seen.add((ns, cid))
+                yield ns, cid
+                if ns not in links:
+                    links[ns] = self.reader.parent_links(thread, ns)
+                if cid in links[ns]:
+                    cid = links[ns][cid]
+                    continue
+                body = self.reader.body(thread, ns, cid) if ns else None
+                outer = enclosing_step(ns, parse_metadata(body.metadata)) if body is not None else None
+                if outer is None:
                     return
-                cid = links[cid]
-        of_b = set(chain(kb.checkpoint_id))
-        found = next((cid for cid in chain(ka.checkpoint_id) if cid in of_b), None)
+                ns, cid = outer
+        of_b = set(chain(kb.ns, kb.checkpoint_id))
+        found = next((key for key in chain(ka.ns, ka.checkpoint_id) if key in of_b), None)
         if found is None:
             return None
-        if found in (ka.checkpoint_id, kb.checkpoint_id):
-            return a if found == ka.checkpoint_id else b
-        return self.get_checkpoint(make_id(ka.thread_id, ka.ns, found))
+        for key, info in (((ka.ns, ka.checkpoint_id), a), ((kb.ns, kb.checkpoint_id), b)):
+            if found == key:
+                return info
+        return self.get_checkpoint(make_id(thread, *found))
 
     def load_channel_view(self, checkpoint_id: int | str, channel: str) -> Snapshot:
         """``load_state_view`` for one channel's value: the state holds ``channel`` (when the

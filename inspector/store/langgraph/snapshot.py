@@ -211,13 +211,13 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
     write_list, tasks, interrupts, task_errors = describe_writes(writes, planned,
                                                                  send_nodes(values.get(PREGEL_TASKS)))
     tasks = with_planned(tasks, planned)
-    plain = state if "__error__" not in state else {}
+    whole = "__error__" not in state
     try:
         try:
-            task_state = build_task_state({**plain, **(held_out or {})}, tasks, task_channel)
+            task_state = build_task_state({**state, **(held_out or {})} if whole else {}, tasks, task_channel)
         except (BlobError, BudgetExceeded) as err:     # a damaged or huge message held out: no goal from it
             notes.append(f"The task state's goal could not be read from the messages: {err}")
-            task_state = build_task_state(plain, tasks, task_channel)
+            task_state = build_task_state(state, tasks, task_channel)
     except TaskStateError as err:  # pragma: no cover - build_task_state normalises its input
         task_state, notes = {"goal": "", "tasks": []}, notes + [str(err)]
     sc = score(task_state)

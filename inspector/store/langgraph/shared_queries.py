@@ -63,8 +63,13 @@ class SharedWriteQueries:
 
     def root_head(self, thread_id: str) -> str | None:
         """The id of the thread's head in the root namespace (one seek of the primary key)."""
+        return self.head_of(thread_id, "")
+
+    def head_of(self, thread_id: str, ns: str) -> str | None:
+        """The id of the newest checkpoint of a thread's namespace, the one ``get_state()``
+        reads (one seek of the primary key); None when it has none."""
         rows = self._all(f"SELECT MAX(checkpoint_id {self.ID_ORDER}) FROM checkpoints WHERE thread_id = :thread "
-                         "AND checkpoint_ns = ''", thread=thread_id)
+                         "AND checkpoint_ns = :ns", thread=thread_id, ns=ns)
         return str(rows[0][0]) if rows and rows[0][0] is not None else None
 
     def written_channels(self, thread_id: str, ns: str) -> list[str]:
@@ -82,13 +87,6 @@ class SharedWriteQueries:
                          "GROUP BY checkpoint_ns, checkpoint_id ORDER BY 3 DESC, 2 DESC LIMIT :lim",
                          thread=thread_id, channel=channel, lim=limit)
         return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
-
-    def is_latest(self, thread_id: str, ns: str, checkpoint_id: str) -> bool:
-        """Whether no checkpoint of the namespace is newer (what ``get_state()`` reads)."""
-        rows = self._all("SELECT 1 FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns "
-                         f"AND checkpoint_id {self.ID_ORDER} > :cid LIMIT 1",
-                         thread=thread_id, ns=ns, cid=checkpoint_id)
-        return not rows
 
     def parent_links(self, thread_id: str, ns: str) -> dict[str, str]:
         """Each checkpoint of a thread's namespace → its parent's id (those with a parent)."""

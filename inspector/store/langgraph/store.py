@@ -548,7 +548,10 @@ class LangGraphStore(Store):
         if body is None:
             raise StoreError(f"Checkpoint {info.id} disappeared from {self.display}.")
         writes = self.reader.writes(*ck)
-        latest = self.reader.is_latest(*ck)
+        # the namespace's head (its pending writes are applied): read once while the store is
+        # as it is (a walk over a thread asks at every checkpoint)
+        latest = self._scanned(epoch, ("head", ck.thread_id, ck.ns),
+                               lambda: self.reader.head_of(ck.thread_id, ck.ns)) == ck.checkpoint_id
         if writes and not write_values and not latest:   # the head's are applied
             writes = [without_value(w) for w in writes]
         spans: dict[str, tuple[int, int]] = {}

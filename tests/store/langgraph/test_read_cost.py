@@ -306,3 +306,32 @@ def test_a_snapshot_connection_sees_a_write_of_the_same_size_whose_time_was_put_
         assert store.list_checkpoints("a") == []
     finally:
         store.close()
+
+
+def test_a_walk_reads_each_namespaces_head_once(tmp_path: Path, counted: list[str]) -> None:
+    """Whether a checkpoint is its namespace's head (its pending writes are then applied) comes
+    from the head's id, read once while the store does not change, not from a query per
+    checkpoint; after a writer's new head, it is read again and the old head is no longer one."""
+    path = tmp_path / "lg.db"
+    with sqlite_saver(path) as saver:
+        graph = build(saver)
+        _invoke(graph, "a")
+        store = open_reader(path)
+        try:
+            infos = store.list_checkpoints("a")
+            counted.clear()
+            with store.reading():
+                snaps = [store.load(info.id) for info in infos]
+            heads = [sql for sql in counted if "MAX(checkpoint_id" in sql and "checkpoint_ns = :ns" in sql]
+            assert len(heads) == 1 and len(snaps) > 3
+            assert not any("> :cid" in sql for sql in counted)     # (no "is a newer one there?" per checkpoint)
+            history = list(graph.get_state_history(cfg("a")))
+            assert [s.state for s in reversed(snaps)] == [_plain(h.values) for h in history]
+            old_head = store.load("a:-1")
+            graph.update_state(cfg("a"), {"mode": "skip"})
+            new_head = store.load("a:-1")
+            assert new_head.info.seq > old_head.info.seq
+            assert new_head.state == _plain(graph.get_state(cfg("a")).values)
+            assert store.load(old_head.info.id).state == _plain(history[0].values)
+        finally:
+            store.close()

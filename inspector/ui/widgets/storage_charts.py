@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 import numpy as np
 import pyqtgraph as pg
@@ -11,11 +12,13 @@ from PySide6.QtGui import QColor, QFont
 
 from inspector.humanize import fmt_size
 from inspector.ui import style
+from inspector.ui.formatting import elide_middle, visible
 from inspector.usage.report import UsageReport
 
 pg.setConfigOptions(antialias=True)
 SERIES = ("#2f81f7", "#d4762c", "#2da44e", "#8250df", "#bf3989", "#1b9aaa", "#d4a72c", "#768390")
 TOP = 7
+LABEL_CHARS = 40          # a bar's name, at most (longer: shortened in the middle)
 
 
 class SizeAxis(pg.AxisItem):
@@ -168,6 +171,18 @@ def _brush(n: int) -> QColor:
     return QColor(SERIES[n % len(SERIES)])
 
 
+def _label(name: str) -> str:
+    """A bar's name as shown: control characters made visible, a long one shortened in the
+    middle (a fork's name ends with what tells it from its origin: "(fork of #8)")."""
+    return elide_middle(visible(name), LABEL_CHARS)
+
+
+def _distinct(labels: list[str], ids: list[str]) -> list[str]:
+    """``labels``, those shared by more than one bar followed by their run's short id."""
+    seen = Counter(labels)
+    return [f"{label} · {run[:8]}" if seen[label] > 1 else label for label, run in zip(labels, ids)]
+
+
 def _bars(chart: Chart, labels: list[str], values: list[int], total: int) -> None:
     """Horizontal share bars, biggest on top, labelled with name and percentage."""
     item = reset(chart)
@@ -209,7 +224,7 @@ def draw_growth(chart: Chart, report: UsageReport) -> None:
 def draw_runs(chart: Chart, report: UsageReport) -> None:
     """Share of the store per run (the biggest, the rest as one bar)."""
     runs = list(report.runs)
-    labels = [r.name[:24] or r.run for r in runs[:TOP]]
+    labels = _distinct([_label(r.name) or r.run for r in runs[:TOP]], [r.run for r in runs[:TOP]])
     values = [r.bytes for r in runs[:TOP]]
     rest = sum(r.bytes for r in runs[TOP:])
     if rest:
@@ -225,7 +240,7 @@ def draw_fields(chart: Chart, report: UsageReport, run: str | None = None) -> No
         found = next((r for r in report.runs if r.run == run), None)
         fields = found.fields if found is not None else {}
     items = sorted(fields.items(), key=lambda kv: -kv[1])
-    labels = [k for k, _ in items[:TOP]]
+    labels = [_label(k) for k, _ in items[:TOP]]
     values = [v for _, v in items[:TOP]]
     rest = sum(v for _, v in items[TOP:])
     if rest:

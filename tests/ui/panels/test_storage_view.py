@@ -58,6 +58,24 @@ def test_charts_show_the_report_of_the_store_and_the_selected_run(qtbot, view: S
     assert run.name in view.charts["checkpoints"].title
 
 
+def test_run_bars_are_told_apart_by_their_labels(view: StorageView) -> None:
+    """A fork shares its origin's name up to "(fork of #8)": its bar keeps that end (a long
+    name is shortened in the middle, not cut), and no two bars read the same."""
+    import pyqtgraph as pg
+    texts = [i.textItem.toPlainText().rsplit("  ", 1)[0] for i in view.charts["runs"].getPlotItem().items
+             if isinstance(i, pg.TextItem)]
+    assert len(texts) == min(8, len(view.report.runs)) and len(set(texts)) == len(texts)
+    assert "report: urban beekeeping (fork of #8)" in texts and "report: river restoration" in texts
+
+
+def test_a_long_or_shared_bar_name_is_shortened_in_the_middle_and_given_its_run() -> None:
+    from inspector.ui.widgets.storage_charts import LABEL_CHARS, _distinct, _label
+    long = _label("an agent whose run names are very long indeed, and longer (fork of #12)")
+    assert len(long) == LABEL_CHARS and "\u2026" in long and long.endswith("(fork of #12)")
+    assert _label("two\nlines \x1b") == "two ⏎ lines \\x1b"      # (a name may hold anything)
+    assert _distinct(["a", "a", "b"], ["1234567890", "abcdefghij", "x"]) == ["a · 12345678", "a · abcdefgh", "b"]
+
+
 def test_live_update_after_a_write(qtbot, view: StorageView, store_copy: Path) -> None:
     before = view.report.checkpoints
     with Checkpointer(store_copy, name="new run") as cp:

@@ -18,6 +18,7 @@ from inspector.usage.report import UsageReport
 pg.setConfigOptions(antialias=True)
 SERIES = ("#2f81f7", "#d4762c", "#2da44e", "#8250df", "#bf3989", "#1b9aaa", "#d4a72c", "#768390")
 TOP = 7
+LEGEND_ROOM = 0.45        # of a chart's data height, left free above its curves for its legend
 LABEL_CHARS = 40          # a bar's name, at most (longer: shortened in the middle)
 
 
@@ -266,6 +267,10 @@ def draw_checkpoints(chart: Chart, report: UsageReport) -> None:
     item.plot(seqs, logical, pen=pg.mkPen(SERIES[0], width=2), name="state size")
     item.plot(seqs, stored, pen=pg.mkPen(SERIES[1], width=1.5), name="stored by it",
               symbol="o" if len(seqs) <= 60 else None, symbolSize=4, symbolBrush=SERIES[1], symbolPen=None)
+    # room above the curves for the legend (top left), which otherwise sat on them
+    low, high = np.log10(min(logical.min(), stored.min())), np.log10(max(logical.max(), stored.max()))
+    span = max(high - low, 0.5)
+    item.setYRange(low - 0.05 * span, high + LEGEND_ROOM * span, padding=0)
 
 
 def draw_score(chart: Chart, report: UsageReport) -> None:

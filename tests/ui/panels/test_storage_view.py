@@ -68,6 +68,20 @@ def test_run_bars_are_told_apart_by_their_labels(view: StorageView) -> None:
     assert "report: urban beekeeping (fork of #8)" in texts and "report: river restoration" in texts
 
 
+def test_the_cost_charts_legend_has_room_above_its_curves(qtbot, view: StorageView, store_copy: Path) -> None:
+    """The legend sits top left, over the data's first checkpoints: the chart leaves room
+    above the highest point for it (it hid the curves' start)."""
+    from inspector.ui.widgets.storage_charts import LEGEND_ROOM
+    with open_store(store_copy) as st:
+        run = max(st.list_runs(), key=lambda r: r.checkpoint_count)
+    with qtbot.waitSignal(view.report_ready, timeout=30_000) as got:
+        view.set_run(run)
+    points = [max(1, v) for c in got.args[0].detail.checkpoints for v in (c.logical, c.stored)]
+    low, high = math.log10(min(points)), math.log10(max(points))
+    top = view.charts["checkpoints"].getPlotItem().viewRange()[1][1]
+    assert top >= high + LEGEND_ROOM * (high - low) * 0.99 and top > high + 0.2
+
+
 def test_a_long_or_shared_bar_name_is_shortened_in_the_middle_and_given_its_run() -> None:
     from inspector.ui.widgets.storage_charts import LABEL_CHARS, _distinct, _label
     long = _label("an agent whose run names are very long indeed, and longer (fork of #12)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from inspector.codec import Ref, may_hold_markers, unpack
@@ -41,9 +42,8 @@ class _Reader:
         ``tasks_only``: only the task states are asked for (a store that can load them
         without the rest of the state, ``load_task_view``, does)."""
         self.store = store
-        self.lazy = lazy
         self.channel = channel
-        self.tasks_only = tasks_only
+        self._load = self._loader(store, lazy, channel, tasks_only)
         self.cancel = cancel
         self.progress = progress
         self.pieces = keeps_pieces(store)
@@ -80,13 +80,23 @@ class _Reader:
                 raise DiffCancelled("The diff was cancelled.")
             if self.progress is not None:
                 self.progress("loading", 0)
-            tasks = getattr(self.store, "load_task_view", None) if self.lazy and self.tasks_only else None
-            one = getattr(self.store, "load_channel_view", None) if self.lazy and self.channel is not None else None
-            view = getattr(self.store, "load_state_view", None) if self.lazy else None
-            self.snapshots[info.id] = (tasks(info.id) if callable(tasks) else
-                                       one(info.id, self.channel) if callable(one) else
-                                       view(info.id) if callable(view) else self.store.load_state(info.id))
+            self.snapshots[info.id] = self._load(info.id)
         return self.snapshots[info.id]
+
+    @staticmethod
+    def _loader(store: Any, lazy: bool, channel: str | None, tasks_only: bool) -> Callable[[Any], Snapshot]:
+        """How a snapshot is read: the narrowest view the store offers for what is asked."""
+        if lazy:
+            tasks = getattr(store, "load_task_view", None)
+            if tasks_only and callable(tasks):
+                return tasks
+            one = getattr(store, "load_channel_view", None)
+            if channel is not None and callable(one):
+                return lambda checkpoint_id: one(checkpoint_id, channel)
+            view = getattr(store, "load_state_view", None)
+            if callable(view):
+                return view
+        return store.load_state
 
     def states(self, x: CheckpointInfo, y: CheckpointInfo, key: str | None = None) -> tuple[Change, ...]:
         """The changes from state ``x`` to state ``y``; with ``key`` (default: the reader's

@@ -61,10 +61,6 @@ class SharedWriteQueries:
             thread=thread_id, lo=lo, hi=hi, null_task=NULL_TASK_ID, **space_params)
         return [(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
-    def root_head(self, thread_id: str) -> str | None:
-        """The id of the thread's head in the root namespace (one seek of the primary key)."""
-        return self.head_of(thread_id, "")
-
     def head_of(self, thread_id: str, ns: str) -> str | None:
         """The id of the newest checkpoint of a thread's namespace, the one ``get_state()``
         reads (one seek of the primary key); None when it has none."""

@@ -9,9 +9,9 @@ DeltaChannel rebuild (``ancestry``/``channel_writes``, one checkpoint's chain).
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -116,7 +116,7 @@ class SqliteReader(SharedWriteQueries):
         self.pool = pool
         self.path = path if path is not None else pool.path if pool is not None else None
         self._cursor: tuple[tuple, float, tuple] | None = None   # (files' key, when, cursor) of the last count
-        self._held = _thread._local()     # per thread: the connection of a ``held`` block
+        self._held = threading.local()     # per thread: the connection of a ``held`` block
         self.display = display
         self._task_path = "w.task_path" if has_task_path else "''"
         self._list_sql: str | None = None

@@ -32,6 +32,7 @@ from inspector.store.langgraph.pregel import (CONTROL_WRITES, ERROR, INTERRUPT, 
 from inspector.store.langgraph.decode import decode_plain
 from inspector.store.langgraph.snapshot import interrupt_question
 from inspector.store.langgraph.rows import HeadRow, Reader
+from inspector.store.langgraph.tasks import GOAL_CHANNEL
 from inspector.store.langgraph.runs import HeadSummary, build_run, head_score, read_head, row_scores, step_writes
 from inspector.taskstate import DEFAULT_TASK_CHANNEL, Score
 from inspector.store.langgraph.schema import describe
@@ -269,7 +270,7 @@ class LangGraphStore(Store):
         writes = step_writes(outputs, stops)
         found = {key: Score(checks_passed=sc.checks_passed, checks_total=sc.checks_total)
                  for key, sc in row_scores(writes, self.task_channel).items()}
-        head = self.reader.root_head(thread_id) if any(r.ns == "" for r in rows) else None
+        head = self.reader.head_of(thread_id, "") if any(r.ns == "" for r in rows) else None
 
         def tasks_of(key: tuple[str, str]) -> dict:
             return summarise_tasks(writes.get(key, ()))
@@ -609,16 +610,17 @@ class LangGraphStore(Store):
         if (body.type or "") != "msgpack" or not isinstance(body.blob, bytes) or body.channel_blobs:
             return body, {}, writes, big_writes, frozenset(), {}
         keep = frozenset({self.task_channel, *(w.channel for w in writes if latest)})
-        spans = lazy.big_channels(body.blob, keep)
+        found = lazy.big_channels(body.blob, keep, every=only is not None)     # (one pass over the body)
         left_out: dict[str, tuple[int, int]] = {}
         if only is not None:    # every other channel but LangGraph's own: not decoded, out of the state
-            left_out = {c: span for c, span in lazy.big_channels(body.blob, keep | {only}, every=True).items()
-                        if not is_control_channel(c)}
-            spans = {c: span for c, span in spans.items() if c not in left_out}
+            left_out = {c: span for c, span in found.items() if c != only and not is_control_channel(c)}
+        spans = {c: span for c, span in found.items()
+                 if c not in left_out and lazy.is_big(lazy.header(body.blob, span[0]))}
         if spans or left_out:
             reduced = dataclasses.replace(body, blob=lazy.without_spans(body.blob, [*spans.values(), *left_out.values()]))
-            held = spans.get("messages") or left_out.get("messages")
-            held_out = {} if held is None else {"messages": lazy.EncodedItems(body.blob, held[0], "The channel messages")}
+            held = spans.get(GOAL_CHANNEL) or left_out.get(GOAL_CHANNEL)
+            held_out = {} if held is None else {
+                GOAL_CHANNEL: lazy.EncodedItems(body.blob, held[0], f"The channel {GOAL_CHANNEL}")}
             return (reduced, {c: (body.blob, span) for c, span in spans.items()}, writes, big_writes,
                     frozenset(left_out), held_out)
         return body, {}, writes, big_writes, frozenset(), {}

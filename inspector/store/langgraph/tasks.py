@@ -39,10 +39,13 @@ def _text(content: Any) -> str:
     return ""
 
 
+GOAL_CHANNEL = "messages"     # the channel whose first human message is a thread's goal
+
+
 def goal_of(values: dict) -> str:
     """The first human message's text in the ``messages`` channel (a list, or the items of
     one kept encoded, decoded until that message: ``EncodedItems``)."""
-    messages = values.get("messages")
+    messages = values.get(GOAL_CHANNEL)
     if isinstance(messages, EncodedItems):
         # (a human message's encoding holds "human" as its type or "HumanMessage" in its class)
         messages = messages.holding(b"human", b"HumanMessage")

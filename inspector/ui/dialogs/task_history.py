@@ -129,7 +129,6 @@ class TaskHistoryDialog(QDialog):
         if changed:
             self.status.setText(f"Changed at {plural(len(events) - unread, 'checkpoint')} ({plural(count, 'change')})."
                                 f"{damaged} Click one to show it in the timeline.")
-        self.filled = False
         self._fill(events, 0)
 
     def _fill(self, events: list[TaskEvent] | list[ValueEvent], start: int) -> None:

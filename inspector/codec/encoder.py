@@ -90,7 +90,7 @@ class PieceEncoder:
     def __init__(self) -> None:
         self._cache: dict[tuple, Encoded] = {}
         self._lists: dict[tuple, list[_ListChunk]] = {}
-        self._frozen_lists: dict[tuple, list] = {}     # path → the list last encoded there (``frozen``)
+        self._frozen_lists: dict[tuple, tuple[list, Encoded]] = {}   # path → the list last encoded there and its result (``frozen``)
         self._tables: dict[tuple, Chunk] = {}
         self.new_pieces: dict[bytes, bytes] = {}
         self._pack: Callable[[Any], bytes] = new_packer().pack
@@ -268,14 +268,19 @@ class PieceEncoder:
     # -- chunked lists -----------------------------------------------------------
     def _encode_chunked(self, value: list, path: tuple | None) -> Encoded:
         old = self._lists.get(path) if path is not None else None
-        before = self._frozen_lists.get(path) if self.frozen and path is not None and old else None
-        chunks = _ListLayout(self, value, old, before).chunks()
+        last = self._frozen_lists.get(path) if self.frozen and path is not None and old else None
+        if last is not None and last[0] is value:
+            # the very list encoded here last time, which nothing changes: the same chunks and
+            # table (a channel a put stores again as it was, a whole message history)
+            return last[1]
+        chunks = _ListLayout(self, value, old, last[0] if last is not None else None).chunks()
+        marker = self.table(ChunkedList, [c.chunk for c in chunks])
+        result = Encoded(marker, marker.size, None)
         if path is not None:
             self._lists[path] = chunks
             if self.frozen:
-                self._frozen_lists[path] = value
-        marker = self.table(ChunkedList, [c.chunk for c in chunks])
-        return Encoded(marker, marker.size, None)
+                self._frozen_lists[path] = (value, result)
+        return result
 
     def close_list_chunk(self, fps: list, forms: list, sizes: list, encoded: list, closed: bool) -> _ListChunk:
         """Store one list chunk piece."""

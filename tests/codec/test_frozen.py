@@ -46,3 +46,36 @@ def test_a_frozen_encoder_stores_what_a_looking_one_stores() -> None:
     assert calls == []                                          # appends: no chunk matched one by one
     frozen.encode({"messages": [_leaf(8, rnd), *items], "n": 0})    # not a prefix: chunk by chunk
     assert calls
+
+
+
+def test_the_very_list_encoded_again_is_its_last_result(monkeypatch) -> None:
+    """A channel a put stores again as it was (the same lowered list object): its chunks and
+    table are the last encoding's, without laying the list out again, and the save's digest,
+    size and new pieces are a looking encoder's; another list at that path in between goes
+    through its chunks again, and after ``forget`` everything is stored afresh."""
+    from inspector.codec import encoder
+    rnd = random.Random(11)
+    frozen, plain = PieceEncoder(), PieceEncoder()
+    frozen.frozen = True
+    items = [_leaf(n, rnd) for n in range(300)]
+    other = [*items, _leaf(300, rnd)]
+    layouts: list[int] = []
+    real = encoder._ListLayout
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        layouts.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(encoder, "_ListLayout", counted)
+    expected_layouts = [1, 0, 1, 1, 0]      # first, the same list, another, back, the same again
+    for value, n, laid in zip((items, items, other, items, items), range(5), expected_layouts, strict=True):
+        expected = plain.encode({"messages": value, "n": n})
+        layouts.clear()
+        assert frozen.encode({"messages": value, "n": n}) == expected
+        assert len(layouts) == laid
+    frozen.forget()
+    expected = plain.encode({"messages": items, "n": 6})
+    layouts.clear()
+    digest, size, pieces = frozen.encode({"messages": items, "n": 6})
+    assert (digest, size) == expected[:2]
+    assert len(layouts) == 1 and len(pieces) > 2      # laid out and stored again, every chunk

@@ -409,6 +409,10 @@ def _langgraph_cases(base: Path, root: Path) -> list[Case]:
                "lg_metadata_not_json": lambda p: _sql(p, "UPDATE checkpoints SET metadata=x'ff00'"),
                "lg_parent_cycle": lambda p: _sql(p, "UPDATE checkpoints SET parent_checkpoint_id=checkpoint_id"),
                "lg_zero_type": lambda p: _sql(p, "UPDATE checkpoints SET type=NULL, checkpoint=NULL"),
+               # the last checkpoint's id stored as a BLOB (it sorts after every text id): the
+               # storage report's pages once found it again after itself, forever
+               "lg_checkpoint_id_blob": lambda p: _sql(p, "UPDATE checkpoints SET checkpoint_id=CAST(checkpoint_id AS BLOB) "
+                                                          "WHERE rowid=(SELECT max(rowid) FROM checkpoints)"),
                "lg_huge_declared": _lg_huge_declared, "lg_many_tiny_ext": _lg_many_tiny_ext,
                "lg_ext_bomb": _lg_ext_bomb}
     cases = [Case("lg_clean", str(_copy(base, root / "lg_clean")), run="t1", a="t1:0", b="t1:1", expect_ok=True)]
@@ -442,6 +446,13 @@ def _lane_cases(base: Path, root: Path) -> list[Case]:
         "lane_write_bad_msgpack": lambda p: _sql(p, "UPDATE ci_lg_writes SET codec=0, data=x'c1c1c1'"),
         "lane_write_huge_declared": lambda p: _sql(p, "UPDATE ci_lg_writes SET codec=1, size=1000000000000"),
         "lane_write_channel_not_text": lambda p: _sql(p, "UPDATE ci_lg_writes SET channel=x'ff00'"),
+        # text columns holding BLOBs or numbers (found by mutating stores at random): a
+        # namespace and task paths as BLOBs once reached the snapshot as bytes (a traceback)
+        "lane_ns_blob": lambda p: _sql(p, "UPDATE ci_lg_lanes SET checkpoint_ns=x'96c6fc5ce4'"),
+        "lane_write_columns_not_text": lambda p: _sql(p, "UPDATE ci_lg_writes SET task_path=CAST(task_path AS BLOB), "
+                                                         "task_id=CAST(task_id AS BLOB), idx=idx || 'x', data='text'"),
+        "lane_body_not_bytes": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET body='text', type=x'ff', "
+                                                 "parent_checkpoint_id=7"),
         "lane_metadata_not_json": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET metadata=x'ff00'"),
         "lane_body_garbage": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET body=x'c1c1'"),
         "lane_parent_cycle": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET parent_checkpoint_id=checkpoint_id"),

@@ -22,6 +22,7 @@ from inspector.store import dberrors
 from inspector.store.langgraph.pregel import NULL_TASK_ID
 from inspector.store.langgraph.rows import (CHANNEL_SEP, BlobRow, HeadRow, ListRow, TaskOutputRow,
                                           ThreadRow, WriteRow)
+from inspector.store.langgraph.rows import as_int as _int, as_opt_text as _opt, as_text as _text
 from inspector.store.langgraph.shared_queries import SharedWriteQueries
 from inspector.store import sqlite_ro
 
@@ -86,22 +87,6 @@ ORDER BY chain.depth
 """
 
 
-def _int(value: Any) -> int:
-    """SQLite columns are dynamically typed: a crafted row may hold text where a number belongs."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return "" if value is None else str(value)
-
-
-def _opt(value: Any) -> str | None:
-    return None if value is None else _text(value)
 
 
 class SqliteReader(SharedWriteQueries):

@@ -14,8 +14,10 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
+from inspector.errors import StoreError
 from inspector.store import engine as _engine
 from inspector.store.engine import guard
+from inspector.store.langgraph.rows import as_text as _text
 from inspector.store.langgraph.store import LangGraphStore
 from inspector.store.disk import DiskUsage
 
@@ -47,12 +49,6 @@ class KeyRow(NamedTuple):
     meta: Any            # metadata text/bytes or a dict
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return "" if value is None else str(value)
-
-
 def iter_bodies(store: LangGraphStore, thread_id: str | None = None) -> Iterator[BodyRow]:
     """Every checkpoint with its body, by thread, namespace and id (pages of ``PAGE``)."""
     pg = store.engine.dialect.name == "postgresql"
@@ -78,8 +74,13 @@ def iter_bodies(store: LangGraphStore, thread_id: str | None = None) -> Iterator
         for r in rows:
             yield BodyRow(_text(r[0]), _text(r[1]), _text(r[2]), None if r[3] is None else _text(r[3]),
                           None if r[4] is None else _text(r[4]), r[5], int(r[6] or 0), int(r[7] or 0))
-        key = (_text(rows[-1][0]), _text(rows[-1][1]), _text(rows[-1][2]))
-        first = False
+        # the next page starts after the last row's key as stored: an id a damaged file holds as
+        # a BLOB sorts after every text one, so its text form would find that row again, forever
+        last = tuple(rows[-1][:3])
+        if not first and last == key:
+            raise StoreError(f"{store.display} lists checkpoint {_text(last[2])!r} of thread "
+                             f"{_text(last[0])!r} out of order: its checkpoints table is damaged.")
+        key, first = last, False
 
 
 def write_sizes(store: LangGraphStore) -> dict[tuple[str, str], tuple[int, int]]:

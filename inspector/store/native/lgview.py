@@ -23,7 +23,7 @@ from inspector.store.langgraph.decode import BlobError, decode_typed, pack, plai
 from inspector.store.langgraph.mapping import parse_metadata
 from inspector.store.langgraph.pregel import NULL_TASK_ID
 from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers
-from inspector.store.langgraph.rows import BlobRow, WriteRow
+from inspector.store.langgraph.rows import BlobRow, WriteRow, as_int, as_opt_text, as_text
 from inspector.store.langgraph.snapshot import build_snapshot
 from inspector import codec as pieces
 from inspector.store.native import blobs
@@ -31,6 +31,7 @@ from inspector.store.native.schema import lg_checkpoints, lg_lanes, lg_writes
 from inspector.taskstate import DEFAULT_TASK_CHANNEL
 
 LEAF = "__lg__"
+_BINARY = (bytes, bytearray, memoryview)
 
 
 def from_leaves(form: Any) -> Any:
@@ -50,8 +51,17 @@ def from_leaves(form: Any) -> Any:
 
 def _write_row(w: Any) -> WriteRow:
     """A stored pending write as the LangGraph adapter reads one (its value in LangGraph msgpack)."""
+    if not isinstance(w.data, _BINARY):     # a damaged file's row (SQLite columns take any type)
+        raise CorruptDataError(f"A stored pending write is a {type(w.data).__name__}, not bytes (the store is damaged).")
     value = from_leaves(pieces.unpack(blobs.decompress(w.codec, bytes(w.data), w.size)))
-    return WriteRow(w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, "msgpack", pack(value))
+    return _write(w, pack(value))
+
+
+def _write(w: Any, value: bytes) -> WriteRow:
+    """The LangGraph adapter's row of stored write ``w`` holding ``value``: its text columns as
+    text and its index as a number, whatever a damaged file holds there."""
+    return WriteRow(as_text(w.checkpoint_ns), as_text(w.checkpoint_id), as_text(w.task_id), as_text(w.task_path),
+                    as_int(w.idx), as_text(w.channel), "msgpack", value)
 
 
 class _LaneReader:
@@ -132,8 +142,11 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
     problems: list[str] = []
     # a body that cannot be read leaves the state (its own pieces) readable; LangGraph's
     # versions, and what they tell (next, tasks), are then unknown
+    kind = as_opt_text(row.type)
     try:
-        body = decode_typed(row.type, blobs.unpack_body(row.type, row.body))
+        if not isinstance(row.body, _BINARY):   # a damaged file's row (SQLite columns take any type)
+            raise CorruptDataError(f"it is a {type(row.body).__name__}, not bytes")
+        body = decode_typed(kind, blobs.unpack_body(kind or "", bytes(row.body)))
     except (BlobError, CorruptDataError) as err:
         body = {}
         problems.append(f"the LangGraph checkpoint (versions, next) cannot be read: {err}")
@@ -143,7 +156,7 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
             body = {}
     body = dict(body, channel_values=values)
     blob = BlobRow(type="msgpack", blob=pack(body), metadata=row.metadata,
-                   parent_id=row.parent_checkpoint_id)
+                   parent_id=as_opt_text(row.parent_checkpoint_id))
     writes: list[WriteRow] = []
     for w in conn.execute(sa.select(lg_writes).where(
             lg_writes.c.thread_id == row.thread_id, lg_writes.c.checkpoint_ns == row.checkpoint_ns,
@@ -152,13 +165,14 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
         try:
             writes.append(_write_row(w))
         except StoreError as err:   # the rest of the checkpoint still reads as LangGraph's
-            text = f"pending write {w.channel!r} of task {w.task_id}: {err}"
+            text = f"pending write {as_text(w.channel)!r} of task {as_text(w.task_id)}: {err}"
             problems.append(text)
-            writes.append(WriteRow(w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel,
-                                   "msgpack", pack({"__error__": text})))
-    namespaces = [r[0] for r in conn.execute(sa.select(lg_lanes.c.checkpoint_ns).where(
+            writes.append(_write(w, pack({"__error__": text})))
+    namespaces = [as_text(r[0]) for r in conn.execute(sa.select(lg_lanes.c.checkpoint_ns).where(
         lg_lanes.c.thread_id == row.thread_id))]
-    lane_info = dataclasses.replace(info, lane=row.checkpoint_ns)
+    # (the queries above and below match the row's columns as stored; what is shown is text)
+    thread_id, ns, checkpoint_id = as_text(row.thread_id), as_text(row.checkpoint_ns), as_text(row.checkpoint_id)
+    lane_info = dataclasses.replace(info, lane=ns)
     empties = None
     if load_state is not None:
         reader = _LaneReader(conn)
@@ -176,6 +190,6 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
                 cache.clear()
             cache.update({key: (marker, value) for key, value in proven.items()})
             return found
-    snapshot = build_snapshot(lane_info, row.thread_id, row.checkpoint_ns, row.checkpoint_id, blob, writes,
+    snapshot = build_snapshot(lane_info, thread_id, ns, checkpoint_id, blob, writes,
                               namespaces, task_channel=task_channel, empties=empties)
     return dataclasses.replace(snapshot, problems=(*snapshot.problems, *problems)) if problems else snapshot

@@ -10,9 +10,8 @@ by their re-serialized bytes.
 from __future__ import annotations
 
 import contextlib
-import sqlite3
-import urllib.parse
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -44,8 +43,11 @@ def langgraph_saver(target: str) -> Iterator[Any]:
     if tgt.backend == "sqlite":
         from langgraph.checkpoint.sqlite import SqliteSaver
         assert tgt.path is not None
-        conn = sqlite3.connect(f"file:{urllib.parse.quote(str(tgt.path))}?mode=ro", uri=True,
-                               check_same_thread=False)
+        from inspector.store import sqlite_ro
+        # read as the inspector reads a store: ``mode=ro`` alone would create the -wal and
+        # -shm of a clean WAL file and leave them beside it (a dry run changed its directory)
+        copies: dict = {}
+        conn = sqlite_ro.connect(Path(tgt.path), copies)
         try:
             saver = SqliteSaver(conn, serde=_strict())
             saver.is_setup = True       # never run its CREATE/ALTER on a database we only read
@@ -54,6 +56,7 @@ def langgraph_saver(target: str) -> Iterator[Any]:
             yield saver
         finally:
             conn.close()
+            copies.clear()
     else:
         import psycopg
         from langgraph.checkpoint.postgres import PostgresSaver

@@ -55,6 +55,24 @@ def test_dry_run_writes_nothing(corpus_sqlite: Path, tmp_path: Path, capsys: pyt
     assert store_files_digest(corpus_sqlite) == before
 
 
+def test_dry_run_leaves_a_clean_sources_directory_as_it_was(corpus_sqlite: Path, tmp_path: Path) -> None:
+    """A clean SqliteSaver file (WAL mode, no -wal or -shm beside it, as its saver leaves it
+    when it closes) gets no file beside it from a dry run: the verification reads it as the
+    inspector reads a store (before, LangGraph's saver on a ``mode=ro`` connection left an
+    empty -wal and a -shm)."""
+    folder = tmp_path / "src"
+    folder.mkdir()
+    src = folder / "lg.db"
+    with contextlib.closing(sqlite3.connect(f"file:{corpus_sqlite}?mode=ro", uri=True)) as a, \
+            contextlib.closing(sqlite3.connect(src)) as b:
+        a.backup(b)
+        assert b.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)
+    listing = {p.name: (p.stat().st_size, p.stat().st_mtime_ns, p.read_bytes()) for p in folder.iterdir()}
+    assert list(listing) == ["lg.db"]
+    assert main(["import", str(src), str(tmp_path / "native.db")]) == 0
+    assert {p.name: (p.stat().st_size, p.stat().st_mtime_ns, p.read_bytes()) for p in folder.iterdir()} == listing
+
+
 def test_import_sqlite_same_history_and_continues(corpus_sqlite: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture) -> None:
     src = tmp_path / "lg.db"

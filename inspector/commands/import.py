@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from inspector.commands._common import add_budget_args, add_json_arg, fmt_size, print_json
+from inspector.commands._common import add_budget_args, add_json_arg, escape_control, fmt_size, print_json
 from inspector.errors import StoreError
 from inspector.humanize import plural
 
@@ -114,13 +114,13 @@ def run(args: argparse.Namespace) -> int:
         ratio = f" ({src_bytes / dst_bytes:.1f}x smaller)" if dst_bytes and src_bytes > dst_bytes else ""
         print(f"Size: {fmt_size(src_bytes)} in the LangGraph database, {fmt_size(dst_bytes)} as a native store{ratio}.")
         for line in report.skipped[:20]:
-            print(f"  skipped {line}")
+            print(f"  skipped {escape_control(line)}")
         if verification is not None:
             if verification.differences:
-                print(f"Verification FAILED: {len(verification.differences)} of {verification.checkpoints} "
-                      "checkpoints differ:")
+                print(f"Verification FAILED ({plural(len(verification.differences), 'difference')}, "
+                      f"{plural(verification.checkpoints, 'checkpoint')} compared):")
                 for line in verification.differences[:20]:
-                    print(f"  {line}")
+                    print(f"  {escape_control(line)}")     # (ids and tags as a damaged file holds them)
             else:
                 print(f"Verified: LangGraph's saver on the source and InspectorSaver on the copy list the same "
                       f"{verification.checkpoints} checkpoints (values, versions, metadata, parents, pending writes).")

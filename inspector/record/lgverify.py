@@ -84,6 +84,19 @@ def _shape(t: Any, serde: Any) -> dict:
     }
 
 
+def _listed(saver: Any, config: RunnableConfig, serde: Any, failure: str, result: Verification) -> dict | None:
+    """Every checkpoint of a thread as a saver lists it, by key; None (and ``failure`` with the
+    reason among the differences) when the saver fails on one: LangGraph's own deserializer
+    raises on a damaged row (an unknown type tag, bytes that are not msgpack), where the import
+    read around it."""
+    try:
+        return {_key(t): _shape(t, serde) for t in saver.list(config)}
+    except Exception as err:     # a third-party reader on a file that may be damaged or hostile
+        text = " ".join(str(err).split())[:300] or type(err).__name__
+        result.differences.append(f"{failure} ({type(err).__name__}: {text})")
+        return None
+
+
 def verify(source: str, destination: str, thread_ids: list[str]) -> Verification:
     """Compare every checkpoint of these threads on both sides."""
     from inspector.record.langgraph import InspectorSaver
@@ -93,15 +106,24 @@ def verify(source: str, destination: str, thread_ids: list[str]) -> Verification
         for thread_id in thread_ids:
             result.threads += 1
             config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
-            a = {_key(t): _shape(t, serde) for t in theirs.list(config)}
-            b = {_key(t): _shape(t, serde) for t in ours.list(config)}
+            a = _listed(theirs, config, serde, f"{thread_id}: LangGraph's saver cannot read the source", result)
+            b = _listed(ours, config, serde, f"{thread_id}: InspectorSaver cannot read the copy", result)
+            if a is None or b is None:
+                continue
             result.checkpoints += len(a)
-            for key in sorted(set(a) | set(b)):
+            # (a damaged file's ids may come back as bytes from LangGraph's saver: keys sort
+            # and print as text)
+            for key in sorted(set(a) | set(b), key=_label):
                 if key not in b:
-                    result.differences.append(f"{' '.join(key)}: missing in the destination")
+                    result.differences.append(f"{_label(key)}: missing in the destination")
                 elif key not in a:
-                    result.differences.append(f"{' '.join(key)}: not in the source")
+                    result.differences.append(f"{_label(key)}: not in the source")
                 elif a[key] != b[key]:
                     what = ", ".join(k for k in a[key] if a[key][k] != b[key][k])
-                    result.differences.append(f"{' '.join(key)}: {what} differ")
+                    result.differences.append(f"{_label(key)}: {what} differ")
     return result
+
+
+def _label(key: tuple) -> str:
+    """A checkpoint key (thread, namespace, id) as text."""
+    return " ".join(part.decode("utf-8", "replace") if isinstance(part, bytes) else str(part) for part in key)

@@ -76,7 +76,7 @@ def plan(store: NativeStore, rules: Rules, *, pieces: bool = True) -> PrunePlan:
     runs = {r.id: r for r in usage_sql.list_runs(store)}
     plans = tuple(RunPlan(run=rid, name=runs[rid].name if rid in runs else rid,
                           status=runs[rid].status if rid in runs else "", remove=len(ids),
-                          keep=(runs[rid].checkpoint_count if rid in runs else 0) - len(ids))
+                          keep=max((runs[rid].checkpoint_count if rid in runs else 0) - len(ids), 0))
                   for rid, ids in sorted(by_run.items(), key=lambda kv: -len(kv[1])))
     return PrunePlan(store=display, kind="native", runs=plans, remove_checkpoints=len(found),
                      total_checkpoints=total, rows_bytes=rows_bytes, content_bytes=content, pieces=count,

@@ -316,6 +316,11 @@ def _native_cases(base: Path, root: Path) -> list[Case]:
         "wrong_column_types": lambda p: _sql(p, "UPDATE ci_checkpoints SET size=x'00ff', ops='many', "
                                                 "tasks_done=1.5, name=42, parent_id='p' WHERE seq=1",
                                              "UPDATE ci_runs SET owner_pid='me', epoch=x'01', checkpoint_count='x' WHERE id='r2'"),
+        # a run whose checkpoints a prune would remove (no fork, not running) counting them
+        # in text: the plan once subtracted from it (a traceback)
+        "prunable_count_as_text": lambda p: _sql(p, f"DELETE FROM ci_runs WHERE id='{FORK}'",
+                                                 f"UPDATE ci_runs SET status='completed', checkpoint_count='x' "
+                                                 f"WHERE id='{RUN}'"),
         "seq_as_text": lambda p: _sql(p, "UPDATE ci_checkpoints SET seq='one' WHERE seq=1"),
         "hash_as_text": lambda p: _sql(p, "UPDATE ci_checkpoints SET state_hash=hex(state_hash) WHERE seq=1"),
         "hash_wrong_length": lambda p: _set_state(p, b"\x01\x02"),

@@ -44,6 +44,8 @@ COMMANDS = {
     "delete (dry run)": lambda c: ["delete", c.store, c.run, *([FORK] if c.run == RUN and c.forked else [])],
     "info": lambda c: ["info", c.store],
     "info --json": lambda c: ["info", c.store, "--json"],
+    "prune (dry run)": lambda c: ["prune", c.store, "--keep-last", "1"],
+    "prune --json": lambda c: ["prune", c.store, "--keep-last", "1", "--json"],
     # a dry run (the destination is never written: the listing test would see it), verified
     # with LangGraph's own saver on the damaged source
     "import": lambda c: ["import", c.store, f"{c.store}.import-dry-run.db"],

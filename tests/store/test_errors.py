@@ -100,3 +100,17 @@ def test_postgres_without_a_server_is_unreachable() -> None:
     engine.dispose()
     assert error_kind(caught.value) == "unreachable"
     assert str(translate(caught.value, "pg")).startswith("Cannot reach the database at pg:")
+
+
+def test_guard_translates_a_raw_cursors_driver_error(tmp_path: Path) -> None:
+    """A hot path's raw DB-API cursor (not wrapped by SQLAlchemy) failing inside ``guard``
+    gives the store's one sentence, as a wrapped error does: a prune plan streaming its
+    candidates from a file whose pages are damaged once ended in sqlite3.DatabaseError."""
+    from inspector.store.engine import guard
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is no database" * 100)
+    with pytest.raises(NotAStoreError) as caught, guard("junk.db"):
+        sqlite3.connect(junk).cursor().execute("PRAGMA schema_version").fetchone()
+    assert "junk.db" in str(caught.value)
+    with pytest.raises(ZeroDivisionError), guard("junk.db"):     # anything else passes through as it is
+        _ = 1 / 0

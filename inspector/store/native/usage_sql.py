@@ -83,7 +83,24 @@ def list_runs(store: NativeReads, run_id: str | None = None) -> list[RunRow]:
     if run_id is not None:
         sql, params = sql + " WHERE id = ?", (run_id,)
     with store._connection() as cur:     # _fetch: text that is not UTF-8 is that row's damage
-        return [RunRow(*r) for r in store._fetch(cur, sql + " ORDER BY created, id", params)[1]]
+        return [_run_row(r) for r in store._fetch(cur, sql + " ORDER BY created, id", params)[1]]
+
+
+def _run_row(row: Any) -> RunRow:
+    """A run's row with its columns as the types they name: a damaged file's row may hold
+    text or bytes where a number belongs (0 then) and bytes or numbers where text does."""
+    run_id, name, status, created, updated, count, parent = row
+
+    def text(value: Any) -> str:
+        return value if isinstance(value, str) else bytes(value).decode("utf-8", "replace") \
+            if isinstance(value, bytes) else "" if value is None else str(value)
+
+    def real(value: Any) -> float:
+        return float(value) if type(value) in (int, float) and abs(value) < 1e12 else 0.0
+
+    return RunRow(text(run_id), text(name), text(status), real(created), real(updated),
+                  count if type(count) is int and 0 <= count < 2 ** 53 else 0,
+                  None if parent is None else text(parent))
 
 
 _PAGE_SQL = (f"SELECT run_id, seq, id, created, state_hash, tasks_hash, size, ops, checks_passed, checks_total "

@@ -202,6 +202,16 @@ def transient_refusal(conn: Any, err: BaseException) -> bool:
             and getattr(conn, "ci_signature", ("",))[0] == SHARED)
 
 
+def undecodable(err: UnicodeDecodeError) -> sqlite3.DatabaseError:
+    """SQLite's error for a file whose schema holds text that is not UTF-8: the standard
+    library raises UnicodeDecodeError when the message SQLite gives (which quotes that text)
+    cannot be decoded. As SQLITE_CORRUPT, so that it reads as a corrupt store."""
+    found = sqlite3.DatabaseError(f"its schema holds text that is not UTF-8 ({err.reason})")
+    found.sqlite_errorcode = 11            # SQLITE_CORRUPT
+    found.sqlite_errorname = "SQLITE_CORRUPT"
+    return found
+
+
 def retrying(conn: Any, call: Any, *args: Any) -> Any:
     """``call(*args)``, again after a transient refusal (``transient_refusal``), up to
     ``READONLY_RETRIES`` times; any other error, or the last refusal, is raised."""
@@ -209,6 +219,8 @@ def retrying(conn: Any, call: Any, *args: Any) -> Any:
     for attempt in range(READONLY_RETRIES + 1):
         try:
             return call(*args)
+        except UnicodeDecodeError as err:
+            raise undecodable(err) from err
         except sqlite3.OperationalError as err:
             if attempt == READONLY_RETRIES or not transient_refusal(conn, err):
                 raise
@@ -247,6 +259,9 @@ def _open(path: Path, copies: dict, factory: type[ReadConnection]) -> ReadConnec
     conn.ci_signature = signature_now
     try:
         conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()   # opens the files now
+    except UnicodeDecodeError as err:
+        conn.close()
+        raise undecodable(err) from err
     except sqlite3.Error:
         conn.close()
         raise

@@ -321,6 +321,11 @@ def _native_cases(base: Path, root: Path) -> list[Case]:
         "prunable_count_as_text": lambda p: _sql(p, f"DELETE FROM ci_runs WHERE id='{FORK}'",
                                                  f"UPDATE ci_runs SET status='completed', checkpoint_count='x' "
                                                  f"WHERE id='{RUN}'"),
+        # a schema entry whose name is not UTF-8 and whose SQL does not parse: SQLite's message
+        # quotes the name, and the standard library raised UnicodeDecodeError decoding it
+        "schema_name_not_utf8": lambda p: _sql(p, "PRAGMA writable_schema=ON",
+                                               "UPDATE sqlite_master SET name=CAST(x'63695f70eb' AS TEXT), "
+                                               "sql='CREATE TABLE ci_pins (' WHERE name='ci_pins'"),
         "seq_as_text": lambda p: _sql(p, "UPDATE ci_checkpoints SET seq='one' WHERE seq=1"),
         "hash_as_text": lambda p: _sql(p, "UPDATE ci_checkpoints SET state_hash=hex(state_hash) WHERE seq=1"),
         "hash_wrong_length": lambda p: _set_state(p, b"\x01\x02"),
@@ -420,6 +425,10 @@ def _langgraph_cases(base: Path, root: Path) -> list[Case]:
                # import's verification once let that through as a traceback)
                "lg_unknown_type_tag": lambda p: _sql(p, "UPDATE checkpoints SET type='msgpack\x01' "
                                                         "WHERE rowid=(SELECT min(rowid) FROM checkpoints)"),
+               # a pending write's index beyond 64 bits (a REAL in the column): import's copy once
+               # failed on it with OverflowError
+               "lg_write_index_huge": lambda p: _sql(p, "UPDATE writes SET idx=1e308 "
+                                                        "WHERE rowid=(SELECT min(rowid) FROM writes)"),
                "lg_checkpoint_id_blob": lambda p: _sql(p, "UPDATE checkpoints SET checkpoint_id=CAST(checkpoint_id AS BLOB) "
                                                           "WHERE rowid=(SELECT max(rowid) FROM checkpoints)"),
                "lg_huge_declared": _lg_huge_declared, "lg_many_tiny_ext": _lg_many_tiny_ext,

@@ -106,6 +106,8 @@ def _body(body: BlobRow) -> dict:
 
 
 def _write(row: WriteRow) -> LaneWrite:
+    if not -2 ** 63 <= row.idx < 2 ** 63:     # (a damaged row: no database column holds it)
+        raise ValueError("a pending write's index is out of range (beyond 64 bits)")
     return LaneWrite(task_id=row.task_id, idx=row.idx, channel=row.channel, task_path=row.task_path or "",
                      data=pieces.pack(typed_form(row.type, row.value)))
 

@@ -13,28 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 
-def as_int(value: Any) -> int:
-    """A number column as stored: SQLite columns are dynamically typed, and a crafted or
-    damaged row may hold text or bytes where a number belongs (0 then)."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
-
-
-def as_text(value: Any) -> str:
-    """A text column as stored: bytes (a BLOB where text belongs) decoded with replacement
-    characters, a number as its digits, NULL as ``""``."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return "" if value is None else str(value)
-
-
-def as_opt_text(value: Any) -> str | None:
-    """``as_text`` keeping NULL as None."""
-    return None if value is None else as_text(value)
-
-
 class ThreadRow(NamedTuple):
     """One thread: first and last checkpoint ids (any namespace) and how many there are."""
 

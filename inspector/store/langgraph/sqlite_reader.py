@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from inspector.errors import StoreError
 from inspector.store import dberrors
 from inspector.store.langgraph.pregel import NULL_TASK_ID
+from inspector.store.columns import as_int as _int, as_opt_text as _opt, as_text as _text
 from inspector.store.langgraph.rows import (CHANNEL_SEP, BlobRow, HeadRow, ListRow, TaskOutputRow,
                                           ThreadRow, WriteRow)
-from inspector.store.langgraph.rows import as_int as _int, as_opt_text as _opt, as_text as _text
 from inspector.store.langgraph.shared_queries import SharedWriteQueries
 from inspector.store import sqlite_ro
 
@@ -85,8 +85,6 @@ SELECT chain.cid, CAST(c.metadata AS BLOB) FROM chain
 JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.cid
 ORDER BY chain.depth
 """
-
-
 
 
 class SqliteReader(SharedWriteQueries):

@@ -16,8 +16,8 @@ import sqlalchemy as sa
 
 from inspector.errors import StoreError
 from inspector.store import engine as _engine
+from inspector.store.columns import as_text as _text
 from inspector.store.engine import guard
-from inspector.store.langgraph.rows import as_text as _text
 from inspector.store.langgraph.store import LangGraphStore
 from inspector.store.disk import DiskUsage
 

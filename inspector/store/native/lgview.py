@@ -18,12 +18,13 @@ from collections.abc import Callable
 import sqlalchemy as sa
 
 from inspector.errors import CorruptDataError, StoreError
+from inspector.store.columns import as_int, as_opt_text, as_text
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.langgraph.decode import BlobError, decode_typed, pack, plain_or_error
 from inspector.store.langgraph.mapping import parse_metadata
 from inspector.store.langgraph.pregel import NULL_TASK_ID
 from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers
-from inspector.store.langgraph.rows import BlobRow, WriteRow, as_int, as_opt_text, as_text
+from inspector.store.langgraph.rows import BlobRow, WriteRow
 from inspector.store.langgraph.snapshot import build_snapshot
 from inspector import codec as pieces
 from inspector.store.native import blobs

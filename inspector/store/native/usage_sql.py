@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector import codec as pieces
 from inspector.errors import CorruptDataError
+from inspector.store.columns import as_opt_text, as_real, as_text
 from inspector.store.disk import DiskUsage
 from inspector.store.native import blobs
 from inspector.store.native.reads import FETCH_BATCH, NativeReads, marks
@@ -87,20 +88,11 @@ def list_runs(store: NativeReads, run_id: str | None = None) -> list[RunRow]:
 
 
 def _run_row(row: Any) -> RunRow:
-    """A run's row with its columns as the types they name: a damaged file's row may hold
-    text or bytes where a number belongs (0 then) and bytes or numbers where text does."""
+    """A run's row with its columns as the types they name (a damaged file's row may hold text
+    or bytes where a number belongs, bytes or numbers where text does)."""
     run_id, name, status, created, updated, count, parent = row
-
-    def text(value: Any) -> str:
-        return value if isinstance(value, str) else bytes(value).decode("utf-8", "replace") \
-            if isinstance(value, bytes) else "" if value is None else str(value)
-
-    def real(value: Any) -> float:
-        return float(value) if type(value) in (int, float) and abs(value) < 1e12 else 0.0
-
-    return RunRow(text(run_id), text(name), text(status), real(created), real(updated),
-                  count if type(count) is int and 0 <= count < 2 ** 53 else 0,
-                  None if parent is None else text(parent))
+    return RunRow(as_text(run_id), as_text(name), as_text(status), as_real(created), as_real(updated),
+                  count if type(count) is int and 0 <= count < 2 ** 53 else 0, as_opt_text(parent))
 
 
 _PAGE_SQL = (f"SELECT run_id, seq, id, created, state_hash, tasks_hash, size, ops, checks_passed, checks_total "

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 from inspector.retention.rules import PrunePlan, RunPlan
 from inspector.store.engine import guard, make_engine
+from inspector.store.columns import BINARY
 from inspector.store.native import pins as pin_sql
 from inspector.store.native import prune_sql, usage_sql
 from inspector.store.native.prune_sql import Candidate, Rules
@@ -62,7 +63,7 @@ def plan(store: NativeStore, rules: Rules, *, pieces: bool = True) -> PrunePlan:
         doomed: dict[bytes, int] = {}
         for cand in found:
             for digest in (cand.state_hash, cand.tasks_hash):
-                if digest:
+                if digest and isinstance(digest, BINARY):   # (a damaged row's text hash names no piece)
                     doomed[bytes(digest)] = doomed.get(bytes(digest), 0) + 1
         with guard(display), engine.connect() as conn:
             counts = prune_sql.root_counts(conn)
@@ -138,7 +139,7 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
     after = usage_sql.disk_usage(reader).total_bytes
     plans = tuple(RunPlan(run=rid, name=runs[rid].name if rid in runs else rid,
                           status=runs[rid].status if rid in runs else "", remove=n,
-                          keep=(runs[rid].checkpoint_count if rid in runs else 0) - n)
+                          keep=max((runs[rid].checkpoint_count if rid in runs else 0) - n, 0))
                   for rid, n in sorted(removed.items(), key=lambda kv: -kv[1]))
     notes = () if deleted == len(found) else (
         f"{plural(len(found) - deleted, 'selected checkpoint')} became protected while pruning and "

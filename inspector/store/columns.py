@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+BINARY = (bytes, bytearray, memoryview)     # what a BLOB column's value may come back as
+
 
 def as_int(value: Any) -> int:
     """An integer column's value (0 when it holds no number)."""

@@ -321,6 +321,11 @@ def _native_cases(base: Path, root: Path) -> list[Case]:
         "prunable_count_as_text": lambda p: _sql(p, f"DELETE FROM ci_runs WHERE id='{FORK}'",
                                                  f"UPDATE ci_runs SET status='completed', checkpoint_count='x' "
                                                  f"WHERE id='{RUN}'"),
+        # the same with a prunable checkpoint's state hash in text: the plan's count of the pieces
+        # it frees once took it for bytes (a traceback)
+        "prunable_hash_as_text": lambda p: _sql(p, f"DELETE FROM ci_runs WHERE id='{FORK}'",
+                                                f"UPDATE ci_runs SET status='completed' WHERE id='{RUN}'",
+                                                "UPDATE ci_checkpoints SET state_hash=hex(state_hash) WHERE seq=0"),
         # a schema entry whose name is not UTF-8 and whose SQL does not parse: SQLite's message
         # quotes the name, and the standard library raised UnicodeDecodeError decoding it
         "schema_name_not_utf8": lambda p: _sql(p, "PRAGMA writable_schema=ON",

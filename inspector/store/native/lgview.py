@@ -18,7 +18,7 @@ from collections.abc import Callable
 import sqlalchemy as sa
 
 from inspector.errors import CorruptDataError, StoreError
-from inspector.store.columns import as_int, as_opt_text, as_text
+from inspector.store.columns import BINARY, as_int, as_opt_text, as_text
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.langgraph.decode import BlobError, decode_typed, pack, plain_or_error
 from inspector.store.langgraph.mapping import parse_metadata
@@ -32,7 +32,6 @@ from inspector.store.native.schema import lg_checkpoints, lg_lanes, lg_writes
 from inspector.taskstate import DEFAULT_TASK_CHANNEL
 
 LEAF = "__lg__"
-_BINARY = (bytes, bytearray, memoryview)
 
 
 def from_leaves(form: Any) -> Any:
@@ -52,7 +51,7 @@ def from_leaves(form: Any) -> Any:
 
 def _write_row(w: Any) -> WriteRow:
     """A stored pending write as the LangGraph adapter reads one (its value in LangGraph msgpack)."""
-    if not isinstance(w.data, _BINARY):     # a damaged file's row (SQLite columns take any type)
+    if not isinstance(w.data, BINARY):     # a damaged file's row (SQLite columns take any type)
         raise CorruptDataError(f"A stored pending write is a {type(w.data).__name__}, not bytes (the store is damaged).")
     value = from_leaves(pieces.unpack(blobs.decompress(w.codec, bytes(w.data), w.size)))
     return _write(w, pack(value))
@@ -145,7 +144,7 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
     # versions, and what they tell (next, tasks), are then unknown
     kind = as_opt_text(row.type)
     try:
-        if not isinstance(row.body, _BINARY):   # a damaged file's row (SQLite columns take any type)
+        if not isinstance(row.body, BINARY):   # a damaged file's row (SQLite columns take any type)
             raise CorruptDataError(f"it is a {type(row.body).__name__}, not bytes")
         body = decode_typed(kind, blobs.unpack_body(kind or "", bytes(row.body)))
     except (BlobError, CorruptDataError) as err:

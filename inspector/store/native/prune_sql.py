@@ -18,6 +18,7 @@ from typing import NamedTuple
 import sqlalchemy as sa
 
 from inspector.store import engine as _engine
+from inspector.store.columns import BINARY
 from inspector.store.native import live
 from inspector.store.native import pins as pin_sql
 from inspector.store.native.schema import blobs as blob_table
@@ -130,8 +131,9 @@ def root_counts(conn: sa.Connection) -> dict[bytes, int]:
     out: dict[bytes, int] = {}
     for column in (c.state_hash, c.tasks_hash):
         for digest, n in conn.execute(sa.select(column, sa.func.count()).where(column.is_not(None)).group_by(column)):
-            key = bytes(digest)
-            out[key] = out.get(key, 0) + int(n)
+            if isinstance(digest, BINARY):      # a damaged row's text or number names no piece
+                key = bytes(digest)
+                out[key] = out.get(key, 0) + int(n)
     return out
 
 

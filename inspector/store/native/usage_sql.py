@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector import codec as pieces
 from inspector.errors import CorruptDataError
-from inspector.store.columns import as_opt_text, as_real, as_text
+from inspector.store.columns import BINARY, as_opt_text, as_real, as_text
 from inspector.store.disk import DiskUsage
 from inspector.store.native import blobs
 from inspector.store.native.reads import FETCH_BATCH, NativeReads, marks
@@ -224,7 +224,8 @@ def distinct_roots(conn: sa.Connection, min_id: int = 0) -> tuple[set[bytes], in
     for column in (checkpoints.c.state_hash, checkpoints.c.tasks_hash):
         for (digest,) in conn.execute(sa.select(column).where(checkpoints.c.id > min_id, column.is_not(None))
                                       .distinct()):
-            found.add(bytes(digest))
+            if isinstance(digest, BINARY):      # a damaged row's text or number names no piece
+                found.add(bytes(digest))
     top = conn.execute(sa.select(sa.func.max(checkpoints.c.id))).scalar()
     return found, int(top or 0)
 

@@ -75,3 +75,24 @@ def test_crewai_folder_with_a_damaged_file_and_a_listing_over_its_budget(store_c
     monkeypatch.setattr(base, "MAX_CATALOG_BYTES", 50_000)
     with pytest.raises(StoreError, match="too large"), open_store(path) as store:
         store.list_runs()
+
+
+def test_agents_usage_rows_whose_counts_are_not_numbers(store_copy) -> None:
+    """An Advanced session's usage rows holding text or bytes where counts and turns belong
+    (found by mutating stores at random): the run lists and its checkpoints load, such a count
+    reading as 0 and such a turn as none (the sum and the turn comparison once failed)."""
+    path = store_copy("agents_advanced.db")
+    store_copy.modified = True
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE turn_usage SET total_tokens = 'many', requests = x'00' "
+                 "WHERE rowid = (SELECT min(rowid) FROM turn_usage)")
+    conn.execute("UPDATE turn_usage SET user_turn_number = x'ff' WHERE rowid = (SELECT max(rowid) FROM turn_usage)")
+    conn.commit()
+    conn.close()
+    with open_store(path) as store:
+        runs = {r.id: r for r in store.list_runs()}
+        assert isinstance(runs["planner"].labels["tokens"], int)
+        for run_id in runs:
+            for cp in store.list_checkpoints(run_id):
+                usage = store.load(cp.id).state.get("usage")
+                assert usage is None or all(isinstance(v, int) for v in usage["total"].values())

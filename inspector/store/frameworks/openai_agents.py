@@ -267,9 +267,10 @@ class OpenAIAgentsStore(EngineCatalogStore):
         for sid, branch, turn, req, inp, outp, total in self._all(
                 f"SELECT session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, "
                 f"total_tokens FROM {q(self.tables.usage)} ORDER BY user_turn_number"):
+            # (a damaged row's counts may be text or bytes: such a count reads as 0, such a turn as none)
             out.setdefault((str(sid), str(branch or "main")), []).append(
-                {"turn": turn, "requests": req or 0, "input_tokens": inp or 0, "output_tokens": outp or 0,
-                 "total_tokens": total or 0})
+                {"turn": turn if _is_count(turn) else None, "requests": _count(req), "input_tokens": _count(inp),
+                 "output_tokens": _count(outp), "total_tokens": _count(total)})
         return out
 
     def _row(self, mid: int, message: tuple[str, float, str], tools: dict[str, str], turn: int | None) -> _Row:
@@ -373,6 +374,15 @@ class OpenAIAgentsStore(EngineCatalogStore):
             if done and info.kind != "fork" and meta.get("turn") == done[-1]["turn"]:
                 meta["turn_usage"] = done[-1]
         return Snapshot(info=info, state=state, tasks=None, meta=meta)
+
+
+def _is_count(value: Any) -> bool:
+    return type(value) is int and 0 <= value < 2 ** 63
+
+
+def _count(value: Any) -> int:
+    """A usage count as stored (0 for NULL, or for anything that is not one)."""
+    return value if _is_count(value) else 0
 
 
 class OpenAIAgentsAdapter(StoreAdapter):

@@ -78,15 +78,17 @@ def test_crewai_folder_with_a_damaged_file_and_a_listing_over_its_budget(store_c
 
 
 def test_agents_usage_rows_whose_counts_are_not_numbers(store_copy) -> None:
-    """An Advanced session's usage rows holding text or bytes where counts and turns belong
-    (found by mutating stores at random): the run lists and its checkpoints load, such a count
-    reading as 0 and such a turn as none (the sum and the turn comparison once failed)."""
+    """An Advanced session's usage rows holding text or bytes where counts and turns belong,
+    and a structure row whose message id is text (found by mutating stores at random): the
+    runs list and their checkpoints load, such a count reading as 0, such a turn as none and
+    such a row as naming no message (a sum, a comparison and int() once failed)."""
     path = store_copy("agents_advanced.db")
     store_copy.modified = True
     conn = sqlite3.connect(path)
     conn.execute("UPDATE turn_usage SET total_tokens = 'many', requests = x'00' "
                  "WHERE rowid = (SELECT min(rowid) FROM turn_usage)")
     conn.execute("UPDATE turn_usage SET user_turn_number = x'ff' WHERE rowid = (SELECT max(rowid) FROM turn_usage)")
+    conn.execute("UPDATE message_structure SET message_id = 'x' WHERE rowid = (SELECT max(rowid) FROM message_structure)")
     conn.commit()
     conn.close()
     with open_store(path) as store:

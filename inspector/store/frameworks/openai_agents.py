@@ -241,8 +241,10 @@ class OpenAIAgentsStore(EngineCatalogStore):
             for sid, mid, branch, turn, made in self._all(
                     f"SELECT session_id, message_id, branch_id, branch_turn_number, created_at "
                     f"FROM {q(self.tables.structure)} ORDER BY sequence_number, id"):
+                if type(mid) is not int:    # a damaged row's message id (text, bytes) names no message
+                    continue
                 key = (str(sid), str(branch or "main"))
-                lanes.setdefault(key, []).append((int(mid), int(turn) if isinstance(turn, int) else None))
+                lanes.setdefault(key, []).append((mid, turn if type(turn) is int else None))
                 self._branch_made.setdefault(key, parse_time(made))
                 structured.add(str(sid))
         for mid, (sid, _created, _text) in messages.items():  # sessions written without structure rows

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
+from inspector.store.columns import as_text
 from inspector.store.engine import parse_target
 
 
@@ -126,4 +127,4 @@ def verify(source: str, destination: str, thread_ids: list[str]) -> Verification
 
 def _label(key: tuple) -> str:
     """A checkpoint key (thread, namespace, id) as text."""
-    return " ".join(part.decode("utf-8", "replace") if isinstance(part, bytes) else str(part) for part in key)
+    return " ".join(map(as_text, key))

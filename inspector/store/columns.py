@@ -21,6 +21,12 @@ def as_int(value: Any) -> int:
         return 0
 
 
+def as_count(value: Any) -> int | None:
+    """A count column's value (a row count, a token count, a turn number): a whole number from
+    0 below 2^63, else None (NULL, text, bytes, a real, a negative one)."""
+    return value if type(value) is int and 0 <= value < 2 ** 63 else None
+
+
 def as_real(value: Any, bound: float = 1e12) -> float:
     """A time or other real column's value (0.0 when it holds no number, or one past ``bound``)."""
     return float(value) if type(value) in (int, float) and abs(value) < bound else 0.0

@@ -3,6 +3,8 @@ read commands' SQLite path uses it; ``engine.translate`` adds SQLAlchemy's own e
 
 from __future__ import annotations
 
+import sqlite3
+
 from inspector.errors import CorruptDataError, NotAStoreError, StoreError
 
 # SQLite primary result codes (https://sqlite.org/rescode.html); extended codes carry the
@@ -18,6 +20,16 @@ _SQLSTATE_KINDS = {"57P01": "unreachable", "57P02": "unreachable", "57P03": "unr
                    "25006": "read-only", "55P03": "locked", "XX001": "corrupt", "XX002": "corrupt"}
 
 
+def is_driver_error(err: BaseException) -> bool:
+    """Whether ``err`` is a DB-API error of the drivers stores are opened with (sqlite3,
+    psycopg), known as ``driver_kind`` knows them."""
+    return isinstance(err, sqlite3.Error) or _is_psycopg(err)
+
+
+def _is_psycopg(err: BaseException) -> bool:
+    return type(err).__module__.split(".")[0] == "psycopg"
+
+
 def driver_kind(driver: BaseException) -> str | None:
     """The kind of a DB-API error from its code, never from its message: 'not-a-database',
     'corrupt', 'locked', 'cannot-open', 'read-only', 'unreachable', or None.
@@ -27,7 +39,7 @@ def driver_kind(driver: BaseException) -> str | None:
     code = getattr(driver, "sqlite_errorcode", None)
     if isinstance(code, int):
         return _SQLITE_KINDS.get(code & 0xFF)
-    if type(driver).__module__.split(".")[0] == "psycopg":
+    if _is_psycopg(driver):
         state = getattr(driver, "sqlstate", None)
         if state is None:
             return "unreachable" if type(driver).__name__ in ("OperationalError", "InterfaceError") else None

@@ -206,18 +206,9 @@ def guard(display: str) -> Iterator[None]:
         raise translate(err, display) from err
     except Exception as err:
         # a driver's own error, from a raw cursor the hot paths use (SQLAlchemy wraps the rest)
-        if _raw_driver_error(err):
+        if dberrors.is_driver_error(err):
             raise translate(err, display) from err
         raise
-
-
-def _raw_driver_error(err: BaseException) -> bool:
-    """Whether ``err`` is a DB-API error of the drivers stores are opened with."""
-    if isinstance(err, sqlite3.Error):
-        return True
-    import sys
-    psycopg = sys.modules.get("psycopg")     # (loaded only when a PostgreSQL store is open)
-    return psycopg is not None and isinstance(err, psycopg.Error)
 
 
 # SQLSTATEs after which the same transaction may simply be tried again: the server is

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
+from inspector.store.columns import as_count
 from inspector.store.engine import Target, guard
 from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore,
                                              number_checkpoints, parse_json)
@@ -271,8 +272,8 @@ class OpenAIAgentsStore(EngineCatalogStore):
                 f"total_tokens FROM {q(self.tables.usage)} ORDER BY user_turn_number"):
             # (a damaged row's counts may be text or bytes: such a count reads as 0, such a turn as none)
             out.setdefault((str(sid), str(branch or "main")), []).append(
-                {"turn": turn if _is_count(turn) else None, "requests": _count(req), "input_tokens": _count(inp),
-                 "output_tokens": _count(outp), "total_tokens": _count(total)})
+                {"turn": as_count(turn), "requests": as_count(req) or 0, "input_tokens": as_count(inp) or 0,
+                 "output_tokens": as_count(outp) or 0, "total_tokens": as_count(total) or 0})
         return out
 
     def _row(self, mid: int, message: tuple[str, float, str], tools: dict[str, str], turn: int | None) -> _Row:
@@ -376,15 +377,6 @@ class OpenAIAgentsStore(EngineCatalogStore):
             if done and info.kind != "fork" and meta.get("turn") == done[-1]["turn"]:
                 meta["turn_usage"] = done[-1]
         return Snapshot(info=info, state=state, tasks=None, meta=meta)
-
-
-def _is_count(value: Any) -> bool:
-    return type(value) is int and 0 <= value < 2 ** 63
-
-
-def _count(value: Any) -> int:
-    """A usage count as stored (0 for NULL, or for anything that is not one)."""
-    return value if _is_count(value) else 0
 
 
 class OpenAIAgentsAdapter(StoreAdapter):

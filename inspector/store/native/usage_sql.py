@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector import codec as pieces
 from inspector.errors import CorruptDataError
-from inspector.store.columns import BINARY, as_opt_text, as_real, as_text
+from inspector.store.columns import BINARY, as_count, as_opt_text, as_real, as_text
 from inspector.store.disk import DiskUsage
 from inspector.store.native import blobs
 from inspector.store.native.reads import FETCH_BATCH, NativeReads, marks
@@ -92,7 +92,7 @@ def _run_row(row: Any) -> RunRow:
     or bytes where a number belongs, bytes or numbers where text does)."""
     run_id, name, status, created, updated, count, parent = row
     return RunRow(as_text(run_id), as_text(name), as_text(status), as_real(created), as_real(updated),
-                  count if type(count) is int and 0 <= count < 2 ** 53 else 0, as_opt_text(parent))
+                  as_count(count) or 0, as_opt_text(parent))
 
 
 _PAGE_SQL = (f"SELECT run_id, seq, id, created, state_hash, tasks_hash, size, ops, checks_passed, checks_total "

@@ -37,6 +37,9 @@ _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 MAX_ROWS = 2**31 - 2   # Qt counts rows in 32-bit ints: a damaged count must not overflow them
+UNREADABLE = "(not readable)"
+UNREADABLE_TIP = ("The run counts a checkpoint here that its listing cannot give: the store is damaged "
+                  "(the row is missing or unreadable).")
 
 class TimelineModel(QAbstractTableModel):
     """The checkpoints of one run; ``rowCount`` is known at once, rows fill in page by page.
@@ -47,6 +50,7 @@ class TimelineModel(QAbstractTableModel):
     """
 
     page_loaded = Signal(int, int)   # first row, last row
+    rows_unreadable = Signal(int, int)   # first row, last row: read twice, not there (a damaged store)
     rows_appended = Signal(int)      # how many rows live updates added
     branches_changed = Signal()      # the run's branches or the branch shown changed
 
@@ -61,6 +65,10 @@ class TimelineModel(QAbstractTableModel):
         self._wanted: list[int] = []
         self._in_flight: set[int] = set()
         self._failed: set[int] = set()  # pages not retried until the run is shown again
+        # pages read back without some of their rows (a damaged store: the run's count holds a
+        # row its listing cannot give) → the row count then; read again only once it changes,
+        # or their rows' placeholders would ask for them at every paint, forever
+        self._short: dict[int, tuple[int, int]] = {}    # page → (row count, reads at that count)
         self._forks: dict[Any, list[RunInfo]] = {}
         self._mono = mono_font()
         self._branching = False        # the store's runs may branch: rows follow ``branches``
@@ -104,6 +112,7 @@ class TimelineModel(QAbstractTableModel):
         self._wanted.clear()
         self._in_flight.clear()
         self._failed.clear()
+        self._short.clear()
 
     def update_run(self, run: RunInfo) -> None:
         """A newer RunInfo of the shown run: grow the row count if it has more checkpoints."""
@@ -302,9 +311,16 @@ class TimelineModel(QAbstractTableModel):
         return self.cache.has_row(row)
 
     def request_row(self, row: int) -> None:
-        """Make sure ``row``'s page is (being) loaded."""
-        if 0 <= row < self._count and not self.cache.has_row(row):
+        """Make sure ``row``'s page is (being) loaded (a page that came back without it is
+        not read again until the row count changes: see ``unreadable``)."""
+        if 0 <= row < self._count and not self.cache.has_row(row) and not self.unreadable(row):
             self._want(self.cache.page_of(row))
+
+    def unreadable(self, row: int) -> bool:
+        """Whether ``row``'s page was read and did not hold it (a damaged store), with the
+        row count as it is now."""
+        count, reads = self._short.get(self.cache.page_of(row), (-1, 0))
+        return count == self._count and reads >= 2 and not self.cache.has_row(row)
 
     # -- loading ------------------------------------------------------------------------
     def _want(self, page: int) -> None:
@@ -342,6 +358,19 @@ class TimelineModel(QAbstractTableModel):
             first, last = page * PAGE_SIZE, min(page * PAGE_SIZE + len(rows), self._count) - 1
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMN_TITLES) - 1))
             self.page_loaded.emit(first, last)
+        expected = min(PAGE_SIZE, self._count - page * PAGE_SIZE)
+        if len(rows) >= expected:
+            self._short.pop(page, None)
+        else:
+            # read once more (the count may have come from a newer read than the page), then
+            # the rows it lacks are unreadable at this row count
+            count, reads = self._short.get(page, (self._count, 0))
+            self._short[page] = (self._count, reads + 1 if count == self._count else 1)
+            first = page * PAGE_SIZE + len(rows)
+            if self.unreadable(first):
+                last = first + expected - len(rows) - 1
+                self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMN_TITLES) - 1))
+                self.rows_unreadable.emit(first, last)
         self._pump()
 
     def _on_page_failed(self, generation: tuple[int, int], page: int, message: str) -> None:
@@ -407,6 +436,11 @@ class TimelineModel(QAbstractTableModel):
 
     def _placeholder(self, row: int, col: int, role: int) -> Any:
         self.request_row(row)
+        if self.unreadable(row):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return "?" if col == COL_SEQ else (UNREADABLE if col == COL_NAME else "")
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return UNREADABLE_TIP
         if role == Qt.ItemDataRole.DisplayRole:
             return str(row) if col == COL_SEQ else ("\u2026" if col == COL_NAME else "")
         if role == Qt.ItemDataRole.ForegroundRole:

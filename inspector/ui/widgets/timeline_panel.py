@@ -187,6 +187,7 @@ class TimelinePanel(QWidget):
         selection.selectionChanged.connect(self._on_selection_changed)
         self.scrubber.valueChanged.connect(self._on_scrubbed)
         self.model.page_loaded.connect(self._on_page_loaded)
+        self.model.rows_unreadable.connect(self._on_rows_unreadable)
         self.model.modelReset.connect(self._sync_scrubber_range)
         self.model.rowsInserted.connect(self._sync_scrubber_range)
         self.model.rowsAboutToBeInserted.connect(self._on_rows_about_to_be_inserted)
@@ -367,6 +368,10 @@ class TimelinePanel(QWidget):
         row = current.row()
         self._sync_scrubber(row)
         info = self.model.checkpoint(row)
+        if info is None and self.model.unreadable(row):
+            self._pending_row = None
+            self.checkpoint_selected.emit(None)     # nothing to show: the row says why
+            return
         if info is None:
             self._pending_row = row
             self.model.request_row(row)
@@ -388,6 +393,19 @@ class TimelinePanel(QWidget):
                 self.checkpoint_selected.emit(info)
                 if len(self.view.selectionModel().selectedRows()) > 1:
                     self.checkpoints_selected.emit(self.selected_checkpoints())
+
+    def _on_rows_unreadable(self, first: int, last: int) -> None:
+        """Rows a damaged store cannot give: a run opened on its head when that is one of
+        them opens on the last checkpoint before them; another row waiting for them shows
+        nothing (the row says why)."""
+        row = self._pending_row
+        if row is None or not first <= row <= last:
+            return
+        self._pending_row = None
+        if row == self.model.rowCount() - 1 and first > 0 and len(self.view.selectionModel().selectedRows()) <= 1:
+            self.select_row(first - 1)
+        else:
+            self.checkpoint_selected.emit(None)
 
     def _on_scrubbed(self, value: int) -> None:
         if value != self.view.currentIndex().row():

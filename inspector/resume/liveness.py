@@ -24,6 +24,8 @@ def this_host() -> str:
 
 def process_gone(pid: int, heartbeat: float | None) -> bool:
     """True when ``pid`` on this host no longer runs the owner (exited, zombie or reused)."""
+    if type(pid) is not int or pid <= 0:
+        return True     # a damaged row: no process has that pid (and -1 or 0 must never be signalled)
     import psutil   # only when a run's owner is on this host (a listing of others' runs never needs it)
 
     try:
@@ -31,7 +33,7 @@ def process_gone(pid: int, heartbeat: float | None) -> bool:
         if proc.status() == psutil.STATUS_ZOMBIE:
             return True
         started = proc.create_time()
-    except psutil.NoSuchProcess:
+    except (psutil.NoSuchProcess, ValueError, OverflowError):    # (also a pid beyond the system's)
         return True
     except psutil.Error:  # access denied: it exists, we cannot say more
         return False

@@ -13,6 +13,14 @@ from typing import Any
 BINARY = (bytes, bytearray, memoryview)     # what a BLOB column's value may come back as
 
 
+def as_blob(value: Any) -> Any:
+    """A BLOB column's value: a view or bytearray as bytes, anything else as it is (NULL, text, a
+    number: the reader that decodes it says what it is). Never ``bytes()`` of a column's value
+    as such: of a number that is as many zero bytes (3,000,000,000 in a damaged file's column
+    would be 3 GB)."""
+    return bytes(value) if isinstance(value, (bytearray, memoryview)) else value
+
+
 def as_int(value: Any) -> int:
     """An integer column's value (0 when it holds no number)."""
     try:

@@ -321,6 +321,19 @@ def _native_cases(base: Path, root: Path) -> list[Case]:
         "prunable_count_as_text": lambda p: _sql(p, f"DELETE FROM ci_runs WHERE id='{FORK}'",
                                                  f"UPDATE ci_runs SET status='completed', checkpoint_count='x' "
                                                  f"WHERE id='{RUN}'"),
+        # a number where a BLOB belongs (found by putting one in every BLOB column): bytes() of
+        # it is that many zero bytes, 3 GB here (prune's list of pieces: MemoryError)
+        "piece_hash_a_number": lambda p: _sql(p, f"DELETE FROM ci_runs WHERE id='{FORK}'",
+                                              f"UPDATE ci_runs SET status='completed' WHERE id='{RUN}'",
+                                              "UPDATE ci_blobs SET hash=3000000000 "
+                                              "WHERE rowid=(SELECT max(rowid) FROM ci_blobs)"),
+        # a running run owned on this host by pid -5 (found by driving the window over mutated
+        # stores): psutil refused the pid, and runs, stuck and the window's run list failed
+        "owner_pid_negative": lambda p: _sql(p, ("UPDATE ci_runs SET status='running', owner_host=?, owner_pid=-5, "
+                                                 "heartbeat=1e9 WHERE id=?", (os.uname().nodename, RUN))),
+        # a checkpoint the run counts but its listing cannot give (a seq out of range; found the
+        # same way): the window's timeline read that page again at every paint
+        "checkpoint_seq_negative": lambda p: _sql(p, "UPDATE ci_checkpoints SET seq=-5 WHERE seq=2"),
         # the same with a prunable checkpoint's state hash in text: the plan's count of the pieces
         # it frees once took it for bytes (a traceback)
         "prunable_hash_as_text": lambda p: _sql(p, f"DELETE FROM ci_runs WHERE id='{FORK}'",
@@ -416,6 +429,19 @@ def _apply(base: Path, directory: Path, damage: Callable[[Path], None]) -> Path:
     return path
 
 
+def _lg_write_a_number(path: Path) -> None:
+    """A pending write of the head whose value is a number where its BLOB belongs."""
+    conn = sqlite3.connect(path)
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(writes)")]
+    conn.close()
+    values = {"task_id": "'t'", "idx": "0", "channel": "'messages'", "type": "'msgpack'", "value": "3000000000",
+              "task_path": "''"}
+    picked = [c for c in cols if c in values]
+    _sql(path, f"INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, {', '.join(picked)}) "
+               f"SELECT thread_id, checkpoint_ns, checkpoint_id, {', '.join(values[c] for c in picked)} "
+               "FROM checkpoints WHERE rowid=(SELECT max(rowid) FROM checkpoints)")
+
+
 def _langgraph_cases(base: Path, root: Path) -> list[Case]:
     damages = {"lg_body_as_text": _lg_text_body, "lg_metadata_100k_deep": _lg_deep_metadata,
                "lg_deep_ext": _lg_deep_ext,
@@ -436,6 +462,11 @@ def _langgraph_cases(base: Path, root: Path) -> list[Case]:
                                                         "WHERE rowid=(SELECT min(rowid) FROM writes)"),
                "lg_checkpoint_id_blob": lambda p: _sql(p, "UPDATE checkpoints SET checkpoint_id=CAST(checkpoint_id AS BLOB) "
                                                           "WHERE rowid=(SELECT max(rowid) FROM checkpoints)"),
+               # numbers where BLOBs belong: bytes() of one is that many zero bytes (3 GB here: the
+               # head's body read by runs, show, history, usage and import; a pending write's value)
+               "lg_body_a_number": lambda p: _sql(p, "UPDATE checkpoints SET checkpoint=3000000000 "
+                                                     "WHERE rowid=(SELECT max(rowid) FROM checkpoints)"),
+               "lg_write_value_a_number": _lg_write_a_number,
                "lg_huge_declared": _lg_huge_declared, "lg_many_tiny_ext": _lg_many_tiny_ext,
                "lg_ext_bomb": _lg_ext_bomb}
     cases = [Case("lg_clean", str(_copy(base, root / "lg_clean")), run="t1", a="t1:0", b="t1:1", expect_ok=True)]
@@ -461,6 +492,9 @@ def _lane_base(path: Path) -> None:
                          {"configurable": {"thread_id": "t1"}})
 
 
+_LEAF_NUMBER = msgpack.packb({"__lg__": "msgpack", "b": 3_000_000_000})
+
+
 def _lane_cases(base: Path, root: Path) -> list[Case]:
     """Damage the real saver cannot write: its pending writes, LangGraph rows and pieces."""
     state_of_1 = "(SELECT state_hash FROM ci_checkpoints WHERE seq=1)"
@@ -477,6 +511,10 @@ def _lane_cases(base: Path, root: Path) -> list[Case]:
         "lane_body_not_bytes": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET body='text', type=x'ff', "
                                                  "parent_checkpoint_id=7"),
         "lane_metadata_not_json": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET metadata=x'ff00'"),
+        # a pending write's typed leaf whose bytes are a number (found by mutating the saver's
+        # writes): bytes() of it, 3 GB; a float failed with TypeError
+        "lane_write_leaf_a_number": lambda p: _sql(p, ("UPDATE ci_lg_writes SET codec=0, data=?, size=?",
+                                                       (_LEAF_NUMBER, len(_LEAF_NUMBER)))),
         "lane_body_garbage": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET body=x'c1c1'"),
         "lane_parent_cycle": lambda p: _sql(p, "UPDATE ci_lg_checkpoints SET parent_checkpoint_id=checkpoint_id"),
         "lane_missing_state_piece": lambda p: _sql(p, f"DELETE FROM ci_blobs WHERE hash={state_of_1}"),

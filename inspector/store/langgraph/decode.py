@@ -261,7 +261,10 @@ def decode_typed(type_tag: str | None, data: bytes | None) -> Any:
         return None
     if isinstance(data, str):  # SQLite is dynamically typed: a crafted row may hold text
         data = data.encode("utf-8", "surrogatepass")
-    data = bytes(data) if not isinstance(data, bytes) else data
+    elif isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    elif not isinstance(data, bytes):   # a number (bytes() of it would be that many zero bytes)
+        raise BlobError(f"it is a {type(data).__name__}, not bytes")
     if tag in ("bytes", "bytearray"):
         return data
     if "+" in tag:

@@ -34,6 +34,7 @@ from inspector.store.langgraph.pregel import (ERRORED, FINISHED, INTERRUPTED, JO
 from inspector.store.langgraph.rows import CHANNEL_SEP, HeadRow, TaskOutputRow, ThreadRow, WriteRow
 from inspector.store.langgraph.tasks import build_task_state
 from inspector.taskstate import Score, score
+from inspector.store.columns import BINARY
 
 STANDARD_METADATA = {"source", "step", "parents", "writes"}
 NOT_RESUMABLE = ("Resuming a LangGraph thread needs its graph: give it as module:attr in the Resume "
@@ -79,7 +80,7 @@ def _read_head_msgpack(blob: bytes, task_channel: str) -> HeadSummary:
 def read_head(head: HeadRow, task_channel: str) -> HeadSummary:
     """Next nodes and task-channel value of a head body, decoding as little as possible."""
     try:
-        if head.type == "msgpack" and head.blob is not None:
+        if head.type == "msgpack" and isinstance(head.blob, BINARY):
             return _read_head_msgpack(bytes(head.blob), task_channel)
         body = decode_typed(head.type, head.blob)
     except (BlobError, ValueError, TypeError, msgpack.UnpackException, RecursionError):

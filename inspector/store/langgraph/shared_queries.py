@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from inspector.store.langgraph.pregel import NULL_TASK_ID
+from inspector.store.columns import as_blob
 
 
 class SharedWriteQueries:
@@ -46,8 +47,7 @@ class SharedWriteQueries:
             f"SELECT 1 FROM {self.WRITES} i WHERE i.thread_id = w.thread_id AND i.checkpoint_ns = w.checkpoint_ns "
             "AND i.checkpoint_id = w.checkpoint_id AND i.task_id = w.task_id AND i.channel = '__interrupt__')",
             thread=thread_id, lo=lo, hi=hi, **space_params)
-        return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], bytes(r[5]) if r[5] is not None else None)
-                for r in rows]
+        return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], as_blob(r[5])) for r in rows]
 
     def task_stops(self, thread_id: str, lo: str, hi: str, ns: str | None = None) -> list[tuple[str, str, str, str]]:
         """(ns, checkpoint id, task id, channel) of the tasks' ``__error__`` and ``__interrupt__``

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from inspector.errors import StoreError
 from inspector.store import engine as _engine
+from inspector.store.columns import as_blob
 from inspector.store.columns import as_text as _text
 from inspector.store.engine import guard
 from inspector.store.langgraph.store import LangGraphStore
@@ -110,7 +111,7 @@ def pg_blobs(store: LangGraphStore, thread_id: str | None = None) -> dict[tuple[
         result = conn.execution_options(stream_results=True).execute(sa.text(
             f"SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM checkpoint_blobs {where}"),
             {"thread": thread_id})
-        return {(r[0], r[1], r[2], r[3]): (r[4], None if r[5] is None else bytes(r[5])) for r in result}
+        return {(r[0], r[1], r[2], r[3]): (r[4], as_blob(r[5])) for r in result}
 
 
 def disk_usage(store: LangGraphStore) -> DiskUsage:

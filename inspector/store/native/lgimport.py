@@ -32,6 +32,7 @@ from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite
 from inspector.codec import PieceEncoder
 from inspector.store.native.schema import runs
 from inspector.taskstate import DEFAULT_TASK_CHANNEL
+from inspector.store.columns import BINARY
 
 LEAF = "__lg__"
 _PLAIN = (str, bool, float, type(None), bytes)
@@ -68,6 +69,8 @@ def typed_form(tag: str | None, data: bytes | None) -> Any:
     tag = (tag or "").strip()
     if data is None or tag in ("null", "empty"):
         return None
+    if not isinstance(data, BINARY):    # a damaged row (bytes() of a number: that many zero bytes)
+        raise BlobError(f"it is a {type(data).__name__}, not bytes")
     data = bytes(data)
     if tag == "msgpack":
         return to_form(unpack(data))
@@ -79,6 +82,8 @@ def typed_form(tag: str | None, data: bytes | None) -> Any:
 def _body(body: BlobRow) -> dict:
     """The checkpoint as a plain dict whose channel values are already in structural form."""
     tag = (body.type or "").strip()
+    if body.blob is not None and not isinstance(body.blob, BINARY):
+        raise BlobError(f"its body is a {type(body.blob).__name__}, not bytes")
     raw = bytes(body.blob) if body.blob is not None else b""
     if tag == "msgpack":
         checkpoint = unpack(raw)

@@ -24,6 +24,7 @@ from inspector.errors import (CorruptDataError, NewerFormatError, NotAStoreError
                               TaskStateError)
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo, replace
 from inspector.store import dberrors, sqlite_ro
+from inspector.store.columns import BINARY
 from inspector.store.base import RunRows, Store, parse_ref
 from inspector.store.native import FORMAT_VERSION
 from inspector.store.native.rows import (checkpoint_from_row, checkpoints_from_tuples, json_field, row_type,
@@ -300,6 +301,9 @@ class NativeReads(Store):
         rows = self._rows("SELECT state_hash FROM ci_checkpoints WHERE id = ?", (checkpoint_id,))
         if not rows or rows[0][0] is None:
             return None
+        if not isinstance(rows[0][0], BINARY):
+            raise CorruptDataError(f"The state of a LangGraph step names no piece (its hash is a "
+                                   f"{type(rows[0][0]).__name__}; the store is damaged).")
         digest = bytes(rows[0][0])
         return self.load_values([digest], "The state of a LangGraph step")[digest]
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector import codec as pieces
 from inspector.errors import CorruptDataError
-from inspector.store.columns import BINARY, as_count, as_opt_text, as_real, as_text
+from inspector.store.columns import BINARY, as_count, as_int, as_opt_text, as_real, as_text
 from inspector.store.disk import DiskUsage
 from inspector.store.native import blobs
 from inspector.store.native.reads import FETCH_BATCH, NativeReads, marks
@@ -239,7 +239,8 @@ def all_piece_sizes(conn: sa.Connection) -> Iterator[tuple[bytes, int]]:
     result = conn.execution_options(stream_results=True).execute(
         sa.select(blob_table.c.hash, sa.func.length(blob_table.c.data)))
     for digest, length in result:
-        yield bytes(digest), int(length or 0) + 24
+        if isinstance(digest, BINARY):      # (a damaged row's number is no piece's digest)
+            yield bytes(digest), as_int(length) + 24
 
 
 def unpack_children(raw: bytes) -> tuple[Any, list[bytes]]:

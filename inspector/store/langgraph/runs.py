@@ -25,6 +25,7 @@ from typing import Any
 import msgpack
 
 from inspector.model import RunInfo
+from inspector.store.columns import BINARY
 from inspector.store.langgraph.decode import BlobError, decode_plain, decode_typed, plain_or_error
 from inspector.store.langgraph.ids import id_time
 from inspector.store.langgraph.mapping import parse_metadata
@@ -34,7 +35,6 @@ from inspector.store.langgraph.pregel import (ERRORED, FINISHED, INTERRUPTED, JO
 from inspector.store.langgraph.rows import CHANNEL_SEP, HeadRow, TaskOutputRow, ThreadRow, WriteRow
 from inspector.store.langgraph.tasks import build_task_state
 from inspector.taskstate import Score, score
-from inspector.store.columns import BINARY
 
 STANDARD_METADATA = {"source", "step", "parents", "writes"}
 NOT_RESUMABLE = ("Resuming a LangGraph thread needs its graph: give it as module:attr in the Resume "

@@ -7,8 +7,8 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from inspector.store.langgraph.pregel import NULL_TASK_ID
 from inspector.store.columns import as_blob
+from inspector.store.langgraph.pregel import NULL_TASK_ID
 
 
 class SharedWriteQueries:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 import msgpack
 
 from inspector.errors import StoreError
+from inspector.store.columns import BINARY
 from inspector.store.langgraph.decode import BlobError, pack, unpack
 from inspector.store.langgraph.mapping import parse_metadata, stored_step_name
 from inspector.store.langgraph.pregel import ERROR, INTERRUPT, PREGEL_TASKS, next_nodes, send_nodes, summarise_tasks
@@ -32,7 +33,6 @@ from inspector.store.native.lanes import LaneCheckpoint, LaneStore, LaneWrite
 from inspector.codec import PieceEncoder
 from inspector.store.native.schema import runs
 from inspector.taskstate import DEFAULT_TASK_CHANNEL
-from inspector.store.columns import BINARY
 
 LEAF = "__lg__"
 _PLAIN = (str, bool, float, type(None), bytes)

@@ -24,8 +24,8 @@ from inspector.errors import (CorruptDataError, NewerFormatError, NotAStoreError
                               TaskStateError)
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo, replace
 from inspector.store import dberrors, sqlite_ro
-from inspector.store.columns import BINARY
 from inspector.store.base import RunRows, Store, parse_ref
+from inspector.store.columns import BINARY
 from inspector.store.native import FORMAT_VERSION
 from inspector.store.native.rows import (checkpoint_from_row, checkpoints_from_tuples, json_field, row_type,
                                          run_from_row)

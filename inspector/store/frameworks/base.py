@@ -70,6 +70,8 @@ def parse_json(text: Any, what: str = "value") -> Any:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return opaque(f"{what}: {len(data)} bytes of binary data")
+    if not isinstance(text, str):       # a damaged row: SQLite columns take any type
+        return opaque(f"{what}: a {type(text).__name__} where JSON text belongs (the store is damaged)")
     budget = limits.current()
     if len(text) > min(MAX_VALUE_BYTES, budget.piece_bytes):
         return opaque(f"{what}: {len(text) // 1024} KiB of JSON, over the "

@@ -99,18 +99,3 @@ def test_agents_usage_rows_whose_counts_are_not_numbers(store_copy) -> None:
                 usage = store.load(cp.id).state.get("usage")
                 assert usage is None or all(isinstance(v, int) for v in usage["total"].values())
 
-
-def test_crewai_snapshot_that_is_a_number(store_copy) -> None:
-    """A CrewAI checkpoint row whose snapshot column holds a number (found by putting one in
-    every column of the framework stores): every listing failed on len() of it. The run lists,
-    and that checkpoint's state is an opaque marker that says why."""
-    path = store_copy("crewai_checkpoints.db")
-    store_copy.modified = True
-    conn = sqlite3.connect(path)
-    conn.execute("UPDATE checkpoints SET data = 3000000000 WHERE rowid = (SELECT min(rowid) FROM checkpoints)")
-    conn.commit()
-    conn.close()
-    with open_store(path) as store:
-        runs = store.list_runs()
-        states = [store.load(cp.id).state for run in runs for cp in store.list_checkpoints(run.id)]
-    assert any("where JSON text belongs" in str(s.get("__opaque__", "")) for s in states if isinstance(s, dict))

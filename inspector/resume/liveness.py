@@ -33,7 +33,7 @@ def process_gone(pid: int, heartbeat: float | None) -> bool:
         if proc.status() == psutil.STATUS_ZOMBIE:
             return True
         started = proc.create_time()
-    except (psutil.NoSuchProcess, ValueError, OverflowError):    # (also a pid beyond the system's)
+    except psutil.NoSuchProcess:     # (a pid beyond the system's too)
         return True
     except psutil.Error:  # access denied: it exists, we cannot say more
         return False

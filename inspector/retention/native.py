@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from inspector.retention.rules import PrunePlan, RunPlan
-from inspector.store.engine import guard, make_engine
 from inspector.store.columns import BINARY
+from inspector.store.engine import guard, make_engine
 from inspector.store.native import pins as pin_sql
 from inspector.store.native import prune_sql, usage_sql
 from inspector.store.native.prune_sql import Candidate, Rules
@@ -63,7 +63,7 @@ def plan(store: NativeStore, rules: Rules, *, pieces: bool = True) -> PrunePlan:
         doomed: dict[bytes, int] = {}
         for cand in found:
             for digest in (cand.state_hash, cand.tasks_hash):
-                if digest and isinstance(digest, BINARY):   # (a damaged row's text hash names no piece)
+                if isinstance(digest, BINARY) and digest:   # (a damaged row's text hash names no piece)
                     doomed[bytes(digest)] = doomed.get(bytes(digest), 0) + 1
         with guard(display), engine.connect() as conn:
             counts = prune_sql.root_counts(conn)

@@ -65,5 +65,7 @@ def print_plan(plan: DeletePlan) -> None:
     if plan.applied:
         print(f"Deleted {what}; collected {plural(plan.pieces, 'unreferenced piece')} "
               f"({fmt_size(plan.content_bytes)}).")
+        for note in plan.notes:
+            print(f"note: {note}")
     elif not plan.blockers:
         print(f"Would delete {what}. Dry run: nothing was changed (add --apply to delete).")

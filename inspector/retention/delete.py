@@ -58,12 +58,14 @@ class DeletePlan:
     content_bytes: int = 0
     langgraph: bool = False             # a LangGraph database: the runs are its threads
     backup: str | None = None           # the copy of a LangGraph SQLite file made first
+    notes: tuple[str, ...] = ()         # sentences: what was left undone, and why
 
     def to_json(self) -> dict:
         """The ``delete --json`` document."""
         return {"store": self.store, "applied": self.applied, "checkpoints": self.checkpoints,
                 "blockers": list(self.blockers), "threads": list(self.threads), "pieces": self.pieces,
                 "content_bytes": self.content_bytes, "langgraph_database": self.langgraph, "backup": self.backup,
+                "notes": list(self.notes),
                 "runs": [{"run": r.id, "name": r.name, "status": r.status, "checkpoints": r.checkpoint_count}
                          for r in self.runs]}
 
@@ -108,9 +110,9 @@ def apply_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive
             conn.execute(checkpoints.delete().where(checkpoints.c.run_id.in_(ids)))
             conn.execute(runs.delete().where(runs.c.id.in_(ids)))
             live.note_removal(conn)
-        pieces, content = collect_pieces(store, reader, say)
+        pieces, content, why = collect_pieces(store, reader, say)
         return DeletePlan(store=plan.store, runs=plan.runs, checkpoints=plan.checkpoints, threads=plan.threads,
-                          applied=True, pieces=pieces, content_bytes=content)
+                          applied=True, pieces=pieces, content_bytes=content, notes=(why,) if why else ())
     finally:
         reader.close()
         store.close()

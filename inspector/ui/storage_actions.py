@@ -157,6 +157,8 @@ class StorageActions:
             said = (f"Deleted {_names(plan.runs)}: {plural(plan.checkpoints, 'checkpoint')}, and "
                     f"{plural(plan.pieces, 'piece')} of state no other checkpoint used ({fmt_size(plan.content_bytes)}).")
         self.window.statusBar().showMessage(said, 15_000)
+        if plan.notes:      # what was left undone: a warning that stays until closed
+            self.window.banner.show_message(" ".join(plan.notes), "warning")
 
     def _on_pin_triggered(self, pinned: bool) -> None:
         """Pin or unpin the current checkpoint (a write, in the background), then reload the timeline."""

@@ -165,3 +165,54 @@ def test_usage_and_prune_on_postgresql(pg_url: str, capsys) -> None:
             assert [c.seq for c in infos] == list(range(run.checkpoint_count))
             for info in infos:                        # every survivor still reads in full
                 st.load(info.id)
+
+
+def below(path: Path, root: bytes) -> set[bytes]:
+    """The piece ``root`` and every piece it reaches."""
+    with open_store(path) as store:
+        seen, frontier = set(), [root]
+        while frontier:
+            raw = store.read_raw_pieces(frontier)
+            seen.update(frontier)
+            frontier = list({c for r in raw.values() if pieces.may_hold_markers(r)
+                             for c in pieces.iter_digests(pieces.unpack(r))} - seen)
+    return seen
+
+
+@pytest.mark.parametrize("damage", ["a state reference as text", "a piece row of the wrong types"])
+def test_a_damaged_row_stops_the_collection_of_pieces_until_its_run_goes(store, damage, capsys) -> None:
+    """What a damaged row named cannot be known, so no piece is collected while one is there
+    (a piece only it names may be what a repair needs); the note says why and what to do."""
+    path, ids = store
+    with open_store(path) as st:
+        pinned = st.get_checkpoint(f"{ids['short']}:5").id
+    con = sqlite3.connect(path)
+    head, root = con.execute("SELECT id, state_hash FROM ci_checkpoints WHERE run_id = ? ORDER BY seq DESC LIMIT 1",
+                             (ids["short"],)).fetchone()
+    kept = below(path, bytes(root))        # what the short run's head reaches, its own tail chunk among it
+    if damage == "a state reference as text":
+        con.execute("UPDATE ci_checkpoints SET state_hash = hex(state_hash) WHERE id = ?", (head,))
+    else:
+        con.execute("UPDATE ci_blobs SET codec = 'zstd' WHERE hash = ?", (root,))
+    con.commit()
+    con.close()
+    assert main(["prune", str(path), "--keep-last", "3", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["remove_checkpoints"] == 62 and plan["pieces"] == 0
+    assert any("would not be collected" in n for n in plan["notes"])
+    assert main(["prune", str(path), "--keep-last", "3", "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "Removed 62 of" in out and "and 0 unreferenced pieces" in out
+    assert "note: Unreferenced pieces were not collected: 1 " in out
+    assert ("1 reference from checkpoints to their state is damaged" in out and "delete their runs" in out
+            if damage == "a state reference as text" else "1 piece the checkpoints reach could not be read" in out)
+    con = sqlite3.connect(path)
+    assert kept <= {bytes(h) for (h,) in con.execute("SELECT hash FROM ci_blobs")}
+    con.close()
+    # the remedy the note gives: once the damaged run is gone, collection goes on
+    assert main(["unpin", str(path), str(pinned)]) == 0
+    assert main(["delete", str(path), ids["short"], "--apply", "--json"]) == 0
+    done = json.loads(capsys.readouterr().out.split("\n", 1)[1])
+    assert done["notes"] == [] and done["pieces"] > 0
+    figures = integrity(path)
+    assert figures["reachable"] == figures["pieces"]

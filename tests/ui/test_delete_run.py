@@ -125,3 +125,27 @@ def test_delete_run_on_a_langgraph_database_asks_backs_up_and_the_thread_goes(wi
     assert window.timeline_panel.model.run is None
     with open_store(path) as store:
         assert "thread-C" not in {r.id for r in store.list_runs()} and "thread-A" in {r.id for r in store.list_runs()}
+
+
+def test_a_delete_that_could_not_collect_pieces_says_why(window, qtbot, built_store) -> None:
+    """Another run's damaged state reference: the run goes, its pieces stay, and a warning
+    that stays until closed says why."""
+    import sqlite3
+
+    path, ids = built_store
+    con = sqlite3.connect(path)
+    con.execute("UPDATE ci_checkpoints SET state_hash = hex(state_hash) WHERE id = "
+                "(SELECT max(id) FROM ci_checkpoints WHERE run_id = ?)", (ids["long"],))
+    con.commit()
+    pieces = con.execute("SELECT count(*) FROM ci_blobs").fetchone()[0]
+    con.close()
+    open_in(window, qtbot, path)
+    window.storage.confirm = lambda *_args: True
+    select_run(window, qtbot, ids["short"])
+    window.storage.delete.trigger()
+    qtbot.waitUntil(lambda: ids["short"] not in window.runs_panel.model.tree.by_id, timeout=20_000)
+    assert "Unreferenced pieces were not collected" in window.banner.message and window.banner.level == "warning"
+    assert "and 0 pieces of state" in window.statusBar().currentMessage()
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT count(*) FROM ci_blobs").fetchone()[0] == pieces
+    con.close()

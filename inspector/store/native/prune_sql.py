@@ -125,16 +125,20 @@ def protected_counts(conn: sa.Connection, rules: Rules) -> dict[str, int]:
     return {reason: int(n or 0) for reason, n in zip(found, row)}
 
 
-def root_counts(conn: sa.Connection) -> dict[bytes, int]:
-    """How many checkpoints refer to each state and task-state root."""
+def root_counts(conn: sa.Connection) -> tuple[dict[bytes, int], int]:
+    """How many checkpoints refer to each state and task-state root, and how many distinct
+    roots are damaged (text or a number: a row that names no piece one can tell)."""
     c = checkpoints.c
     out: dict[bytes, int] = {}
+    damaged = 0
     for column in (c.state_hash, c.tasks_hash):
         for digest, n in conn.execute(sa.select(column, sa.func.count()).where(column.is_not(None)).group_by(column)):
-            if isinstance(digest, BINARY):      # a damaged row's text or number names no piece
+            if isinstance(digest, BINARY):
                 key = bytes(digest)
                 out[key] = out.get(key, 0) + int(n)
-    return out
+            else:
+                damaged += 1
+    return out, damaged
 
 
 def begin_exclusive(conn: sa.Connection, *tables: str) -> None:

@@ -213,21 +213,39 @@ def _pg_disk(cur: Any, store: NativeReads) -> DiskUsage:
                      method="pg_total_relation_size")
 
 
-def distinct_roots(conn: sa.Connection, min_id: int = 0) -> tuple[set[bytes], int]:
-    """Every state and task-state root digest of checkpoints with id > ``min_id``, and the
-    largest checkpoint id seen (so a later call can pick up only what was added since)."""
+def distinct_roots(conn: sa.Connection, min_id: int = 0) -> tuple[set[bytes], int, int]:
+    """Every state and task-state root digest of checkpoints with id > ``min_id``, the largest
+    checkpoint id seen (so a later call can pick up only what was added since), and how many
+    distinct roots are damaged (text or a number where a digest belongs: what such a row
+    named cannot be known)."""
     import sqlalchemy as sa
 
     from inspector.store.native.schema import checkpoints
 
     found: set[bytes] = set()
+    damaged = 0
     for column in (checkpoints.c.state_hash, checkpoints.c.tasks_hash):
         for (digest,) in conn.execute(sa.select(column).where(checkpoints.c.id > min_id, column.is_not(None))
                                       .distinct()):
-            if isinstance(digest, BINARY):      # a damaged row's text or number names no piece
+            if isinstance(digest, BINARY):
                 found.add(bytes(digest))
+            else:
+                damaged += 1
     top = conn.execute(sa.select(sa.func.max(checkpoints.c.id))).scalar()
-    return found, int(top or 0)
+    return found, int(top or 0), damaged
+
+
+def stored_among(conn: sa.Connection, digests: Collection[bytes]) -> int:
+    """How many of ``digests`` have a row in ``ci_blobs`` (read or not)."""
+    import sqlalchemy as sa
+
+    from inspector.store.native.schema import blobs as blob_table
+
+    ordered, n = sorted(digests), 0
+    for start in range(0, len(ordered), FETCH_BATCH):
+        n += conn.execute(sa.select(sa.func.count()).select_from(blob_table)
+                          .where(blob_table.c.hash.in_(ordered[start:start + FETCH_BATCH]))).scalar() or 0
+    return int(n)
 
 
 def all_piece_sizes(conn: sa.Connection) -> Iterator[tuple[bytes, int]]:

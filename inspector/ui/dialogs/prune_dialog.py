@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -178,7 +179,11 @@ class PruneDialog(QDialog):
             text += f". On disk {fmt_size(plan.disk_before)} \u2192 {fmt_size(plan.disk_after)}."
             if plan.backup:
                 text += f" Backup: {plan.backup}"
-        self._say(text + ("" if plan.applied else "."))
+        text += "" if plan.applied else "."
+        if plan.notes:
+            notes = " ".join(html.escape(n) for n in plan.notes)
+            text += f"<br><span style='color:{style.theme().muted}'>{notes}</span>"
+        self._say(text)
 
     def confirm_and_apply(self) -> None:
         """Ask once more, then prune in the background."""

@@ -237,3 +237,29 @@ def test_short_ranges_still_get_several_nice_ticks() -> None:
     step, ticks = _linear_ticks(20_480, 20_600, 3)
     assert len(ticks) >= 3 and all(20_480 <= t <= 20_600 for t in ticks)
     assert _linear_ticks(5, 5, 3) == (0.0, [])
+
+
+def test_prune_dialog_says_why_no_piece_would_be_collected(qtbot, tmp_path: Path) -> None:
+    """A store with a damaged state reference: the preview's summary says that pieces would
+    not be collected, why, and what to do."""
+    import sqlite3
+
+    from tests.retention.stores import build
+    path = tmp_path / "damaged.db"
+    ids = build(path)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE ci_checkpoints SET state_hash = hex(state_hash) WHERE id = "
+                "(SELECT max(id) FROM ci_checkpoints WHERE run_id = ?)", (ids["short"],))
+    con.commit()
+    con.close()
+    session = StoreSession()
+    with qtbot.waitSignal(session.opened, timeout=30_000):
+        session.open(str(path))
+    dialog = PruneDialog(session.info, session.runner)
+    qtbot.addWidget(dialog)
+    dialog.keep.setValue(3)
+    dialog.preview()
+    qtbot.waitUntil(lambda: dialog.plan is not None, timeout=30_000)
+    text = dialog.summary.text()
+    assert "Would remove <b>63</b>" in text and "Unreferenced pieces would not be collected" in text
+    assert "delete their runs, then prune again" in text

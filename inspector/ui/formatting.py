@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import html
+import math
 import re
 import time
 
 from inspector.humanize import CONTROL_CHARS, escape_char, fmt_size
 
 __all__ = ["relative_time", "fmt_gap", "fmt_size", "fmt_delta", "clock_time", "compact_count", "full_time",
-           "elide_middle", "visible", "visible_html"]
+           "local_time", "elide_middle", "visible", "visible_html"]
 
 # what a store's text may hold that a window must not draw as it is: control characters (Qt draws
 # them as empty boxes; ESC]0;…BEL is a terminal's retitle) and the bidirectional overrides and
@@ -34,10 +35,21 @@ def visible(text: str, *, lines: bool = False) -> str:
     return (_UNSEEN_TEXT if lines else _UNSEEN_LINE).sub(_escape, text)
 
 
+def local_time(ts: float) -> time.struct_time | None:
+    """``ts`` as local time, or None for a time no clock has (a damaged store's times may be
+    infinite, not a number, or years past 9999)."""
+    try:
+        return time.localtime(ts) if math.isfinite(ts) else None
+    except (OverflowError, OSError, ValueError, TypeError):
+        return None
+
+
 def relative_time(ts: float | None, now: float | None = None) -> str:
     """'just now', '42 s ago', '3 min ago', '5 h ago', 'yesterday', '12 days ago' or a date."""
     if not ts:
         return ""
+    if local_time(ts) is None:
+        return "?"
     delta = (time.time() if now is None else now) - ts
     if delta < 5:
         return "just now"
@@ -52,13 +64,16 @@ def relative_time(ts: float | None, now: float | None = None) -> str:
         return "yesterday"
     if days < 30:
         return f"{days} days ago"
-    return time.strftime("%Y-%m-%d", time.localtime(ts))
+    local = local_time(ts)
+    return time.strftime("%Y-%m-%d", local) if local else "?"
 
 
 def fmt_gap(seconds: float | None) -> str:
     """A time gap: '+12 ms', '+1.4 s', '+2 min 05 s', '+3 h 02 min'."""
     if seconds is None:
         return ""
+    if not math.isfinite(seconds) or abs(seconds) >= 1e12:    # (no two times a store can hold)
+        return "?"
     sign = "-" if seconds < 0 else "+"
     s = abs(seconds)
     if s < 1:
@@ -79,7 +94,9 @@ def fmt_delta(n: int) -> str:
 
 def clock_time(ts: float, now: float | None = None) -> str:
     """HH:MM:SS for today, 'MM-DD HH:MM' otherwise (the full time goes in the tooltip)."""
-    local = time.localtime(ts)
+    local = local_time(ts)
+    if local is None:
+        return "?"
     today = time.localtime(time.time() if now is None else now)
     if local[:3] == today[:3]:
         return time.strftime("%H:%M:%S", local)
@@ -101,7 +118,10 @@ def full_time(ts: float | None) -> str:
     """YYYY-MM-DD HH:MM:SS.mmm in local time."""
     if not ts:
         return ""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) + f".{int(ts * 1000) % 1000:03d}"
+    local = local_time(ts)
+    if local is None:
+        return "? (not a time)"
+    return time.strftime("%Y-%m-%d %H:%M:%S", local) + f".{int(ts * 1000) % 1000:03d}"
 
 
 def elide_middle(text: str, limit: int) -> str:

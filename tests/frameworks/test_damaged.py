@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import pickle
 import sqlite3
 from pathlib import Path
@@ -99,3 +100,29 @@ def test_agents_usage_rows_whose_counts_are_not_numbers(store_copy) -> None:
                 usage = store.load(cp.id).state.get("usage")
                 assert usage is None or all(isinstance(v, int) for v in usage["total"].values())
 
+
+
+@pytest.mark.parametrize("name", ["agents_sqlite.db", "adk_sqlite.db"])
+def test_times_that_are_not_times_read_as_unknown(store_copy, name: str) -> None:
+    """An infinite or NaN time where a framework keeps a timestamp (a column, or ADK's event
+    JSON, whose parser takes ``Infinity``) reads as 0, "unknown", as a damaged native time does
+    (an infinite time once reached the window, whose header raised on it)."""
+    path = store_copy(name)
+    store_copy.modified = True
+    conn = sqlite3.connect(path)
+    if name.startswith("agents"):
+        conn.execute("UPDATE agent_messages SET created_at = ? WHERE rowid = (SELECT min(rowid) FROM agent_messages)",
+                     (float("inf"),))
+    else:
+        rowid, data = conn.execute("SELECT rowid, event_data FROM events ORDER BY rowid LIMIT 1").fetchone()
+        data = json.dumps({**json.loads(data), "timestamp": float("inf")})     # "timestamp": Infinity
+        conn.execute("UPDATE events SET timestamp = 1e300, event_data = ? WHERE rowid = ?", (data, rowid))
+        rowid, data = conn.execute("SELECT rowid, event_data FROM events ORDER BY rowid LIMIT 1 OFFSET 1").fetchone()
+        conn.execute("UPDATE events SET timestamp = 1e300, event_data = ? WHERE rowid = ?",
+                     (json.dumps({k: v for k, v in json.loads(data).items() if k != "timestamp"}), rowid))
+    conn.commit()
+    conn.close()
+    with open_store(path) as store:
+        times = [c.created for r in store.list_runs() for c in store.list_checkpoints(r.id)]
+        assert times.count(0.0) == (1 if name.startswith("agents") else 2)
+        assert all(math.isfinite(t) and t < 1e12 for t in times)

@@ -31,3 +31,16 @@ def test_elide_middle() -> None:
     assert formatting.elide_middle("short", 10) == "short"
     text = formatting.elide_middle("/very/long/path/to/the/store.db", 15)
     assert len(text) == 15 and text.startswith("/very") and text.endswith(".db")
+
+
+def test_times_no_clock_has_read_as_a_question_mark() -> None:
+    """A damaged store's times (infinite, not a number, past any calendar) are shown as '?',
+    never raised on (the header once failed on an infinite created time)."""
+    from inspector.ui.widgets.checkpoint_header import fmt_time
+
+    for bad in (float("inf"), float("-inf"), float("nan"), 1e300, -1e300):
+        assert formatting.relative_time(bad, 1_000_000.0) == "?"
+        assert formatting.clock_time(bad) == "?"
+        assert formatting.full_time(bad) == "? (not a time)" == fmt_time(bad)
+        assert formatting.fmt_gap(bad) == "?"
+    assert formatting.full_time(86_400.25).endswith(".250") and fmt_time(86_400.0).startswith("1970-01-0")

@@ -180,7 +180,7 @@ class GoogleADKStore(EngineCatalogStore):
                                                         "(pickle can run code)")}
             stamp = data.get("timestamp") if isinstance(data, dict) else None
             if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
-                created = float(stamp)
+                created = parse_time(stamp)
             else:
                 created = parse_time(row[5])
             events.setdefault(run_key(row[1], row[2], row[0]), []).append(

@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
-from inspector.store.columns import as_count
+from inspector.store.columns import as_count, as_real
 from inspector.store.engine import Target, guard
 from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore,
                                              number_checkpoints, parse_json)
@@ -68,9 +68,10 @@ def q(name: str) -> str:
 
 
 def parse_time(value: Any) -> float:
-    """SQLite CURRENT_TIMESTAMP text (UTC), a datetime or a number as epoch seconds (0 if unreadable)."""
+    """SQLite CURRENT_TIMESTAMP text (UTC), a datetime or a number as epoch seconds (0 if unreadable,
+    infinite, not a number or past any calendar)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+        return as_real(value)
     if isinstance(value, datetime):
         return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
     if isinstance(value, str) and value:

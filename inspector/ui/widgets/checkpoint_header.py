@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from inspector.model import CheckpointInfo, RunInfo
-from inspector.ui.formatting import visible, visible_html
+from inspector.ui.formatting import local_time, visible, visible_html
 from inspector.ui.widgets.palette import accent, muted_text, tint
 
 KIND_HUES = {"llm": "#8250df", "tool": "#bf8700", "step": "#0969da", "input": "#1a7f37",
@@ -21,7 +21,8 @@ def fmt_time(stamp: float | None) -> str:
     """Local time of a Unix timestamp (``2026-11-29 21:11:58``), '—' when unknown."""
     if not stamp:
         return "—"
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+    local = local_time(stamp)
+    return time.strftime("%Y-%m-%d %H:%M:%S", local) if local else "? (not a time)"
 
 
 def kind_chip(label: QLabel, kind: str, hue: str | None = None) -> str:

@@ -179,7 +179,8 @@ def below(path: Path, root: bytes) -> set[bytes]:
     return seen
 
 
-@pytest.mark.parametrize("damage", ["a state reference as text", "a piece row of the wrong types"])
+@pytest.mark.parametrize("damage", ["a state reference as text", "a state reference of 15 bytes",
+                                    "a piece row of the wrong types"])
 def test_a_damaged_row_stops_the_collection_of_pieces_until_its_run_goes(store, damage, capsys) -> None:
     """What a damaged row named cannot be known, so no piece is collected while one is there
     (a piece only it names may be what a repair needs); the note says why and what to do."""
@@ -192,6 +193,8 @@ def test_a_damaged_row_stops_the_collection_of_pieces_until_its_run_goes(store, 
     kept = below(path, bytes(root))        # what the short run's head reaches, its own tail chunk among it
     if damage == "a state reference as text":
         con.execute("UPDATE ci_checkpoints SET state_hash = hex(state_hash) WHERE id = ?", (head,))
+    elif damage == "a state reference of 15 bytes":
+        con.execute("UPDATE ci_checkpoints SET state_hash = substr(state_hash, 1, 15) WHERE id = ?", (head,))
     else:
         con.execute("UPDATE ci_blobs SET codec = 'zstd' WHERE hash = ?", (root,))
     con.commit()
@@ -205,7 +208,7 @@ def test_a_damaged_row_stops_the_collection_of_pieces_until_its_run_goes(store, 
     assert "Removed 62 of" in out and "and 0 unreferenced pieces" in out
     assert "note: Unreferenced pieces were not collected: 1 " in out
     assert ("1 reference from checkpoints to their state is damaged" in out and "delete their runs" in out
-            if damage == "a state reference as text" else "1 piece the checkpoints reach could not be read" in out)
+            if damage != "a piece row of the wrong types" else "1 piece the checkpoints reach could not be read" in out)
     con = sqlite3.connect(path)
     assert kept <= {bytes(h) for (h,) in con.execute("SELECT hash FROM ci_blobs")}
     con.close()

@@ -23,6 +23,7 @@ from inspector.store.native import live
 from inspector.store.native import pins as pin_sql
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, pins, runs
+from inspector.store.native.usage_sql import DIGEST_BYTES
 
 LIVE_STATUS = "running"
 LG_LANES = "ci_lg_lanes"     # issue 19's LangGraph lanes: their own prune, never touched here
@@ -127,13 +128,14 @@ def protected_counts(conn: sa.Connection, rules: Rules) -> dict[str, int]:
 
 def root_counts(conn: sa.Connection) -> tuple[dict[bytes, int], int]:
     """How many checkpoints refer to each state and task-state root, and how many distinct
-    roots are damaged (text or a number: a row that names no piece one can tell)."""
+    roots are damaged (text, a number or bytes of another length: a row that names no piece
+    one can tell)."""
     c = checkpoints.c
     out: dict[bytes, int] = {}
     damaged = 0
     for column in (c.state_hash, c.tasks_hash):
         for digest, n in conn.execute(sa.select(column, sa.func.count()).where(column.is_not(None)).group_by(column)):
-            if isinstance(digest, BINARY):
+            if isinstance(digest, BINARY) and len(digest) == DIGEST_BYTES:
                 key = bytes(digest)
                 out[key] = out.get(key, 0) + int(n)
             else:

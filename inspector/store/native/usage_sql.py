@@ -115,6 +115,9 @@ def iter_checkpoints(store: NativeReads, run_id: str | None = None) -> Iterator[
         after = page[-1][2]
 
 
+DIGEST_BYTES = 16      # a piece's digest (xxh3-128)
+
+
 def read_pieces(store: NativeReads, digests: Collection[bytes]) -> dict[bytes, StoredPiece]:
     """Pieces with their stored (compressed) length, verified against their digests.
 
@@ -216,8 +219,8 @@ def _pg_disk(cur: Any, store: NativeReads) -> DiskUsage:
 def distinct_roots(conn: sa.Connection, min_id: int = 0) -> tuple[set[bytes], int, int]:
     """Every state and task-state root digest of checkpoints with id > ``min_id``, the largest
     checkpoint id seen (so a later call can pick up only what was added since), and how many
-    distinct roots are damaged (text or a number where a digest belongs: what such a row
-    named cannot be known)."""
+    distinct roots are damaged (text, a number or bytes of another length where a digest
+    belongs: what such a row named cannot be known)."""
     import sqlalchemy as sa
 
     from inspector.store.native.schema import checkpoints
@@ -227,7 +230,7 @@ def distinct_roots(conn: sa.Connection, min_id: int = 0) -> tuple[set[bytes], in
     for column in (checkpoints.c.state_hash, checkpoints.c.tasks_hash):
         for (digest,) in conn.execute(sa.select(column).where(checkpoints.c.id > min_id, column.is_not(None))
                                       .distinct()):
-            if isinstance(digest, BINARY):
+            if isinstance(digest, BINARY) and len(digest) == DIGEST_BYTES:
                 found.add(bytes(digest))
             else:
                 damaged += 1

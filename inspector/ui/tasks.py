@@ -192,6 +192,11 @@ class JobContext:
         _post(self._sink, self.token, (done, total, text))
 
 
+_OUT_OF_MEMORY = Outcome(error=StoreError(
+    "There was not enough memory to finish this view; nothing was changed (close other views "
+    "or windows, or lower the read budgets, and try again)."))
+
+
 class _Job(QRunnable):
     """Runs one callable and posts its Outcome (never raises)."""
 
@@ -202,16 +207,21 @@ class _Job(QRunnable):
 
     def run(self) -> None:
         ctx = self._ctx
-        if ctx.cancelled():
-            outcome = Outcome(error=JobCancelled())
-        else:
-            outcome = _call(self._fn, ctx, self._with_context)
+        try:
+            if ctx.cancelled():
+                outcome = Outcome(error=JobCancelled())
+            else:
+                outcome = _call(self._fn, ctx, self._with_context)
+        except MemoryError:      # again, while reporting the job's own failure: it still ends
+            outcome = _OUT_OF_MEMORY
         _post(ctx._sink, ctx.token, outcome)
 
 
 def _call(fn: Callable[..., Any], ctx: JobContext, with_context: bool) -> Outcome:
     try:
         return Outcome(value=fn(ctx) if with_context else fn())
+    except MemoryError:       # (made beforehand: reporting it must not need what ran out)
+        return _OUT_OF_MEMORY
     except Exception as exc:  # every failure must reach the GUI as an Outcome
         if not isinstance(exc, _KNOWN_ERRORS) and not _is_cancelled(exc):
             log.error("background job failed:\n%s", traceback.format_exc())

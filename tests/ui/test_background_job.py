@@ -33,3 +33,30 @@ def test_an_outcome_is_in_flight_from_the_pool_to_the_gui_thread(qtbot) -> None:
     assert got == [] and outcomes_in_flight() == before + 1
     qtbot.waitUntil(lambda: got == [42], timeout=5000)
     assert outcomes_in_flight() == before
+
+
+def test_running_out_of_memory_still_ends_the_job_with_a_sentence(qtbot, monkeypatch) -> None:
+    """A job that runs out of memory, or whose failure runs out of memory while it is logged,
+    still reaches ``failed`` (once, its outcome was never posted: a view that waited forever)."""
+    from inspector.errors import StoreError
+    from inspector.ui import tasks
+
+    job = LatestJob()
+
+    def out_of_memory(_ctx: object) -> None:
+        raise MemoryError
+
+    with qtbot.waitSignal(job.failed, timeout=5000) as blocker:
+        job.submit(out_of_memory)
+    assert isinstance(blocker.args[0], StoreError) and "not enough memory" in str(blocker.args[0])
+
+    def broken(_ctx: object) -> None:
+        raise ValueError("a bug")
+
+    def no_memory_to_log(*_args: object) -> None:
+        raise MemoryError
+    monkeypatch.setattr(tasks.log, "error", no_memory_to_log)
+    with qtbot.waitSignal(job.failed, timeout=5000) as blocker:
+        job.submit(broken)
+    assert "not enough memory" in tasks.describe_error(blocker.args[0])
+    assert not job.busy

@@ -41,3 +41,15 @@ def built_store(tmp_path: Path) -> tuple[Path, dict]:
     """A new store made by ``build`` (import this fixture where it is used), with its run ids."""
     path = tmp_path / "s.db"
     return path, build(path)
+
+
+def damage_head_reference(path: Path, run_id: str) -> None:
+    """Make the state reference of ``run_id``'s head text (its digest in hex): a damaged row
+    whose piece nobody can name any more."""
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    con.execute("UPDATE ci_checkpoints SET state_hash = hex(state_hash) WHERE id = "
+                "(SELECT max(id) FROM ci_checkpoints WHERE run_id = ?)", (run_id,))
+    con.commit()
+    con.close()

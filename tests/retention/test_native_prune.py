@@ -16,7 +16,7 @@ from inspector.retention.rules import make_rules, parse_duration
 from inspector.store import open_store
 from inspector.store.native import FORMAT_VERSION
 from tests.conftest import store_files_digest
-from tests.retention.stores import build, chat
+from tests.retention.stores import build, chat, damage_head_reference
 
 
 def integrity(path: Path) -> dict:
@@ -192,7 +192,7 @@ def test_a_damaged_row_stops_the_collection_of_pieces_until_its_run_goes(store, 
                              (ids["short"],)).fetchone()
     kept = below(path, bytes(root))        # what the short run's head reaches, its own tail chunk among it
     if damage == "a state reference as text":
-        con.execute("UPDATE ci_checkpoints SET state_hash = hex(state_hash) WHERE id = ?", (head,))
+        damage_head_reference(path, ids["short"])
     elif damage == "a state reference of 15 bytes":
         con.execute("UPDATE ci_checkpoints SET state_hash = substr(state_hash, 1, 15) WHERE id = ?", (head,))
     else:

@@ -132,11 +132,11 @@ def test_a_delete_that_could_not_collect_pieces_says_why(window, qtbot, built_st
     that stays until closed says why."""
     import sqlite3
 
+    from tests.retention.stores import damage_head_reference
+
     path, ids = built_store
+    damage_head_reference(path, ids["long"])
     con = sqlite3.connect(path)
-    con.execute("UPDATE ci_checkpoints SET state_hash = hex(state_hash) WHERE id = "
-                "(SELECT max(id) FROM ci_checkpoints WHERE run_id = ?)", (ids["long"],))
-    con.commit()
     pieces = con.execute("SELECT count(*) FROM ci_blobs").fetchone()[0]
     con.close()
     open_in(window, qtbot, path)

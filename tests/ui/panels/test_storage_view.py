@@ -242,16 +242,9 @@ def test_short_ranges_still_get_several_nice_ticks() -> None:
 def test_prune_dialog_says_why_no_piece_would_be_collected(qtbot, tmp_path: Path) -> None:
     """A store with a damaged state reference: the preview's summary says that pieces would
     not be collected, why, and what to do."""
-    import sqlite3
-
-    from tests.retention.stores import build
+    from tests.retention.stores import build, damage_head_reference
     path = tmp_path / "damaged.db"
-    ids = build(path)
-    con = sqlite3.connect(path)
-    con.execute("UPDATE ci_checkpoints SET state_hash = hex(state_hash) WHERE id = "
-                "(SELECT max(id) FROM ci_checkpoints WHERE run_id = ?)", (ids["short"],))
-    con.commit()
-    con.close()
+    damage_head_reference(path, build(path)["short"])
     session = StoreSession()
     with qtbot.waitSignal(session.opened, timeout=30_000):
         session.open(str(path))

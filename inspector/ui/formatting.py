@@ -48,7 +48,8 @@ def relative_time(ts: float | None, now: float | None = None) -> str:
     """'just now', '42 s ago', '3 min ago', '5 h ago', 'yesterday', '12 days ago' or a date."""
     if not ts:
         return ""
-    if local_time(ts) is None:
+    local = local_time(ts)
+    if local is None:
         return "?"
     delta = (time.time() if now is None else now) - ts
     if delta < 5:
@@ -64,8 +65,7 @@ def relative_time(ts: float | None, now: float | None = None) -> str:
         return "yesterday"
     if days < 30:
         return f"{days} days ago"
-    local = local_time(ts)
-    return time.strftime("%Y-%m-%d", local) if local else "?"
+    return time.strftime("%Y-%m-%d", local)
 
 
 def fmt_gap(seconds: float | None) -> str:

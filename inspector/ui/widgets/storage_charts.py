@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QFont
 
 from inspector.humanize import fmt_size
 from inspector.ui import style
-from inspector.ui.formatting import elide_middle, visible
+from inspector.ui.formatting import elide_middle, local_time, visible
 from inspector.usage.report import UsageReport
 
 pg.setConfigOptions(antialias=True)
@@ -88,10 +88,8 @@ class TimeAxis(pg.DateAxisItem):
 def _clock(fmt: str, ts: float) -> str:
     """``ts`` as local time in ``fmt``; '' for a time no clock has (a damaged store's times may be
     negative, infinite or years past 9999)."""
-    try:
-        return time.strftime(fmt, time.localtime(ts)) if ts > 0 else ""
-    except (OverflowError, OSError, ValueError):
-        return ""
+    local = local_time(ts) if ts > 0 else None
+    return time.strftime(fmt, local) if local else ""
 
 
 def _nice_step(raw: float) -> float:

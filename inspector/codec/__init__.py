@@ -18,11 +18,11 @@ Public API:
 from typing import TYPE_CHECKING, Any
 
 from inspector.codec.content import check_part, iter_digests, resolve, split_items, split_map
-from inspector.codec.markers import (MARKERS, TABLES, Chunk, ChunkedList, ChunkedMap, Ref, digest_of,
+from inspector.codec.markers import (DIGEST_SIZE, MARKERS, TABLES, Chunk, ChunkedList, ChunkedMap, Ref, digest_of,
                                      frame_chunk, frame_map_chunk, may_hold_markers, new_packer, pack,
                                      unpack)
 
-__all__ = ["FORMAT", "INLINE_MAX", "MARKERS", "TABLES", "Chunk", "ChunkedList", "ChunkedMap",
+__all__ = ["DIGEST_SIZE", "FORMAT", "INLINE_MAX", "MARKERS", "TABLES", "Chunk", "ChunkedList", "ChunkedMap",
            "PieceEncoder", "Ref", "check_part", "digest_of", "encode_flat", "frame_chunk",
            "frame_map_chunk", "iter_digests", "may_hold_markers", "new_packer", "pack", "resolve",
            "split_items", "split_map", "unpack"]

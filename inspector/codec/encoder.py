@@ -34,7 +34,7 @@ from inspector.codec.encoded import Bulk, Encoded, fingerprint, fingerprints, ma
 from inspector import limits
 from inspector.codec.gcpause import gc_paused
 from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
-from inspector.codec.markers import (Chunk, ChunkedList, ChunkedMap, Ref, digest_of, frame_chunk,
+from inspector.codec.markers import (DIGEST_SIZE, Chunk, ChunkedList, ChunkedMap, Ref, digest_of, frame_chunk,
                                      new_packer, pack)
 from inspector.errors import StateTooDeepError
 
@@ -319,17 +319,17 @@ def _groups(entries: list[Chunk]) -> list[tuple[list[Chunk], bytes | tuple]]:
     The cuts are found in C: the digests joined once, every 16th byte, a translation to
     cut/no cut and ``find`` (no Python step per entry)."""
     digests = b"".join(map(_DIGEST, entries))
-    if len(digests) != _DIGEST_SIZE * len(entries):        # not all 16 bytes: entry by entry
+    if len(digests) != DIGEST_SIZE * len(entries):        # not all 16 bytes: entry by entry
         ends = [n + 1 for n, entry in enumerate(entries) if not entry.digest[-1] & TABLE_MASK]
         size = None
     else:
-        flags = digests[_DIGEST_SIZE - 1::_DIGEST_SIZE].translate(_CUT_BYTES)
+        flags = digests[DIGEST_SIZE - 1::DIGEST_SIZE].translate(_CUT_BYTES)
         ends = []
         at = flags.find(1)
         while at >= 0:
             ends.append(at + 1)
             at = flags.find(1, at + 1)
-        size = _DIGEST_SIZE
+        size = DIGEST_SIZE
     groups: list[tuple[list[Chunk], bytes | tuple]] = []
 
     def add(a: int, b: int) -> None:
@@ -349,7 +349,6 @@ def _groups(entries: list[Chunk]) -> list[tuple[list[Chunk], bytes | tuple]]:
 
 
 _DIGEST = itemgetter(2)           # a Chunk's digest
-_DIGEST_SIZE = 16                 # xxh3-128 (``digest_of``)
 _CUT_BYTES = bytes(0 if b & TABLE_MASK else 1 for b in range(256))   # a last digest byte → cut after it?
 
 

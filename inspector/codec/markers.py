@@ -86,6 +86,9 @@ MARKERS = (Ref, ChunkedList, ChunkedMap)
 TABLES = (ChunkedList, ChunkedMap)
 
 
+DIGEST_SIZE = 16          # bytes of a piece's content address (xxh3-128)
+
+
 def digest_of(raw: bytes) -> bytes:
     """The content address of a piece's raw bytes."""
     return xxhash.xxh3_128_digest(raw)

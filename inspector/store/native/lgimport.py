@@ -64,14 +64,20 @@ def to_form(value: Any) -> Any:
     return {LEAF: "msgpack", "b": pack(value)}     # ExtType, tuple keys, Timestamp…: as LangGraph packed it
 
 
+def _stored_bytes(value: Any, what: str) -> bytes:
+    """A BLOB column's value as bytes; BlobError for a damaged row's text or number (``bytes()``
+    of a number is that many zero bytes)."""
+    if not isinstance(value, BINARY):
+        raise BlobError(f"{what} is a {type(value).__name__}, not bytes")
+    return bytes(value)
+
+
 def typed_form(tag: str | None, data: bytes | None) -> Any:
     """A stored (type, bytes) value in the structural form (BlobError when msgpack is malformed)."""
     tag = (tag or "").strip()
     if data is None or tag in ("null", "empty"):
         return None
-    if not isinstance(data, BINARY):    # a damaged row (bytes() of a number: that many zero bytes)
-        raise BlobError(f"it is a {type(data).__name__}, not bytes")
-    data = bytes(data)
+    data = _stored_bytes(data, "it")
     if tag == "msgpack":
         return to_form(unpack(data))
     if tag == "bytes":
@@ -82,9 +88,7 @@ def typed_form(tag: str | None, data: bytes | None) -> Any:
 def _body(body: BlobRow) -> dict:
     """The checkpoint as a plain dict whose channel values are already in structural form."""
     tag = (body.type or "").strip()
-    if body.blob is not None and not isinstance(body.blob, BINARY):
-        raise BlobError(f"its body is a {type(body.blob).__name__}, not bytes")
-    raw = bytes(body.blob) if body.blob is not None else b""
+    raw = _stored_bytes(body.blob, "its body") if body.blob is not None else b""
     if tag == "msgpack":
         checkpoint = unpack(raw)
         if not isinstance(checkpoint, dict):

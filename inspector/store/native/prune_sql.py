@@ -17,13 +17,13 @@ from typing import NamedTuple
 
 import sqlalchemy as sa
 
+from inspector.codec import DIGEST_SIZE
 from inspector.store import engine as _engine
 from inspector.store.columns import BINARY
 from inspector.store.native import live
 from inspector.store.native import pins as pin_sql
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, pins, runs
-from inspector.store.native.usage_sql import DIGEST_BYTES
 
 LIVE_STATUS = "running"
 LG_LANES = "ci_lg_lanes"     # issue 19's LangGraph lanes: their own prune, never touched here
@@ -135,7 +135,7 @@ def root_counts(conn: sa.Connection) -> tuple[dict[bytes, int], int]:
     damaged = 0
     for column in (c.state_hash, c.tasks_hash):
         for digest, n in conn.execute(sa.select(column, sa.func.count()).where(column.is_not(None)).group_by(column)):
-            if isinstance(digest, BINARY) and len(digest) == DIGEST_BYTES:
+            if isinstance(digest, BINARY) and len(digest) == DIGEST_SIZE:
                 key = bytes(digest)
                 out[key] = out.get(key, 0) + int(n)
             else:

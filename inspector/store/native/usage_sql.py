@@ -115,9 +115,6 @@ def iter_checkpoints(store: NativeReads, run_id: str | None = None) -> Iterator[
         after = page[-1][2]
 
 
-DIGEST_BYTES = 16      # a piece's digest (xxh3-128)
-
-
 def read_pieces(store: NativeReads, digests: Collection[bytes]) -> dict[bytes, StoredPiece]:
     """Pieces with their stored (compressed) length, verified against their digests.
 
@@ -230,7 +227,7 @@ def distinct_roots(conn: sa.Connection, min_id: int = 0) -> tuple[set[bytes], in
     for column in (checkpoints.c.state_hash, checkpoints.c.tasks_hash):
         for (digest,) in conn.execute(sa.select(column).where(checkpoints.c.id > min_id, column.is_not(None))
                                       .distinct()):
-            if isinstance(digest, BINARY) and len(digest) == DIGEST_BYTES:
+            if isinstance(digest, BINARY) and len(digest) == pieces.DIGEST_SIZE:
                 found.add(bytes(digest))
             else:
                 damaged += 1

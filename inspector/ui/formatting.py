@@ -93,7 +93,10 @@ def fmt_delta(n: int) -> str:
 
 
 def clock_time(ts: float, now: float | None = None) -> str:
-    """HH:MM:SS for today, 'MM-DD HH:MM' otherwise (the full time goes in the tooltip)."""
+    """HH:MM:SS for today, 'MM-DD HH:MM' otherwise (the full time goes in the tooltip); '' when
+    unknown."""
+    if not ts:
+        return ""
     local = local_time(ts)
     if local is None:
         return "?"

@@ -10,7 +10,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from inspector.bench._gui_store import LONG_RUN_ID, GuiStoreSpec, generate
 from inspector.store import open_store
 from inspector.ui.models.checkpoint_pages import PAGE_SIZE
-from inspector.ui.models.timeline_model import COL_FORKS, CheckpointRole
+from inspector.ui.models.timeline_model import COL_FORKS, COL_GAP, COL_TIME, CheckpointRole
 from tests.ui.conftest import open_in, select_run
 
 FIELDS = ("id", "seq", "kind", "name", "created", "size", "size_delta", "checks_passed", "checks_total", "change")
@@ -174,3 +174,26 @@ def test_a_run_counting_a_checkpoint_its_listing_lacks_reads_its_page_twice_then
         assert reads.count(0) == 2
     finally:
         timeline_model._fetch = fetch
+
+
+def test_a_checkpoint_whose_time_is_unknown_shows_no_time_and_no_gap(window, qtbot, tmp_path: Path) -> None:
+    """A framework store's infinite time reads as 0, unknown: its Time cell and the Gap cells
+    beside it stay empty (they showed 01-01 00:00 and a gap of fifty-six years)."""
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "agents.db"
+    shutil.copyfile(Path(__file__).parents[1] / "frameworks" / "stores" / "agents_sqlite.db", path)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE agent_messages SET created_at = ? WHERE rowid = (SELECT min(rowid) FROM agent_messages)",
+                (float("inf"),))
+    con.commit()
+    con.close()
+    open_in(window, qtbot, path)
+    select_run(window, qtbot, "trip-lisbon")
+    model = window.timeline_panel.model
+
+    def cell(row: int, col: int) -> str:
+        return model.index(row, col).data()
+    assert cell(0, COL_TIME) == "" and cell(1, COL_GAP) == ""
+    assert cell(1, COL_TIME) and cell(2, COL_GAP).startswith("+")

@@ -142,7 +142,7 @@ class TaskHistoryDialog(QDialog):
         for event in events[start:start + FILL_EVENTS]:
             info = event.checkpoint
             item = QTreeWidgetItem([f"#{info.seq}  {step_label(info.kind, info.name)}",
-                                    clock_time(info.created) if info.created else ""])
+                                    clock_time(info.created)])
             item.setIcon(0, icons.kind_icon(info.kind))
             item.setToolTip(1, full_time(info.created))
             item.setData(0, SEQ_ROLE, info.seq)

@@ -455,8 +455,8 @@ class TimelineModel(QAbstractTableModel):
         return max(info.branch_count, len(self._forks.get(info.id, ())))
 
     def _gap(self, info: CheckpointInfo, row: int) -> float | None:
-        before = self.cache.previous(row)
-        return info.created - before.created if before is not None else None
+        before = self.cache.previous(row)   # (no gap beside a time the store does not know: 0)
+        return info.created - before.created if before is not None and info.created and before.created else None
 
     compact_kind = False   # the Kind column shows only its icon (a narrow view; the tooltip names it)
 

@@ -11,7 +11,7 @@ from inspector.bench._gui_store import LONG_RUN_ID, GuiStoreSpec, generate
 from inspector.store import open_store
 from inspector.ui.models.checkpoint_pages import PAGE_SIZE
 from inspector.ui.models.timeline_model import COL_FORKS, COL_GAP, COL_TIME, CheckpointRole
-from tests.ui.conftest import open_in, select_run
+from tests.ui.conftest import open_in, select_checkpoint, select_run
 
 FIELDS = ("id", "seq", "kind", "name", "created", "size", "size_delta", "checks_passed", "checks_total", "change")
 
@@ -197,3 +197,10 @@ def test_a_checkpoint_whose_time_is_unknown_shows_no_time_and_no_gap(window, qtb
         return model.index(row, col).data()
     assert cell(0, COL_TIME) == "" and cell(1, COL_GAP) == ""
     assert cell(1, COL_TIME) and cell(2, COL_GAP).startswith("+")
+    from PySide6.QtWidgets import QLabel
+    select_checkpoint(window, qtbot, 1)
+    window.details.set_tab("metadata")
+    panel = window.details.panels["metadata"]
+    qtbot.waitUntil(lambda: "previous" in panel._found, timeout=10_000)     # (the time before, read behind)
+    qtbot.wait(50)
+    assert not any("after the previous checkpoint" in label.text() for label in panel.findChildren(QLabel))

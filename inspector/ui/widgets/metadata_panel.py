@@ -331,8 +331,8 @@ class MetadataPanel(QWidget):
     def _gap_text(self, info: CheckpointInfo) -> str:
         if info.parent_id is None:
             return self._muted("first checkpoint")
-        if "previous" not in self._found:
-            return self._muted("—")
+        if "previous" not in self._found or not info.created or not self._found["previous"]:
+            return self._muted("—")     # (or one of the two times is unknown: 0)
         return f"{fmt_age(info.created - self._found['previous'])} after the previous checkpoint"
 
     def _size_rows(self, info: CheckpointInfo) -> list[Row]:

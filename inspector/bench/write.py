@@ -1,5 +1,6 @@
 """``bench write``: W1 (growing chat state) vs LangGraph's SqliteSaver, W2 intervals, and the
-shapes of ``_write_shapes`` / ``_write_graph`` (W3 big maps, W4 dense changes, W5 a real graph, W1's floor)."""
+shapes of ``_write_shapes`` / ``_write_graph`` (W3 big maps, W4 dense changes, W5 a real graph, W6 a long text
+edited in place, W1's floor)."""
 
 from __future__ import annotations
 
@@ -22,13 +23,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--steps", type=int, default=1000, help="W1 steps (default 1000)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-langgraph", action="store_true", help="do not run SqliteSaver")
-    parser.add_argument("--only", default="w1,w2,w3,w4,w4m,w5,floor",
-                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w4m,w5,floor; "
+    parser.add_argument("--only", default="w1,w2,w3,w4,w4m,w5,w6,floor",
+                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w4m,w5,w6,floor; "
                              "w4m is W4-maps, the records as a map of id → record)")
     parser.add_argument("--w3-steps", type=int, default=40, help="saves per W3 size (default 40)")
     parser.add_argument("--w3-sizes", default="0.1,1,10,50", help="W3 state sizes in MB (default 0.1,1,10,50)")
     parser.add_argument("--w4-steps", type=int, default=20, help="saves per W4 density (default 20)")
     parser.add_argument("--w5-steps", type=int, default=1000, help="W5 graph steps (default 1000)")
+    parser.add_argument("--w6-steps", type=int, default=40, help="saves per W6 size (default 40)")
+    parser.add_argument("--w6-sizes", default="0.1,1,10", help="W6 text sizes in MB (default 0.1,1,10)")
     parser.set_defaults(func=run)
 
 
@@ -96,7 +99,7 @@ def run_w2(tmp: Path, steps: int) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the chosen workloads (W1 ours vs SqliteSaver, W2, W3, W4, W5, W1's floor); print
+    """Run the chosen workloads (W1 ours vs SqliteSaver, W2, W3, W4, W5, W6, W1's floor); print
     tables or JSON."""
     from inspector.bench import _write_graph as write_graph
     from inspector.bench import _write_shapes as write_shapes
@@ -121,13 +124,16 @@ def run(args: argparse.Namespace) -> int:
             result["w4m"] = write_shapes.run_w4(tmp, args.w4_steps, as_map=True)
         if "w5" in only and not args.skip_langgraph:
             result["w5"] = write_graph.run_w5(tmp, args.w5_steps)
+        if "w6" in only:
+            sizes = tuple(float(x) for x in args.w6_sizes.split(",") if x.strip())
+            result["w6"] = write_shapes.run_w6(tmp, args.w6_steps, sizes)
     if args.json:
         dump(result)
         return 0
     _print(result, args.steps)
     for key, show in (("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3),
                       ("w4", write_shapes.print_w4), ("w4m", write_shapes.print_w4_maps),
-                      ("w5", write_graph.print_w5)):
+                      ("w5", write_graph.print_w5), ("w6", write_shapes.print_w6)):
         if key in result:
             show(result[key])
     return 0

@@ -27,3 +27,47 @@ def test_bench_write_prints_floor_w3_and_w4_with_wall_cpu_and_switches(capsys: p
     assert [r["changing"] for r in result["w4"]] == [10, 100, 1000, 10000]
     assert all(r["bytes_ratio"] > 0 and r["json_zstd"]["saves"] == 2 for r in result["w4"])
     assert encoder._ListLayout._unchanged is unchanged       # the timers are taken off again
+
+
+def test_bench_write_w6_long_text_against_json_zstd(capsys: pytest.CaptureFixture) -> None:
+    from inspector.cli import main
+    assert main(["bench", "write", "--only", "w6", "--w6-steps", "3", "--w6-sizes", "0.01,0.05", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) == {"durability", "w6"}
+    assert [r["mb"] for r in result["w6"]] == [0.01, 0.05]
+    for row in result["w6"]:
+        for side in ("ours", "json_zstd"):
+            assert row[side]["saves"] == 3 and row[side]["bytes_per_save"] > 0
+            assert row[side]["median_ms"] > 0 and row[side]["cpu_median_ms"] >= 0
+        assert row["time_ratio"] > 0 and row["cpu_ratio"] > 0 and row["bytes_ratio"] > 0
+    assert main(["bench", "write", "--only", "w6", "--w6-steps", "3", "--w6-sizes", "0.01,0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "W6 long text, ~1 KB edited per save" in out and "growth 0.01 -> 0.05 MB" in out
+    assert "MISSED" not in out and "met" not in out.split("W6", 1)[1]      # no target yet: figures only
+
+
+def test_w6_text_and_its_edits() -> None:
+    from inspector.bench._write_shapes import w6_state, w6_steps
+    state = w6_state(0.1)
+    doc = state["doc"]
+    assert set(state) == {"doc", "step", "title"} and 100_000 <= len(doc) < 100_200 and doc.endswith("\n")
+    lines = doc.splitlines()
+    assert all(20 <= len(line) + 1 <= 100 for line in lines if line) and 0 < lines.count("") < len(lines) // 5
+    docs = [(s["step"], s["doc"]) for s in w6_steps(state, 3)()]
+    assert docs == [(s["step"], s["doc"]) for s in w6_steps(state, 3)()]       # the same edits each run
+    assert [step for step, _ in docs] == [1, 2, 3] and state["doc"] is doc      # the original is left alone
+    before = doc
+    for i, (_, after) in enumerate(docs):
+        assert after.endswith("\n") and after != before
+        if i == 2:                                      # ~1 KB appended at the end
+            assert after.startswith(before) and 1_000 <= len(after) - len(before) <= 1_100
+            continue
+        # ~1 KB inserted at, or one line replaced by it, a line in the middle half
+        head = next(k for k, (a, b) in enumerate(zip(before, after, strict=False)) if a != b)
+        assert len(before) // 5 < head < 4 * len(before) // 5 and after.endswith(before[-1_000:])
+        grown = len(after) - len(before)
+        if i == 0:                                      # inserted: all of the old text is still there
+            assert 1_000 <= grown <= 1_100 and after.endswith(before[head:])
+        else:                                           # one line (<= 100 characters) replaced
+            assert 900 <= grown <= 1_100
+        before = after

@@ -11,21 +11,21 @@ Public API:
   ``forget()`` after a failed transaction. ``encode_flat(value)`` stores a small value as
   one piece (task states).
 * Reading: ``unpack(raw)`` decodes one piece leaving markers (``Ref``, ``ChunkedList``,
-  ``ChunkedMap``) in place; ``resolve(value, fetch)`` replaces them; ``iter_digests(value)``
+  ``ChunkedMap``; a text piece decodes to its ``ChunkedText``) in place; ``resolve(value, fetch)`` replaces them; ``iter_digests(value)``
   lists what a piece refers to; ``split_items`` / ``split_map`` split chunks undecoded.
 """
 
 from typing import TYPE_CHECKING, Any
 
 from inspector.codec.content import check_part, iter_digests, resolve, split_items, split_map
-from inspector.codec.markers import (DIGEST_SIZE, MARKERS, TABLES, Chunk, ChunkedList, ChunkedMap, Ref, digest_of,
-                                     frame_chunk, frame_map_chunk, may_hold_markers, new_packer, pack,
+from inspector.codec.markers import (DIGEST_SIZE, MARKERS, TABLES, Chunk, ChunkedList, ChunkedMap, ChunkedText, Ref,
+                                     digest_of, frame_chunk, frame_map_chunk, may_hold_markers, new_packer, pack,
                                      unpack)
 
 __all__ = ["DIGEST_SIZE", "FORMAT", "INLINE_MAX", "MARKERS", "TABLES", "Chunk", "ChunkedList", "ChunkedMap",
-           "PieceEncoder", "Ref", "check_part", "digest_of", "encode_flat", "frame_chunk",
-           "frame_map_chunk", "iter_digests", "may_hold_markers", "new_packer", "pack", "resolve",
-           "split_items", "split_map", "unpack"]
+           "ChunkedText", "PieceEncoder", "Ref", "check_part", "digest_of", "encode_flat", "frame_chunk",
+           "frame_map_chunk", "iter_digests", "may_hold_markers", "new_packer", "pack", "resolve", "split_items",
+           "split_map", "unpack"]
 
 if TYPE_CHECKING:
     from inspector.codec.encoder import FORMAT, INLINE_MAX, PieceEncoder, encode_flat

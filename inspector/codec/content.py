@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable
 
 import msgpack
 
-from inspector.codec.markers import (EXT_FRAMED, as_map, EXT_MAP_CHUNK, Chunk, ChunkedList, ChunkedMap, Ref, frames,
+from inspector.codec.markers import (EXT_FRAMED, as_map, EXT_MAP_CHUNK, Chunk, ChunkedList, ChunkedMap, ChunkedText,
+                                     Ref, frames,
                                      map_frames, unpack_plain)
 from inspector.errors import CorruptDataError
 
@@ -97,7 +98,7 @@ def iter_digests(value: Any) -> Iterable[bytes]:
         kind = type(item)
         if kind is Ref:
             yield item.digest
-        elif kind is ChunkedList or kind is ChunkedMap:
+        elif kind is ChunkedList or kind is ChunkedMap or kind is ChunkedText:
             yield from (c.digest for c in item.chunks)
         elif kind is dict:
             stack.extend(item.values())

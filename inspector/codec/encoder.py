@@ -5,7 +5,8 @@ its own (a ``Ref`` in its parent). A list of ``CHUNK_MIN_ITEMS`` or more is cut 
 at content-defined boundaries, a map of ``MAP_MIN_KEYS`` or more likewise (boundaries decided
 by its keys alone), and a table of more than ``TABLE_MAX`` chunks is itself cut into
 sub-tables (a tree), so replacing one value of a 50 MB map rewrites its chunk, one small
-table per level and the root. Unchanged parts are found by comparing exact fingerprints
+table per level and the root. A long string edited since the last save is a text piece: its
+lines stored as such a list (``_text``), so an edit rewrites the chunk around it. Unchanged parts are found by comparing exact fingerprints
 (the values' msgpack encodings, one strict C call per chunk) with those kept per path — an agent
 may mutate its state in place, and ``==`` would take 1 for True or 1.0 and ignore key
 order, so reuse would store the old value. Runs of many changed items are
@@ -34,8 +35,8 @@ from inspector.codec.encoded import Bulk, Encoded, fingerprint, fingerprints, ma
 from inspector import limits
 from inspector.codec.gcpause import gc_paused
 from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
-from inspector.codec.markers import (DIGEST_SIZE, Chunk, ChunkedList, ChunkedMap, Ref, digest_of, frame_chunk,
-                                     new_packer, pack)
+from inspector.codec.markers import (DIGEST_SIZE, Chunk, ChunkedList, ChunkedMap, ChunkedText, Ref, digest_of,
+                                     frame_chunk, new_packer, pack)
 from inspector.errors import StateTooDeepError
 
 INLINE_MAX = 512          # bytes: larger children become pieces of their own
@@ -43,6 +44,8 @@ CHUNK_MIN_ITEMS = 16      # lists at least this long are chunked
 CHUNK_MASK = 0x1F00       # content-defined boundary (low 5 bits of the mark's first byte): about 32 items a chunk
 CHUNK_MAX_ITEMS = 128
 CHUNK_MAX_BYTES = 64 * 1024
+FINE_RULE = (CHUNK_MASK, CHUNK_MAX_ITEMS, CHUNK_MAX_BYTES)
+TEXT_RULE = (0x7F00, 1024, CHUNK_MAX_BYTES)   # a text's segments: about 128 a chunk (a few KB, compressed as text)
 COARSE_MASK = 0xFF03      # dense rewrites: a zero first byte and 2 more bits zero, about 1,024 items a chunk
 COARSE_MAX_ITEMS = 4096
 COARSE_MAX_BYTES = 1024 * 1024
@@ -50,7 +53,10 @@ COARSE_MIN_RUN = 256      # a rewritten run this long, with ...
 COARSE_MIN_CHANGED = 16   # ... at least 1 in this many items changed, is dense
 TABLE_MAX = 64            # a table with more entries becomes a tree of sub-tables
 TABLE_MASK = 0x1F         # sub-table boundaries: about 32 entries each
-FORMAT = 3                # the newest piece layout this encoder writes
+TEXT_MIN = 16 * 1024      # characters: a string this long that was edited is stored as a text piece (format 4)
+TEXT_MAX = 15 * 1024 * 1024   # … up to this long (longer ones stay one piece: the diff streams those)
+SEGMENT_MAX = 120         # characters of a text segment: its encoding (<= 4 bytes a character) stays inline
+FORMAT = 4                # the newest piece layout this encoder writes
 
 _SCALARS = frozenset({int, float, bool, type(None)})
 _array_header = msgpack.Packer().pack_array_header
@@ -92,6 +98,7 @@ class PieceEncoder:
         self._lists: dict[tuple, list[_ListChunk]] = {}
         self._frozen_lists: dict[tuple, tuple[list, Encoded]] = {}   # path → the list last encoded there and its result (``frozen``)
         self._tables: dict[tuple, Chunk] = {}
+        self._texts: dict[tuple, tuple[str, Encoded]] = {}   # path → the long string last encoded there, and how
         self.new_pieces: dict[bytes, bytes] = {}
         self._pack: Callable[[Any], bytes] = new_packer().pack
         self._maps = MapChunker(self)
@@ -124,6 +131,7 @@ class PieceEncoder:
         self._lists.clear()
         self._frozen_lists.clear()
         self._tables.clear()
+        self._texts.clear()
         self._maps.forget()
 
     # -- pieces ----------------------------------------------------------------
@@ -160,6 +168,8 @@ class PieceEncoder:
         if kind is str or kind is bytes:
             if top or len(value) <= INLINE_MAX:
                 return Encoded(value, len(value) + 5, b"")
+            if kind is str and len(value) >= TEXT_MIN and path is not None and self.chunk_format >= 4:
+                return self._text(value, path)
             raw = self._pack(value)
             return Encoded(Ref(self.store(raw), len(raw)), len(raw), b"")
         if kind is not dict and kind is not list:
@@ -173,6 +183,32 @@ class PieceEncoder:
             return self._container(value, path, top)
         finally:
             self._level -= 1
+
+    def _text(self, value: str, path: tuple) -> Encoded:
+        """A long string: the very text last encoded at ``path`` costs nothing; one edited from
+        it (``_shares_an_end``: an insertion, a rewritten passage, an append) is stored as a text
+        piece, a chunked list of its lines, so that only the chunks around the edit are new; any
+        other (a first one, one written anew) is one piece, as a short string is: cutting a
+        text into lines costs more than compressing it whole when no chunk can be kept."""
+        last = self._texts.get(path)
+        if last is not None and last[0] == value:     # ``==`` on two str is exact
+            return last[1]
+        segments = None
+        if last is not None and len(value) <= TEXT_MAX and _shares_an_end(last[0], value):
+            segments = text_segments(value)
+        if segments is None:
+            raw = self._pack(value)
+            result = Encoded(Ref(self.store(raw), len(raw)), len(raw), b"")
+            self._lists.pop(path, None)
+        else:
+            table = self._encode_chunked(segments, path, TEXT_RULE).form
+            size = len(value) if value.isascii() else len(value.encode("utf-8"))
+            size += 3 if size < 0x10000 else 5        # as long as the string's own encoding
+            result = Encoded(Ref(self.store(self._pack(ChunkedText(table.chunks, table.height))), size), size, b"")
+        if len(self._texts) > 10_000:
+            self._texts.clear()
+        self._texts[path] = (value, result)
+        return result
 
     def _too_deep(self) -> None:
         raise StateTooDeepError(
@@ -266,14 +302,14 @@ class PieceEncoder:
         return Bulk(forms, sizes, fps, encoded)
 
     # -- chunked lists -----------------------------------------------------------
-    def _encode_chunked(self, value: list, path: tuple | None) -> Encoded:
+    def _encode_chunked(self, value: list, path: tuple | None, rule: tuple = FINE_RULE) -> Encoded:
         old = self._lists.get(path) if path is not None else None
         last = self._frozen_lists.get(path) if self.frozen and path is not None and old else None
         if last is not None and last[0] is value:
             # the very list encoded here last time, which nothing changes: the same chunks and
             # table (a channel a put stores again as it was, a whole message history)
             return last[1]
-        chunks = _ListLayout(self, value, old, last[0] if last is not None else None).chunks()
+        chunks = _ListLayout(self, value, old, last[0] if last is not None else None, rule).chunks()
         marker = self.table(ChunkedList, [c.chunk for c in chunks])
         result = Encoded(marker, marker.size, None)
         if path is not None:
@@ -292,6 +328,33 @@ class PieceEncoder:
 
 
 _MARKER_TYPES = frozenset({Ref, ChunkedList, ChunkedMap})
+
+
+def _shares_an_end(old: str, new: str) -> bool:
+    """Whether a long string was edited rather than replaced: it begins or ends with the same
+    third of the shorter one as the last string at its path did (one edit anywhere leaves at
+    least that much alike at one end; a text written anew past a shared heading does not)."""
+    n = min(len(old), len(new)) // 3
+    return old[:n] == new[:n] or old[-n:] == new[-n:]
+
+
+def text_segments(text: str) -> list[str] | None:
+    """A text cut into segments at its line ends (content-defined: an edit moves no cut
+    outside its lines), lines longer than ``SEGMENT_MAX`` in slices of that many characters;
+    None when that makes more than one segment per 8 characters (a text of empty lines is
+    cheaper stored whole)."""
+    lines = text.splitlines(True)
+    if len(lines) > len(text) // 8:
+        return None
+    if max(map(len, lines)) > SEGMENT_MAX:
+        cut: list[str] = []
+        for line in lines:
+            if len(line) > SEGMENT_MAX:
+                cut += [line[i:i + SEGMENT_MAX] for i in range(0, len(line), SEGMENT_MAX)]
+            else:
+                cut.append(line)
+        lines = cut
+    return lines
 
 
 def _plain(value: Any) -> Any:
@@ -385,9 +448,10 @@ class _ListLayout:
     a run growing into the next old chunk until its last cut meets that chunk's start."""
 
     def __init__(self, enc: PieceEncoder, value: list, old: list[_ListChunk] | None,
-                 before: list | None = None) -> None:
+                 before: list | None = None, rule: tuple = FINE_RULE) -> None:
         self.enc = enc
         self.value = value
+        self.rule = rule          # (mask, items, bytes) of the boundaries of runs that are not dense
         self.old = old or []
         self.before = before      # the list the old chunks were made from, when it is never changed
         self.offsets = list(accumulate((c.chunk.count for c in self.old), initial=0))
@@ -437,7 +501,7 @@ class _ListLayout:
         matches = self.enc.matches
         found: list[tuple[int, _ListChunk]] = []
         pos = 0
-        if shift == 0 and self.old and self.offsets[-1] > CHUNK_MAX_ITEMS * len(self.old):
+        if shift == 0 and self.old and self.offsets[-1] > self.rule[1] * len(self.old):
             # coarse chunks (the last save was dense): fingerprint the items once, compare
             # each chunk's slice of them, and hand them on to the runs that are rewritten
             fps = fingerprints(value)
@@ -594,8 +658,7 @@ class _ListLayout:
                 sizes = _merge(taken, sizes, bulk.sizes)
                 encoded = _merge(taken, encoded, bulk.encoded)
         dense = bool(self.old) and _dense(count, len(fresh))
-        rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else (
-            CHUNK_MASK, CHUNK_MAX_ITEMS, CHUNK_MAX_BYTES)
+        rule = (COARSE_MASK, COARSE_MAX_ITEMS, COARSE_MAX_BYTES) if dense else self.rule
         ends = cuts(self._run_marks(start, forms, encoded), sizes, *rule)     # logical sizes, as format 2 counted
         made = []
         a = 0

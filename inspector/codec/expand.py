@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from collections.abc import Callable, Collection
 
 from inspector import limits
-from inspector.codec.markers import ChunkedList, ChunkedMap, Ref
+from inspector.codec.markers import ChunkedList, ChunkedMap, ChunkedText, Ref
 from inspector.errors import CorruptDataError
 
 _CONTAINERS = (dict, list, Ref, ChunkedList, ChunkedMap)
@@ -53,7 +53,7 @@ def _children(value: Any) -> list[bytes]:
         kind = type(item)
         if kind is Ref:
             found.append(item.digest)
-        elif kind is ChunkedList or kind is ChunkedMap:
+        elif kind is ChunkedList or kind is ChunkedMap or kind is ChunkedText:
             found.extend(c.digest for c in item.chunks)
         elif kind is dict:
             if not _plain(item.values()):
@@ -92,6 +92,9 @@ def _measure(value: Any, costs: dict[bytes, Cost]) -> Cost:
                 nodes, size = nodes + child.nodes - 1, size + child.size
                 deepest = max(deepest, level + child.depth)
             deepest = max(deepest, level + 1)
+        elif kind is ChunkedText:       # a whole text piece: one string, its segments' bytes
+            nodes += 1
+            size += sum(costs[chunk.digest].size for chunk in item.chunks)
         elif kind is dict:
             nodes += 1
             deepest = max(deepest, level + 1)
@@ -217,6 +220,8 @@ def _build_piece(value: Any, built: dict[bytes, Any]) -> Any:
                 add(part)
             if kind is ChunkedMap and len(out) != item.length:
                 raise CorruptDataError("A stored map repeats a key across its chunks.")
+        elif kind is ChunkedText:
+            out = join_text(item, [built[chunk.digest] for chunk in item.chunks])
         elif kind is dict:
             marked = [] if _plain(item.values()) else [k for k, v in item.items() if isinstance(v, _CONTAINERS)]
             out = dict(item) if marked else item
@@ -229,6 +234,19 @@ def _build_piece(value: Any, built: dict[bytes, Any]) -> Any:
             out = item
         parent[slot] = out
     return holder[0]
+
+
+def join_text(text: ChunkedText, parts: list) -> str:
+    """The string a text piece stands for, from its chunks' built items (lists of segments);
+    CorruptDataError when a part is not the list of strings its table says."""
+    segments: list = []
+    for chunk, part in zip(text.chunks, parts, strict=True):
+        if type(part) is not list or len(part) != chunk.count:
+            raise CorruptDataError("A stored text does not match its table.")
+        segments += part
+    if set(map(type, segments)) - {str}:
+        raise CorruptDataError("A stored text holds a segment that is not text.")
+    return "".join(segments)
 
 
 def build(order: list[bytes], table: dict[bytes, Any]) -> dict[bytes, Any]:

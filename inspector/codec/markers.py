@@ -23,6 +23,8 @@ EXT_FRAMED = 3            # a list chunk piece (format 2): its items' encodings,
 EXT_MAP = 4               # a chunked map (format 3): height byte, then entries
 EXT_MAP_CHUNK = 5         # a map chunk piece (format 3): [keys, value encodings as bins]
 EXT_DEEP_LIST = 6         # a chunked list whose table is a tree (format 3): height byte, then entries
+EXT_TEXT = 7              # a text piece (format 4, a whole piece, never inside a value): height byte, then
+                          # the entries of a chunked list of strings whose concatenation is the text
 MAX_HEIGHT = 8            # tables deeper than this are damage (2**40 chunks need 6 levels)
 
 _SIZE = struct.Struct("<Q")
@@ -82,6 +84,29 @@ class ChunkedMap(NamedTuple):
         return sum(c.size for c in self.chunks)
 
 
+class ChunkedText(NamedTuple):
+    """A long string stored as a chunked list of its segments (a text piece, ext 7): the
+    string is the segments joined. Only ever a whole piece, named by a ``Ref``; its table
+    and sub-tables are those of the ``ChunkedList`` of the segments (``as_list``)."""
+
+    chunks: tuple[Chunk, ...]
+    height: int = 0
+
+    @property
+    def length(self) -> int:
+        """Number of segments."""
+        return sum(c.count for c in self.chunks)
+
+    @property
+    def size(self) -> int:
+        """Logical size in bytes of the segments."""
+        return sum(c.size for c in self.chunks)
+
+    def as_list(self) -> ChunkedList:
+        """The chunked list of the segments."""
+        return _tuple_new(ChunkedList, (self.chunks, self.height))
+
+
 MARKERS = (Ref, ChunkedList, ChunkedMap)
 TABLES = (ChunkedList, ChunkedMap)
 
@@ -114,6 +139,8 @@ def _default(obj: Any) -> Any:
         return _ext(EXT_CHUNKED, table_payload(obj.chunks))
     if kind is ChunkedMap:
         return _ext(EXT_MAP, bytes((obj.height,)) + table_payload(obj.chunks))
+    if kind is ChunkedText:
+        return _ext(EXT_TEXT, bytes((obj.height,)) + table_payload(obj.chunks))
     # strict packing hands subclasses of the plain types here: store them as the plain type
     if isinstance(obj, (tuple, list)):
         return list(obj)
@@ -159,6 +186,8 @@ def _marker_hook(code: int, data: bytes) -> Any:
         raise CorruptDataError("A stored piece has a malformed reference.")
     if code in (EXT_FRAMED, EXT_MAP_CHUNK):
         raise CorruptDataError("A stored list item holds a list chunk.")
+    if code == EXT_TEXT:
+        raise CorruptDataError("A stored value holds a text piece inside it.")
     raise CorruptDataError(f"A stored piece uses an unknown extension type {code}.")
 
 
@@ -256,8 +285,33 @@ def new_packer() -> msgpack.Packer:
     return msgpack.Packer(default=_default, use_bin_type=True, strict_types=True)
 
 
+def text_piece(raw: bytes | memoryview) -> ChunkedText | None:
+    """The ChunkedText a whole text piece holds (ext 7), or None when ``raw`` is not one."""
+    if len(raw) < 3 or raw[0] not in _EXT_HEADS:
+        return None
+    width = _EXT_HEADS[raw[0]]
+    start = 2 + width
+    if len(raw) < start or raw[1 + width] != EXT_TEXT:
+        return None
+    if int.from_bytes(raw[1:1 + width], "big") != len(raw) - start:
+        raise CorruptDataError("A stored text piece is malformed.")
+    data = bytes(raw[start:])
+    try:
+        return _tuple_new(ChunkedText, (_entries(data, 1), _height(data)))
+    except struct.error as exc:
+        raise CorruptDataError(f"A stored text piece is malformed ({exc}).") from exc
+
+
+_EXT_HEADS = {0xc7: 1, 0xc8: 2, 0xc9: 4}     # ext 8/16/32: width of the length (a text piece is >= 29 bytes)
+
+
 def unpack(raw: bytes | memoryview) -> Any:
-    """Decode one piece, leaving markers in place (never runs code)."""
+    """Decode one piece, leaving markers in place (never runs code). A text piece decodes to
+    its ChunkedText; a text marker anywhere inside a value is damage."""
+    if raw and raw[0] in _EXT_HEADS:
+        text = text_piece(raw)
+        if text is not None:
+            return text
     try:
         return msgpack.unpackb(raw, ext_hook=_ext_hook, raw=False, strict_map_key=False)
     except CorruptDataError:

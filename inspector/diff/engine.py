@@ -11,7 +11,8 @@ from operator import itemgetter
 from typing import Any, NamedTuple, TypeAlias, cast
 from collections.abc import Callable, Sequence
 
-from inspector.codec import Chunk, ChunkedList, ChunkedMap, Ref, check_part, split_items, split_map, unpack
+from inspector.codec import (Chunk, ChunkedList, ChunkedMap, ChunkedText, Ref, check_part, split_items, split_map,
+                             unpack)
 from inspector.codec.gcpause import gc_paused
 from inspector.diff.lists import (Added, Moved, Op, Pair, Removed, Replace, align, align_encoded, detect_moves,
                                   same, trim)
@@ -200,6 +201,12 @@ class Engine:
         for digest in chunks:
             self.items[digest] = got[digest]
 
+    def _text(self, digest: bytes) -> Any:
+        """A text piece read raw, as the string it stands for (the store's reader joins it)."""
+        if self.fetch_many is None:
+            raise CorruptDataError("A stored text cannot be read here.")
+        return self.fetch_many([digest])[digest]
+
     def _stream(self, pieces: list[bytes], chunks: list[bytes], waiting: list) -> None:
         """Read pieces and list chunks raw, part by part, and walk on as each part comes in:
         the steps waiting for it run (and what they queue) while the store decompresses the
@@ -216,7 +223,8 @@ class Engine:
                 if digest in as_chunk:
                     items[digest] = split_map(piece) if digest in self.map_chunks else split_items(piece)
                 if digest in as_piece:
-                    table[digest] = unpack(piece)
+                    value = unpack(piece)
+                    table[digest] = self._text(digest) if type(value) is ChunkedText else value
             self.pieces_read += len(part)
             while pending and all(d in table for d in pending[0][0]) and all(d in items for d in pending[0][1]):
                 pending.popleft()[2]()

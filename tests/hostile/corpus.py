@@ -25,7 +25,7 @@ from collections.abc import Callable
 import msgpack
 import zstandard
 
-from inspector.codec import Chunk, ChunkedList, Ref, digest_of, pack
+from inspector.codec import Chunk, ChunkedList, ChunkedText, Ref, digest_of, frame_chunk, pack
 
 RUN, FORK = "r1", "r2"
 
@@ -159,6 +159,20 @@ def _repeated_chunk(path: Path) -> None:
     table = ChunkedList(tuple(Chunk(count=128, size=len(chunk), digest=digest) for _ in range(60_000)))
     raw = pack({"messages": table})
     _set_state(path, _put_piece(path, raw, codec=1, data=zstandard.ZstdCompressor().compress(raw)))
+
+
+def _text(path: Path, items: list, *, count: int | None = None, entries: int = 1, inline: bool = False) -> None:
+    """A state ``{"doc": text}`` whose text piece (format 4) names ``entries`` times one chunk
+    holding ``items``, each entry counting ``count`` segments (default: the truth)."""
+    chunk = frame_chunk([pack(item) for item in items])
+    digest = _put_piece(path, chunk, codec=1, data=zstandard.ZstdCompressor().compress(chunk))
+    text = ChunkedText(tuple(Chunk(count=len(items) if count is None else count, size=len(chunk), digest=digest)
+                             for _ in range(entries)))
+    if inline:
+        _state_piece(path, {"doc": text})
+        return
+    raw = pack(text)
+    _state_piece(path, {"doc": Ref(_put_piece(path, raw, codec=1, data=zstandard.ZstdCompressor().compress(raw)), 10)})
 
 
 def _zstd_declaring(size: int, column: int | None) -> Callable[[Path], None]:
@@ -373,6 +387,12 @@ def _native_cases(base: Path, root: Path) -> list[Case]:
         "tasks_wrong_fields": lambda p: _set_state(p, _put_piece(p, pack({"tasks": [{"status": 5, "checks": "no",
                                                                                      "progress": "x"}, 7]})), 1, "tasks_hash"),
         "ext_unknown": lambda p: _set_state(p, _put_piece(p, msgpack.packb(msgpack.ExtType(9, b"x")))),
+        # text pieces (format 4): a segment that is not text, a text marker inside a value, a
+        # table that miscounts its chunk, and 60,000 entries naming one 50 KB chunk (3 GB of text)
+        "text_segment_not_text": lambda p: _text(p, ["line\n", 7, None]),
+        "text_inside_a_value": lambda p: _text(p, ["line\n"] * 3, inline=True),
+        "text_count_mismatch": lambda p: _text(p, ["line\n"] * 3, count=99),
+        "text_repeated_chunk": lambda p: _text(p, ["x" * 400] * 128, entries=60_000),
         "chunk_count_mismatch": lambda p: _state_piece(p, {"l": ChunkedList((Chunk(count=99, size=3, digest=_put_piece(p, pack([1, 2]))),))}),
         "run_name_invalid_utf8": lambda p: _sql(p, f"UPDATE ci_runs SET name=CAST(x'ff{'fe' * 3}41' AS TEXT), "
                                                    f"agent=CAST(x'c3' AS TEXT) WHERE id='{FORK}'"),

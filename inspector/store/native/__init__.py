@@ -1,3 +1,3 @@
 """The native store: schema, content-addressed pieces, reads and fenced writes."""
 
-FORMAT_VERSION = 3   # the newest store format this version reads and writes (see FORMAT.md)
+FORMAT_VERSION = 4   # the newest store format this version reads and writes (see FORMAT.md)

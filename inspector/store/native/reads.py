@@ -308,7 +308,9 @@ class NativeReads(Store):
         return self.load_values([digest], "The state of a LangGraph step")[digest]
 
     # -- pieces ----------------------------------------------------------------
-    def _fetch_many(self, digests: Collection[bytes]) -> dict[bytes, Any]:
+    def _fetch_many(self, digests: Collection[bytes], join: bool = True) -> dict[bytes, Any]:
+        """Decoded pieces; a text piece (format 4) is read with its chunks and comes back as
+        the string it stands for (``join``; else as its ChunkedText, never kept)."""
         found: dict[bytes, Any] = {}
         missing = []
         with self._pieces_lock:
@@ -319,15 +321,35 @@ class NativeReads(Store):
                     missing.append(d)
         if not missing:
             return found
-        from inspector.codec import unpack
+        from inspector.codec import ChunkedText, unpack
         for d, raw in self.read_raw_pieces(missing).items():
             found[d] = unpack(raw)
+        texts = [d for d in missing if type(found[d]) is ChunkedText]
+        if texts and join:
+            found.update(self._join_texts({d: found[d] for d in texts}))
         with self._pieces_lock:
             for d in missing:
-                self._pieces[d] = found[d]
+                if type(found[d]) is not ChunkedText:
+                    self._pieces[d] = found[d]
             while len(self._pieces) > PIECE_CACHE_ITEMS:
                 self._pieces.popitem(last=False)
         return found
+
+    def _join_texts(self, texts: dict[bytes, Any]) -> dict[bytes, str]:
+        """The strings text pieces stand for: their chunks and sub-tables fetched level by
+        level, measured against the read budgets, then joined (``expand``)."""
+        from inspector.codec import expand
+        table: dict[bytes, Any] = dict(texts)
+        frontier = {k for v in texts.values() for k in expand.children(v)} - table.keys()
+        depth, levels = limits.current().depth, 0
+        while frontier:
+            levels += 1
+            if levels > depth:
+                raise limits.BudgetExceeded("depth", f"A stored text nests more than {depth:,} levels deep")
+            fetched = self._fetch_many(frontier, join=False)
+            table.update(fetched)
+            frontier = {d for v in fetched.values() for d in expand.children(v)} - table.keys()
+        return expand.resolve_all(list(texts), table, "A stored text")
 
     def read_raw_pieces(self, digests: Collection[bytes]) -> dict[bytes, bytes]:
         """The raw (decompressed, verified, not decoded) bytes of several pieces.

@@ -97,15 +97,15 @@ def _mapped_state(n: int, edit: int | None = None, key: str | None = None) -> di
 
 
 @pytest.mark.parametrize("writer", ["recording", "fork"])
-@pytest.mark.parametrize("old_format", [1, 2])
-def test_an_older_store_is_read_and_raised_to_format_3_by_its_next_writer(
+@pytest.mark.parametrize("old_format", [1, 2, 3])
+def test_an_older_store_is_read_and_raised_to_format_4_by_its_next_writer(
         store_path: Path, monkeypatch, writer, old_format) -> None:
     from inspector.codec import PieceEncoder
     from inspector.diff import diff_checkpoints
     from inspector.resume.fork import fork
     from inspector.store.native import FORMAT_VERSION
 
-    assert FORMAT_VERSION == 3
+    assert FORMAT_VERSION == 4
     # a store as an older version wrote it: its format in ci_meta, its layout of pieces
     with monkeypatch.context() as old_writer:
         old_writer.setattr(PieceEncoder, "chunk_format", old_format)
@@ -116,7 +116,7 @@ def test_an_older_store_is_read_and_raised_to_format_3_by_its_next_writer(
     with sqlite3.connect(store_path) as conn:
         conn.execute("update ci_meta set value = ? where key = 'format_version'", (str(old_format),))
     kinds = _chunk_kinds(store_path)
-    assert kinds[5] == 0 and (kinds[3] == 0 if old_format == 1 else kinds[3] >= 5)
+    assert (kinds[5] == 0) == (old_format < 3) and (kinds[3] == 0 if old_format == 1 else kinds[3] >= 5)
     before = store_files_digest(store_path)
     with open_store(store_path) as store:
         assert store.info.format_version == old_format
@@ -125,7 +125,7 @@ def test_an_older_store_is_read_and_raised_to_format_3_by_its_next_writer(
         assert change.display_path == "facts[7].text" and change.new == "edited"
     assert store_files_digest(store_path) == before, f"reading a format {old_format} store wrote to it"
 
-    # this version writes format 3 pieces into it and marks the store so older readers refuse it
+    # this version writes format 4 pieces into it and marks the store so older readers refuse it
     new_state = _mapped_state(300, edit=9, key="src/module_77.py")
     if writer == "recording":
         with Checkpointer(store_path, name="new", heartbeat=60) as cp:
@@ -133,13 +133,13 @@ def test_an_older_store_is_read_and_raised_to_format_3_by_its_next_writer(
             new_run = cp.run_id
     else:
         with open_store(store_path, readonly=False) as store:
-            assert store.info.format_version == 3
+            assert store.info.format_version == 4
             new_run = fork(store, f"{run_id}:1", reason="edit", state=new_state).id
     with sqlite3.connect(store_path) as conn:
-        assert conn.execute("select value from ci_meta where key = 'format_version'").fetchone()[0] == "3"
+        assert conn.execute("select value from ci_meta where key = 'format_version'").fetchone()[0] == "4"
     assert _chunk_kinds(store_path)[5] >= 3, "the map is stored in map chunks"
     with open_store(store_path) as store:
-        assert store.info.format_version == 3
+        assert store.info.format_version == 4
         assert store.load(f"{new_run}:0").state == new_state
         # an old layout against the new one, both ways: a plain dict against a chunked map
         changes = diff_checkpoints(store, f"{run_id}:1", f"{new_run}:0").changes

@@ -1,0 +1,162 @@
+"""Long strings edited in place (format 4 text pieces): a save costs about the edit, and every
+reader gives back the string exactly."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import string
+from pathlib import Path
+
+import pytest
+
+from inspector.codec import ChunkedText, PieceEncoder, Ref, resolve, unpack
+from inspector.codec.encoder import SEGMENT_MAX, TEXT_MIN, text_segments
+from inspector.diff import diff_checkpoints
+from inspector.diff.lazy_value import load_view
+from inspector.errors import CorruptDataError
+from inspector.record import Checkpointer
+from inspector.store import open_store
+
+_RND = random.Random(11)
+_WORDS = ["".join(_RND.choices(string.ascii_lowercase, k=_RND.randint(2, 9))) for _ in range(2000)]
+
+
+def _prose(lines: int, rnd: random.Random) -> str:
+    return "".join(" ".join(rnd.choices(_WORDS, k=rnd.randint(2, 14))) + "\n" for _ in range(lines))
+
+
+def _edits(text: str, rnd: random.Random) -> list[str]:
+    """The text after each of the edits an agent makes to a document or a log, one after another."""
+    def middle(t: str) -> int:
+        return t.index("\n", len(t) // 2) + 1
+
+    edits = [
+        lambda t, m: t[:m] + _prose(12, rnd) + t[m:],                                   # lines inserted
+        lambda t, m: t[:m] + "a rewritten line ü€😀\r\n" + t[t.index("\n", m) + 1:],   # one line replaced
+        lambda t, m: t + _prose(10, rnd),                                              # appended
+        lambda t, m: t[:m] + t[m + 2000:],                                             # a passage cut
+        lambda t, m: t[:m] + "x" * 5000 + t[m:],                                       # one long line inserted
+        lambda t, m: t[:-1] + "tail without a newline",                                # the end changed
+    ]
+    out = []
+    for edit in edits:
+        text = edit(text, middle(text))
+        out.append(text)
+    return out
+
+
+def _decode(store: dict, root: bytes) -> object:
+    return resolve(unpack(store[root]), lambda d: unpack(store[d]))
+
+
+def test_an_edited_long_text_costs_about_the_edit_and_decodes_exactly() -> None:
+    rnd = random.Random(1)
+    text = _prose(12_000, rnd)        # ~0.6 MB
+    enc, pieces = PieceEncoder(), {}
+    for step, edited in enumerate([text, *_edits(text, rnd)]):
+        state = {"doc": edited, "step": step}
+        root, _, new = enc.encode(state)
+        written = sum(len(raw) for digest, raw in new.items() if digest not in pieces)   # as a store keeps them
+        pieces.update(new)
+        assert _decode(pieces, root) == state
+        if step >= 2:      # the first text is one piece; the first edit cuts it into lines once
+            assert written < 40_000, (step, written)
+        text_refs = [unpack(pieces[root])["doc"]]
+        assert type(text_refs[0]) is Ref
+    # what the edits made is a text piece, and unchanged text costs nothing more
+    assert any(type(unpack(raw)) is ChunkedText for raw in pieces.values())
+    root, _, new = enc.encode(state)
+    assert _decode(pieces, root) == state and sum(len(raw) for d, raw in new.items() if d not in pieces) < 200
+
+
+@pytest.mark.parametrize("text", [
+    "ligne\r\nline\rzeile\x0bvt\x0cff\x1cfs\x1dgs\x1ers\x85nel\u2028ls\u2029ps\n" * 900,   # every line end
+    ("é" * 300 + "\n") * 80 + "😀" * 7000,                                              # long lines, astral characters
+    "no line end at all " * 2000,
+])
+def test_every_line_end_and_character_comes_back(text: str) -> None:
+    assert "".join(text_segments(text) or [text]) == text
+    enc, pieces = PieceEncoder(), {}
+    for value in (text, text + "!", "?" + text + "!"):
+        root, _, new = enc.encode({"doc": value})
+        pieces.update(new)
+        assert _decode(pieces, root) == {"doc": value}
+    segments = text_segments(text)
+    assert segments is None or max(map(len, segments)) <= SEGMENT_MAX
+
+
+def test_texts_that_chunking_would_not_help_stay_one_piece() -> None:
+    enc, pieces = PieceEncoder(), {}
+    rnd = random.Random(2)
+    heading = _prose(60, rnd)
+    states = [{"doc": _prose(600, rnd)}, {"doc": _prose(600, rnd)},                  # replaced, not edited
+              {"doc": heading + _prose(600, rnd)}, {"doc": heading + _prose(600, rnd)},  # written anew below a heading
+              {"doc": "\n" * (TEXT_MIN * 2)}, {"doc": "\n" * (TEXT_MIN * 2) + "x"}]   # one segment per character
+    for state in states:
+        root, _, new = enc.encode(state)
+        pieces.update(new)
+        assert _decode(pieces, root) == state
+        ref = unpack(pieces[root])["doc"]
+        assert type(unpack(pieces[ref.digest])) is str
+
+
+def _saved(path: Path, texts: list[str]) -> str:
+    with Checkpointer(path, name="doc", heartbeat=60) as cp:
+        for step, text in enumerate(texts):
+            cp.save({"doc": text, "step": step}, force=True)
+        return cp.run_id
+
+
+def test_a_store_reads_diffs_shows_and_prunes_text_pieces(tmp_path: Path) -> None:
+    rnd = random.Random(3)
+    base = _prose(20_000, rnd)          # ~1 MB
+    texts = [base, *_edits(base, rnd)]
+    path = tmp_path / "texts.db"
+    run = _saved(path, texts)
+    with sqlite3.connect(path) as conn:
+        sizes = [n for (n,) in conn.execute("SELECT length(data) FROM ci_blobs")]
+    # the text whole, then once as lines (chunks compress less than one piece), then the edits:
+    # under two copies of the text, where each save storing it whole stored seven compressed ones
+    assert sum(sizes) < 2 * len(base.encode())
+    with open_store(path) as store:
+        for seq, text in enumerate(texts):
+            assert store.load(f"{run}:{seq}").state == {"doc": text, "step": seq}
+        (doc, step) = diff_checkpoints(store, f"{run}:1", f"{run}:2").changes
+        assert doc.display_path == "doc" and doc.old == texts[1] and doc.new == texts[2]
+        assert doc.detail is not None and step.display_path == "step"
+        shown = load_view(store, store.load(f"{run}:3").info.id)
+        assert shown.state["doc"] == texts[3] or shown.state["doc"].materialize() == texts[3]
+    from inspector.cli import main
+    from tests.retention.test_native_prune import integrity
+    before = integrity(path)
+    assert before["reachable"] == before["pieces"]
+    assert main(["prune", str(path), "--keep-last", "1", "--apply"]) == 0
+    after = integrity(path)      # the head's text chunks kept, the others' collected
+    assert after["reachable"] == after["pieces"] < before["pieces"]
+    with open_store(path) as store:
+        assert store.load(f"{run}:-1").state == {"doc": texts[-1], "step": len(texts) - 1}
+    from inspector.resume.fork import fork as fork_run
+    with open_store(path, readonly=False) as store:
+        forked = fork_run(store, f"{run}:-1", reason="edit", state={"doc": texts[-1] + "forked\n", "step": 0}).id
+    with open_store(path) as store:
+        assert store.load(f"{forked}:0").state == {"doc": texts[-1] + "forked\n", "step": 0}
+
+
+@pytest.mark.parametrize("items, count, message", [
+    (["line\n", 7], None, "segment that is not text"),
+    (["line\n"] * 3, 99, "does not match"),
+])
+def test_a_damaged_text_piece_is_a_clear_error(tmp_path: Path, items: list, count: int | None, message: str) -> None:
+    from inspector.codec import Chunk, digest_of, frame_chunk, pack
+    path = tmp_path / "texts.db"
+    run = _saved(path, ["x"])
+    chunk = frame_chunk([pack(item) for item in items])
+    text = pack(ChunkedText((Chunk(len(items) if count is None else count, len(chunk), digest_of(chunk)),)))
+    root = pack({"doc": Ref(digest_of(text), 100)})
+    with sqlite3.connect(path) as conn:
+        conn.executemany("INSERT INTO ci_blobs (hash, codec, size, data) VALUES (?, 0, ?, ?)",
+                         [(digest_of(raw), len(raw), raw) for raw in (chunk, text, root)])
+        conn.execute("UPDATE ci_checkpoints SET state_hash = ?", (digest_of(root),))
+    with open_store(path) as store, pytest.raises(CorruptDataError, match=message):
+        store.load(f"{run}:0")

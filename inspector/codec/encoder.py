@@ -6,13 +6,13 @@ at content-defined boundaries, a map of ``MAP_MIN_KEYS`` or more likewise (bound
 by its keys alone), and a table of more than ``TABLE_MAX`` chunks is itself cut into
 sub-tables (a tree), so replacing one value of a 50 MB map rewrites its chunk, one small
 table per level and the root. A long string edited since the last save is a text piece: its
-lines stored as such a list (``_text``), so an edit rewrites the chunk around it. Unchanged parts are found by comparing exact fingerprints
-(the values' msgpack encodings, one strict C call per chunk) with those kept per path — an agent
-may mutate its state in place, and ``==`` would take 1 for True or 1.0 and ignore key
-order, so reuse would store the old value. Runs of many changed items are
-encoded in bulk (C calls, no Python step per field) and, when an old layout was mostly
-dirty, cut into coarse chunks, which compress like one blob: a dense change costs no more
-than compressing the whole state would.
+lines stored as such a list (``_text``), so an edit rewrites the chunk around it. Unchanged
+parts are found by comparing exact fingerprints (the values' msgpack encodings, one strict C
+call per chunk) with those kept per path — an agent may mutate its state in place, and ``==``
+would take 1 for True or 1.0 and ignore key order, so reuse would store the old value. Runs of
+many changed items are encoded in bulk (C calls, no Python step per field) and, when an old
+layout was mostly dirty, cut into coarse chunks, which compress like one blob: a dense change
+costs no more than compressing the whole state would.
 
 A state nested deeper than the read depth budget (``inspector.limits``, 256 levels by
 default) is refused with ``StateTooDeepError`` before anything is stored: a level counter

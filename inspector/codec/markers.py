@@ -87,24 +87,10 @@ class ChunkedMap(NamedTuple):
 class ChunkedText(NamedTuple):
     """A long string stored as a chunked list of its segments (a text piece, ext 7): the
     string is the segments joined. Only ever a whole piece, named by a ``Ref``; its table
-    and sub-tables are those of the ``ChunkedList`` of the segments (``as_list``)."""
+    and sub-tables are those of a ``ChunkedList`` of the segments."""
 
     chunks: tuple[Chunk, ...]
     height: int = 0
-
-    @property
-    def length(self) -> int:
-        """Number of segments."""
-        return sum(c.count for c in self.chunks)
-
-    @property
-    def size(self) -> int:
-        """Logical size in bytes of the segments."""
-        return sum(c.size for c in self.chunks)
-
-    def as_list(self) -> ChunkedList:
-        """The chunked list of the segments."""
-        return _tuple_new(ChunkedList, (self.chunks, self.height))
 
 
 MARKERS = (Ref, ChunkedList, ChunkedMap)

@@ -101,7 +101,7 @@ def test_texts_that_chunking_would_not_help_stay_one_piece() -> None:
         assert type(unpack(pieces[ref.digest])) is str
 
 
-def _saved(path: Path, texts: list[str]) -> str:
+def _saved(path: Path | str, texts: list[str]) -> str:
     with Checkpointer(path, name="doc", heartbeat=60) as cp:
         for step, text in enumerate(texts):
             cp.save({"doc": text, "step": step}, force=True)
@@ -186,3 +186,18 @@ def test_random_edits_of_a_text_decode_exactly_save_after_save() -> None:
             fresh_root, _, fresh = PieceEncoder().encode({"doc": text, "step": step})
             assert _decode(fresh, fresh_root) == {"doc": text, "step": step}
     assert chunked == 149, chunked      # every save but the first (a text a writer has not seen is one piece)
+
+
+def test_text_pieces_on_each_backend(store_url: str) -> None:
+    rnd = random.Random(5)
+    base = _prose(3000, rnd)
+    texts = [base, *_edits(base, rnd)]
+    run = _saved(store_url, texts)     # a URL works as a path does
+    with open_store(store_url) as store:
+        for seq, text in enumerate(texts):
+            assert store.load(f"{run}:{seq}").state == {"doc": text, "step": seq}
+        (doc, _) = diff_checkpoints(store, f"{run}:2", f"{run}:3").changes
+        assert doc.display_path == "doc" and doc.new == texts[3]
+        stored = store.read_raw_pieces([store.load(f"{run}:3").info.state_hash])
+        root = unpack(next(iter(stored.values())))
+        assert type(unpack(store.read_raw_pieces([root["doc"].digest])[root["doc"].digest])) is ChunkedText

@@ -157,13 +157,19 @@ def w3_steps(state: dict, steps: int, seed: int = 4) -> Callable[[], Iterator[di
     return run
 
 
-def run_w3(tmp: Path, steps: int, sizes: tuple[float, ...] = W3_SIZES_MB) -> list[dict]:
-    """W3 at every size."""
+def _sized(tmp: Path, label: str, sizes: tuple[float, ...], state_of: Callable[[float], dict],
+           steps_of: Callable[[dict], Callable[[], Iterator[dict]]]) -> list[dict]:
+    """A workload at every state size: its first state, then its steps, ours against the peer."""
     rows = []
     for mb in sizes:
-        state = w3_state(mb)
-        rows.append({"mb": mb, **_pair(tmp, f"w3-{mb}", dict(state), w3_steps(state, steps))})
+        state = state_of(mb)
+        rows.append({"mb": mb, **_pair(tmp, f"{label}-{mb}", dict(state), steps_of(state))})
     return rows
+
+
+def run_w3(tmp: Path, steps: int, sizes: tuple[float, ...] = W3_SIZES_MB) -> list[dict]:
+    """W3 at every size."""
+    return _sized(tmp, "w3", sizes, w3_state, lambda state: w3_steps(state, steps))
 
 
 # -- W4: dense changes ---------------------------------------------------------------------
@@ -293,11 +299,7 @@ def w6_steps(state: dict, steps: int, seed: int = 8) -> Callable[[], Iterator[di
 
 def run_w6(tmp: Path, steps: int, sizes: tuple[float, ...] = W6_SIZES_MB) -> list[dict]:
     """W6 at every size."""
-    rows = []
-    for mb in sizes:
-        state = w6_state(mb)
-        rows.append({"mb": mb, **_pair(tmp, f"w6-{mb}", dict(state), w6_steps(state, steps))})
-    return rows
+    return _sized(tmp, "w6", sizes, w6_state, lambda state: w6_steps(state, steps))
 
 
 # -- W1 floor --------------------------------------------------------------------------------

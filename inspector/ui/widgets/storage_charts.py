@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import html
 import time
 from collections import Counter
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent
 
 from inspector.humanize import fmt_size
 from inspector.ui import style
@@ -115,6 +117,8 @@ class Chart(pg.PlotWidget):
             axes["bottom"] = TimeAxis(orientation="bottom")
         super().__init__(axisItems=axes)
         self.title = title
+        self.subject = ""        # what the chart is of (a run's name), after the title; shortened to fit
+        self.fit: Callable[[], None] | None = None    # sets the ranges again when the chart is resized
         self.setMinimumSize(240, 170)
         self.setMenuEnabled(False)
         self.getPlotItem().hideButtons()
@@ -126,13 +130,38 @@ class Chart(pg.PlotWidget):
         t = style.theme()
         self.setBackground(t.base)
         item = self.getPlotItem()
-        item.setTitle(f"<span style='color:{t.text}; font-weight:600'>{self.title}</span>", size="10pt")
+        self._show_title()
         for name in ("left", "bottom", "right"):
             axis = item.getAxis(name)
             axis.setPen(pg.mkPen(t.border))
             axis.setTextPen(pg.mkPen(t.muted))
         item.showGrid(x=False, y=True, alpha=0.25 if not t.dark else 0.35)
         self.empty.setColor(QColor(t.muted))
+
+    def _show_title(self) -> None:
+        """The title, and the subject after it shortened in the middle to the chart's width (a
+        title wider than the chart widened its plot past the frame, which cut the plot's right
+        side off); the whole of it is the tooltip then. Names are shown as text, never markup."""
+        font = QFont(self.font())
+        font.setPointSizeF(10)
+        font.setWeight(QFont.Weight.DemiBold)
+        metrics = QFontMetrics(font)
+        text = self.title
+        if self.subject:
+            head = f"{self.title} \u2014 "
+            room = max(metrics.horizontalAdvance("\u2026") * 8, self.width() - 72 - metrics.horizontalAdvance(head))
+            text = head + metrics.elidedText(visible(self.subject), Qt.TextElideMode.ElideMiddle, room)
+        whole = f"{self.title} \u2014 {visible(self.subject)}" if self.subject else self.title
+        self.setToolTip(whole if text != whole else "")
+        self.getPlotItem().setTitle(
+            f"<span style='color:{style.theme().text}; font-weight:600'>{html.escape(text)}</span>", size="10pt")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        if self.__dict__.get("subject"):      # (a resize comes before ``__init__`` has set it)
+            self._show_title()
+        if self.__dict__.get("fit") is not None:
+            self.fit()
 
     def show_empty(self, text: str) -> None:
         """Clear the chart and say why it is empty."""
@@ -150,6 +179,7 @@ class Chart(pg.PlotWidget):
 def reset(chart: Chart) -> pg.PlotItem:
     """The chart's plot item cleared, linear and auto-ranged again (after an empty note)."""
     item = chart.getPlotItem()
+    chart.fit = None
     item.clear()
     item.setLogMode(False, False)
     for name in ("left", "bottom"):
@@ -265,10 +295,26 @@ def draw_checkpoints(chart: Chart, report: UsageReport) -> None:
     item.plot(seqs, logical, pen=pg.mkPen(SERIES[0], width=2), name="state size")
     item.plot(seqs, stored, pen=pg.mkPen(SERIES[1], width=1.5), name="stored by it",
               symbol="o" if len(seqs) <= 60 else None, symbolSize=4, symbolBrush=SERIES[1], symbolPen=None)
-    # room above the curves for the legend (top left), which otherwise sat on them
     low, high = np.log10(min(logical.min(), stored.min())), np.log10(max(logical.max(), stored.max()))
+    chart.fit = lambda: _legend_room(chart, float(low), float(high))
+    chart.fit()
+
+
+def _legend_room(chart: Chart, low: float, high: float) -> None:
+    """Room above the curves for the legend (top left), which otherwise sat on them: at least
+    ``LEGEND_ROOM`` of the data's height, and in a short chart as many pixels as the legend is
+    tall (its two rows covered the top curve at 1024×700)."""
+    item = chart.getPlotItem()
     span = max(high - low, 0.5)
-    item.setYRange(low - 0.05 * span, high + LEGEND_ROOM * span, padding=0)
+    legend = 0.0
+    if item.legend is not None:     # its offset, its height (not laid out yet: ~31 px a row) and a margin
+        legend = 4 + max(item.legend.boundingRect().height(), 31.0 * len(item.legend.items)) + 6
+    view = item.getViewBox().height()
+    bottom = low - 0.05 * span
+    top = high + LEGEND_ROOM * span
+    if view > legend + 40:     # laid out: the curves keep the height below the legend
+        top = max(top, bottom + (high - bottom) * view / (view - legend))
+    item.setYRange(bottom, top, padding=0)
 
 
 def draw_score(chart: Chart, report: UsageReport) -> None:

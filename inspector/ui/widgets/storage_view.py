@@ -209,9 +209,10 @@ class StorageView(QWidget):
         charts.draw_runs(self.charts["runs"], report)
         charts.draw_fields(self.charts["fields"], report)
         run_name = self.run.name if self.run is not None else ""
-        self.charts["checkpoints"].title = ("State size and stored cost \u2014 " + run_name if run_name
-                                            else "State size and stored cost per checkpoint")
-        self.charts["checkpoints"].apply_theme()
+        cost = self.charts["checkpoints"]
+        cost.title = "State size and stored cost" if run_name else "State size and stored cost per checkpoint"
+        cost.subject = run_name
+        cost.apply_theme()
         charts.draw_checkpoints(self.charts["checkpoints"], report)
         charts.draw_score(self.charts["score"], report)
         charts.draw_tradeoff(self.charts["tradeoff"], report)

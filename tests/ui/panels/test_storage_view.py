@@ -55,7 +55,7 @@ def test_charts_show_the_report_of_the_store_and_the_selected_run(qtbot, view: S
     bars = [i for i in view.charts["runs"].getPlotItem().items if type(i).__name__ == "BarGraphItem"]
     assert bars and len(bars[0].opts["width"]) == min(8, len(report.runs))
     assert len(view.charts["tradeoff"].getPlotItem().listDataItems()[0].getData()[0]) == len(detail.tradeoff)
-    assert run.name in view.charts["checkpoints"].title
+    assert run.name in view.charts["checkpoints"].getPlotItem().titleLabel.text
 
 
 def test_run_bars_are_told_apart_by_their_labels(view: StorageView) -> None:
@@ -256,3 +256,45 @@ def test_prune_dialog_says_why_no_piece_would_be_collected(qtbot, tmp_path: Path
     text = dialog.summary.text()
     assert "Would remove <b>63</b>" in text and "Unreferenced pieces would not be collected" in text
     assert "delete their runs, then prune again" in text
+
+
+def _text_run_store(path: Path, name: str) -> None:
+    """One run whose state is big and whose checkpoints then cost a few bytes: its cost chart
+    spans several decades (the case where the legend sat on the state size's line)."""
+    import random
+    rnd = random.Random(9)
+    text = "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz \n") for _ in range(300_000))
+    with Checkpointer(path, name=name, heartbeat=60) as cp:
+        for step in range(12):
+            cp.save({"doc": text, "step": step}, force=True)
+
+
+def test_a_long_run_name_is_shortened_in_the_cost_charts_title_and_its_legend_stays_off_the_curves(
+        qtbot, tmp_path: Path) -> None:
+    from PySide6.QtCore import QPointF
+    name = "<b>nightly</b> " + "very long report name " * 8 + "(fork of #8)"
+    path = tmp_path / "long.db"
+    _text_run_store(path, name)
+    session = StoreSession()
+    widget = StorageView(session)
+    qtbot.addWidget(widget)
+    widget.resize(1024, 700)
+    widget.show()
+    with qtbot.waitSignal(widget.report_ready, timeout=30_000):
+        session.open(str(path))
+    with open_store(path) as st:
+        (run,) = st.list_runs()
+    with qtbot.waitSignal(widget.report_ready, timeout=30_000) as got:
+        widget.set_run(run)
+    chart = widget.charts["checkpoints"]
+    shown = chart.getPlotItem().titleLabel.text
+    assert "\u2026" in shown and "(fork of #8)" in shown and "<b>nightly" not in shown and "&lt;b&gt;" in shown
+    assert name in chart.toolTip()
+    title_width = chart.getPlotItem().titleLabel.item.boundingRect().width()
+    assert title_width < chart.width(), "the title fits the chart, so the plot is not widened past it"
+    # the legend's bottom is above the highest point of either curve
+    item = chart.getPlotItem()
+    points = [max(1, v) for c in got.args[0].detail.checkpoints for v in (c.logical, c.stored)]
+    top = item.getViewBox().mapViewToScene(QPointF(0, math.log10(max(points)))).y()
+    assert item.legend.sceneBoundingRect().bottom() < top
+    session.shutdown()

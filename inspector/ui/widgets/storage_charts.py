@@ -160,8 +160,9 @@ class Chart(pg.PlotWidget):
         super().resizeEvent(event)
         if self.__dict__.get("subject"):      # (a resize comes before ``__init__`` has set it)
             self._show_title()
-        if self.__dict__.get("fit") is not None:
-            self.fit()
+        fit = self.__dict__.get("fit")
+        if fit is not None:
+            fit()
 
     def show_empty(self, text: str) -> None:
         """Clear the chart and say why it is empty."""

@@ -57,6 +57,7 @@ _TABLE_EXISTS = {"sqlite": "SELECT 1 FROM sqlite_master WHERE type = 'table' AND
 FETCH_BATCH = 500
 STREAM_PART = 64                    # pieces per part of stream_raw_pieces
 PIECE_CACHE_ITEMS = 20_000          # decoded pieces kept (the GUI re-reads what it just showed)
+TEXT_CACHE_CHARS = 1 << 20          # a text piece's string this long is not kept: its chunks are
 RAW_CACHE_BYTES = 64 * 1024 * 1024  # raw piece bytes kept for diffs
 _BLOB_BATCHES = (8, STREAM_PART, FETCH_BATCH)   # IN-list sizes; a batch is padded up to one
 
@@ -310,7 +311,8 @@ class NativeReads(Store):
     # -- pieces ----------------------------------------------------------------
     def _fetch_many(self, digests: Collection[bytes], join: bool = True) -> dict[bytes, Any]:
         """Decoded pieces; a text piece (format 4) is read with its chunks and comes back as
-        the string it stands for (``join``; else as its ChunkedText, never kept)."""
+        the string it stands for (``join``; else as its ChunkedText, never kept; a string of
+        ``TEXT_CACHE_CHARS`` or more is not kept either, its chunks are)."""
         found: dict[bytes, Any] = {}
         missing = []
         with self._pieces_lock:
@@ -327,10 +329,12 @@ class NativeReads(Store):
         texts = [d for d in missing if type(found[d]) is ChunkedText]
         if texts and join:
             found.update(self._join_texts({d: found[d] for d in texts}))
+        keep = [d for d in missing if type(found[d]) is not ChunkedText]
+        if texts:      # a long text is its chunks (kept, and shared by its versions) joined again
+            keep = [d for d in keep if d not in texts or len(found[d]) < TEXT_CACHE_CHARS]
         with self._pieces_lock:
-            for d in missing:
-                if type(found[d]) is not ChunkedText:
-                    self._pieces[d] = found[d]
+            for d in keep:
+                self._pieces[d] = found[d]
             while len(self._pieces) > PIECE_CACHE_ITEMS:
                 self._pieces.popitem(last=False)
         return found

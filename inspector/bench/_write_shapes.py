@@ -423,9 +423,12 @@ def print_w3(rows: list[dict]) -> None:
 
 
 def print_w6(rows: list[dict]) -> None:
-    """W6's table and its growth with the text's size (no target yet: the figures only)."""
+    """W6's table, its growth with the text's size, and the design's bar for every shape:
+    never slower and never bigger than a json + zstd row."""
     _print_sized("W6 long text, ~1 KB edited per save (insert, replace or append; "
                  "peer: json.dumps + zstd row, same durability)", rows)
+    ok = all(r["time_ratio"] >= 1 and r["bytes_ratio"] >= 1 for r in rows)
+    print(f"target (<= json+zstd time and bytes at every size): {'met' if ok else 'MISSED'}")
 
 
 def _print_sized(title: str, rows: list[dict]) -> None:

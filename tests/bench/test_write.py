@@ -43,7 +43,7 @@ def test_bench_write_w6_long_text_against_json_zstd(capsys: pytest.CaptureFixtur
     assert main(["bench", "write", "--only", "w6", "--w6-steps", "3", "--w6-sizes", "0.01,0.05"]) == 0
     out = capsys.readouterr().out
     assert "W6 long text, ~1 KB edited per save" in out and "growth 0.01 -> 0.05 MB" in out
-    assert "MISSED" not in out and "met" not in out.split("W6", 1)[1]      # no target yet: figures only
+    assert "target (<= json+zstd time and bytes at every size): " in out     # met or MISSED: timing, not tested
 
 
 def test_w6_text_and_its_edits() -> None:

@@ -118,8 +118,9 @@ class Chart(pg.PlotWidget):
         super().__init__(axisItems=axes)
         self.title = title
         self.subject = ""        # what the chart is of (a run's name), after the title; shortened to fit
-        self.fit: Callable[[], None] | None = None    # sets the ranges again when the chart is resized
+        self.fit: Callable[[], None] | None = None    # sets the ranges again when the plot area is resized
         self.setMinimumSize(240, 170)
+        self.getPlotItem().getViewBox().sigResized.connect(self._refit)
         self.setMenuEnabled(False)
         self.getPlotItem().hideButtons()
         self.empty = pg.TextItem("", anchor=(0.5, 0.5))
@@ -160,6 +161,10 @@ class Chart(pg.PlotWidget):
         super().resizeEvent(event)
         if self.__dict__.get("subject"):      # (a resize comes before ``__init__`` has set it)
             self._show_title()
+
+    def _refit(self, *_: object) -> None:
+        """The plot area changed size (the window, the title's or an axis's room): the ranges
+        that depend on it are set again."""
         fit = self.__dict__.get("fit")
         if fit is not None:
             fit()

@@ -295,6 +295,11 @@ def test_a_long_run_name_is_shortened_in_the_cost_charts_title_and_its_legend_st
     # the legend's bottom is above the highest point of either curve
     item = chart.getPlotItem()
     points = [max(1, v) for c in got.args[0].detail.checkpoints for v in (c.logical, c.stored)]
-    top = item.getViewBox().mapViewToScene(QPointF(0, math.log10(max(points)))).y()
-    assert item.legend.sceneBoundingRect().bottom() < top
+
+    def clear_of_the_curves() -> bool:     # once the window is laid out
+        top = item.getViewBox().mapViewToScene(QPointF(0, math.log10(max(points)))).y()
+        return item.legend.sceneBoundingRect().bottom() < top
+    qtbot.waitUntil(clear_of_the_curves, timeout=5_000)
+    widget.resize(1024, 560)         # a shorter window: the room follows
+    qtbot.waitUntil(clear_of_the_curves, timeout=5_000)
     session.shutdown()

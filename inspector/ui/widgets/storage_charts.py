@@ -297,6 +297,7 @@ def draw_checkpoints(chart: Chart, report: UsageReport) -> None:
     item.setLogMode(False, True)
     item.getAxis("left").setLogMode(True)
     legend = item.legend or item.addLegend(offset=(8, 4))
+    legend.setColumnCount(2)        # one row: the room above the curves stays small
     legend.setLabelTextColor(QColor(style.theme().text))
     item.plot(seqs, logical, pen=pg.mkPen(SERIES[0], width=2), name="state size")
     item.plot(seqs, stored, pen=pg.mkPen(SERIES[1], width=1.5), name="stored by it",
@@ -314,7 +315,8 @@ def _legend_room(chart: Chart, low: float, high: float) -> None:
     span = max(high - low, 0.5)
     legend = 0.0
     if item.legend is not None:     # its offset, its height (not laid out yet: ~31 px a row) and a margin
-        legend = 4 + max(item.legend.boundingRect().height(), 31.0 * len(item.legend.items)) + 6
+        rows = -(-len(item.legend.items) // max(1, item.legend.columnCount))
+        legend = 4 + max(item.legend.boundingRect().height(), 31.0 * rows) + 6
     view = item.getViewBox().height()
     bottom = low - 0.05 * span
     top = high + LEGEND_ROOM * span

@@ -201,3 +201,25 @@ def test_text_pieces_on_each_backend(store_url: str) -> None:
         stored = store.read_raw_pieces([store.load(f"{run}:3").info.state_hash])
         root = unpack(next(iter(stored.values())))
         assert type(unpack(store.read_raw_pieces([root["doc"].digest])[root["doc"].digest])) is ChunkedText
+
+
+def test_texts_inside_maps_and_small_lists_are_text_pieces_too() -> None:
+    """A file's contents in a big map of files (a chunked map), in a nested map and in a short
+    list: each edit costs about its lines; decoded exactly."""
+    rnd = random.Random(6)
+    files = {f"src/module_{i}.py": f"# module {i}\n" for i in range(100)}
+    state = {"files": files, "notes": {"draft": {"body": _prose(2000, rnd)}}, "pages": ["cover", _prose(2000, rnd)]}
+    enc, pieces = PieceEncoder(), {}
+    files["src/module_7.py"] = _prose(2000, rnd)
+    for step in range(4):
+        root, _, new = enc.encode(state)
+        written = sum(len(raw) for digest, raw in new.items() if digest not in pieces)
+        pieces.update(new)
+        assert _decode(pieces, root) == state
+        if step >= 2:
+            assert written < 30_000, (step, written)
+        for text in (files["src/module_7.py"], state["notes"]["draft"]["body"], state["pages"][1]):
+            assert len(text) > TEXT_MIN
+        files["src/module_7.py"] = files["src/module_7.py"].replace("\n", "\nnew line\n", 1)
+        state["notes"]["draft"]["body"] += "appended\n"
+        state["pages"][1] = "a new first line\n" + state["pages"][1]

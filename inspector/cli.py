@@ -8,7 +8,7 @@ import importlib.machinery
 import os
 import sys
 from types import ModuleType, SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import inspector.commands
 from inspector import __version__
@@ -68,7 +68,20 @@ def _parser_class() -> type[argparse.ArgumentParser]:
             # the width argparse itself takes when none is given: the columns less 2
             return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)  # type: ignore[call-arg]
 
+        def error(self, message: str) -> NoReturn:
+            # a run id or name may start with "-" (a LangGraph thread "-1"): argparse takes it for
+            # an option and says only that a positional is missing; say how to give it
+            dashed = next((a for a in _ARGV if a.startswith("-") and not a.startswith("--") and len(a) > 1
+                           and a not in self._option_string_actions and a not in ("-v", "-h")), None)
+            if dashed is not None and "--" not in _ARGV and "required" in message:
+                message += (f"; {dashed!r} was taken for an option: a reference that starts with '-' "
+                            f"goes after '--' (e.g. {self.prog} STORE -- {dashed})")
+            super().error(message)
+
     return Parser
+
+
+_ARGV: list[str] = []     # the command line being parsed (for the parser's error message)
 
 
 def __getattr__(name: str) -> Any:
@@ -203,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     args: Any = fast_args(argv)     # argparse's Namespace or its like
     if args is None:
         parser = build_parser(_wanted(argv))
+        _ARGV[:] = argv
         args = parser.parse_args(argv)
         if args.command is None:
             args = parser.parse_args(["open", *argv])

@@ -134,3 +134,35 @@ def test_show_gives_an_interrupted_runs_reason_as_a_reason_not_an_error(demo_sto
     code, out, _ = _run(capsys, "show", str(demo_store), f"{paused.id}:-1")
     assert code == 0 and paused.last_error     # the demo agent stops it "waiting for a human"
     assert out.splitlines()[2] == f"reason: {paused.last_error}"
+
+
+def test_a_thread_whose_id_starts_with_a_dash_is_given_after_two_dashes(tmp_path: Path, capsys) -> None:
+    """LangGraph takes any thread id, "-1" too; argparse takes such a reference for an option
+    and said only that a positional was missing. The message says how to give it, and that way
+    works."""
+    import sqlite3
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    class State(TypedDict):
+        n: int
+
+    path = tmp_path / "lg.sqlite"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    graph = StateGraph(State)
+    graph.add_node("step", lambda s: {"n": s["n"] + 1})
+    graph.add_edge(START, "step")
+    graph.add_edge("step", END)
+    graph.compile(checkpointer=SqliteSaver(conn)).invoke({"n": 0}, {"configurable": {"thread_id": "-1"}})
+    conn.close()
+    with pytest.raises(SystemExit) as stopped:
+        main(["show", str(path), "-1:-1"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "'-1:-1' was taken for an option" in err and "show STORE -- -1:-1" in err
+    code, out, err = _run(capsys, "show", str(path), "--json", "--", "-1:-1")
+    assert code == 0, err
+    assert json.loads(out)["state"]["n"] == 1
+    with pytest.raises(SystemExit):
+        main(["show", str(path)])
+    assert "taken for an option" not in capsys.readouterr().err      # nothing dashed: argparse's own words

@@ -184,6 +184,13 @@ class PieceEncoder:
         finally:
             self._level -= 1
 
+    def adopt_text(self, path: tuple, value: str, ref: Ref) -> None:
+        """Take ``ref`` (a piece already stored) as how the long string ``value`` at ``path``
+        is stored: a fork encoding its source's state again shares the source's text pieces
+        instead of storing each text whole once more. ``path`` is as ``encode`` walks: the
+        root is ``("$",)``, a key or an index is appended per level."""
+        self._texts[path] = (value, Encoded(ref, ref.size, b""))
+
     def _text(self, value: str, path: tuple) -> Encoded:
         """A long string: the very text last encoded at ``path`` costs nothing; one edited from
         it (``_shares_an_end``: an insertion, a rewritten passage, an append) is stored as a text

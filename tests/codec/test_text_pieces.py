@@ -223,3 +223,40 @@ def test_texts_inside_maps_and_small_lists_are_text_pieces_too() -> None:
         files["src/module_7.py"] = files["src/module_7.py"].replace("\n", "\nnew line\n", 1)
         state["notes"]["draft"]["body"] += "appended\n"
         state["pages"][1] = "a new first line\n" + state["pages"][1]
+
+
+def test_a_fork_shares_the_long_texts_it_did_not_edit(tmp_path: Path) -> None:
+    """The Fork dialog says what is not edited is shared by reference: so are text pieces (a
+    fresh encoder would have stored each text whole once more), at the top and nested."""
+    from inspector.codec import digest_of, pack
+    from inspector.resume.fork import fork as fork_run
+    rnd = random.Random(7)
+    doc, note = _prose(6000, rnd), _prose(2000, rnd)
+    path = tmp_path / "texts.db"
+    with Checkpointer(path, name="doc", heartbeat=60) as cp:
+        for step in range(3):
+            doc, note = doc + f"line {step}\n", note + f"note {step}\n"
+            cp.save({"doc": doc, "notes": {"today": note, "n": step}, "step": step}, force=True)
+        run = cp.run_id
+
+    def blob_bytes() -> int:
+        with sqlite3.connect(path) as conn:
+            return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
+    before = blob_bytes()
+    with open_store(path, readonly=False) as store:
+        source = store.load(f"{run}:2")
+        forked = fork_run(store, f"{run}:2", reason="try another step",
+                          state={**source.state, "step": 99}).id
+    with open_store(path) as store:
+        assert store.load(f"{forked}:0").state == {**source.state, "step": 99}
+        (root,) = store.read_raw_pieces([store.load(f"{forked}:0").info.state_hash]).values()
+        (source_root,) = store.read_raw_pieces([source.info.state_hash]).values()
+    assert unpack(root)["doc"] == unpack(source_root)["doc"]
+    assert type(unpack(store_raw(path, unpack(root)["doc"].digest))) is ChunkedText
+    assert blob_bytes() - before < 2_000, "only the new root and the small map that changed"
+    assert digest_of(pack(doc)) != unpack(root)["doc"].digest
+
+
+def store_raw(path: Path, digest: bytes) -> bytes:
+    with open_store(path) as store:
+        return store.read_raw_pieces([digest])[digest]

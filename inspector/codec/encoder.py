@@ -337,6 +337,35 @@ class PieceEncoder:
 _MARKER_TYPES = frozenset({Ref, ChunkedList, ChunkedMap})
 
 
+ADOPT_READS = 256     # pieces ``adopt_texts`` reads to find the stored long texts (states nest few levels of pieces)
+
+
+def adopt_texts(enc: PieceEncoder, read_piece: Callable[[bytes], Any], root: bytes | None, old: Any, new: Any) -> None:
+    """Hand ``enc`` the pieces stored for each long string of ``old`` (the state whose root
+    piece is ``root``) that ``new`` still holds at the same path, found by walking the stored
+    forms beside both states (plain maps and short lists, and the pieces their references
+    name): a fork, or a resumed run's writer, then shares them, where encoding afresh would
+    store each such text whole (a writer stores a text it has not seen before as one piece)."""
+    if not root:
+        return
+    stack: list[tuple[tuple, Any, Any, Any]] = [(("$",), read_piece(root), old, new)]
+    reads = 1
+    while stack:
+        path, form, was, now = stack.pop()
+        if type(form) is Ref:
+            if type(was) is str:
+                if len(was) >= TEXT_MIN and was == now:
+                    enc.adopt_text(path, was, form)
+                continue
+            if reads >= ADOPT_READS or not isinstance(was, (dict, list)):
+                continue
+            form, reads = read_piece(form.digest), reads + 1
+        if type(form) is dict and type(was) is dict and type(now) is dict:
+            stack.extend((path + (k,), f, was[k], now[k]) for k, f in form.items() if k in was and k in now)
+        elif type(form) is list and type(was) is list and type(now) is list and len(form) == len(was) < CHUNK_MIN_ITEMS:
+            stack.extend((path + (i,), f, was[i], now[i]) for i, f in enumerate(form) if i < len(now))
+
+
 def _shares_an_end(old: str, new: str) -> bool:
     """Whether a long string was edited rather than replaced: it begins or ends with the same
     third of the shorter one as the last string at its path did (one edit anywhere leaves at

@@ -23,6 +23,7 @@ from inspector.record.summary import lengths, summarize
 from inspector.store import create_store
 from inspector.store.engine import is_readonly_error, is_transient
 from inspector.codec import PieceEncoder, encode_flat
+from inspector.codec.encoder import adopt_texts
 from inspector.codec.encoded import fingerprints
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
 
@@ -119,6 +120,8 @@ class Checkpointer:
         if snap.info.run_id != self.run_id:
             raise StoreError(f"Checkpoint {handoff.checkpoint} does not belong to run {self.run_id}.")
         self.restored_state, self.restored_tasks = snap.state, snap.tasks
+        # the long texts restored are stored already: this writer shares them (FORMAT.md "Text pieces")
+        adopt_texts(self._encoder, self.store.read_piece, snap.info.state_hash, snap.state, snap.state)
         self._start_seq = self.store.get_run(self.run_id).head_seq
         self._writer.update_run(self.run_id, resume_spec=spec)
         self.save(snap.state, kind="resume", name=f"resumed from #{snap.info.seq}",

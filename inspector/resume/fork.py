@@ -16,6 +16,7 @@ from inspector.resume.edits import (EditError, apply_assignments, check_json_val
                                     validate_tasks)
 from inspector.store.base import Store
 from inspector.codec import PieceEncoder, encode_flat
+from inspector.codec.encoder import adopt_texts
 from inspector.store.native.store import NativeStore
 from inspector.store.native.rows import check_spec
 from inspector.store.native.writer import NativeWriter, NewCheckpoint
@@ -152,7 +153,7 @@ def _write_fork_with(writer: NativeWriter, st: NativeStore, run: RunInfo, snap: 
     enc = old_form
     if state is not _UNSET:
         enc = PieceEncoder()
-        _adopt_texts(enc, st, source.state_hash, snap.state, new_state)
+        adopt_texts(enc, st.read_piece, source.state_hash, snap.state, new_state)
         state_hash, size, pieces = enc.encode(new_state)
     if tasks is not _UNSET:
         tasks_hash = None
@@ -175,37 +176,6 @@ def _write_fork_with(writer: NativeWriter, st: NativeStore, run: RunInfo, snap: 
         score=taskstate.score(new_tasks), change=change))
     writer.set_status(child.id, None, "forked")
     return st.get_run(child.id)
-
-
-ADOPT_READS = 256     # pieces a fork reads to find the source's long texts (states nest few levels of pieces)
-
-
-def _adopt_texts(enc: PieceEncoder, st: NativeStore, root: bytes | None, old: Any, new: Any) -> None:
-    """Hand ``enc`` the pieces the source stored for each long string the edit left as it was,
-    found by walking the source's stored forms beside both states (plain maps and short lists,
-    and the pieces their references name): the fork shares them, as it shares everything else
-    it did not edit, where encoding afresh would store each such text whole (a writer stores a
-    text it has not seen before as one piece, FORMAT.md "Text pieces")."""
-    from inspector.codec import Ref
-    from inspector.codec.encoder import CHUNK_MIN_ITEMS, TEXT_MIN
-    if not root:
-        return
-    stack: list[tuple[tuple, Any, Any, Any]] = [(("$",), st.read_piece(root), old, new)]
-    reads = 1
-    while stack:
-        path, form, was, now = stack.pop()
-        if type(form) is Ref:
-            if type(was) is str:
-                if len(was) >= TEXT_MIN and was == now:
-                    enc.adopt_text(path, was, form)
-                continue
-            if reads >= ADOPT_READS or not isinstance(was, (dict, list)):
-                continue
-            form, reads = st.read_piece(form.digest), reads + 1
-        if type(form) is dict and type(was) is dict and type(now) is dict:
-            stack.extend((path + (k,), f, was[k], now[k]) for k, f in form.items() if k in was and k in now)
-        elif type(form) is list and type(was) is list and type(now) is list and len(form) == len(was) < CHUNK_MIN_ITEMS:
-            stack.extend((path + (i,), f, was[i], now[i]) for i, f in enumerate(form) if i < len(now))
 
 
 def _parse_edits(store: Store, ref: int | str, state_text: str | None, tasks_text: str | None,

@@ -260,3 +260,39 @@ def test_a_fork_shares_the_long_texts_it_did_not_edit(tmp_path: Path) -> None:
 def store_raw(path: Path, digest: bytes) -> bytes:
     with open_store(path) as store:
         return store.read_raw_pieces([digest])[digest]
+
+
+def test_a_resumed_run_shares_its_restored_texts_and_cuts_the_next_edit(tmp_path: Path) -> None:
+    """A resumed writer starts with nothing seen: it stored every long text whole again at the
+    resume checkpoint, and once more when next edited. Now it shares them, and an edit after the
+    resume is cut into lines at once."""
+    import os
+    import socket
+    from inspector.record import Handoff
+    from inspector.store import create_store
+    from inspector.store.native.writer import NativeWriter
+    rnd = random.Random(8)
+    doc = _prose(6000, rnd)
+    path = tmp_path / "texts.db"
+    first = Checkpointer(path, name="doc", heartbeat=60)
+    for step in range(3):
+        doc += f"line {step}\n"
+        first.save({"doc": doc, "step": step}, force=True)
+    first.finish("failed", "killed")
+
+    def blob_bytes() -> int:
+        with sqlite3.connect(path) as conn:
+            return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
+    store = create_store(path)
+    epoch = NativeWriter(store).take_ownership(first.run_id, host=socket.gethostname(), pid=os.getpid())
+    before = blob_bytes()
+    second = Checkpointer(path, heartbeat=60, handoff=Handoff(str(path), first.run_id, f"{first.run_id}:2", epoch))
+    assert second.restored_state == {"doc": doc, "step": 2}
+    after_resume = blob_bytes()
+    second.save({"doc": doc + "after the resume\n", "step": 3}, force=True)
+    second.finish()
+    store.close()
+    assert after_resume - before < 2_000, "the resume checkpoint shares the stored text"
+    assert blob_bytes() - after_resume < 60_000, "the first edit after it is cut into lines, not stored whole"
+    with open_store(path) as ro:
+        assert ro.load(f"{first.run_id}:-1").state == {"doc": doc + "after the resume\n", "step": 3}

@@ -3,8 +3,10 @@ updates, prune preview and apply (the store underneath checked)."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,17 +30,26 @@ def store_copy(demo_store_master: Path, tmp_path: Path) -> Path:
     return target
 
 
-@pytest.fixture
-def view(qtbot, store_copy: Path):
+@contextlib.contextmanager
+def _shown_view(qtbot, path: Path) -> Iterator[StorageView]:
+    """A Storage view at 1024x700 on the store at ``path``, its first report drawn."""
     session = StoreSession()
     widget = StorageView(session)
     qtbot.addWidget(widget)
     widget.resize(1024, 700)
     widget.show()
     with qtbot.waitSignal(widget.report_ready, timeout=30_000):
-        session.open(str(store_copy))
-    yield widget
-    session.shutdown()
+        session.open(str(path))
+    try:
+        yield widget
+    finally:
+        session.shutdown()
+
+
+@pytest.fixture
+def view(qtbot, store_copy: Path):
+    with _shown_view(qtbot, store_copy) as widget:
+        yield widget
 
 
 def test_charts_show_the_report_of_the_store_and_the_selected_run(qtbot, view: StorageView, store_copy: Path) -> None:
@@ -271,17 +282,15 @@ def _text_run_store(path: Path, name: str) -> None:
 
 def test_a_long_run_name_is_shortened_in_the_cost_charts_title_and_its_legend_stays_off_the_curves(
         qtbot, tmp_path: Path) -> None:
-    from PySide6.QtCore import QPointF
     name = "<b>nightly</b> " + "very long report name " * 8 + "(fork of #8)"
     path = tmp_path / "long.db"
     _text_run_store(path, name)
-    session = StoreSession()
-    widget = StorageView(session)
-    qtbot.addWidget(widget)
-    widget.resize(1024, 700)
-    widget.show()
-    with qtbot.waitSignal(widget.report_ready, timeout=30_000):
-        session.open(str(path))
+    with _shown_view(qtbot, path) as widget:
+        _check_the_cost_chart(qtbot, widget, path, name)
+
+
+def _check_the_cost_chart(qtbot, widget: StorageView, path: Path, name: str) -> None:
+    from PySide6.QtCore import QPointF
     with open_store(path) as st:
         (run,) = st.list_runs()
     with qtbot.waitSignal(widget.report_ready, timeout=30_000) as got:
@@ -302,4 +311,3 @@ def test_a_long_run_name_is_shortened_in_the_cost_charts_title_and_its_legend_st
     qtbot.waitUntil(clear_of_the_curves, timeout=5_000)
     widget.resize(1024, 560)         # a shorter window: the room follows
     qtbot.waitUntil(clear_of_the_curves, timeout=5_000)
-    session.shutdown()

@@ -337,7 +337,7 @@ class PieceEncoder:
 _MARKER_TYPES = frozenset({Ref, ChunkedList, ChunkedMap})
 
 
-ADOPT_READS = 256     # pieces ``adopt_texts`` reads to find the stored long texts (states nest few levels of pieces)
+ADOPT_READS = 4096    # pieces ``adopt_texts`` reads to find the stored long texts (the load before read them)
 
 
 def adopt_texts(enc: PieceEncoder, read_piece: Callable[[bytes], Any], root: bytes | None, old: Any, new: Any) -> None:
@@ -345,7 +345,8 @@ def adopt_texts(enc: PieceEncoder, read_piece: Callable[[bytes], Any], root: byt
     piece is ``root``) that ``new`` still holds at the same path, found by walking the stored
     forms beside both states (plain maps and short lists, and the pieces their references
     name): a fork, or a resumed run's writer, then shares them, where encoding afresh would
-    store each such text whole (a writer stores a text it has not seen before as one piece)."""
+    store each such text whole (a writer stores a text it has not seen before as one piece).
+    A big map's chunks are read only when the map holds a long string or a container."""
     if not root:
         return
     stack: list[tuple[tuple, Any, Any, Any]] = [(("$",), read_piece(root), old, new)]
@@ -360,10 +361,19 @@ def adopt_texts(enc: PieceEncoder, read_piece: Callable[[bytes], Any], root: byt
             if reads >= ADOPT_READS or not isinstance(was, (dict, list)):
                 continue
             form, reads = read_piece(form.digest), reads + 1
-        if type(form) is dict and type(was) is dict and type(now) is dict:
+        if type(form) is ChunkedMap and type(was) is dict and type(now) is dict and _may_hold_texts(was):
+            for chunk in form.chunks[:max(0, ADOPT_READS - reads)]:     # a chunk: a dict; a sub-table: a map
+                stack.append((path, read_piece(chunk.digest), was, now))
+                reads += 1
+        elif type(form) is dict and type(was) is dict and type(now) is dict:
             stack.extend((path + (k,), f, was[k], now[k]) for k, f in form.items() if k in was and k in now)
         elif type(form) is list and type(was) is list and type(now) is list and len(form) == len(was) < CHUNK_MIN_ITEMS:
             stack.extend((path + (i,), f, was[i], now[i]) for i, f in enumerate(form) if i < len(now))
+
+
+def _may_hold_texts(value: dict) -> bool:
+    """Whether a map's values hold a long string or a container (that may hold one)."""
+    return any(type(v) is dict or type(v) is list or (type(v) is str and len(v) >= TEXT_MIN) for v in value.values())
 
 
 def _shares_an_end(old: str, new: str) -> bool:

@@ -231,12 +231,15 @@ def test_a_fork_shares_the_long_texts_it_did_not_edit(tmp_path: Path) -> None:
     from inspector.codec import digest_of, pack
     from inspector.resume.fork import fork as fork_run
     rnd = random.Random(7)
-    doc, note = _prose(6000, rnd), _prose(2000, rnd)
+    doc, note, readme = _prose(6000, rnd), _prose(2000, rnd), _prose(2000, rnd)
+    files = {f"src/module_{i}.py": f"# module {i}\n" for i in range(100)}      # a chunked map
     path = tmp_path / "texts.db"
     with Checkpointer(path, name="doc", heartbeat=60) as cp:
         for step in range(3):
-            doc, note = doc + f"line {step}\n", note + f"note {step}\n"
-            cp.save({"doc": doc, "notes": {"today": note, "n": step}, "step": step}, force=True)
+            doc, note, readme = doc + f"line {step}\n", note + f"note {step}\n", readme + f"more {step}\n"
+            files["README.md"] = readme
+            cp.save({"doc": doc, "notes": {"today": note, "n": step}, "files": dict(files), "step": step},
+                    force=True)
         run = cp.run_id
 
     def blob_bytes() -> int:

@@ -27,6 +27,8 @@ CONTEXT = 3               # unchanged neighbours shown each side of a changed it
 OFF_PATH_ITEMS = 8        # items of a container off the way to a change
 OFF_PATH_DEPTH = 4        # levels of such a container shown
 STRING_CHARS = 2_000      # characters of an unchanged long string shown
+CHANGED_CHARS = 20_000    # characters of one changed passage of a long string shown (longer: its two ends)
+SIDE_CHARS = 400_000      # characters of a long string's changes shown in all (later changes: one line)
 WRAP = 100                # a changed long string is shown in lines of this many characters (default)
 MAX_CHANGES = 500         # changes a window is built around (the change list has them all)
 MAX_DEPTH = 200           # deeper than this, a subtree is one placeholder
@@ -273,27 +275,39 @@ def _bounded_dict(head: list[tuple[Any, Any]], length: int, levels: int, path: t
 def _text_side(delta: TextDelta, side: str, wrap: int = WRAP) -> str | list[str]:
     """One side of a long string's text delta: its changed regions with their context; over
     ``wrap`` characters, as a list of lines of at most ``wrap`` (each segment starts a line,
-    so the context reads alike on both sides and the changed lines pair up)."""
+    so the context reads alike on both sides and the changed lines pair up). A changed passage
+    over ``CHANGED_CHARS`` shows its two ends, and past ``SIDE_CHARS`` shown (counted over both
+    sides' segments, so both stop at the same one) the rest is one line: a 1 MB text grown to
+    50 MB made 800,000 lines, and the window ran out of memory drawing them."""
     skip = "+" if side == "old" else "-"
     lines: list[str] = []
-    for tag, text in delta.segments:
-        if tag == skip:
-            continue
+    shown = 0
+    for index, (tag, text) in enumerate(delta.segments):
+        if shown > SIDE_CHARS:
+            rest = sum(len(t) for g, t in delta.segments[index:] if g not in (ELIDED, skip))
+            lines.append(_elided(rest, wrap, "more"))
+            break
         if tag == ELIDED:
             lines.append(_elided(int(text), wrap))
-        elif tag == "=" and len(text) > 2 * STRING_CHARS:
-            lines += [*_wrap(text[:STRING_CHARS], wrap), _elided(len(text) - 2 * STRING_CHARS, wrap),
+            continue
+        long = len(text) > (2 * STRING_CHARS if tag == "=" else CHANGED_CHARS)
+        shown += 2 * STRING_CHARS if long else len(text)
+        if tag == skip:
+            continue
+        if long:
+            lines += [*_wrap(text[:STRING_CHARS], wrap),
+                      _elided(len(text) - 2 * STRING_CHARS, wrap, "unchanged" if tag == "=" else "more changed"),
                       *_wrap(text[-STRING_CHARS:], wrap)]
         else:
             lines += _wrap(text, wrap)
     return lines if sum(map(len, lines)) > wrap else "".join(lines)
 
 
-def _elided(count: int, wrap: int = WRAP) -> str:
+def _elided(count: int, wrap: int = WRAP, what: str = "unchanged") -> str:
     """The line standing for ``count`` characters left out: the longest wording that fits in
     ``wrap`` characters (a line wider than the others would scroll the view sideways)."""
-    for text in (f" ⋯ ({count:,} unchanged characters) ⋯ ", f"⋯ {count:,} unchanged characters ⋯",
-                 f"⋯ {count:,} unchanged ⋯", f"⋯ {count:,} ⋯"):
+    for text in (f" ⋯ ({count:,} {what} characters) ⋯ ", f"⋯ {count:,} {what} characters ⋯",
+                 f"⋯ {count:,} {what} ⋯", f"⋯ {count:,} ⋯"):
         if len(text) <= wrap:
             return text
     return f"⋯ {count:,} ⋯"

@@ -92,3 +92,29 @@ def test_a_window_of_a_short_changed_string_stays_a_string() -> None:
     new = {"items": old["items"], "note": "a shorter note"}
     shown = window(new, diff_values(old, new), "new")
     assert shown.value["note"] == "a shorter note" and not shown.wrapped
+
+
+def test_a_window_of_a_string_grown_by_megabytes_shows_the_ends_of_what_was_added() -> None:
+    """A 1 MB text grown to 50 MB made 800,000 lines in the window, and the Diff tab ran out
+    of memory drawing them: a changed passage shows its two ends, and the changes shown stop
+    after ``SIDE_CHARS``, both sides at the same place."""
+    from inspector.diff.model import TextDelta
+    from inspector.diff.window import CHANGED_CHARS, SIDE_CHARS, STRING_CHARS, _text_side
+    line = "a line of some words of a document\n"
+    old = {"text": line * 30_000}                                   # ~1 MB
+    grown = {"text": old["text"] * 5}                               # one passage of ~4 MB added
+    many = {"text": "".join(f"{line[:-1]} {i}\n" if i % 50 == 0 else line for i in range(30_000))}   # one replace
+    for new in (grown, many):
+        changes = diff_values(old, new)
+        for side, value in (("old", old), ("new", new)):
+            shown = window(value, changes, side, wrap=60).value["text"]
+            assert isinstance(shown, list) and sum(map(len, shown)) < SIDE_CHARS + 4 * CHANGED_CHARS
+    right = window(grown, diff_values(old, grown), "new", wrap=60).value["text"]
+    assert any("more changed characters" in ln for ln in right)
+    assert "".join(right).endswith(grown["text"][-STRING_CHARS:])
+    # many changed passages, each short: the lines stop after SIDE_CHARS, at the same segment on both sides
+    delta = TextDelta("line", (("=", "same line\n" * 300), ("-", "old line\n" * 300), ("+", "new line\n" * 300)) * 300)
+    left, right = _text_side(delta, "old", 60), _text_side(delta, "new", 60)
+    assert "more characters" in left[-1] and "more characters" in right[-1]
+    assert max(len(left), len(right)) < 2 * SIDE_CHARS // 9
+    assert [ln for ln in left if ln.startswith("same")] == [ln for ln in right if ln.startswith("same")]

@@ -7,25 +7,20 @@ from collections.abc import Callable, Iterable
 
 import msgpack
 
-from inspector.codec.markers import (EXT_FRAMED, as_map, EXT_MAP_CHUNK, Chunk, ChunkedList, ChunkedMap, ChunkedText,
-                                     Ref, frames,
-                                     map_frames, unpack_plain)
+from inspector.codec.markers import (EXT_FRAMED, EXT_MAP_CHUNK, Chunk, ChunkedList, ChunkedMap, ChunkedText, Ref,
+                                     as_map, ext_frame, frames, map_frames, unpack_plain)
 from inspector.errors import CorruptDataError
-
-# msgpack ext 8/16/32 (how a chunk piece starts): width of the length, payload offset
-_EXT_LENGTHS = {0xc7: (1, 3), 0xc8: (2, 4), 0xc9: (4, 6)}
 
 
 def _ext_payload(raw: bytes, code: int, what: str) -> memoryview | bytes | None:
     """The payload of a piece that is one msgpack extension of type ``code``, or None when
     the piece is not an extension at all."""
-    head = _EXT_LENGTHS.get(raw[0]) if raw else None
-    if head is not None:
-        width, start = head
-        if (len(raw) < start or raw[start - 1] != code
-                or int.from_bytes(raw[1:1 + width], "big") != len(raw) - start):
+    frame = ext_frame(raw)
+    if frame is not None:
+        found, payload = frame
+        if found != code or payload is None:
             raise CorruptDataError(f"A stored {what} is malformed.")
-        return memoryview(raw)[start:]
+        return payload
     if raw and 0xd4 <= raw[0] <= 0xd8:       # fixext: a chunk of one or two tiny items
         top = unpack_plain(raw)
         if type(top) is not msgpack.ExtType or top.code != code:

@@ -271,33 +271,43 @@ def new_packer() -> msgpack.Packer:
     return msgpack.Packer(default=_default, use_bin_type=True, strict_types=True)
 
 
+_EXT_HEADS = {0xc7: 1, 0xc8: 2, 0xc9: 4}     # msgpack ext 8/16/32 (how chunk and text pieces start): the length's width
+
+
+def ext_frame(raw: bytes | memoryview) -> tuple[int, memoryview | None] | None:
+    """(extension code, payload) of a piece that is one msgpack ext 8/16/32; the payload is None
+    when the length the piece declares is not its own. None when the piece starts otherwise."""
+    width = _EXT_HEADS.get(raw[0]) if len(raw) else None
+    if width is None:
+        return None
+    start = 2 + width
+    if len(raw) < start:
+        return -1, None
+    if int.from_bytes(raw[1:1 + width], "big") != len(raw) - start:
+        return raw[start - 1], None
+    return raw[start - 1], memoryview(raw)[start:]
+
+
 def text_piece(raw: bytes | memoryview) -> ChunkedText | None:
     """The ChunkedText a whole text piece holds (ext 7), or None when ``raw`` is not one."""
-    if len(raw) < 3 or raw[0] not in _EXT_HEADS:
+    frame = ext_frame(raw)
+    if frame is None or frame[0] != EXT_TEXT:
         return None
-    width = _EXT_HEADS[raw[0]]
-    start = 2 + width
-    if len(raw) < start or raw[1 + width] != EXT_TEXT:
-        return None
-    if int.from_bytes(raw[1:1 + width], "big") != len(raw) - start:
+    if frame[1] is None:
         raise CorruptDataError("A stored text piece is malformed.")
-    data = bytes(raw[start:])
+    data = bytes(frame[1])
     try:
         return _tuple_new(ChunkedText, (_entries(data, 1), _height(data)))
     except struct.error as exc:
         raise CorruptDataError(f"A stored text piece is malformed ({exc}).") from exc
 
 
-_EXT_HEADS = {0xc7: 1, 0xc8: 2, 0xc9: 4}     # ext 8/16/32: width of the length (a text piece is >= 29 bytes)
-
-
 def unpack(raw: bytes | memoryview) -> Any:
     """Decode one piece, leaving markers in place (never runs code). A text piece decodes to
     its ChunkedText; a text marker anywhere inside a value is damage."""
-    if raw and raw[0] in _EXT_HEADS:
-        text = text_piece(raw)
-        if text is not None:
-            return text
+    text = text_piece(raw)
+    if text is not None:
+        return text
     try:
         return msgpack.unpackb(raw, ext_hook=_ext_hook, raw=False, strict_map_key=False)
     except CorruptDataError:

@@ -344,16 +344,23 @@ class NativeReads(Store):
         level, measured against the read budgets, then joined (``expand``)."""
         from inspector.codec import expand
         table: dict[bytes, Any] = dict(texts)
-        frontier = {k for v in texts.values() for k in expand.children(v)} - table.keys()
+        self._fetch_levels(table, {k for v in texts.values() for k in expand.children(v)} - table.keys(),
+                           "A stored text", join=False)
+        return expand.resolve_all(list(texts), table, "A stored text")
+
+    def _fetch_levels(self, table: dict[bytes, Any], frontier: set[bytes], what: str, join: bool = True) -> None:
+        """Fetch ``frontier`` and everything it reaches into ``table``, one batch per level
+        (shared pieces once); each level nests at least one deeper, so a chain longer than the
+        depth budget is refused."""
+        from inspector.codec import expand
         depth, levels = limits.current().depth, 0
         while frontier:
             levels += 1
             if levels > depth:
-                raise limits.BudgetExceeded("depth", f"A stored text nests more than {depth:,} levels deep")
-            fetched = self._fetch_many(frontier, join=False)
+                raise limits.BudgetExceeded("depth", f"{what} nests more than {depth:,} levels deep")
+            fetched = self._fetch_many(frontier, join)
             table.update(fetched)
             frontier = {d for v in fetched.values() for d in expand.children(v)} - table.keys()
-        return expand.resolve_all(list(texts), table, "A stored text")
 
     def read_raw_pieces(self, digests: Collection[bytes]) -> dict[bytes, bytes]:
         """The raw (decompressed, verified, not decoded) bytes of several pieces.
@@ -522,16 +529,7 @@ class NativeReads(Store):
     def _load_values(self, digests: Collection[bytes], what: str) -> dict[bytes, Any]:
         from inspector.codec import expand
         table: dict[bytes, Any] = {}
-        frontier = set(digests)
-        depth = limits.current().depth
-        levels = 0
-        while frontier:
-            levels += 1     # each level of pieces nests at least one level deeper
-            if levels > depth:
-                raise limits.BudgetExceeded("depth", f"{what} nests more than {depth:,} levels deep")
-            fetched = self._fetch_many(frontier)
-            table.update(fetched)
-            frontier = {d for v in fetched.values() for d in expand.children(v)} - table.keys()
+        self._fetch_levels(table, set(digests), what)
         return expand.resolve_all(list(dict.fromkeys(digests)), table, what)
 
     # -- live ------------------------------------------------------------------

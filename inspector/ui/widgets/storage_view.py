@@ -213,7 +213,7 @@ class StorageView(QWidget):
         cost.title = "State size and stored cost" if run_name else "State size and stored cost per checkpoint"
         cost.subject = run_name
         cost.apply_theme()
-        charts.draw_checkpoints(self.charts["checkpoints"], report)
+        charts.draw_checkpoints(cost, report)
         charts.draw_score(self.charts["score"], report)
         charts.draw_tradeoff(self.charts["tradeoff"], report)
 

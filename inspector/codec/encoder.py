@@ -55,6 +55,9 @@ TABLE_MAX = 64            # a table with more entries becomes a tree of sub-tabl
 TABLE_MASK = 0x1F         # sub-table boundaries: about 32 entries each
 TEXT_MIN = 16 * 1024      # characters: a string this long that was edited is stored as a text piece (format 4)
 TEXT_MAX = 15 * 1024 * 1024   # … up to this long (longer ones stay one piece: the diff streams those)
+TEXT_KEEP = 256 * 1024 * 1024   # characters of long strings a writer keeps to compare the next save's with
+ANCHOR = 2048             # characters at either end of a long string by which an edited version is found again
+ANCHOR_KEYS = 8           # texts remembered per beginning or end (a heading many share)
 SEGMENT_MAX = 120         # characters of a text segment: its encoding (<= 4 bytes a character) stays inline
 FORMAT = 4                # the newest piece layout this encoder writes
 
@@ -98,7 +101,10 @@ class PieceEncoder:
         self._lists: dict[tuple, list[_ListChunk]] = {}
         self._frozen_lists: dict[tuple, tuple[list, Encoded]] = {}   # path → the list last encoded there and its result (``frozen``)
         self._tables: dict[tuple, Chunk] = {}
-        self._texts: dict[tuple, tuple[str, Encoded]] = {}   # path → the long string last encoded there, and how
+        self._texts: dict[tuple, tuple[str, Encoded]] = {}   # a path (or ("text", n)) → the long string last encoded there, and how
+        self._text_ends: dict[tuple, list[tuple]] = {}   # (end, hash of a text's first or last ANCHOR characters) → keys in ``_texts`` of the last texts with it
+        self._text_chars = 0                      # characters of the strings ``_texts`` holds
+        self._text_serial = 0                     # keys of texts without a path (in a chunked list's items)
         self.new_pieces: dict[bytes, bytes] = {}
         self._pack: Callable[[Any], bytes] = new_packer().pack
         self._maps = MapChunker(self)
@@ -131,7 +137,7 @@ class PieceEncoder:
         self._lists.clear()
         self._frozen_lists.clear()
         self._tables.clear()
-        self._texts.clear()
+        self._forget_texts()
         self._maps.forget()
 
     # -- pieces ----------------------------------------------------------------
@@ -168,7 +174,7 @@ class PieceEncoder:
         if kind is str or kind is bytes:
             if top or len(value) <= INLINE_MAX:
                 return Encoded(value, len(value) + 5, b"")
-            if kind is str and len(value) >= TEXT_MIN and path is not None and self.chunk_format >= 4:
+            if kind is str and len(value) >= TEXT_MIN and self.chunk_format >= 4:
                 return self._text(value, path)
             raw = self._pack(value)
             return Encoded(Ref(self.store(raw), len(raw)), len(raw), b"")
@@ -184,38 +190,99 @@ class PieceEncoder:
         finally:
             self._level -= 1
 
-    def adopt_text(self, path: tuple, value: str, ref: Ref) -> None:
+    def adopt_text(self, path: tuple | None, value: str, ref: Ref) -> None:
         """Take ``ref`` (a piece already stored) as how the long string ``value`` at ``path``
         is stored: a fork encoding its source's state again shares the source's text pieces
         instead of storing each text whole once more. ``path`` is as ``encode`` walks: the
-        root is ``("$",)``, a key or an index is appended per level."""
-        self._texts[path] = (value, Encoded(ref, ref.size, b""))
+        root is ``("$",)``, a key or an index is appended per level; None inside the items of
+        a chunked list (found again by its ends, see ``_text``)."""
+        self._keep_text(path if path is not None else self._text_key(), value, Encoded(ref, ref.size, b""))
 
-    def _text(self, value: str, path: tuple) -> Encoded:
+    def _text(self, value: str, path: tuple | None) -> Encoded:
         """A long string: the very text last encoded at ``path`` costs nothing; one edited from
         it (``_shares_an_end``: an insertion, a rewritten passage, an append) is stored as a text
         piece, a chunked list of its lines, so that only the chunks around the edit are new; any
         other (a first one, one written anew) is one piece, as a short string is: cutting a
-        text into lines costs more than compressing it whole when no chunk can be kept."""
-        last = self._texts.get(path)
+        text into lines costs more than compressing it whole when no chunk can be kept.
+
+        A text with no path (in an item of a chunked list), or not at its path before (a key
+        renamed, an item moved in a short list), is looked up by its first and last
+        ``ANCHOR`` characters among the texts this writer encoded (``_related``)."""
+        key = path
+        last = self._texts.get(path) if path is not None else None
         if last is not None and last[0] == value:     # ``==`` on two str is exact
             return last[1]
+        if last is None or len(value) > TEXT_MAX or not _shares_an_end(last[0], value):
+            found = self._related(value)
+            if found is not None:
+                key, last = found
+                if last[0] == value:
+                    if path is not None:
+                        self._keep_text(path, value, last[1])
+                    return last[1]
+            elif path is None:
+                key, last = self._text_key(), None
+        assert key is not None
         segments = None
         if last is not None and len(value) <= TEXT_MAX and _shares_an_end(last[0], value):
             segments = text_segments(value)
+        if path is not None and key != path:     # the lines' old chunks are the related text's
+            self._lists[path] = self._lists.get(key, [])
+            key = path
         if segments is None:
             raw = self._pack(value)
             result = Encoded(Ref(self.store(raw), len(raw)), len(raw), b"")
-            self._lists.pop(path, None)
+            self._lists.pop(key, None)
         else:
-            table = self._encode_chunked(segments, path, TEXT_RULE).form
+            table = self._encode_chunked(segments, key, TEXT_RULE).form
             size = len(value) if value.isascii() else len(value.encode("utf-8"))
             size += 3 if size < 0x10000 else 5        # as long as the string's own encoding
             result = Encoded(Ref(self.store(self._pack(ChunkedText(table.chunks, table.height))), size), size, b"")
-        if len(self._texts) > 10_000:
-            self._texts.clear()
-        self._texts[path] = (value, result)
+        self._keep_text(key, value, result)
         return result
+
+    def _related(self, value: str) -> tuple[tuple, tuple[str, Encoded]] | None:
+        """A text this writer encoded that ``value`` is, or was edited from: one of the last
+        that began or ended with the same ``ANCHOR`` characters (found by their hash: texts
+        under one heading share a beginning) and shares a third at that end; its key in
+        ``_texts`` and what ``_texts`` keeps of it."""
+        for end in ((0, hash(value[:ANCHOR])), (1, hash(value[-ANCHOR:]))):
+            for key in reversed(self._text_ends.get(end, ())):
+                last = self._texts.get(key)
+                if last is not None and (last[0] == value or (len(value) <= TEXT_MAX and _shares_an_end(last[0], value))):
+                    return key, last
+        return None
+
+    def _text_key(self) -> tuple:
+        """A new key in ``_texts`` for a text without a path (never a path: those start "$")."""
+        self._text_serial += 1
+        return ("text", self._text_serial)
+
+    def _keep_text(self, key: tuple, value: str, result: Encoded) -> None:
+        """Remember how ``value`` was stored under ``key`` and by its two ends; everything is
+        forgotten when the texts kept pass ``TEXT_KEEP`` characters or 10,000, or their ends 40,000 (the states of a
+        writer rarely hold that much long text at once: a first edit after is stored whole)."""
+        was = self._texts.get(key)
+        self._text_chars += len(value) - (len(was[0]) if was is not None else 0)
+        if self._text_chars > TEXT_KEEP or len(self._texts) >= 10_000 or len(self._text_ends) >= 40_000:
+            self._forget_texts()
+            self._text_chars = len(value)
+        self._texts[key] = (value, result)
+        for end in ((0, hash(value[:ANCHOR])), (1, hash(value[-ANCHOR:]))):
+            keys = self._text_ends.setdefault(end, [])
+            if key in keys:
+                keys.remove(key)
+            keys.append(key)
+            if len(keys) > ANCHOR_KEYS:
+                del keys[0]
+
+    def _forget_texts(self) -> None:
+        for key in self._texts:
+            if key[0] == "text":
+                self._lists.pop(key, None)
+        self._texts.clear()
+        self._text_ends.clear()
+        self._text_chars = 0
 
     def _too_deep(self) -> None:
         raise StateTooDeepError(
@@ -342,14 +409,15 @@ ADOPT_READS = 4096    # pieces ``adopt_texts`` reads to find the stored long tex
 
 def adopt_texts(enc: PieceEncoder, read_piece: Callable[[bytes], Any], root: bytes | None, old: Any, new: Any) -> None:
     """Hand ``enc`` the pieces stored for each long string of ``old`` (the state whose root
-    piece is ``root``) that ``new`` still holds at the same path, found by walking the stored
-    forms beside both states (plain maps and short lists, and the pieces their references
-    name): a fork, or a resumed run's writer, then shares them, where encoding afresh would
-    store each such text whole (a writer stores a text it has not seen before as one piece).
-    A big map's chunks are read only when the map holds a long string or a container."""
+    piece is ``root``) that ``new`` still holds at the same place, found by walking the stored
+    forms beside both states (maps and lists, and the pieces their references name): a fork,
+    or a resumed run's writer, then shares them, where encoding afresh would store each such
+    text whole (a writer stores a text it has not seen before as one piece). A big map's or
+    list's chunks are read only when it holds a long string or a container; at most
+    ``ADOPT_READS`` pieces in all."""
     if not root:
         return
-    stack: list[tuple[tuple, Any, Any, Any]] = [(("$",), read_piece(root), old, new)]
+    stack: list[tuple[tuple | None, Any, Any, Any]] = [(("$",), read_piece(root), old, new)]
     reads = 1
     while stack:
         path, form, was, now = stack.pop()
@@ -361,19 +429,42 @@ def adopt_texts(enc: PieceEncoder, read_piece: Callable[[bytes], Any], root: byt
             if reads >= ADOPT_READS or not isinstance(was, (dict, list)):
                 continue
             form, reads = read_piece(form.digest), reads + 1
-        if type(form) is ChunkedMap and type(was) is dict and type(now) is dict and _may_hold_texts(was):
+        if type(form) is ChunkedMap and type(was) is dict and type(now) is dict and _may_hold_texts(was.values()):
             for chunk in form.chunks[:max(0, ADOPT_READS - reads)]:     # a chunk: a dict; a sub-table: a map
                 stack.append((path, read_piece(chunk.digest), was, now))
                 reads += 1
+        elif type(form) is ChunkedList and type(was) is list and type(now) is list and _may_hold_texts(was):
+            items, reads = _list_items(read_piece, form, reads)      # the items have no path
+            stack.extend((None, f, was[i], now[i]) for i, f in enumerate(items) if i < len(was) and i < len(now))
         elif type(form) is dict and type(was) is dict and type(now) is dict:
-            stack.extend((path + (k,), f, was[k], now[k]) for k, f in form.items() if k in was and k in now)
+            stack.extend((None if path is None else path + (k,), f, was[k], now[k])
+                         for k, f in form.items() if k in was and k in now)
         elif type(form) is list and type(was) is list and type(now) is list and len(form) == len(was) < CHUNK_MIN_ITEMS:
-            stack.extend((path + (i,), f, was[i], now[i]) for i, f in enumerate(form) if i < len(now))
+            stack.extend((None if path is None else path + (i,), f, was[i], now[i])
+                         for i, f in enumerate(form) if i < len(now))
 
 
-def _may_hold_texts(value: dict) -> bool:
-    """Whether a map's values hold a long string or a container (that may hold one)."""
-    return any(type(v) is dict or type(v) is list or (type(v) is str and len(v) >= TEXT_MIN) for v in value.values())
+def _list_items(read_piece: Callable[[bytes], Any], table: ChunkedList, reads: int) -> tuple[list, int]:
+    """The stored forms of a chunked list's first items, in order, its chunks (and sub-tables)
+    read up to ``ADOPT_READS`` pieces in all; and the pieces read by then."""
+    items: list = []
+    for chunk in table.chunks:
+        if reads >= ADOPT_READS:
+            break
+        piece, reads = read_piece(chunk.digest), reads + 1
+        if type(piece) is ChunkedList:
+            more, reads = _list_items(read_piece, piece, reads)
+            items += more
+        elif type(piece) is list:
+            items += piece
+        else:
+            break
+    return items, reads
+
+
+def _may_hold_texts(values: Any) -> bool:
+    """Whether values hold a long string or a container (that may hold one)."""
+    return any(type(v) is dict or type(v) is list or (type(v) is str and len(v) >= TEXT_MIN) for v in values)
 
 
 def _shares_an_end(old: str, new: str) -> bool:

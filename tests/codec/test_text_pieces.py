@@ -101,6 +101,21 @@ def test_texts_that_chunking_would_not_help_stay_one_piece() -> None:
         assert type(unpack(pieces[ref.digest])) is str
 
 
+def _stored_as(pieces: dict, form: object) -> list[type]:
+    """How each long string under a piece's form is stored: ChunkedText or str (one piece)."""
+    from inspector.codec import ChunkedList, ChunkedMap
+    if type(form) is Ref:
+        piece = unpack(pieces[form.digest])
+        return [type(piece)] if type(piece) in (ChunkedText, str) else _stored_as(pieces, piece)
+    if type(form) in (ChunkedList, ChunkedMap):
+        return [kind for chunk in form.chunks for kind in _stored_as(pieces, unpack(pieces[chunk.digest]))]
+    if type(form) is dict:
+        return [kind for value in form.values() for kind in _stored_as(pieces, value)]
+    if type(form) is list:
+        return [kind for value in form for kind in _stored_as(pieces, value)]
+    return []
+
+
 def _saved(path: Path | str, texts: list[str]) -> str:
     with Checkpointer(path, name="doc", heartbeat=60) as cp:
         for step, text in enumerate(texts):
@@ -162,10 +177,12 @@ def test_a_damaged_text_piece_is_a_clear_error(tmp_path: Path, items: list, coun
         store.load(f"{run}:0")
 
 
-def test_random_edits_of_a_text_decode_exactly_save_after_save() -> None:
+@pytest.mark.parametrize("where", ["key", "list item"])
+def test_random_edits_of_a_text_decode_exactly_save_after_save(where: str) -> None:
     """Random insertions, deletions and replacements anywhere (inside a line, across line ends,
     splitting a \\r\\n, with every kind of line end and character), 150 saves: each decodes to
-    the text exactly, from the pieces of one writer and from a fresh writer's."""
+    the text exactly, from the pieces of one writer and from a fresh writer's; at a key, and in
+    an item of a chunked list (found by its ends)."""
     rnd = random.Random(12)
     alphabet = "abcdefghijklmnopqrstuvwxyz " * 3 + "\n\r\u2028\x85é😀\t"   # a line end in about 20 characters
     text = _prose(400, rnd)[: TEXT_MIN + 5000]
@@ -178,13 +195,16 @@ def test_random_edits_of_a_text_decode_exactly_save_after_save() -> None:
         text = text[:at] + added + text[at + cut:]
         if len(text) < TEXT_MIN:
             text += _prose(200, rnd)
-        root, _, new = enc.encode({"doc": text, "step": step})
+        state = {"doc": text, "step": step}
+        if where == "list item":
+            state = {"items": [f"item {i}" for i in range(20)] + [{"doc": text, "step": step}]}
+        root, _, new = enc.encode(state)
         pieces.update(new)
-        assert _decode(pieces, root) == {"doc": text, "step": step}, step
-        chunked += type(unpack(pieces[unpack(pieces[root])["doc"].digest])) is ChunkedText
+        assert _decode(pieces, root) == state, step
+        chunked += _stored_as(pieces, unpack(pieces[root])) == [ChunkedText]
         if step % 50 == 0:
-            fresh_root, _, fresh = PieceEncoder().encode({"doc": text, "step": step})
-            assert _decode(fresh, fresh_root) == {"doc": text, "step": step}
+            fresh_root, _, fresh = PieceEncoder().encode(state)
+            assert _decode(fresh, fresh_root) == state
     assert chunked == 149, chunked      # every save but the first (a text a writer has not seen is one piece)
 
 
@@ -225,6 +245,71 @@ def test_texts_inside_maps_and_small_lists_are_text_pieces_too() -> None:
         state["pages"][1] = "a new first line\n" + state["pages"][1]
 
 
+def _new_bytes(enc: PieceEncoder, pieces: dict, state: object) -> int:
+    """Encode ``state``, check it decodes exactly and return the bytes of pieces a store did not hold."""
+    root, _, new = enc.encode(state)
+    written = sum(len(raw) for digest, raw in new.items() if digest not in pieces)
+    pieces.update(new)
+    assert _decode(pieces, root) == state
+    return written
+
+
+def test_texts_in_the_items_of_a_chunked_list_are_found_again_by_their_ends() -> None:
+    """The items of a long list have no path (its chunks are cut by content): a long text in
+    one (a document in a list of records, a long string in a list of strings) was stored whole
+    at every edit. It is found again by its first and last characters; an edit costs its lines."""
+    rnd = random.Random(9)
+    records = [{"path": f"notes/{i}.md", "body": f"note {i}\n"} for i in range(40)]
+    records[17]["body"] = _prose(8000, rnd)                          # ~0.4 MB
+    logs = [f"short log {i}" for i in range(30)] + [_prose(8000, rnd)]
+    state = {"records": records, "logs": logs}
+    enc, pieces = PieceEncoder(), {}
+    for step in range(6):
+        written = _new_bytes(enc, pieces, state)
+        if step >= 2:     # the first text is one piece; the first edit cuts it into lines once
+            assert written < 40_000, (step, written)
+        body = records[17]["body"]
+        at = body.index("\n", len(body) // 2) + 1
+        records[17] = {**records[17], "body": body[:at] + _prose(10, rnd) + body[at:], "edited": step}
+        logs[-1] += _prose(5, rnd)
+
+
+def test_a_text_moved_to_another_key_or_place_is_found_again() -> None:
+    """A key renamed (a draft becoming the final text), an item inserted before a text in a
+    short list (every index after it moves): the edited text costs its lines, not a new copy."""
+    rnd = random.Random(10)
+    enc, pieces = PieceEncoder(), {}
+    draft, page = _prose(8000, rnd), _prose(8000, rnd)
+    _new_bytes(enc, pieces, {"draft": draft, "pages": [page]})
+    draft, page = draft + "edited\n", "edited\n" + page      # cut into lines once
+    _new_bytes(enc, pieces, {"draft": draft, "pages": [page]})
+    assert _new_bytes(enc, pieces, {"final": draft + "signed\n", "pages": ["cover", page + "end\n"]}) < 40_000
+    # two texts alike at one end (a shared heading) are each found by their other end
+    heading = _prose(60, rnd)
+    items = [f"item {i}" for i in range(20)] + [heading + _prose(6000, rnd), heading + _prose(6000, rnd)]
+    _new_bytes(enc, pieces, {"items": items})
+    items[-2], items[-1] = items[-2] + "a\n", items[-1] + "b\n"
+    _new_bytes(enc, pieces, {"items": items})
+    items[-2], items[-1] = items[-2] + "c\n", items[-1] + "d\n"
+    assert _new_bytes(enc, pieces, {"items": items}) < 40_000
+
+
+def test_a_writer_keeps_a_bounded_amount_of_text() -> None:
+    """Texts no longer in the state are forgotten past a bound of characters (a writer's
+    memory does not grow with every long string a run ever held)."""
+    from inspector.codec import encoder
+    rnd = random.Random(13)
+    enc, pieces = PieceEncoder(), {}
+    saved = encoder.TEXT_KEEP
+    encoder.TEXT_KEEP = 200_000
+    try:
+        for step in range(30):
+            _new_bytes(enc, pieces, {"items": [f"item {i}" for i in range(20)] + [_prose(400, rnd) + str(step)]})
+            assert enc._text_chars <= 200_000 and len(enc._texts) <= 10
+    finally:
+        encoder.TEXT_KEEP = saved
+
+
 def test_a_fork_shares_the_long_texts_it_did_not_edit(tmp_path: Path) -> None:
     """The Fork dialog says what is not edited is shared by reference: so are text pieces (a
     fresh encoder would have stored each text whole once more), at the top and nested."""
@@ -258,6 +343,40 @@ def test_a_fork_shares_the_long_texts_it_did_not_edit(tmp_path: Path) -> None:
     assert type(unpack(store_raw(path, unpack(root)["doc"].digest))) is ChunkedText
     assert blob_bytes() - before < 2_000, "only the new root and the small map that changed"
     assert digest_of(pack(doc)) != unpack(root)["doc"].digest
+
+
+def test_a_fork_shares_the_texts_in_the_items_of_a_long_list(tmp_path: Path) -> None:
+    """A fork's fresh writer finds the text pieces of a long list's items by their ends (the
+    items have no path) once they are adopted from the source's chunks and sub-tables."""
+    from inspector.resume.fork import fork as fork_run
+    rnd = random.Random(14)
+    records = [{"path": f"notes/{i}.md", "body": f"note {i}\n"} for i in range(3000)]   # a table of sub-tables
+    records[2500]["body"] = _prose(6000, rnd)
+    path = tmp_path / "texts.db"
+    with Checkpointer(path, name="doc", heartbeat=60) as cp:
+        for step in range(3):
+            records[2500] = {**records[2500], "body": records[2500]["body"] + f"line {step}\n"}
+            cp.save({"records": list(records), "step": step}, force=True)
+        run = cp.run_id
+
+    def blob_bytes() -> int:
+        with sqlite3.connect(path) as conn:
+            return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
+    before = blob_bytes()
+    with open_store(path, readonly=False) as store:
+        source = store.load(f"{run}:2")
+        forked = fork_run(store, f"{run}:2", reason="again", state={**source.state, "step": 99}).id
+    with open_store(path) as store:
+        assert store.load(f"{forked}:0").state == {**source.state, "step": 99}
+        (root,) = store.read_raw_pieces([store.load(f"{forked}:0").info.state_hash]).values()
+        pieces = {d: store.read_raw_pieces([d])[d] for d in _all_digests(path)}
+    assert _stored_as(pieces, unpack(root)) == [ChunkedText]
+    assert blob_bytes() - before < 2_000, "the fork's root only: the list's chunks and the text are the source's"
+
+
+def _all_digests(path: Path) -> list[bytes]:
+    with sqlite3.connect(path) as conn:
+        return [d for (d,) in conn.execute("SELECT hash FROM ci_blobs")]
 
 
 def store_raw(path: Path, digest: bytes) -> bytes:

@@ -23,9 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--steps", type=int, default=1000, help="W1 steps (default 1000)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-langgraph", action="store_true", help="do not run SqliteSaver")
-    parser.add_argument("--only", default="w1,w2,w3,w4,w4m,w5,w6,floor",
-                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w4m,w5,w6,floor; "
-                             "w4m is W4-maps, the records as a map of id → record)")
+    parser.add_argument("--only", default="w1,w2,w3,w4,w4m,w5,w6,w6l,floor",
+                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w4m,w5,w6,w6l,floor; "
+                             "w4m is W4-maps, the records as a map of id → record; w6l is W6-list, the "
+                             "text in one of 1,000 notes in a list)")
     parser.add_argument("--w3-steps", type=int, default=40, help="saves per W3 size (default 40)")
     parser.add_argument("--w3-sizes", default="0.1,1,10,50", help="W3 state sizes in MB (default 0.1,1,10,50)")
     parser.add_argument("--w4-steps", type=int, default=20, help="saves per W4 density (default 20)")
@@ -127,13 +128,17 @@ def run(args: argparse.Namespace) -> int:
         if "w6" in only:
             sizes = tuple(float(x) for x in args.w6_sizes.split(",") if x.strip())
             result["w6"] = write_shapes.run_w6(tmp, args.w6_steps, sizes)
+        if "w6l" in only:
+            sizes = tuple(float(x) for x in args.w6_sizes.split(",") if x.strip())
+            result["w6l"] = write_shapes.run_w6(tmp, args.w6_steps, sizes, in_list=True)
     if args.json:
         dump(result)
         return 0
     _print(result, args.steps)
     for key, show in (("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3),
                       ("w4", write_shapes.print_w4), ("w4m", write_shapes.print_w4_maps),
-                      ("w5", write_graph.print_w5), ("w6", write_shapes.print_w6)):
+                      ("w5", write_graph.print_w5), ("w6", write_shapes.print_w6),
+                      ("w6l", lambda rows: write_shapes.print_w6(rows, in_list=True))):
         if key in result:
             show(result[key])
     return 0

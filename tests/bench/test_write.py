@@ -46,6 +46,21 @@ def test_bench_write_w6_long_text_against_json_zstd(capsys: pytest.CaptureFixtur
     assert "target (<= json+zstd time and bytes at every size): " in out     # met or MISSED: timing, not tested
 
 
+def test_bench_write_w6_list_the_text_in_an_item_of_a_long_list(capsys: pytest.CaptureFixture) -> None:
+    from inspector.bench._write_shapes import W6_RECORDS, w6_list_state, w6_list_steps
+    from inspector.cli import main
+    state = w6_list_state(0.05)
+    notes = state["notes"]
+    assert len(notes) == W6_RECORDS and len(notes[W6_RECORDS // 2]["body"]) >= 50_000
+    bodies = [s["notes"][W6_RECORDS // 2]["body"] for s in w6_list_steps(state, 3)()]
+    assert len(set(bodies)) == 3 and notes[W6_RECORDS // 2]["body"] not in bodies    # edited, the original left alone
+    assert main(["bench", "write", "--only", "w6l", "--w6-steps", "3", "--w6-sizes", "0.05", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["w6l"]
+    assert row["ours"]["saves"] == row["json_zstd"]["saves"] == 3 and row["bytes_ratio"] > 0
+    assert main(["bench", "write", "--only", "w6l", "--w6-steps", "3", "--w6-sizes", "0.05"]) == 0
+    assert "W6-list long text as the body of one of 1,000 notes in a list" in capsys.readouterr().out
+
+
 def test_w6_text_and_its_edits() -> None:
     from inspector.bench._write_shapes import w6_state, w6_steps
     state = w6_state(0.1)

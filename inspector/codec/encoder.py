@@ -412,48 +412,55 @@ def adopt_texts(enc: PieceEncoder, read_piece: Callable[[bytes], Any], root: byt
     piece is ``root``) that ``new`` still holds at the same place, found by walking the stored
     forms beside both states (maps and lists, and the pieces their references name): a fork,
     or a resumed run's writer, then shares them, where encoding afresh would store each such
-    text whole (a writer stores a text it has not seen before as one piece). A big map's or
-    list's chunks are read only when it holds a long string or a container; at most
-    ``ADOPT_READS`` pieces in all."""
-    if not root:
+    text whole (a writer stores a text it has not seen before as one piece). Only what can
+    hold a long string is walked (``_may_hold``); at most ``ADOPT_READS`` pieces are read."""
+    if not root or not _may_hold(old):
         return
     stack: list[tuple[tuple | None, Any, Any, Any]] = [(("$",), read_piece(root), old, new)]
     reads = 1
     while stack:
         path, form, was, now = stack.pop()
         if type(form) is Ref:
+            if form.size < TEXT_MIN:
+                continue
             if type(was) is str:
-                if len(was) >= TEXT_MIN and was == now:
+                if was == now:
                     enc.adopt_text(path, was, form)
                 continue
-            if reads >= ADOPT_READS or not isinstance(was, (dict, list)):
+            if reads >= ADOPT_READS:
                 continue
             form, reads = read_piece(form.digest), reads + 1
-        if type(form) is ChunkedMap and type(was) is dict and type(now) is dict and _may_hold_texts(was.values()):
+        if type(form) is ChunkedMap and type(was) is dict and type(now) is dict:
             for chunk in form.chunks[:max(0, ADOPT_READS - reads)]:     # a chunk: a dict; a sub-table: a map
-                stack.append((path, read_piece(chunk.digest), was, now))
-                reads += 1
-        elif type(form) is ChunkedList and type(was) is list and type(now) is list and _may_hold_texts(was):
-            items, reads = _list_items(read_piece, form, reads)      # the items have no path
-            stack.extend((None, f, was[i], now[i]) for i, f in enumerate(items) if i < len(was) and i < len(now))
+                if chunk.size >= TEXT_MIN:
+                    stack.append((path, read_piece(chunk.digest), was, now))
+                    reads += 1
+        elif type(form) is ChunkedList and type(was) is list and type(now) is list:
+            items, reads = _list_items(read_piece, form, reads, min(len(was), len(now)))   # the items have no path
+            stack.extend((None, f, was[i], now[i]) for i, f in enumerate(items)
+                         if i < len(was) and i < len(now) and _may_hold(was[i]))
         elif type(form) is dict and type(was) is dict and type(now) is dict:
             stack.extend((None if path is None else path + (k,), f, was[k], now[k])
-                         for k, f in form.items() if k in was and k in now)
+                         for k, f in form.items() if k in was and k in now and _may_hold(was[k]))
         elif type(form) is list and type(was) is list and type(now) is list and len(form) == len(was) < CHUNK_MIN_ITEMS:
             stack.extend((None if path is None else path + (i,), f, was[i], now[i])
-                         for i, f in enumerate(form) if i < len(now))
+                         for i, f in enumerate(form) if i < len(now) and _may_hold(was[i]))
 
 
-def _list_items(read_piece: Callable[[bytes], Any], table: ChunkedList, reads: int) -> tuple[list, int]:
-    """The stored forms of a chunked list's first items, in order, its chunks (and sub-tables)
-    read up to ``ADOPT_READS`` pieces in all; and the pieces read by then."""
+def _list_items(read_piece: Callable[[bytes], Any], table: ChunkedList, reads: int, limit: int) -> tuple[list, int]:
+    """The stored forms of a chunked list's first ``limit`` items at most, in order (None for
+    those of a chunk too small to hold a long string, not read), its chunks and sub-tables read
+    up to ``ADOPT_READS`` pieces in all; and the pieces read by then."""
     items: list = []
     for chunk in table.chunks:
-        if reads >= ADOPT_READS:
+        if reads >= ADOPT_READS or len(items) >= limit:
             break
+        if chunk.size < TEXT_MIN:
+            items += [None] * min(chunk.count, limit - len(items))
+            continue
         piece, reads = read_piece(chunk.digest), reads + 1
         if type(piece) is ChunkedList:
-            more, reads = _list_items(read_piece, piece, reads)
+            more, reads = _list_items(read_piece, piece, reads, limit - len(items))
             items += more
         elif type(piece) is list:
             items += piece
@@ -462,8 +469,12 @@ def _list_items(read_piece: Callable[[bytes], Any], table: ChunkedList, reads: i
     return items, reads
 
 
-def _may_hold_texts(values: Any) -> bool:
-    """Whether values hold a long string or a container (that may hold one)."""
+def _may_hold(value: Any) -> bool:
+    """Whether ``value`` is, or its values hold, a long string or a container (that may hold one)."""
+    kind = type(value)
+    if kind is str:
+        return len(value) >= TEXT_MIN
+    values = value.values() if kind is dict else value if kind is list else ()
     return any(type(v) is dict or type(v) is list or (type(v) is str and len(v) >= TEXT_MIN) for v in values)
 
 

@@ -47,6 +47,7 @@ from inspector.store.langgraph.tasks import build_task_state
 from inspector import codec as piece_codec
 from inspector.store.native.lanes import LaneCheckpoint, LaneGone, LaneStore, LaneWrite, StoredCheckpoint
 from inspector.codec import PieceEncoder
+from inspector.codec.encoder import adopt_texts
 from inspector.codec.gcpause import gc_paused
 from inspector.record.lglower import LEAF, FrozenMatches, Lowering, raise_value
 from inspector.taskstate import DEFAULT_TASK_CHANNEL
@@ -460,7 +461,14 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             lane.handed = None      # (it holds what the last get_tuple returned: let it go first)
             values = lane.lowering.revive(forms, self.serde)
         else:
-            values = raise_value(self._store.load_values([row.state_hash])[row.state_hash], self.serde)
+            lowered = self._store.load_values([row.state_hash])[row.state_hash]
+            values = raise_value(lowered, self.serde)
+            if hand:
+                # a checkpoint this saver did not put last (another process's, an older one):
+                # its writer takes over the pieces of its long strings, so that the next put,
+                # which LangGraph makes from it, stores an edited one as its lines, not whole
+                adopt_texts(self._lane(row.thread_id, row.checkpoint_ns).encoder, self._store.read_piece,
+                            row.state_hash, lowered, lowered)
         checkpoint = self.serde.loads_typed((row.body_type, row.body))
         checkpoint["channel_values"] = values
         if hand and lane is not None:

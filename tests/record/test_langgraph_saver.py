@@ -570,3 +570,50 @@ def test_an_input_checkpoint_diff_names_the_langgraph_channels_it_changed(tmp_pa
         assert json.loads(capsys.readouterr().out)["hidden_channels_changed"] == ["__start__"]
         assert main(["diff", str(tmp_path / name), b, f"{run.id}:{second_input.seq + 2}", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["changes"]       # a step that answers: state changes
+
+
+class _Doc(TypedDict):
+    doc: str
+    step: int
+
+
+def _doc_graph(saver: Any) -> Any:
+    def write(state: _Doc) -> dict:
+        doc = state["doc"]
+        at = doc.index("\n", len(doc) // 2) + 1          # a paragraph inserted in the middle
+        return {"doc": doc[:at] + f"paragraph {state['step']}: " + "words " * 30 + "\n" + doc[at:],
+                "step": state["step"] + 1}
+    graph = StateGraph(_Doc)
+    graph.add_node("write", write)
+    graph.add_edge(START, "write")
+    return graph.compile(checkpointer=saver)
+
+
+def test_a_new_process_edits_a_long_text_channel_without_storing_it_whole_again(tmp_path: Path) -> None:
+    """A long ``str`` channel stored as a text piece by one process: the next process's saver
+    (nothing in memory) takes over its pieces when LangGraph reads the checkpoint, so its first
+    edit costs the lines around it, not the whole text again."""
+    path = tmp_path / "doc.db"
+    import random
+    rnd = random.Random(4)
+    words = ["".join(rnd.choices("abcdefghijklmnopqrstuvwxyz", k=rnd.randint(2, 9))) for _ in range(2000)]
+    doc = "".join(" ".join(rnd.choices(words, k=rnd.randint(2, 14))) + "\n" for _ in range(6000))   # ~0.3 MB
+    config = {"configurable": {"thread_id": "doc"}}
+
+    def blob_bytes() -> int:
+        with sqlite3.connect(path) as conn:
+            return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
+    with InspectorSaver.from_conn_string(str(path)) as saver:      # the first process
+        graph = _doc_graph(saver)
+        graph.invoke({"doc": doc, "step": 0}, config)
+        for step in (1, 2):
+            graph.invoke({"step": step}, config)
+    before = blob_bytes()
+    with InspectorSaver.from_conn_string(str(path)) as saver:      # the next one
+        graph = _doc_graph(saver)
+        state = graph.invoke({"step": 10}, config)
+    added = blob_bytes() - before
+    assert added < 30_000, added          # the whole text compressed is ~140 KB
+    with open_store(str(path)) as store:
+        (run,) = store.list_runs()
+        assert store.load(f"{run.id}:-1").state["doc"] == state["doc"]

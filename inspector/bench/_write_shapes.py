@@ -7,9 +7,11 @@
   ``SqliteSaver``, against the same states saved through ``Checkpointer``.
 * W6 — a long text document (0.1 / 1 / 10 MB of newline-terminated lines) edited in place,
   ~1 KB per step: lines inserted in the middle, a line rewritten as a paragraph, or text appended.
+* W7 — a window over a message history (0.1 / 1 / 10 MB of ~600-byte messages): the oldest
+  message dropped and a new one appended per step, so every kept message moves down one place.
 * W1 floor — a raw ``sqlite3`` insert of exactly the bytes W1's saves write, same durability.
 
-The peer of W3/W4/W6 is the naive store: ``json.dumps`` + zstd (level 3) of the whole state,
+The peer of W3/W4/W6/W7 is the naive store: ``json.dumps`` + zstd (level 3) of the whole state,
 one row per checkpoint in SQLite with the same durability (WAL, synchronous=NORMAL). Every
 figure and its peer come from the same run; bytes per save are the growth of the database
 file (after a WAL checkpoint) divided by the saves.
@@ -41,6 +43,8 @@ W6_SIZES_MB = (0.1, 1, 10)
 W6_EDIT_BYTES = 1_000
 W6_RECORDS = 1_000        # W6-list: notes in the list, one of them the long text
 W4_DENSITIES = (10, 100, 1_000, 10_000)
+W7_SIZES_MB = (0.1, 1, 10)
+W7_MESSAGE_BYTES = 600
 _ALPHABET = string.ascii_lowercase + "      "
 
 
@@ -327,6 +331,36 @@ def run_w6(tmp: Path, steps: int, sizes: tuple[float, ...] = W6_SIZES_MB, in_lis
     return _sized(tmp, "w6", sizes, w6_state, lambda state: w6_steps(state, steps))
 
 
+# -- W7: a window over a history --------------------------------------------------------------
+def _w7_message(rnd: random.Random, i: int) -> dict:
+    return {"role": ("user", "assistant", "tool")[i % 3], "id": f"m{i}", "content": _text(rnd, W7_MESSAGE_BYTES)}
+
+
+def w7_state(mb: float, seed: int = 9) -> dict:
+    """``{"messages": [...], "step": 0}``: ~``mb`` MB of ~600-byte messages."""
+    rnd = random.Random(seed)
+    count = max(1, int(mb * 1e6 / (W7_MESSAGE_BYTES + 40)))
+    return {"messages": [_w7_message(rnd, i) for i in range(count)], "step": 0}
+
+
+def w7_steps(state: dict, steps: int, seed: int = 10) -> Callable[[], Iterator[dict]]:
+    """Each step drops the oldest message and appends a new one (the last N kept)."""
+    def run() -> Iterator[dict]:
+        rnd = random.Random(seed)
+        live = dict(state)
+        count = len(state["messages"])
+        for i in range(1, steps + 1):
+            live["messages"] = live["messages"][1:] + [_w7_message(rnd, count + i)]
+            live["step"] = i
+            yield live
+    return run
+
+
+def run_w7(tmp: Path, steps: int, sizes: tuple[float, ...] = W7_SIZES_MB) -> list[dict]:
+    """W7 at every size."""
+    return _sized(tmp, "w7", sizes, w7_state, lambda state: w7_steps(state, steps))
+
+
 # -- W1 floor --------------------------------------------------------------------------------
 def run_floor(tmp: Path, steps: int) -> dict:
     """W1's saves against a raw insert of the very bytes they wrote (same schema, same
@@ -453,6 +487,14 @@ def print_w6(rows: list[dict], in_list: bool = False) -> None:
     where = (f" as the body of one of {W6_RECORDS:,} notes in a list (its items have no path)" if in_list else "")
     _print_sized(f"W6{'-list' if in_list else ''} long text{where}, ~1 KB edited per save (insert, replace or "
                  "append; peer: json.dumps + zstd row, same durability)", rows)
+    ok = all(r["time_ratio"] >= 1 and r["bytes_ratio"] >= 1 for r in rows)
+    print(f"target (<= json+zstd time and bytes at every size): {'met' if ok else 'MISSED'}")
+
+
+def print_w7(rows: list[dict]) -> None:
+    """W7's table, its growth, and the design's bar for every shape."""
+    _print_sized("W7 a window over a message history, the oldest ~600-byte message dropped and one appended per "
+                 "save (peer: json.dumps + zstd row, same durability)", rows)
     ok = all(r["time_ratio"] >= 1 and r["bytes_ratio"] >= 1 for r in rows)
     print(f"target (<= json+zstd time and bytes at every size): {'met' if ok else 'MISSED'}")
 

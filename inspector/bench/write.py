@@ -23,8 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--steps", type=int, default=1000, help="W1 steps (default 1000)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-langgraph", action="store_true", help="do not run SqliteSaver")
-    parser.add_argument("--only", default="w1,w2,w3,w4,w4m,w5,w6,w6l,floor",
-                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w4m,w5,w6,w6l,floor; "
+    parser.add_argument("--only", default="w1,w2,w3,w4,w4m,w5,w6,w6l,w7,floor",
+                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w4m,w5,w6,w6l,w7,floor; "
                              "w4m is W4-maps, the records as a map of id → record; w6l is W6-list, the "
                              "text in one of 1,000 notes in a list)")
     parser.add_argument("--w3-steps", type=int, default=40, help="saves per W3 size (default 40)")
@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--w5-steps", type=int, default=1000, help="W5 graph steps (default 1000)")
     parser.add_argument("--w6-steps", type=int, default=40, help="saves per W6 size (default 40)")
     parser.add_argument("--w6-sizes", default="0.1,1,10", help="W6 text sizes in MB (default 0.1,1,10)")
+    parser.add_argument("--w7-steps", type=int, default=40, help="saves per W7 size (default 40)")
+    parser.add_argument("--w7-sizes", default="0.1,1,10", help="W7 history sizes in MB (default 0.1,1,10)")
     parser.set_defaults(func=run)
 
 
@@ -100,7 +102,7 @@ def run_w2(tmp: Path, steps: int) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the chosen workloads (W1 ours vs SqliteSaver, W2, W3, W4, W5, W6, W1's floor); print
+    """Run the chosen workloads (W1 ours vs SqliteSaver, W2, W3, W4, W5, W6, W7, W1's floor); print
     tables or JSON."""
     from inspector.bench import _write_graph as write_graph
     from inspector.bench import _write_shapes as write_shapes
@@ -131,6 +133,9 @@ def run(args: argparse.Namespace) -> int:
         if "w6l" in only:
             sizes = tuple(float(x) for x in args.w6_sizes.split(",") if x.strip())
             result["w6l"] = write_shapes.run_w6(tmp, args.w6_steps, sizes, in_list=True)
+        if "w7" in only:
+            sizes = tuple(float(x) for x in args.w7_sizes.split(",") if x.strip())
+            result["w7"] = write_shapes.run_w7(tmp, args.w7_steps, sizes)
     if args.json:
         dump(result)
         return 0
@@ -138,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     for key, show in (("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3),
                       ("w4", write_shapes.print_w4), ("w4m", write_shapes.print_w4_maps),
                       ("w5", write_graph.print_w5), ("w6", write_shapes.print_w6),
-                      ("w6l", lambda rows: write_shapes.print_w6(rows, in_list=True))):
+                      ("w6l", lambda rows: write_shapes.print_w6(rows, in_list=True)), ("w7", write_shapes.print_w7)):
         if key in result:
             show(result[key])
     return 0

@@ -49,6 +49,7 @@ TEXT_RULE = (0x7F00, 1024, CHUNK_MAX_BYTES)   # a text's segments: about 128 a c
 COARSE_MASK = 0xFF03      # dense rewrites: a zero first byte and 2 more bits zero, about 1,024 items a chunk
 COARSE_MAX_ITEMS = 4096
 COARSE_MAX_BYTES = 1024 * 1024
+PROBE_CHUNKS = 8          # old chunks searched for a list's new first or last item (a window moved over it)
 COARSE_MIN_RUN = 256      # a rewritten run this long, with ...
 COARSE_MIN_CHANGED = 16   # ... at least 1 in this many items changed, is dense
 TABLE_MAX = 64            # a table with more entries becomes a tree of sub-tables
@@ -604,6 +605,7 @@ class _ListLayout:
         self.before = before      # the list the old chunks were made from, when it is never changed
         self.offsets = list(accumulate((c.chunk.count for c in self.old), initial=0))
         self.shift = len(value) - self.offsets[-1]
+        self.deltas = [0] if self.shift == 0 else [0, self.shift]   # where old items may be now (new index - old)
         self.known: tuple[int, int, list] | None = None    # fingerprints ``_hints`` made of items start:end
         self.marks: tuple[int, int, list] | None = None    # the boundary marks of the last run's items start:end
 
@@ -639,30 +641,75 @@ class _ListLayout:
         return out
 
     def _unchanged(self) -> list[tuple[int, _ListChunk]]:
-        """Old chunks whose items are unchanged, at their old place or shifted by the change
-        in length, in order and not overlapping."""
+        """Old chunks whose items are unchanged, in order and not overlapping: at their old
+        place, shifted by the change in length, or moved as the first or last items moved (a
+        window over a history: items dropped at the front while others are appended; see
+        ``_probe``)."""
         value, n, shift = self.value, len(self.value), self.shift
         if (self.before is not None and shift >= 0 and len(self.before) == self.offsets[-1]
                 and all(map(is_, value, self.before))):
             # the old items, never changed, start the new list (appends): every old chunk stays
             return list(zip(self.offsets, self.old))
         matches = self.enc.matches
-        found: list[tuple[int, _ListChunk]] = []
-        pos = 0
+        fps: list | None = None
         if shift == 0 and self.old and self.offsets[-1] > self.rule[1] * len(self.old):
             # coarse chunks (the last save was dense): fingerprint the items once, compare
             # each chunk's slice of them, and hand them on to the runs that are rewritten
             fps = fingerprints(value)
             self.known = (0, n, fps)
-            return [(o, c) for o, c in zip(self.offsets, self.old) if fps[o:o + c.chunk.count] == c.fps]
-        for o, c in zip(self.offsets, self.old):
+        deltas = self.deltas
+        found: list[tuple[int, _ListChunk]] = []
+        pos = 0
+        probed = False
+        last = len(self.old) - 1
+        for k, (o, c) in enumerate(zip(self.offsets, self.old)):
             count = c.chunk.count
-            for start in ((o,) if shift == 0 else (o, o + shift)):
-                if start >= pos and start + count <= n and matches(value[start:start + count], c.fp):
-                    found.append((start, c))
-                    pos = start + count
+            for attempt in range(2):
+                at = None
+                for delta in deltas:
+                    start = o + delta
+                    if (start >= pos and start + count <= n
+                            and (fps[start:start + count] == c.fps if fps is not None
+                                 else matches(value[start:start + count], c.fp))):
+                        at = start
+                        if delta != deltas[0]:      # the next chunks most likely moved alike
+                            deltas.remove(delta)
+                            deltas.insert(0, delta)
+                        break
+                # a chunk other than the last (re-opened by appends) not found: where did the
+                # first and last items go?
+                if at is not None or probed or k == last or attempt:
                     break
+                probed = True
+                more = [d for d in self._probe() if d not in deltas]
+                if not more:
+                    break
+                deltas += more
+            if at is not None:
+                found.append((at, c))
+                pos = at + count
         return found
+
+    def _probe(self) -> list[int]:
+        """Moves of the old items that the new list's first and last items tell: the first
+        found among the first ``PROBE_CHUNKS`` old chunks (items dropped at the front), the
+        last among the last ones (items dropped at the end); the offsets (new index minus old)."""
+        value, old, offsets = self.value, self.old, self.offsets
+        if not value or not old:
+            return []
+        out = []
+        fp = fingerprint(value[0])
+        for idx in range(min(PROBE_CHUNKS, len(old))):
+            if fp in old[idx].fps:
+                out.append(-(offsets[idx] + old[idx].fps.index(fp)))
+                break
+        fp = fingerprint(value[-1])
+        for idx in range(len(old) - 1, max(-1, len(old) - 1 - PROBE_CHUNKS), -1):
+            fps = old[idx].fps
+            if fp in fps:
+                out.append(len(value) - 1 - (offsets[idx] + len(fps) - 1 - fps[::-1].index(fp)))
+                break
+        return out
 
     def _hints(self, start: int, end: int) -> _Items | None:
         """Old fingerprints, forms, sizes and encodings of the items ``start:end`` that are
@@ -674,7 +721,7 @@ class _ListLayout:
         old_n = self.offsets[-1]
         if self.shift == 0 and count >= COARSE_MIN_RUN and end <= old_n and self._sampled_dense(start, end):
             return None
-        for delta in ((0,) if self.shift == 0 else (0, self.shift)):
+        for delta in self.deltas:
             lo = start - delta
             a, b = max(lo, 0), min(end - delta, old_n)
             if a >= b:

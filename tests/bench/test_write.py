@@ -61,6 +61,22 @@ def test_bench_write_w6_list_the_text_in_an_item_of_a_long_list(capsys: pytest.C
     assert "W6-list long text as the body of one of 1,000 notes in a list" in capsys.readouterr().out
 
 
+def test_bench_write_w7_a_window_over_a_history(capsys: pytest.CaptureFixture) -> None:
+    from inspector.bench._write_shapes import w7_state, w7_steps
+    from inspector.cli import main
+    state = w7_state(0.05)
+    first = state["messages"]
+    states = [dict(s, messages=list(s["messages"])) for s in w7_steps(state, 3)()]
+    assert [len(s["messages"]) for s in states] == [len(first)] * 3 and state["messages"] is first
+    assert states[2]["messages"][:-3] == first[3:]         # the oldest dropped, new ones appended
+    assert main(["bench", "write", "--only", "w7", "--w7-steps", "3", "--w7-sizes", "0.05", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["w7"]
+    assert row["ours"]["saves"] == row["json_zstd"]["saves"] == 3 and row["bytes_ratio"] > 0
+    assert main(["bench", "write", "--only", "w7", "--w7-steps", "3", "--w7-sizes", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "W7 a window over a message history" in out and "target (<= json+zstd time and bytes" in out
+
+
 def test_w6_text_and_its_edits() -> None:
     from inspector.bench._write_shapes import w6_state, w6_steps
     state = w6_state(0.1)

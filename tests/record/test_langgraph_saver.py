@@ -617,3 +617,49 @@ def test_a_new_process_edits_a_long_text_channel_without_storing_it_whole_again(
     with open_store(str(path)) as store:
         (run,) = store.list_runs()
         assert store.load(f"{run.id}:-1").state["doc"] == state["doc"]
+
+
+class _Chat(TypedDict):
+    messages: Annotated[list, add_messages]
+
+
+def test_a_trimmed_message_history_costs_what_was_added(tmp_path: Path) -> None:
+    """A graph keeping its last 300 messages (``RemoveMessage`` for the oldest, as
+    ``trim_messages`` users do): every message moves down at every step, and the saver stored
+    the whole history again at each put (~200 KB); now about what the step added."""
+    import random
+    from langchain_core.messages import RemoveMessage
+    rnd = random.Random(3)
+
+    def text() -> str:
+        return " ".join("".join(rnd.choices("abcdefghijklmnopqrstuvwxyz", k=rnd.randint(2, 9))) for _ in range(40))
+
+    def reply(state: _Chat) -> dict:
+        old = state["messages"]
+        drop = [RemoveMessage(id=m.id) for m in old[:max(0, len(old) + 1 - 300)]]
+        return {"messages": [*drop, AIMessage(content=f"answer {len(old)}: " + text())]}
+    graph = StateGraph(_Chat)
+    graph.add_node("reply", reply)
+    graph.add_edge(START, "reply")
+    path = tmp_path / "chat.db"
+    config = {"configurable": {"thread_id": "chat"}}
+
+    def blob_bytes() -> int:
+        with sqlite3.connect(path) as conn:
+            return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        app = graph.compile(checkpointer=saver)
+        for i in range(160):
+            app.invoke({"messages": [HumanMessage(content=f"question {i}: " + text())]}, config)
+        assert len(app.get_state(config).values["messages"]) == 300
+        before = blob_bytes()
+        for i in range(20):
+            app.invoke({"messages": [HumanMessage(content=f"question {i}: " + text())]}, config)
+        per_step = (blob_bytes() - before) / 20      # two puts a step (input, reply)
+        state = app.get_state(config).values["messages"]
+    print("PER STEP", per_step)
+    assert per_step < 30_000, per_step
+    with open_store(str(path)) as store:
+        (run,) = store.list_runs()
+        stored = store.load(f"{run.id}:-1").state["messages"]
+        assert len(stored) == len(state) == 300

@@ -86,6 +86,37 @@ def test_insert_in_the_middle_rewrites_little() -> None:
     assert _decode(stored, digest) == state
 
 
+@pytest.mark.parametrize("move", ["window", "window of 40", "newest first, oldest dropped", "frozen window"])
+def test_a_window_moving_over_a_history_rewrites_little(move: str) -> None:
+    """The last N messages kept (``trim_messages``, a rolling log, a bounded queue): the first
+    items dropped while new ones are appended moves every old item. It rewrote the whole list
+    at every save (1.3 MB for 2,000 messages of 600 bytes); the old chunks are now found where
+    the list's first (or last) item went."""
+    enc = PieceEncoder()
+    if move == "frozen window":
+        enc.frozen = True      # InspectorSaver's lanes: items are never changed once encoded
+    stored: dict = {}
+    history = _history(2000)
+    digest, _, pieces = enc.encode({"messages": history})
+    stored.update(pieces)
+    next_id = 2000
+    for step in range(12):
+        if move == "newest first, oldest dropped":
+            history = [{"role": "user", "content": "new " * 200, "id": next_id}] + history[:-1]
+        elif move == "window of 40":
+            history = history[40:] + _history(next_id + 40)[next_id:]
+        else:
+            history = history[1:] + [{"role": "user", "content": "new " * 200, "id": next_id}]
+        next_id += 40
+        state = {"messages": history}
+        digest, _, pieces = enc.encode(state)
+        new_bytes = sum(len(raw) for d, raw in pieces.items() if d not in stored)
+        stored.update(pieces)
+        # a message is ~1 KB: about what was added and the chunk the front was cut from
+        assert new_bytes < (70_000 if move == "window of 40" else 12_000), (step, new_bytes)
+        assert _decode(stored, digest) == state
+
+
 def test_equal_subtrees_share_digests() -> None:
     big = {"blob": "z" * 5000}
     d1, _, p1 = PieceEncoder().encode({"x": copy.deepcopy(big), "n": 1})

@@ -644,7 +644,8 @@ class _ListLayout:
         """Old chunks whose items are unchanged, in order and not overlapping: at their old
         place, shifted by the change in length, or moved as the first or last items moved (a
         window over a history: items dropped at the front while others are appended; see
-        ``_probe``)."""
+        ``_probe``); when items moved by more than one edit (an item removed in the middle and
+        another appended), wherever their first item now is (``_resync``)."""
         value, n, shift = self.value, len(self.value), self.shift
         if (self.before is not None and shift >= 0 and len(self.before) == self.offsets[-1]
                 and all(map(is_, value, self.before))):
@@ -662,6 +663,8 @@ class _ListLayout:
         pos = 0
         probed = False
         last = len(self.old) - 1
+        moved = checked = 0   # chunks not found whose items went elsewhere (see ``_moved``), of those looked at
+        first_missing = None  # the first old chunk not found (but the last), and the chunks found before it
         for k, (o, c) in enumerate(zip(self.offsets, self.old)):
             count = c.chunk.count
             for attempt in range(2):
@@ -687,6 +690,53 @@ class _ListLayout:
                 deltas += more
             if at is not None:
                 found.append((at, c))
+                pos = at + count
+            elif k < last:
+                if first_missing is None:
+                    first_missing = (k, len(found))
+                checked += 1
+                if fps is None and checked <= 8 and self._moved(o, c):
+                    moved += 1
+                    if moved == 2:       # more than one edit moved items: look for the rest anywhere
+                        k0, f0 = first_missing
+                        prefix = found[:f0]
+                        start = prefix[-1][0] + prefix[-1][1].chunk.count if prefix else 0
+                        return prefix + self._resync(k0, start)
+        return found
+
+    def _moved(self, o: int, c: _ListChunk) -> bool:
+        """Whether an old chunk not found was moved rather than changed: two of its items, at a
+        third and two thirds, are not where any offset tried puts them (an edit in place leaves
+        most items where they were)."""
+        value, n, count = self.value, len(self.value), c.chunk.count
+        if count < 3:
+            return False
+        samples = (count // 3, 2 * count // 3)
+        return not any(0 <= o + d + j < n and fingerprint(value[o + d + j]) == c.fps[j]
+                       for d in self.deltas for j in samples)
+
+    def _resync(self, k0: int, start: int) -> list[tuple[int, _ListChunk]]:
+        """The old chunks from the ``k0``-th on, found anywhere from item ``start`` on, in order:
+        those items fingerprinted (one C call; the runs rewritten reuse them), each old chunk
+        looked for where its first item now is."""
+        n = len(self.value)
+        fps = self._fps(start, n)
+        first = dict(zip(reversed(fps), range(n - 1 - start, -1, -1)))    # a fingerprint → where it first is
+        found: list[tuple[int, _ListChunk]] = []
+        pos = 0
+        for c in self.old[k0:]:
+            count = c.chunk.count
+            if not count:
+                continue
+            head = c.fps[0]
+            at = first.get(head)
+            if at is not None and at < pos:      # a repeated item: its next place
+                try:
+                    at = fps.index(head, pos)
+                except ValueError:
+                    at = None
+            if at is not None and fps[at:at + count] == c.fps:
+                found.append((start + at, c))
                 pos = at + count
         return found
 

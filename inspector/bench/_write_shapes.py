@@ -1,6 +1,7 @@
 """``bench write`` workloads beyond W1/W2: every state shape costs what changed.
 
 * W3 — a flat dict of 0.1 / 1 / 10 / 50 MB (values of ~1 KB), one value replaced per step.
+  W3-keys: one file removed anywhere and one added per step instead (the keys change).
 * W4 — 10,000 records, 10 / 100 / 1,000 / 10,000 of them changed per step (dense changes),
   as a list and (W4-maps) as a map of id → record.
 * W5 — a real LangGraph ``StateGraph`` (``add_messages``) run by ``graph.invoke`` with
@@ -162,6 +163,19 @@ def w3_steps(state: dict, steps: int, seed: int = 4) -> Callable[[], Iterator[di
     return run
 
 
+def w3_key_steps(state: dict, steps: int, seed: int = 4) -> Callable[[], Iterator[dict]]:
+    """Each step removes one file anywhere and adds a new one (1 KB): the keys change."""
+    def run() -> Iterator[dict]:
+        rnd = random.Random(seed)
+        live = dict(state)
+        for i in range(steps):
+            keys = list(live)
+            del live[keys[rnd.randrange(len(keys))]]
+            live[f"added-{i:07d}"] = _text(rnd, 1000)
+            yield live
+    return run
+
+
 def _sized(tmp: Path, label: str, sizes: tuple[float, ...], state_of: Callable[[float], dict],
            steps_of: Callable[[dict], Callable[[], Iterator[dict]]]) -> list[dict]:
     """A workload at every state size: its first state, then its steps, ours against the peer."""
@@ -172,8 +186,10 @@ def _sized(tmp: Path, label: str, sizes: tuple[float, ...], state_of: Callable[[
     return rows
 
 
-def run_w3(tmp: Path, steps: int, sizes: tuple[float, ...] = W3_SIZES_MB) -> list[dict]:
-    """W3 at every size."""
+def run_w3(tmp: Path, steps: int, sizes: tuple[float, ...] = W3_SIZES_MB, keys: bool = False) -> list[dict]:
+    """W3 at every size (``keys``: W3-keys, a file removed and one added per step)."""
+    if keys:
+        return _sized(tmp, "w3k", sizes, w3_state, lambda state: w3_key_steps(state, steps))
     return _sized(tmp, "w3", sizes, w3_state, lambda state: w3_steps(state, steps))
 
 
@@ -479,6 +495,14 @@ def print_w3(rows: list[dict]) -> None:
         print(f"target at 50 MB (<= 10 KB and <= 5 ms per save): {ours['bytes_per_save'] / 1e3:.1f} KB, "
               f"{ours['median_ms']:.2f} ms wall ({ours['cpu_median_ms']:.2f} ms of CPU; "
               f"load average {_load()}) — {'met' if ok else 'MISSED'}")
+
+
+def print_w3_keys(rows: list[dict]) -> None:
+    """W3-keys' table and the design's bar for every shape."""
+    _print_sized("W3-keys flat dict, one ~1 KB file removed and one added per save (peer: json.dumps + zstd row, "
+                 "same durability)", rows)
+    ok = all(r["time_ratio"] >= 1 and r["bytes_ratio"] >= 1 for r in rows)
+    print(f"target (<= json+zstd time and bytes at every size): {'met' if ok else 'MISSED'}")
 
 
 def print_w6(rows: list[dict], in_list: bool = False) -> None:

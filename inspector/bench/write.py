@@ -23,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--steps", type=int, default=1000, help="W1 steps (default 1000)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-langgraph", action="store_true", help="do not run SqliteSaver")
-    parser.add_argument("--only", default="w1,w2,w3,w4,w4m,w5,w6,w6l,w7,floor",
-                        help="comma-separated workloads to run (default: w1,w2,w3,w4,w4m,w5,w6,w6l,w7,floor; "
+    parser.add_argument("--only", default="w1,w2,w3,w3k,w4,w4m,w5,w6,w6l,w7,floor",
+                        help="comma-separated workloads to run (default: w1,w2,w3,w3k,w4,w4m,w5,w6,w6l,w7,floor; "
+                             "w3k is W3-keys, a file removed and one added per save; "
                              "w4m is W4-maps, the records as a map of id → record; w6l is W6-list, the "
                              "text in one of 1,000 notes in a list)")
     parser.add_argument("--w3-steps", type=int, default=40, help="saves per W3 size (default 40)")
@@ -121,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
         if "w3" in only:
             sizes = tuple(float(x) for x in args.w3_sizes.split(",") if x.strip())
             result["w3"] = write_shapes.run_w3(tmp, args.w3_steps, sizes)
+        if "w3k" in only:
+            sizes = tuple(float(x) for x in args.w3_sizes.split(",") if x.strip())
+            result["w3k"] = write_shapes.run_w3(tmp, args.w3_steps, sizes, keys=True)
         if "w4" in only:
             result["w4"] = write_shapes.run_w4(tmp, args.w4_steps)
         if "w4m" in only:
@@ -140,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         dump(result)
         return 0
     _print(result, args.steps)
-    for key, show in (("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3),
+    for key, show in (("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3), ("w3k", write_shapes.print_w3_keys),
                       ("w4", write_shapes.print_w4), ("w4m", write_shapes.print_w4_maps),
                       ("w5", write_graph.print_w5), ("w6", write_shapes.print_w6),
                       ("w6l", lambda rows: write_shapes.print_w6(rows, in_list=True)), ("w7", write_shapes.print_w7)):

@@ -89,15 +89,18 @@ class _MapLayout(NamedTuple):
 GROUP_CHUNKS = 32        # chunks compared at once before looking at each one
 
 
-def _layout_of(keys: list, chunks: list[_MapChunk], old: _MapLayout | None = None) -> _MapLayout:
-    """A layout over ``chunks`` (``old``: the last one, when the keys are the same)."""
+def _layout_of(keys: list, chunks: list[_MapChunk], old: _MapLayout | None = None,
+               key_types: list | None = None) -> _MapLayout:
+    """A layout over ``chunks`` (``old``: the last one, when the keys are the same;
+    ``key_types``: the keys' exact types, when the caller has them)."""
     starts = list(accumulate((len(c.keys) for c in chunks), initial=0))
     values = list(chain.from_iterable(c.copies or (_NEVER,) * len(c.keys) for c in chunks))
     types = list(map(type, values))
     groups = [values[starts[g]:starts[min(g + GROUP_CHUNKS, len(chunks))]] for g in range(0, len(chunks), GROUP_CHUNKS)]
     if old is not None:
         return _MapLayout(keys, old.key_check, chunks, values, types, groups, starts, old.cuts)
-    key_types = list(map(type, keys))
+    if key_types is None:
+        key_types = list(map(type, keys))
     check = key_types if set(key_types) <= {str} else fingerprint(keys)
     return _MapLayout(keys, check, chunks, values, types, groups, starts, _KeyCuts())
 
@@ -144,7 +147,10 @@ class MapChunker:
         if old is not None and _same_keys_exactly(keys, old):
             layout = self._same_keys(value, old, path)
         else:
-            layout = _layout_of(keys, self._layout(value, keys, old.chunks if old else [], path))
+            key_types = list(map(type, keys))
+            str_keys = set(key_types) <= {str}
+            layout = _layout_of(keys, self._layout(value, keys, old.chunks if old else [], path, str_keys),
+                                key_types=key_types)
         chunks = layout.chunks
         if path is not None:
             self._layouts[path] = layout
@@ -242,13 +248,18 @@ class MapChunker:
         fp = _array_header(len(fps)) + b"".join(fps)
         return _MapChunk(keys, _getter(keys), copies, fps, sizes, encoded, fp, chunk, closed, coarse)
 
-    def _layout(self, value: dict, keys: list, old: list[_MapChunk], path: tuple | None) -> list[_MapChunk]:
+    def _layout(self, value: dict, keys: list, old: list[_MapChunk], path: tuple | None,
+                str_keys: bool) -> list[_MapChunk]:
         """Keys added, removed or reordered: keep the old chunks found unchanged in the new
         key order, cut the keys between them by the rule (a run grows into the next kept
         chunk until one of its cuts meets it)."""
-        kept = _unchanged(value, keys, old, self.enc.matches)
-        hints = {k: (c.fps[i], c.sizes[i], c.encoded[i]) for c in old for i, k in enumerate(c.keys)} if (
-            len(kept) < len(old)) else {}
+        kept = _unchanged(value, keys, old, self.enc.matches, str_keys)
+        # what the old chunks not kept knew of their keys (and a kept one's, once a run takes it in)
+        taken = {id(c) for _, c in kept}
+        hints: dict = {}
+        for c in old:
+            if id(c) not in taken:
+                _hint(hints, c)
         out: list[_MapChunk] = []
         pos = k = 0
         n = len(keys)
@@ -261,7 +272,9 @@ class MapChunker:
                 k += 1
                 continue
             if out and not out[-1].closed:      # ended by the old map's end: re-open it
-                pos -= len(out.pop().keys)
+                reopened = out.pop()
+                pos -= len(reopened.keys)
+                _hint(hints, reopened)
             end = kept[k][0] if k < len(kept) else n
             while True:
                 made, pos = self._run(value, keys, pos, end, hints, path)
@@ -270,6 +283,7 @@ class MapChunker:
                     break
                 if k < len(kept):
                     end = kept[k][0] + len(kept[k][1].keys)
+                    _hint(hints, kept[k][1])
                     k += 1
                 else:
                     end = n
@@ -307,26 +321,51 @@ class MapChunker:
         return made, start + a
 
 
-def _unchanged(value: dict, keys: list, old: list[_MapChunk],
-               matches: Callable[[object, bytes], bool]) -> list[tuple[int, _MapChunk]]:
-    """Old chunks whose keys follow each other in ``keys`` with unchanged values: (start, chunk)."""
-    where = {k: i for i, k in enumerate(keys)}
-    exact_keys = set(map(type, keys)) == {str}
+def _hint(hints: dict, c: _MapChunk) -> None:
+    """Add what an old chunk knew of its keys' values to ``hints``: key → (fingerprint, size, encoding)."""
+    hints.update(zip(c.keys, zip(c.fps, c.sizes, c.encoded)))
+
+
+def _unchanged(value: dict, keys: list, old: list[_MapChunk], matches: Callable[[object, bytes], bool],
+               str_keys: bool) -> list[tuple[int, _MapChunk]]:
+    """Old chunks whose keys follow each other in ``keys`` with unchanged values: (start, chunk).
+    A chunk's first key is looked for near where the keys before it put it (a dict keeps its
+    order: keys removed move the later ones down, keys added go to the end), else anywhere."""
+    n = len(keys)
+    where: dict | None = None
     found = []
     pos = 0
+    moved = 0         # where the old keys are now, less where they were, as the last chunk found says
+    offset = 0        # where the chunk's keys started in the old order
     for c in old:
-        start = where.get(c.keys[0])
-        if start is None or start < pos or keys[start:start + len(c.keys)] != c.keys:
+        count = len(c.keys)
+        first = c.keys[0]
+        expect = offset + moved
+        offset += count
+        if 0 <= expect < n and keys[expect] == first:
+            start: int | None = expect
+        else:
+            try:
+                start = keys.index(first, max(0, expect - _NEAR), max(0, min(n, expect + _NEAR)))
+            except ValueError:
+                if where is None:
+                    where = dict(zip(keys, range(n)))
+                start = where.get(first)
+        if start is None or start < pos or keys[start:start + count] != c.keys:
             continue
-        if not exact_keys:
-            fp = fingerprint(keys[start:start + len(c.keys)])
+        moved = start - (offset - count)
+        if not str_keys:      # (str keys compare exactly; others by their encodings)
+            fp = fingerprint(keys[start:start + count])
             if fp is None or fp != fingerprint(c.keys):
                 continue
         if not _chunk_same(c, list(c.getter(value)), matches):
             continue
         found.append((start, c))
-        pos = start + len(c.keys)
+        pos = start + count
     return found
+
+
+_NEAR = 64     # keys either side of where a chunk's first key is expected, searched before all of them
 
 
 def _cuts(marks: list[int], mask: int = MAP_MASK, max_items: int = MAP_MAX_ITEMS) -> list[int]:

@@ -77,6 +77,21 @@ def test_bench_write_w7_a_window_over_a_history(capsys: pytest.CaptureFixture) -
     assert "W7 a window over a message history" in out and "target (<= json+zstd time and bytes" in out
 
 
+def test_bench_write_w3_keys_removes_one_file_and_adds_one_a_save(capsys: pytest.CaptureFixture) -> None:
+    from inspector.bench._write_shapes import w3_key_steps, w3_state
+    from inspector.cli import main
+    state = w3_state(0.05)
+    names = [sorted(s) for s in w3_key_steps(state, 3)()]
+    assert all(len(n) == len(state) for n in names) and len(state) == 50
+    assert names[2][:3] == ["added-0000000", "added-0000001", "added-0000002"]
+    assert len(set(state) - set(names[2])) == 3             # three of the first files gone
+    assert main(["bench", "write", "--only", "w3k", "--w3-steps", "3", "--w3-sizes", "0.05", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["w3k"]
+    assert row["ours"]["saves"] == row["json_zstd"]["saves"] == 3 and row["bytes_ratio"] > 0
+    assert main(["bench", "write", "--only", "w3k", "--w3-steps", "3", "--w3-sizes", "0.05"]) == 0
+    assert "W3-keys flat dict, one ~1 KB file removed and one added per save" in capsys.readouterr().out
+
+
 def test_w6_text_and_its_edits() -> None:
     from inspector.bench._write_shapes import w6_state, w6_steps
     state = w6_state(0.1)

@@ -22,6 +22,7 @@ walk of only those that are long enough to nest past the levels left.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from operator import eq, is_, itemgetter
@@ -56,7 +57,7 @@ TABLE_MAX = 64            # a table with more entries becomes a tree of sub-tabl
 TABLE_MASK = 0x1F         # sub-table boundaries: about 32 entries each
 TEXT_MIN = 16 * 1024      # characters: a string this long that was edited is stored as a text piece (format 4)
 TEXT_MAX = 15 * 1024 * 1024   # … up to this long (longer ones stay one piece: the diff streams those)
-TEXT_KEEP = 256 * 1024 * 1024   # characters of long strings a writer keeps to compare the next save's with
+TEXT_KEEP = 128 * 1024 * 1024   # bytes of long strings a writer keeps to compare the next save's with
 ANCHOR = 2048             # characters at either end of a long string by which an edited version is found again
 ANCHOR_KEYS = 8           # texts remembered per beginning or end (a heading many share)
 SEGMENT_MAX = 120         # characters of a text segment: its encoding (<= 4 bytes a character) stays inline
@@ -104,7 +105,7 @@ class PieceEncoder:
         self._tables: dict[tuple, Chunk] = {}
         self._texts: dict[tuple, tuple[str, Encoded]] = {}   # a path (or ("text", n)) → the long string last encoded there, and how
         self._text_ends: dict[tuple, list[tuple]] = {}   # (end, hash of a text's first or last ANCHOR characters) → keys in ``_texts`` of the last texts with it
-        self._text_chars = 0                      # characters of the strings ``_texts`` holds
+        self._text_bytes = 0                      # memory of the strings ``_texts`` holds (most are the state's own)
         self._text_serial = 0                     # keys of texts without a path (in a chunked list's items)
         self.new_pieces: dict[bytes, bytes] = {}
         self._pack: Callable[[Any], bytes] = new_packer().pack
@@ -261,13 +262,13 @@ class PieceEncoder:
 
     def _keep_text(self, key: tuple, value: str, result: Encoded) -> None:
         """Remember how ``value`` was stored under ``key`` and by its two ends; everything is
-        forgotten when the texts kept pass ``TEXT_KEEP`` characters or 10,000, or their ends 40,000 (the states of a
+        forgotten when the texts kept pass ``TEXT_KEEP`` bytes or 10,000, or their ends 40,000 (the states of a
         writer rarely hold that much long text at once: a first edit after is stored whole)."""
         was = self._texts.get(key)
-        self._text_chars += len(value) - (len(was[0]) if was is not None else 0)
-        if self._text_chars > TEXT_KEEP or len(self._texts) >= 10_000 or len(self._text_ends) >= 40_000:
+        self._text_bytes += sys.getsizeof(value) - (sys.getsizeof(was[0]) if was is not None else 0)
+        if self._text_bytes > TEXT_KEEP or len(self._texts) >= 10_000 or len(self._text_ends) >= 40_000:
             self._forget_texts()
-            self._text_chars = len(value)
+            self._text_bytes = sys.getsizeof(value)
         self._texts[key] = (value, result)
         for end in ((0, hash(value[:ANCHOR])), (1, hash(value[-ANCHOR:]))):
             keys = self._text_ends.setdefault(end, [])
@@ -283,7 +284,7 @@ class PieceEncoder:
                 self._lists.pop(key, None)
         self._texts.clear()
         self._text_ends.clear()
-        self._text_chars = 0
+        self._text_bytes = 0
 
     def _too_deep(self) -> None:
         raise StateTooDeepError(

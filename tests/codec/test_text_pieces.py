@@ -295,7 +295,7 @@ def test_a_text_moved_to_another_key_or_place_is_found_again() -> None:
 
 
 def test_a_writer_keeps_a_bounded_amount_of_text() -> None:
-    """Texts no longer in the state are forgotten past a bound of characters (a writer's
+    """Texts no longer in the state are forgotten past a bound of bytes (a writer's
     memory does not grow with every long string a run ever held)."""
     from inspector.codec import encoder
     rnd = random.Random(13)
@@ -305,7 +305,7 @@ def test_a_writer_keeps_a_bounded_amount_of_text() -> None:
     try:
         for step in range(30):
             _new_bytes(enc, pieces, {"items": [f"item {i}" for i in range(20)] + [_prose(400, rnd) + str(step)]})
-            assert enc._text_chars <= 200_000 and len(enc._texts) <= 10
+            assert enc._text_bytes <= 200_000 and len(enc._texts) <= 10
     finally:
         encoder.TEXT_KEEP = saved
 

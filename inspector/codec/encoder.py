@@ -67,6 +67,15 @@ _SCALARS = frozenset({int, float, bool, type(None)})
 _array_header = msgpack.Packer().pack_array_header
 
 
+class _Text(NamedTuple):
+    """What a writer keeps of a long string it stored: to compare the next one with."""
+
+    value: str
+    result: Encoded
+    segments: list | None = None    # its segments, when stored as a text piece …
+    chunks: list | None = None      # … and the list layout made of them (``PieceEncoder._lists``)
+
+
 class _ListChunk(NamedTuple):
     fps: list        # each item's fingerprint (its value's msgpack encoding)
     forms: list      # the marker the chunk piece stores for an item (None: the item as it is)
@@ -103,7 +112,7 @@ class PieceEncoder:
         self._lists: dict[tuple, list[_ListChunk]] = {}
         self._frozen_lists: dict[tuple, tuple[list, Encoded]] = {}   # path → the list last encoded there and its result (``frozen``)
         self._tables: dict[tuple, Chunk] = {}
-        self._texts: dict[tuple, tuple[str, Encoded]] = {}   # a path (or ("text", n)) → the long string last encoded there, and how
+        self._texts: dict[tuple, _Text] = {}   # a path (or ("text", n)) → the long string last encoded there, and how
         self._text_ends: dict[tuple, list[tuple]] = {}   # (end, hash of a text's first or last ANCHOR characters) → keys in ``_texts`` of the last texts with it
         self._text_bytes = 0                      # memory of the strings ``_texts`` holds (most are the state's own)
         self._text_serial = 0                     # keys of texts without a path (in a chunked list's items)
@@ -198,7 +207,7 @@ class PieceEncoder:
         instead of storing each text whole once more. ``path`` is as ``encode`` walks: the
         root is ``("$",)``, a key or an index is appended per level; None inside the items of
         a chunked list (found again by its ends, see ``_text``)."""
-        self._keep_text(path if path is not None else self._text_key(), value, Encoded(ref, ref.size, b""))
+        self._keep_text(path if path is not None else self._text_key(), _Text(value, Encoded(ref, ref.size, b"")))
 
     def _text(self, value: str, path: tuple | None) -> Encoded:
         """A long string: the very text last encoded at ``path`` costs nothing; one edited from
@@ -220,30 +229,37 @@ class PieceEncoder:
                 key, last = found
                 if last[0] == value:
                     if path is not None:
-                        self._keep_text(path, value, last[1])
+                        self._keep_text(path, last)
                     return last[1]
             elif path is None:
                 key, last = self._text_key(), None
         assert key is not None
-        segments = None
-        if last is not None and len(value) <= TEXT_MAX and _shares_an_end(last[0], value):
-            segments = text_segments(value)
+        segments, same = None, 0
+        if last is not None and len(value) <= TEXT_MAX:
+            if (last.segments is not None and self._lists.get(key) is last.chunks
+                    and len(value) > len(last.value) and value.startswith(last.value)):
+                segments, same = _appended(last.segments, last.value, value)    # text appended: its tail cut
+                if segments is None:
+                    segments = text_segments(value)
+            elif _shares_an_end(last.value, value):
+                segments = text_segments(value)
         if path is not None and key != path:     # the lines' old chunks are the related text's
             self._lists[path] = self._lists.get(key, [])
             key = path
         if segments is None:
             raw = self._pack(value)
-            result = Encoded(Ref(self.store(raw), len(raw)), len(raw), b"")
+            kept = _Text(value, Encoded(Ref(self.store(raw), len(raw)), len(raw), b""))
             self._lists.pop(key, None)
         else:
-            table = self._encode_chunked(segments, key, TEXT_RULE).form
+            table = self._encode_chunked(segments, key, TEXT_RULE, same).form
             size = len(value) if value.isascii() else len(value.encode("utf-8"))
             size += 3 if size < 0x10000 else 5        # as long as the string's own encoding
-            result = Encoded(Ref(self.store(self._pack(ChunkedText(table.chunks, table.height))), size), size, b"")
-        self._keep_text(key, value, result)
-        return result
+            kept = _Text(value, Encoded(Ref(self.store(self._pack(ChunkedText(table.chunks, table.height))), size),
+                                        size, b""), segments, self._lists[key])
+        self._keep_text(key, kept)
+        return kept.result
 
-    def _related(self, value: str) -> tuple[tuple, tuple[str, Encoded]] | None:
+    def _related(self, value: str) -> tuple[tuple, _Text] | None:
         """A text this writer encoded that ``value`` is, or was edited from: one of the last
         that began or ended with the same ``ANCHOR`` characters (found by their hash: texts
         under one heading share a beginning) and shares a third at that end; its key in
@@ -260,16 +276,17 @@ class PieceEncoder:
         self._text_serial += 1
         return ("text", self._text_serial)
 
-    def _keep_text(self, key: tuple, value: str, result: Encoded) -> None:
-        """Remember how ``value`` was stored under ``key`` and by its two ends; everything is
+    def _keep_text(self, key: tuple, text: _Text) -> None:
+        """Remember how a text was stored under ``key`` and by its two ends; everything is
         forgotten when the texts kept pass ``TEXT_KEEP`` bytes or 10,000, or their ends 40,000 (the states of a
         writer rarely hold that much long text at once: a first edit after is stored whole)."""
+        value = text.value
         was = self._texts.get(key)
-        self._text_bytes += sys.getsizeof(value) - (sys.getsizeof(was[0]) if was is not None else 0)
+        self._text_bytes += sys.getsizeof(value) - (sys.getsizeof(was.value) if was is not None else 0)
         if self._text_bytes > TEXT_KEEP or len(self._texts) >= 10_000 or len(self._text_ends) >= 40_000:
             self._forget_texts()
             self._text_bytes = sys.getsizeof(value)
-        self._texts[key] = (value, result)
+        self._texts[key] = text
         for end in ((0, hash(value[:ANCHOR])), (1, hash(value[-ANCHOR:]))):
             keys = self._text_ends.setdefault(end, [])
             if key in keys:
@@ -378,14 +395,16 @@ class PieceEncoder:
         return Bulk(forms, sizes, fps, encoded)
 
     # -- chunked lists -----------------------------------------------------------
-    def _encode_chunked(self, value: list, path: tuple | None, rule: tuple = FINE_RULE) -> Encoded:
+    def _encode_chunked(self, value: list, path: tuple | None, rule: tuple = FINE_RULE, same: int = 0) -> Encoded:
+        """A chunked list; ``same``: its first items are the very objects (immutable) the list
+        last encoded at ``path`` began with, so the old chunks among them are kept unlooked at."""
         old = self._lists.get(path) if path is not None else None
         last = self._frozen_lists.get(path) if self.frozen and path is not None and old else None
         if last is not None and last[0] is value:
             # the very list encoded here last time, which nothing changes: the same chunks and
             # table (a channel a put stores again as it was, a whole message history)
             return last[1]
-        chunks = _ListLayout(self, value, old, last[0] if last is not None else None, rule).chunks()
+        chunks = _ListLayout(self, value, old, last[0] if last is not None else None, rule, same).chunks()
         marker = self.table(ChunkedList, [c.chunk for c in chunks])
         result = Encoded(marker, marker.size, None)
         if path is not None:
@@ -488,6 +507,39 @@ def _shares_an_end(old: str, new: str) -> bool:
     return old[:n] == new[:n] or old[-n:] == new[-n:]
 
 
+_LINE_ENDS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")   # what ``str.splitlines`` ends a line at
+
+
+def _appended(segments: list[str], old: str, new: str) -> tuple[list[str] | None, int]:
+    """``text_segments(new)`` for ``new``, ``old`` with text appended, cut from ``segments``
+    (old's): its segments up to the last line are kept, that line (whose end may change:
+    ``\r`` then ``\n``) and the text after it are cut. Also how many segments were kept.
+    (None, 0) when the segments are many enough that ``text_segments``' rule must decide."""
+    i = len(segments) - 1
+    # back to a segment that ends a line: shorter than a slice (a slice may end in the \r of
+    # a \r\n) and ending in a line end
+    while i > 0 and (len(segments[i - 1]) >= SEGMENT_MAX or segments[i - 1][-1] not in _LINE_ENDS):
+        i -= 1
+    cut = len(old) - sum(map(len, segments[i:]))
+    out = segments[:i] + _cut_lines(new[cut:].splitlines(True))
+    if len(out) > len(new) // 8:
+        return None, 0
+    return out, i
+
+
+def _cut_lines(lines: list[str]) -> list[str]:
+    """Lines longer than ``SEGMENT_MAX`` in slices of that many characters."""
+    if not lines or max(map(len, lines)) <= SEGMENT_MAX:
+        return lines
+    cut: list[str] = []
+    for line in lines:
+        if len(line) > SEGMENT_MAX:
+            cut += [line[i:i + SEGMENT_MAX] for i in range(0, len(line), SEGMENT_MAX)]
+        else:
+            cut.append(line)
+    return cut
+
+
 def text_segments(text: str) -> list[str] | None:
     """A text cut into segments at its line ends (content-defined: an edit moves no cut
     outside its lines), lines longer than ``SEGMENT_MAX`` in slices of that many characters;
@@ -496,15 +548,7 @@ def text_segments(text: str) -> list[str] | None:
     lines = text.splitlines(True)
     if len(lines) > len(text) // 8:
         return None
-    if max(map(len, lines)) > SEGMENT_MAX:
-        cut: list[str] = []
-        for line in lines:
-            if len(line) > SEGMENT_MAX:
-                cut += [line[i:i + SEGMENT_MAX] for i in range(0, len(line), SEGMENT_MAX)]
-            else:
-                cut.append(line)
-        lines = cut
-    return lines
+    return _cut_lines(lines)
 
 
 def _plain(value: Any) -> Any:
@@ -598,9 +642,10 @@ class _ListLayout:
     a run growing into the next old chunk until its last cut meets that chunk's start."""
 
     def __init__(self, enc: PieceEncoder, value: list, old: list[_ListChunk] | None,
-                 before: list | None = None, rule: tuple = FINE_RULE) -> None:
+                 before: list | None = None, rule: tuple = FINE_RULE, same: int = 0) -> None:
         self.enc = enc
         self.value = value
+        self.same = same          # the first items are the old list's own (immutable): their chunks stay
         self.rule = rule          # (mask, items, bytes) of the boundaries of runs that are not dense
         self.old = old or []
         self.before = before      # the list the old chunks were made from, when it is never changed
@@ -662,11 +707,20 @@ class _ListLayout:
         deltas = self.deltas
         found: list[tuple[int, _ListChunk]] = []
         pos = 0
+        if self.same:
+            for o, c in zip(self.offsets, self.old):
+                if o + c.chunk.count > self.same:
+                    break
+                found.append((o, c))
+                pos = o + c.chunk.count
+        kept_first = len(found)     # old chunks kept as the first items
         probed = False
         last = len(self.old) - 1
         moved = checked = 0   # chunks not found whose items went elsewhere (see ``_moved``), of those looked at
         first_missing = None  # the first old chunk not found (but the last), and the chunks found before it
         for k, (o, c) in enumerate(zip(self.offsets, self.old)):
+            if k < kept_first:
+                continue
             count = c.chunk.count
             for attempt in range(2):
                 at = None

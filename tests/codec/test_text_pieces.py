@@ -58,10 +58,11 @@ def test_an_edited_long_text_costs_about_the_edit_and_decodes_exactly() -> None:
         state = {"doc": edited, "step": step}
         root, _, new = enc.encode(state)
         written = sum(len(raw) for digest, raw in new.items() if digest not in pieces)   # as a store keeps them
+        made = sum(map(len, new.values()))      # what the writer made again, stored before or not
         pieces.update(new)
         assert _decode(pieces, root) == state
         if step >= 2:      # the first text is one piece; the first edit cuts it into lines once
-            assert written < 40_000, (step, written)
+            assert written < 40_000 and made < 60_000, (step, written, made)
         text_refs = [unpack(pieces[root])["doc"]]
         assert type(text_refs[0]) is Ref
     # what the edits made is a text piece, and unchanged text costs nothing more
@@ -175,6 +176,37 @@ def test_a_damaged_text_piece_is_a_clear_error(tmp_path: Path, items: list, coun
         conn.execute("UPDATE ci_checkpoints SET state_hash = ?", (digest_of(root),))
     with open_store(path) as store, pytest.raises(CorruptDataError, match=message):
         store.load(f"{run}:0")
+
+
+def test_a_growing_text_is_cut_where_it_grew_as_a_whole_cut_would_cut_it() -> None:
+    """A log or transcript that only grows: its segments up to its last line are kept and only
+    the rest is cut again (a \r at the end may become a \r\n, a long last line grows), giving
+    the very segments cutting the whole text gives; a save costs what was appended."""
+    from inspector.codec import encoder
+    rnd = random.Random(15)
+    pieces_of = ["plain words ", "\n", "\r", "\r\n", "é😀", "\u2028", "x" * 119, "y" * 121, "z" * 240, "\x85"]
+    text = _prose(400, rnd)[:TEXT_MIN + 100] + "\r"
+    enc, pieces = PieceEncoder(), {}
+    appended_fast = 0
+    real = encoder._appended
+
+    def checked(segments: list, old: str, new: str) -> tuple:
+        nonlocal appended_fast
+        out, same = real(segments, old, new)
+        assert out is None or out == text_segments(new)
+        assert out is None or out[:same] == segments[:same]
+        appended_fast += out is not None
+        return out, same
+    encoder._appended = checked
+    try:
+        for step in range(300):
+            text += "".join(rnd.choices(pieces_of, k=rnd.randint(1, 12)))
+            written = _new_bytes(enc, pieces, {"log": text})
+            if step >= 2:
+                assert written < 40_000, (step, written)     # the open last chunk, the table
+    finally:
+        encoder._appended = real
+    assert appended_fast >= 290
 
 
 @pytest.mark.parametrize("where", ["key", "list item"])

@@ -111,9 +111,11 @@ def test_a_window_moving_over_a_history_rewrites_little(move: str) -> None:
         state = {"messages": history}
         digest, _, pieces = enc.encode(state)
         new_bytes = sum(len(raw) for d, raw in pieces.items() if d not in stored)
+        made = sum(map(len, pieces.values()))         # what the writer made again, stored before or not
         stored.update(pieces)
         # a message is ~1 KB: about what was added and the chunk the front was cut from
         assert new_bytes < (70_000 if move == "window of 40" else 12_000), (step, new_bytes)
+        assert made < 2 * new_bytes + 10_000, (step, made, new_bytes)
         assert _decode(stored, digest) == state
 
 

@@ -73,7 +73,8 @@ class _Text(NamedTuple):
     value: str
     result: Encoded
     segments: list | None = None    # its segments, when stored as a text piece …
-    chunks: list | None = None      # … and the list layout made of them (``PieceEncoder._lists``)
+    chunks: list | None = None      # … the list layout made of them (``PieceEncoder._lists``) …
+    chars: list | None = None       # … and the characters of each of those chunks
 
 
 class _ListChunk(NamedTuple):
@@ -234,13 +235,11 @@ class PieceEncoder:
             elif path is None:
                 key, last = self._text_key(), None
         assert key is not None
-        segments, same = None, 0
+        segments, same, tail = None, 0, 0
         if last is not None and len(value) <= TEXT_MAX:
-            if (last.segments is not None and self._lists.get(key) is last.chunks
-                    and len(value) > len(last.value) and value.startswith(last.value)):
-                segments, same = _appended(last.segments, last.value, value)    # text appended: its tail cut
-                if segments is None:
-                    segments = text_segments(value)
+            if last.segments is not None and last.chars is not None and self._lists.get(key) is last.chunks:
+                # cut only the lines around the edit (segments between are the old ones)
+                segments, same, tail = _edited(last, value)
             elif _shares_an_end(last.value, value):
                 segments = text_segments(value)
         if path is not None and key != path:     # the lines' old chunks are the related text's
@@ -251,11 +250,12 @@ class PieceEncoder:
             kept = _Text(value, Encoded(Ref(self.store(raw), len(raw)), len(raw), b""))
             self._lists.pop(key, None)
         else:
-            table = self._encode_chunked(segments, key, TEXT_RULE, same).form
+            table = self._encode_chunked(segments, key, TEXT_RULE, same, tail).form
             size = len(value) if value.isascii() else len(value.encode("utf-8"))
             size += 3 if size < 0x10000 else 5        # as long as the string's own encoding
+            chunks = self._lists[key]
             kept = _Text(value, Encoded(Ref(self.store(self._pack(ChunkedText(table.chunks, table.height))), size),
-                                        size, b""), segments, self._lists[key])
+                                        size, b""), segments, chunks, _chunk_chars(chunks, segments, last))
         self._keep_text(key, kept)
         return kept.result
 
@@ -395,16 +395,18 @@ class PieceEncoder:
         return Bulk(forms, sizes, fps, encoded)
 
     # -- chunked lists -----------------------------------------------------------
-    def _encode_chunked(self, value: list, path: tuple | None, rule: tuple = FINE_RULE, same: int = 0) -> Encoded:
-        """A chunked list; ``same``: its first items are the very objects (immutable) the list
-        last encoded at ``path`` began with, so the old chunks among them are kept unlooked at."""
+    def _encode_chunked(self, value: list, path: tuple | None, rule: tuple = FINE_RULE, same: int = 0,
+                        tail: int = 0) -> Encoded:
+        """A chunked list; ``same`` and ``tail``: its first and last items are the very objects
+        (immutable) the list last encoded at ``path`` began and ended with, so the old chunks
+        among them are kept unlooked at."""
         old = self._lists.get(path) if path is not None else None
         last = self._frozen_lists.get(path) if self.frozen and path is not None and old else None
         if last is not None and last[0] is value:
             # the very list encoded here last time, which nothing changes: the same chunks and
             # table (a channel a put stores again as it was, a whole message history)
             return last[1]
-        chunks = _ListLayout(self, value, old, last[0] if last is not None else None, rule, same).chunks()
+        chunks = _ListLayout(self, value, old, last[0] if last is not None else None, rule, same, tail).chunks()
         marker = self.table(ChunkedList, [c.chunk for c in chunks])
         result = Encoded(marker, marker.size, None)
         if path is not None:
@@ -510,21 +512,126 @@ def _shares_an_end(old: str, new: str) -> bool:
 _LINE_ENDS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")   # what ``str.splitlines`` ends a line at
 
 
-def _appended(segments: list[str], old: str, new: str) -> tuple[list[str] | None, int]:
-    """``text_segments(new)`` for ``new``, ``old`` with text appended, cut from ``segments``
-    (old's): its segments up to the last line are kept, that line (whose end may change:
-    ``\r`` then ``\n``) and the text after it are cut. Also how many segments were kept.
-    (None, 0) when the segments are many enough that ``text_segments``' rule must decide."""
-    i = len(segments) - 1
-    # back to a segment that ends a line: shorter than a slice (a slice may end in the \r of
-    # a \r\n) and ending in a line end
-    while i > 0 and (len(segments[i - 1]) >= SEGMENT_MAX or segments[i - 1][-1] not in _LINE_ENDS):
+def _edited(last: _Text, new: str) -> tuple[list[str] | None, int, int]:
+    """``text_segments(new)`` for ``new``, edited from ``last`` (a text stored as a text piece),
+    made from ``last``'s segments: those before the line where the two first differ and after
+    the line where they last differ are kept, the lines between cut anew (one more line each
+    side: a \r and a \n may meet there). Also how many segments were kept at the start and at
+    the end. (None, 0, 0) when the texts share no third at either end (stored whole then); a
+    plain cut when the segments are many enough that ``text_segments``' rule must decide."""
+    old, segments = last.value, last.segments
+    assert segments is not None and last.chars is not None and last.chunks is not None
+    if len(old) == 0 or len(new) == 0:
+        return None, 0, 0
+    shorter = min(len(old), len(new))
+    head = len(old) if new.startswith(old) else _common_prefix(old, new, shorter)
+    back = _common_suffix(old, new, shorter - head)
+    if head < shorter // 3 and back < shorter // 3:       # written anew: one piece (see ``_shares_an_end``)
+        return None, 0, 0
+    starts = _segment_starts(last.chunks, last.chars, segments)
+    i = starts.segment_at(head)
+    while i > 0 and not _ends_line(segments[i - 1]):      # back to the start of that line …
         i -= 1
-    cut = len(old) - sum(map(len, segments[i:]))
-    out = segments[:i] + _cut_lines(new[cut:].splitlines(True))
+    if i > 0:                                             # … and of the one before
+        i -= 1
+        while i > 0 and not _ends_line(segments[i - 1]):
+            i -= 1
+    j = starts.segment_at(len(old) - back, after=True)     # the first segment wholly in the shared end
+    while j < len(segments) and not _ends_line(segments[j - 1]):
+        j += 1
+    if j < len(segments):                                  # one line further
+        j += 1
+        while j < len(segments) and not _ends_line(segments[j - 1]):
+            j += 1
+    cut_from, cut_to = starts.offset(i), starts.offset(j)
+    middle = new[cut_from:cut_to + len(new) - len(old)]
+    out = segments[:i] + _cut_lines(middle.splitlines(True)) + segments[j:]
     if len(out) > len(new) // 8:
-        return None, 0
-    return out, i
+        return text_segments(new), 0, 0
+    return out, i, len(segments) - j
+
+
+def _ends_line(segment: str) -> bool:
+    """Whether a segment ends its line: it ends in a line end and is shorter than a slice (a
+    slice of a long line may end in the \r of its \r\n)."""
+    return len(segment) < SEGMENT_MAX and segment[-1] in _LINE_ENDS
+
+
+def _common_prefix(a: str, b: str, limit: int) -> int:
+    """How many characters ``a`` and ``b`` begin with alike (at most ``limit``): halving, each
+    step comparing only the characters not yet known alike (about 2 × the length in all)."""
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if b.startswith(a[lo:mid], lo):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """How many characters ``a`` and ``b`` end with alike (at most ``limit``)."""
+    lo, hi = 0, limit
+    la, lb = len(a), len(b)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if b.endswith(a[la - mid:la - lo], 0, lb - lo):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class _SegmentStarts:
+    """Where a text's segments start, found through its chunks' characters (one sum per chunk,
+    then the segments of one chunk), not by adding up every segment."""
+
+    def __init__(self, counts: list[int], chars: list[int], segments: list[str]) -> None:
+        self.counts = list(accumulate(counts, initial=0))     # the first segment of each chunk
+        self.chars = list(accumulate(chars, initial=0))       # … and its first character
+        self.segments = segments
+
+    def segment_at(self, pos: int, after: bool = False) -> int:
+        """The segment holding character ``pos`` (``after``: the first starting at or after it)."""
+        if pos >= self.chars[-1]:
+            return len(self.segments)
+        c = bisect_right(self.chars, pos) - 1
+        at, first = self.chars[c], self.counts[c]
+        for k, length in enumerate(map(len, self.segments[first:self.counts[c + 1]])):
+            if at == pos or (at < pos < at + length and not after):
+                return first + k
+            if at > pos:
+                return first + k
+            at += length
+        return self.counts[c + 1]
+
+    def offset(self, index: int) -> int:
+        """The first character of segment ``index`` (the text's length past the last)."""
+        if index >= len(self.segments):
+            return self.chars[-1]
+        c = bisect_right(self.counts, index) - 1
+        first = self.counts[c]
+        return self.chars[c] + sum(map(len, self.segments[first:index]))
+
+
+def _segment_starts(chunks: list, chars: list[int], segments: list[str]) -> _SegmentStarts:
+    return _SegmentStarts([c.chunk.count for c in chunks], chars, segments)
+
+
+def _chunk_chars(chunks: list, segments: list[str], last: _Text | None) -> list[int]:
+    """The characters of each chunk of a text's layout: a chunk kept from ``last``'s layout
+    (the same object) has its count; the others add up their segments."""
+    known = {id(c): n for c, n in zip(last.chunks, last.chars)} if (
+        last is not None and last.chunks is not None and last.chars is not None) else {}
+    out = []
+    at = 0
+    for c in chunks:
+        count = c.chunk.count
+        n = known.get(id(c))
+        out.append(n if n is not None else sum(map(len, segments[at:at + count])))
+        at += count
+    return out
 
 
 def _cut_lines(lines: list[str]) -> list[str]:
@@ -642,10 +749,11 @@ class _ListLayout:
     a run growing into the next old chunk until its last cut meets that chunk's start."""
 
     def __init__(self, enc: PieceEncoder, value: list, old: list[_ListChunk] | None,
-                 before: list | None = None, rule: tuple = FINE_RULE, same: int = 0) -> None:
+                 before: list | None = None, rule: tuple = FINE_RULE, same: int = 0, tail: int = 0) -> None:
         self.enc = enc
         self.value = value
         self.same = same          # the first items are the old list's own (immutable): their chunks stay
+        self.tail = tail          # … and the last ones
         self.rule = rule          # (mask, items, bytes) of the boundaries of runs that are not dense
         self.old = old or []
         self.before = before      # the list the old chunks were made from, when it is never changed
@@ -722,6 +830,10 @@ class _ListLayout:
             if k < kept_first:
                 continue
             count = c.chunk.count
+            if self.tail and o >= self.offsets[-1] - self.tail and o + shift >= pos:
+                found.append((o + shift, c))       # among the last items, moved by the change in length
+                pos = o + shift + count
+                continue
             for attempt in range(2):
                 at = None
                 for delta in deltas:

@@ -188,16 +188,16 @@ def test_a_growing_text_is_cut_where_it_grew_as_a_whole_cut_would_cut_it() -> No
     text = _prose(400, rnd)[:TEXT_MIN + 100] + "\r"
     enc, pieces = PieceEncoder(), {}
     appended_fast = 0
-    real = encoder._appended
+    real = encoder._edited
 
-    def checked(segments: list, old: str, new: str) -> tuple:
+    def checked(last: object, new: str) -> tuple:
         nonlocal appended_fast
-        out, same = real(segments, old, new)
-        assert out is None or out == text_segments(new)
-        assert out is None or out[:same] == segments[:same]
-        appended_fast += out is not None
-        return out, same
-    encoder._appended = checked
+        out, same, tail = real(last, new)
+        assert out == text_segments(new)
+        assert out[:same] == last.segments[:same] and tail == 0
+        appended_fast += 1
+        return out, same, tail
+    encoder._edited = checked
     try:
         for step in range(300):
             text += "".join(rnd.choices(pieces_of, k=rnd.randint(1, 12)))
@@ -205,12 +205,12 @@ def test_a_growing_text_is_cut_where_it_grew_as_a_whole_cut_would_cut_it() -> No
             if step >= 2:
                 assert written < 40_000, (step, written)     # the open last chunk, the table
     finally:
-        encoder._appended = real
+        encoder._edited = real
     assert appended_fast >= 290
 
 
 @pytest.mark.parametrize("where", ["key", "list item"])
-def test_random_edits_of_a_text_decode_exactly_save_after_save(where: str) -> None:
+def test_random_edits_of_a_text_decode_exactly_save_after_save(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Random insertions, deletions and replacements anywhere (inside a line, across line ends,
     splitting a \\r\\n, with every kind of line end and character), 150 saves: each decodes to
     the text exactly, from the pieces of one writer and from a fresh writer's; at a key, and in
@@ -219,7 +219,20 @@ def test_random_edits_of_a_text_decode_exactly_save_after_save(where: str) -> No
     alphabet = "abcdefghijklmnopqrstuvwxyz " * 3 + "\n\r\u2028\x85é😀\t"   # a line end in about 20 characters
     text = _prose(400, rnd)[: TEXT_MIN + 5000]
     enc, pieces = PieceEncoder(), {}
-    chunked = 0
+    chunked = edited = 0
+    from inspector.codec import encoder
+    real = encoder._edited
+
+    def checked(last: object, new: str) -> tuple:
+        nonlocal edited
+        out, same, tail = real(last, new)
+        if out is not None:
+            assert out == text_segments(new)
+            assert out[:same] == last.segments[:same]
+            assert tail == 0 or out[-tail:] == last.segments[-tail:]
+            edited += 1
+        return out, same, tail
+    monkeypatch.setattr(encoder, "_edited", checked)
     for step in range(150):
         at = rnd.randrange(len(text))
         cut = rnd.choice([0, 0, 1, 2, 50, 700])
@@ -238,6 +251,7 @@ def test_random_edits_of_a_text_decode_exactly_save_after_save(where: str) -> No
             fresh_root, _, fresh = PieceEncoder().encode(state)
             assert _decode(fresh, fresh_root) == state
     assert chunked == 149, chunked      # every save but the first (a text a writer has not seen is one piece)
+    assert edited >= 130, edited        # cut where it was edited (but saves that changed nothing), checked against a whole cut
 
 
 def test_text_pieces_on_each_backend(store_url: str) -> None:

@@ -282,10 +282,10 @@ class PieceEncoder:
         writer rarely hold that much long text at once: a first edit after is stored whole)."""
         value = text.value
         was = self._texts.get(key)
-        self._text_bytes += sys.getsizeof(value) - (sys.getsizeof(was.value) if was is not None else 0)
+        self._text_bytes += _kept_bytes(text) - (_kept_bytes(was) if was is not None else 0)
         if self._text_bytes > TEXT_KEEP or len(self._texts) >= 10_000 or len(self._text_ends) >= 40_000:
             self._forget_texts()
-            self._text_bytes = sys.getsizeof(value)
+            self._text_bytes = _kept_bytes(text)
         self._texts[key] = text
         for end in ((0, hash(value[:ANCHOR])), (1, hash(value[-ANCHOR:]))):
             keys = self._text_ends.setdefault(end, [])
@@ -549,6 +549,13 @@ def _edited(last: _Text, new: str) -> tuple[list[str] | None, int, int]:
     if len(out) > len(new) // 8:
         return text_segments(new), 0, 0
     return out, i, len(segments) - j
+
+
+def _kept_bytes(text: _Text) -> int:
+    """About the memory a kept text holds: the string, and its segments (another copy of its
+    characters, and an object each)."""
+    size = sys.getsizeof(text.value)
+    return size if text.segments is None else 2 * size + 56 * len(text.segments)
 
 
 def _ends_line(segment: str) -> bool:

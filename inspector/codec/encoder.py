@@ -50,6 +50,7 @@ TEXT_RULE = (0x7F00, 1024, CHUNK_MAX_BYTES)   # a text's segments: about 128 a c
 COARSE_MASK = 0xFF03      # dense rewrites: a zero first byte and 2 more bits zero, about 1,024 items a chunk
 COARSE_MAX_ITEMS = 4096
 COARSE_MAX_BYTES = 1024 * 1024
+RESYNC_SCAN = 4096        # items looked through for the next place of an old chunk's repeated first item
 PROBE_CHUNKS = 8          # old chunks searched for a list's new first or last item (a window moved over it)
 COARSE_MIN_RUN = 256      # a rewritten run this long, with ...
 COARSE_MIN_CHANGED = 16   # ... at least 1 in this many items changed, is dense
@@ -904,9 +905,9 @@ class _ListLayout:
                 continue
             head = c.fps[0]
             at = first.get(head)
-            if at is not None and at < pos:      # a repeated item: its next place
+            if at is not None and at < pos:      # a repeated item: its next place, not far on
                 try:
-                    at = fps.index(head, pos)
+                    at = fps.index(head, pos, pos + RESYNC_SCAN)
                 except ValueError:
                     at = None
             if at is not None and fps[at:at + count] == c.fps:

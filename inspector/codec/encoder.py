@@ -507,7 +507,7 @@ def _shares_an_end(old: str, new: str) -> bool:
     third of the shorter one as the last string at its path did (one edit anywhere leaves at
     least that much alike at one end; a text written anew past a shared heading does not)."""
     n = min(len(old), len(new)) // 3
-    return old[:n] == new[:n] or old[-n:] == new[-n:]
+    return new.startswith(old[:n]) or new.endswith(old[-n:])   # one copy of a third, not two
 
 
 _LINE_ENDS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")   # what ``str.splitlines`` ends a line at

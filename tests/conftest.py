@@ -23,6 +23,13 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def blob_bytes(path: Path) -> int:
+    """The bytes of the pieces a native SQLite store holds (what its saves added, compressed)."""
+    import sqlite3
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
+
+
 def store_files_digest(path: Path) -> dict[str, str]:
     """Digests of a SQLite store and its -wal file when that holds anything.
 

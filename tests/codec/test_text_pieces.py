@@ -17,6 +17,7 @@ from inspector.diff.lazy_value import load_view
 from inspector.errors import CorruptDataError
 from inspector.record import Checkpointer
 from inspector.store import open_store
+from tests.conftest import blob_bytes
 
 _RND = random.Random(11)
 _WORDS = ["".join(_RND.choices(string.ascii_lowercase, k=_RND.randint(2, 9))) for _ in range(2000)]
@@ -360,7 +361,6 @@ def test_a_fork_shares_the_long_texts_it_did_not_edit(tmp_path: Path) -> None:
     """The Fork dialog says what is not edited is shared by reference: so are text pieces (a
     fresh encoder would have stored each text whole once more), at the top and nested."""
     from inspector.codec import digest_of, pack
-    from inspector.resume.fork import fork as fork_run
     rnd = random.Random(7)
     doc, note, readme = _prose(6000, rnd), _prose(2000, rnd), _prose(2000, rnd)
     files = {f"src/module_{i}.py": f"# module {i}\n" for i in range(100)}      # a chunked map
@@ -373,28 +373,17 @@ def test_a_fork_shares_the_long_texts_it_did_not_edit(tmp_path: Path) -> None:
                     force=True)
         run = cp.run_id
 
-    def blob_bytes() -> int:
-        with sqlite3.connect(path) as conn:
-            return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
-    before = blob_bytes()
-    with open_store(path, readonly=False) as store:
-        source = store.load(f"{run}:2")
-        forked = fork_run(store, f"{run}:2", reason="try another step",
-                          state={**source.state, "step": 99}).id
-    with open_store(path) as store:
-        assert store.load(f"{forked}:0").state == {**source.state, "step": 99}
-        (root,) = store.read_raw_pieces([store.load(f"{forked}:0").info.state_hash]).values()
-        (source_root,) = store.read_raw_pieces([source.info.state_hash]).values()
+    before = blob_bytes(path)
+    source_root, root = _fork_with_its_state(path, f"{run}:2")
     assert unpack(root)["doc"] == unpack(source_root)["doc"]
     assert type(unpack(store_raw(path, unpack(root)["doc"].digest))) is ChunkedText
-    assert blob_bytes() - before < 2_000, "only the new root and the small map that changed"
+    assert blob_bytes(path) - before < 2_000, "only the new root and the small map that changed"
     assert digest_of(pack(doc)) != unpack(root)["doc"].digest
 
 
 def test_a_fork_shares_the_texts_in_the_items_of_a_long_list(tmp_path: Path) -> None:
     """A fork's fresh writer finds the text pieces of a long list's items by their ends (the
     items have no path) once they are adopted from the source's chunks and sub-tables."""
-    from inspector.resume.fork import fork as fork_run
     rnd = random.Random(14)
     records = [{"path": f"notes/{i}.md", "body": f"note {i}\n"} for i in range(3000)]   # a table of sub-tables
     records[2500]["body"] = _prose(6000, rnd)
@@ -405,19 +394,26 @@ def test_a_fork_shares_the_texts_in_the_items_of_a_long_list(tmp_path: Path) -> 
             cp.save({"records": list(records), "step": step}, force=True)
         run = cp.run_id
 
-    def blob_bytes() -> int:
-        with sqlite3.connect(path) as conn:
-            return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
-    before = blob_bytes()
+    before = blob_bytes(path)
+    _, root = _fork_with_its_state(path, f"{run}:2")
+    with open_store(path) as store:
+        pieces = {d: store.read_raw_pieces([d])[d] for d in _all_digests(path)}
+    assert _stored_as(pieces, unpack(root)) == [ChunkedText]
+    assert blob_bytes(path) - before < 2_000, "the fork's root only: the list's chunks and the text are the source's"
+
+
+def _fork_with_its_state(path: Path, ref: str) -> tuple[bytes, bytes]:
+    """Fork checkpoint ``ref`` with its state but for its step; the raw root pieces of the
+    source and of the fork (whose state is checked)."""
+    from inspector.resume.fork import fork as fork_run
     with open_store(path, readonly=False) as store:
-        source = store.load(f"{run}:2")
-        forked = fork_run(store, f"{run}:2", reason="again", state={**source.state, "step": 99}).id
+        source = store.load(ref)
+        forked = fork_run(store, ref, reason="try another step", state={**source.state, "step": 99}).id
     with open_store(path) as store:
         assert store.load(f"{forked}:0").state == {**source.state, "step": 99}
         (root,) = store.read_raw_pieces([store.load(f"{forked}:0").info.state_hash]).values()
-        pieces = {d: store.read_raw_pieces([d])[d] for d in _all_digests(path)}
-    assert _stored_as(pieces, unpack(root)) == [ChunkedText]
-    assert blob_bytes() - before < 2_000, "the fork's root only: the list's chunks and the text are the source's"
+        (source_root,) = store.read_raw_pieces([source.info.state_hash]).values()
+    return source_root, root
 
 
 def _all_digests(path: Path) -> list[bytes]:
@@ -448,19 +444,16 @@ def test_a_resumed_run_shares_its_restored_texts_and_cuts_the_next_edit(tmp_path
         first.save({"doc": doc, "step": step}, force=True)
     first.finish("failed", "killed")
 
-    def blob_bytes() -> int:
-        with sqlite3.connect(path) as conn:
-            return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
     store = create_store(path)
     epoch = NativeWriter(store).take_ownership(first.run_id, host=socket.gethostname(), pid=os.getpid())
-    before = blob_bytes()
+    before = blob_bytes(path)
     second = Checkpointer(path, heartbeat=60, handoff=Handoff(str(path), first.run_id, f"{first.run_id}:2", epoch))
     assert second.restored_state == {"doc": doc, "step": 2}
-    after_resume = blob_bytes()
+    after_resume = blob_bytes(path)
     second.save({"doc": doc + "after the resume\n", "step": 3}, force=True)
     second.finish()
     store.close()
     assert after_resume - before < 2_000, "the resume checkpoint shares the stored text"
-    assert blob_bytes() - after_resume < 60_000, "the first edit after it is cut into lines, not stored whole"
+    assert blob_bytes(path) - after_resume < 60_000, "the first edit after it is cut into lines, not stored whole"
     with open_store(path) as ro:
         assert ro.load(f"{first.run_id}:-1").state == {"doc": doc + "after the resume\n", "step": 3}

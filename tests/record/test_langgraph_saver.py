@@ -20,7 +20,7 @@ from langgraph.graph.message import add_messages
 
 from inspector.record.langgraph import LEAF, AsyncInspectorSaver, InspectorSaver
 from inspector.store import open_store
-from tests.conftest import store_files_digest
+from tests.conftest import blob_bytes, store_files_digest
 from tests.lgcorpus import BY_NAME, cancelled
 
 
@@ -600,19 +600,16 @@ def test_a_new_process_edits_a_long_text_channel_without_storing_it_whole_again(
     doc = "".join(" ".join(rnd.choices(words, k=rnd.randint(2, 14))) + "\n" for _ in range(6000))   # ~0.3 MB
     config = {"configurable": {"thread_id": "doc"}}
 
-    def blob_bytes() -> int:
-        with sqlite3.connect(path) as conn:
-            return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
     with InspectorSaver.from_conn_string(str(path)) as saver:      # the first process
         graph = _doc_graph(saver)
         graph.invoke({"doc": doc, "step": 0}, config)
         for step in (1, 2):
             graph.invoke({"step": step}, config)
-    before = blob_bytes()
+    before = blob_bytes(path)
     with InspectorSaver.from_conn_string(str(path)) as saver:      # the next one
         graph = _doc_graph(saver)
         state = graph.invoke({"step": 10}, config)
-    added = blob_bytes() - before
+    added = blob_bytes(path) - before
     assert added < 30_000, added          # the whole text compressed is ~140 KB
     with open_store(str(path)) as store:
         (run,) = store.list_runs()
@@ -644,18 +641,15 @@ def test_a_trimmed_message_history_costs_what_was_added(tmp_path: Path) -> None:
     path = tmp_path / "chat.db"
     config = {"configurable": {"thread_id": "chat"}}
 
-    def blob_bytes() -> int:
-        with sqlite3.connect(path) as conn:
-            return conn.execute("SELECT sum(length(data)) FROM ci_blobs").fetchone()[0]
     with InspectorSaver.from_conn_string(str(path)) as saver:
         app = graph.compile(checkpointer=saver)
         for i in range(160):
             app.invoke({"messages": [HumanMessage(content=f"question {i}: " + text())]}, config)
         assert len(app.get_state(config).values["messages"]) == 300
-        before = blob_bytes()
+        before = blob_bytes(path)
         for i in range(20):
             app.invoke({"messages": [HumanMessage(content=f"question {i}: " + text())]}, config)
-        per_step = (blob_bytes() - before) / 20      # two puts a step (input, reply)
+        per_step = (blob_bytes(path) - before) / 20      # two puts a step (input, reply)
         state = app.get_state(config).values["messages"]
     print("PER STEP", per_step)
     assert per_step < 30_000, per_step

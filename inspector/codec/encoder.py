@@ -530,6 +530,8 @@ def _edited(last: _Text, new: str) -> tuple[list[str] | None, int, int]:
     if head < shorter // 3 and back < shorter // 3:       # written anew: one piece (see ``_shares_an_end``)
         return None, 0, 0
     starts = _segment_starts(last.chunks, last.chars, segments)
+    if starts.chars[-1] != len(old) or starts.counts[-1] != len(segments):   # (the books disagree: cut it all)
+        return text_segments(new), 0, 0
     i = starts.segment_at(head)
     while i > 0 and not _ends_line(segments[i - 1]):      # back to the start of that line …
         i -= 1
@@ -545,6 +547,8 @@ def _edited(last: _Text, new: str) -> tuple[list[str] | None, int, int]:
         while j < len(segments) and not _ends_line(segments[j - 1]):
             j += 1
     cut_from, cut_to = starts.offset(i), starts.offset(j)
+    if not (_starts_at(old, segments, i, cut_from) and _starts_at(old, segments, j, cut_to)):
+        return text_segments(new), 0, 0       # (the offsets are not where the segments are)
     middle = new[cut_from:cut_to + len(new) - len(old)]
     out = segments[:i] + _cut_lines(middle.splitlines(True)) + segments[j:]
     if len(out) > len(new) // 8:
@@ -557,6 +561,18 @@ def _kept_bytes(text: _Text) -> int:
     characters, and an object each)."""
     size = sys.getsizeof(text.value)
     return size if text.segments is None else 2 * size + 56 * len(text.segments)
+
+
+def _starts_at(text: str, segments: list[str], index: int, offset: int) -> bool:
+    """Whether segment ``index`` of ``text`` starts at character ``offset`` (the segment before
+    it ending there): a check of the offsets found through the chunks' character counts."""
+    if index == 0:
+        before = offset == 0
+    else:
+        before = text.endswith(segments[index - 1], 0, offset)
+    if index >= len(segments):
+        return before and offset == len(text)
+    return before and text.startswith(segments[index], offset)
 
 
 def _ends_line(segment: str) -> bool:

@@ -210,6 +210,29 @@ def test_a_growing_text_is_cut_where_it_grew_as_a_whole_cut_would_cut_it() -> No
     assert appended_fast >= 290
 
 
+@pytest.mark.parametrize("damage", ["the first chunk's", "a middle chunk's", "the last chunk's"])
+def test_an_edit_cut_from_wrong_chunk_lengths_is_cut_whole_instead(damage: str) -> None:
+    """The characters a writer keeps per chunk of a text only save work (they say where the
+    edit's lines are): kept wrong, the kept segments would not join to the text, so the offsets
+    found through them are checked against the text, and a mismatch cuts the whole text."""
+    rnd = random.Random(16)
+    text = _prose(3000, rnd)
+    enc, pieces = PieceEncoder(), {}
+    for step in range(4):
+        text = text[:len(text) // 2] + f"edit {step}\n" + text[len(text) // 2:]
+        _new_bytes(enc, pieces, {"doc": text})
+    path = ("$", "doc")
+    kept = enc._texts[path]
+    chars = list(kept.chars)
+    at = {"the first chunk's": 0, "a middle chunk's": len(chars) // 2, "the last chunk's": -1}[damage]
+    chars[at] += 7
+    if damage == "a middle chunk's":
+        chars[at + 1] -= 7          # the total still right: only the place of the middle is wrong
+    enc._texts[path] = kept._replace(chars=chars)
+    text = text[:len(text) // 2] + "after the damage\n" + text[len(text) // 2:]
+    _new_bytes(enc, pieces, {"doc": text})        # decodes exactly (checked inside)
+
+
 @pytest.mark.parametrize("where", ["key", "list item"])
 def test_random_edits_of_a_text_decode_exactly_save_after_save(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Random insertions, deletions and replacements anywhere (inside a line, across line ends,

@@ -140,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         if "w7" in only:
             sizes = tuple(float(x) for x in args.w7_sizes.split(",") if x.strip())
             result["w7"] = write_shapes.run_w7(tmp, args.w7_steps, sizes)
+    result["targets"] = targets(result)
     if args.json:
         dump(result)
         return 0
@@ -150,7 +151,28 @@ def run(args: argparse.Namespace) -> int:
                       ("w6l", lambda rows: write_shapes.print_w6(rows, in_list=True)), ("w7", write_shapes.print_w7)):
         if key in result:
             show(result[key])
+    if result["targets"]:
+        print("\ntargets: " + " · ".join(f"{name} {'met' if ok else 'MISSED'}" for name, ok in result["targets"].items()))
     return 0
+
+
+def targets(result: dict) -> dict[str, bool]:
+    """Every target the workloads run have, met or not, by name (the design's bars: issue 16)."""
+    from inspector.bench._write_shapes import W3_TARGET
+    out: dict[str, bool] = {}
+    for name, ok in result.get("targets_met", {}).items():
+        out[f"W1 {name}"] = ok
+    if "floor" in result:
+        out["W1 <= 2x its floor"] = result["floor"]["ratio"] <= 2
+    big = [r for r in result.get("w3", []) if r["mb"] == 50]
+    if big:
+        ours = big[0]["ours"]
+        out["W3 at 50 MB <= 10 KB and 5 ms"] = (ours["bytes_per_save"] <= W3_TARGET["bytes"]
+                                               and ours["median_ms"] <= W3_TARGET["ms"])
+    for key, name in (("w3k", "W3-keys"), ("w4", "W4"), ("w4m", "W4-maps"), ("w6", "W6"), ("w6l", "W6-list"), ("w7", "W7")):
+        if result.get(key):
+            out[f"{name} <= json+zstd"] = all(r["time_ratio"] >= 1 and r["bytes_ratio"] >= 1 for r in result[key])
+    return out
 
 
 def _w1(ours: dict, theirs: dict | None, steps: int) -> dict:

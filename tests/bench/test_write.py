@@ -27,13 +27,17 @@ def test_bench_write_prints_floor_w3_and_w4_with_wall_cpu_and_switches(capsys: p
     assert [r["changing"] for r in result["w4"]] == [10, 100, 1000, 10000]
     assert all(r["bytes_ratio"] > 0 and r["json_zstd"]["saves"] == 2 for r in result["w4"])
     assert encoder._ListLayout._unchanged is unchanged       # the timers are taken off again
+    # every target of the workloads run, by name (W1's need SqliteSaver, skipped here; W3's needs 50 MB)
+    assert list(result["targets"]) == ["W1 <= 2x its floor", "W4 <= json+zstd"]
+    assert result["targets"]["W1 <= 2x its floor"] == (floor["ratio"] <= 2)
 
 
 def test_bench_write_w6_long_text_against_json_zstd(capsys: pytest.CaptureFixture) -> None:
     from inspector.cli import main
     assert main(["bench", "write", "--only", "w6", "--w6-steps", "3", "--w6-sizes", "0.01,0.05", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert set(result) == {"durability", "w6"}
+    assert set(result) == {"durability", "w6", "targets"}
+    assert list(result["targets"]) == ["W6 <= json+zstd"]     # met or not: timing, not tested
     assert [r["mb"] for r in result["w6"]] == [0.01, 0.05]
     for row in result["w6"]:
         for side in ("ours", "json_zstd"):
@@ -44,6 +48,7 @@ def test_bench_write_w6_long_text_against_json_zstd(capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert "W6 long text, ~1 KB edited per save" in out and "growth 0.01 -> 0.05 MB" in out
     assert "target (<= json+zstd time and bytes at every size): " in out     # met or MISSED: timing, not tested
+    assert "\ntargets: W6 <= json+zstd " in out
 
 
 def test_bench_write_w6_list_the_text_in_an_item_of_a_long_list(capsys: pytest.CaptureFixture) -> None:

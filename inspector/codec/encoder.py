@@ -145,7 +145,9 @@ class PieceEncoder:
         return digest, max(result.size, len(raw)), pieces
 
     def forget(self) -> None:
-        """Drop the cache (e.g. after a failed transaction)."""
+        """Drop the cache (e.g. after a failed transaction), and the packer's buffer (as big
+        as the biggest piece it packed)."""
+        self._pack = new_packer().pack
         self._cache.clear()
         self._lists.clear()
         self._frozen_lists.clear()

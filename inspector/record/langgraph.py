@@ -26,6 +26,8 @@ import json
 import os
 import random
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -47,6 +49,7 @@ from inspector.store.langgraph.tasks import build_task_state
 from inspector import codec as piece_codec
 from inspector.store.native.lanes import LaneCheckpoint, LaneGone, LaneStore, LaneWrite, StoredCheckpoint
 from inspector.codec import PieceEncoder
+from inspector.codec.encoded import matches as piece_matches
 from inspector.codec.encoder import adopt_texts
 from inspector.codec.gcpause import gc_paused
 from inspector.record.lglower import LEAF, FrozenMatches, Lowering, raise_value
@@ -55,6 +58,9 @@ from inspector.taskstate import DEFAULT_TASK_CHANNEL
 __all__ = ["InspectorSaver", "AsyncInspectorSaver", "LEAF"]
 
 PUSH_CHANNEL = "__pregel_tasks"
+WARM_LANES = 32       # lanes (threads) keeping their caches between puts; the others drop them …
+COOL_AFTER = 600.0    # … once their graph has stopped, or after this many seconds unused
+COOL_KEEP = 4         # checkpoints a cooled lane whose graph has stopped remembers (names, scores, writes)
 _MISSING = object()
 
 
@@ -69,10 +75,9 @@ class _Lane:
     """What the saver remembers about one lane between calls."""
 
     def __init__(self) -> None:
-        self.encoder = PieceEncoder()
-        self.encoder.frozen = True      # it only ever sees lowered forms, which nothing changes
-        self.matches = self.encoder.matches = FrozenMatches(self.encoder.matches)
-        self.lowering = Lowering()
+        self._encoder: PieceEncoder | None = None      # made when first used (see ``cool``)
+        self._matches: FrozenMatches | None = None
+        self._lowering: Lowering | None = None
         self.outputs: dict[str, dict[str, tuple[str, set[str]]]] = {}   # checkpoint → task → (path, channels)
         self.sends: dict[str, list[str | None]] = {}    # checkpoint → the nodes of its Send packets
         # checkpoint → (checkpoint id, name, change) of the loop step put after it, renamed
@@ -92,12 +97,47 @@ class _Lane:
         # what the last get_tuple handed out from ``state``: (checkpoint id, channel → (the value
         # object, its version, its stored form)); used by the next put only
         self.handed: tuple[str, dict[str, tuple[Any, str, Any]]] | None = None
+        self.used = 0.0          # time.monotonic() of the last call for this lane
+        self.stopped = False     # its last put stopped the graph (no next node: completed)
+
+    @property
+    def encoder(self) -> PieceEncoder:
+        if self._encoder is None:
+            self._encoder = PieceEncoder()
+            self._encoder.frozen = True      # it only ever sees lowered forms, which nothing changes
+            self._encoder.matches = self.matches
+        return self._encoder
+
+    @property
+    def matches(self) -> FrozenMatches:
+        if self._matches is None:
+            self._matches = FrozenMatches(piece_matches)
+        return self._matches
+
+    @property
+    def lowering(self) -> Lowering:
+        if self._lowering is None:
+            self._lowering = Lowering()
+        return self._lowering
 
     def forget_pieces(self) -> None:
         """The encoder's memory of earlier states (and what the saver knows of it) is dropped."""
         self.encoder.forget()
         self.matches.forget()
         self.handed = None
+
+    def cool(self, trim: bool = False) -> None:
+        """Drop every cache of earlier states (the encoder and its packer's buffer, the
+        lowering's, the last state's forms): the lane's next put encodes its state afresh, as a
+        new process's would. ``trim``: also forget all but the latest checkpoints' names,
+        scores and writes (a lane whose graph has completed: no late writes can come)."""
+        self._encoder = self._matches = self._lowering = None
+        self.handed = None
+        self.state = None
+        if trim:     # of what the lane remembers per checkpoint, the latest (the next put's parent) stay
+            for found in (self.outputs, self.sends, self.named, self.settled, self.heads, self.scored):
+                while len(found) > COOL_KEEP:
+                    found.pop(next(iter(found)))
 
 
 class InspectorSaver(BaseCheckpointSaver[str]):
@@ -115,6 +155,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         self.tasks_channel = tasks_channel
         self._lock = threading.RLock()
         self._lanes: dict[tuple[str, str], _Lane] = {}
+        self._warm: OrderedDict[tuple[str, str], None] = OrderedDict()   # lanes keeping their caches, last used last
         self._running: set[str] = set()
         self._running_lanes: dict[str, tuple[str, str]] = {}   # running run → its (thread, ns)
         self._stop = threading.Event()
@@ -181,10 +222,32 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 continue
 
     def _lane(self, thread_id: str, ns: str) -> _Lane:
-        lane = self._lanes.get((thread_id, ns))
+        """The lane of a thread and namespace. The ``WARM_LANES`` used last keep their caches;
+        past them, a lane whose graph has stopped, or that no call used for ``COOL_AFTER``
+        seconds, is cooled (a server's saver meets thread after thread, and each lane's caches
+        hold about its state again). Never one between a ``get_tuple`` and its put, nor one
+        whose graph may be between two puts: what it knows of its last state decides what the
+        next put stores of LangGraph's own channels."""
+        key = (thread_id, ns)
+        lane = self._lanes.get(key)
         if lane is None:
-            lane = self._lanes[(thread_id, ns)] = _Lane()
+            lane = self._lanes[key] = _Lane()
+        lane.used = time.monotonic()
+        self._warm[key] = None
+        self._warm.move_to_end(key)
+        if len(self._warm) > WARM_LANES:
+            self._cool_lanes(lane.used)
         return lane
+
+    def _cool_lanes(self, now: float) -> None:
+        """Cool the lanes past ``WARM_LANES`` (the least recently used first) that may be."""
+        for key in list(self._warm)[:len(self._warm) - WARM_LANES]:
+            lane = self._lanes.get(key)
+            if lane is None:
+                del self._warm[key]
+            elif lane.handed is None and (lane.stopped or now - lane.used > COOL_AFTER):
+                lane.cool(trim=lane.stopped)
+                del self._warm[key]
 
     # -- versions --------------------------------------------------------------------------
     def get_next_version(self, current: str | None, channel: None) -> str:
@@ -237,6 +300,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             meta_text = json.dumps(meta, ensure_ascii=False, default=str)
             nxt = next_nodes(values.keys(), versions, checkpoint.get("versions_seen"))
             status = "running" if nxt or values.get(PUSH_CHANNEL) else "completed"
+            lane.stopped = status != "running"
             settled = lane.settled.get(checkpoint["id"])
             tasks_hash, score = self._task_state(lane, values, new_pieces)
             _remember(lane.heads, checkpoint["id"], (tuple(nxt), lane.tasks[0][0] if tasks_hash is not None else None))
@@ -524,6 +588,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
     def _drop_lanes(self, thread_ids: Sequence[str]) -> None:
         for key in [k for k in self._lanes if k[0] in set(thread_ids)]:
             del self._lanes[key]
+            self._warm.pop(key, None)
         self._forget_pieces()
 
     def _forget_pieces(self) -> None:
@@ -531,9 +596,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         every lane encodes its next state from scratch, so nothing refers to a piece it
         only remembers."""
         for lane in self._lanes.values():
-            lane.forget_pieces()
-            lane.lowering.forget()
-            lane.state = None
+            lane.cool()
 
     def delete_thread(self, thread_id: str) -> None:
         with self._lock:

@@ -182,6 +182,20 @@ def test_same_history_as_sqlite_saver(scenario: Any, tmp_path: Path) -> None:
     assert _rows_off_board(tmp_path / "native.db") == [] and _rows_off_board(tmp_path / "lg.db") == []
 
 
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.arun is None], ids=lambda s: s.name)
+def test_same_history_with_every_idle_lane_cooled(scenario: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A saver keeps no lane warm (``WARM_LANES`` 0): every lane that may be cooled is, at every
+    call (as a server's saver cools the threads it met longest ago), and each thread's next put
+    encodes from nothing. LangGraph's view, the runs list and the checks are as before."""
+    from inspector.record import langgraph as saver_module
+    monkeypatch.setattr(saver_module, "WARM_LANES", 0)
+    expected = _run_sync(scenario, lambda: sqlite_saver(tmp_path / "lg.db"))
+    got = _run_sync(scenario, lambda: InspectorSaver.from_conn_string(str(tmp_path / "native.db")))
+    assert got == expected, _difference(got, expected)
+    assert _runs(tmp_path / "native.db") == _runs(tmp_path / "lg.db")
+    assert _rows_off_board(tmp_path / "native.db") == []
+
+
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.arun is not None], ids=lambda s: s.name)
 def test_same_history_async(scenario: Any, tmp_path: Path) -> None:
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver

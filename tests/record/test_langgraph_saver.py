@@ -657,3 +657,47 @@ def test_a_trimmed_message_history_costs_what_was_added(tmp_path: Path) -> None:
         (run,) = store.list_runs()
         stored = store.load(f"{run.id}:-1").state["messages"]
         assert len(stored) == len(state) == 300
+
+
+def test_a_server_s_saver_keeps_the_caches_of_its_latest_threads_only(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A saver in a server meets thread after thread; each lane kept its caches (its encoder
+    and packer buffer, its lowering, its last state: about the state again, 1.2 MB a thread of
+    a small chat) for good, so memory grew with every thread ever served. Past the
+    ``WARM_LANES`` used last, a lane whose graph has stopped drops them (and all but the latest
+    checkpoints' names and scores); a cooled thread goes on as a new process's would."""
+    from inspector.record import langgraph as saver_module
+    monkeypatch.setattr(saver_module, "WARM_LANES", 3)
+    path = tmp_path / "server.db"
+
+    def reply(state: _Chat) -> dict:
+        return {"messages": [AIMessage(content=f"answer {len(state['messages'])}")]}
+    graph = StateGraph(_Chat)
+    graph.add_node("reply", reply)
+    graph.add_edge(START, "reply")
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        app = graph.compile(checkpointer=saver)
+        for thread in range(12):
+            for turn in range(3):
+                app.invoke({"messages": [HumanMessage(content=f"q{turn}")]}, {"configurable": {"thread_id": f"t{thread}"}})
+        warm = [key for key, lane in saver._lanes.items() if lane._encoder is not None or lane.state is not None]
+        assert len(saver._lanes) == 12 and len(warm) <= 3, warm
+        cold = saver._lanes[("t0", "")]
+        assert cold.state is None and cold._lowering is None
+        assert all(len(found) <= saver_module.COOL_KEEP for found in (cold.outputs, cold.named, cold.heads, cold.scored))
+        # a cooled thread goes on: its state and history as LangGraph keeps them
+        final = app.invoke({"messages": [HumanMessage(content="again")]}, {"configurable": {"thread_id": "t0"}})
+        assert [m.content for m in final["messages"]] == ["q0", "answer 1", "q1", "answer 3", "q2", "answer 5",
+                                                          "again", "answer 7"]
+        history = [(s.next, len(s.values.get("messages", []))) for s in
+                   app.get_state_history({"configurable": {"thread_id": "t0"}})]
+    from langgraph.checkpoint.memory import InMemorySaver
+    memory = graph.compile(checkpointer=InMemorySaver())
+    for text in ("q0", "q1", "q2", "again"):
+        memory.invoke({"messages": [HumanMessage(content=text)]}, {"configurable": {"thread_id": "t0"}})
+    assert history == [(s.next, len(s.values.get("messages", []))) for s in
+                       memory.get_state_history({"configurable": {"thread_id": "t0"}})]
+    with open_store(str(path)) as store:
+        runs = {r.name: r for r in store.list_runs()}
+        assert runs["t0"].status == "completed" and runs["t0"].checkpoint_count == len(history)
+        assert len(store.load(f"{runs['t0'].id}:-1").state["messages"]) == 8

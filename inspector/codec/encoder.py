@@ -63,6 +63,8 @@ ANCHOR = 2048             # characters at either end of a long string by which a
 ANCHOR_KEYS = 8           # texts remembered per beginning or end (a heading many share)
 SEGMENT_MAX = 120         # characters of a text segment: its encoding (<= 4 bytes a character) stays inline
 FORMAT = 4                # the newest piece layout this encoder writes
+CACHE_BYTES = 64 * 1024 * 1024   # a writer forgets what it kept per path past this many bytes …
+CACHE_PATHS = 100_000            # … or paths (those of earlier states linger: a new key a step)
 
 _SCALARS = frozenset({int, float, bool, type(None)})
 _array_header = msgpack.Packer().pack_array_header
@@ -111,6 +113,7 @@ class PieceEncoder:
 
     def __init__(self) -> None:
         self._cache: dict[tuple, Encoded] = {}
+        self._cache_bytes = 0     # of the fingerprints ``_cache`` holds
         self._lists: dict[tuple, list[_ListChunk]] = {}
         self._frozen_lists: dict[tuple, tuple[list, Encoded]] = {}   # path → the list last encoded there and its result (``frozen``)
         self._tables: dict[tuple, Chunk] = {}
@@ -133,6 +136,14 @@ class PieceEncoder:
         self.new_pieces = {}
         self._level, self._max_depth = 0, limits.current().depth
         self._top_raw = None
+        if self._cache_bytes > CACHE_BYTES or len(self._cache) > CACHE_PATHS:
+            # paths of earlier states that are gone (a new key a step) are kept until here
+            self._cache.clear()
+            self._cache_bytes = 0
+        if len(self._lists) + len(self._maps) > CACHE_PATHS:
+            self._lists.clear()
+            self._frozen_lists.clear()
+            self._maps.forget()
         with gc_paused():
             result = self._encode(value, ("$",), top=True)
         self.top_form = result.form
@@ -149,6 +160,7 @@ class PieceEncoder:
         as the biggest piece it packed)."""
         self._pack = new_packer().pack
         self._cache.clear()
+        self._cache_bytes = 0
         self._lists.clear()
         self._frozen_lists.clear()
         self._tables.clear()
@@ -367,6 +379,8 @@ class PieceEncoder:
         elif fp is None:
             fp = fingerprint(value)
         result = Encoded(form, size, fp)
+        was = self._cache.get(path)
+        self._cache_bytes += (len(fp) if fp is not None else 0) - (len(was.fp) if was is not None and was.fp else 0)
         self._cache[path] = result
         return result
 

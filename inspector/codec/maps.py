@@ -140,6 +140,10 @@ class MapChunker:
         """Drop every kept layout."""
         self._layouts.clear()
 
+    def __len__(self) -> int:
+        """Layouts kept (one per path of a big map)."""
+        return len(self._layouts)
+
     def encode(self, value: dict, path: tuple | None) -> Encoded:
         """Encode a big dict as a ``ChunkedMap``, rewriting only the chunks that changed."""
         old = self._layouts.get(path) if path is not None else None

@@ -265,3 +265,24 @@ def test_a_chunk_inside_an_item_is_corrupt_data() -> None:
     assert unpack(inner) == [1]
     with pytest.raises(CorruptDataError, match="holds a list chunk"):
         unpack(nested)
+
+
+def test_what_a_writer_keeps_per_path_is_bounded_when_paths_come_and_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state with a new key a step (tool results by call id, one replacing the last) left one
+    cache entry per path ever seen: 40,001 after 20,000 steps, growing with the run rather than
+    its state. Past a bound of paths (or bytes) the cache is dropped before a save; the saves
+    after it decode exactly and cost what they did."""
+    from inspector.codec import encoder
+    monkeypatch.setattr(encoder, "CACHE_PATHS", 500)
+    enc, stored = PieceEncoder(), {}
+    sizes = []
+    for step in range(3_000):
+        state = {"scratch": {f"call_{step}": {"args": {"q": "x" * 600}, "result": f"{step} " + "y" * 600}},
+                 "history": _history(20), "step": step}
+        digest, _, pieces = enc.encode(state)
+        sizes.append(sum(len(raw) for d, raw in pieces.items() if d not in stored))
+        stored.update(pieces)
+        assert len(enc._cache) <= 500 + 10
+        if step % 500 == 499:
+            assert _decode(stored, digest) == state
+    assert max(sizes[10:]) < 5_000       # a new call's result and the root: the history is never written again

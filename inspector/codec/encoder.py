@@ -151,7 +151,7 @@ class PieceEncoder:
         digest = digest_of(raw)
         self.new_pieces[digest] = raw
         pieces, self.new_pieces = self.new_pieces, {}
-        if len(self._tables) > 200_000:
+        if len(self._tables) > 20_000:      # (a sub-table's key holds its entries' digests: ~0.6 KB)
             self._tables.clear()
         return digest, max(result.size, len(raw)), pieces
 

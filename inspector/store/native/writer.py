@@ -211,7 +211,7 @@ class NativeWriter:
             self._abort(raw, err)
         self._heads[run_id] = (seq, new_id, cp.size)
         known.update([d for d, _ in new_pieces])
-        if len(known) > 1_000_000:
+        if len(known) > 250_000:      # (~20 MB of digests)
             known.clear()
         info: Any = _new(CheckpointInfo)
         _set(info, "__dict__", {

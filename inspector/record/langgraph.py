@@ -26,7 +26,6 @@ import json
 import os
 import random
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -58,8 +57,7 @@ from inspector.taskstate import DEFAULT_TASK_CHANNEL
 __all__ = ["InspectorSaver", "AsyncInspectorSaver", "LEAF"]
 
 PUSH_CHANNEL = "__pregel_tasks"
-WARM_LANES = 32       # lanes (threads) keeping their caches between puts; the others drop them …
-COOL_AFTER = 600.0    # … once their graph has stopped, or after this many seconds unused
+WARM_LANES = 32       # lanes (threads) keeping their caches between puts; the others drop them
 COOL_KEEP = 4         # checkpoints a cooled lane whose graph has stopped remembers (names, scores, writes)
 _MISSING = object()
 
@@ -87,6 +85,7 @@ class _Lane:
         self.tasks: tuple[Any, bytes | None, tuple[int, int, int, int]] = (None, None, (0, 0, 0, 0))
         self.goal = ""
         self.state: tuple[bytes, dict] | None = None   # (digest, forms) of the state last put
+        self.control: dict[str, Any] = {}               # … its LangGraph channels' forms (kept when cooled)
         self.versions: dict[str, str] = {}              # the channel versions of the state last put
         self.settled: dict[str, tuple[str, str | None]] = {}   # checkpoint → (status, error) from its writes
         # checkpoint → (its next nodes, its task channel's plain value): its score once it stops there
@@ -97,7 +96,6 @@ class _Lane:
         # what the last get_tuple handed out from ``state``: (checkpoint id, channel → (the value
         # object, its version, its stored form)); used by the next put only
         self.handed: tuple[str, dict[str, tuple[Any, str, Any]]] | None = None
-        self.used = 0.0          # time.monotonic() of the last call for this lane
         self.stopped = False     # its last put stopped the graph (no next node: completed)
 
     @property
@@ -126,14 +124,18 @@ class _Lane:
         self.matches.forget()
         self.handed = None
 
-    def cool(self, trim: bool = False) -> None:
+    def cool(self, trim: bool = False, control: bool = True) -> None:
         """Drop every cache of earlier states (the encoder and its packer's buffer, the
-        lowering's, the last state's forms): the lane's next put encodes its state afresh, as a
-        new process's would. ``trim``: also forget all but the latest checkpoints' names,
-        scores and writes (a lane whose graph has completed: no late writes can come)."""
+        lowering's, the last state's forms but its LangGraph channels'): the lane's next put
+        encodes its state afresh, as a new process's would. ``trim``: also forget all but the
+        latest checkpoints' names, scores and writes (a lane whose graph has completed: no late
+        writes can come). ``control``: keep the LangGraph channels' forms (not after a deletion:
+        they may name pieces collected since)."""
         self._encoder = self._matches = self._lowering = None
         self.handed = None
         self.state = None
+        if not control:
+            self.control = {}
         if trim:     # of what the lane remembers per checkpoint, the latest (the next put's parent) stay
             for found in (self.outputs, self.sends, self.named, self.settled, self.heads, self.scored):
                 while len(found) > COOL_KEEP:
@@ -223,29 +225,27 @@ class InspectorSaver(BaseCheckpointSaver[str]):
 
     def _lane(self, thread_id: str, ns: str) -> _Lane:
         """The lane of a thread and namespace. The ``WARM_LANES`` used last keep their caches;
-        past them, a lane whose graph has stopped, or that no call used for ``COOL_AFTER``
-        seconds, is cooled (a server's saver meets thread after thread, and each lane's caches
-        hold about its state again). Never one between a ``get_tuple`` and its put, nor one
-        whose graph may be between two puts: what it knows of its last state decides what the
-        next put stores of LangGraph's own channels."""
+        the others are cooled (a server's saver meets thread after thread, and each lane's
+        caches hold about its state again), but never one between a ``get_tuple`` and its put
+        (that put stores what was handed out). A cooled lane keeps its LangGraph channels'
+        last forms, which decide what its next put stores of them."""
         key = (thread_id, ns)
         lane = self._lanes.get(key)
         if lane is None:
             lane = self._lanes[key] = _Lane()
-        lane.used = time.monotonic()
         self._warm[key] = None
         self._warm.move_to_end(key)
         if len(self._warm) > WARM_LANES:
-            self._cool_lanes(lane.used)
+            self._cool_lanes()
         return lane
 
-    def _cool_lanes(self, now: float) -> None:
+    def _cool_lanes(self) -> None:
         """Cool the lanes past ``WARM_LANES`` (the least recently used first) that may be."""
         for key in list(self._warm)[:len(self._warm) - WARM_LANES]:
             lane = self._lanes.get(key)
             if lane is None:
                 del self._warm[key]
-            elif lane.handed is None and (lane.stopped or now - lane.used > COOL_AFTER):
+            elif lane.handed is None:
                 lane.cool(trim=lane.stopped)
                 del self._warm[key]
 
@@ -337,9 +337,11 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 lane.forget_pieces()
                 lowering.forget()
                 lane.state = None
+                lane.control = {}
                 self._lanes_db._known.clear()
                 raise
             lane.state = (digest, state)
+            lane.control = {c: form for c, form in state.items() if is_control_channel(c)}
             lane.versions = {str(c): str(v) for c, v in versions.items()}
             lowering.rotate()
             if parent_id and source == "loop":
@@ -377,12 +379,12 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             kept = {channel: form for channel, (obj, version, form) in handed[1].items()
                     if channel not in new_versions and values.get(channel, _MISSING) is obj
                     and str(versions.get(channel)) == version}
-        if lane.state is not None:
+        if lane.control:
             # LangGraph's own channels (a join's barrier, branches, tasks) hold what their
             # version says: one it did not change is stored as it was put with that version.
             # LangGraph changes some of their objects in place at a later step (a barrier's
             # set), possibly before this put runs in the background
-            last = lane.state[1]
+            last = lane.control
             kept.update({channel: last[channel] for channel in values
                          if channel not in kept and channel not in new_versions and channel in last
                          and is_control_channel(channel) and lane.versions.get(channel) == str(versions.get(channel))})
@@ -596,7 +598,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         every lane encodes its next state from scratch, so nothing refers to a piece it
         only remembers."""
         for lane in self._lanes.values():
-            lane.cool()
+            lane.cool(control=False)
 
     def delete_thread(self, thread_id: str) -> None:
         with self._lock:

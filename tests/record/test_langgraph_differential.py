@@ -184,9 +184,10 @@ def test_same_history_as_sqlite_saver(scenario: Any, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.arun is None], ids=lambda s: s.name)
 def test_same_history_with_every_idle_lane_cooled(scenario: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A saver keeps no lane warm (``WARM_LANES`` 0): every lane that may be cooled is, at every
-    call (as a server's saver cools the threads it met longest ago), and each thread's next put
-    encodes from nothing. LangGraph's view, the runs list and the checks are as before."""
+    """A saver keeps no lane warm (``WARM_LANES`` 0): every lane but one between a get_tuple and
+    its put is cooled at every call, a running graph's too (as a server's saver cools the threads
+    it met longest ago), and each put encodes from nothing but the last forms of LangGraph's own
+    channels. LangGraph's view, the runs list and the checks are as before."""
     from inspector.record import langgraph as saver_module
     monkeypatch.setattr(saver_module, "WARM_LANES", 0)
     expected = _run_sync(scenario, lambda: sqlite_saver(tmp_path / "lg.db"))

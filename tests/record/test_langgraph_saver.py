@@ -664,8 +664,8 @@ def test_a_server_s_saver_keeps_the_caches_of_its_latest_threads_only(tmp_path: 
     """A saver in a server meets thread after thread; each lane kept its caches (its encoder
     and packer buffer, its lowering, its last state: about the state again, 1.2 MB a thread of
     a small chat) for good, so memory grew with every thread ever served. Past the
-    ``WARM_LANES`` used last, a lane whose graph has stopped drops them (and all but the latest
-    checkpoints' names and scores); a cooled thread goes on as a new process's would."""
+    ``WARM_LANES`` used last, a lane drops them (and, once its graph has stopped, all but the
+    latest checkpoints' names and scores); a cooled thread goes on as a new process's would."""
     from inspector.record import langgraph as saver_module
     monkeypatch.setattr(saver_module, "WARM_LANES", 3)
     path = tmp_path / "server.db"

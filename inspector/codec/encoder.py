@@ -556,9 +556,9 @@ def _edited(last: _Text, new: str) -> tuple[list[str] | None, int, int]:
         while i > 0 and not _ends_line(segments[i - 1]):
             i -= 1
     j = starts.segment_at(len(old) - back, after=True)     # the first segment wholly in the shared end
-    while j < len(segments) and not _ends_line(segments[j - 1]):
+    while 0 < j < len(segments) and not _ends_line(segments[j - 1]):    # on to the start of a line …
         j += 1
-    if j < len(segments):                                  # one line further
+    if j < len(segments):                                  # … and one line further
         j += 1
         while j < len(segments) and not _ends_line(segments[j - 1]):
             j += 1

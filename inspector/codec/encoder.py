@@ -237,16 +237,16 @@ class PieceEncoder:
         ``ANCHOR`` characters among the texts this writer encoded (``_related``)."""
         key = path
         last = self._texts.get(path) if path is not None else None
-        if last is not None and last[0] == value:     # ``==`` on two str is exact
-            return last[1]
-        if last is None or len(value) > TEXT_MAX or not _shares_an_end(last[0], value):
+        if last is not None and last.value == value:     # ``==`` on two str is exact
+            return last.result
+        if last is None or len(value) > TEXT_MAX or not _shares_an_end(last.value, value):
             found = self._related(value)
             if found is not None:
                 key, last = found
-                if last[0] == value:
+                if last.value == value:
                     if path is not None:
                         self._keep_text(path, last)
-                    return last[1]
+                    return last.result
             elif path is None:
                 key, last = self._text_key(), None
         assert key is not None
@@ -282,7 +282,7 @@ class PieceEncoder:
         for end in ((0, hash(value[:ANCHOR])), (1, hash(value[-ANCHOR:]))):
             for key in reversed(self._text_ends.get(end, ())):
                 last = self._texts.get(key)
-                if last is not None and (last[0] == value or (len(value) <= TEXT_MAX and _shares_an_end(last[0], value))):
+                if last is not None and (last.value == value or (len(value) <= TEXT_MAX and _shares_an_end(last.value, value))):
                     return key, last
         return None
 

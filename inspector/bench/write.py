@@ -120,11 +120,9 @@ def run(args: argparse.Namespace) -> int:
         if "floor" in only:
             result["floor"] = write_shapes.run_floor(tmp, args.steps)
         if "w3" in only:
-            sizes = tuple(float(x) for x in args.w3_sizes.split(",") if x.strip())
-            result["w3"] = write_shapes.run_w3(tmp, args.w3_steps, sizes)
+            result["w3"] = write_shapes.run_w3(tmp, args.w3_steps, _sizes(args.w3_sizes))
         if "w3k" in only:
-            sizes = tuple(float(x) for x in args.w3_sizes.split(",") if x.strip())
-            result["w3k"] = write_shapes.run_w3(tmp, args.w3_steps, sizes, keys=True)
+            result["w3k"] = write_shapes.run_w3(tmp, args.w3_steps, _sizes(args.w3_sizes), keys=True)
         if "w4" in only:
             result["w4"] = write_shapes.run_w4(tmp, args.w4_steps)
         if "w4m" in only:
@@ -132,14 +130,11 @@ def run(args: argparse.Namespace) -> int:
         if "w5" in only and not args.skip_langgraph:
             result["w5"] = write_graph.run_w5(tmp, args.w5_steps)
         if "w6" in only:
-            sizes = tuple(float(x) for x in args.w6_sizes.split(",") if x.strip())
-            result["w6"] = write_shapes.run_w6(tmp, args.w6_steps, sizes)
+            result["w6"] = write_shapes.run_w6(tmp, args.w6_steps, _sizes(args.w6_sizes))
         if "w6l" in only:
-            sizes = tuple(float(x) for x in args.w6_sizes.split(",") if x.strip())
-            result["w6l"] = write_shapes.run_w6(tmp, args.w6_steps, sizes, in_list=True)
+            result["w6l"] = write_shapes.run_w6(tmp, args.w6_steps, _sizes(args.w6_sizes), in_list=True)
         if "w7" in only:
-            sizes = tuple(float(x) for x in args.w7_sizes.split(",") if x.strip())
-            result["w7"] = write_shapes.run_w7(tmp, args.w7_steps, sizes)
+            result["w7"] = write_shapes.run_w7(tmp, args.w7_steps, _sizes(args.w7_sizes))
     result["targets"] = targets(result)
     if args.json:
         dump(result)
@@ -154,6 +149,11 @@ def run(args: argparse.Namespace) -> int:
     if result["targets"]:
         print("\ntargets: " + " · ".join(f"{name} {'met' if ok else 'MISSED'}" for name, ok in result["targets"].items()))
     return 0
+
+
+def _sizes(text: str) -> tuple[float, ...]:
+    """State sizes in MB from a comma-separated option."""
+    return tuple(float(x) for x in text.split(",") if x.strip())
 
 
 def targets(result: dict) -> dict[str, bool]:

@@ -239,7 +239,8 @@ class PieceEncoder:
         last = self._texts.get(path) if path is not None else None
         if last is not None and last.value == value:     # ``==`` on two str is exact
             return last.result
-        if last is None or len(value) > TEXT_MAX or not _shares_an_end(last.value, value):
+        cut = self._cut(key, last, value)
+        if cut is None:
             found = self._related(value)
             if found is not None:
                 key, last = found
@@ -247,16 +248,11 @@ class PieceEncoder:
                     if path is not None:
                         self._keep_text(path, last)
                     return last.result
+                cut = self._cut(key, last, value)
             elif path is None:
-                key, last = self._text_key(), None
+                key = self._text_key()
         assert key is not None
-        segments, same, tail = None, 0, 0
-        if last is not None and len(value) <= TEXT_MAX:
-            if last.segments is not None and last.chars is not None and self._lists.get(key) is last.chunks:
-                # cut only the lines around the edit (segments between are the old ones)
-                segments, same, tail = _edited(last, value)
-            elif _shares_an_end(last.value, value):
-                segments = text_segments(value)
+        segments, same, tail = cut or (None, 0, 0)
         if path is not None and key != path:     # the lines' old chunks are the related text's
             self._lists[path] = self._lists.get(key, [])
             key = path
@@ -273,6 +269,16 @@ class PieceEncoder:
                                         size, b""), segments, chunks, _chunk_chars(chunks, segments, last))
         self._keep_text(key, kept)
         return kept.result
+
+    def _cut(self, key: tuple | None, last: _Text | None, value: str) -> tuple[list[str] | None, int, int] | None:
+        """How ``value``, edited from ``last`` (kept under ``key``), is cut: its segments (None:
+        one piece all the same) and how many of ``last``'s it keeps at the start and the end;
+        None when it was not edited from it (no third alike at either end, or too long)."""
+        if last is None or key is None or len(value) > TEXT_MAX:
+            return None
+        if last.segments is not None and last.chars is not None and self._lists.get(key) is last.chunks:
+            return _edited(last, value)     # the lines around the edit only; the others are the old ones
+        return (text_segments(value), 0, 0) if _shares_an_end(last.value, value) else None
 
     def _related(self, value: str) -> tuple[tuple, _Text] | None:
         """A text this writer encoded that ``value`` is, or was edited from: one of the last
@@ -529,23 +535,23 @@ def _shares_an_end(old: str, new: str) -> bool:
 _LINE_ENDS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")   # what ``str.splitlines`` ends a line at
 
 
-def _edited(last: _Text, new: str) -> tuple[list[str] | None, int, int]:
+def _edited(last: _Text, new: str) -> tuple[list[str] | None, int, int] | None:
     """``text_segments(new)`` for ``new``, edited from ``last`` (a text stored as a text piece),
     made from ``last``'s segments: those before the line where the two first differ and after
     the line where they last differ are kept, the lines between cut anew (one more line each
     side: a \r and a \n may meet there). Also how many segments were kept at the start and at
-    the end. (None, 0, 0) when the texts share no third at either end (stored whole then); a
-    plain cut when the segments are many enough that ``text_segments``' rule must decide."""
+    the end. None when the texts share no third at either end (``_shares_an_end``); a plain cut
+    when the segments are many enough that ``text_segments``' rule must decide."""
     old, segments = last.value, last.segments
     assert segments is not None and last.chars is not None and last.chunks is not None
     if len(old) == 0 or len(new) == 0:
-        return None, 0, 0
+        return None
     shorter = min(len(old), len(new))
     head = len(old) if new.startswith(old) else _common_prefix(old, new, shorter)
     back = _common_suffix(old, new, shorter - head)
-    if head < shorter // 3 and back < shorter // 3:       # written anew: one piece (see ``_shares_an_end``)
-        return None, 0, 0
-    starts = _segment_starts(last.chunks, last.chars, segments)
+    if head < shorter // 3 and back < shorter // 3:       # written anew (see ``_shares_an_end``)
+        return None
+    starts = _SegmentStarts(last.chunks, last.chars, segments)
     if starts.chars[-1] != len(old) or starts.counts[-1] != len(segments):   # (the books disagree: cut it all)
         return text_segments(new), 0, 0
     i = starts.segment_at(head)
@@ -627,8 +633,8 @@ class _SegmentStarts:
     """Where a text's segments start, found through its chunks' characters (one sum per chunk,
     then the segments of one chunk), not by adding up every segment."""
 
-    def __init__(self, counts: list[int], chars: list[int], segments: list[str]) -> None:
-        self.counts = list(accumulate(counts, initial=0))     # the first segment of each chunk
+    def __init__(self, chunks: list, chars: list[int], segments: list[str]) -> None:
+        self.counts = list(accumulate((c.chunk.count for c in chunks), initial=0))   # the first segment of each chunk
         self.chars = list(accumulate(chars, initial=0))       # … and its first character
         self.segments = segments
 
@@ -653,10 +659,6 @@ class _SegmentStarts:
         c = bisect_right(self.counts, index) - 1
         first = self.counts[c]
         return self.chars[c] + sum(map(len, self.segments[first:index]))
-
-
-def _segment_starts(chunks: list, chars: list[int], segments: list[str]) -> _SegmentStarts:
-    return _SegmentStarts([c.chunk.count for c in chunks], chars, segments)
 
 
 def _chunk_chars(chunks: list, segments: list[str], last: _Text | None) -> list[int]:
@@ -845,7 +847,6 @@ class _ListLayout:
                 and all(map(is_, value, self.before))):
             # the old items, never changed, start the new list (appends): every old chunk stays
             return list(zip(self.offsets, self.old))
-        matches = self.enc.matches
         fps: list | None = None
         if shift == 0 and self.old and self.offsets[-1] > self.rule[1] * len(self.old):
             # coarse chunks (the last save was dense): fingerprint the items once, compare
@@ -874,27 +875,15 @@ class _ListLayout:
                 found.append((o + shift, c))       # among the last items, moved by the change in length
                 pos = o + shift + count
                 continue
-            for attempt in range(2):
-                at = None
-                for delta in deltas:
-                    start = o + delta
-                    if (start >= pos and start + count <= n
-                            and (fps[start:start + count] == c.fps if fps is not None
-                                 else matches(value[start:start + count], c.fp))):
-                        at = start
-                        if delta != deltas[0]:      # the next chunks most likely moved alike
-                            deltas.remove(delta)
-                            deltas.insert(0, delta)
-                        break
+            at = self._place(o, c, pos, fps)
+            if at is None and not probed and k != last:
                 # a chunk other than the last (re-opened by appends) not found: where did the
                 # first and last items go?
-                if at is not None or probed or k == last or attempt:
-                    break
                 probed = True
                 more = [d for d in self._probe() if d not in deltas]
-                if not more:
-                    break
-                deltas += more
+                if more:
+                    deltas += more
+                    at = self._place(o, c, pos, fps)
             if at is not None:
                 found.append((at, c))
                 pos = at + count
@@ -910,6 +899,22 @@ class _ListLayout:
                         start = prefix[-1][0] + prefix[-1][1].chunk.count if prefix else 0
                         return prefix + self._resync(k0, start)
         return found
+
+    def _place(self, o: int, c: _ListChunk, pos: int, fps: list | None) -> int | None:
+        """Where old chunk ``c`` (at ``o`` in the old list) is unchanged now, at or after ``pos``,
+        trying each offset in ``deltas``; one that finds it is tried first for the next chunks
+        (they most likely moved alike). ``fps``: the new items' fingerprints, when made."""
+        value, n, count, deltas = self.value, len(self.value), c.chunk.count, self.deltas
+        for delta in deltas:
+            start = o + delta
+            if (start >= pos and start + count <= n
+                    and (fps[start:start + count] == c.fps if fps is not None
+                         else self.enc.matches(value[start:start + count], c.fp))):
+                if delta != deltas[0]:
+                    deltas.remove(delta)
+                    deltas.insert(0, delta)
+                return start
+        return None
 
     def _moved(self, o: int, c: _ListChunk) -> bool:
         """Whether an old chunk not found was moved rather than changed: two of its items, at a

@@ -329,9 +329,9 @@ class NativeReads(Store):
         texts = [d for d in missing if type(found[d]) is ChunkedText]
         if texts and join:
             found.update(self._join_texts({d: found[d] for d in texts}))
-        keep = [d for d in missing if type(found[d]) is not ChunkedText]
-        if texts:      # a long text is its chunks (kept, and shared by its versions) joined again
-            keep = [d for d in keep if d not in texts or len(found[d]) < TEXT_CACHE_CHARS]
+        # a long joined text is not kept: it is its chunks (kept, and shared by its versions) joined again
+        long_texts = {d for d in texts if type(found[d]) is not ChunkedText and len(found[d]) >= TEXT_CACHE_CHARS}
+        keep = [d for d in missing if type(found[d]) is not ChunkedText and d not in long_texts]
         with self._pieces_lock:
             for d in keep:
                 self._pieces[d] = found[d]

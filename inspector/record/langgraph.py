@@ -39,7 +39,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
 
 from inspector import taskstate
-from inspector.errors import StoreError
+from inspector.errors import CorruptDataError, StoreError
 from inspector.store import create_store
 from inspector.store.langgraph.mapping import stored_step_name
 from inspector.store.langgraph.pregel import is_control_channel, next_nodes, summarise_tasks
@@ -140,6 +140,22 @@ class _Lane:
             for found in (self.outputs, self.sends, self.named, self.settled, self.heads, self.scored):
                 while len(found) > COOL_KEEP:
                     found.pop(next(iter(found)))
+
+
+def _stored(row: StoredCheckpoint, what: str, decode: Any) -> Any:
+    """``decode()`` of a stored checkpoint's column; a damaged one is CorruptDataError with a
+    sentence (a serializer or JSON error, or a column of the wrong type, said why)."""
+    try:
+        return decode()
+    except CorruptDataError:
+        raise
+    except (ValueError, TypeError, UnicodeDecodeError, RecursionError) as exc:
+        raise CorruptDataError(f"The stored {what} of checkpoint {row.checkpoint_id!r} of thread "
+                               f"{row.thread_id!r} cannot be decoded ({type(exc).__name__}).") from exc
+
+
+def _metadata(row: StoredCheckpoint) -> Any:
+    return _stored(row, "metadata", lambda: json.loads(row.metadata))
 
 
 class InspectorSaver(BaseCheckpointSaver[str]):
@@ -535,7 +551,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 # which LangGraph makes from it, stores an edited one as its lines, not whole
                 adopt_texts(self._lane(row.thread_id, row.checkpoint_ns).encoder, self._store.read_piece,
                             row.state_hash, lowered, lowered)
-        checkpoint = self.serde.loads_typed((row.body_type, row.body))
+        checkpoint = _stored(row, "checkpoint", lambda: self.serde.loads_typed((row.body_type, row.body)))
         checkpoint["channel_values"] = values
         if hand and lane is not None:
             versions = checkpoint.get("channel_versions") or {}
@@ -549,7 +565,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
         parent: RunnableConfig | None = ({"configurable": {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns,
                                     "checkpoint_id": row.parent_checkpoint_id}}
                   if row.parent_checkpoint_id else None)
-        return CheckpointTuple(config, checkpoint, json.loads(row.metadata), parent, pending)
+        return CheckpointTuple(config, checkpoint, _metadata(row), parent, pending)
 
     @staticmethod
     def _write_value(data: bytes) -> Any:
@@ -579,7 +595,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 if limit is not None and count >= limit:
                     break
                 if filter:
-                    meta = json.loads(row.metadata)
+                    meta = _metadata(row)
                     if any(meta.get(k) != v for k, v in filter.items()):
                         continue
                 found.append(self._tuple(row))

@@ -701,3 +701,27 @@ def test_a_server_s_saver_keeps_the_caches_of_its_latest_threads_only(tmp_path: 
         runs = {r.name: r for r in store.list_runs()}
         assert runs["t0"].status == "completed" and runs["t0"].checkpoint_count == len(history)
         assert len(store.load(f"{runs['t0'].id}:-1").state["messages"]) == 8
+
+
+@pytest.mark.parametrize("damage", ["UPDATE ci_lg_checkpoints SET body='text', type=x'ff'",
+                                    "UPDATE ci_lg_checkpoints SET metadata=x'ff00'",
+                                    "UPDATE ci_lg_checkpoints SET body=x'c1c1'"])
+def test_a_damaged_stored_checkpoint_is_a_sentence_to_the_saver(tmp_path: Path, damage: str) -> None:
+    """A checkpoint whose body or metadata column is damaged (the hostile corpus's lane cases):
+    get_tuple and list raised TypeError, JSONDecodeError or ValueError from deep inside; they
+    raise CorruptDataError naming the checkpoint and thread."""
+    from inspector.errors import CorruptDataError
+    path = tmp_path / "lanes.db"
+    config = {"configurable": {"thread_id": "t"}}
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        graph = StateGraph(_Chat)
+        graph.add_node("reply", lambda state: {"messages": [AIMessage(content="hi")]})
+        graph.add_edge(START, "reply")
+        graph.compile(checkpointer=saver).invoke({"messages": [HumanMessage(content="q")]}, config)
+    with sqlite3.connect(path) as conn:
+        conn.execute(damage)
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        with pytest.raises(CorruptDataError, match="of thread 't' cannot be decoded|body is not bytes"):
+            saver.get_tuple(config)
+        with pytest.raises(CorruptDataError, match="cannot be decoded|body is not bytes"):
+            list(saver.list(config, filter={"source": "loop"}))

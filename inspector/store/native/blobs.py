@@ -111,7 +111,10 @@ def pack_body(tag: str, raw: bytes) -> bytes:
 
 def unpack_body(tag: str, data: bytes) -> bytes:
     """The serde bytes of a stored LangGraph checkpoint body (see ``pack_body``);
-    CorruptDataError for a damaged frame, BudgetExceeded past the piece budget."""
+    CorruptDataError for a damaged frame or a column that is not bytes, BudgetExceeded past the
+    piece budget."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise CorruptDataError(f"A stored LangGraph checkpoint's body is not bytes ({type(data).__name__}).")
     data = bytes(data)
     if tag not in BODY_TAGS or data[:4] != ZSTD_MAGIC:
         return data

@@ -340,11 +340,40 @@ def w6_list_steps(state: dict, steps: int, seed: int = 8) -> Callable[[], Iterat
     return run
 
 
-def run_w6(tmp: Path, steps: int, sizes: tuple[float, ...] = W6_SIZES_MB, in_list: bool = False) -> list[dict]:
-    """W6 at every size (``in_list``: the text in an item of a long list)."""
-    if in_list:
-        return _sized(tmp, "w6l", sizes, w6_list_state, lambda state: w6_list_steps(state, steps))
-    return _sized(tmp, "w6", sizes, w6_state, lambda state: w6_steps(state, steps))
+def w6_map_state(mb: float, seed: int = 7) -> dict:
+    """W6's text as the content of one of ``W6_RECORDS`` files kept in a map by path (the
+    agent's files: a big map, cut in chunks by its keys)."""
+    files = {f"src/file_{i:04}.py": f"# file {i}\n" for i in range(W6_RECORDS)}
+    files[f"src/file_{W6_RECORDS // 2:04}.py"] = w6_state(mb, seed)["doc"]
+    return {"files": files, "step": 0, "title": f"files, one a document of {mb:g} MB"}
+
+
+def w6_map_steps(state: dict, steps: int, seed: int = 8) -> Callable[[], Iterator[dict]]:
+    """Each step makes one ~1 KB edit of the long file, as W6 edits its text."""
+    def run() -> Iterator[dict]:
+        rnd = random.Random(seed)
+        live = dict(state)
+        files = live["files"] = dict(state["files"])
+        path = f"src/file_{W6_RECORDS // 2:04}.py"
+        for i in range(1, steps + 1):
+            files[path] = w6_edit(files[path], i - 1, rnd)
+            live["step"] = i
+            yield live
+    return run
+
+
+W6_PLACES = {     # workload key → the text's place: its state, its steps, its name and what the table says of it
+    "w6": (w6_state, w6_steps, "W6", ""),
+    "w6l": (w6_list_state, w6_list_steps, "W6-list",
+            f" as the body of one of {W6_RECORDS:,} notes in a list (its items have no path)"),
+    "w6m": (w6_map_state, w6_map_steps, "W6-map", f" as the content of one of {W6_RECORDS:,} files in a map by path"),
+}
+
+
+def run_w6(tmp: Path, steps: int, sizes: tuple[float, ...] = W6_SIZES_MB, place: str = "w6") -> list[dict]:
+    """W6 at every size, its text where ``place`` (a key of ``W6_PLACES``) puts it."""
+    make, edits, _, _ = W6_PLACES[place]
+    return _sized(tmp, place, sizes, make, lambda state: edits(state, steps))
 
 
 # -- W7: a window over a history --------------------------------------------------------------
@@ -505,11 +534,11 @@ def print_w3_keys(rows: list[dict]) -> None:
     print(f"target (<= json+zstd time and bytes at every size): {'met' if ok else 'MISSED'}")
 
 
-def print_w6(rows: list[dict], in_list: bool = False) -> None:
-    """W6's table, its growth with the text's size, and the design's bar for every shape:
-    never slower and never bigger than a json + zstd row."""
-    where = (f" as the body of one of {W6_RECORDS:,} notes in a list (its items have no path)" if in_list else "")
-    _print_sized(f"W6{'-list' if in_list else ''} long text{where}, ~1 KB edited per save (insert, replace or "
+def print_w6(rows: list[dict], place: str = "w6") -> None:
+    """W6's table (the text where ``place`` puts it), its growth with the text's size, and
+    the design's bar for every shape: never slower and never bigger than a json + zstd row."""
+    _, _, name, where = W6_PLACES[place]
+    _print_sized(f"{name} long text{where}, ~1 KB edited per save (insert, replace or "
                  "append; peer: json.dumps + zstd row, same durability)", rows)
     ok = all(r["time_ratio"] >= 1 and r["bytes_ratio"] >= 1 for r in rows)
     print(f"target (<= json+zstd time and bytes at every size): {'met' if ok else 'MISSED'}")

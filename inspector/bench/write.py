@@ -23,11 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--steps", type=int, default=1000, help="W1 steps (default 1000)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-langgraph", action="store_true", help="do not run SqliteSaver")
-    parser.add_argument("--only", default="w1,w2,w3,w3k,w4,w4m,w5,w6,w6l,w7,floor",
-                        help="comma-separated workloads to run (default: w1,w2,w3,w3k,w4,w4m,w5,w6,w6l,w7,floor; "
+    parser.add_argument("--only", default="w1,w2,w3,w3k,w4,w4m,w5,w6,w6l,w6m,w7,floor",
+                        help="comma-separated workloads to run (default: w1,w2,w3,w3k,w4,w4m,w5,w6,w6l,w6m,w7,floor; "
                              "w3k is W3-keys, a file removed and one added per save; "
                              "w4m is W4-maps, the records as a map of id → record; w6l is W6-list, the "
-                             "text in one of 1,000 notes in a list)")
+                             "text in one of 1,000 notes in a list; w6m is W6-map, the text as one of "
+                             "1,000 files in a map by path)")
     parser.add_argument("--w3-steps", type=int, default=40, help="saves per W3 size (default 40)")
     parser.add_argument("--w3-sizes", default="0.1,1,10,50", help="W3 state sizes in MB (default 0.1,1,10,50)")
     parser.add_argument("--w4-steps", type=int, default=20, help="saves per W4 density (default 20)")
@@ -129,10 +130,9 @@ def run(args: argparse.Namespace) -> int:
             result["w4m"] = write_shapes.run_w4(tmp, args.w4_steps, as_map=True)
         if "w5" in only and not args.skip_langgraph:
             result["w5"] = write_graph.run_w5(tmp, args.w5_steps)
-        if "w6" in only:
-            result["w6"] = write_shapes.run_w6(tmp, args.w6_steps, _sizes(args.w6_sizes))
-        if "w6l" in only:
-            result["w6l"] = write_shapes.run_w6(tmp, args.w6_steps, _sizes(args.w6_sizes), in_list=True)
+        for place in ("w6", "w6l", "w6m"):
+            if place in only:
+                result[place] = write_shapes.run_w6(tmp, args.w6_steps, _sizes(args.w6_sizes), place)
         if "w7" in only:
             result["w7"] = write_shapes.run_w7(tmp, args.w7_steps, _sizes(args.w7_sizes))
     result["targets"] = targets(result)
@@ -143,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
     for key, show in (("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3), ("w3k", write_shapes.print_w3_keys),
                       ("w4", write_shapes.print_w4), ("w4m", write_shapes.print_w4_maps),
                       ("w5", write_graph.print_w5), ("w6", write_shapes.print_w6),
-                      ("w6l", lambda rows: write_shapes.print_w6(rows, in_list=True)), ("w7", write_shapes.print_w7)):
+                      ("w6l", lambda rows: write_shapes.print_w6(rows, "w6l")),
+                      ("w6m", lambda rows: write_shapes.print_w6(rows, "w6m")), ("w7", write_shapes.print_w7)):
         if key in result:
             show(result[key])
     if result["targets"]:
@@ -169,7 +170,8 @@ def targets(result: dict) -> dict[str, bool]:
         ours = big[0]["ours"]
         out["W3 at 50 MB <= 10 KB and 5 ms"] = (ours["bytes_per_save"] <= W3_TARGET["bytes"]
                                                and ours["median_ms"] <= W3_TARGET["ms"])
-    for key, name in (("w3k", "W3-keys"), ("w4", "W4"), ("w4m", "W4-maps"), ("w6", "W6"), ("w6l", "W6-list"), ("w7", "W7")):
+    for key, name in (("w3k", "W3-keys"), ("w4", "W4"), ("w4m", "W4-maps"), ("w6", "W6"), ("w6l", "W6-list"),
+                      ("w6m", "W6-map"), ("w7", "W7")):
         if result.get(key):
             out[f"{name} <= json+zstd"] = all(r["time_ratio"] >= 1 and r["bytes_ratio"] >= 1 for r in result[key])
     return out

@@ -77,3 +77,73 @@ def fingerprints(values: list) -> list:
         return list(map(_encode_fp, values))
     except _FP_ERRORS:
         return list(map(fingerprint, values))
+
+
+def joined(header: bytes, fps: list) -> bytes | None:
+    """The fingerprint of a chunk's values as one list (``header`` is its array header); None
+    when one of them is a heavy print (the values' own are compared then)."""
+    try:
+        return header + b"".join(fps)
+    except TypeError:
+        return None
+
+
+# -- values holding long strings -------------------------------------------------------------
+HEAVY = 256 * 1024     # characters of long strings in a value fingerprinted by ``heavy_print``
+HEAVY_NODES = 256      # … when it holds at most this many values
+_LONG = 4096           # a string or bytes this long is left out of the skeleton (compared as it is)
+_STR_SLOT = ormsgpack.Ext(0x7E, b"s")      # where one was (a value walked never holds an Ext)
+_BYTES_SLOT = ormsgpack.Ext(0x7E, b"b")
+_HEAVY = object()      # first in a heavy print: never equal to a ``fingerprint`` (bytes)
+_WALKED = frozenset({int, float, bool, type(None)})
+_KEYS = frozenset({str, int})
+
+
+class _NotHeavy(Exception):
+    pass
+
+
+def heavy_print(value: Any) -> tuple | None:
+    """A fingerprint of a value holding long strings (a document in a list item, a file in a
+    map) that does not copy them, as ``fingerprint`` does: ``(_HEAVY, the strict encoding of
+    the value with each string or bytes of ``_LONG`` or more replaced by a slot, those values
+    in order)``. Equal prints mean the same value exactly (the skeleton's types, key order and
+    slots by its encoding, the long values by ``==`` on their exact types, the very same object
+    at once). Packing a 10 MB text to compare it cost 3.5 ms (the buffer's pages faulted in
+    afresh each time) where its edit costs 5.
+
+    None when the value holds fewer than ``HEAVY`` characters of long strings, more than
+    ``HEAVY_NODES`` values, nests deeper than 32 or holds anything but dicts (keys str or
+    int), lists and plain scalars: ``fingerprint`` is then the one that says."""
+    longs: list = []
+    count = 0
+
+    def walk(v: Any, depth: int) -> Any:
+        nonlocal count
+        count += 1
+        if count > HEAVY_NODES or depth > 32:
+            raise _NotHeavy
+        kind = type(v)
+        if kind is str or kind is bytes:
+            if len(v) < _LONG:
+                return v
+            longs.append(v)
+            return _STR_SLOT if kind is str else _BYTES_SLOT
+        if kind in _WALKED:
+            return v
+        if kind is dict:
+            if not _KEYS.issuperset(map(type, v)):
+                raise _NotHeavy
+            return {k: walk(x, depth + 1) for k, x in v.items()}
+        if kind is list:
+            return [walk(x, depth + 1) for x in v]
+        raise _NotHeavy
+
+    try:
+        skeleton = walk(value, 0)
+    except _NotHeavy:
+        return None
+    if sum(map(len, longs)) < HEAVY:
+        return None
+    fp = fingerprint(skeleton)
+    return None if fp is None else (_HEAVY, fp, tuple(longs))

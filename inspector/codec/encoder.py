@@ -32,7 +32,7 @@ from collections.abc import Callable
 import msgpack
 import xxhash
 
-from inspector.codec.encoded import Bulk, Encoded, fingerprint, fingerprints, matches
+from inspector.codec.encoded import HEAVY, Bulk, Encoded, fingerprint, fingerprints, heavy_print, joined, matches
 from inspector import limits
 from inspector.codec.gcpause import gc_paused
 from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
@@ -85,7 +85,8 @@ class _ListChunk(NamedTuple):
     forms: list      # the marker the chunk piece stores for an item (None: the item as it is)
     sizes: list
     encoded: list    # each item as the chunk piece frames it
-    fp: bytes        # the fingerprint of the chunk's items as one list
+    fp: bytes | None  # the fingerprint of the chunk's items as one list (None past ``HEAVY`` bytes:
+                      # its items' own are compared; they may be heavy prints)
     chunk: Chunk
     closed: bool     # ended at a boundary of the rule (not at the end of the list)
 
@@ -128,6 +129,9 @@ class PieceEncoder:
         self.top_form: Any = None
         self._top_raw: bytes | None = None    # the root's encoding when the walk made it
         self.mark_memo: dict[bytes, int] = {}   # list chunk marks by item encoding (see ``_marks``)
+        self._heavy: dict[int, list] = {}     # id → [an item or map value found heavy, the save it was last seen in]
+        self._serial = 0                      # saves encoded
+        self._prints = 0                      # heavy prints ``fp`` made this save
         self._level = 0                       # containers open in the walk
         self._max_depth = limits.current().depth
 
@@ -136,6 +140,10 @@ class PieceEncoder:
         self.new_pieces = {}
         self._level, self._max_depth = 0, limits.current().depth
         self._top_raw = None
+        self._serial += 1
+        self._prints = 0
+        if self._heavy:     # those not seen in the last save are let go
+            self._heavy = {k: e for k, e in self._heavy.items() if e[1] >= self._serial - 1}
         if self._cache_bytes > CACHE_BYTES or len(self._cache) > CACHE_PATHS:
             # paths of earlier states that are gone (a new key a step) are kept until here
             self._cache.clear()
@@ -166,6 +174,7 @@ class PieceEncoder:
         self._tables.clear()
         self._forget_texts()
         self._maps.forget()
+        self._heavy.clear()
 
     # -- pieces ----------------------------------------------------------------
     def store(self, raw: bytes) -> bytes:
@@ -380,7 +389,9 @@ class PieceEncoder:
             form = Ref(self.store(raw), size)
         if path is None or not cached:
             return Encoded(form, size, b"")
-        if nested:
+        if nested or extra >= HEAVY:
+            # revisited at every save, as a chunked container is: its long strings are
+            # compared as they are (``_text``), not packed again to compare its fingerprint
             fp = None
         elif fp is None:
             fp = fingerprint(value)
@@ -390,6 +401,33 @@ class PieceEncoder:
         self._cache[path] = result
         return result
 
+    def fp(self, value: Any) -> bytes | tuple | None:
+        """The fingerprint of a list item or map value: ``heavy_print`` for one found heavy
+        (``bulk``), the same object again, or a long string; else ``fingerprint``."""
+        if self._heavy:
+            hit = self._heavy.get(id(value))
+            if hit is not None and hit[0] is value:
+                hp = heavy_print(value)
+                if hp is not None:
+                    hit[1] = self._serial
+                    self._prints += 1
+                    return hp
+                del self._heavy[id(value)]
+        kind = type(value)
+        if (kind is str or kind is bytes) and len(value) >= HEAVY:
+            self._prints += 1
+            return heavy_print(value)
+        return fingerprint(value)
+
+    def fps(self, values: list) -> list:
+        """``fp`` of each value: one C call (``fingerprints``) unless one of them was found
+        heavy, or a short run holds strings or bytes (one may be long)."""
+        heavy = self._heavy
+        if ((heavy and not heavy.keys().isdisjoint(map(id, values)))
+                or (len(values) <= _SCAN_LONG and not _SHORT_KINDS.isdisjoint(map(type, values)))):
+            return list(map(self.fp, values))
+        return fingerprints(values)
+
     def bulk(self, values: list, base: tuple | None = None, names: list | None = None,
              known: list | None = None) -> Bulk:
         """Encode many values at once: one C call packs each (an encoding is also the value's
@@ -397,10 +435,12 @@ class PieceEncoder:
         ``base + (names[i],)`` when a base is given), their chunk then framing the form that
         names their pieces. ``known``: the values' fingerprints, when the caller just made them."""
         pack = self._pack
-        fps = fingerprints(values) if known is None else known   # byte for byte what ``pack`` writes, faster
+        fps = self.fps(values) if known is None else known   # byte for byte what ``pack`` writes, faster
         if None in fps:                # a subclass to store as its plain type, or a refusal
             fps = [pack(v) if fp is None else fp for v, fp in zip(values, fps, strict=True)]
         sizes = list(map(len, fps))
+        if self._prints or self._heavy:       # a heavy print (a tuple) tells no size: the value is long
+            sizes = [size if type(fp) is bytes else HEAVY for fp, size in zip(fps, sizes, strict=True)]
         left = self._max_depth - self._level          # levels the values may still nest
         if left < INLINE_MAX:   # a value packed whole is not walked: only a long one can nest that deep
             for value, size in zip(values, sizes, strict=True):
@@ -410,11 +450,19 @@ class PieceEncoder:
         if not sizes or max(sizes) <= INLINE_MAX:
             return Bulk(forms, sizes, fps, fps)
         encoded = list(fps)
+        fps = list(fps)      # (``known`` is the caller's)
         for i, size in enumerate(sizes):
             if size > INLINE_MAX:
-                result = self._encode(values[i], None if base is None or names is None else base + (names[i],))
+                value = values[i]
+                result = self._encode(value, None if base is None or names is None else base + (names[i],))
                 forms[i], sizes[i] = result.form, result.size
                 encoded[i] = pack(result.form)
+                if size >= HEAVY and type(fps[i]) is bytes:
+                    # long strings: compared by ``heavy_print`` while it is this very object
+                    hp = heavy_print(value)
+                    if hp is not None:
+                        fps[i] = hp
+                        self._heavy[id(value)] = [value, self._serial]
         return Bulk(forms, sizes, fps, encoded)
 
     # -- chunked lists -----------------------------------------------------------
@@ -443,11 +491,13 @@ class PieceEncoder:
         header = _array_header(len(encoded))
         raw = frame_chunk(encoded) if self.chunk_format >= 2 else header + b"".join(encoded)
         size = max(sum(sizes), len(raw))
-        fp = header + b"".join(fps)
+        fp = joined(header, fps) if size < HEAVY else None
         return _ListChunk(fps, forms, sizes, encoded, fp, Chunk(len(fps), size, self.store(raw)), closed)
 
 
 _MARKER_TYPES = frozenset({Ref, ChunkedList, ChunkedMap})
+_SHORT_KINDS = frozenset({str, bytes})
+_SCAN_LONG = 64       # a run of values this short is looked at for long strings (``PieceEncoder.fps``)
 
 
 ADOPT_READS = 4096    # pieces ``adopt_texts`` reads to find the stored long texts (the load before read them)
@@ -851,7 +901,7 @@ class _ListLayout:
         if shift == 0 and self.old and self.offsets[-1] > self.rule[1] * len(self.old):
             # coarse chunks (the last save was dense): fingerprint the items once, compare
             # each chunk's slice of them, and hand them on to the runs that are rewritten
-            fps = fingerprints(value)
+            fps = self.enc.fps(value)
             self.known = (0, n, fps)
         deltas = self.deltas
         found: list[tuple[int, _ListChunk]] = []
@@ -909,7 +959,8 @@ class _ListLayout:
             start = o + delta
             if (start >= pos and start + count <= n
                     and (fps[start:start + count] == c.fps if fps is not None
-                         else self.enc.matches(value[start:start + count], c.fp))):
+                         else self.enc.matches(value[start:start + count], c.fp) if c.fp is not None
+                         else self._fps(start, start + count) == c.fps)):
                 if delta != deltas[0]:
                     deltas.remove(delta)
                     deltas.insert(0, delta)
@@ -924,7 +975,7 @@ class _ListLayout:
         if count < 3:
             return False
         samples = (count // 3, 2 * count // 3)
-        return not any(0 <= o + d + j < n and fingerprint(value[o + d + j]) == c.fps[j]
+        return not any(0 <= o + d + j < n and self.enc.fp(value[o + d + j]) == c.fps[j]
                        for d in self.deltas for j in samples)
 
     def _resync(self, k0: int, start: int) -> list[tuple[int, _ListChunk]]:
@@ -960,12 +1011,12 @@ class _ListLayout:
         if not value or not old:
             return []
         out = []
-        fp = fingerprint(value[0])
+        fp = self.enc.fp(value[0])
         for idx in range(min(PROBE_CHUNKS, len(old))):
             if fp in old[idx].fps:
                 out.append(-(offsets[idx] + old[idx].fps.index(fp)))
                 break
-        fp = fingerprint(value[-1])
+        fp = self.enc.fp(value[-1])
         for idx in range(len(old) - 1, max(-1, len(old) - 1 - PROBE_CHUNKS), -1):
             fps = old[idx].fps
             if fp in fps:
@@ -1012,9 +1063,9 @@ class _ListLayout:
             have = known[2][start - known[0]:end - known[0]]
             if end <= known[1]:
                 return have
-            fps = have + fingerprints(self.value[known[1]:end])
+            fps = have + self.enc.fps(self.value[known[1]:end])
         else:
-            fps = fingerprints(self.value[start:end])
+            fps = self.enc.fps(self.value[start:end])
         if keep:
             self.known = (start, end, fps)
         return fps
@@ -1070,7 +1121,7 @@ class _ListLayout:
         if known is not None:
             changed = sum(1 for i, o in zip(picks, old) if known[i - start] != o)
         else:
-            changed = sum(1 for i, o in zip(picks, old) if fingerprint(self.value[i]) != o)
+            changed = sum(1 for i, o in zip(picks, old) if self.enc.fp(self.value[i]) != o)
         return _dense(end - start, changed * step)
 
     def _old_range(self, lo: int, hi: int) -> _Items:

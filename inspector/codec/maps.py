@@ -25,7 +25,7 @@ import xxhash
 
 import msgpack
 
-from inspector.codec.encoded import Encoded, fingerprint, fingerprints
+from inspector.codec.encoded import HEAVY, Encoded, fingerprint, joined
 from inspector.codec.markers import Chunk, ChunkedMap, frame_map_chunk
 
 if TYPE_CHECKING:
@@ -50,10 +50,11 @@ class _MapChunk(NamedTuple):
     keys: list
     getter: Callable[[dict], tuple]      # the chunk's values of a dict, in one C call
     copies: tuple | None                 # the values, when all are strings, bytes or None
-    fps: list                            # the values' fingerprints
+    fps: list                            # the values' fingerprints (``PieceEncoder.fp``)
     sizes: list
     encoded: list                        # the values' encodings as the chunk piece frames them
-    fp: bytes                            # the fingerprint of the chunk's values as one list
+    fp: bytes | None                     # the fingerprint of the chunk's values as one list (None
+                                         # past ``HEAVY`` bytes: the values' own are compared)
     chunk: Chunk
     closed: bool                         # ended at a boundary of the rule (not the map's end)
     coarse: bool                         # cut by the dense rule (split again when next rewritten)
@@ -115,11 +116,13 @@ def _same_keys_exactly(keys: list, old: _MapLayout) -> bool:
     return old.key_check is not None and fingerprint(keys) == old.key_check
 
 
-def _chunk_same(c: _MapChunk, values: list, matches: Callable[[object, bytes], bool]) -> bool:
+def _chunk_same(c: _MapChunk, values: list, enc: PieceEncoder) -> bool:
     """Whether ``values`` are the chunk's, exactly."""
     if c.copies is not None:
         return values == list(c.copies) and _SAFE.issuperset(map(type, values))
-    return matches(values, c.fp)
+    if c.fp is None:
+        return enc.fps(values) == c.fps
+    return enc.matches(values, c.fp)
 
 
 def _getter(keys: list) -> Callable[[dict], tuple]:
@@ -179,7 +182,7 @@ class MapChunker:
             if values[lo:hi] == group and (same_types or types[lo:hi] == kept_types[lo:hi]):
                 continue
             changed.extend(i for i in range(g, min(g + GROUP_CHUNKS, len(chunks)))
-                           if not _chunk_same(chunks[i], values[starts[i]:starts[i + 1]], self.enc.matches))
+                           if not _chunk_same(chunks[i], values[starts[i]:starts[i + 1]], self.enc))
         if not changed:
             return old
         if len(old.keys) >= MAP_COARSE_MIN_KEYS and len(changed) * MAP_DENSE_CHUNKS >= len(chunks):
@@ -217,14 +220,17 @@ class MapChunker:
     def _redo(self, old: _MapChunk, values: list, path: tuple | None) -> list[_MapChunk]:
         """A chunk whose keys are unchanged and some of whose ``values`` are not (a coarse
         chunk is cut again by the fine rule)."""
+        known = None
         if old.copies is not None:
             changed = [i for i, (v, o) in enumerate(zip(values, old.copies))
                        if not (v is o or (type(v) is type(o) and v == o))]
         else:
-            changed = [i for i, (n, o) in enumerate(zip(fingerprints(values), old.fps)) if n != o]
+            new_fps = self.enc.fps(values)
+            changed = [i for i, (n, o) in enumerate(zip(new_fps, old.fps)) if n != o]
+            known = [new_fps[i] for i in changed]
         fps, sizes, encoded = list(old.fps), list(old.sizes), list(old.encoded)
         self._fill(changed, [values[i] for i in changed], [old.keys[i] for i in changed], path,
-                   fps, sizes, encoded)
+                   fps, sizes, encoded, known)
         if not old.coarse:
             return [self._close(old.keys, values, fps, sizes, encoded, old.closed)]
         made = []
@@ -237,10 +243,10 @@ class MapChunker:
         return made
 
     def _fill(self, slots: list[int], values: list, keys: list, path: tuple | None,
-              fps: list, sizes: list, encoded: list) -> None:
+              fps: list, sizes: list, encoded: list, known: list | None = None) -> None:
         if not slots:
             return
-        bulk = self.enc.bulk(values, path, keys)
+        bulk = self.enc.bulk(values, path, keys, known)
         for j, i in enumerate(slots):
             fps[i], sizes[i], encoded[i] = bulk.fps[j], bulk.sizes[j], bulk.encoded[j]
 
@@ -249,7 +255,7 @@ class MapChunker:
         raw = frame_map_chunk(keys, encoded)
         chunk = Chunk(len(keys), max(sum(sizes), len(raw)), self.enc.store(raw))
         copies = tuple(values) if set(map(type, values)) <= _SAFE else None
-        fp = _array_header(len(fps)) + b"".join(fps)
+        fp = joined(_array_header(len(fps)), fps) if chunk.size < HEAVY else None
         return _MapChunk(keys, _getter(keys), copies, fps, sizes, encoded, fp, chunk, closed, coarse)
 
     def _layout(self, value: dict, keys: list, old: list[_MapChunk], path: tuple | None,
@@ -257,7 +263,7 @@ class MapChunker:
         """Keys added, removed or reordered: keep the old chunks found unchanged in the new
         key order, cut the keys between them by the rule (a run grows into the next kept
         chunk until one of its cuts meets it)."""
-        kept = _unchanged(value, keys, old, self.enc.matches, str_keys)
+        kept = _unchanged(value, keys, old, self.enc, str_keys)
         # what the old chunks not kept knew of their keys (and a kept one's, once a run takes it in)
         taken = {id(c) for _, c in kept}
         hints: dict = {}
@@ -303,14 +309,15 @@ class MapChunker:
         sizes: list = [0] * len(part)
         encoded: list = [None] * len(part)
         fresh = []
-        new_fps = fingerprints(values) if hints else ()
+        new_fps = self.enc.fps(values) if hints else None
         for i, k in enumerate(part):
             hint = hints.get(k)
-            if hint is not None and hint[0] == new_fps[i]:
+            if hint is not None and new_fps is not None and hint[0] == new_fps[i]:
                 fps[i], sizes[i], encoded[i] = hint
             else:
                 fresh.append(i)
-        self._fill(fresh, [values[i] for i in fresh], [part[i] for i in fresh], path, fps, sizes, encoded)
+        self._fill(fresh, [values[i] for i in fresh], [part[i] for i in fresh], path, fps, sizes, encoded,
+                   None if new_fps is None else [new_fps[i] for i in fresh])
         pack = self.enc._pack
         marks = list(map(_hash64, map(pack, part)))
         ends = _cuts(marks, MAP_COARSE_MASK, MAP_COARSE_MAX_ITEMS) if coarse else _cuts(marks)
@@ -330,7 +337,7 @@ def _hint(hints: dict, c: _MapChunk) -> None:
     hints.update(zip(c.keys, zip(c.fps, c.sizes, c.encoded)))
 
 
-def _unchanged(value: dict, keys: list, old: list[_MapChunk], matches: Callable[[object, bytes], bool],
+def _unchanged(value: dict, keys: list, old: list[_MapChunk], enc: PieceEncoder,
                str_keys: bool) -> list[tuple[int, _MapChunk]]:
     """Old chunks whose keys follow each other in ``keys`` with unchanged values: (start, chunk).
     A chunk's first key is looked for near where the keys before it put it (a dict keeps its
@@ -362,7 +369,7 @@ def _unchanged(value: dict, keys: list, old: list[_MapChunk], matches: Callable[
             fp = fingerprint(keys[start:start + count])
             if fp is None or fp != fingerprint(c.keys):
                 continue
-        if not _chunk_same(c, list(c.getter(value)), matches):
+        if not _chunk_same(c, list(c.getter(value)), enc):
             continue
         found.append((start, c))
         pos = start + count

@@ -66,6 +66,24 @@ def test_bench_write_w6_list_the_text_in_an_item_of_a_long_list(capsys: pytest.C
     assert "W6-list long text as the body of one of 1,000 notes in a list" in capsys.readouterr().out
 
 
+def test_bench_write_w6_map_edits_one_file_of_a_map_by_path(capsys: pytest.CaptureFixture) -> None:
+    from inspector.bench._write_shapes import W6_RECORDS, w6_map_state, w6_map_steps
+    from inspector.cli import main
+    state = w6_map_state(0.05)
+    files = state["files"]
+    path = f"src/file_{W6_RECORDS // 2:04}.py"
+    assert len(files) == W6_RECORDS and len(files[path]) >= 50_000
+    texts = [s["files"][path] for s in w6_map_steps(state, 3)()]
+    assert len(set(texts)) == 3 and files[path] not in texts    # edited, the original left alone
+    assert main(["bench", "write", "--only", "w6m", "--w6-steps", "3", "--w6-sizes", "0.05", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (row,) = out["w6m"]
+    assert row["ours"]["saves"] == row["json_zstd"]["saves"] == 3 and row["bytes_ratio"] > 0
+    assert "W6-map <= json+zstd" in out["targets"]
+    assert main(["bench", "write", "--only", "w6m", "--w6-steps", "3", "--w6-sizes", "0.05"]) == 0
+    assert "W6-map long text as the content of one of 1,000 files in a map by path" in capsys.readouterr().out
+
+
 def test_bench_write_w7_a_window_over_a_history(capsys: pytest.CaptureFixture) -> None:
     from inspector.bench._write_shapes import w7_state, w7_steps
     from inspector.cli import main

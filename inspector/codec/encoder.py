@@ -424,7 +424,8 @@ class PieceEncoder:
         heavy, or a short run holds strings or bytes (one may be long)."""
         heavy = self._heavy
         if ((heavy and not heavy.keys().isdisjoint(map(id, values)))
-                or (len(values) <= _SCAN_LONG and not _SHORT_KINDS.isdisjoint(map(type, values)))):
+                or (len(values) <= _SCAN_LONG and not _SHORT_KINDS.isdisjoint(map(type, values))
+                    and _may_be_long(values))):
             return list(map(self.fp, values))
         return fingerprints(values)
 
@@ -498,6 +499,15 @@ class PieceEncoder:
 _MARKER_TYPES = frozenset({Ref, ChunkedList, ChunkedMap})
 _SHORT_KINDS = frozenset({str, bytes})
 _SCAN_LONG = 64       # a run of values this short is looked at for long strings (``PieceEncoder.fps``)
+
+
+def _may_be_long(values: list) -> bool:
+    """Whether one of ``values`` (strings among them) may be a string of ``HEAVY`` or more:
+    one C pass when all have a length (a container's is its count: short), else yes."""
+    try:
+        return max(map(len, values)) >= HEAVY
+    except TypeError:
+        return True
 
 
 ADOPT_READS = 4096    # pieces ``adopt_texts`` reads to find the stored long texts (the load before read them)

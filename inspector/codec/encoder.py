@@ -37,7 +37,7 @@ from inspector import limits
 from inspector.codec.gcpause import gc_paused
 from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
 from inspector.codec.markers import (DIGEST_SIZE, Chunk, ChunkedList, ChunkedMap, ChunkedText, Ref, digest_of,
-                                     frame_chunk, new_packer, pack)
+                                     frame_chunk, new_packer, pack, unstorable)
 from inspector.errors import StateTooDeepError
 
 INLINE_MAX = 512          # bytes: larger children become pieces of their own
@@ -776,7 +776,7 @@ def _plain(value: Any) -> Any:
         return str(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
-    raise TypeError(f"cannot store a value of type {type(value).__name__} in a state")
+    raise unstorable(value)
 
 
 def _groups(entries: list[Chunk]) -> list[tuple[list[Chunk], bytes | tuple]]:

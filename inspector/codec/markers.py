@@ -140,7 +140,34 @@ def _default(obj: Any) -> Any:
         return float(obj)
     if isinstance(obj, (bytes, bytearray, memoryview)):
         return bytes(obj)
-    raise TypeError(f"cannot store a value of type {type(obj).__name__} in a state")
+    raise unstorable(obj)
+
+
+def unstorable(obj: Any) -> TypeError:
+    """The error for a value a state cannot hold, saying what to store instead where the
+    type is a common one (a model, a dataclass, a set, a date …)."""
+    import dataclasses
+    import datetime
+    import enum
+    import uuid
+    from decimal import Decimal
+
+    kind = type(obj)
+    if callable(getattr(obj, "model_dump", None)):
+        hint = "a pydantic model: save its model_dump()"
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        hint = "a dataclass: save dataclasses.asdict() of it"
+    elif isinstance(obj, enum.Enum):
+        hint = "an Enum: save its .value"
+    elif isinstance(obj, (set, frozenset)):
+        hint = "a set: save it as a list"
+    elif isinstance(obj, (datetime.date, datetime.time)):
+        hint = "save its isoformat()"
+    elif isinstance(obj, (uuid.UUID, Decimal)):
+        hint = "save str() of it"
+    else:
+        hint = "a state holds dicts, lists, strings, numbers, booleans, None and bytes"
+    return TypeError(f"cannot store a value of type {kind.__name__} in a state ({hint})")
 
 
 def _entries(data: bytes, offset: int = 0) -> tuple[Chunk, ...]:

@@ -34,6 +34,55 @@ def test_too_deep_and_foreign_states_are_refused_and_the_run_goes_on(tmp_path) -
         assert store.load(f"{run.id}:0").state == {"a": 1}
 
 
+def _common_values() -> list:
+    import dataclasses
+    import datetime
+    import decimal
+    import enum
+    import uuid
+
+    from pydantic import BaseModel
+
+    class Task(BaseModel):
+        title: str
+
+    @dataclasses.dataclass
+    class Step:
+        name: str
+
+    class Colour(enum.Enum):
+        RED = "red"
+
+    return [
+        (Task(title="t"), "a pydantic model: save its model_dump()"),
+        (Step(name="s"), "a dataclass: save dataclasses.asdict() of it"),
+        (Colour.RED, "an Enum: save its .value"),
+        ({"a", "b"}, "a set: save it as a list"),
+        (datetime.datetime(2026, 12, 7), "save its isoformat()"),
+        (uuid.UUID(int=7), "save str() of it"),
+        (decimal.Decimal("1.5"), "save str() of it"),
+        (object(), "a state holds dicts, lists, strings, numbers, booleans, None and bytes"),
+    ]
+
+
+@pytest.mark.parametrize(("value", "hint"), _common_values(), ids=lambda v: type(v).__name__ if not isinstance(v, str) else "")
+@pytest.mark.parametrize("where", ["top", "in a long list", "deep"])
+def test_a_common_type_a_state_cannot_hold_says_what_to_save_instead(tmp_path, value, hint, where) -> None:
+    path = tmp_path / "s.db"
+    state: dict = {"a": value} if where == "top" else (
+        {"items": [{"n": i} for i in range(40)] + [{"v": value}]} if where == "in a long list"
+        else {"a": {"b": [{"c": value, "pad": "x" * 600}]}})
+    with Checkpointer(path, name="typed") as cp:
+        with pytest.raises(UnstorableStateError) as info:
+            cp.save(state)
+        assert f"({hint})" in str(info.value) and type(value).__name__ in str(info.value)
+        assert "nothing was saved" in str(info.value)
+        cp.save({"a": 1})
+    with open_store(path) as store:
+        run = store.list_runs()[0]
+        assert [c.seq for c in store.list_checkpoints(run.id)] == [0]
+
+
 def test_a_foreign_value_put_in_place_of_an_equal_encoding_is_refused_after_reuse(tmp_path) -> None:
     """The encoder reuses unchanged parts; a UUID put where its string was (equal msgpack
     forms under a lenient encoder) is still refused, nothing is written, and the run goes on."""

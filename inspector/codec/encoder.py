@@ -440,7 +440,7 @@ class PieceEncoder:
         if None in fps:                # a subclass to store as its plain type, or a refusal
             fps = [pack(v) if fp is None else fp for v, fp in zip(values, fps, strict=True)]
         sizes = list(map(len, fps))
-        if self._prints or self._heavy:       # a heavy print (a tuple) tells no size: the value is long
+        if _PRINT_LEN in sizes:       # maybe a heavy print (a tuple), which tells no size: the value is long
             sizes = [size if type(fp) is bytes else HEAVY for fp, size in zip(fps, sizes, strict=True)]
         left = self._max_depth - self._level          # levels the values may still nest
         if left < INLINE_MAX:   # a value packed whole is not walked: only a long one can nest that deep
@@ -499,6 +499,7 @@ class PieceEncoder:
 _MARKER_TYPES = frozenset({Ref, ChunkedList, ChunkedMap})
 _SHORT_KINDS = frozenset({str, bytes})
 _SCAN_LONG = 64       # a run of values this short is looked at for long strings (``PieceEncoder.fps``)
+_PRINT_LEN = 3        # ``len`` of a heavy print (a tuple; some fingerprints are 3 bytes long too)
 
 
 def _may_be_long(values: list) -> bool:

@@ -85,8 +85,8 @@ class _ListChunk(NamedTuple):
     forms: list      # the marker the chunk piece stores for an item (None: the item as it is)
     sizes: list
     encoded: list    # each item as the chunk piece frames it
-    fp: bytes | None  # the fingerprint of the chunk's items as one list (None past ``HEAVY`` bytes:
-                      # its items' own are compared; they may be heavy prints)
+    fp: bytes | None  # the fingerprint of the chunk's items as one list (None when one is a heavy
+                      # print or past ``JOIN_MAX`` bytes: its items' own are compared)
     chunk: Chunk
     closed: bool     # ended at a boundary of the rule (not at the end of the list)
 
@@ -343,17 +343,17 @@ class PieceEncoder:
             return self._encode_chunked(value, path)
         if type(value) is dict and len(value) >= MAP_MIN_KEYS and self.chunk_format >= 3:
             return self._maps.encode(value, path)
-        fp = None
+        fp: bytes | tuple | None = None
         cached = path is not None and not top
         if path is not None and cached:
             hit = self._cache.get(path)
             if hit is not None and hit.fp is not None:
-                fp = fingerprint(value)
+                fp = heavy_print(value) if type(hit.fp) is tuple else fingerprint(value)
                 if fp is not None and fp == hit.fp:
                     return hit
         # small leaves are their own form (no call, no Encoded each); others are encoded
         extra = 0              # the logical size of the pieces the children name
-        nested = False         # a chunked container inside (it has no fingerprint: it checks itself)
+        nested = False         # a chunked container inside, or one with a heavy print (it checks itself)
         form: Any
         if type(value) is dict:
             form = {}
@@ -366,7 +366,7 @@ class PieceEncoder:
                 form[k] = part.form
                 if type(part.form) in _MARKER_TYPES:
                     extra += part.size
-                if part.fp is None:
+                if type(part.fp) is not bytes:     # None or a heavy print: look at it each time
                     nested = True
         else:
             form = []
@@ -379,7 +379,7 @@ class PieceEncoder:
                 form.append(part.form)
                 if type(part.form) in _MARKER_TYPES:
                     extra += part.size
-                if part.fp is None:
+                if type(part.fp) is not bytes:     # None or a heavy print: look at it each time
                     nested = True
         raw = self._pack(form)
         size = len(raw) + extra
@@ -389,10 +389,12 @@ class PieceEncoder:
             form = Ref(self.store(raw), size)
         if path is None or not cached:
             return Encoded(form, size, b"")
-        if nested or extra >= HEAVY:
-            # revisited at every save, as a chunked container is: its long strings are
-            # compared as they are (``_text``), not packed again to compare its fingerprint
+        if nested:
             fp = None
+        elif extra >= HEAVY:
+            # it names long pieces: compared by its heavy print next time, not packed again
+            # (None: revisited at every save, as a chunked container is)
+            fp = fp if type(fp) is tuple else heavy_print(value)
         elif fp is None:
             fp = fingerprint(value)
         result = Encoded(form, size, fp)
@@ -492,7 +494,7 @@ class PieceEncoder:
         header = _array_header(len(encoded))
         raw = frame_chunk(encoded) if self.chunk_format >= 2 else header + b"".join(encoded)
         size = max(sum(sizes), len(raw))
-        fp = joined(header, fps) if size < HEAVY else None
+        fp = joined(header, fps, size)
         return _ListChunk(fps, forms, sizes, encoded, fp, Chunk(len(fps), size, self.store(raw)), closed)
 
 

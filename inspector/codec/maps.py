@@ -25,7 +25,7 @@ import xxhash
 
 import msgpack
 
-from inspector.codec.encoded import HEAVY, Encoded, fingerprint, joined
+from inspector.codec.encoded import Encoded, fingerprint, joined
 from inspector.codec.markers import Chunk, ChunkedMap, frame_map_chunk
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class _MapChunk(NamedTuple):
     sizes: list
     encoded: list                        # the values' encodings as the chunk piece frames them
     fp: bytes | None                     # the fingerprint of the chunk's values as one list (None
-                                         # past ``HEAVY`` bytes: the values' own are compared)
+                                         # when one is a heavy print or past ``JOIN_MAX`` bytes)
     chunk: Chunk
     closed: bool                         # ended at a boundary of the rule (not the map's end)
     coarse: bool                         # cut by the dense rule (split again when next rewritten)
@@ -255,7 +255,7 @@ class MapChunker:
         raw = frame_map_chunk(keys, encoded)
         chunk = Chunk(len(keys), max(sum(sizes), len(raw)), self.enc.store(raw))
         copies = tuple(values) if set(map(type, values)) <= _SAFE else None
-        fp = joined(_array_header(len(fps)), fps) if chunk.size < HEAVY else None
+        fp = joined(_array_header(len(fps)), fps, chunk.size)
         return _MapChunk(keys, _getter(keys), copies, fps, sizes, encoded, fp, chunk, closed, coarse)
 
     def _layout(self, value: dict, keys: list, old: list[_MapChunk], path: tuple | None,

@@ -188,7 +188,8 @@ def test_equal_heavy_prints_mean_the_same_value_exactly() -> None:
 
 
 @pytest.mark.parametrize("edited", [False, True], ids=["beside it", "the text edited"])
-@pytest.mark.parametrize("shape", ["list item", "nested in a list item", "map value", "dict in a map"])
+@pytest.mark.parametrize("shape", ["list item", "nested in a list item", "map value", "dict in a map",
+                                   "dict in a small map"])
 def test_a_save_makes_no_copy_of_the_long_texts_it_compares(shape: str, edited: bool) -> None:
     """A 4 MB text in an item or a map value: a save that changes the state beside it (in
     the same chunk) allocates far less than the text, and one that edits it less than the
@@ -205,8 +206,9 @@ def test_a_save_makes_no_copy_of_the_long_texts_it_compares(shape: str, edited: 
     elif shape == "map value":
         state = {"files": {f"f{i}": f"b{i}" for i in range(200)}, "step": 0}
         state["files"]["f100"] = text
-    else:
-        state = {"files": {f"f{i}": {"title": f"t{i}", "body": f"b{i}"} for i in range(200)}, "step": 0}
+    else:     # a dict in a big map (chunked) or a small one (each value has its path)
+        keys = range(200) if shape == "dict in a map" else range(100, 110)
+        state = {"files": {f"f{i}": {"title": f"t{i}", "body": f"b{i}"} for i in keys}, "step": 0}
         state["files"]["f100"]["body"] = text
     container = state["items"] if "items" in state else state["files"]
     key = 100 if isinstance(container, list) else "f100"
@@ -234,6 +236,41 @@ def test_a_save_makes_no_copy_of_the_long_texts_it_compares(shape: str, edited: 
         pieces.update(new)
         assert _decode(pieces, root) == state
     assert max(peaks) < (3_000_000 if edited else 1_000_000), peaks
+
+
+def test_items_of_a_few_hundred_kilobytes_are_not_packed_again_at_each_save(monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 notes of 200 KB (60 MB): a save that edits one packs a few of them to compare
+    them, not all 300 (each save packed all of them, 33 ms, their buffers' pages faulted in
+    afresh each time)."""
+    import inspector.codec.encoded as encoded
+    rnd = random.Random(6)
+    notes = [{"id": i, "body": _text(200_000, rnd)} for i in range(300)]
+    state = {"notes": notes, "step": 0}
+    enc, pieces = PieceEncoder(), {}
+    for step in range(3):
+        state["step"] = step
+        pieces.update(enc.encode(state)[2])
+    packed = []
+    real = encoded._packb
+
+    def counting(*args: object) -> bytes:
+        out = real(*args)
+        packed[-1] += len(out)
+        return out
+
+    monkeypatch.setattr(encoded, "_packb", counting)
+    for step in range(3, 9):
+        note = notes[rnd.randrange(300)]
+        if step % 2:
+            note["body"] = _edit(note["body"], rnd)
+        else:
+            note["id"] = -step
+        state["step"] = step
+        packed.append(0)
+        root, _, new = enc.encode(state)
+        pieces.update(new)
+        assert _decode(pieces, root) == state
+    assert max(packed) < 2_000_000, packed
 
 
 def test_a_writer_lets_go_of_the_items_it_found_heavy() -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
+from itertools import accumulate, compress
 from operator import eq, is_, itemgetter
 from typing import Any, NamedTuple
 from collections.abc import Callable
@@ -425,10 +425,21 @@ class PieceEncoder:
         """``fp`` of each value: one C call (``fingerprints``) unless one of them was found
         heavy, or a short run holds strings or bytes (one may be long)."""
         heavy = self._heavy
-        if ((heavy and not heavy.keys().isdisjoint(map(id, values)))
-                or (len(values) <= _SCAN_LONG and not _SHORT_KINDS.isdisjoint(map(type, values))
-                    and _may_be_long(values))):
-            return list(map(self.fp, values))
+        if len(values) <= _SCAN_LONG:
+            if ((heavy and not heavy.keys().isdisjoint(map(id, values)))
+                    or (not _SHORT_KINDS.isdisjoint(map(type, values)) and _may_be_long(values))):
+                return list(map(self.fp, values))
+            return fingerprints(values)
+        if heavy and not heavy.keys().isdisjoint(map(id, values)):
+            # the others in one C call (the heavy ones stand in as None), the heavy ones walked
+            at = list(compress(range(len(values)), map(heavy.__contains__, map(id, values))))
+            rest = list(values)
+            for i in at:
+                rest[i] = None
+            out = fingerprints(rest)
+            for i in at:
+                out[i] = self.fp(values[i])
+            return out
         return fingerprints(values)
 
     def bulk(self, values: list, base: tuple | None = None, names: list | None = None,
@@ -442,7 +453,7 @@ class PieceEncoder:
         if None in fps:                # a subclass to store as its plain type, or a refusal
             fps = [pack(v) if fp is None else fp for v, fp in zip(values, fps, strict=True)]
         sizes = list(map(len, fps))
-        if _PRINT_LEN in sizes:       # maybe a heavy print (a tuple), which tells no size: the value is long
+        if self._prints:       # a heavy print (a tuple; ``fp`` made it this save) tells no size: the value is long
             sizes = [size if type(fp) is bytes else HEAVY for fp, size in zip(fps, sizes, strict=True)]
         left = self._max_depth - self._level          # levels the values may still nest
         if left < INLINE_MAX:   # a value packed whole is not walked: only a long one can nest that deep
@@ -501,7 +512,6 @@ class PieceEncoder:
 _MARKER_TYPES = frozenset({Ref, ChunkedList, ChunkedMap})
 _SHORT_KINDS = frozenset({str, bytes})
 _SCAN_LONG = 64       # a run of values this short is looked at for long strings (``PieceEncoder.fps``)
-_PRINT_LEN = 3        # ``len`` of a heavy print (a tuple; some fingerprints are 3 bytes long too)
 
 
 def _may_be_long(values: list) -> bool:

@@ -273,6 +273,45 @@ def test_items_of_a_few_hundred_kilobytes_are_not_packed_again_at_each_save(monk
     assert max(packed) < 2_000_000, packed
 
 
+@pytest.mark.parametrize("changing", ["all", "one"])
+def test_a_long_list_rewritten_densely_walks_its_heavy_item(monkeypatch: pytest.MonkeyPatch, changing: str) -> None:
+    """10,000 records and one 4 MB note: saves that change every record (coarse chunks, the
+    whole list fingerprinted at once) and sparse saves after them fingerprint the records in
+    one C call and walk the note, instead of packing it two or three times a save."""
+    import inspector.codec.encoded as encoded
+    rnd = random.Random(7)
+    records = [{"id": i, "status": "todo", "n": 0} for i in range(10_000)]
+    records[5_000] = {"id": 5_000, "body": _text(4_000_000, rnd)}
+    state = {"records": records}
+    enc, pieces = PieceEncoder(), {}
+    for _ in range(3):
+        for r in records:
+            if "n" in r:
+                r["n"] += 1
+        pieces.update(enc.encode(state)[2])
+    packed = []
+    real = encoded._packb
+
+    def counting(*args: object) -> bytes:
+        out = real(*args)
+        packed[-1] += len(out)
+        return out
+
+    monkeypatch.setattr(encoded, "_packb", counting)
+    for step in range(4):
+        if changing == "all":
+            for r in records:
+                if "n" in r:
+                    r["n"] += 1
+        else:
+            records[rnd.randrange(10_000)]["status"] = f"done {step}"
+        packed.append(0)
+        root, _, new = enc.encode(state)
+        pieces.update(new)
+        assert _decode(pieces, root) == state
+    assert max(packed) < 2_000_000, packed
+
+
 def test_a_writer_lets_go_of_the_items_it_found_heavy() -> None:
     rnd = random.Random(4)
     state = {"items": [{"id": i, "body": f"b{i}"} for i in range(100)]}

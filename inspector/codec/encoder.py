@@ -404,8 +404,9 @@ class PieceEncoder:
         return result
 
     def fp(self, value: Any) -> bytes | tuple | None:
-        """The fingerprint of a list item or map value: ``heavy_print`` for one found heavy
-        (``bulk``), the same object again, or a long string; else ``fingerprint``."""
+        """The fingerprint of a list item or map value: ``heavy_print`` for the very object
+        ``bulk`` found heavy in this save or the last, and for a long string; else
+        ``fingerprint``."""
         if self._heavy:
             hit = self._heavy.get(id(value))
             if hit is not None and hit[0] is value:
@@ -422,8 +423,9 @@ class PieceEncoder:
         return fingerprint(value)
 
     def fps(self, values: list) -> list:
-        """``fp`` of each value: one C call (``fingerprints``) unless one of them was found
-        heavy, or a short run holds strings or bytes (one may be long)."""
+        """``fp`` of each value: one C call (``fingerprints``), but for the values found
+        heavy (walked; in a long run the others still in one C call) and, in a short run, for
+        strings or bytes long enough."""
         heavy = self._heavy
         if len(values) <= _SCAN_LONG:
             if ((heavy and not heavy.keys().isdisjoint(map(id, values)))

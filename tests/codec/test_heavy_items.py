@@ -238,19 +238,11 @@ def test_a_save_makes_no_copy_of_the_long_texts_it_compares(shape: str, edited: 
     assert max(peaks) < (3_000_000 if edited else 1_000_000), peaks
 
 
-def test_items_of_a_few_hundred_kilobytes_are_not_packed_again_at_each_save(monkeypatch: pytest.MonkeyPatch) -> None:
-    """300 notes of 200 KB (60 MB): a save that edits one packs a few of them to compare
-    them, not all 300 (each save packed all of them, 33 ms, their buffers' pages faulted in
-    afresh each time)."""
+def _count_packed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """From now on, the bytes the strict encoder makes are added to the last number of the
+    list returned (append a 0 before each save)."""
     import inspector.codec.encoded as encoded
-    rnd = random.Random(6)
-    notes = [{"id": i, "body": _text(200_000, rnd)} for i in range(300)]
-    state = {"notes": notes, "step": 0}
-    enc, pieces = PieceEncoder(), {}
-    for step in range(3):
-        state["step"] = step
-        pieces.update(enc.encode(state)[2])
-    packed = []
+    packed: list[int] = []
     real = encoded._packb
 
     def counting(*args: object) -> bytes:
@@ -259,6 +251,21 @@ def test_items_of_a_few_hundred_kilobytes_are_not_packed_again_at_each_save(monk
         return out
 
     monkeypatch.setattr(encoded, "_packb", counting)
+    return packed
+
+
+def test_items_of_a_few_hundred_kilobytes_are_not_packed_again_at_each_save(monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 notes of 200 KB (60 MB): a save that edits one packs a few of them to compare
+    them, not all 300 (each save packed all of them, 33 ms, their buffers' pages faulted in
+    afresh each time)."""
+    rnd = random.Random(6)
+    notes = [{"id": i, "body": _text(200_000, rnd)} for i in range(300)]
+    state = {"notes": notes, "step": 0}
+    enc, pieces = PieceEncoder(), {}
+    for step in range(3):
+        state["step"] = step
+        pieces.update(enc.encode(state)[2])
+    packed = _count_packed(monkeypatch)
     for step in range(3, 9):
         note = notes[rnd.randrange(300)]
         if step % 2:
@@ -278,7 +285,6 @@ def test_a_long_list_rewritten_densely_walks_its_heavy_item(monkeypatch: pytest.
     """10,000 records and one 4 MB note: saves that change every record (coarse chunks, the
     whole list fingerprinted at once) and sparse saves after them fingerprint the records in
     one C call and walk the note, instead of packing it two or three times a save."""
-    import inspector.codec.encoded as encoded
     rnd = random.Random(7)
     records = [{"id": i, "status": "todo", "n": 0} for i in range(10_000)]
     records[5_000] = {"id": 5_000, "body": _text(4_000_000, rnd)}
@@ -289,15 +295,7 @@ def test_a_long_list_rewritten_densely_walks_its_heavy_item(monkeypatch: pytest.
             if "n" in r:
                 r["n"] += 1
         pieces.update(enc.encode(state)[2])
-    packed = []
-    real = encoded._packb
-
-    def counting(*args: object) -> bytes:
-        out = real(*args)
-        packed[-1] += len(out)
-        return out
-
-    monkeypatch.setattr(encoded, "_packb", counting)
+    packed = _count_packed(monkeypatch)
     for step in range(4):
         if changing == "all":
             for r in records:

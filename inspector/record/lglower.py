@@ -78,7 +78,8 @@ class _Group(NamedTuple):
     leaves: list              # their typed leaves
     snap: tuple | None = None  # their states decoded from ``fp`` (private: copies are made from it)
     keys: tuple = ()          # per object, the keys of its state holding a container
-    mutable: bytes = b""      # strict msgpack of [per object, those containers; their extras]
+    mutable: tuple = ()       # strict msgpacks of [per object, those containers; their extras], one
+                              # per run of objects as the group grew (earlier runs are not encoded again)
     at: tuple = ()            # for each of those containers, its object's place in the group ...
     at_keys: tuple = ()       # ... and its key
     reusable: bool = False    # no container holds an item, and no value is bytes (or a bytearray)
@@ -384,7 +385,7 @@ class Lowering:
                 out.extend(group.objs)
                 continue
             states = list(map(dict.copy, group.snap))
-            inner, extras = ormsgpack.unpackb(group.mutable)
+            inner, extras = _mutable_parts(group.mutable)
             list(map(dict.update, states, map(zip, group.keys, inner)))
             objs = list(map(object.__new__, group.types))
             list(map(setattr_, objs, repeat("__dict__"), states))
@@ -673,14 +674,29 @@ def _with_snapshot(group: _Group, states: list, extras: list, base: _Group | Non
                 and not any(type(v) is bytes for state in states for v in state.values()))
     starts = list(accumulate(map(len, states), initial=start))
     places = tuple(starts[i - offset] + list(states[i - offset]).index(k) for i, k in zip(at, at_keys))
+    mutable = (_strict([inner, extras]),)
     if base is not None and prior is not None:
-        old_inner, old_extras = ormsgpack.unpackb(base.mutable)
-        states, keys, inner, extras = [*prior, *states], base.keys + keys, old_inner + inner, old_extras + extras
+        # (the first objects' containers are not decoded and encoded again: a message's
+        # content parts may hold megabytes of images)
+        states, keys, mutable = [*prior, *states], base.keys + keys, base.mutable + mutable
         at, at_keys, places = base.at + at, base.at_keys + at_keys, base.places + places
         reusable = reusable and base.reusable
-    return group._replace(snap=tuple(states), keys=keys, mutable=_strict([inner, extras]), at=at,
+    return group._replace(snap=tuple(states), keys=keys, mutable=mutable, at=at,
                           at_keys=at_keys, reusable=reusable, places=places, values=starts[-1],
                           flat=_picker(places) if places else None)
+
+
+def _mutable_parts(parts: tuple) -> tuple[list, list]:
+    """A group's ``mutable`` decoded: per object, its containers; and the objects' extras."""
+    if len(parts) == 1:
+        inner, extras = ormsgpack.unpackb(parts[0])
+        return inner, extras
+    inner, extras = [], []
+    for part in parts:
+        more, more_extras = ormsgpack.unpackb(part)
+        inner += more
+        extras += more_extras
+    return inner, extras
 
 
 def _explode(group: _Group) -> Iterator[_Known]:

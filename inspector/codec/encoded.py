@@ -108,7 +108,7 @@ class _NotHeavy(Exception):
     pass
 
 
-def heavy_print(value: Any) -> tuple | None:
+def heavy_print(value: Any, nodes: int = HEAVY_NODES) -> tuple | None:
     """A fingerprint of a value holding long strings (a document in a list item, a file in a
     map) that does not copy them, as ``fingerprint`` does: ``(_HEAVY, the strict encoding of
     the value with each string or bytes of ``_LONG`` or more replaced by a slot, those values
@@ -118,7 +118,7 @@ def heavy_print(value: Any) -> tuple | None:
     afresh each time) where its edit costs 5; 300 items of 200 KB, 33 ms a save.
 
     None when the value holds fewer than ``HEAVY`` characters of long strings, more than
-    ``HEAVY_NODES`` values, nests deeper than 32 or holds anything but dicts (keys str or
+    ``nodes`` values, nests deeper than 32 or holds anything but dicts (keys str or
     int), lists and plain scalars: ``fingerprint`` is then the one that says."""
     longs: list = []
     count = 0
@@ -126,7 +126,7 @@ def heavy_print(value: Any) -> tuple | None:
     def walk(v: Any, depth: int) -> Any:
         nonlocal count
         count += 1
-        if count > HEAVY_NODES or depth > 32:
+        if count > nodes or depth > 32:
             raise _NotHeavy
         kind = type(v)
         if kind is str or kind is bytes:

@@ -660,6 +660,54 @@ def test_a_trimmed_message_history_costs_what_was_added(tmp_path: Path) -> None:
         assert len(stored) == len(state) == 300
 
 
+def test_a_chat_carrying_images_reads_back_as_langgraph_keeps_it(tmp_path: Path) -> None:
+    """User turns carry 300 KB images (content parts); one turn edits an old message in place
+    and hands it back (``add_messages`` replaces it by id). The groups of such a history are
+    compared by their heavy prints; every checkpoint reads back as ``InMemorySaver`` keeps
+    it, and each put encodes and decodes far less than the history."""
+    import base64
+    import random
+    from langgraph.checkpoint.memory import InMemorySaver
+    rnd = random.Random(5)
+    images = [base64.b64encode(rnd.randbytes(225_000)).decode() for _ in range(24)]
+
+    def reply(state: _Chat) -> dict:
+        messages = state["messages"]
+        if len(messages) == 31:       # an old message edited in place, and handed back
+            old = messages[0]
+            old.content[0]["text"] = "looked at again"
+            return {"messages": [old, AIMessage(content="edited", id="edit")]}
+        return {"messages": [AIMessage(content=f"I see {len(messages)}", id=f"a{len(messages)}")]}
+    graph = StateGraph(_Chat)
+    graph.add_node("reply", reply)
+    graph.add_edge(START, "reply")
+    path = tmp_path / "images.db"
+    config = {"configurable": {"thread_id": "eyes"}}
+
+    def turns(app: Any) -> None:
+        # durability "sync": with "async" (the default) a put runs while the next step does, so
+        # the in-place edit can race with the put of the checkpoint before it (as it can with
+        # LangGraph's own savers); the comparison is of what each put was handed
+        for i, image in enumerate(images):
+            app.invoke({"messages": [HumanMessage(id=f"q{i}", content=[
+                {"type": "text", "text": f"look {i}"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64," + image}}])]}, config,
+                durability="sync")
+    memory = InMemorySaver()
+    turns(graph.compile(checkpointer=memory))
+    with InspectorSaver.from_conn_string(str(path)) as saver:
+        turns(graph.compile(checkpointer=saver))
+        ours = [t.checkpoint["channel_values"] for t in saver.list(config)]
+    theirs = [t.checkpoint["channel_values"] for t in memory.list(config)]
+    assert len(ours) == len(theirs) >= 2 * len(images)
+    for a, b in zip(ours, theirs, strict=True):
+        assert a.keys() == b.keys()
+        assert [(type(m), m.model_dump()) for m in a.get("messages", [])] == \
+            [(type(m), m.model_dump()) for m in b.get("messages", [])]
+    assert theirs[0]["messages"][0].content[0]["text"] == "looked at again"
+    assert theirs[-2]["messages"][0].content[0]["text"] == "look 0"
+
+
 def test_a_server_s_saver_keeps_the_caches_of_its_latest_threads_only(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A saver in a server meets thread after thread; each lane kept its caches (its encoder

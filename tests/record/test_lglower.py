@@ -86,6 +86,50 @@ def test_a_history_growing_at_its_tail_is_grouped_exactly_without_encoding_it_ag
     assert snapped >= 50                       # grown groups carried their snapshots on
 
 
+def _image(seed: int, size: int = 400_000) -> str:
+    import base64
+    import random
+    return "data:image/png;base64," + base64.b64encode(random.Random(seed).randbytes(size * 3 // 4)).decode()
+
+
+def test_a_history_of_big_messages_is_compared_by_heavy_prints_and_misses_no_change() -> None:
+    """Messages carrying images (content parts of 400 KB): a group holding a megabyte or more
+    keeps a heavy print of its states and compares them by it at each put, instead of packing
+    them again; every change made in place — an image replaced, a text part, a field of an old
+    message, a content made short, the last message's image — is seen, with snapshots made
+    of the groups as ``get_tuple`` makes them."""
+    serde = JsonPlusSerializer()
+    lowering = Lowering()
+
+    def look(i: int) -> HumanMessage:
+        return HumanMessage(content=[{"type": "text", "text": f"look {i}"},
+                                     {"type": "image_url", "image_url": {"url": _image(i)}}], id=f"q-{i}")
+    history: list = [look(i) for i in range(16)]      # (shorter lists are not grouped)
+    printed = snapped = 0
+    changes = {10: lambda: history[1].content[1]["image_url"].update(url=_image(99)),
+               14: lambda: history[1].content[0].update(text="look again"),
+               18: lambda: setattr(history[0], "name", "renamed"),
+               22: lambda: setattr(history[2], "content", "now short"),
+               26: lambda: history[-1].content[1]["image_url"].update(url=_image(98)),
+               30: lambda: history[0].content.append({"type": "text", "text": "one more part"})}
+    for step in range(40):
+        if step in changes:
+            changes[step]()
+        else:
+            history.append(look(100 + step) if step % 2 else AIMessage(content=f"I see {step}", id=f"a-{step}"))
+        if step % 3 == 0:       # as ``get_tuple`` does: snapshots made of the last put's groups
+            for grouped in lowering._list_data.values():
+                for n, group in enumerate(grouped[1]):
+                    if group.objs and group.snap is None:
+                        grouped[1][n] = made = lglower._snapshot(group)
+                        lowering._old_groups[id(group.objs[0])] = made
+        leaves = lowering.lower(history, serde)
+        printed += any(group.hp is not None for group in lowering._put_lists[id(leaves)][1])
+        snapped += _exact(lowering, leaves, history, serde)
+        lowering.rotate()
+    assert printed >= 35 and snapped >= 5, (printed, snapped)
+
+
 @pytest.mark.parametrize("change", ["private", "extra"])
 def test_an_appended_item_the_short_path_cannot_take_goes_the_general_way(change: str) -> None:
     """An appended message with extras (or a pydantic private attribute) is not joined in

@@ -40,6 +40,15 @@ def _exact(lowering: Lowering, leaves: list, history: list, serde: Any) -> int:
     return snapped
 
 
+def _snapshot_last_put(lowering: Lowering) -> None:
+    """As ``get_tuple`` does: snapshots made of the last put's groups."""
+    for grouped in lowering._list_data.values():
+        for n, group in enumerate(grouped[1]):
+            if group.objs and group.snap is None:
+                grouped[1][n] = made = lglower._snapshot(group)
+                lowering._old_groups[id(group.objs[0])] = made
+
+
 def test_a_history_growing_at_its_tail_is_grouped_exactly_without_encoding_it_again(monkeypatch) -> None:
     """Appends to the last group of a history take ``_grown``: the old items, found unchanged,
     keep their part of the group's fingerprint and only the new ones are looked at. The
@@ -69,12 +78,8 @@ def test_a_history_growing_at_its_tail_is_grouped_exactly_without_encoding_it_ag
             history.append(odd)
         else:
             history.append((AIMessage if step % 2 else HumanMessage)(content=f"m{step} " * 30, id=f"m-{step}"))
-        if step % 3 == 0:       # as ``get_tuple`` does: snapshots made of the last put's groups
-            for grouped in lowering._list_data.values():
-                for n, group in enumerate(grouped[1]):
-                    if group.objs and group.snap is None:
-                        grouped[1][n] = made = lglower._snapshot(group)
-                        lowering._old_groups[id(group.objs[0])] = made
+        if step % 3 == 0:
+            _snapshot_last_put(lowering)
         leaves = lowering.lower(history, serde)
         if any(m.__pydantic_private__ for m in history):      # not grouped: every item on its own
             assert [leaf["b"] for leaf in leaves] == [serde.dumps_typed(m)[1] for m in history]
@@ -117,12 +122,8 @@ def test_a_history_of_big_messages_is_compared_by_heavy_prints_and_misses_no_cha
             changes[step]()
         else:
             history.append(look(100 + step) if step % 2 else AIMessage(content=f"I see {step}", id=f"a-{step}"))
-        if step % 3 == 0:       # as ``get_tuple`` does: snapshots made of the last put's groups
-            for grouped in lowering._list_data.values():
-                for n, group in enumerate(grouped[1]):
-                    if group.objs and group.snap is None:
-                        grouped[1][n] = made = lglower._snapshot(group)
-                        lowering._old_groups[id(group.objs[0])] = made
+        if step % 3 == 0:
+            _snapshot_last_put(lowering)
         leaves = lowering.lower(history, serde)
         printed += any(group.hp is not None for group in lowering._put_lists[id(leaves)][1])
         snapped += _exact(lowering, leaves, history, serde)

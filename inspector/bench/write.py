@@ -5,6 +5,9 @@ edited in place, W1's floor)."""
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Callable
+from typing import Any
 import sqlite3
 import tempfile
 import time
@@ -130,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
             result["w4m"] = write_shapes.run_w4(tmp, args.w4_steps, as_map=True)
         if "w5" in only and not args.skip_langgraph:
             result["w5"] = write_graph.run_w5(tmp, args.w5_steps)
-        for place in ("w6", "w6l", "w6m"):
+        for place in write_shapes.W6_PLACES:
             if place in only:
                 result[place] = write_shapes.run_w6(tmp, args.w6_steps, _sizes(args.w6_sizes), place)
         if "w7" in only:
@@ -140,11 +143,12 @@ def run(args: argparse.Namespace) -> int:
         dump(result)
         return 0
     _print(result, args.steps)
-    for key, show in (("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3), ("w3k", write_shapes.print_w3_keys),
-                      ("w4", write_shapes.print_w4), ("w4m", write_shapes.print_w4_maps),
-                      ("w5", write_graph.print_w5), ("w6", write_shapes.print_w6),
-                      ("w6l", lambda rows: write_shapes.print_w6(rows, "w6l")),
-                      ("w6m", lambda rows: write_shapes.print_w6(rows, "w6m")), ("w7", write_shapes.print_w7)):
+    shows: list[tuple[str, Callable[[Any], None]]] = [
+        ("floor", write_shapes.print_floor), ("w3", write_shapes.print_w3), ("w3k", write_shapes.print_w3_keys),
+        ("w4", write_shapes.print_w4), ("w4m", write_shapes.print_w4_maps), ("w5", write_graph.print_w5),
+        *((place, functools.partial(write_shapes.print_w6, place=place)) for place in write_shapes.W6_PLACES),
+        ("w7", write_shapes.print_w7)]
+    for key, show in shows:
         if key in result:
             show(result[key])
     if result["targets"]:
@@ -159,7 +163,7 @@ def _sizes(text: str) -> tuple[float, ...]:
 
 def targets(result: dict) -> dict[str, bool]:
     """Every target the workloads run have, met or not, by name (the design's bars: issue 16)."""
-    from inspector.bench._write_shapes import W3_TARGET
+    from inspector.bench._write_shapes import W3_TARGET, W6_PLACES
     out: dict[str, bool] = {}
     for name, ok in result.get("targets_met", {}).items():
         out[f"W1 {name}"] = ok
@@ -170,8 +174,8 @@ def targets(result: dict) -> dict[str, bool]:
         ours = big[0]["ours"]
         out["W3 at 50 MB <= 10 KB and 5 ms"] = (ours["bytes_per_save"] <= W3_TARGET["bytes"]
                                                and ours["median_ms"] <= W3_TARGET["ms"])
-    for key, name in (("w3k", "W3-keys"), ("w4", "W4"), ("w4m", "W4-maps"), ("w6", "W6"), ("w6l", "W6-list"),
-                      ("w6m", "W6-map"), ("w7", "W7")):
+    for key, name in (("w3k", "W3-keys"), ("w4", "W4"), ("w4m", "W4-maps"),
+                      *((place, spec[2]) for place, spec in W6_PLACES.items()), ("w7", "W7")):
         if result.get(key):
             out[f"{name} <= json+zstd"] = all(r["time_ratio"] >= 1 and r["bytes_ratio"] >= 1 for r in result[key])
     return out

@@ -80,6 +80,9 @@ def fingerprints(values: list) -> list:
         return list(map(fingerprint, values))
 
 
+JOIN_MAX = 4 * 1024 * 1024   # bytes: a chunk this big keeps no fingerprint of its values as one list
+
+
 def joined(header: bytes, fps: list, size: int) -> bytes | None:
     """The fingerprint of a chunk's values as one list (``header`` is its array header); None
     when one of them is a heavy print, or the chunk is ``size`` >= ``JOIN_MAX`` bytes (the
@@ -99,7 +102,6 @@ _LONG = 4096           # a string or bytes this long is left out of the skeleton
 _STR_SLOT = ormsgpack.Ext(0x7E, b"s")      # where one was (a value walked never holds an Ext)
 _BYTES_SLOT = ormsgpack.Ext(0x7E, b"b")
 _HEAVY = object()      # first in a heavy print: never equal to a ``fingerprint`` (bytes)
-JOIN_MAX = 4 * 1024 * 1024   # bytes: a chunk this big keeps no fingerprint of its values as one list
 _WALKED = frozenset({int, float, bool, type(None)})
 _KEYS = frozenset({str, int})
 

@@ -423,16 +423,13 @@ class PieceEncoder:
         return fingerprint(value)
 
     def fps(self, values: list) -> list:
-        """``fp`` of each value: one C call (``fingerprints``), but for the values found
-        heavy (walked; in a long run the others still in one C call) and, in a short run, for
-        strings or bytes long enough."""
+        """``fp`` of each value: one C call (``fingerprints``) for all but the values found
+        heavy (walked), and, in a short run, for strings or bytes long enough."""
+        if (len(values) <= _SCAN_LONG and not _SHORT_KINDS.isdisjoint(map(type, values))
+                and _may_be_long(values)):
+            return list(map(self.fp, values))
         heavy = self._heavy
-        if len(values) <= _SCAN_LONG:
-            if ((heavy and not heavy.keys().isdisjoint(map(id, values)))
-                    or (not _SHORT_KINDS.isdisjoint(map(type, values)) and _may_be_long(values))):
-                return list(map(self.fp, values))
-            return fingerprints(values)
-        if heavy and not heavy.keys().isdisjoint(map(id, values)):
+        if heavy and not heavy.keys().isdisjoint(map(id, values)):     # (one C pass, stopping at the first)
             # the others in one C call (the heavy ones stand in as None), the heavy ones walked
             at = list(compress(range(len(values)), map(heavy.__contains__, map(id, values))))
             rest = list(values)

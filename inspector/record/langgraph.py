@@ -350,10 +350,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             try:
                 self._lanes_db.put(thread_id, ns, cp)
             except BaseException:
-                lane.forget_pieces()
-                lowering.forget()
-                lane.state = None
-                lane.control = {}
+                lane.cool(control=False)
                 self._lanes_db._known.clear()
                 raise
             lane.state = (digest, state)

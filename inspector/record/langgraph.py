@@ -541,7 +541,7 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             values = lane.lowering.revive(forms, self.serde)
         else:
             lowered = self._store.load_values([row.state_hash])[row.state_hash]
-            values = raise_value(lowered, self.serde)
+            values = _stored(row, "state", lambda: raise_value(lowered, self.serde))
             if hand:
                 # a checkpoint this saver did not put last (another process's, an older one):
                 # its writer takes over the pieces of its long strings, so that the next put,
@@ -555,8 +555,8 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             lane.handed = None if forms is None else (row.checkpoint_id, {
                 c: (v, str(versions[c]), forms[c]) for c, v in values.items() if c in versions and c in forms})
         writes = sorted(row.writes, key=lambda w: (w[3], w[0], w[4]))
-        pending = [(task, channel, raise_value(self._write_value(data), self.serde))
-                   for task, channel, data, _, _ in writes]
+        pending = _stored(row, "pending writes", lambda: [(task, channel, raise_value(self._write_value(data), self.serde))
+                                                          for task, channel, data, _, _ in writes])
         config: RunnableConfig = {"configurable": {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns,
                                                    "checkpoint_id": row.checkpoint_id}}
         parent: RunnableConfig | None = ({"configurable": {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns,

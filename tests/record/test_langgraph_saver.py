@@ -774,3 +774,20 @@ def test_a_damaged_stored_checkpoint_is_a_sentence_to_the_saver(tmp_path: Path, 
             saver.get_tuple(config)
         with pytest.raises(CorruptDataError, match="cannot be decoded|body is not bytes"):
             list(saver.list(config, filter={"source": "loop"}))
+
+
+def test_a_damaged_pending_write_is_a_sentence_to_the_saver(tmp_path: Path) -> None:
+    """A pending write whose typed leaf holds a number where its serialized bytes should be
+    (the hostile corpus's ``lane_write_leaf_a_number``): get_tuple and list raised LangGraph's
+    ValueError from its deserializer; they raise CorruptDataError naming the checkpoint."""
+    from inspector.errors import CorruptDataError
+    from tests.hostile.corpus import _LEAF_NUMBER, _lane_base
+    path = tmp_path / "lanes.db"
+    _lane_base(path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE ci_lg_writes SET codec=0, data=?, size=?", (_LEAF_NUMBER, len(_LEAF_NUMBER)))
+    config = {"configurable": {"thread_id": "t1"}}
+    with (InspectorSaver.from_conn_string(str(path)) as saver,
+          pytest.raises(CorruptDataError, match="pending writes of checkpoint .* of thread 't1' cannot be decoded")):
+        for found in saver.list(config):
+            saver.get_tuple(found.config)

@@ -76,7 +76,9 @@ def _parser_class() -> type[argparse.ArgumentParser]:
             if dashed is not None and "--" not in _ARGV and "required" in message:
                 message += (f"; {dashed!r} was taken for an option: a reference that starts with '-' "
                             f"goes after '--' (e.g. {self.prog} STORE -- {dashed})")
-            super().error(message)
+            # one sentence, as for every other mistake (argparse prints its usage block first)
+            message = message[:1].upper() + message[1:]
+            self.exit(2, f"{self.prog}: {escape_control(message)} (see {self.prog} --help).\n")
 
     return Parser
 
@@ -211,7 +213,18 @@ def one_sentence(exc: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; user-facing errors print one sentence and return 2."""
+    """Run the CLI; user-facing errors print one sentence and return 2; Ctrl-C, wherever it
+    lands (loading a command's modules included), prints one and returns 130."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("checkpoint-inspector: interrupted.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args: Any = fast_args(argv)     # argparse's Namespace or its like
     if args is None:
@@ -233,11 +246,6 @@ def main(argv: list[str] | None = None) -> int:
         print("checkpoint-inspector: The data nests too deeply to be processed; lower --max-depth.",
               file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("checkpoint-inspector: interrupted.", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ one transaction deletes the rows and the blobs no remaining checkpoint names.
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -113,11 +114,26 @@ def backup_first(path: Path, backup: str | None, say: Callable[[str], None]) -> 
     """A consistent copy of the SQLite database at ``path``, made before rows LangGraph wrote
     are deleted: at ``backup``, or beside it with the time in its name."""
     backup_path = Path(backup) if backup else path.with_name(f"{path.name}.backup-{time.strftime('%Y%m%d-%H%M%S')}")
+    check_backup_path(backup_path)
+    say(f"backing up to {backup_path}")
+    try:
+        usage_sql.sqlite_backup(path, backup_path)
+    except (sqlite3.Error, OSError) as exc:
+        backup_path.unlink(missing_ok=True)
+        raise StoreError(f"Could not write the backup {backup_path} ({' '.join(str(exc).split()) or type(exc).__name__}); nothing was deleted.") from exc
+    return backup_path
+
+
+def check_backup_path(backup_path: Path) -> None:
+    """StoreError unless a backup can be made at ``backup_path`` (a new file in a folder that exists)."""
     if backup_path.exists():
         raise StoreError(f"{backup_path} exists already; choose another --backup path.")
-    say(f"backing up to {backup_path}")
-    usage_sql.sqlite_backup(path, backup_path)
-    return backup_path
+    folder = backup_path.parent
+    if not folder.is_dir():
+        raise StoreError(f"The folder {folder} of the backup {backup_path} does not exist; create it or choose "
+                         "another --backup path.")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreError(f"The folder {folder} is not writable; choose another --backup path.")
 
 
 def apply(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False,

@@ -127,3 +127,15 @@ def test_deleting_a_thread_on_postgres(pg_url: str) -> None:
         assert graph.get_state(config("pg-A")).values == {}
         now = graph.get_state(config("pg-B"))
         assert now.values == kept.values and now.next == kept.next
+
+
+def test_a_backup_into_a_missing_folder_is_a_sentence_and_nothing_is_deleted(lg_copy: Path, tmp_path: Path,
+                                                                            capsys) -> None:
+    before = store_files_digest(lg_copy)
+    missing = tmp_path / "no-such-folder" / "copy.bak"
+    for command in (["delete", str(lg_copy), "thread-D", "--langgraph-write", "--apply"],
+                    ["prune", str(lg_copy), "--keep-last", "1", "--langgraph-write", "--apply"]):
+        assert main([*command, "--backup", str(missing)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "no-such-folder" in err and "does not exist" in err, err
+        assert store_files_digest(lg_copy) == before and not missing.parent.exists()

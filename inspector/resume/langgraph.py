@@ -2,7 +2,7 @@
 
 * With the user's graph (``module:attr``, from the per-store settings or given per call) both
   run in a subprocess in the user's environment — ``graph_runner`` does ``update_state`` for
-  a fork (reducers and routing apply), ``invoke(None)`` to continue, ``Command(resume=…)``
+  a fork (routing applies; the edited channels are set exactly, a reducer's overwritten), ``invoke(None)`` to continue, ``Command(resume=…)``
   to answer an interrupt — with ``LANGGRAPH_STRICT_MSGPACK=true`` unless the store is
   trusted. The inspector process never imports the graph.
 * Without it, a fork is a raw fork (``store.langgraph.fork.raw_fork``) whose limits are
@@ -149,19 +149,6 @@ def changed_channels(original: Mapping[str, Any], edited: Mapping[str, Any]) -> 
     return {k: v for k, v in edited.items() if k not in original or dumps(original[k]) != dumps(v)}
 
 
-def graph_values(value: Any) -> Any:
-    """Edited values as the graph receives them: LangChain messages lose our display-only
-    ``__type__`` key (so ``add_messages`` rebuilds them, replacing the message with the same
-    id); other typed values stay as shown (the graph gets plain JSON for them)."""
-    if isinstance(value, list):
-        return [graph_values(v) for v in value]
-    if isinstance(value, dict):
-        kind = value.get("__type__")
-        drop = isinstance(kind, str) and kind.startswith("langchain_core.messages.")
-        return {k: graph_values(v) for k, v in value.items() if not (drop and k == "__type__")}
-    return value
-
-
 def default_as_node(info: CheckpointInfo) -> str | None:
     """The node that wrote the checkpoint (None: LangGraph decides)."""
     name = info.name or ""
@@ -176,7 +163,7 @@ def graph_fork(store: Store, ref: int | str | CheckpointInfo, edits: Mapping[str
     """Fork through the user's graph (``update_state`` in the runner), waiting for it."""
     info, thread, cid = _key(store, ref)
     check_quiet(store, thread, quiet_seconds, force)
-    argv = runner_argv(settings, store.info.url, thread, cid, "fork", graph_values(dict(edits)),
+    argv = runner_argv(settings, store.info.url, thread, cid, "fork", dict(edits),
                        as_node or default_as_node(info), reason)
     done = run_runner(argv, settings, store.info.url, "The graph fork", timeout)
     lines = done.stdout.splitlines()
@@ -253,7 +240,7 @@ def graph_op(store: Store, action: str, ref: int | str | CheckpointInfo | None =
     if action == "fork":
         if not reason or not reason.strip():
             raise EditError("A fork needs a reason (it is kept in the new checkpoint's metadata).")
-        return GraphOp("fork", key_thread, cid, graph_values(dict(values or {})), as_node or default_as_node(info),
+        return GraphOp("fork", key_thread, cid, dict(values or {}), as_node or default_as_node(info),
                        reason.strip())
     if action == "answer":
         check_json_value(values, "answer")

@@ -10,8 +10,9 @@ inspector process itself, because importing the graph runs the user's code::
 (``python -m inspector.store.langgraph.graph_runner`` works too; the inspector runs it by
 path, which needs only langgraph in the interpreter and skips importing our package.)
 
-* ``fork``   — ``graph.update_state(config, values, as_node)``: reducers apply and the edges
-  after ``as_node`` are evaluated; prints ``forked THREAD@NEW_ID``.
+* ``fork``   — ``graph.update_state(config, values, as_node)``: the edges after ``as_node`` are
+  evaluated, and the state is exactly the one edited (``exact_values``: a reducer channel is
+  overwritten; what the edit left alone is the stored objects); prints ``forked THREAD@NEW_ID``.
 * ``resume`` — ``graph.stream(None, config)`` from the checkpoint (LangGraph forks first when
   it is not the head).
 * ``answer`` — ``graph.stream(Command(resume=value), config)`` answers a pending interrupt.
@@ -196,7 +197,7 @@ def revive(value: Any, messages: bool = False) -> Any:
         return base64.b64decode(value["__bytes__"])
     kind = value.get("__type__")
     if not isinstance(kind, str):
-        return {k: revive(v) for k, v in value.items()}
+        return {k: revive(v, messages) for k, v in value.items()}
     fields = {k: v for k, v in value.items() if k != "__type__"}
     if kind.startswith("langchain_core.messages."):
         message = _loaded_class(kind) if messages else None
@@ -232,18 +233,33 @@ def revive(value: Any, messages: bool = False) -> Any:
 
 # -- a fork staged in memory first ------------------------------------------------------------------
 def staging_saver(inner: Any) -> Any:
-    """A saver that keeps ``put``/``put_writes`` in memory (reads see them) until ``commit``."""
+    """A saver that keeps ``put``/``put_writes`` in memory (reads see them) until ``commit``.
+
+    The graph derives the saver it reads with (``with_allowlist``: the classes its state
+    names, which strict msgpack lets through) from this one; that copy reads through the inner
+    saver derived alike, and stages into the same lists."""
+    import copy
     from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 
     class StagingSaver(BaseCheckpointSaver):
         def __init__(self) -> None:
             super().__init__(serde=inner.serde)
+            self.inner = inner
             self.puts: list[tuple] = []
             self.writes: list[tuple] = []
             self.staged: dict[tuple[str, str, str], CheckpointTuple] = {}
 
+        def with_allowlist(self, extra_allowlist: Any) -> Any:
+            derive = getattr(self.inner, "with_allowlist", None)
+            if not callable(derive):
+                return self
+            clone = copy.copy(self)         # the same staged lists
+            clone.inner = derive(extra_allowlist)
+            clone.serde = clone.inner.serde
+            return clone
+
         def get_next_version(self, current: Any, channel: Any) -> Any:
-            return inner.get_next_version(current, channel)
+            return self.inner.get_next_version(current, channel)
 
         def get_tuple(self, config: RunnableConfig) -> Any:
             conf = config["configurable"]
@@ -253,10 +269,10 @@ def staging_saver(inner: Any) -> Any:
                     if (th, ns) == key and (wanted is None or cid == wanted)]
             if mine:
                 return max(mine, key=lambda t: t.config["configurable"]["checkpoint_id"])
-            return inner.get_tuple(config)
+            return self.inner.get_tuple(config)
 
         def list(self, config: Any, **kwargs: Any) -> Any:
-            return inner.list(config, **kwargs)
+            return self.inner.list(config, **kwargs)
 
         def put(self, config: RunnableConfig, checkpoint: Any, metadata: Any, new_versions: Any) -> RunnableConfig:
             conf = config["configurable"]
@@ -484,14 +500,58 @@ def _entrypoint_values(graph: Any, saver: Any, config: dict, values: dict) -> An
                             save=values.get("__previous__", stored.get("__previous__")))
 
 
+def exact_values(graph: Any, config: dict, values: dict) -> dict:
+    """A fork's edited channels as ``update_state`` must get them for the new state to be
+    exactly the one edited (what the inspector showed before the fork): a channel with a
+    reducer (``add_messages``, ``operator.add``, a custom one) is overwritten
+    (``langgraph.types.Overwrite``) rather than given to its reducer, which would append the
+    edited list to the old one; the items and values the edit left as they were are the very
+    objects the checkpoint holds (rebuilt ones may differ in fields a class fills in itself)."""
+    snapshot = graph.get_state(config)       # read as the graph reads (its classes allowed)
+    stored = snapshot.values if isinstance(snapshot.values, dict) else {}
+    channels = getattr(graph, "channels", None) or {}
+    try:
+        from langgraph.types import Overwrite
+    except ImportError:          # an older langgraph: its reducers get the values, as before
+        Overwrite = None  # noqa: N806
+    out = {}
+    for name, value in values.items():
+        if name in stored:
+            value = _originals(value, stored[name])
+        channel = channels.get(name)
+        if Overwrite is not None and callable(getattr(channel, "operator", None)) and name in stored:
+            value = Overwrite(value)
+        out[name] = value
+    return out
+
+
+def _originals(new: Any, old: Any) -> Any:
+    """``new`` with each list item, and the whole, that equals the stored one (same class,
+    ``==``) replaced by the stored object itself."""
+    if type(new) is type(old) and _same(new, old):
+        return old
+    if isinstance(new, list) and isinstance(old, list):
+        return [old[i] if i < len(old) and type(n) is type(old[i]) and _same(n, old[i]) else n
+                for i, n in enumerate(new)]
+    return new
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # a user's __eq__ may raise (numpy arrays: ambiguous truth): not the same
+        return False
+
+
 def act(graph: Any, saver: Any, action: str, thread: str, checkpoint: str | None, values: Any,
         as_node: str | None = None, reason: str | None = None) -> None:
     """One fork, resume or answer on a loaded graph (``values`` still in display form)."""
     if action == "fork" and not isinstance(values, dict):
         raise ValueError("--values-json must be a JSON object of channel values for a fork")
-    values = revive(values)
     if action == "fork":
-        values = _entrypoint_values(graph, saver, _config(thread, checkpoint), values)
+        config = _config(thread, checkpoint)
+        values = exact_values(graph, config, revive(values, True))
+        values = _entrypoint_values(graph, saver, config, values)
         staging = staging_saver(saver)
         graph.checkpointer = staging
         try:

@@ -55,7 +55,8 @@ def langgraph_note(store: Any) -> str:
     graph = load_settings(store.info.url).graph
     if graph:
         return (f"LangGraph: the fork runs <code>update_state</code> through your graph "
-                f"<code>{_esc(graph)}</code> in a separate process, so reducers and routing apply. "
+                f"<code>{_esc(graph)}</code> in a separate process, so routing applies; the fork's state is exactly "
+                "the one edited here (a channel with a reducer is set to the edited value, not appended to). "
                 "It becomes a new checkpoint of the same thread.")
     limits = "".join(f"<li>{_esc(text)}</li>" for text in RAW_FORK_LIMITS)
     return ("LangGraph, no graph set for this store: a <b>raw fork</b> writes a new checkpoint with the "

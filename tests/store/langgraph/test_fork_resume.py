@@ -222,7 +222,7 @@ def test_graph_fork_applies_routing_then_resume_completes(lg_copy, entry):
         save_settings(store.info.url, GraphSettings(graph="lg_entry:graph", cwd=str(entry)))
         messages = store.load(head.id).state["messages"]
         messages[0]["content"] = "Write the quarterly report, briefly"
-        result = fork_langgraph(store, head.id, edits={"priority": "low", "messages": messages[:1]},
+        result = fork_langgraph(store, head.id, edits={"priority": "low", "messages": messages},
                                 reason="skip the review", quiet_seconds=0)
         assert result.mode == "graph" and result.next == ("execute",)   # the conditional edge re-ran
         snap = store.load(result.checkpoint_id)
@@ -241,7 +241,7 @@ def test_graph_fork_applies_routing_then_resume_completes(lg_copy, entry):
     finally:
         conn.close()
     assert final["stage"] is Stage.DONE and "approved" not in final     # review was skipped
-    first = final["messages"][0]                      # add_messages replaced it by id
+    first = final["messages"][0]                      # the edited message, the others as they were
     assert isinstance(first, HumanMessage) and first.content == "Write the quarterly report, briefly"
     assert first.additional_kwargs == {} and len(final["messages"]) == 3
     assert [t["status"] for t in final["todos"]] == ["completed", "completed"]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterable, Sequence
 
 from inspector import limits
+from inspector.errors import StoreError
 from inspector.humanize import CONTROL_CHARS, escape_char
 from inspector.humanize import fmt_size  # noqa: F401  (re-exported for the commands)
 from inspector.model import Record
@@ -29,6 +30,22 @@ def add_run_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", metavar="RUN", help="run id, unique id prefix, name or a part of one (a LangGraph thread id)")
 
 
+def at_least(lowest: float, kind: type = int) -> Callable[[str], Any]:
+    """An argparse ``type``: a number of ``kind`` no smaller than ``lowest`` (else argparse's
+    one-sentence error naming the option)."""
+    def parse(text: str) -> Any:
+        import argparse
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {'a whole number' if kind is int else 'a number'}") from None
+        if not value >= lowest:     # NaN fails too
+            raise argparse.ArgumentTypeError(f"{text} is too small (at least {lowest:g})")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+
 def add_budget_args(parser: argparse.ArgumentParser) -> None:
     """``--max-piece-mb`` … : the read budgets of ``inspector.limits`` for this command."""
     group = parser.add_argument_group("read budgets (what a damaged or hostile store may cost)")
@@ -36,7 +53,7 @@ def add_budget_args(parser: argparse.ArgumentParser) -> None:
     for name, budget in limits.BUDGETS.items():
         value = getattr(now, {"piece": "piece_bytes", "state": "state_bytes"}.get(name, name))
         shown = value // limits.MB if budget.unit == "MB" else value
-        group.add_argument(budget.flag, type=int, default=None, metavar="N", dest=f"budget_{name}",
+        group.add_argument(budget.flag, type=at_least(1), default=None, metavar="N", dest=f"budget_{name}",
                            help=f"the {budget.what} (now {shown:,}{' MB' if budget.unit else ''}; "
                                 f"setting {budget.env})")
 
@@ -56,6 +73,9 @@ def add_langgraph_write_args(parser: argparse.ArgumentParser, what: str) -> None
     parser.add_argument("--langgraph-write", action="store_true",
                         help=f"allow deleting {what} of a LangGraph database (SQLite: a backup is made first)")
     parser.add_argument("--backup", metavar="PATH", help="where the LangGraph SQLite backup goes")
+
+
+LANGGRAPH_WRITE_OPTIONS = {"langgraph_write": "--langgraph-write", "backup": "--backup"}
 
 
 def stderr_progress(args: argparse.Namespace) -> Callable[[str], None] | None:
@@ -332,3 +352,15 @@ def run_launch(launch: Any, *, wait: bool) -> int:
     code = proc.wait()
     print(f"process exited with code {code}", file=sys.stderr)
     return int(code)
+
+
+def refuse_options(args: Any, options: dict[str, str], meant_for: str, display: str, kind: str) -> None:
+    """StoreError naming the first of ``options`` (dest → flag) given on the command line, when
+    they are meant for another kind of store than ``kind`` (silently ignoring one would let a
+    user believe it was applied)."""
+    for dest, flag in options.items():
+        if getattr(args, dest, None) not in (None, False):
+            raise StoreError(f"{flag} is only for {meant_for}; {display} is a {_KIND_NAMES.get(kind, kind)} store.")
+
+
+_KIND_NAMES = {"native": "native", "langgraph": "LangGraph"}

@@ -7,10 +7,13 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from inspector.commands._common import confirm, run_launch
+from inspector.commands._common import confirm, refuse_options, run_launch
 from inspector.store import open_store
 
 CORE_KINDS = ("native", "langgraph")
+_SHARED = {"python": "--python", "branch": "--branch", "setup": "--setup"}
+_OPTIONS = {"fork": {**_SHARED, "yes": "--yes", "wait": "--wait"},       # a native fork's --cwd is its own
+            "resume": {**_SHARED, "cwd": "--cwd"}}                      # resume's --yes/--wait are everyone's
 
 
 def install(parser: argparse.ArgumentParser, command: str) -> None:
@@ -31,6 +34,9 @@ def install(parser: argparse.ArgumentParser, command: str) -> None:
     def run(args: argparse.Namespace) -> int:
         with open_store(args.store) as probe:
             kind = probe.info.kind
+            if kind in CORE_KINDS:
+                refuse_options(args, _OPTIONS[command], "framework stores (OpenAI Agents, CrewAI, ADK)",
+                               probe.info.display, kind)
         return original(args) if kind in CORE_KINDS else framework_command(args, command)
 
     parser.set_defaults(func=run)

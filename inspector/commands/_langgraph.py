@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from inspector.commands._common import confirm, run_launch
+from inspector.commands._common import confirm, refuse_options, run_launch
 from inspector.errors import StoreError
 from inspector.resume.edits import apply_assignments, parse_json_text
 from inspector.resume.fork import LANGGRAPH_SPEC
@@ -30,6 +30,8 @@ from inspector.store.langgraph.settings import save_settings
 from inspector.store.refs import resolve_checkpoint
 
 _UNSET: Any = object()
+_OPTIONS = {"graph": "--graph", "trusted": "--trusted", "force": "--force", "raw": "--raw",
+            "as_node": "--as-node", "answer": "--answer"}
 
 
 def add_options(parser: argparse.ArgumentParser, command: str) -> None:
@@ -62,6 +64,8 @@ def install(parser: argparse.ArgumentParser, command: str) -> None:
     def run(args: argparse.Namespace) -> int:
         with open_store(args.store) as probe:
             kind = probe.info.kind
+            if kind != "langgraph":
+                refuse_options(args, _OPTIONS, "LangGraph stores", probe.info.display, kind)
             # one reference syntax for every store: names, id prefixes, RUN:-1 …
             args.checkpoint = resolve_checkpoint(probe, args.checkpoint).id
         if getattr(args, "dry_run", False):
@@ -120,6 +124,9 @@ def resume_command(args: argparse.Namespace) -> int:
     answer = ({} if getattr(args, "answer", None) is None
               else {"answer": parse_json_text(args.answer, "--answer value")})
     with open_store(args.store) as store:
+        if args.graph:       # a graph given now is loaded first: one that cannot be is not run nor remembered
+            from inspector.resume.graph_channels import graph_report
+            graph_report(store.info.url, settings_for(store, graph=args.graph, trusted=args.trusted or None))
         plan = plan_resume(store, args.checkpoint, **answer, graph=args.graph,
                            trusted=args.trusted or None, force=args.force)
         print(plan.describe(), flush=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from inspector.commands._common import add_json_arg, add_store_arg, note_store, print_json, say, use_graph_kinds
+from inspector.commands._common import add_json_arg, add_store_arg, at_least, note_store, print_json, say, use_graph_kinds
 from inspector.diff import Change, DiffResult, TextDelta, describe_divergence, diff_checkpoints, to_json
 from inspector.diff.grouping import ItemRange, group_changes
 from inspector.diff.text import render_delta
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("a", metavar="A", help="the older checkpoint (RUN:SEQ or id)")
     parser.add_argument("b", metavar="B", help="the newer checkpoint (RUN:SEQ or id)")
     add_json_arg(parser)
-    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
+    parser.add_argument("--limit", type=at_least(0), default=DEFAULT_LIMIT,
                         help=f"print at most this many lines of structural changes (default {DEFAULT_LIMIT}; "
                              "0: all)")
     parser.add_argument("--exit-code", action="store_true",

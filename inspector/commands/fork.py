@@ -62,6 +62,9 @@ def read_text(path: str | None) -> str | None:
 def spec_edit(args: argparse.Namespace) -> SpecEdit:
     """The fork's resume-command options as a SpecEdit (empty: a copy of the original's)."""
     argv = getattr(args, "argv", None)
+    cwd = getattr(args, "cwd", None)
+    if cwd is not None and not Path(cwd).is_dir():     # else only resuming the fork would say it
+        raise StoreError(f"The working directory {cwd!r} does not exist; the fork could not be resumed there.")
     return SpecEdit(argv=tuple(parse_argv_option(argv)) if argv is not None else None,
                     cwd=getattr(args, "cwd", None),
                     env=tuple(parse_env_options(getattr(args, "env", None) or ()).items()),

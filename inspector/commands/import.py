@@ -67,6 +67,17 @@ def _copy(source: Any, destination: str) -> Any:
         store.close()
 
 
+def _check_destination(destination: str) -> None:
+    """StoreError when a local destination cannot become a native store file."""
+    if "://" in destination:
+        return
+    path = Path(destination)
+    if path.is_dir():
+        raise StoreError(f"{destination} is a directory; give the path of a new store file.")
+    if not path.parent.is_dir():
+        raise StoreError(f"The folder {path.parent} does not exist; create it or give another destination.")
+
+
 def run(args: argparse.Namespace) -> int:
     """Copy (or dry-run), verify, report."""
     from inspector.store import open_store
@@ -77,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
             raise StoreError(f"{source.info.display} is not a LangGraph checkpoint database "
                              "(import copies SqliteSaver / PostgresSaver databases).")
         src_bytes = _size(args.source)
+        _check_destination(args.destination)     # a dry run says what --apply would refuse
         with tempfile.TemporaryDirectory(prefix="ci-import-") as tmp:
             target = args.destination if args.apply else str(Path(tmp) / "dry-run.db")
             report = _copy(source, target)

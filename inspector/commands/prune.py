@@ -5,16 +5,20 @@ from __future__ import annotations
 import argparse
 
 from inspector.commands._common import (
+    LANGGRAPH_WRITE_OPTIONS,
     add_json_arg,
     add_langgraph_write_args,
     add_store_arg,
     fmt_size,
     print_json,
     print_table,
+    refuse_options,
     stderr_progress,
 )
 from inspector.retention.api import apply_prune, plan_prune
 from inspector.retention.rules import PrunePlan, make_rules
+from inspector.store import open_store
+from inspector.store.refs import resolve_run
 
 TOP = 20
 
@@ -37,7 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Plan or apply the prune and print what it does."""
-    rules = make_rules(keep_last=args.keep_last, older_than=args.older_than, runs=args.run, statuses=args.status)
+    with open_store(args.store) as probe:     # runs named as every command names them; options checked
+        if probe.info.kind != "langgraph":
+            refuse_options(args, LANGGRAPH_WRITE_OPTIONS, "LangGraph databases", probe.info.display, probe.info.kind)
+        runs = [resolve_run(probe, text).id for text in args.run]
+    rules = make_rules(keep_last=args.keep_last, older_than=args.older_than, runs=runs, statuses=args.status)
     if args.apply:
         progress = stderr_progress(args)
         result = apply_prune(args.store, rules, vacuum=args.vacuum, langgraph_write=args.langgraph_write,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from inspector.commands._common import confirm
+from inspector.commands._common import at_least, confirm
 from inspector.commands._frameworks import install as install_frameworks
 from inspector.commands._langgraph import install as install_langgraph
 from inspector.resume.launch import launch_exited, spawn
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation (scripts)")
     parser.add_argument("--wait", action="store_true", help="wait for the process and return its exit code")
     parser.add_argument("--reason", default=None, help="reason kept with the fork, when one is made")
-    parser.add_argument("--threshold", type=float, default=30.0, metavar="SECONDS",
+    parser.add_argument("--threshold", type=at_least(0.001, float), default=30.0, metavar="SECONDS",
                         help="heartbeat age after which the current owner is presumed dead (default 30)")
     parser.set_defaults(func=run)
     install_langgraph(parser, "resume")    # LangGraph stores: --graph, --trusted, … and their handlers

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import add_json_arg, add_store_arg, print_json_records, print_table, say
+from inspector.commands._common import add_json_arg, add_store_arg, at_least, print_json_records, print_table, say
+from inspector.model import CheckpointInfo
 from inspector.resume.liveness import fmt_age
 from inspector.resume.stuck import stuck_runs
 from inspector.store import open_reader
@@ -15,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("stuck", help="list stuck or crashed runs and what they were doing")
     add_store_arg(parser)
     add_json_arg(parser)
-    parser.add_argument("--threshold", type=float, default=30.0, metavar="SECONDS",
+    parser.add_argument("--threshold", type=at_least(0.001, float), default=30.0, metavar="SECONDS",
                         help="heartbeat age after which a running run is stuck (default 30)")
     parser.add_argument("--verbose-diagnosis", "-d", action="store_true", help="print the full diagnosis")
     parser.set_defaults(func=run)
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json_records([{"run": d.run_id, "status": d.status, "summary": d.summary, "reasons": list(d.reasons),
                      "since_checkpoint": d.since_checkpoint, "heartbeat_age": d.owner.heartbeat_age,
-                     "last_checkpoint": d.last_checkpoint, "last_tool": d.last_tool,
+                     "last_checkpoint": _checkpoint(d.last_checkpoint), "last_tool": _checkpoint(d.last_tool),
                      "loop": d.loop, "pending_reviews": list(d.pending_reviews),
                      "waiting_for": list(d.waiting_for),
                      "suggested": f"{d.run_id}:{d.suggested_checkpoint.seq}" if d.suggested_checkpoint else None}
@@ -47,3 +48,11 @@ def run(args: argparse.Namespace) -> int:
                   f"{d.run_id}:{d.suggested_checkpoint.seq}" if d.suggested_checkpoint else "",
                   "; ".join(d.reasons)) for d in found])
     return 0
+
+
+def _checkpoint(info: CheckpointInfo | None) -> dict | None:
+    """A checkpoint of a diagnosis as ``checkpoints --json`` gives its main fields."""
+    if info is None:
+        return None
+    return {"id": info.id, "seq": info.seq, "kind": info.kind, "name": info.name, "created": info.created,
+            "change": info.change}

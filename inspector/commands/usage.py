@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from inspector.commands._common import (
     add_json_arg,
@@ -11,7 +12,9 @@ from inspector.commands._common import (
     print_json,
     print_table,
 )
+from inspector.resume.status import quick_statuses
 from inspector.store import open_reader
+from inspector.store.refs import resolve_run
 from inspector.usage.api import store_usage
 from inspector.usage.report import UsageReport
 
@@ -37,7 +40,12 @@ def _share(part: int, whole: int) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the report."""
     with open_reader(args.store) as store:
-        report = store_usage(store, args.run, pieces=not args.no_pieces)
+        run_id = resolve_run(store, args.run).id if args.run else None
+        report = store_usage(store, run_id, pieces=not args.no_pieces)
+        shown = quick_statuses(store.list_runs())     # the status ``runs`` and the app show (crashed, stuck)
+    if shown:
+        report = dataclasses.replace(report, runs=tuple(
+            dataclasses.replace(r, status=shown[r.run].status) if r.run in shown else r for r in report.runs))
     if args.json:
         print_json(report.to_json())
         return 0

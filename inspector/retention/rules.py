@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from inspector.errors import StoreError
+from inspector.model import RUN_STATUSES
 from inspector.store.native.prune_sql import Rules
 
 __all__ = ["PrunePlan", "Rules", "RunPlan", "make_rules", "parse_duration"]
@@ -40,6 +41,9 @@ def make_rules(*, keep_last: int | None = None, older_than: str | float | None =
         seconds = parse_duration(older_than) if isinstance(older_than, str) else float(older_than)
         cutoff = (time.time() if now is None else now) - seconds
     statuses = tuple(s.strip() for part in statuses for s in part.split(",") if s.strip())
+    unknown = [s for s in statuses if s not in RUN_STATUSES]
+    if unknown:
+        raise StoreError(f"{unknown[0]!r} is not a run status (use {', '.join(RUN_STATUSES)}).")
     if keep_last is None and cutoff is None and not runs:
         raise StoreError("Say what to prune: --keep-last N, --older-than DURATION and/or --run RUN.")
     return Rules(keep_last=keep_last, older_than=cutoff, runs=tuple(runs), statuses=statuses)

@@ -9,6 +9,7 @@ import pytest
 
 import inspector.cli
 from inspector.cli import main
+from tests.store.langgraph.conftest import lg_master  # noqa: F401  (fixture: real LangGraph threads)
 
 
 def test_ctrl_c_while_a_command_loads_is_one_sentence(monkeypatch: pytest.MonkeyPatch,
@@ -34,3 +35,104 @@ def test_a_wrong_command_line_is_one_sentence(argv: list[str], words: str, tmp_p
     err = capsys.readouterr().err
     assert stopped.value.code == 2 and err.count("\n") == 1 and words in err, err
     assert err.startswith(f"checkpoint-inspector {argv[0]}: ") and err.rstrip().endswith("--help).")
+
+
+# -- a recorded store: options that do not apply, references, values out of range ---------------
+@pytest.fixture
+def recorded(tmp_path: Path) -> Path:
+    """A native store with two runs recorded by the real recording library."""
+    from inspector.record import Checkpointer
+    path = tmp_path / "agent.db"
+    for name in ("nightly report", "weekly digest"):
+        with Checkpointer(path, name=name, agent="writer") as cp:
+            for step in range(4):
+                cp.save({"step": step, "notes": ["x"] * step}, kind="tool", name=f"step{step}")
+    return path
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["fork", "STORE", "nightly:1", "--reason", "r", "--graph", "m:g"], "--graph is only for LangGraph stores"),
+    (["fork", "STORE", "nightly:1", "--reason", "r", "--raw"], "--raw is only for LangGraph stores"),
+    (["fork", "STORE", "nightly:1", "--reason", "r", "--as-node", "n"], "--as-node is only for LangGraph stores"),
+    (["fork", "STORE", "nightly:1", "--reason", "r", "--python", "/x"], "--python is only for framework stores"),
+    (["fork", "STORE", "nightly:1", "--reason", "r", "--branch", "b"], "--branch is only for framework stores"),
+    (["fork", "STORE", "nightly:1", "--reason", "r", "--wait"], "--wait is only for framework stores"),
+    (["fork", "STORE", "nightly:1", "--reason", "r", "--cwd", "/no/such/dir"], "'/no/such/dir' does not exist"),
+    (["resume", "STORE", "nightly", "--answer", "{bad", "--yes"], "--answer is only for LangGraph stores"),
+    (["resume", "STORE", "nightly", "--cwd", "/tmp", "--yes"], "--cwd is only for framework stores"),
+    (["prune", "STORE", "--keep-last", "1", "--backup", "b.db"], "--backup is only for LangGraph databases"),
+    (["delete", "STORE", "nightly", "--langgraph-write"], "--langgraph-write is only for LangGraph databases"),
+    (["prune", "STORE", "--keep-last", "1", "--run", "no such run"], "There is no run 'no such run'"),
+    (["prune", "STORE", "--keep-last", "1", "--status", "bogus"], "'bogus' is not a run status"),
+    (["usage", "STORE", "no such run"], "There is no run 'no such run'"),
+])
+def test_what_does_not_apply_is_refused_and_nothing_runs_or_changes(recorded: Path, argv: list[str], words: str,
+                                                                     tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from tests.conftest import store_files_digest
+    before = store_files_digest(recorded)
+    argv = [str(recorded) if a == "STORE" else str(tmp_path) if a == "DIR" else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err, err
+    assert store_files_digest(recorded) == before
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["stuck", "STORE", "--threshold", "-5"], "--threshold: -5 is too small"),
+    (["diff", "STORE", "nightly:0", "nightly:1", "--limit", "-1"], "--limit: -1 is too small"),
+    (["show", "STORE", "nightly:0", "--max-nodes", "-1"], "--max-nodes: -1 is too small"),
+    (["show", "STORE", "nightly:0", "--max-depth", "0"], "--max-depth: 0 is too small"),
+])
+def test_a_number_out_of_range_is_one_sentence(recorded: Path, argv: list[str], words: str,
+                                               capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main([str(recorded) if a == "STORE" else a for a in argv])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and err.count("\n") == 1 and words in err, err
+
+
+def test_runs_are_named_alike_everywhere(recorded: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["usage", str(recorded), "nightly"]) == 0
+    assert "checkpoint by checkpoint" in capsys.readouterr().out
+    assert main(["prune", str(recorded), "--keep-last", "1", "--run", "weekly", "--json"]) == 0
+    import json
+    plan = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in plan["runs"]] == ["weekly digest"] and plan["remove_checkpoints"] == 3
+
+
+def test_stuck_json_holds_checkpoints_as_objects(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+    path = tmp_path / "crashed.db"
+    script = ("import os\nfrom inspector.record import Checkpointer\n"
+              f"cp = Checkpointer({str(path)!r}, name='crashy')\ncp.__enter__()\n"
+              "cp.save({'n': 1}, kind='tool', name='search')\ncp.save({'n': 2}, kind='llm', name='think')\n"
+              "os._exit(9)\n")
+    assert subprocess.run([sys.executable, "-c", script], env={**os.environ}).returncode == 9
+    assert main(["stuck", str(path), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found[0]["status"] == "crashed"
+    assert found[0]["last_checkpoint"]["seq"] == 1 and found[0]["last_checkpoint"]["name"] == "think"
+    assert found[0]["last_tool"]["name"] == "search"
+    assert main(["usage", str(path)]) == 0
+    assert " crashed " in capsys.readouterr().out         # the status runs shows, not the stored "running"
+
+
+def test_an_import_keeps_when_langgraph_wrote_and_a_dry_run_checks_the_destination(
+        lg_master: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from inspector.store import open_store
+    assert main(["import", str(lg_master), str(tmp_path)]) == 2          # a directory: refused in a dry run too
+    assert "is a directory" in capsys.readouterr().err
+    copy = tmp_path / "copy.db"
+    assert main(["import", str(lg_master), str(copy), "--apply", "--no-verify"]) == 0
+    capsys.readouterr()
+    with open_store(lg_master) as source, open_store(copy) as imported:
+        roots = {r.name: r for r in imported.list_runs() if r.parent_run is None}
+        assert sorted(roots) == sorted(r.id for r in source.list_runs())
+        for run in source.list_runs():
+            theirs = [c.created for c in source.list_checkpoints(run.id) if c.lane == ""]
+            mine = roots[run.id]
+            assert [c.created for c in imported.list_checkpoints(mine.id)] == pytest.approx(theirs, abs=1e-3)
+            assert (mine.created, mine.updated) == pytest.approx((min(theirs), max(theirs)), abs=1e-3)

@@ -24,6 +24,7 @@ import msgpack
 from inspector.errors import StoreError
 from inspector.store.columns import BINARY
 from inspector.store.langgraph.decode import BlobError, pack, unpack
+from inspector.store.langgraph.ids import id_time
 from inspector.store.langgraph.mapping import parse_metadata, stored_step_name
 from inspector.store.langgraph.pregel import ERROR, INTERRUPT, PREGEL_TASKS, next_nodes, send_nodes, summarise_tasks
 from inspector.store.langgraph.rows import BlobRow, HeadRow, Reader, WriteRow
@@ -206,6 +207,7 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
         encoders: dict[str, PieceEncoder] = {}
         heads: dict[str, tuple[dict, list[WriteRow]]] = {}
         outputs = _Outputs(reader, thread_id)
+        times: dict[str, list[float]] = {}      # per lane: when LangGraph wrote its checkpoints
         for row in reader.list_rows(thread_id, 0, None):
             body = reader.body(thread_id, row.ns, row.checkpoint_id)
             if body is None:
@@ -240,7 +242,9 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
                 lg_run_id=str(lg_run) if lg_run is not None else None, state_hash=digest, pieces=new_pieces,
                 size=size, kind=source if source in ("input", "loop", "update", "fork") else "step",
                 name=name, change=change, status=status, parent_lane=parent_lane,
+                created=id_time(row.checkpoint_id) or None,     # when LangGraph wrote it, not now
                 score=(sc.tasks_done, sc.tasks_total, sc.checks_passed, sc.checks_total)))
+            times.setdefault(row.ns, []).append(id_time(row.checkpoint_id))
             lanes.put_writes(thread_id, row.ns, row.checkpoint_id, lane_writes, replace=True)
             report.checkpoints += 1
             report.writes += len(lane_writes)
@@ -249,11 +253,14 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
             status, error = _status(checkpoint, writes)
             lanes.set_lane_status(thread_id, ns, status, error)
         report.lanes += len(encoders)
-        # nobody owns an imported thread until a saver writes to it
-        for run_id, _, _ in lanes.lanes_of([thread_id]):
+        # nobody owns an imported thread until a saver writes to it; it was made and last
+        # written when LangGraph wrote its checkpoints
+        for run_id, _, ns in lanes.lanes_of([thread_id]):
+            known = [t for t in times.get(ns, ()) if t > 0]
+            dates = {"created": min(known), "updated": max(known)} if known else {}
             with lanes.engine.begin() as conn:
                 conn.execute(runs.update().where(runs.c.id == run_id).values(
-                    owner_host=None, owner_pid=None, heartbeat=None))
+                    owner_host=None, owner_pid=None, heartbeat=None, **dates))
         if progress:
             progress(thread_id)
     return report

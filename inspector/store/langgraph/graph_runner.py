@@ -512,15 +512,16 @@ def exact_values(graph: Any, config: dict, values: dict) -> dict:
     channels = getattr(graph, "channels", None) or {}
     try:
         from langgraph.types import Overwrite
+        overwrite: Any = Overwrite
     except ImportError:          # an older langgraph: its reducers get the values, as before
-        Overwrite = None  # noqa: N806
+        overwrite = None
     out = {}
     for name, value in values.items():
         if name in stored:
             value = _originals(value, stored[name])
         channel = channels.get(name)
-        if Overwrite is not None and callable(getattr(channel, "operator", None)) and name in stored:
-            value = Overwrite(value)
+        if overwrite is not None and callable(getattr(channel, "operator", None)) and name in stored:
+            value = overwrite(value)
         out[name] = value
     return out
 

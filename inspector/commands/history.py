@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _value_run(args: argparse.Namespace) -> int:
+    if not args.path.strip():
+        raise StoreError("Give the path of a value (for example budget.total or 'messages[0].content').")
     path = parse_path(args.path)
     shown = format_path(path)
     with open_reader(args.store) as store:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector.commands._common import add_json_arg, add_store_arg, print_json
+from inspector.model import Capability
 from inspector.store import open_reader
 
 if TYPE_CHECKING:
@@ -25,15 +28,29 @@ def run(args: argparse.Namespace) -> int:
         info = store.info
         runs = store.count_runs()
     caps = {a: info.capabilities.get(a) for a in ("fork", "resume", "live")}
+    # this command opens every store read-only; what matters to a user is whether they may write it
+    read_only = not _writable(str(args.store)) if info.backend == "sqlite" else info.read_only
+    if read_only:
+        caps.update({a: Capability(False, "the store is read-only for you (file permissions)")
+                     for a in ("fork", "resume") if caps[a].available})
     if args.json:
         print_json({"display": info.display, "kind": info.kind, "label": info.label, "backend": info.backend,
-                    "format_version": info.format_version, "read_only": info.read_only, "runs": runs,
+                    "format_version": info.format_version, "read_only": read_only, "runs": runs,
                     "capabilities": {a: {"available": c.available, "reason": c.reason} for a, c in caps.items()}})
         return 0
     print(f"{info.display}")
     print(f"  kind: {info.label or info.kind} ({info.kind}) · {info.backend} · "
-          f"{'read-only' if info.read_only else 'writable'} · {runs} runs")
+          f"{'read-only' if read_only else 'writable'} · {runs} runs")
     for action, cap in caps.items():
         word = "yes" if cap.available else "no"
         print(f"  {action}: {word}" + (f" — {cap.reason}" if cap.reason else ""))
     return 0
+
+
+def _writable(target: str) -> bool:
+    """Whether this user may write the SQLite store at ``target`` (its file and its folder, where
+    SQLite keeps the journal); True for a URL (the server decides when it is written)."""
+    if "://" in target and not target.startswith("sqlite"):
+        return True
+    path = Path(target.split("///", 1)[1] if target.startswith("sqlite") else target).expanduser()
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)

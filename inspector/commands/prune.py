@@ -55,11 +55,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        print_plan(result)
+        print_plan(result, vacuumed=bool(args.apply and args.vacuum))
     return 0
 
 
-def print_plan(plan: PrunePlan) -> None:
+def print_plan(plan: PrunePlan, vacuumed: bool = False) -> None:
     """What would go (or went), per run, and the bytes."""
     if plan.runs:
         print_table(("RUN", "NAME", "STATUS", "REMOVE", "KEEP"),
@@ -70,8 +70,8 @@ def print_plan(plan: PrunePlan) -> None:
     verb = "Removed" if plan.applied else "Would remove"
     pieces = "pieces" if plan.kind == "native" else "blobs"
     runs = "run" if len(plan.runs) == 1 else "runs"
-    print(f"{verb} {plan.remove_checkpoints:,} of {plan.total_checkpoints:,} checkpoints in {len(plan.runs):,} {runs} "
-          + (f"and {plan.pieces:,} unreferenced {pieces}" if plan.pieces or plan.kind == "native" else "")
+    print(f"{verb} {plan.remove_checkpoints:,} of {plan.total_checkpoints:,} checkpoints in {len(plan.runs):,} {runs}"
+          + (f" and {plan.pieces:,} unreferenced {pieces}" if plan.pieces or plan.kind == "native" else "")
           + f": {fmt_size(plan.bytes)} ({fmt_size(plan.rows_bytes)} of rows"
           + (f", {fmt_size(plan.content_bytes)} of content" if plan.content_bytes or plan.kind == "native" else "")
           + ").")
@@ -81,7 +81,9 @@ def print_plan(plan: PrunePlan) -> None:
     if plan.backup:
         print(f"Backup written first: {plan.backup}")
     if plan.applied:
-        print(f"On disk: {fmt_size(plan.disk_before)} before, {fmt_size(plan.disk_after)} after.")
+        freed = "" if vacuumed or plan.disk_after < plan.disk_before else \
+            " (the freed space stays in the file for new checkpoints; --vacuum gives it back to the disk)"
+        print(f"On disk: {fmt_size(plan.disk_before)} before, {fmt_size(plan.disk_after)} after{freed}.")
     else:
         print("Dry run: nothing was changed (add --apply to prune).")
     for note in plan.notes:

@@ -95,7 +95,10 @@ def resolve_checkpoint(store: Store, ref: int | str | CheckpointInfo) -> Checkpo
         except AmbiguousRun:
             raise
         except StoreError:
-            raise err from None
+            if isinstance(ref, int) or text.isdigit():
+                raise err from None
+            raise StoreError(f"There is no run or checkpoint {text!r} in {store.info.display} (give a run's "
+                             "id, id prefix or name, RUN:SEQ, or a checkpoint id).") from None
         return store.get_checkpoint(f"{run.id}:-1")
 
 

@@ -80,7 +80,7 @@ def test_refs_that_do_not_resolve_are_one_sentence(demo_store: Path, capsys) -> 
     code, _, _ = _run(capsys, "fork", str(demo_store), f"{name}:2", "--reason", "twin", "--name", name)
     assert code == 0     # now two runs have this name
     for ref, words in (("#8", "is a seq without its run"), (f"{name}:3", "matches 2 run names"),
-                       ("nope:1", "There is no run 'nope'"), ("zzz", "not a checkpoint reference")):
+                       ("nope:1", "There is no run 'nope'"), ("zzz", "There is no run or checkpoint 'zzz'")):
         code, _, err = _run(capsys, "show", str(demo_store), ref)
         assert code == 2 and words in err and "Traceback" not in err and err.count("\n") == 1
 

@@ -136,3 +136,29 @@ def test_an_import_keeps_when_langgraph_wrote_and_a_dry_run_checks_the_destinati
             mine = roots[run.id]
             assert [c.created for c in imported.list_checkpoints(mine.id)] == pytest.approx(theirs, abs=1e-3)
             assert (mine.created, mine.updated) == pytest.approx((min(theirs), max(theirs)), abs=1e-3)
+
+
+def test_info_says_whether_you_may_write_the_store(recorded: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    assert main(["info", str(recorded)]) == 0
+    out = capsys.readouterr().out
+    assert "· writable ·" in out and "fork: yes" in out     # (info itself reads it read-only)
+    import inspector.commands.info as info_command
+    assert info_command._writable(str(recorded))
+    monkeypatch.setattr(info_command, "_writable", lambda target: False)   # as for another user of a 0444 file
+    assert main(["info", str(recorded)]) == 0
+    out = capsys.readouterr().out
+    assert "· read-only ·" in out and "fork: no — the store is read-only for you" in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["resume", "STORE", "nosuch"], "There is no run or checkpoint 'nosuch'"),
+    (["show", "STORE", "nosuch"], "There is no run or checkpoint 'nosuch'"),
+    (["show", "STORE", "99999"], "There is no checkpoint 99999"),
+    (["history", "STORE", "nightly", "--path", ""], "Give the path of a value"),
+])
+def test_what_is_not_there_is_named_plainly(recorded: Path, argv: list[str], words: str,
+                                            capsys: pytest.CaptureFixture) -> None:
+    assert main([str(recorded) if a == "STORE" else a for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err, err

@@ -322,7 +322,7 @@ def test_a_step_is_named_from_its_parents_task_writes_even_when_they_arrive_afte
                 getattr(saver, kind)(*args)
         timelines.append(_timeline(tmp_path / name))
     assert timelines[0] == timelines[1]
-    assert ("loop", "tools", "wrote messages") in timelines[1]       # Send tasks named by their node
+    assert ("loop", "tools", "messages") in timelines[1]       # Send tasks named by their node
     assert [n for k, n, _ in timelines[1] if k == "loop"].count("agent") >= 2
 
 

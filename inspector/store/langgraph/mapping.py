@@ -120,7 +120,7 @@ def stored_step_name(source: str, outputs: Iterable[tuple[str, Iterable[str]]],
         return source, ""
     nodes, channels = producers([TaskOutputRow("", "", path or "", CHANNEL_SEP.join(sorted(written)))
                                  for path, written in outputs], sends)
-    return (", ".join(nodes) if nodes else source), ("wrote " + ", ".join(channels)) if channels else ""
+    return (", ".join(nodes) if nodes else source), ", ".join(channels)    # as ``name_and_change`` says it
 
 
 def _legacy_writer(meta: dict) -> list[str]:

@@ -227,6 +227,13 @@ def replace(record: _R, /, **changes: Any) -> _R:
 
 RUN_STATUSES = ("running", "completed", "failed", "crashed", "interrupted", "stuck", "forked")
 ACTIVE_STATUSES = ("running", "stuck", "crashed")   # runs whose owner may still be at work
+
+
+def ownerless_running(run: RunInfo) -> bool:
+    """A run its store says is running that no process ever claimed (no owner, no heartbeat):
+    a thread of a LangGraph database or a framework's session, "running" only because it was
+    written lately (its adapter decides for how long). No owner of it can be gone or silent."""
+    return run.status == "running" and run.owner_pid is None and run.heartbeat is None
 CHECKPOINT_KINDS = ("input", "llm", "tool", "step", "fork", "resume", "final", "update", "loop")
 
 

@@ -50,6 +50,9 @@ def framework_command(args: argparse.Namespace, action: str) -> int:
         found = plan(store, args.checkpoint, action, python=args.python, cwd=args.cwd, branch=args.branch,
                      setup=args.setup)
     print(found.describe(), flush=True)
+    if getattr(args, "dry_run", False):
+        print("Dry run: nothing was run or written (drop --dry-run to run it).")
+        return 0
     if not args.yes and not confirm("Run this command? [y/N] "):
         print(f"not {'forked' if action == 'fork' else 'resumed'}")
         return 1

@@ -29,7 +29,8 @@ def run(args: argparse.Namespace) -> int:
         runs = store.count_runs()
     caps = {a: info.capabilities.get(a) for a in ("fork", "resume", "live")}
     # this command opens every store read-only; what matters to a user is whether they may write it
-    read_only = not _writable(str(args.store)) if info.backend == "sqlite" else info.read_only
+    writable = _writable(str(args.store))
+    read_only = info.read_only if writable is None else not writable
     if read_only:
         caps.update({a: Capability(False, "the store is read-only for you (file permissions)")
                      for a in ("fork", "resume") if caps[a].available})
@@ -47,10 +48,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _writable(target: str) -> bool:
-    """Whether this user may write the SQLite store at ``target`` (its file and its folder, where
-    SQLite keeps the journal); True for a URL (the server decides when it is written)."""
-    if "://" in target and not target.startswith("sqlite"):
-        return True
-    path = Path(target.split("///", 1)[1] if target.startswith("sqlite") else target).expanduser()
+def _writable(target: str) -> bool | None:
+    """Whether this user may write the store at the local path ``target`` (a SQLite file: it and
+    its folder, where SQLite keeps its journal; a folder of files: the folder); None for a URL
+    (the server decides when it is written)."""
+    if "://" in target:
+        if not target.startswith("sqlite:///"):
+            return None
+        target = target[len("sqlite:///"):].split("?", 1)[0]
+    path = Path(target).expanduser()
+    if path.is_dir():
+        return os.access(path, os.W_OK | os.X_OK)
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)

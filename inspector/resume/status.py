@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from inspector.model import ACTIVE_STATUSES, RunInfo
+from inspector.model import ACTIVE_STATUSES, RunInfo, ownerless_running
 from inspector.store.base import Store
 
 
@@ -57,7 +57,7 @@ def quick_statuses(runs: Iterable[RunInfo], now: float | None = None) -> dict[st
     now = time.time() if now is None else now
     out: dict[str, EffectiveStatus] = {}
     for run in runs:
-        if run.status not in ACTIVE_STATUSES:
+        if run.status not in ACTIVE_STATUSES or ownerless_running(run):
             continue
         state, text = _owner_state(run, now)
         if state == "gone":

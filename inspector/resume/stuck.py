@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from collections.abc import Iterable
 
 from inspector.errors import StoreError
-from inspector.model import ACTIVE_STATUSES, CheckpointInfo, RunInfo
+from inspector.model import ACTIVE_STATUSES, CheckpointInfo, RunInfo, ownerless_running
 from inspector.resume.liveness import Owner, fmt_age, owner_of
 from inspector.store.base import Store
 
@@ -125,9 +125,9 @@ def _diagnose_run(store: Store, run: RunInfo, now: float, threshold: float,
                   detail: bool) -> Diagnosis | None:
     if run.status not in ACTIVE_STATUSES:
         return None
-    if run.agent == "langgraph" and run.status == "running" and run.owner_pid is None and run.heartbeat is None:
-        # no owner to claim a LangGraph database's thread: "running" is only "wrote recently"
-        # (a thread written by InspectorSaver has its owner and heartbeat, like a native run)
+    if ownerless_running(run):
+        # no owner to claim a LangGraph database's thread or a framework's session: "running" is
+        # only "wrote recently" (a thread written by InspectorSaver has its owner and heartbeat)
         return None
     owner = owner_of(run, now=now, heartbeat_threshold=threshold)
     if owner.state == "live" and run.status == "running" and run.updated > now - QUIET_FLOOR:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from inspector.errors import StoreError
+from inspector.errors import RunNotFoundError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.store.base import Store, parse_ref
 
@@ -58,8 +58,8 @@ def resolve_run(store: Store, text: str) -> RunInfo:
         return matches[0]
     if matches:
         raise AmbiguousRun(ambiguity(wanted, rule, matches))
-    raise StoreError(f"There is no run {wanted!r} in {store.info.display} "
-                     "(give an id, a unique id prefix or a name).")
+    raise RunNotFoundError(f"There is no run {wanted!r} in {store.info.display} "
+                           "(give an id, a unique id prefix or a name).")
 
 
 def ambiguity(text: str, rule: str, matches: list[RunInfo]) -> str:
@@ -76,7 +76,8 @@ def _some(runs: list[RunInfo], *, names: bool = False) -> str:
 
 
 def resolve_checkpoint(store: Store, ref: int | str | CheckpointInfo) -> CheckpointInfo:
-    """A checkpoint by ``RUN:SEQ`` (see the module docstring), a bare RUN (its head) or an id."""
+    """A checkpoint by ``RUN:SEQ`` (see the module docstring), a bare RUN (its head) or an id;
+    what is neither is one sentence saying so, and a store that cannot be read says that."""
     if isinstance(ref, CheckpointInfo):
         return ref
     text = str(ref).strip()
@@ -94,7 +95,7 @@ def resolve_checkpoint(store: Store, ref: int | str | CheckpointInfo) -> Checkpo
             run = resolve_run(store, text)
         except AmbiguousRun:
             raise
-        except StoreError:
+        except RunNotFoundError:
             if isinstance(ref, int) or text.isdigit():
                 raise err from None
             raise StoreError(f"There is no run or checkpoint {text!r} in {store.info.display} (give a run's "

@@ -41,7 +41,10 @@ def _observer_class() -> Callable[[], BaseObserver]:
         def on_thread_stop(self) -> None:
             inotify = self._inotify
             if inotify is not None:
-                inotify.deactivate()     # removes the watches and closes the queue read_event waits on
+                # removes the watches and closes the queue read_event waits on (watchdog 6, which
+                # google-adk pins, names it close(): 7 split it into deactivate() and close())
+                stop = getattr(inotify, "deactivate", None) or getattr(inotify, "close")  # noqa: B009 (watchdog 6)
+                stop()
 
     class _Observer(InotifyObserver):
         def __init__(self) -> None:

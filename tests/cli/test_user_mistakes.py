@@ -162,3 +162,12 @@ def test_what_is_not_there_is_named_plainly(recorded: Path, argv: list[str], wor
     assert main([str(recorded) if a == "STORE" else a for a in argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err, err
+
+
+def test_info_on_a_relative_path_that_starts_like_a_url(recorded: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture) -> None:
+    import shutil
+    shutil.copy(recorded, recorded.parent / "sqlite.db")
+    monkeypatch.chdir(recorded.parent)
+    assert main(["info", "sqlite.db"]) == 0          # (an IndexError once: taken for a sqlite:/// URL)
+    assert "· writable ·" in capsys.readouterr().out

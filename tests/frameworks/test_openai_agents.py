@@ -99,3 +99,47 @@ def test_async_sessions_read_and_encrypted_items_stay_sealed(store_copy) -> None
         state = store.load("secret-chat:-1").state
         assert "X123" not in json.dumps(state)
         assert all(m["type"] == "encrypted" for m in state["messages"])
+
+
+def test_a_turn_written_just_now_is_running_in_the_runs_list(store_copy, capsys) -> None:
+    from inspector.cli import main
+    path = store_copy("agents_sqlite.db")
+    store_copy.modified = True
+    conn = sqlite3.connect(path)   # a user message the SDK just added, no answer yet
+    conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES (?, ?)",
+                 ("quick-chat", json.dumps({"role": "user", "content": "still there?"})))
+    conn.commit()
+    conn.close()
+    assert main(["runs", str(path), "--json"]) == 0
+    runs = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert runs["quick-chat"]["status"] == "running", runs["quick-chat"]     # was "stuck": nobody claimed it
+    assert main(["stuck", str(path)]) == 0
+    assert "no stuck runs" in capsys.readouterr().out
+
+
+def test_sessions_kept_under_other_table_names_are_said_to_be_left_out(store_copy, capsys) -> None:
+    from inspector.cli import main
+    path = store_copy("agents_sqlite.db")
+    store_copy.modified = True
+    conn = sqlite3.connect(path)   # SQLiteSession(..., sessions_table=, messages_table=) beside the defaults
+    conn.execute("CREATE TABLE my_sessions AS SELECT * FROM agent_sessions")
+    conn.execute("CREATE TABLE my_messages AS SELECT * FROM agent_messages")
+    conn.commit()
+    conn.close()
+    assert main(["runs", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "trip-lisbon" in captured.out       # the SDK's default tables are the ones read
+    assert "'my_messages', which are not shown" in captured.err
+
+
+def test_a_dry_run_fork_runs_nothing_even_with_yes(store_copy, monkeypatch, capsys) -> None:
+    from inspector.cli import main
+    from inspector.resume import launch
+    started: list = []
+    monkeypatch.setattr(launch, "spawn", lambda *a, **k: started.append(a))   # nothing may get this far
+    path = store_copy("agents_advanced.db")            # (store_copy checks the file is unchanged)
+    code = main(["fork", str(path), "planner:4", "--reason", "try", "--dry-run", "--yes", "--wait",
+                 "--python", "/usr/bin/python3", "--cwd", str(path.parent)])
+    out = capsys.readouterr().out
+    assert code == 0 and "create_branch_from_turn(2" in out and "Dry run: nothing was run" in out
+    assert started == []

@@ -100,3 +100,25 @@ def test_an_owner_that_never_beat_is_said_so() -> None:
     assert owner_of(remote).text == "pid 4242 on elsewhere.example has never sent a heartbeat"
     late = RunInfo(id="r", name="r", agent="a", status="running", created=0.0, updated=0.0, heartbeat=100.0)
     assert owner_of(late, now=190.0).text == "no process has claimed the run for 2 min"
+
+
+def test_a_session_its_store_says_is_running_stays_running(tmp_path: Path) -> None:
+    """A framework's session or a LangGraph database's thread has no owner process: "running"
+    is its adapter's word for "written lately", and the runs list keeps it (it said "stuck" at
+    once: no process had claimed it)."""
+    from inspector.model import RunInfo
+    from inspector.resume.status import quick_statuses
+    now = time.time()
+    session = RunInfo(id="s", name="s", agent="openai-agents", status="running", created=now - 5, updated=now - 5)
+    assert quick_statuses([session], now=now) == {}
+    assert diagnose_many_of([session]) == []
+    # a native run whose owner stopped beating is still stuck
+    silent = RunInfo(id="r", name="r", agent="writer", status="running", created=now - 500, updated=now - 500,
+                     owner_host="elsewhere.example", owner_pid=4242, heartbeat=now - 400)
+    assert quick_statuses([silent], now=now)["r"].status == "stuck"
+
+
+def diagnose_many_of(runs: list) -> list:
+    """The stuck diagnosis of ``runs`` without a store read (an ownerless run needs none)."""
+    from inspector.resume.stuck import _diagnose_run
+    return [d for r in runs if (d := _diagnose_run(None, r, time.time(), 30.0, False)) is not None]  # type: ignore[arg-type]

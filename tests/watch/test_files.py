@@ -124,3 +124,30 @@ def test_many_stops_while_a_writer_process_writes_leave_stderr_clean(tmp_path: P
     assert probe.returncode == 0, probe.stderr
     assert probe.stdout.startswith("60 of 60")     # every stop came while events were arriving
     assert probe.stderr == ""
+
+
+def test_stopping_works_with_watchdog_6s_inotify_buffer(tmp_path: Path) -> None:
+    """google-adk pins watchdog 6, whose InotifyBuffer has close() and no deactivate(): a
+    watcher stopping there must close it (it raised AttributeError when the window closed)."""
+    import pytest
+    from inspector.watch import files
+    try:
+        from watchdog.observers.api import ObservedWatch
+    except ImportError:
+        pytest.skip("no inotify observer on this platform")
+    observer = files.OBSERVER()
+    emitter_class = getattr(observer, "_emitter_class", None)
+    if emitter_class is None or emitter_class.__name__ != "_QuietStopEmitter":
+        pytest.skip("the platform's own observer")
+
+    class Watchdog6Buffer:        # watchdog 6.0's InotifyBuffer as far as stopping goes
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    emitter = emitter_class(queue.Queue(), ObservedWatch(str(tmp_path), recursive=False))
+    buffer = Watchdog6Buffer()
+    emitter._inotify = buffer
+    emitter.on_thread_stop()
+    assert buffer.closed

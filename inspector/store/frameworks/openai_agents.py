@@ -48,6 +48,7 @@ class Tables:
     messages: str
     structure: str | None = None
     usage: str | None = None
+    others: tuple[str, ...] = ()    # more messages tables in the file (sessions kept under other names)
 
 
 def find_tables(columns: dict[str, set[str]]) -> Tables | None:
@@ -59,7 +60,10 @@ def find_tables(columns: dict[str, set[str]]) -> Tables | None:
         return None
     structure = next((n for n, c in sorted(low.items()) if c >= STRUCTURE), None)
     usage = next((n for n, c in sorted(low.items()) if c >= USAGE), None)
-    return Tables(sessions[0], messages[0], structure, usage)
+    # the SDK's own names first (SQLiteSession's defaults), else the first by name
+    first = ("agent_sessions", "agent_messages")
+    pair = first if first[0] in sessions and first[1] in messages else (sessions[0], messages[0])
+    return Tables(pair[0], pair[1], structure, usage, tuple(m for m in messages if m != pair[1]))
 
 
 def q(name: str) -> str:
@@ -172,7 +176,11 @@ class OpenAIAgentsStore(EngineCatalogStore):
         self.info = StoreInfo(url=target.url, display=target.display, kind="openai-agents",
                               backend=target.backend, format_version=None, read_only=read_only,
                               capabilities=Capabilities(fork, Capability(False, RESUME_REASON), OFFERED),
-                              label="OpenAI Agents (Advanced session)" if advanced else "OpenAI Agents")
+                              label="OpenAI Agents (Advanced session)" if advanced else "OpenAI Agents",
+                              notice=(f"{target.display} also keeps sessions in "
+                                      f"{', '.join(repr(t) for t in tables.others)}, which are not shown: "
+                                      f"one pair of tables is read a file (here {tables.sessions!r} and "
+                                      f"{tables.messages!r})") if tables.others else "")
         self._items: dict[int, str] = {}
         self._lane_of: dict[str, tuple[str, str, int | None]] = {}
         self._lanes_cache: dict = {}

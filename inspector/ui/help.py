@@ -5,10 +5,12 @@ from __future__ import annotations
 import email.message
 import html
 import importlib.metadata
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QAction, QImageReader, QKeySequence, QTextCursor, QTextDocument, QTextFragment
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -26,6 +28,10 @@ from inspector.ui.widgets.sizing import clear_size_grip, fit_to_screen
 
 APP_NAME = "Checkpoint Inspector"
 README = Path(__file__).resolve().parents[2] / "README.md"
+IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")     # ![alt](path) in Markdown
+EMPTY_ROW = re.compile(r"^\s*\|[\s|:-]*$")             # a table row with no text in its cells
+PAGE_MARGINS = 80      # the usage dialog's width less its page's: images are scaled down to the page
+CELL_PADDING = 12      # an image in a table cell leaves this much of the cell's share free
 # Keys that work without a menu entry (the views' own).
 VIEW_KEYS = (
     ("Up / Down, Page Up / Page Down", "Move through runs or checkpoints"),
@@ -95,12 +101,72 @@ def shortcuts_dialog(parent: QWidget | None, actions: list[QAction]) -> QDialog:
 
 
 def usage_dialog(parent: QWidget | None) -> QDialog:
-    """The README as a readable, searchable page (no network)."""
+    """The README as a readable, searchable page (no network): its screenshots are read from
+    beside the README (``resources/screenshots``), those not there are left out."""
     browser = QTextBrowser()
     browser.setObjectName("usageBrowser")
     browser.setOpenExternalLinks(True)
-    browser.setMarkdown(usage_markdown())
-    return _dialog(parent, f"{APP_NAME} \u2014 Usage", browser, (820, 640))
+    browser.setMarkdown(local_images(usage_markdown(), README.parent))
+    dialog = _dialog(parent, f"{APP_NAME} \u2014 Usage", browser, (820, 640))
+    fit_images(browser.document(), dialog.width() - PAGE_MARGINS)    # (the dialog fits the screen)
+    return dialog
+
+
+def local_images(markdown: str, base: Path) -> str:
+    """``markdown`` with each image's path resolved against ``base`` (the README's folder); an
+    image that is not a file there (not installed, or on the web) is left out, and so is a
+    table left without any text by that."""
+    def resolve(match: re.Match[str]) -> str:
+        path = base / match.group(2)
+        return f"![{match.group(1)}]({QUrl.fromLocalFile(str(path)).toString()})" if path.is_file() else ""
+
+    lines = [IMAGE.sub(resolve, line) if "![" in line else line for line in markdown.split("\n")]
+    return "\n".join(_drop_empty_tables(lines))
+
+
+def _drop_empty_tables(lines: list[str]) -> list[str]:
+    """Lines without the tables whose every cell is empty (image tables without their images)."""
+    out: list[str] = []
+    table: list[str] = []
+    for line in [*lines, ""]:
+        if line.lstrip().startswith("|"):
+            table.append(line)
+            continue
+        if any(not EMPTY_ROW.match(row) for row in table):
+            out += table
+        table = []
+        out.append(line)
+    return out[:-1]
+
+
+def fit_images(document: QTextDocument, width: int) -> None:
+    """Scale the document's images down to ``width`` (shared by the columns of a table they are
+    in), keeping their proportions; smaller ones stay as they are."""
+    cursor = QTextCursor(document)
+    for fragment in _image_fragments(document):
+        image = fragment.charFormat().toImageFormat()
+        size = QImageReader(QUrl(image.name()).toLocalFile()).size()
+        cursor.setPosition(fragment.position())
+        table = cursor.currentTable()
+        room = width // table.columns() - CELL_PADDING if table is not None else width
+        if 0 < room < size.width():
+            image.setWidth(room)
+            image.setHeight(size.height() * room / size.width())
+            cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
+            cursor.setCharFormat(image)
+
+
+def _image_fragments(document: QTextDocument) -> Iterator[QTextFragment]:
+    """Every fragment of ``document`` that is an image."""
+    block = document.begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            fragment = fragments.fragment()
+            if fragment.charFormat().isImageFormat():
+                yield fragment
+            fragments += 1
+        block = block.next()
 
 
 def about_text() -> str:

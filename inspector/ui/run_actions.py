@@ -249,7 +249,7 @@ class RunActions(QObject):
             return None
         from inspector.ui.dialogs.fork_dialog import ForkDialog
         dialog = ForkDialog(access, target, self.window)
-        dialog.forked.connect(self._on_forked)
+        dialog.forked.connect(lambda run: self._on_forked(run, dialog.fork_checkpoint))
         self._show(dialog)
         return dialog
 
@@ -313,10 +313,18 @@ class RunActions(QObject):
     def _note_write(self, *_args: object) -> None:
         self.host.store_status.note_write()
 
-    def _on_forked(self, run: RunInfo) -> None:
+    def _on_forked(self, run: RunInfo, checkpoint: CheckpointInfo | None = None) -> None:
+        """Show the fork: a new run once the runs list has it; a LangGraph fork is a new
+        checkpoint of the thread (same run id), shown by reading that run's timeline again."""
         self._note_write()
-        self.window.statusBar().showMessage(f"Forked into run {run.id}", 5000)
-        self._select_soon(run.id)
+        if checkpoint is None:
+            self.window.statusBar().showMessage(f"Forked into run {run.id}", 5000)
+            self._select_soon(run.id)
+            return
+        self.window.statusBar().showMessage(f"Forked: new checkpoint #{checkpoint.seq} of thread {run.name}", 5000)
+        self.host.refresh()         # the thread's row (count, status) is read again
+        if self.host.runs_panel.select_run(run.id, again=True):
+            self.host.timeline_panel.select_seq(checkpoint.seq)   # its branch is shown once read
 
     def _diagnose(self, run: RunInfo | None) -> None:
         """Find the selected run's stuck diagnosis (off the GUI thread) for the Metadata tab."""

@@ -62,13 +62,12 @@ class StorageActions:
             view = StorageView(self.window.session)
             view.prune_requested.connect(self.open_prune)
             self.window.run_changed.connect(view.set_run)
-            view.set_run(self.window.current_run())
             self.dock.setWidget(view)
             self.view = view
             # charts need room: the first time, the dock takes a bit over half of the window
             self.window.resizeDocks([self.dock], [int(self.window.height() * 0.55)], Qt.Orientation.Vertical)
             if self.window.session.store is not None:
-                view.store_opened()
+                view.store_opened(self.window.current_run())     # the run selected now: its charts
         return self.view
 
     def _on_visibility(self, visible: bool) -> None:
@@ -192,7 +191,8 @@ class StorageActions:
         if info is None:
             return
         run = self.window.current_run()
-        dialog = PruneDialog(info, self.window.session.runner, run.id if run else None, self.window)
+        dialog = PruneDialog(info, self.window.session.runner, run.id if run else None, self.window,
+                             run_name=run.name if run else None)
         def pruned(_plan: object) -> None:
             self.window.refresh()
             self.ensure_view().refresh()

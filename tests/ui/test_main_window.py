@@ -151,3 +151,19 @@ def test_the_window_keeps_qwidget_actions(window) -> None:
     # caller asking the window for its QActions got the dataclass (not callable)
     assert isinstance(window.actions(), list)
     assert window.menu_actions.open.text() == "&Open Store\u2026"
+
+
+def test_an_empty_store_says_it_has_no_runs_and_how_they_get_there(window, qtbot, tmp_path: Path) -> None:
+    from inspector.store.opening import create_store
+
+    path = tmp_path / "empty.db"
+    create_store(path).close()
+    open_in(window, qtbot, path)
+    hint = window.runs_panel.empty_hint
+    assert hint.isVisible() and "This store has no runs yet" in hint.text()
+    assert "inspector.record.Checkpointer" in hint.text() and "checkpoint-inspector demo" in hint.text()
+    assert hint.geometry().intersects(window.runs_panel.view.viewport().rect())
+    window.runs_panel.set_text_filter("nothing")        # no run to filter: still the empty store's words
+    assert "no runs yet" in hint.text()
+    window.session.close()
+    assert not hint.isVisible()

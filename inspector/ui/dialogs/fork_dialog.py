@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -25,7 +26,7 @@ from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.resume.edit_diff import EditLine, edit_lines, text_diff_lines
 from inspector.resume.edits import check_json_value, parse_json_text, validate_tasks
 from inspector.resume.fork import fork
-from inspector.ui import icons
+from inspector.ui import icons, style
 from inspector.resume.fork_spec import edited_keys
 from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor, ReviewView
 from inspector.ui.dialogs.fork_resume import ForkResumeEditor
@@ -36,23 +37,46 @@ from inspector.ui.widgets.palette import accent
 from inspector.ui.widgets.sizing import clear_size_grip, fit_to_screen
 
 _UNSET: Any = object()
+RAW_NEEDS_EDIT = ("a raw fork (no graph set for this store) writes only the values you edit: change a "
+                  "channel's value in the State tab, or set the graph (Run ▸ LangGraph Settings…) to fork "
+                  "this checkpoint unchanged through LangGraph.")
 
 
-def _load(access: StoreAccess, ref: int | str) -> tuple[Snapshot, RunInfo, str, str, str]:
+class _Loaded(NamedTuple):
+    """What the dialog shows of the checkpoint, read off the GUI thread."""
+
+    snapshot: Snapshot
+    run: RunInfo
+    state_text: str          # the state as complete JSON text
+    tasks_text: str
+    note: str                # how a LangGraph fork is made ('' for other stores)
+    raw_state: Any = _UNSET  # a raw LangGraph fork (no graph set): the state as parsed from its text
+
+
+def _load(access: StoreAccess, ref: int | str) -> _Loaded:
     """Worker: the snapshot, its run, both values as complete JSON texts, and a LangGraph note."""
     with access.read() as store:
         snap = store.load(ref)
         run = store.get_run(snap.info.run_id)
-        note = langgraph_note(store) if store.info.kind == "langgraph" else ""
-    return snap, run, to_json_text(snap.state), to_json_text(snap.tasks), note
+        langgraph = store.info.kind == "langgraph"
+        note = langgraph_note(store) if langgraph else ""
+        raw = langgraph and not _graph_of(store)
+    state_text = to_json_text(snap.state)
+    return _Loaded(snap, run, state_text, to_json_text(snap.tasks), note,
+                   json.loads(state_text) if raw else _UNSET)
+
+
+def _graph_of(store: Any) -> str | None:
+    """The graph (module:attr) set for a LangGraph store, if any."""
+    from inspector.store.langgraph.settings import load_settings
+    return load_settings(store.info.url).graph
 
 
 def langgraph_note(store: Any) -> str:
     """How a LangGraph fork will be made: through the user's graph, or raw with its limits."""
     from inspector.store.langgraph.fork import RAW_FORK_LIMITS
-    from inspector.store.langgraph.settings import load_settings
 
-    graph = load_settings(store.info.url).graph
+    graph = _graph_of(store)
     if graph:
         return (f"LangGraph: the fork runs <code>update_state</code> through your graph "
                 f"<code>{_esc(graph)}</code> in a separate process, so routing applies; the fork's state is exactly "
@@ -61,7 +85,7 @@ def langgraph_note(store: Any) -> str:
     limits = "".join(f"<li>{_esc(text)}</li>" for text in RAW_FORK_LIMITS)
     return ("LangGraph, no graph set for this store: a <b>raw fork</b> writes a new checkpoint with the "
             f"edited channel values, which LangGraph continues as the thread's head. Limits:<ul>{limits}</ul>"
-            "Set the graph in Resume… to fork and resume through LangGraph itself.")
+            "Set the graph (Run ▸ LangGraph Settings…) to fork and resume through LangGraph itself.")
 
 
 def _parse_state(text: str) -> Any:
@@ -75,8 +99,9 @@ def _parse_tasks(text: str) -> Any:
 
 
 def _do_fork(access: StoreAccess, checkpoint_id: int | str, reason: str, state: Any, tasks: Any,
-             name: str | None, resume_spec: Any = _UNSET) -> RunInfo:
-    """Worker: open the store writable (an explicit user action) and fork."""
+             name: str | None, resume_spec: Any = _UNSET) -> tuple[RunInfo, CheckpointInfo | None]:
+    """Worker: open the store writable (an explicit user action) and fork; the fork's run and,
+    for a LangGraph fork (a new checkpoint of the same thread), its new checkpoint."""
     kwargs: dict[str, Any] = {}
     if state is not _UNSET:
         kwargs["state"] = state
@@ -87,10 +112,11 @@ def _do_fork(access: StoreAccess, checkpoint_id: int | str, reason: str, state: 
             return _fork_langgraph(store, checkpoint_id, reason, kwargs)
         if resume_spec is not _UNSET:
             kwargs["resume_spec"] = resume_spec
-        return fork(store, checkpoint_id, reason=reason, name=name or None, **kwargs)
+        return fork(store, checkpoint_id, reason=reason, name=name or None, **kwargs), None
 
 
-def _fork_langgraph(store: Any, checkpoint_id: int | str, reason: str, kwargs: dict) -> RunInfo:
+def _fork_langgraph(store: Any, checkpoint_id: int | str, reason: str,
+                    kwargs: dict) -> tuple[RunInfo, CheckpointInfo]:
     """A LangGraph fork is a new checkpoint in the same thread (through the graph if one is set)."""
     from inspector.resume.langgraph import fork_langgraph
     from inspector.ui.dialogs.langgraph_options import QUIET_SECONDS
@@ -100,7 +126,7 @@ def _fork_langgraph(store: Any, checkpoint_id: int | str, reason: str, kwargs: d
                          "edit the todos channel in the state instead.")
     edited = {"state": kwargs["state"]} if "state" in kwargs else {}
     result = fork_langgraph(store, checkpoint_id, reason=reason, quiet_seconds=QUIET_SECONDS, **edited)
-    return store.get_run(result.thread_id)
+    return store.get_run(result.thread_id), store.get_checkpoint(result.checkpoint_id)
 
 
 class ForkDialog(QDialog):
@@ -108,7 +134,8 @@ class ForkDialog(QDialog):
 
     Page one edits (validated as you type); page two shows the edit against the original
     and creates the fork. Signals: ``loaded()`` once the editors hold the checkpoint,
-    ``forked(RunInfo)`` after the fork exists, ``failed(str)`` when loading or forking failed.
+    ``forked(RunInfo)`` after the fork exists (``fork_checkpoint`` is then the new checkpoint of
+    a LangGraph fork, which stays in the same thread), ``failed(str)`` when loading or forking failed.
     """
 
     loaded = Signal()
@@ -129,7 +156,9 @@ class ForkDialog(QDialog):
         self.snapshot: Snapshot | None = None
         self.run: RunInfo | None = None
         self.review_lines: list[EditLine] = []
+        self._raw_state: Any = _UNSET     # set for a raw LangGraph fork, which needs an edited value
         self.new_run: RunInfo | None = None
+        self.fork_checkpoint: CheckpointInfo | None = None
         self._build()
         access, ref = self.access, self._ref   # the job must not hold the dialog (see resume_dialog)
         self._runner.run(lambda: _load(access, ref), self._on_loaded, self._on_load_failed)
@@ -171,10 +200,14 @@ class ForkDialog(QDialog):
         form = QFormLayout()
         form.addRow("&Reason:", self.reason)
         form.addRow("&Name:", self.name)
+        self.hint = style.mute(QLabel(page))     # why Review Fork… is not available yet
+        self.hint.setWordWrap(True)
+        self.hint.hide()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs, 1)
         layout.addLayout(form)
+        layout.addWidget(self.hint)
         for editor in (self.state_editor, self.tasks_editor):
             editor.validated.connect(self._on_value_validated)
         self.resume_editor.validated.connect(self._update_buttons)
@@ -213,10 +246,17 @@ class ForkDialog(QDialog):
     # -- state -----------------------------------------------------------------------
     @property
     def valid(self) -> bool:
-        """True when both editors hold valid values and a reason is given."""
+        """True when both editors hold valid values, a raw LangGraph fork has an edited value
+        and a reason is given."""
         return (self.snapshot is not None and self.state_editor.error is None
                 and self.tasks_editor.error is None and self.resume_editor.error is None
-                and bool(self.reason.text().strip()))
+                and not self._raw_unedited() and bool(self.reason.text().strip()))
+
+    def _raw_unedited(self) -> bool:
+        """True for a raw LangGraph fork whose state holds no changed value (nothing to write)."""
+        if self._raw_state is _UNSET or self.state_editor.error is not None:
+            return False
+        return not self.state_editor.edited or self.state_editor.value == self._raw_state
 
     def _invalid_reason(self) -> str:
         """Why the fork cannot be reviewed yet, and what to do (one sentence)."""
@@ -227,6 +267,8 @@ class ForkDialog(QDialog):
                 return f"the {what} tab holds invalid JSON ({editor.error.rstrip('.')}); fix it or Reset Edits."
         if self.resume_editor.error:
             return f"{self.resume_editor.error.rstrip('.')} (Resume command tab)."
+        if self._raw_unedited():
+            return RAW_NEEDS_EDIT
         return "give the fork a reason (the Reason field): it is kept with the new run."
 
     def edited_values(self) -> tuple[Any, Any]:
@@ -246,7 +288,11 @@ class ForkDialog(QDialog):
         self.fork_button.setVisible(reviewing)
         self.review_button.setVisible(not reviewing)
         self.reset_button.setVisible(not reviewing)
-        set_available(self.review_button, self.valid, self._invalid_reason())
+        valid = self.valid
+        why = "" if valid else self._invalid_reason()
+        set_available(self.review_button, valid, why)
+        self.hint.setText(why[:1].upper() + why[1:])
+        self.hint.setVisible(bool(why) and self.snapshot is not None)
         self.review_button.setDefault(not reviewing)
         self.fork_button.setDefault(reviewing)
         for index, editor in enumerate((self.state_editor, self.tasks_editor)):
@@ -258,9 +304,9 @@ class ForkDialog(QDialog):
         self.tabs.setTabText(2, "Resume command" + mark)
 
     # -- slots -----------------------------------------------------------------------
-    def _on_loaded(self, result: tuple[Snapshot, RunInfo, str, str, str]) -> None:
-        snap, run, state_text, tasks_text, note = result
-        self.snapshot, self.run = snap, run
+    def _on_loaded(self, result: _Loaded) -> None:
+        snap, run, note = result.snapshot, result.run, result.note
+        self.snapshot, self.run, self._raw_state = snap, run, result.raw_state
         info = snap.info
         self.title.setText(f"Fork <b>{_esc(run.name)}</b> at <b>#{info.seq}</b> "
                            f"({_esc(step_label(info.kind, info.name))}) into a new run. The source run is never modified; "
@@ -271,8 +317,8 @@ class ForkDialog(QDialog):
         self.tabs.setTabVisible(2, not note)     # a LangGraph fork resumes through its graph
         if not note:
             self.resume_editor.set_original(run.resume_spec, run.name)
-        self.state_editor.set_text(state_text)
-        self.tasks_editor.set_text(tasks_text)
+        self.state_editor.set_text(result.state_text)
+        self.tasks_editor.set_text(result.tasks_text)
         self._update_buttons()
         self.loaded.emit()
 
@@ -347,9 +393,9 @@ class ForkDialog(QDialog):
         self.fork_button.setText("Forking…")
         self._runner.run(lambda: _do_fork(*args), self._on_forked, self._on_fork_failed)
 
-    def _on_forked(self, run: RunInfo) -> None:
-        self.new_run = run
-        self.forked.emit(run)
+    def _on_forked(self, result: tuple[RunInfo, CheckpointInfo | None]) -> None:
+        self.new_run, self.fork_checkpoint = result
+        self.forked.emit(self.new_run)
         self.accept()
 
     def _on_fork_failed(self, message: str) -> None:

@@ -16,6 +16,7 @@ from inspector.store.base import Store
 from inspector.ui.formatting import visible_html
 
 QUIET_SECONDS = 5.0   # refuse to resume a thread that wrote a checkpoint this recently (may be running)
+PREPARE, PREPARE_AGAIN = "Prepare Resume", "Prepare Again"   # the button, before and after a plan was shown
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ class LangGraphOptions(QGroupBox):
         self.note = QLabel("Your graph runs in a separate process, in your environment; the database is "
                            "decoded with LANGGRAPH_STRICT_MSGPACK=true unless you trust it.", self)
         self.note.setWordWrap(True)
-        self.replan = QPushButton("Prepare again", self)
+        self.replan = QPushButton(PREPARE, self)
         form = QFormLayout(self)
         form.addRow("&Graph:", self.graph)
         form.addRow("", self.trusted)
@@ -119,7 +120,17 @@ class LangGraphOptions(QGroupBox):
                                       "— quote text like \"yes\"</span>")
         else:
             self.answer_check.setText("<span style='color:#2e7d32'>valid JSON</span> — press "
-                                      "<i>Prepare again</i> to review the command")
+                                      f"<i>{self.replan.text()}</i> to review the command")
+
+    def set_prepared(self, prepared: bool) -> None:
+        """Name the button for what it does: prepare the resume, or prepare it again (a plan is shown)."""
+        self.replan.setText(PREPARE_AGAIN if prepared else PREPARE)
+        self._check_answer()
+
+    @property
+    def needs_graph(self) -> bool:
+        """True while no graph is given (nor saved for the store): a thread resumes only through it."""
+        return not self.graph.text().strip()
 
     def choices(self) -> LangGraphChoices:
         """The current choices."""

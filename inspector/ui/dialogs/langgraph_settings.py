@@ -21,6 +21,9 @@ from inspector.errors import StoreError
 from inspector.store.base import Store
 from inspector.taskstate import DEFAULT_TASK_CHANNEL
 
+MIN_WIDTH = 620        # the notes wrap in this width
+EDIT_PADDING = 24      # a line edit's frame and text margins, around its placeholder
+
 
 def apply_settings(store: Store, graph: str, python: str, cwd: str, trusted: bool, task_channel: str) -> str:
     """Validate, save and apply the settings to the open store; returns the settings file path.
@@ -57,12 +60,12 @@ class LangGraphSettingsDialog(QDialog):
         self.store = store
         self.setWindowTitle(f"LangGraph Settings — {store.info.display}")
         saved = load_settings(store.info.url)
-        self.graph = QLineEdit(saved.graph or "", self)
-        self.graph.setPlaceholderText("my_agent.graph:app — the compiled graph, as in langgraph.json")
-        self.python = QLineEdit(saved.python or "", self)
-        self.python.setPlaceholderText("the Python of your agent's environment (default: this one)")
-        self.cwd = QLineEdit(saved.cwd or "", self)
-        self.cwd.setPlaceholderText("where your graph's module is importable from (default: the current folder)")
+        self.graph = self._edit(saved.graph, "my_agent.graph:app — the compiled graph, as in langgraph.json",
+                                "The graph forks and resumes run through, as module:attr")
+        self.python = self._edit(saved.python, "your agent's Python (default: this inspector's)",
+                                 "The Python of your agent's environment, where the graph's imports work")
+        self.cwd = self._edit(saved.cwd, "where the graph's module imports from (default: the current folder)",
+                              "The folder the graph's process starts in")
         self.trusted = QCheckBox("Trusted database: let LangGraph revive any type it names "
                                  "(no LANGGRAPH_STRICT_MSGPACK)", self)
         self.trusted.setChecked(saved.trusted)
@@ -96,7 +99,18 @@ class LangGraphSettingsDialog(QDialog):
         layout.addWidget(self.error)
         layout.addStretch(1)
         layout.addWidget(buttons)
-        self.setMinimumWidth(620)
+        # as wide as its fields and the checkbox need (the layout's minimum: nothing is cut off),
+        # the note wrapped to that
+        width = max(MIN_WIDTH, layout.minimumSize().width())
+        self.resize(width, max(layout.minimumSize().height(), layout.totalHeightForWidth(width)))
+
+    def _edit(self, text: str | None, placeholder: str, tip: str) -> QLineEdit:
+        """A line edit wide enough for its placeholder (never cut off), explained by its tooltip."""
+        edit = QLineEdit(text or "", self)
+        edit.setPlaceholderText(placeholder)
+        edit.setToolTip(tip)
+        edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance(placeholder) + EDIT_PADDING)
+        return edit
 
     def _with(self, edit: QLineEdit, button: QPushButton) -> QWidget:
         box = QWidget(self)

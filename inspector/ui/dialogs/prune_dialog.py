@@ -26,10 +26,11 @@ from PySide6.QtWidgets import (
 
 from inspector.ui.availability import set_available
 from inspector.errors import StoreError
-from inspector.humanize import fmt_size
+from inspector.humanize import fmt_size, plural
 from inspector.model import StoreInfo
 from inspector.retention.rules import PrunePlan, make_rules
 from inspector.ui import style
+from inspector.ui.formatting import elide_middle, visible
 from inspector.ui.tasks import TaskRunner
 
 STATUSES = ("completed", "failed", "interrupted", "forked")
@@ -39,8 +40,18 @@ def target_of(info: StoreInfo) -> str:
     """What the core opens for writing: the file, or the server URL."""
     return info.display if info.backend == "sqlite" else info.url
 
+RUN_NAME_CHARS = 48   # a long run name is shortened in the middle
 PREVIEW_FIRST = "press Preview first: Prune removes exactly what the preview listed."
 PRUNING = "pruning now; wait for it to finish."
+
+
+def only_run_text(run_id: str | None, name: str | None) -> str:
+    """The "only this run" choice, naming the run (its id too when the name is not it)."""
+    if not run_id:
+        return "Only the selected run"
+    if not name or name == run_id:
+        return f"Only run {visible(run_id)}"
+    return f"Only run \u201c{visible(elide_middle(name, RUN_NAME_CHARS))}\u201d ({visible(run_id)})"
 
 
 class PruneDialog(QDialog):
@@ -49,7 +60,7 @@ class PruneDialog(QDialog):
     pruned = Signal(object)   # PrunePlan of what was applied
 
     def __init__(self, info: StoreInfo, runner: TaskRunner, run_id: str | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, run_name: str | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Prune Checkpoints")
         self.info = info
@@ -64,7 +75,7 @@ class PruneDialog(QDialog):
         self.older_box = QCheckBox("Only older than")
         self.older = QLineEdit("30d")
         self.older.setPlaceholderText("90s, 15m, 12h, 30d, 2w, 1d12h")
-        self.run_box = QCheckBox(f"Only run {run_id}" if run_id else "Only the selected run")
+        self.run_box = QCheckBox(only_run_text(run_id, run_name))
         set_available(self.run_box, run_id is not None, "select a run in the list before opening Prune… "
                                                         "to limit pruning to it.")
         self.run_id = run_id
@@ -171,8 +182,8 @@ class PruneDialog(QDialog):
                 self.table.setItem(n, c, item)
         verb = "Removed" if plan.applied else "Would remove"
         kept = ", ".join(f"{v:,} {k}" for k, v in plan.protected.items() if v)
-        text = (f"{verb} <b>{plan.remove_checkpoints:,}</b> of {plan.total_checkpoints:,} checkpoints in "
-                f"{len(plan.runs):,} runs, freeing about <b>{fmt_size(plan.bytes)}</b>")
+        text = (f"{verb} <b>{plan.remove_checkpoints:,}</b> of {plural(plan.total_checkpoints, 'checkpoint')} in "
+                f"{plural(len(plan.runs), 'run')}, freeing about <b>{fmt_size(plan.bytes)}</b>")
         if kept:
             text += f"; kept although selected: {kept}"
         if plan.applied:
@@ -194,7 +205,7 @@ class PruneDialog(QDialog):
             return
         answer = QMessageBox.question(
             self, "Prune Checkpoints",
-            f"Delete {self.plan.remove_checkpoints:,} checkpoints from {self.info.display}?\n"
+            f"Delete {plural(self.plan.remove_checkpoints, 'checkpoint')} from {self.info.display}?\n"
             "This cannot be undone.", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Yes:

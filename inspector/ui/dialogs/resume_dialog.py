@@ -162,7 +162,7 @@ class ResumeDialog(QDialog):
         self.title.setWordWrap(True)
         self.mode_label, self.owner_label, self.replay_label, self.store_label = (
             self._info_label() for _ in range(4))
-        form = QFormLayout()
+        form = self.info_form = QFormLayout()    # (hidden while there is no plan: nothing to say)
         form.addRow("What happens:", self.mode_label)
         self.stop_button = QPushButton("Stop Old Process…", self)
         self.stop_button.setToolTip("Stop the previous owner's process on this host (asks first)")
@@ -213,11 +213,14 @@ class ResumeDialog(QDialog):
         self.langgraph.hide()
         self.langgraph.replan_requested.connect(self._request_plan)
         inner.addWidget(self.langgraph)
-        inner.addWidget(self._group("Command (one JSON string per argument; never run by a shell)",
-                                    self.argv_editor, self.preview), 3)
-        inner.addWidget(self._group("Environment (the complete environment of the process)",
-                                    self.env_editor, self.env_note), 2)
+        self.command_group = self._group("Command (one JSON string per argument; never run by a shell)",
+                                         self.argv_editor, self.preview)
+        self.env_group = self._group("Environment (the complete environment of the process)",
+                                     self.env_editor, self.env_note)
+        inner.addWidget(self.command_group, 3)
+        inner.addWidget(self.env_group, 2)
         inner.addLayout(self.command_form)
+        inner.addStretch(0)     # (takes the room only while the groups above are hidden: no plan)
         self.body = QScrollArea(self)
         self.body.setWidgetResizable(True)
         self.body.setFrameShape(QFrame.Shape.NoFrame)
@@ -232,6 +235,7 @@ class ResumeDialog(QDialog):
         for editor in (self.argv_editor, self.env_editor):
             editor.validated.connect(self._on_edited)
         self.cwd.textChanged.connect(self._on_edited)
+        self._show_plan_parts(False)
 
     def _info_label(self, mono: bool = False) -> QLabel:
         label = QLabel(self)
@@ -250,14 +254,26 @@ class ResumeDialog(QDialog):
         return box
 
     # -- plan ------------------------------------------------------------------------
+    def _show_plan_parts(self, shown: bool) -> None:
+        """The plan's facts, command and environment: shown once there is a plan (never empty)."""
+        for row in range(self.info_form.rowCount()):
+            self.info_form.setRowVisible(row, shown)
+        self.command_group.setVisible(shown)
+        self.env_group.setVisible(shown)
+        self.command_form.setRowVisible(self.cwd, shown)
+        if not shown:
+            self.command_form.setRowVisible(self.reason, False)
+
     def _on_planned(self, plan: ResumePlan) -> None:
         self.plan = plan
+        self._show_plan_parts(True)
+        self.langgraph.set_prepared(True)
         cp = plan.checkpoint
         self.title.setText(f"<b>Resume “{visible_html(plan.run.name)}” from "
                            f"{visible_html(checkpoint_label(cp))}</b>.")
         self._show_stop_offer(plan)
         self.origin_label.setText(self._origin_text(plan))
-        self.origin_label.setVisible(bool(plan.run.parent_run))
+        self.info_form.setRowVisible(self.origin_label, bool(plan.run.parent_run))
         if self.kind == "langgraph":
             action = ("<b>LangGraph replays from this checkpoint as a new branch</b>" if plan.mode == FORK
                       else "<b>LangGraph continues the thread</b>")
@@ -321,10 +337,23 @@ class ResumeDialog(QDialog):
 
     def _on_plan_failed(self, message: str) -> None:
         self.plan = None
+        self._show_plan_parts(False)
         set_available(self.resume_button, False, self._not_ready_reason())
-        self.title.setText("This run cannot be resumed.")
+        self.title.setText(self._failed_title())
         self._show_error(message)
         self.failed.emit(message)
+
+    def _failed_title(self) -> str:
+        """The title when there is no plan: what is needed, where one can be given."""
+        if self.kind != "langgraph":
+            return "This run cannot be resumed."
+        button = self.langgraph.replan.text()
+        if self.langgraph.needs_graph:
+            return ("<b>Resuming a LangGraph thread needs its graph.</b> Give it below as "
+                    "<code>module:attr</code> (the compiled graph, as in langgraph.json), then press "
+                    f"<i>{button}</i>.")
+        return (f"<b>This thread cannot be resumed as set below</b>: see the message at the bottom, "
+                f"change the graph or the answer, then press <i>{button}</i>.")
 
     def _on_edited(self, *_args: object) -> None:
         argv, env = self.argv_editor.value, self.env_editor.value
@@ -341,7 +370,8 @@ class ResumeDialog(QDialog):
             return "this resume was started; open Resume… again for another."
         if self.plan is None:
             return ("this run cannot be resumed as it is: see the message above"
-                    + (" (set the graph or the answer, then Prepare again)." if self.kind == "langgraph" else "."))
+                    + (f" (set the graph or the answer, then press {self.langgraph.replan.text()})."
+                       if self.kind == "langgraph" else "."))
         for editor, what in ((self.argv_editor, "command"), (self.env_editor, "environment")):
             if editor.error:
                 return f"the {what} is invalid ({editor.error.rstrip('.')}); fix it to resume."

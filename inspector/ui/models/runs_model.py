@@ -6,6 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
+from inspector.humanize import plural
 from inspector.model import ACTIVE_STATUSES, ChangeSet, RunInfo
 from inspector.ui import formatting
 from inspector.ui.models.run_tree import (COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
@@ -155,7 +156,7 @@ class RunsModel(QAbstractItemModel):
             return (f"{run.checks_passed} of {run.checks_total} checks passed · "
                     f"{run.tasks_done}/{run.tasks_total} tasks done")
         if col == COL_CHECKPOINTS:
-            return f"{run.checkpoint_count:,} checkpoints"
+            return plural(run.checkpoint_count, "checkpoint")
         lines = [run.name, f"id {run.id} · agent {run.agent or '—'}"]
         if run.parent_run:
             seq = self._fork_seq(node)

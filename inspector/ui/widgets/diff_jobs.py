@@ -12,6 +12,7 @@ from inspector.diff.checkpoints import stored_form
 from inspector.diff.piece_view import PieceView, size_hint
 from inspector.diff.resolve import raw_fetcher, store_fetcher
 from inspector.diff.window import BIG_CHARS, BIG_NODES, MAX_CHANGES, WRAP, is_big, window
+from inspector.errors import StoreError
 from inspector.highlight import SideBySide, align
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.base import Store
@@ -29,6 +30,7 @@ class DiffRequest:
     b: CheckpointInfo | int | str
     known: tuple[Snapshot, ...] = ()
     loaded: dict = field(default_factory=dict, compare=False)   # what the diff loaded, for the text
+    names: dict = field(default_factory=dict, compare=False)    # run id → name, of the compared runs
 
 
 class SideTexts(NamedTuple):
@@ -53,8 +55,21 @@ def run_diff(request: DiffRequest, ctx: JobContext) -> DiffResult:
     """The structural and task diff of a request (in a worker; progress goes to ``ctx``)."""
     loaded = request.loaded
     loaded.update(_built(request.known))
-    return diff_checkpoints(request.store, request.a, request.b, cancel=ctx.cancelled,
-                            progress=lambda stage, done: ctx.progress(done, 0, stage), snapshots=loaded)
+    result = diff_checkpoints(request.store, request.a, request.b, cancel=ctx.cancelled,
+                              progress=lambda stage, done: ctx.progress(done, 0, stage), snapshots=loaded)
+    _read_names(request, result)
+    return result
+
+
+def _read_names(request: DiffRequest, result: DiffResult) -> None:
+    """The names of the compared checkpoints' runs the request does not know yet (the panel
+    says "report: heat pumps #3", not a run id); a run that cannot be read keeps its id."""
+    for info in (result.a, result.b):
+        if info is not None and info.run_id not in request.names:
+            try:
+                request.names[info.run_id] = request.store.get_run(info.run_id).name
+            except StoreError:
+                continue
 
 
 def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush], dark: bool,

@@ -7,7 +7,6 @@ side-by-side text diff.
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING
 
 
@@ -18,10 +17,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QSizePolicy, QHBoxLayout, QHea
                                QTreeView, QVBoxLayout, QWidget)
 
 from inspector.diff.grouping import ItemRange
+from inspector.humanize import plural
 from inspector.diff.model import format_path
 from inspector.ui import icons
 from inspector.ui.availability import set_available
-from inspector.ui.formatting import elide_middle, visible_html
+from inspector.ui.formatting import elide_middle, visible, visible_html
 from inspector.diff import REMOVED, DiffResult
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store
@@ -37,6 +37,7 @@ if TYPE_CHECKING:   # the picker loads on first use
 from inspector.ui.widgets.palette import is_dark, muted_text
 from inspector.ui.widgets.side_by_side import SideBySideView
 
+RUN_CHARS = 32   # another run's name on the Compare button is shortened in the middle beyond this
 LIST_ROWS = 5   # change rows the list gets before the texts take the rest
 REWRAP_MS = 250  # a resize settles this long before a long string's lines are cut again
 PARENT, PINNED, PAIR = "parent", "pinned", "pair"
@@ -66,6 +67,7 @@ class DiffPanel(QWidget):
         self._store: Store | None = None
         self._snapshot: Snapshot | None = None
         self._run: RunInfo | None = None
+        self._run_names: dict[str, str] = {}     # run id → name, of the runs shown or compared
         self._mode = PARENT
         self._pinned: CheckpointInfo | None = None
         self.picker: CheckpointPicker | None = None
@@ -234,6 +236,7 @@ class DiffPanel(QWidget):
         """The store to load the other snapshot from (None forgets it)."""
         if store is not self._store:   # another store: nothing of the old one may stay pinned
             self._store = store
+            self._run_names.clear()
             self._pinned = None
             self._mode = PARENT
             self.parent_action.setChecked(True)
@@ -244,6 +247,8 @@ class DiffPanel(QWidget):
     def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         """Compare a snapshot with its parent, or with the pinned base when one is pinned."""
         self._snapshot, self._run = snapshot, run
+        if run is not None:
+            self._run_names[run.id] = run.name
         forked = run is not None and run.parent_run is not None and snapshot is not None
         for action in (self.origin_action, self.same_step_action):
             set_available(action, forked, NOT_A_FORK if snapshot is not None or run is not None
@@ -336,6 +341,7 @@ class DiffPanel(QWidget):
         self.summary.set_alone(not shown)
 
     def _start(self, request: DiffRequest) -> None:
+        request.names.update(self._run_names)     # (the job reads the names of the others)
         self._show_body(True)
         self._request, self._result, self._pending_path = request, None, None
         self._wrapped_at = None
@@ -373,17 +379,28 @@ class DiffPanel(QWidget):
         a = self._result.a if self._result else (request.a if request else None)
         b = self._result.b if self._result else (request.b if request else target)
         base = self._describe(a, short=True) if isinstance(a, CheckpointInfo) else ""   # (a bare id: not yet read)
-        self.base_button.setText((f"{base} ({label})" if base else label) + "  ▾")
+        self.base_button.setText((f"{visible(base)} ({label})" if base else label) + "  ▾")
         self.target.setText(self._describe(b) if b is not None else "")
 
     def _describe(self, info: CheckpointInfo | int | str | None, short: bool = False) -> str:
         if not isinstance(info, CheckpointInfo):   # a bare id, until its checkpoint is read (a LangGraph id is long)
             return f"checkpoint {elide_middle(str(info), 24)}" if info is not None else ""
         same_run = self._snapshot is not None and self._snapshot.info.run_id == info.run_id
-        where = f"#{info.seq}" if same_run else f"{info.run_id}:{info.seq}"
+        where = f"#{info.seq}" if same_run else f"{self._run_label(info.run_id, short)} #{info.seq}"
         if short:
             return where
-        return f"<b>{html.escape(where)}</b> {kind_chip(self.target, info.kind)} {visible_html(info.name)}"
+        return f"<b>{visible_html(where)}</b> {kind_chip(self.target, info.kind)} {visible_html(info.name)}"
+
+    def _run_label(self, run_id: str, short: bool) -> str:
+        """Another run's name (its id until the name is read; with the id when the name is the
+        shown run's too), shortened in the middle for the Compare button."""
+        name = self._run_names.get(run_id)
+        if not name:
+            return elide_middle(run_id, RUN_CHARS) if short else run_id
+        label = elide_middle(name, RUN_CHARS) if short else name
+        if self._run is not None and run_id != self._run.id and name == self._run.name:
+            label += f" ({run_id})"
+        return label
 
     def _on_job_progressed(self, _done: int, _total: int, stage: str) -> None:
         self.stage.setText(STAGES.get(stage, stage))
@@ -396,6 +413,8 @@ class DiffPanel(QWidget):
 
     def _on_diff_finished(self, result: DiffResult) -> None:
         self._result = result
+        if self._request is not None:
+            self._run_names.update(self._request.names)
         request = self._request
         if request is not None:   # the text first, so a selected change can wait for it
             self._submit_text(request, result)
@@ -463,7 +482,7 @@ class DiffPanel(QWidget):
         self.sides.set_prepared(aligned, left, right)
         self.sides.set_note(note)
         self._update_bar()
-        self.hunk_label.setText(f"{aligned.hunks.__len__()} differing blocks" if aligned.hunks else
+        self.hunk_label.setText(plural(len(aligned.hunks), "differing block") if aligned.hunks else
                                 "texts are equal")
         if self._pending_path is not None:
             self.sides.scroll_to_path(*self._pending_path)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidge
 from inspector.diff import DiffResult, TaskChange
 from inspector.diff.lineage import describe_divergence
 from inspector.diff.summary import SEPARATOR
+from inspector.humanize import plural
 from inspector.ui.formatting import visible
 from inspector.ui.widgets.palette import accent, muted_text
 
@@ -61,6 +62,12 @@ def _hue(change: TaskChange) -> str:
     if change.kind in ("check", "check_added") and change.new is False:
         return "#cf222e"
     return KIND_HUES.get(change.kind, "#57606a")
+
+
+def task_change_line(change: TaskChange) -> str:
+    """A change's line in the list: the task's name, then what changed (a goal has no task)."""
+    text = task_change_text(change)
+    return f"{change.title}: {text}" if change.title else text[:1].upper() + text[1:]
 
 
 class DiffSummaryView(QWidget):
@@ -130,7 +137,7 @@ class DiffSummaryView(QWidget):
         pal = self.palette()
         for change in result.task_changes:
             flag = "   ⚠ regression" if change.regression else ""
-            item = QListWidgetItem(visible(f"{change.title}: {task_change_text(change)}{flag}"))
+            item = QListWidgetItem(visible(f"{task_change_line(change)}{flag}"))
             item.setForeground(accent(pal, _hue(change)) if change.regression or change.kind in
                                ("status", "check", "check_added") else pal.color(pal.ColorRole.Text))
             if change.regression:
@@ -155,10 +162,10 @@ class DiffSummaryView(QWidget):
         text = describe_divergence(ancestor, a, b)
         if result.three_way is not None:
             both = result.three_way.both_changed
-            text += (f" · {len(result.three_way.to_a)} changes on the left branch, "
+            text += (f" · {plural(len(result.three_way.to_a), 'change')} on the left branch, "
                      f"{len(result.three_way.to_b)} on the right")
             if both:
-                text += f" · {len(both)} paths changed on both"
+                text += f" · {plural(len(both), 'path')} changed on both"
         self.divergence.setText(f"<span style='color:{muted_text(self.palette()).name()}'>"
                                 f"{html.escape(text)}</span>")
         self.divergence.show()

@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QStyle, QToolButton, QWidget
 
+from inspector.humanize import plural
 from inspector.ui.availability import set_available
 
 DEBOUNCE_MS = 180
@@ -70,7 +71,7 @@ class FindBar(QWidget):
         elif count == 0:
             self._count.setText("No matches")
         else:
-            self._count.setText(f"{index + 1} of {count}" if index >= 0 else f"{count} matches")
+            self._count.setText(f"{index + 1} of {count}" if index >= 0 else plural(count, "match", "matches"))
         why = "no matches; type text that occurs here." if self.field.text() else "type the text to find first."
         set_available(self._prev, count > 0, why)
         set_available(self._next, count > 0, why)

@@ -20,6 +20,11 @@ from inspector.ui.widgets.runs_columns import RunsColumnFit
 
 REFRESH_MS = 30_000        # relative times and stuck diagnoses
 FILTER_DELAY_MS = 150      # typing pause before filtering
+NO_MATCH_TEXT = "No runs match the filter."
+EMPTY_STORE_TEXT = ("<p><b>This store has no runs yet.</b></p><p>Runs appear here, live, as soon as an agent "
+                    "{writer}.</p><p>A store with sample runs to explore:<br><code>checkpoint-inspector demo</code></p>")
+NATIVE_WRITER = "records into it with<br><code>inspector.record.Checkpointer</code>"
+OTHER_WRITER = "writes its first checkpoint into it"
 COLUMN_WIDTHS = {COL_STATUS: 90, COL_CHECKPOINTS: 56, COL_CHECKS: 78, COL_UPDATED: 76, COL_AGENT: 110, COL_ID: 110}
 
 
@@ -86,8 +91,10 @@ class RunsPanel(QWidget):
         layout.addWidget(self.view, 1)
         self.view.viewport().installEventFilter(self)
         self.column_fit = RunsColumnFit(self.view)
-        self.empty_hint = style.mute(QLabel("No runs match the filter.", self.view.viewport()))
+        self.empty_hint = style.mute(QLabel(NO_MATCH_TEXT, self.view.viewport()))
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setContentsMargins(24, 0, 24, 0)
         self.empty_hint.hide()
 
     def _build_header(self) -> QFrame:
@@ -182,15 +189,20 @@ class RunsPanel(QWidget):
         """The selected run."""
         return self.model.run(self._selected_id) if self._selected_id else None
 
-    def select_run(self, run_id: str) -> bool:
-        """Select a run by id; False if it is not listed (or filtered out)."""
+    def select_run(self, run_id: str, again: bool = False) -> bool:
+        """Select a run by id; False if it is not listed (or filtered out). ``again``: emit
+        ``run_selected`` even when it is the selected run (its timeline is read anew)."""
         source = self.model.run_index(run_id)
         index = self.proxy.mapFromSource(source)
         if not index.isValid():
             return False
+        if again and run_id == self._selected_id:
+            self._selected_id = None        # (so that the current row "changes" to it)
         self.view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
         self.view.selectionModel().setCurrentIndex(
             index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        if again and self._selected_id is None:     # the row was current already: no change signalled
+            self._on_current_changed(self.view.currentIndex(), QModelIndex())
         return True
 
     def apply_changes(self, changes: ChangeSet) -> None:
@@ -282,8 +294,15 @@ class RunsPanel(QWidget):
         filtered = bool(self.proxy.text or self.proxy.statuses or self.proxy.hide_forks)
         shown = self._shown_runs() if filtered else total
         self.count_label.setText(f"{shown:,} of {plural(total, 'run')} shown" if filtered else plural(total, "run"))
-        self.empty_hint.setVisible(total > 0 and shown == 0)
+        empty_store = total == 0 and self.model.loaded and self.session.store is not None
+        self.empty_hint.setText(self._empty_store_text() if empty_store else NO_MATCH_TEXT)
+        self.empty_hint.setVisible(empty_store or (total > 0 and shown == 0))
         self.empty_hint.resize(self.view.viewport().size())
+
+    def _empty_store_text(self) -> str:
+        """What an empty store's list says: that it is empty, and how runs get there."""
+        info = self.session.info
+        return EMPTY_STORE_TEXT.format(writer=NATIVE_WRITER if info is None or info.kind == "native" else OTHER_WRITER)
 
     def _shown_runs(self, parent: QModelIndex | None = None) -> int:
         """Runs the filtered list shows, forks under their runs included (same unit as the total)."""

@@ -93,7 +93,7 @@ class StatePanel(QWidget):
         self.raw.match_changed.connect(self.find_bar.set_result)
         self.conversation.reveal_requested.connect(self._on_conversation_reveal_requested)
         self.raw.text_ready.connect(self._on_raw_text_ready)
-        self.conversation.conversation_ready.connect(lambda _n: self._update_busy())
+        self.conversation.conversation_ready.connect(self._on_conversation_ready)
         self.tree_view.searching.connect(self._on_tree_view_searching)
 
     # -- public API ----------------------------------------------------------------
@@ -134,7 +134,7 @@ class StatePanel(QWidget):
         self._refresh_current()
         self.find_bar.set_result(-1, 0)
         if self.find_bar.text():
-            self._on_find_bar_search_changed(self.find_bar.text())
+            self._search_current(self.find_bar.text())
         self.mode_changed.emit(mode)
 
     def _refresh_current(self) -> None:
@@ -183,6 +183,24 @@ class StatePanel(QWidget):
 
     # -- find ----------------------------------------------------------------------
     def _on_find_bar_search_changed(self, text: str) -> None:
+        """A new find text: the other modes drop their marks (they search it when shown),
+        the mode shown searches it."""
+        for mode in (TREE, RAW, CONVERSATION):
+            if mode != self.mode or not text:
+                self._clear_marks(mode)
+        self.find_bar.set_result(-1, 0)
+        if text:
+            self._search_current(text)
+
+    def _clear_marks(self, mode: int) -> None:
+        if mode == TREE:
+            self.tree_view.search("")
+        elif mode == RAW:
+            self.raw.find_text("")
+        else:
+            self.conversation.find_text("")
+
+    def _search_current(self, text: str) -> None:
         if self.mode == TREE:
             self.tree_view.search(text)
         elif self.mode == RAW:
@@ -200,6 +218,11 @@ class StatePanel(QWidget):
         else:
             index, count = self.conversation.find_text(text, backwards=backwards)
             self.find_bar.set_result(index, count)
+
+    def _on_conversation_ready(self, _count: int) -> None:
+        self._update_busy()
+        if self.mode == CONVERSATION and self.find_bar.text():     # a new conversation: search it too
+            self._search_current(self.find_bar.text())
 
     def _on_raw_text_ready(self) -> None:
         self._update_busy()

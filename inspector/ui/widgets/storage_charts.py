@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent
 
-from inspector.humanize import fmt_size
+from inspector.humanize import fmt_size, plural
 from inspector.ui import style
 from inspector.ui.formatting import elide_middle, local_time, visible
 from inspector.usage.report import UsageReport
@@ -263,7 +263,7 @@ def draw_runs(chart: Chart, report: UsageReport) -> None:
     values = [r.bytes for r in runs[:TOP]]
     rest = sum(r.bytes for r in runs[TOP:])
     if rest:
-        labels.append(f"{len(runs) - TOP:,} other runs")
+        labels.append(plural(len(runs) - TOP, "other run"))
         values.append(rest)
     _bars(chart, labels, values, sum(r.bytes for r in runs))
 

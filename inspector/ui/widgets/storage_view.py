@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.ui.availability import NO_STORE, set_available
-from inspector.humanize import fmt_size
+from inspector.humanize import fmt_size, plural
 from inspector.model import ChangeSet, RunInfo
 from inspector.ui import style
 from inspector.ui.session import StoreSession
@@ -125,9 +125,10 @@ class StorageView(QWidget):
             self.refresh()
 
     # -- public --------------------------------------------------------------------------
-    def store_opened(self) -> None:
-        """A store was opened (or is open when the view is built): measure it."""
-        self._on_store_switched()
+    def store_opened(self, run: RunInfo | None = None) -> None:
+        """A store was opened (or is open when the view is built, ``run`` selected in it):
+        measure it, with ``run``'s checkpoints in the per-run charts."""
+        self._on_store_switched(run)
 
     def changeEvent(self, event: Any) -> None:  # Qt override
         super().changeEvent(event)
@@ -172,9 +173,9 @@ class StorageView(QWidget):
             else:
                 self._timer.start()
 
-    def _on_store_switched(self) -> None:
+    def _on_store_switched(self, run: RunInfo | None = None) -> None:
         self.report = None
-        self.run = None
+        self.run = run
         self._set_enabled(self.session.store is not None)
         self.summary.setText("Measuring the store \u2026" if self.session.store else "Open a store to see where its bytes go.")
         for chart in self.charts.values():
@@ -224,7 +225,7 @@ def summary_text(report: UsageReport) -> str:
     parts = [f"<b>{fmt_size(report.total_bytes)}</b> on disk"]
     if report.free_bytes:
         parts.append(f"{fmt_size(report.free_bytes)} free pages")
-    parts.append(f"{report.checkpoints:,} checkpoints in {len(report.runs):,} runs")
+    parts.append(f"{plural(report.checkpoints, 'checkpoint')} in {plural(len(report.runs), 'run')}")
     parts.append(f"states decode to {fmt_size(report.logical_bytes)}")
     parts.append(f"stored: {fmt_size(report.content_bytes)} content + {fmt_size(report.rows_bytes)} rows")
     if report.ours is not None:

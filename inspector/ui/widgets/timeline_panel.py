@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QFontMetrics, QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.humanize import plural
-from inspector.model import ChangeSet, CheckpointInfo, RunInfo
+from inspector.model import CHECKPOINT_KINDS, ChangeSet, CheckpointInfo, RunInfo
 from inspector.store.branches import Branch, lane_name
 from inspector.ui import icons, style
 from inspector.ui.formatting import visible
@@ -47,22 +47,27 @@ ROW_HEIGHT = 26
 TEXT_WIDTHS = (110, 200, 110)   # name column: least, most; change column: least (it takes the rest)
 KIND_ICON_WIDTH, SQUEEZED_MIN = 34, 48
 DROP_ORDER = (COL_GAP, COL_FORKS, COL_TIME)   # hidden in this order when the view is too narrow
+# the widest gaps ``fmt_gap`` writes, in each of its units (and the column's title)
+GAP_SAMPLES = ("Gap", "+999 ms", "+59.9 s", "+59 min 59 s", "+99 h 59 min")
 
 
 def fixed_widths(metrics, mono) -> dict[int, int]:
     """Each number-like column's width from what it shows (and its title)."""
-    from PySide6.QtGui import QFontMetrics
-
     digits = QFontMetrics(mono)
     pad = 18
     return {COL_SEQ: max(digits.horizontalAdvance("9999"), metrics.horizontalAdvance("#")) + pad,
-            COL_KIND: 16 + 6 + metrics.horizontalAdvance("input") + pad,
+            COL_KIND: 16 + 6 + _widest(metrics, CHECKPOINT_KINDS) + pad,   # icon, space, the longest kind
             COL_TIME: metrics.horizontalAdvance("88-88 88:88") + pad,   # other days: "11-27 04:23"
-            COL_GAP: max(metrics.horizontalAdvance("+999 ms"), metrics.horizontalAdvance("Gap")) + pad,
+            COL_GAP: _widest(metrics, GAP_SAMPLES) + pad,
             COL_SIZE: max(digits.horizontalAdvance("99.9 KB"), metrics.horizontalAdvance("Size")) + pad,
             COL_DELTA: max(digits.horizontalAdvance("+99.9 KB"), metrics.horizontalAdvance("Δ Size")) + pad,
             COL_CHECKS: 76,
             COL_FORKS: metrics.horizontalAdvance("Forks") + pad}
+
+
+def _widest(metrics: QFontMetrics, texts: tuple[str, ...]) -> int:
+    """The width of the widest of ``texts``."""
+    return max(metrics.horizontalAdvance(text) for text in texts)
 
 
 class TimelineView(QTableView):
@@ -504,7 +509,7 @@ class TimelinePanel(QWidget):
                 header.resizeSection(col, w)
         spare = width - used - name_min - change_min
         if spare >= 0:
-            name = name_min + min(name_max - name_min, spare // 3)
+            name = name_min + min(name_max - name_min, spare // 4)   # the change column says more
         else:   # the text columns share what is left and elide
             name = max(SQUEEZED_MIN, (width - used) // 2)
         header.resizeSection(COL_NAME, name)

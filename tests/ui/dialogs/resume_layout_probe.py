@@ -35,7 +35,7 @@ def open_resume_dialog(store: str, ref: str, size: tuple[int, int], *, langgraph
     dialog.resize(*size)
     if langgraph:
         _wait(lambda: dialog.kind == "langgraph" and not dialog.error.isHidden())
-        assert not dialog.resume_button.isEnabled() and "Prepare again" in dialog.resume_button.toolTip()
+        assert not dialog.resume_button.isEnabled() and "Prepare Resume" in dialog.resume_button.toolTip()
         dialog.langgraph.graph.setText("lg_entry:graph")
         dialog.langgraph.answer.setPlainText(ANSWER)
         dialog.langgraph.replan.click()

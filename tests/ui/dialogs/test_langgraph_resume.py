@@ -96,3 +96,35 @@ def test_raw_fork_of_a_langgraph_checkpoint_from_the_fork_dialog(qtbot, lg_copy:
         fork = store.load("thread-A:-1")
         assert fork.state["priority"] == "low" and fork.info.kind == "update"
         assert store.load(head.info.id).state == head.state     # the original is unchanged
+
+
+def test_before_a_graph_is_set_the_resume_dialog_says_what_it_needs(qtbot, lg_copy: Path, entry: Path,
+                                                                    tmp_path: Path, monkeypatch) -> None:
+    """No "cannot be resumed" over empty fields and a "Prepare again" never pressed: the dialog
+    asks for the graph, shows no empty facts, and its button prepares the resume."""
+    monkeypatch.setenv("CHECKPOINT_INSPECTOR_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setattr(langgraph_options, "QUIET_SECONDS", 0.0)
+    monkeypatch.syspath_prepend(str(entry))
+    dialog = ResumeDialog(str(lg_copy), "thread-A:-1", confirm=Confirm(False))
+    qtbot.addWidget(dialog)
+    dialog.resize(1024, 700)
+    dialog.show()
+    qtbot.waitUntil(lambda: dialog.kind == "langgraph" and not dialog.error.isHidden(), timeout=TIMEOUT)
+    title = dialog.title.text()
+    assert "cannot be resumed" not in title and "needs its graph" in title and "module:attr" in title
+    assert dialog.langgraph.replan.text() == "Prepare Resume" and "Prepare Resume" in title
+    assert "Prepare Resume" in dialog.resume_button.toolTip()
+    for empty in (dialog.mode_label, dialog.owner_label, dialog.replay_label, dialog.store_label,
+                  dialog.argv_editor, dialog.env_editor, dialog.cwd):
+        assert not empty.isVisible()
+    dialog.langgraph.graph.setText("lg_entry:graph")
+    dialog.langgraph.answer.setPlainText('{"ok": true}')
+    assert "press <i>Prepare Resume</i>" in dialog.langgraph.answer_check.text()
+    with qtbot.waitSignal(dialog.plan_loaded, timeout=TIMEOUT):
+        dialog.langgraph.replan.click()
+    assert dialog.langgraph.replan.text() == "Prepare Again"
+    assert dialog.mode_label.isVisible() and dialog.argv_editor.isVisible() and dialog.cwd.isVisible()
+    dialog.langgraph.graph.setText("")               # again without the graph: says so again
+    with qtbot.waitSignal(dialog.failed, timeout=TIMEOUT):
+        dialog.langgraph.replan.click()
+    assert "needs its graph" in dialog.title.text() and not dialog.argv_editor.isVisible()

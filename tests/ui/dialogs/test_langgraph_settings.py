@@ -55,3 +55,30 @@ def test_settings_apply_at_once_and_actions_say_why(window, qtbot, corpus_db: Pa
     assert (saved.graph, saved.python, saved.trusted) == ("tests.lgcorpus.typed:build", sys.executable, True)
     assert store.get_run("typed-2").resumable                            # applied to the open store
     assert window.session.store is store                                 # without reopening
+
+
+def test_the_settings_dialog_cuts_off_no_text(qtbot, corpus_db: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trust checkbox's label and the fields' placeholders are read whole (they ended in
+    "…(no LANGGRAPH_S" and "(default: the cu…"); the dialog fits a 1024x700 screen."""
+    from PySide6.QtWidgets import QCheckBox, QLineEdit
+
+    from inspector.store import open_store
+    from inspector.ui.dialogs.langgraph_settings import LangGraphSettingsDialog
+    from tests.ui.layout_check import cut_off_widgets, overlapping_widgets
+
+    monkeypatch.setenv("CHECKPOINT_INSPECTOR_CONFIG_DIR", str(tmp_path / "config"))
+    with open_store(corpus_db) as store:
+        dialog = LangGraphSettingsDialog(store)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        assert dialog.width() <= 1024 - 100 and dialog.height() <= 700 - 100
+        for box in dialog.findChildren(QCheckBox):
+            assert box.width() >= box.sizeHint().width(), box.text()
+        for edit in dialog.findChildren(QLineEdit):
+            if edit.placeholderText():
+                room = edit.width() - 2 * edit.style().pixelMetric(edit.style().PixelMetric.PM_DefaultFrameWidth)
+                assert room >= edit.fontMetrics().horizontalAdvance(edit.placeholderText()), edit.placeholderText()
+        assert cut_off_widgets(dialog) == [] and overlapping_widgets(dialog) == []
+        dialog.close()

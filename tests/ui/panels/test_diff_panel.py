@@ -266,3 +266,47 @@ def test_a_changes_menu_asks_for_its_value_history(qtbot, panels_store, snap_at,
     shown = "messages" if isinstance(change, ItemRange) else added
     assert panel.change_menu(index).actions()[0].text() == f"Value History of {shown}\u2026"
     assert panel.change_menu(panel.proxy.index(-1, PATH)) is None
+
+
+def test_a_goal_change_reads_without_a_stray_colon(qtbot) -> None:
+    """A goal belongs to no task: its line starts with "Goal", not with ": goal"."""
+    from inspector.diff import DiffResult
+    from inspector.diff.model import TaskChange
+    from inspector.ui.widgets.diff_summary_view import DiffSummaryView
+    view = DiffSummaryView()
+    qtbot.addWidget(view)
+    view.show_result(DiffResult((), task_changes=(TaskChange("", "", "goal", "old aim", "new aim"),
+                                                  TaskChange("t1", "Draft", "status", "pending", "done"))))
+    lines = [view.tasks.item(r).text() for r in range(view.tasks.count())]
+    assert lines == ["Goal “old aim” → “new aim”", "Draft: pending → done"]
+
+
+def test_a_base_of_another_run_is_named_by_its_run(qtbot, panels_store, beekeeping) -> None:
+    """Compare ▾ names a pinned checkpoint of another run by that run's name ("report: heat
+    pumps #3 (pinned)"), not by its id; the hunk counter says "1 differing block"."""
+    other = next(r for r in panels_store.list_runs() if r.name == "report: heat pumps")
+    pinned = panels_store.get_checkpoint(f"{other.id}:3")
+    panel = _panel(qtbot, panels_store)
+    with qtbot.waitSignal(panel.diff_ready, timeout=10000):
+        panel.pin(pinned)                               # nothing shown yet: read when compared
+        panel.show_snapshot(panels_store.load(f"{beekeeping.id}:3"), beekeeping)
+    text = panel.base_button.text()
+    assert text.startswith("report: heat pumps #3 (pinned)") and other.id not in text
+    assert "report: urban beekeeping" not in panel.target.text()        # the shown run: its seq alone
+    assert "report: heat pumps #3" in panel.sides.left_title.text() and other.id not in panel.sides.left_title.text()
+
+
+def test_one_differing_block_is_singular(qtbot, tmp_path) -> None:
+    from inspector.record import Checkpointer
+    from inspector.store import open_store
+
+    path = tmp_path / "one.db"
+    with Checkpointer(path, name="one change", heartbeat=60) as cp:
+        cp.save({"step": 1, "notes": ["a", "b"]}, force=True)
+        cp.save({"step": 2, "notes": ["a", "b"]}, force=True)
+    with open_store(path) as store:
+        (run,) = store.list_runs()
+        panel = _panel(qtbot, store)
+        with qtbot.waitSignal(panel.text_ready, timeout=10000):
+            panel.show_snapshot(store.load(f"{run.id}:1"), run)
+        assert panel.sides.hunk_count == 1 and panel.hunk_label.text() == "1 differing block"

@@ -147,3 +147,62 @@ def test_a_damaged_checkpoint_says_so_in_its_header(qtbot, snap_at, beekeeping) 
     assert "damaged: pending write 'log' of task t: cannot be decoded" in panel.header.toolTip()
     panel.show_snapshot(snap, beekeeping)
     assert "damaged" not in panel.header.text()
+
+
+def _highlighted(panel: StatePanel) -> dict[str, int]:
+    """How many matches each mode marks now."""
+    from inspector.ui.models.conversation_model import MATCH_ROLE
+    model = panel.conversation.model
+    return {"tree": len(panel.tree_view.matches), "raw": len(panel.raw.extraSelections()),
+            "conversation": sum(bool(model.index(r).data(MATCH_ROLE)) for r in range(model.rowCount()))}
+
+
+def _find(qtbot, panel: StatePanel, text: str) -> None:
+    panel.find_bar.field.setFocus()
+    panel.find_bar.field.selectAll()
+    if text:
+        qtbot.keyClicks(panel.find_bar.field, text)
+    else:
+        qtbot.keyClick(panel.find_bar.field, Qt.Key.Key_Backspace)
+    panel.find_bar.flush()
+
+
+def test_clearing_the_find_field_clears_every_modes_highlights(qtbot, snap_at, beekeeping) -> None:
+    """Found in the tree, the raw JSON and the conversation, cleared while in one of them:
+    none keeps its marks, also after switching mode or showing another checkpoint."""
+    panel = _panel(qtbot)
+    panel.show_snapshot(snap_at(14), beekeeping)
+    with qtbot.waitSignal(panel.tree_view.match_changed, timeout=5000):
+        _find(qtbot, panel, "calculator")
+    panel.set_mode(RAW)
+    qtbot.waitUntil(lambda: _highlighted(panel)["raw"] > 0, timeout=5000)
+    panel.set_mode(CONVERSATION)      # each mode shown searches the text
+    qtbot.waitUntil(lambda: _highlighted(panel)["conversation"] > 0, timeout=5000)
+    assert all(_highlighted(panel).values()), _highlighted(panel)
+    _find(qtbot, panel, "")
+    qtbot.waitUntil(lambda: not any(_highlighted(panel).values()), timeout=5000)
+    panel.set_mode(TREE)
+    panel.set_mode(RAW)
+    panel.show_snapshot(snap_at(15), beekeeping)
+    qtbot.waitUntil(lambda: not panel.raw.busy, timeout=5000)
+    panel.set_mode(TREE)
+    qtbot.wait(100)        # (a search of a stale text would finish in this time)
+    assert not any(_highlighted(panel).values()), _highlighted(panel)
+    assert panel.find_bar._count.text() == ""
+
+
+def test_another_checkpoint_is_searched_for_the_current_text_only(qtbot, snap_at, beekeeping) -> None:
+    panel = _panel(qtbot)
+    panel.show_snapshot(snap_at(14), beekeeping)
+    with qtbot.waitSignal(panel.tree_view.match_changed, timeout=5000):
+        _find(qtbot, panel, "calculator")
+    with qtbot.waitSignal(panel.conversation.conversation_ready, timeout=5000):
+        panel.set_mode(CONVERSATION)
+    _find(qtbot, panel, "editorial")      # a new text, typed in the conversation
+    with qtbot.waitSignal(panel.conversation.conversation_ready, timeout=5000):
+        panel.show_snapshot(snap_at(15), beekeeping)
+    qtbot.waitUntil(lambda: _highlighted(panel)["conversation"] > 0, timeout=5000)
+    with qtbot.waitSignal(panel.tree_view.match_changed, timeout=5000):
+        panel.set_mode(TREE)
+    assert panel.tree_view.matches and all("calculator" not in json.dumps(p) for p in panel.tree_view.matches)
+    assert panel.tree_view._needle == "editorial"

@@ -311,3 +311,46 @@ def _check_the_cost_chart(qtbot, widget: StorageView, path: Path, name: str) -> 
     qtbot.waitUntil(clear_of_the_curves, timeout=5_000)
     widget.resize(1024, 560)         # a shorter window: the room follows
     qtbot.waitUntil(clear_of_the_curves, timeout=5_000)
+
+
+def test_prune_names_the_selected_run_by_its_name(qtbot, store_copy: Path) -> None:
+    """"Only run “report: soil carbon” (84bb8041913a)", not the bare id."""
+    from inspector.ui.main_window import MainWindow
+    from tests.ui.conftest import open_in, select_run
+
+    window = MainWindow(restore_settings=False)
+    qtbot.addWidget(window)
+    window.show()
+    open_in(window, qtbot, store_copy)
+    with open_store(store_copy) as st:
+        run = next(r for r in st.list_runs() if r.name == "report: soil carbon")
+    select_run(window, qtbot, run.id)
+    window.storage.open_prune()
+    dialog = window.storage.dialog
+    qtbot.addWidget(dialog)
+    assert dialog.run_box.text() == f"Only run \u201creport: soil carbon\u201d ({run.id})"
+    dialog.close()
+    window.session.shutdown()
+
+
+def test_the_storage_view_opens_on_the_selected_run(qtbot, store_copy: Path) -> None:
+    """A run selected before View ▸ Storage is shown in the per-run charts at once (they
+    said "select a run" while one was selected)."""
+    from inspector.ui.main_window import MainWindow
+    from tests.ui.conftest import open_in, select_run
+
+    window = MainWindow(restore_settings=False)
+    qtbot.addWidget(window)
+    window.resize(1024, 700)
+    window.show()
+    open_in(window, qtbot, store_copy)
+    with open_store(store_copy) as st:
+        run = next(r for r in st.list_runs() if r.name == "report: soil carbon")
+    select_run(window, qtbot, run.id)
+    window.storage.toggle.trigger()
+    view = window.storage.view
+    assert view is not None and view.run is not None and view.run.id == run.id
+    qtbot.waitUntil(lambda: view.report is not None and view.report.detail is not None, timeout=30_000)
+    assert len(view.report.detail.checkpoints) == run.checkpoint_count
+    assert run.name in view.charts["checkpoints"].getPlotItem().titleLabel.text
+    window.session.shutdown()

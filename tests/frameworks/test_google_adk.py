@@ -45,3 +45,18 @@ def test_adk_offers_no_fork_or_resume_and_says_why(store_copy) -> None:
         assert not caps.resume.available and "Runner.run_async" in caps.resume.reason
         with pytest.raises(StoreError, match="no fork"):
             plan(store, "s-ben:0", "fork")
+
+
+def test_a_session_without_events_says_so(store_copy, capsys) -> None:
+    import sqlite3
+    from inspector.cli import main
+    path = store_copy("adk_database.db")
+    store_copy.modified = True
+    conn = sqlite3.connect(path)     # what create_session leaves before the first append_event
+    conn.execute("DELETE FROM events WHERE session_id = 's-quick'")
+    conn.commit()
+    conn.close()
+    assert main(["show", str(path), "s-quick"]) == 2
+    assert "has no checkpoints yet" in capsys.readouterr().err
+    assert main(["show", str(path), "s-groceries:99"]) == 2
+    assert "has no checkpoint 99 (it has " in capsys.readouterr().err

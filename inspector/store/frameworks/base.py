@@ -196,8 +196,10 @@ class CatalogStore(Store):
         items = self._checkpoints(run)
         seq = int(key)
         index = seq + len(items) if seq < 0 else seq
+        if not items:
+            raise StoreError(f"Run {run!r} has no checkpoints yet (nothing was recorded in it).")
         if not 0 <= index < len(items):
-            raise StoreError(f"Run {run!r} has no checkpoint {seq}.")
+            raise StoreError(f"Run {run!r} has no checkpoint {seq} (it has {len(items)}: 0 to {len(items) - 1}).")
         return items[index]
 
     def load(self, checkpoint_id: int | str) -> Snapshot:

@@ -6,6 +6,7 @@ import logging
 import os
 import socket
 import threading
+import weakref
 import time
 from typing import Any, TypeVar
 from collections.abc import Callable, Iterable
@@ -51,6 +52,22 @@ class _Heartbeat(threading.Thread):
                 log.warning("heartbeat failed: %s", err)
 
 
+_LIVE: weakref.WeakSet[Checkpointer] = weakref.WeakSet()    # for the child of an os.fork
+
+
+def _after_fork_in_child() -> None:
+    """A forked child inherits its parent's Checkpointers, their run and their connections:
+    it lets go of the connections without touching them (the parent's sessions go on; psycopg
+    closes a connection only in the process that opened it) and each refuses to save."""
+    for cp in list(_LIVE):
+        cp._writer._conn = None
+        cp.store.engine.dispose(close=False)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 READONLY_RETRY_S = 5.0        # how long a "readonly database" refusal of a writable file is retried
 READONLY_FIRST_DELAY = 0.02
 READONLY_MAX_DELAY = 0.5
@@ -77,6 +94,8 @@ class Checkpointer:
                  labels: dict | None = None, resume_env: Iterable[str] = (),
                  handoff: Handoff | None = None, retry_for: float = 120.0) -> None:
         self.retry_for = retry_for  # seconds a write keeps retrying a lost/refused connection
+        self._pid = os.getpid()     # the process that owns the run (a forked child does not)
+        self._lock = threading.RLock()   # one save at a time: saves share the writer's connection
         self._start_seq = -1
         self.interval = Interval.parse(interval) if isinstance(interval, str) else (interval or Interval())
         self._handoff = handoff if handoff is not None else read_handoff()
@@ -111,6 +130,7 @@ class Checkpointer:
             self.run_id, self.epoch = run.id, run.epoch
         self._beat = _Heartbeat(self, heartbeat)
         self._beat.start()
+        _LIVE.add(self)
 
     # -- resume ------------------------------------------------------------------
     def _continue(self, handoff: Handoff, spec: dict) -> None:
@@ -139,17 +159,26 @@ class Checkpointer:
         Returns the checkpoint written, or None when the policy skipped it. Raises
         OwnershipLost if another process resumed this run, TaskStateError for bad tasks.
         """
-        if self._lost:
-            raise OwnershipLost(f"Run {self.run_id} was taken over by another process (epoch > {self.epoch}).")
-        if tasks is not None:
-            tasks = taskstate.validate(tasks, self._task_memo)
-        self._ops_since += 1
-        if not (force or kind in ALWAYS_WRITTEN or self.interval.due(self._ops_since, self._last_time)):
-            self._pending = (state, kind, name, tasks, meta)
+        self._check_process()
+        with self._lock:       # saves from several threads: one after the other
+            if self._lost:
+                raise OwnershipLost(f"Run {self.run_id} was taken over by another process (epoch > {self.epoch}).")
             if tasks is not None:
-                self._pending_tasks = tasks
-            return None
-        return self._write(state, kind, name, tasks, meta)
+                tasks = taskstate.validate(tasks, self._task_memo)
+            self._ops_since += 1
+            if not (force or kind in ALWAYS_WRITTEN or self.interval.due(self._ops_since, self._last_time)):
+                self._pending = (state, kind, name, tasks, meta)
+                if tasks is not None:
+                    self._pending_tasks = tasks
+                return None
+            return self._write(state, kind, name, tasks, meta)
+
+    def _check_process(self) -> None:
+        """StoreError in the child of an ``os.fork``: the run is its parent's."""
+        if os.getpid() != self._pid:
+            raise StoreError(f"This Checkpointer records run {self.run_id} for process {self._pid}; a forked "
+                             "child cannot save into its parent's run: create a Checkpointer in the child "
+                             "(a run of its own), after the fork.")
 
     def _encode(self, value: Any, flat: bool = False) -> tuple[bytes, int, dict[bytes, bytes]]:
         """``value`` encoded into pieces; UnstorableStateError (nothing written, the encoder's
@@ -267,10 +296,12 @@ class Checkpointer:
 
     def flush(self) -> CheckpointInfo | None:
         """Write the last skipped save, if the interval policy held one back."""
-        if self._pending is None:
-            return None
-        state, kind, name, tasks, meta = self._pending
-        return self._write(state, kind, name, tasks, meta)
+        self._check_process()
+        with self._lock:
+            if self._pending is None:
+                return None
+            state, kind, name, tasks, meta = self._pending
+            return self._write(state, kind, name, tasks, meta)
 
     # -- lifecycle ----------------------------------------------------------------
     def pause_heartbeat(self) -> None:
@@ -282,12 +313,15 @@ class Checkpointer:
         if self._closed:
             return
         self._closed = True
+        if os.getpid() != self._pid:
+            return       # a forked child's copy: the run, its status and its connections are the parent's
         self._beat.stop_event.set()
         try:
-            if not self._lost and status == "completed":
-                self.flush()
-            if not self._lost:
-                self._retry(lambda: self._writer.set_status(self.run_id, self.epoch, status, error))
+            with self._lock:       # after a save another thread is making
+                if not self._lost and status == "completed":
+                    self.flush()
+                if not self._lost:
+                    self._retry(lambda: self._writer.set_status(self.run_id, self.epoch, status, error))
         finally:
             self._beat.join(timeout=5)
             self._writer.close()

@@ -218,16 +218,35 @@ _array_header = msgpack.Packer().pack_array_header
 
 def decode_items(encoded: list[bytes]) -> list:
     """The values whose msgpack encodings are ``encoded`` (markers left in place), in one C call."""
-    return msgpack.unpackb(_array_header(len(encoded)) + b"".join(encoded), ext_hook=_marker_hook,
-                           raw=False, strict_map_key=False)
+    data = _array_header(len(encoded)) + b"".join(encoded)
+    try:
+        return msgpack.unpackb(data, ext_hook=_marker_hook, raw=False, strict_map_key=False)
+    except TypeError:       # a map keyed by a tuple (stored as an array): see ``_tuple_keys``
+        return msgpack.unpackb(data, ext_hook=_marker_hook, raw=False, strict_map_key=False,
+                               object_pairs_hook=_tuple_keys)
+
+
+def _tuple_keys(pairs: list) -> dict:
+    """A map whose keys may be arrays: a tuple key is stored as an array (msgpack has no
+    tuples), and read back as the tuple it was. Only a map that failed to decode otherwise
+    takes this slower path; a key that still cannot be one is damage."""
+    try:
+        return {(_as_tuple(k) if type(k) is list else k): v for k, v in pairs}
+    except TypeError as exc:
+        raise CorruptDataError("A stored map has a key that cannot be a key.") from exc
+
+
+def _as_tuple(items: list) -> tuple:
+    return tuple(_as_tuple(x) if type(x) is list else x for x in items)
 
 
 def as_map(keys: list, values: list) -> dict:
-    """A map chunk's keys and values as a dict; CorruptDataError for an unhashable or repeated key."""
+    """A map chunk's keys and values as a dict (a key stored as an array is the tuple it was);
+    CorruptDataError for an unhashable or repeated key."""
     try:
         out = dict(zip(keys, values))
-    except TypeError as exc:
-        raise CorruptDataError("A stored map chunk has a key that cannot be a key.") from exc
+    except TypeError:
+        out = _tuple_keys(list(zip(keys, values)))
     if len(out) != len(keys):
         raise CorruptDataError("A stored map chunk repeats a key.")
     return out
@@ -336,7 +355,11 @@ def unpack(raw: bytes | memoryview) -> Any:
     if text is not None:
         return text
     try:
-        return msgpack.unpackb(raw, ext_hook=_ext_hook, raw=False, strict_map_key=False)
+        try:
+            return msgpack.unpackb(raw, ext_hook=_ext_hook, raw=False, strict_map_key=False)
+        except TypeError:   # a map keyed by a tuple (stored as an array): see ``_tuple_keys``
+            return msgpack.unpackb(raw, ext_hook=_ext_hook, raw=False, strict_map_key=False,
+                                   object_pairs_hook=_tuple_keys)
     except CorruptDataError:
         raise
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:

@@ -386,3 +386,31 @@ def test_a_big_map_value_changed_and_changed_back_is_stored_as_it_now_is(size: i
         reader.raw.update(pieces)
         assert exactly(reader.value(root), state)
         assert root == PieceEncoder().encode(state)[0]
+
+
+def test_a_map_keyed_by_tuples_reads_back_as_it_was_saved(tmp_path) -> None:
+    """A tuple key is stored as a msgpack array (msgpack has no tuples); reading it back raised
+    "unhashable type: 'list'" — a checkpoint saved and never readable again. Small maps, a key
+    nesting tuples, and a map big enough to be chunked, edited over several saves."""
+    import copy
+    import random
+
+    from inspector.record import Checkpointer
+    from inspector.store import open_store
+    rnd = random.Random(7)
+    state = {"pos": {(1, 2): "x"}, "nested": {((1, 2), "a", (3, (4,))): "deep"},
+             "grid": {(i, j): f"cell {i},{j}" for i in range(90) for j in range(90)},
+             "mixed": {1: "int", "1": "str", (1,): "tuple", 2.5: "float", None: "none"}}
+    saved = []
+    with Checkpointer(tmp_path / "keys.db", name="keys") as cp:
+        for step in range(8):
+            state["grid"][(rnd.randrange(90), rnd.randrange(90))] = f"edited {step}"
+            if step % 3 == 0:
+                state["grid"][("added", step)] = step
+            saved.append((cp.save(state).id, copy.deepcopy(state)))
+    with open_store(tmp_path / "keys.db") as store:
+        for ident, expected in saved:
+            got = store.load(ident).state
+            assert got == expected
+            assert list(got["grid"]) == list(expected["grid"])        # the keys, in order, as tuples
+            assert all(type(k) is tuple for k in got["grid"])

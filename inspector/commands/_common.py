@@ -108,7 +108,8 @@ def to_jsonable(value: Any) -> Any:
     if dataclasses is not None and dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
-        return {(k.hex() if isinstance(k, (bytes, bytearray)) else str(k)): to_jsonable(v) for k, v in value.items()}
+        out = {(k.hex() if isinstance(k, (bytes, bytearray)) else str(k)): to_jsonable(v) for k, v in value.items()}
+        return out if len(out) == len(value) else _keys_apart(value)
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
     if isinstance(value, (bytes, bytearray)):
@@ -116,6 +117,20 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return str(value).replace("inf", "Infinity").replace("nan", "NaN")
     return value
+
+
+def _keys_apart(value: dict) -> dict:
+    """A map whose keys become the same text (``1`` and ``"1"``, ``True`` and ``"True"``) with
+    each kept: a key that is not a string says its type ("1 (int)")."""
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        text = k.hex() if isinstance(k, (bytes, bytearray)) else str(k)
+        if not isinstance(k, str):
+            text = f"{text} ({type(k).__name__})" if text in out or str(k) in value else text
+        while text in out:
+            text += "'"
+        out[text] = to_jsonable(v)
+    return out
 
 
 def dumps(value: Any, indent: int | None = 2) -> str:

@@ -171,3 +171,14 @@ def test_info_on_a_relative_path_that_starts_like_a_url(recorded: Path, monkeypa
     monkeypatch.chdir(recorded.parent)
     assert main(["info", "sqlite.db"]) == 0          # (an IndexError once: taken for a sqlite:/// URL)
     assert "· writable ·" in capsys.readouterr().out
+
+
+def test_show_keeps_keys_that_read_alike(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """{1: …, "1": …} was shown with one entry (JSON keys are text: the second overwrote the first)."""
+    import json
+    from inspector.record import Checkpointer
+    with Checkpointer(tmp_path / "k.db", name="keys") as cp:
+        cp.save({"m": {1: "int key", "1": "str key", 2.5: "float key", "2.5": "text", "x": 2}})
+    assert main(["show", str(tmp_path / "k.db"), "keys:0", "--json"]) == 0
+    state = json.loads(capsys.readouterr().out)["state"]
+    assert state["m"] == {"1 (int)": "int key", "1": "str key", "2.5 (float)": "float key", "2.5": "text", "x": 2}

@@ -15,7 +15,7 @@ from inspector.codec import (Chunk, ChunkedList, ChunkedMap, ChunkedText, Ref, c
                              unpack)
 from inspector.codec.gcpause import gc_paused
 from inspector.diff.lists import (Added, Moved, Op, Pair, Removed, Replace, align, align_encoded, detect_moves,
-                                  same, trim)
+                                  equal_exactly, same_exactly, trim)
 from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, Detail, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
@@ -301,7 +301,7 @@ class Engine:
         if isinstance(a, LazyValue) or isinstance(b, LazyValue):
             self._lazy(key, path, a, b)
             return
-        if not unequal and same(a, b):
+        if not unequal and same_exactly(a, b):
             return
         if isinstance(a, dict) and isinstance(b, dict):
             self._dict(key, path, a, b)
@@ -321,7 +321,7 @@ class Engine:
             if va is vb:
                 continue
             try:
-                if va == vb:        # markers compare by digest, plain values in C
+                if va == vb and equal_exactly(va, vb):   # markers compare by digest, plain values in C
                     continue
             except RecursionError:
                 pass
@@ -406,7 +406,7 @@ class Engine:
             ea, eb = a.entries(lo, hi), b.entries(lo, hi)
             if a.kind == "object" and [x for x, _ in ea] != [y for y, _ in eb]:
                 return False
-            pairs += [(lo + n, name, x, y) for n, ((name, x), (_, y)) in enumerate(zip(ea, eb)) if not same(x, y)]
+            pairs += [(lo + n, name, x, y) for n, ((name, x), (_, y)) in enumerate(zip(ea, eb)) if not same_exactly(x, y)]
         for position, name, x, y in pairs:
             self._push(key + (position,), path + (name,), x, y, _KNOWN_UNEQUAL)
         if a.length != b.length:     # past the shorter side: added, or removed

@@ -9,7 +9,11 @@ a[i] with b[j] in depth), ``Replace(i, j, old, new)`` (a different item in the s
 ``Removed(i, old)``, ``Added(j, new)`` and ``Moved(i, j, item)``; indices are absolute.
 """
 
+from _thread import _local
 from itertools import compress
+from math import copysign
+
+import msgpack
 from operator import eq, ne
 from typing import Any, NamedTuple, TypeAlias
 from collections.abc import Callable, Sequence
@@ -18,6 +22,7 @@ from inspector.codec import Ref
 from inspector.diff.matching import matcher
 
 EXACT_LIMIT = 2000        # middle sizes above this let difflib skip popular items as junk
+EXACT_PREFIX_MAX = 256    # a list that grew: its kept items are checked for type-only changes up to this many
 SHIFT_PROBES = 64         # equal-length middles: how many differing positions to test for a shift
 _SCALARS = (str, int, float, bool, bytes, type(None))
 _SCALAR_TYPES = frozenset(_SCALARS)
@@ -69,13 +74,108 @@ _new = tuple.__new__    # builds an op without a trip through its Python-level _
 
 
 def same(x: Any, y: Any) -> bool:
-    """C-level equality that never raises RecursionError (deep values count as unequal)."""
+    """C-level equality that never raises RecursionError (deep values count as unequal): an
+    item's identity, which moves are found by (``1`` and ``1.0`` are one item)."""
     if x is y:
         return True
     try:
         return bool(x == y)
     except RecursionError:
         return False
+
+
+def same_exactly(x: Any, y: Any) -> bool:
+    """``same``, and telling what ``==`` does not: ``1``, ``True`` and ``1.0`` apart, ``0.0``
+    from ``-0.0``, at any depth of plain values (``equal_exactly``) — whether there is a change."""
+    if x is y:
+        return True
+    try:
+        return bool(x == y) and equal_exactly(x, y)
+    except RecursionError:
+        return False
+
+
+def equal_exactly(x: Any, y: Any) -> bool:
+    """For ``x == y``: whether no value changed its type — ``1``, ``True`` and ``1.0``, a float
+    of one sign — at any depth (a dict's key order is no change). Containers are compared by
+    their strict encodings first (one C call each; a container holding a marker, which has
+    none, is taken as ``==`` says), and only when those differ, value by value."""
+    t = type(x)
+    if t is not type(y):
+        return False
+    if t is float:
+        return copysign(1.0, x) == copysign(1.0, y)
+    if t is dict or t is list or t is tuple:
+        fx = _strict(x)
+        if fx is None or fx == _strict(y):
+            return True
+        return _typed(x) == _typed(y)       # keys in another order, or a value of another type
+    return True
+
+
+def _strict(value: Any) -> bytes | None:
+    """``value``'s strict msgpack encoding — only the exact plain types have one (a subclass,
+    a tuple, a marker … none; ``True`` is not ``1``, nor ``1.0``, nor ``-0.0`` ``0.0``) — or
+    None. A small container by msgpack, which the codec loads anyway; a big one by ormsgpack,
+    twice as fast but loading dataclasses and inspect (a diff of small states starts without
+    them: tests/commands/test_lean_startup.py)."""
+    try:
+        if len(value) > _SMALL:
+            return _ormsgpack_strict(value)
+        packer = _packer()
+        try:
+            return packer.pack(value)
+        except (TypeError, ValueError, OverflowError):
+            packer.reset()
+            raise
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+_SMALL = 64
+
+
+def _refuse(obj: Any) -> Any:
+    raise TypeError(type(obj).__name__)
+
+
+_PACKERS = _local()      # one per thread (a diff may run in a worker beside another; threading is not loaded)
+
+
+def _packer() -> msgpack.Packer:
+    found = getattr(_PACKERS, "packer", None)
+    if found is None:
+        found = _PACKERS.packer = msgpack.Packer(default=_refuse, use_bin_type=True, strict_types=True)
+    return found
+
+
+def _ormsgpack_strict(value: Any) -> bytes | None:
+    import ormsgpack
+    options = (ormsgpack.OPT_NON_STR_KEYS | ormsgpack.OPT_PASSTHROUGH_BIG_INT | ormsgpack.OPT_PASSTHROUGH_DATACLASS
+               | ormsgpack.OPT_PASSTHROUGH_DATETIME | ormsgpack.OPT_PASSTHROUGH_ENUM
+               | ormsgpack.OPT_PASSTHROUGH_SUBCLASS | ormsgpack.OPT_PASSTHROUGH_TUPLE
+               | ormsgpack.OPT_PASSTHROUGH_UUID)
+    try:
+        return ormsgpack.packb(value, _refuse, options)
+    except ormsgpack.MsgpackEncodeError:
+        return None
+
+
+def _typed(x: Any) -> Any:
+    """A stand-in for ``x`` equal for values equal with the same types at every depth, dict
+    key order aside (``1``, ``True``, ``1.0`` and ``-0.0`` all differ)."""
+    t = type(x)
+    if t is dict:
+        return frozenset(((type(k), k), _typed(v)) for k, v in x.items())
+    if t is list or t is tuple:
+        return t, tuple(_typed(v) for v in x)
+    if t is float:
+        return t, x, copysign(1.0, x)
+    try:
+        hash(x)
+        return t, x
+    except TypeError:
+        return t, id(x)
 
 
 def fingerprint(x: Any) -> Any:
@@ -132,14 +232,14 @@ def trim(a: Sequence, b: Sequence) -> tuple[int, int]:
     if la != lb and isinstance(a, list) and isinstance(b, list):
         # one C-level slice comparison finds a pure append or truncation without a loop
         try:
-            prefix = n if a[:n] == b[:n] else 0
+            prefix = n if a[:n] == b[:n] and (n > EXACT_PREFIX_MAX or equal_exactly(a[:n], b[:n])) else 0
         except RecursionError:
             prefix = 0
-    while prefix < n and same(a[prefix], b[prefix]):
+    while prefix < n and same_exactly(a[prefix], b[prefix]):
         prefix += 1
     suffix = 0
     limit = n - prefix
-    while suffix < limit and same(a[la - 1 - suffix], b[lb - 1 - suffix]):
+    while suffix < limit and same_exactly(a[la - 1 - suffix], b[lb - 1 - suffix]):
         suffix += 1
     return prefix, suffix
 
@@ -240,7 +340,7 @@ def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[Op]:
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             ops.extend(_new(Pair, (a_off + i, b_off + j, a[i], b[j]))
-                       for i, j in zip(range(i1, i2), range(j1, j2), strict=True) if not same(a[i], b[j]))
+                       for i, j in zip(range(i1, i2), range(j1, j2), strict=True) if not same_exactly(a[i], b[j]))
             continue
         paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
         unpaired_a, unpaired_b = list(range(i1 + paired, i2)), list(range(j1 + paired, j2))
@@ -295,9 +395,9 @@ def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = 
     (the neighbours in ``a`` may then be left encoded)."""
     indices = range(len(a)) if maybe is None else maybe
     try:
-        differing = [k for k in indices if not (a[k] is b[k] or a[k] == b[k])]
+        differing = [k for k in indices if not (a[k] is b[k] or (a[k] == b[k] and equal_exactly(a[k], b[k])))]
     except RecursionError:
-        differing = [k for k in indices if not same(a[k], b[k])]
+        differing = [k for k in indices if not same_exactly(a[k], b[k])]
     last = len(a) - 1
     if shifted is None:
         def shifted(k: int) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.diff import ADDED, MOVED, REMOVED, apply, diff_values
+from inspector.diff import ADDED, CHANGED, MOVED, REMOVED, apply, diff_values
 from inspector.diff.lists import fingerprint
 
 from .strategies import json_values, reordered_histories, respelled
@@ -31,12 +31,13 @@ def test_the_fingerprint_tells_different_values_apart() -> None:
     assert fingerprint({"a": [1]}) != fingerprint({"a": 1})
 
 
-def test_a_reordered_and_retyped_record_that_moved_is_a_move() -> None:
+def test_a_reordered_and_retyped_record_that_moved_is_a_move_and_the_retype_a_change() -> None:
     old = {"items": [{"id": 1, "n": 1, "tags": [1, 2]}, {"id": 2, "n": 2}, {"id": 3, "n": 3}]}
     new = {"items": [{"n": 3.0, "id": 3}, {"tags": [1.0, 2], "n": 1, "id": 1}, {"id": 2, "n": 2}]}
     for changes in (diff_values(old, new), hashed_diff(old, new)):
-        assert [c.op for c in changes] == [MOVED]
-        assert apply(old, changes) == new
+        assert [(c.op, c.path) for c in changes] == [(MOVED, ("items", 0)), (CHANGED, ("items", 1, "tags", 0))]
+        assert changes[1].old == 1 and type(changes[1].new) is float      # 1 → 1.0 is a change
+        assert apply(old, changes) == new          # (the moved record's 3 → 3.0 travels with its move)
 
 
 @FAST
@@ -47,3 +48,20 @@ def test_reordered_respelled_items_are_moves_only(pair) -> None:
         assert not {c.op for c in changes} & {ADDED, REMOVED}
         assert all(c.op == MOVED for c in changes)
         assert apply(old, changes) == new
+
+
+def test_a_value_that_only_changed_its_type_is_a_change_between_checkpoints(tmp_path) -> None:
+    """1 → 1.0 → True and 0.0 → -0.0 → False → 0 are different stored values (they round-trip
+    exactly): the diff said "no changes" for each, while the side-by-side view marked them."""
+    from inspector.diff import diff_checkpoints
+    from inspector.record import Checkpointer
+    from inspector.store import open_store
+    values = (1, 1.0, True, 0.0, -0.0, False, 0)
+    with Checkpointer(tmp_path / "types.db", name="types") as cp:
+        ids = [cp.save({"approved": v, "list": [v], "nested": {"v": [v]}}).id for v in values]
+    with open_store(tmp_path / "types.db") as store:
+        for (a, va), (b, vb) in zip(zip(ids, values), zip(ids[1:], values[1:])):
+            changes = diff_checkpoints(store, a, b).changes
+            assert {(c.path, c.op) for c in changes} == {(("approved",), CHANGED), (("list", 0), CHANGED),
+                                                        (("nested", "v", 0), CHANGED)}, (va, vb)
+            assert all(type(c.old) is type(va) and type(c.new) is type(vb) for c in changes)

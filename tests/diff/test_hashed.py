@@ -163,8 +163,10 @@ def test_raw_chunks_compare_equal_values_with_other_encodings_as_equal() -> None
     p = Pieces()
     old = {"rows": [{"a": i, "b": 2} for i in range(100)] + [{"x": 1.0}]}
     new = {"rows": [{"a": i, "b": 2} for i in range(100)] + [{"x": 1}]}
-    new["rows"][50] = {"b": 2, "a": 50}     # same dict, keys in another order: other bytes
-    assert diff_pieces(p.fetch, p.add(old), p.add(new), fetch_raw=p.fetch_raw) == ()
+    new["rows"][50] = {"b": 2, "a": 50}     # same dict, keys in another order: other bytes, no change
+    changes = diff_pieces(p.fetch, p.add(old), p.add(new), fetch_raw=p.fetch_raw)
+    assert [(c.path, c.old, c.new) for c in changes] == [(("rows", 100, "x"), 1.0, 1)]   # a float became an int
+    assert type(changes[0].new) is int
 
 
 def test_raw_chunks_report_moves_and_shifts_like_decoded_ones() -> None:

@@ -13,6 +13,14 @@ from PySide6.QtWidgets import QWidget
 from inspector.ui.availability import NO_STORE, set_available
 from inspector.ui.run_actions import ask_confirmation
 
+# The Storage dock's first height: a share of the height it and the central area (timeline and
+# detail tabs) split, never so much that the central area keeps less than CENTRAL_KEEP (about
+# three timeline rows and five rows of the state tree), and never less than its header and the
+# charts' titles (the charts scroll)
+STORAGE_SHARE = 0.4
+CENTRAL_KEEP = 470
+STORAGE_MIN_HEIGHT = 120
+
 if TYPE_CHECKING:
     from inspector.model import CheckpointInfo, RunInfo
     from inspector.retention.delete import DeletePlan
@@ -64,11 +72,19 @@ class StorageActions:
             self.window.run_changed.connect(view.set_run)
             self.dock.setWidget(view)
             self.view = view
-            # charts need room: the first time, the dock takes a bit over half of the window
-            self.window.resizeDocks([self.dock], [int(self.window.height() * 0.55)], Qt.Orientation.Vertical)
+            self.window.resizeDocks([self.dock], [self.first_height()], Qt.Orientation.Vertical)
             if self.window.session.store is not None:
                 view.store_opened(self.window.current_run())     # the run selected now: its charts
         return self.view
+
+    def first_height(self) -> int:
+        """The dock's height when it first opens: charts need room, but on a small window the
+        timeline and the state stay usable (at 1024x700 the charts scroll; at 1920x1200 two
+        rows of them show whole)."""
+        central = self.window.centralWidget()
+        shared = (central.height() if central is not None else self.window.height()) + \
+            (self.dock.height() if self.dock.isVisible() else 0)
+        return max(STORAGE_MIN_HEIGHT, min(int(shared * STORAGE_SHARE), shared - CENTRAL_KEEP))
 
     def _on_visibility(self, visible: bool) -> None:
         if visible:

@@ -74,3 +74,27 @@ def test_an_interrupted_runs_reason_reads_as_a_reason_and_a_failed_runs_error_as
         assert notice.isVisible() and notice.headline.text().startswith(f"<b>{headline}</b>")
         assert notice.status == run.status and html.escape(run.last_error.splitlines()[0]) in notice.headline.text()
         assert metadata.error_text.text().startswith(run.last_error.splitlines()[0])
+
+
+def test_a_diagnosis_says_its_reason_once(window, qtbot, crashed_store: Path) -> None:
+    """The diagnosis' headline ends with its first reason: the Metadata tab and the notice's
+    details do not repeat it as their first bullet (the other details stay)."""
+    from inspector.resume.stuck import diagnose
+    from inspector.store import open_store
+
+    run = run_named(crashed_store, "crashy")
+    with open_store(crashed_store) as store:
+        diagnosis = diagnose(store, run)
+    assert diagnosis is not None and diagnosis.summary.endswith(diagnosis.reasons[0])
+    open_in(window, qtbot, crashed_store)
+    select_run(window, qtbot, run.id)
+    metadata = _metadata(window)
+    qtbot.waitUntil(lambda: metadata.diagnosis.isVisible(), timeout=TIMEOUT)
+    reason = html.escape(diagnosis.reasons[0])
+    shown = metadata.diagnosis.text()
+    headline = html.escape(diagnosis.summary.split(" (")[0])    # (its age moves on)
+    assert shown.count(reason) == 1 and f"<br>{headline} (" in shown
+    assert f"last checkpoint #{diagnosis.last_checkpoint.seq}" in shown
+    notice = window.run_notice
+    said = notice.headline.text() + notice.detail.text()
+    assert said.count(diagnosis.reasons[0]) == 1 and "last checkpoint" in notice.detail.text()

@@ -102,3 +102,48 @@ def test_selection_survives_sorting(window, qtbot, demo_store: Path) -> None:
     panel.view.sortByColumn(COL_NAME, Qt.SortOrder.AscendingOrder)
     assert panel.view.currentIndex().data(RunRole).id == target
     assert panel.current_run().id == target
+
+
+def test_a_filter_that_hides_the_selected_run_keeps_it_shown_and_says_so(window, qtbot, demo_store: Path) -> None:
+    """Every filter alike (status, text): the selected run stays shown on the right, no other
+    row is picked in its place, the list says it is hidden; cleared, its row is selected again;
+    meanwhile a click on another run shows that one."""
+    from tests.ui.conftest import select_run
+
+    open_in(window, qtbot, demo_store)
+    panel = window.runs_panel
+    with open_store(demo_store) as store:
+        runs = store.list_runs()
+    paused = next(r for r in runs if r.status == "interrupted")
+    select_run(window, qtbot, paused.id)
+
+    def hidden_and_kept() -> None:
+        assert panel.current_run().id == paused.id == window.timeline_panel.model.run.id
+        assert not panel.view.currentIndex().isValid() and not panel.view.selectionModel().selectedRows()
+        assert panel.hidden_note.isVisible() and f"\u201c{paused.name}\u201d, is hidden by the filter" \
+            in panel.hidden_note.text()
+
+    def selected_again() -> None:
+        assert panel.view.currentIndex().data(RunRole).id == paused.id == panel.current_run().id
+        assert not panel.hidden_note.isVisible()
+
+    panel.status_actions["completed"].trigger()         # (Qt would move the current row to a neighbour)
+    assert {r.id for r in _shown(panel.proxy)} == {r.id for r in runs if r.status == "completed"}
+    hidden_and_kept()
+    panel.hidden_note.linkActivated.emit("clear")       # its "Clear filter" link
+    assert not panel.proxy.statuses and len(_shown(panel.proxy)) == len(runs)
+    selected_again()
+    panel.set_text_filter("no such run")
+    hidden_and_kept()
+    assert panel.empty_hint.isVisible()
+    panel.set_text_filter("")
+    selected_again()
+    # hidden, then another run clicked: that one is shown
+    panel.status_actions["completed"].trigger()
+    hidden_and_kept()
+    other = panel.proxy.index(0, 0)
+    with qtbot.waitSignal(window.timeline_panel.model.page_loaded, timeout=10_000):
+        qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton,
+                         pos=panel.view.visualRect(other).center())
+    assert panel.current_run().id == other.data(RunRole).id == window.timeline_panel.model.run.id
+    assert not panel.hidden_note.isVisible()

@@ -177,3 +177,26 @@ def test_a_long_history_goes_into_the_list_a_few_checkpoints_a_turn(window, qtbo
     assert [tree.topLevelItem(i).text(0).split()[0] for i in range(tree.topLevelItemCount())] == \
         [f"#{seq}" for seq in expected]
     assert all(tree.topLevelItem(i).isExpanded() for i in range(tree.topLevelItemCount()))
+
+
+def test_value_history_shows_values_as_json_like_the_rest_of_the_window(window, qtbot, demo_store: Path) -> None:
+    """Its lines and tooltips read values as compact JSON (the State tab's raw view), never as
+    Python's repr ('role': …, True, None)."""
+    import json
+
+    run = _paused(demo_store)
+    with open_store(demo_store) as store:
+        first = store.load(f"{run.id}:1").state["messages"][0]
+    open_in(window, qtbot, demo_store)
+    select_run(window, qtbot, run.id)
+    dialog = window.open_value_history(("messages",))
+    qtbot.waitUntil(lambda: dialog.filled, timeout=TIMEOUT)
+    tree = dialog.tree
+    lines = [tree.topLevelItem(i).child(j) for i in range(tree.topLevelItemCount())
+             for j in range(tree.topLevelItem(i).childCount())]
+    assert lines[0].text(0) == "+ messages = []"
+    added = next(item for item in lines if item.text(0).startswith("+ messages[0] = "))
+    assert added.text(0).startswith('+ messages[0] = {"role": "user", "content": "')
+    assert not any("'role'" in item.text(0) for item in lines)
+    tip = added.toolTip(0)
+    assert tip.startswith(added.text(0)) and json.loads(tip.split("now:\n", 1)[1]) == first

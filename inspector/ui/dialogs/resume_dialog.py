@@ -93,12 +93,44 @@ def _stop(access: StoreAccess, run_id: str) -> str:
         return stop_owner(store.get_run(run_id))
 
 
-def confirmation_text(plan: ResumePlan, argv: list[str], cwd: str) -> str:
-    """What the confirmation box says: the command, where, and what happens to the run."""
+def confirmation_text(plan: ResumePlan, argv: list[str], cwd: str, kind: str = "native") -> str:
+    """What the confirmation box says: the command, where, and what happens to the run (and
+    which store the agent writes to, when its command line names another)."""
     what = (f"A fork of run {plan.run.id} at #{plan.checkpoint.seq} is made and resumed."
             if plan.mode == FORK else
             f"Run {plan.run.id} continues from #{plan.checkpoint.seq} under a new ownership epoch.")
-    return f"Run this command?\n\n{shlex.join(argv)}\n\nin {cwd}\n\n{what}"
+    other = other_stores(argv, cwd, plan.store_url) if kind == "native" else []
+    store = (f" The agent is handed this store ({plan.store_display}); the {', '.join(other)} in its "
+             "command line is overridden." if other else "")
+    return f"Run this command?\n\n{shlex.join(argv)}\n\nin {cwd}\n\n{what}{store}"
+
+
+STORE_OPTION = "--store"    # the option naming an agent's store (the demo agent's "--store STORE")
+
+
+def other_stores(argv: list[str] | tuple[str, ...], cwd: str, store_url: str) -> list[str]:
+    """The ``--store PATH`` (or ``--store=URL``) arguments of ``argv`` that name another store
+    than the one at ``store_url``, as they read in the command.
+
+    A native run's agent is handed the store it resumes in (``CHECKPOINT_INSPECTOR_RESUME``,
+    read by ``inspector.record.Checkpointer``): these are overridden, but read as the target."""
+    found: list[str] = []
+    for i, arg in enumerate(argv[1:], 1):
+        if argv[i - 1] == STORE_OPTION:
+            value, shown = arg, f"{STORE_OPTION} {arg}"
+        elif arg.startswith(STORE_OPTION + "="):
+            value, shown = arg.partition("=")[2], arg
+        else:
+            continue
+        if value and _store_key(value, cwd) != _store_key(store_url, cwd):
+            found.append(shown)
+    return found
+
+
+def _store_key(ref: str, cwd: str) -> str:
+    """A store reference made comparable: a file's real path (a SQLite URL's too), else the URL."""
+    path = ref.removeprefix("sqlite:///") if ref.startswith("sqlite:///") else None if "://" in ref else ref
+    return os.path.realpath(os.path.join(cwd, path)) if path else ref
 
 
 class ResumeDialog(QDialog):
@@ -185,6 +217,8 @@ class ResumeDialog(QDialog):
         self.reason = QLineEdit(self)
         self.reason.setPlaceholderText("why the fork exists (kept with it)")
         self.preview = self._info_label(mono=True)
+        self.store_note = self._info_label()     # the agent writes to this store, whatever its command says
+        self.store_note.hide()
         self.env_note = self._info_label()
         self.command_form = QFormLayout()
         self.command_form.addRow("Working &directory:", self.cwd)
@@ -214,7 +248,7 @@ class ResumeDialog(QDialog):
         self.langgraph.replan_requested.connect(self._request_plan)
         inner.addWidget(self.langgraph)
         self.command_group = self._group("Command (one JSON string per argument; never run by a shell)",
-                                         self.argv_editor, self.preview)
+                                         self.argv_editor, self.preview, self.store_note)
         self.env_group = self._group("Environment (the complete environment of the process)",
                                      self.env_editor, self.env_note)
         inner.addWidget(self.command_group, 3)
@@ -246,11 +280,12 @@ class ResumeDialog(QDialog):
             label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         return label
 
-    def _group(self, title: str, editor: QWidget, note: QLabel) -> QGroupBox:
+    def _group(self, title: str, editor: QWidget, *notes: QLabel) -> QGroupBox:
         box = QGroupBox(title, self)
         layout = QVBoxLayout(box)
         layout.addWidget(editor, 1)
-        layout.addWidget(note)
+        for note in notes:
+            layout.addWidget(note)
         return box
 
     # -- plan ------------------------------------------------------------------------
@@ -359,10 +394,24 @@ class ResumeDialog(QDialog):
         argv, env = self.argv_editor.value, self.env_editor.value
         if argv is not None:
             self.preview.setText("$ " + shlex.join(argv))
+            self._show_store_note(argv)
         if env is not None and self.plan is not None:
             self.env_note.setText(env_note(env, self.plan.inherit, self.plan.missing))
             self.env_note.setToolTip(env_tooltip(self.plan.inherit, self.plan.missing))
         set_available(self.resume_button, self.ready, self._not_ready_reason())
+
+    def _show_store_note(self, argv: list[str]) -> None:
+        """Under the command, when it names another store than this one (a copy of the store
+        was opened): the agent is handed this store, so that one is not the target."""
+        plan = self.plan
+        other = other_stores(argv, self.cwd.text().strip() or os.getcwd(), plan.store_url) \
+            if plan is not None and self.kind == "native" else []
+        self.store_note.setVisible(bool(other))
+        if plan is not None and other:
+            named = ", ".join(f"<code>{html.escape(o)}</code>" for o in other)
+            self.store_note.setText(
+                f"<b>The agent is handed this store</b> (<code>{html.escape(plan.store_display)}</code>) when it "
+                f"starts, through <code>{ENV_VAR}</code>; the {named} in its own command line is overridden.")
 
     def _not_ready_reason(self) -> str:
         """Why Resume is unavailable and what to do (one sentence)."""
@@ -388,7 +437,7 @@ class ResumeDialog(QDialog):
         if not self.ready or self.plan is None:
             return
         argv, env, cwd = self.argv_editor.value, self.env_editor.value, self.cwd.text().strip()
-        if not self.confirm(self, "Resume Run", confirmation_text(self.plan, argv, cwd)):
+        if not self.confirm(self, "Resume Run", confirmation_text(self.plan, argv, cwd, self.kind or "native")):
             return
         plan, reason = self.plan, self.reason.text().strip() or None
         choices = self.langgraph.choices() if self.kind == "langgraph" else None

@@ -16,11 +16,12 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QTreeWidget, Q
                                QWidget)
 
 from inspector.diff.history import TaskEvent, ValueEvent, task_history, value_history
-from inspector.diff.model import REMOVED, Change, TaskChange, format_path, short_repr
+from inspector.diff.model import REMOVED, Change, TaskChange, format_path
 from inspector.humanize import plural
 from inspector.model import RunInfo
 from inspector.ui import icons
 from inspector.ui.formatting import clock_time, full_time, step_label, visible, visible_html
+from inspector.ui.models.change_list_model import describe_change, short_repr
 from inspector.ui.session import StoreSession
 from inspector.ui.tasks import LatestJob, describe_error
 from inspector.ui.widgets.palette import accent
@@ -150,7 +151,7 @@ class TaskHistoryDialog(QDialog):
                 child = QTreeWidgetItem([self._describe(change), ""])
                 child.setData(0, SEQ_ROLE, info.seq)
                 child.setToolTip(0, visible(change.describe() if isinstance(change, TaskChange)
-                                            else _value_tip(change)))
+                                            else _value_tip(change), lines=True))
                 if getattr(change, "regression", False):
                     child.setForeground(0, red)
                 item.addChild(child)
@@ -175,10 +176,11 @@ class TaskHistoryDialog(QDialog):
             self.filled = True
 
     def _describe(self, change: TaskChange | Change) -> str:
-        """A change's line; with one task shown, without naming it again on every line."""
-        text = change.describe()
+        """A change's line (a value's in JSON, as the State tab shows it); with one task shown,
+        without naming it again on every line."""
         if not isinstance(change, TaskChange):
-            return visible(text)
+            return visible(describe_change(change))
+        text = change.describe()
         if self.task_id is not None and change.kind in ("added", "removed"):
             return f"+ added as {change.new}" if change.kind == "added" else f"- removed (was {change.old})"
         if self.task_id is not None and change.task_id == self.task_id:
@@ -197,9 +199,10 @@ class TaskHistoryDialog(QDialog):
 
 
 def _value_tip(change: Change) -> str:
-    """A value change's line, then the value it became (or was, when removed), longer."""
+    """A value change's line, then the value it became (or was, when removed), longer (a text
+    as it reads, any other value as compact JSON)."""
     value = change.old if change.op == REMOVED else change.new
     text = value if isinstance(value, str) else short_repr(value, TIP_CHARS)
     if len(text) > TIP_CHARS:
         text = text[:TIP_CHARS] + "\u2026"
-    return f"{change.describe()}\n\n{'was' if change.op == REMOVED else 'now'}:\n{text}"
+    return f"{describe_change(change)}\n\n{'was' if change.op == REMOVED else 'now'}:\n{text}"

@@ -54,6 +54,29 @@ def change_text(change: Change | ItemRange) -> str:
     return f"{short_repr(change.old, 38)} → {short_repr(change.new, 38)}"
 
 
+def describe_change(change: Change | ItemRange) -> str:
+    """A change in one line, as ``Change.describe`` says it but with its values as compact JSON
+    (as the rest of the window shows values): ``+ messages[0] = {"role": "user", …}``."""
+    where = change.display_path
+    if isinstance(change, ItemRange):
+        first = change.changes[0]
+        was = "" if change.op == ADDED else " was"
+        return (f"{'+' if change.op == ADDED else '-'} {where}: {change.summary}, first{was} "
+                f"{short_repr(first.new if change.op == ADDED else first.old)}")
+    detail = change.detail
+    if change.op == ADDED:
+        return f"+ {where} = {short_repr(change.new)}"
+    if change.op == REMOVED:
+        return f"- {where} (was {short_repr(change.old)})"
+    if change.op == MOVED and isinstance(detail, Move):
+        return f"↕ {where} moved from [{detail.source}] to [{detail.target}]"
+    if isinstance(detail, TextDelta):
+        return f"~ {where}: text, +{detail.added} -{detail.removed} {detail.unit}s"
+    if isinstance(detail, NumberDelta):
+        return f"~ {where}: {short_repr(change.old)} → {short_repr(change.new)} ({detail.text()})"
+    return f"~ {where}: {short_repr(change.old)} → {short_repr(change.new)}"
+
+
 class ChangeListModel(QAbstractTableModel):
     """Rows are structural changes in document order, items added or removed together in one
     row (an ItemRange); filter with a QSortFilterProxyModel on PATH."""
@@ -100,7 +123,7 @@ class ChangeListModel(QAbstractTableModel):
         if role == CHANGE_ROLE:
             return change
         if role == Qt.ItemDataRole.ToolTipRole:
-            return visible(change.describe(), lines=True)
+            return visible(describe_change(change), lines=True)
         if role == Qt.ItemDataRole.ForegroundRole and column in (OP, PATH):
             hues = OP_HUES_DARK if self._dark else OP_HUES
             return QColor(hues.get(change.op, "#57606a")) if column == OP else None

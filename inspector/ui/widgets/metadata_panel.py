@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QFormLayout, QFrame, QHeaderView, QLabel, QPlainT
                                QTreeView, QVBoxLayout, QWidget)
 
 from inspector.humanize import fmt_age, plural
-from inspector.model import CheckpointInfo, RunInfo, Snapshot
+from inspector.model import CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.resume.status import EffectiveStatus
 from inspector.store.base import Store
 from inspector.ui.formatting import visible, visible_html
@@ -335,23 +335,43 @@ class MetadataPanel(QWidget):
             return self._muted("—")     # (or one of the two times is unknown: 0)
         return f"{fmt_age(info.created - self._found['previous'])} after the previous checkpoint"
 
+    def _foreign_store(self) -> StoreInfo | None:
+        """The open store when another framework wrote it (a LangGraph database…): its runs
+        have no owner process, heartbeat or ownership epoch, and record no replay count."""
+        info = self._store.info if self._store is not None else None
+        return info if info is not None and info.kind != "native" else None
+
     def _size_rows(self, info: CheckpointInfo) -> list[Row]:
         delta = f"+{fmt_bytes(info.size_delta)}" if info.size_delta >= 0 else f"−{fmt_bytes(-info.size_delta)}"
         ops = info.ops
+        replay = self._foreign_store() is None
+        self.sizes.title.setText("<b>Size and replay cost</b>" if replay else "<b>Size</b>")
         return [("State size", fmt_bytes(info.size)),
                 ("Written", f"{delta} " + self._muted("new content stored for this checkpoint")),
-                ("Replay cost", f"{ops} operation{'s' if ops != 1 else ''} since the previous snapshot"),
+                *([("Replay cost", f"{ops} operation{'s' if ops != 1 else ''} since the previous snapshot")]
+                  if replay else []),
                 ("Score", f"checks {info.checks_passed}/{info.checks_total} · "
                           f"tasks {info.tasks_done}/{info.tasks_total}")]
 
-    def _run_rows(self, run: RunInfo) -> list[Row]:
+    def _owner_rows(self, run: RunInfo) -> list[Row]:
+        """Owner and heartbeat, or for another framework's run that no process owns, that alone."""
+        foreign = self._foreign_store()
+        if foreign is not None and run.owner_pid is None and run.heartbeat is None:
+            what = ("a LangGraph database's thread" if foreign.kind == "langgraph"
+                    else f"a {foreign.label or foreign.kind} session")
+            return [("Owner", "no owner process " + self._muted(f"({what})"))]
         owner = " · ".join(p for p in (run.owner_host and f"host {run.owner_host}",
                                        run.owner_pid and f"pid {run.owner_pid}",
                                        f"epoch {run.epoch}") if p)
+        if run.owner_pid is None and not run.owner_host:
+            owner = f"no process · {owner}"
         heartbeat = (f"{fmt_time(run.heartbeat)} " + self._muted(f"({fmt_age(time.time() - run.heartbeat)} ago)")
                      if run.heartbeat else self._muted("never"))
+        return [("Owner", visible_html(owner)), ("Heartbeat", heartbeat)]
+
+    def _run_rows(self, run: RunInfo) -> list[Row]:
         rows = [("Status", self._status_text(run)), ("Agent", visible_html(run.agent or "—")),
-                ("Owner", visible_html(owner)), ("Heartbeat", heartbeat),
+                *self._owner_rows(run),
                 ("Started", fmt_time(run.created)), ("Updated", fmt_time(run.updated)),
                 ("Checkpoints", str(run.checkpoint_count))]
         if not run.resumable:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
@@ -21,6 +23,8 @@ from inspector.ui.widgets.runs_columns import RunsColumnFit
 REFRESH_MS = 30_000        # relative times and stuck diagnoses
 FILTER_DELAY_MS = 150      # typing pause before filtering
 NO_MATCH_TEXT = "No runs match the filter."
+HIDDEN_TEXT = ("The selected run, \u201c{name}\u201d, is hidden by the filter (its timeline stays "
+               "shown). <a href='clear'>Clear filter</a>")
 EMPTY_STORE_TEXT = ("<p><b>This store has no runs yet.</b></p><p>Runs appear here, live, as soon as an agent "
                     "{writer}.</p><p>A store with sample runs to explore:<br><code>checkpoint-inspector demo</code></p>")
 NATIVE_WRITER = "records into it with<br><code>inspector.record.Checkpointer</code>"
@@ -61,6 +65,17 @@ class RunsPanel(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self._build_header())
         layout.addWidget(self._build_filter_bar())
+        # the run shown on the right stays shown when a filter hides its row (no neighbour is
+        # picked in its place, for every filter alike); this says so, and how to see it again
+        self.hidden_note = style.mute(QLabel(self))
+        self.hidden_note.setObjectName("hiddenRunNote")
+        style.polish(self.hidden_note, "panel_header")
+        self.hidden_note.setWordWrap(True)
+        self.hidden_note.setContentsMargins(10, 4, 10, 4)
+        self.hidden_note.setTextFormat(Qt.TextFormat.RichText)
+        self.hidden_note.linkActivated.connect(lambda _link: self.clear_filters())
+        self.hidden_note.hide()
+        layout.addWidget(self.hidden_note)
         self.view = QTreeView(self)
         self.view.setObjectName("runsView")
         self.view.setFrameShape(QFrame.Shape.NoFrame)
@@ -158,6 +173,7 @@ class RunsPanel(QWidget):
         for signal in (self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.modelReset,
                        self.proxy.layoutChanged):
             signal.connect(self._update_counts)
+            signal.connect(self._follow_filter)
         self.session.opened.connect(lambda _info: self._on_store_opened())
         self.session.closed.connect(self._on_store_closed)
 
@@ -184,6 +200,25 @@ class RunsPanel(QWidget):
     def set_show_forks(self, show: bool) -> None:
         """Show or hide forked runs."""
         self.forks_button.setChecked(show)
+
+    def clear_filters(self) -> None:
+        """Show every run again: no text, every status, forks."""
+        self.set_text_filter("")
+        self.set_status_filter(())
+        self.set_show_forks(True)
+
+    def selected_hidden(self) -> bool:
+        """True when the selected run (still shown on the right) is hidden by the filter."""
+        if not self._selected_id:
+            return False
+        source = self.model.run_index(self._selected_id)
+        return source.isValid() and not self._passes(source)
+
+    def _passes(self, source: QModelIndex) -> bool:
+        """Whether the filter shows the source row (a run shows when it or a fork under it matches)."""
+        if self.proxy.filterAcceptsRow(source.row(), source.parent()):
+            return True
+        return any(self._passes(self.model.index(r, 0, source)) for r in range(self.model.rowCount(source)))
 
     def current_run(self) -> RunInfo | None:
         """The selected run."""
@@ -230,18 +265,24 @@ class RunsPanel(QWidget):
             self.model.clear()
         self.model.reload()
         self._refresh_timer.start()
+        self._show_hidden_note()
 
     def _on_store_closed(self) -> None:
         self._refresh_timer.stop()
         self._selected_id = None
         self.model.clear()
+        self._show_hidden_note()
 
-    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+    def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
         if not current.isValid() or self._removing:   # (Qt moves the current row off a removed one)
             return  # filtered out: keep showing what was selected
+        left = previous.data(RunRole) if previous.isValid() else None
+        if left is not None and left.id == self._selected_id and self.selected_hidden():
+            return  # Qt moves off the row a filter hides: that neighbour is not the user's choice
         run = current.data(RunRole)
         if run is not None and run.id != self._selected_id:
             self._selected_id = run.id
+            self._show_hidden_note()
             self.run_selected.emit(run)
 
     def _on_model_reset(self) -> None:
@@ -257,6 +298,7 @@ class RunsPanel(QWidget):
         self._update_counts()
         if self._selected_id and self.model.run(self._selected_id) is None:
             self._selected_id = None
+        self._show_hidden_note()
 
     def _on_runs_removing(self, _run_ids: list[str]) -> None:
         self._removing = True
@@ -268,6 +310,7 @@ class RunsPanel(QWidget):
             # instead would read as the same run); the window says what happened
             gone, self._selected_id = self._selected_id, None
             self.view.selectionModel().clear()
+            self._show_hidden_note()
             self.run_removed.emit(gone)
 
     def _on_runs_updated(self, run_ids: list[str]) -> None:
@@ -279,6 +322,26 @@ class RunsPanel(QWidget):
                 current = self.view.currentIndex().data(RunRole)
                 if current is None or current.id != run.id:
                     self.select_run(run.id)   # a fork whose run was deleted: listed anew, still selected
+
+    def _follow_filter(self, *_args: object) -> None:
+        """After the filter changed (or a live run's status did): the selected run, when hidden,
+        leaves no other row highlighted and the list says it is hidden; shown again, its row
+        is selected again."""
+        hidden = self._show_hidden_note()
+        current = self.view.currentIndex().data(RunRole)
+        if hidden and current is not None:
+            self.view.selectionModel().clear()      # the row Qt moved to is not selected
+        elif not hidden and self._selected_id and (current is None or current.id != self._selected_id) \
+                and not self._removing and not self.model.previewing:
+            self.select_run(self._selected_id)
+
+    def _show_hidden_note(self) -> bool:
+        """Say (above the list) that the selected run is hidden by the filter; True when it is."""
+        run = self.current_run() if self.selected_hidden() else None
+        self.hidden_note.setVisible(run is not None)
+        if run is not None:
+            self.hidden_note.setText(HIDDEN_TEXT.format(name=html.escape(run.name)))
+        return run is not None
 
     def _expand_inserted(self, parent: QModelIndex, _first: int, _last: int) -> None:
         if parent.isValid():  # a new fork: show it under its run

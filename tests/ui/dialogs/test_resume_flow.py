@@ -66,6 +66,44 @@ def test_crashed_run_resumed_from_the_dialog_runs_in_the_console(qtbot, crashed_
     assert done.state == ref.state and done.state["log"] == [s.name for s in PLAN]
 
 
+def test_a_copied_stores_dialog_says_the_agent_is_handed_the_copy(qtbot, crashed_store: Path,
+                                                                   crashed_master: Path) -> None:
+    """The run's command names the store it was recorded in (``--store`` the original); the
+    dialog on a copy says, under the command and in the question, that the agent is handed
+    the copy, which is the store it then writes to (the original is left as it was)."""
+    crashed = run_named(crashed_store, "crashy")
+    before = raw_run_dump(crashed_master, crashed.id)
+    confirm = Confirm(True)
+    dialog = _dialog(qtbot, crashed_store, f"{crashed.id}:-1", confirm)
+    assert f"--store {crashed_master}" in dialog.preview.text()
+    note = dialog.store_note
+    assert note.isVisible() and "handed this store" in note.text() and str(crashed_store) in note.text()
+    assert f"--store {crashed_master}</code> in its own command line is overridden" in note.text()
+    console = _console(qtbot)
+    dialog.launch_ready.connect(console.start)
+    with qtbot.waitSignal(console.process_finished, timeout=TIMEOUT) as blocker:
+        qtbot.mouseClick(dialog.resume_button, Qt.MouseButton.LeftButton)
+    assert blocker.args == [crashed.id, 0]
+    assert f"handed this store ({crashed_store}); the --store {crashed_master} in its command line is " \
+           "overridden" in confirm.questions[0]
+    with open_store(crashed_store) as st:
+        assert st.get_run(crashed.id).status == "completed"
+    assert raw_run_dump(crashed_master, crashed.id) == before
+
+
+def test_a_command_naming_the_open_store_needs_no_store_note(qtbot, crashed_store: Path) -> None:
+    crashed = run_named(crashed_store, "crashy")
+    dialog = _dialog(qtbot, crashed_store, f"{crashed.id}:-1", Confirm(False))
+    argv = list(dialog.plan.argv)
+    argv[argv.index("--store") + 1] = str(crashed_store)
+    dialog.argv_editor.view.setPlainText(json.dumps(argv))
+    assert dialog.argv_editor.validate() and not dialog.store_note.isVisible()
+    argv[argv.index("--store") + 1] = "elsewhere.db"        # relative: to the working directory
+    dialog.argv_editor.view.setPlainText(json.dumps(argv))
+    assert dialog.argv_editor.validate() and dialog.store_note.isVisible()
+    assert "--store elsewhere.db" in dialog.store_note.text()
+
+
 def test_declined_confirmation_runs_and_writes_nothing(qtbot, crashed_store: Path) -> None:
     crashed = run_named(crashed_store, "crashy")
     before = raw_run_dump(crashed_store, crashed.id)

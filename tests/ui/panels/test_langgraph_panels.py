@@ -60,3 +60,25 @@ def test_node_tasks_and_langgraph_metadata(qtbot, lg_store) -> None:
     keys = {meta.meta_model.index(r, 0).data() for r in range(meta.meta_model.rowCount())}
     assert keys == {str(k) for k in snap.meta}
     assert meta.checkpoint.values()["Kind"].strip() == snap.info.kind
+
+
+def test_langgraph_metadata_says_a_thread_has_no_owner_process(qtbot, lg_store, panels_store, beekeeping) -> None:
+    """A LangGraph thread has no owner process, heartbeat, ownership epoch or replay count:
+    the Metadata tab says so instead of "epoch 0", "never" and "1 operation"; a native run's
+    tab keeps them."""
+    run, snap = _last_with_messages(lg_store)
+    assert run.owner_pid is None and run.heartbeat is None
+    meta = MetadataPanel()
+    meta.set_store(lg_store)
+    qtbot.addWidget(meta)
+    meta.show_snapshot(snap, run)
+    rows = meta.run.values()
+    assert rows["Owner"] == "no owner process (a LangGraph database's thread)"
+    assert "Heartbeat" not in rows and "epoch" not in " ".join(rows.values())
+    assert "Replay cost" not in meta.sizes.values() and meta.sizes.title.text() == "<b>Size</b>"
+    meta.set_store(panels_store)
+    native = panels_store.load(f"{beekeeping.id}:-1")
+    meta.show_snapshot(native, beekeeping)
+    assert meta.run.values()["Owner"].endswith(f"pid {beekeeping.owner_pid} · epoch {beekeeping.epoch}")
+    assert "Heartbeat" in meta.run.values() and "Replay cost" in meta.sizes.values()
+    assert meta.sizes.title.text() == "<b>Size and replay cost</b>"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QScrollArea
 
 from inspector.record import Checkpointer
 from inspector.store import open_store
@@ -353,4 +353,41 @@ def test_the_storage_view_opens_on_the_selected_run(qtbot, store_copy: Path) -> 
     qtbot.waitUntil(lambda: view.report is not None and view.report.detail is not None, timeout=30_000)
     assert len(view.report.detail.checkpoints) == run.checkpoint_count
     assert run.name in view.charts["checkpoints"].getPlotItem().titleLabel.text
+    window.session.shutdown()
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1920, 1200)])
+def test_the_storage_dock_opens_leaving_the_timeline_and_the_state_usable(qtbot, store_copy: Path, size) -> None:
+    """The dock's first height is a share of the window that leaves the timeline and the
+    state tree rows to read (it took 55 % at 1024x700: one timeline row, three of the tree);
+    on a large window the six charts show whole."""
+    from inspector.ui.main_window import MainWindow
+    from inspector.ui.storage_actions import CENTRAL_KEEP, STORAGE_MIN_HEIGHT
+    from tests.ui.conftest import open_in, select_run
+
+    window = MainWindow(restore_settings=False)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    open_in(window, qtbot, store_copy)
+    with open_store(store_copy) as st:
+        run = next(r for r in st.list_runs() if r.name == "report: soil carbon")
+    select_run(window, qtbot, run.id)
+    window.details.set_tab("state")
+    window.storage.toggle.trigger()
+    view = window.storage.view
+    qtbot.waitUntil(lambda: view.report is not None and view.report.detail is not None, timeout=30_000)
+    dock, central = window.storage.dock, window.centralWidget()
+    assert dock.isVisible() and dock.height() >= STORAGE_MIN_HEIGHT
+    assert central.height() >= CENTRAL_KEEP
+    tree, timeline = window.details.panels["state"].tree_view.tree, window.timeline_panel.view
+    assert tree.viewport().height() >= 4 * tree.sizeHintForRow(0)
+    assert timeline.viewport().height() >= 2 * timeline.sizeHintForRow(0)
+    if size[1] >= 1200:     # room for charts: every chart whole, and the tree has more rows
+        scroll = view.findChild(QScrollArea)
+        area = scroll.viewport().rect()
+        for chart in view.charts.values():
+            corner = chart.mapTo(scroll.viewport(), chart.rect().bottomRight())
+            assert area.contains(corner), chart
+        assert tree.viewport().height() >= 10 * tree.sizeHintForRow(0)
     window.session.shutdown()

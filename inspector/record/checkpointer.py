@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 import sqlalchemy as sa
 
 from inspector import taskstate
-from inspector.errors import OwnershipLost, StateTooDeepError, StoreError, UnstorableStateError
-from inspector.model import CheckpointInfo
+from inspector.errors import OwnershipLost, RunNotFoundError, StateTooDeepError, StoreError, UnstorableStateError
+from inspector.model import CheckpointInfo, RunInfo
 from inspector.record import spec as resume_spec
 from inspector.record.backoff import retry_delays
 from inspector.record.handoff import Handoff, read_handoff
@@ -26,7 +26,7 @@ from inspector.store.engine import is_readonly_error, is_transient
 from inspector.codec import PieceEncoder, encode_flat
 from inspector.codec.encoder import adopt_texts
 from inspector.codec.encoded import fingerprints
-from inspector.store.native.writer import NativeWriter, NewCheckpoint
+from inspector.store.native.writer import NativeWriter, NewCheckpoint, new_run_id
 
 log = logging.getLogger(__name__)
 ALWAYS_WRITTEN = {"input", "final", "fork", "resume"}
@@ -100,7 +100,7 @@ class Checkpointer:
         self.interval = Interval.parse(interval) if isinstance(interval, str) else (interval or Interval())
         self._handoff = handoff if handoff is not None else read_handoff()
         # a reader's hold on a killed writer's log is waited out by the engine (connect_writable)
-        self.store = create_store(self._handoff.store if self._handoff else store)
+        self.store = self._open(self._handoff.store if self._handoff else store)
         self._writer = NativeWriter(self.store)
         self._encoder = PieceEncoder()
         self._task_memo = taskstate.TaskMemo(fingerprints)   # tasks unchanged since the last save are not validated again
@@ -123,14 +123,37 @@ class Checkpointer:
         if self._handoff:
             self._continue(self._handoff, spec)
         else:
+            run_id = new_run_id()      # chosen here: a retried creation that did commit is found by it
             run = self._retry(lambda: self._writer.create_run(
                 name=name or agent or "run", agent=agent, resume_spec=spec, resumable=resumable,
                 labels={**(labels or {}), "heartbeat_s": heartbeat},
-                not_resumable_reason=not_resumable_reason), transient=False)
+                not_resumable_reason=not_resumable_reason, run_id=run_id),
+                committed=lambda: self._created(run_id))
             self.run_id, self.epoch = run.id, run.epoch
         self._beat = _Heartbeat(self, heartbeat)
         self._beat.start()
         _LIVE.add(self)
+
+    def _open(self, target: str | os.PathLike) -> Any:
+        """The store, retried for ``retry_for`` seconds while the server is unreachable (an
+        agent started while PostgreSQL restarts waits for it, as its saves do)."""
+        deadline, delays = time.monotonic() + self.retry_for, retry_delays()
+        while True:
+            try:
+                return create_store(target)
+            except (StoreError, sa.exc.SQLAlchemyError) as err:
+                if not is_transient(err) or time.monotonic() > deadline:
+                    raise
+                delay = next(delays)
+                log.warning("store unreachable, retrying in %.2f s: %s", delay, err)
+                time.sleep(delay)
+
+    def _created(self, run_id: str) -> RunInfo | None:
+        """The run ``run_id`` if a creation that seemed to fail did commit, else None."""
+        try:
+            return self.store.get_run(run_id)
+        except RunNotFoundError:
+            return None
 
     # -- resume ------------------------------------------------------------------
     def _continue(self, handoff: Handoff, spec: dict) -> None:
@@ -196,7 +219,11 @@ class Checkpointer:
             self._encoder.forget()
             deep = "nested" in str(err).lower() or "recursion" in str(err).lower()
             cls = StateTooDeepError if deep else UnstorableStateError
-            raise cls(f"The {'task state' if flat else 'state'} cannot be stored ({err}); nothing was saved.") from err
+            why = str(err)
+            if isinstance(err, OverflowError) or "out of range" in why.lower():
+                why = ("it holds an integer beyond 64 bits, as a value or a key, which msgpack cannot store: "
+                       "save it as a string, str(n)")
+            raise cls(f"The {'task state' if flat else 'state'} cannot be stored ({why}); nothing was saved.") from err
 
     def _write(self, state: Any, kind: str, name: str, tasks: dict | None, meta: dict | None) -> CheckpointInfo:
         if tasks is None:

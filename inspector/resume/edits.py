@@ -13,7 +13,7 @@ from inspector import taskstate
 from inspector.errors import StoreError, TaskStateError
 
 _TOKEN = re.compile(r"""
-    \.?(?P<name>[A-Za-z_][A-Za-z0-9_\-]*)      # .key or a leading key
+    \.?(?P<name>[^\W\d][\w\-]*)               # .key or a leading key (letters of any script: .ünï, .名前)
   | \[(?P<index>-?\d+)\]                        # [3]
   | \[(?P<quoted>"(?:[^"\\]|\\.)*")\]           # ["any key"]
   | \[(?P<single>'(?:[^'\\]|\\.)*')\]           # ['any key'], as the diff and history print keys
@@ -40,7 +40,8 @@ def parse_path(text: str) -> tuple[str | int, ...]:
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if match is None or (match.group("name") and pos == 0 and text.startswith(".")):
-            raise EditError(f"Cannot read the path {text!r} at character {pos + 1}.")
+            raise EditError(f"Cannot read the path {text!r} at character {pos + 1} (a key that is not a "
+                            f"name goes in brackets and quotes, e.g. files[\"draft.md\"]).")
         if match.group("name") is not None:
             parts.append(match.group("name"))
         elif match.group("index") is not None:

@@ -182,3 +182,15 @@ def test_show_keeps_keys_that_read_alike(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["show", str(tmp_path / "k.db"), "keys:0", "--json"]) == 0
     state = json.loads(capsys.readouterr().out)["state"]
     assert state["m"] == {"1 (int)": "int key", "1": "str key", "2.5 (float)": "float key", "2.5": "text", "x": 2}
+
+
+def test_a_path_with_letters_of_any_script_after_a_dot(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import json
+    from inspector.record import Checkpointer
+    with Checkpointer(tmp_path / "u.db", name="unicode") as cp:
+        cp.save({"nested": {"ünï": "a", "名前": [1, 2]}})
+    assert main(["fork", str(tmp_path / "u.db"), "unicode:0", "--reason", "r",
+                 "--set", 'nested.ünï="x"', "--set", "nested.名前[1]=5"]) == 0
+    fork_run = capsys.readouterr().out.strip()
+    assert main(["show", str(tmp_path / "u.db"), f"{fork_run}:-1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["state"]["nested"] == {"ünï": "x", "名前": [1, 5]}

@@ -414,3 +414,15 @@ def test_a_map_keyed_by_tuples_reads_back_as_it_was_saved(tmp_path) -> None:
             assert got == expected
             assert list(got["grid"]) == list(expected["grid"])        # the keys, in order, as tuples
             assert all(type(k) is tuple for k in got["grid"])
+
+
+def test_an_integer_beyond_64_bits_is_refused_saying_what_to_save(tmp_path) -> None:
+    import pytest
+
+    from inspector.errors import UnstorableStateError
+    from inspector.record import Checkpointer
+    with Checkpointer(tmp_path / "big.db", name="big") as cp:
+        for state in ({"n": 2 ** 64}, {"m": {10 ** 20: "key"}}):
+            with pytest.raises(UnstorableStateError, match=r"beyond 64 bits.*str\(n\)"):
+                cp.save(state)
+        assert cp.save({"n": 2 ** 63}) is not None      # (the biggest unsigned 64-bit ones are stored)

@@ -60,3 +60,32 @@ def test_agent_and_inspector_survive_server_restarts(pg_private_server: TempPost
     with open_store(url) as again:
         assert again.load(f"{run.id}:-1").state == agent_state("survivor", COUNT - 1)
     assert "retrying" in worker.stderr or "unreachable" in worker.stderr   # the restarts were really hit
+
+
+def test_an_agent_started_while_the_server_is_down_waits_for_it(pg_private_server: TempPostgres) -> None:
+    """Creating a Checkpointer was not retried (only saves were): an agent started during a
+    restart died with "Cannot reach the database"."""
+    from inspector.record import Checkpointer
+    url = pg_private_server.url
+    create_store(url).close()
+    pg_private_server.halt()
+    done: dict = {}
+
+    def agent() -> None:
+        try:
+            with Checkpointer(url, name="patient", retry_for=60) as cp:
+                done["id"] = cp.save({"n": 1}, kind="tool", name="first").id
+                done["run"] = cp.run_id
+        except BaseException as err:  # the test reports it
+            done["error"] = err
+    thread = threading.Thread(target=agent)
+    thread.start()
+    time.sleep(1.5)
+    assert thread.is_alive() and not done            # still waiting for the server
+    pg_private_server.resume()
+    thread.join(120)
+    assert "error" not in done, done.get("error")
+    with open_store(url) as store:
+        runs = store.list_runs()
+        assert [r.id for r in runs] == [done["run"]]     # one run, though its creation was retried
+        assert store.load(done["id"]).state == {"n": 1}

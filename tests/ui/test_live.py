@@ -244,3 +244,17 @@ def test_a_langgraph_threads_checks_follow_it_live(window, qtbot, tmp_path: Path
     qtbot.waitUntil(lambda: shown() == after, timeout=20_000)
     old_head = model.checkpoint(before[-1].seq)
     assert old_head is not None and not old_head.change.startswith("waiting")     # answered since
+
+
+def test_a_killed_agent_shows_crashed_within_seconds(window, qtbot, demo_store: Path) -> None:
+    """A SIGKILLed agent writes nothing more, so no write wakes the window: it showed running
+    for up to 30 s (the next re-diagnosis) while the CLI said crashed at once."""
+    import time
+    with _live_run(window, qtbot, demo_store, "12", "to be killed", "0.5") as (proc, run_id):
+        model = window.runs_panel.model
+        assert model.run(run_id).status == "running"
+        proc.kill()
+        proc.wait()
+        killed = time.monotonic()
+        qtbot.waitUntil(lambda: window.runs_panel.model.tree.by_id[run_id].status == "crashed", timeout=10_000)
+        assert time.monotonic() - killed < 8

@@ -12,7 +12,7 @@ from inspector.ui import formatting
 from inspector.ui.models.run_tree import (COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
                                           COL_STATUS, COL_UPDATED, COLUMN_TITLES, RunNode, RunsLoad,
                                           RunTree, fork_points, load_running, load_runs)
-from inspector.resume.status import EffectiveStatus, deep_statuses
+from inspector.resume.status import EffectiveStatus, deep_statuses, quick_statuses
 from inspector.store.refs import match_runs
 from inspector.ui.session import StoreSession
 from inspector.ui.style import mono_font
@@ -271,6 +271,25 @@ class RunsModel(QAbstractItemModel):
             return
         self.session.runner.run(lambda: load_running(store, alive), lambda load: self._on_loaded(generation, load),
                                 key="runs:running")
+
+    def check_owners(self) -> None:
+        """Show a running run whose owner process on this machine is gone as crashed as soon as
+        it is: no store is read (the process table), so it runs every few seconds (a killed
+        agent writes nothing the watcher could bring, and ``refresh_running`` comes every 30 s).
+        A silent owner is left to ``refresh_running``: the heartbeat times known here may be
+        up to its period old."""
+        running = [n.run for n in self.tree.by_id.values() if n.status == "running"]
+        if not running:
+            return
+        changed = False
+        for run_id, found in quick_statuses(running).items():
+            node = self.tree.by_id.get(run_id)
+            if node is not None and node.status == "running" and found.status == "crashed":
+                node.status, node.reason = found.status, found.reason
+                self.dataChanged.emit(self.node_index(node, 0), self.node_index(node, len(COLUMN_TITLES) - 1))
+                changed = True
+        if changed:
+            self.annotated.emit()
 
     def _on_loaded(self, generation: int, load: RunsLoad) -> None:
         if not self.session.is_current(generation):

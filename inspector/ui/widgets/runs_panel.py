@@ -21,6 +21,7 @@ from inspector.ui.widgets.item_delegates import ProgressDelegate, RunNameDelegat
 from inspector.ui.widgets.runs_columns import RunsColumnFit
 
 REFRESH_MS = 30_000        # relative times and stuck diagnoses
+OWNER_CHECK_MS = 2_000     # running runs whose owner process is gone (no store read)
 FILTER_DELAY_MS = 150      # typing pause before filtering
 NO_MATCH_TEXT = "No runs match the filter."
 HIDDEN_TEXT = ("The selected run, \u201c{name}\u201d, is hidden by the filter (its timeline stays "
@@ -54,6 +55,8 @@ class RunsPanel(QWidget):
         self._filter_timer.timeout.connect(lambda: self.proxy.set_text(self.filter_edit.text()))
         self._refresh_timer = QTimer(self, interval=REFRESH_MS)
         self._refresh_timer.timeout.connect(self.model.refresh_running)
+        self._owner_timer = QTimer(self, interval=OWNER_CHECK_MS)
+        self._owner_timer.timeout.connect(self.model.check_owners)
         self._wire()
 
     # -- construction ---------------------------------------------------------------
@@ -265,10 +268,12 @@ class RunsPanel(QWidget):
             self.model.clear()
         self.model.reload()
         self._refresh_timer.start()
+        self._owner_timer.start()
         self._show_hidden_note()
 
     def _on_store_closed(self) -> None:
         self._refresh_timer.stop()
+        self._owner_timer.stop()
         self._selected_id = None
         self.model.clear()
         self._show_hidden_note()

@@ -47,7 +47,9 @@ class Diagnosis:
         """Several lines for the CLI and the Metadata tab."""
         said = self.summary.lower().startswith(self.status)   # "Crashed after #8 …" names it already
         lines = [self.summary if said else f"{self.status}: {self.summary}"]
-        lines += [f"  - {r}" for r in self.reasons]
+        # the summary ends with the first reason ("… (3 min ago): pid 42 on host is gone"): not twice
+        reasons = self.reasons[1:] if self.reasons and self.summary.endswith(self.reasons[0]) else self.reasons
+        lines += [f"  - {r}" for r in reasons]
         if self.last_checkpoint:
             lines.append(f"  last checkpoint #{self.last_checkpoint.seq} {self.last_checkpoint.kind} "
                          f"{self.last_checkpoint.name!r}, {fmt_age(self.since_checkpoint)} ago")

@@ -118,6 +118,9 @@ def test_stuck_json_holds_checkpoints_as_objects(tmp_path: Path, capsys: pytest.
     assert found[0]["last_tool"]["name"] == "search"
     assert main(["usage", str(path)]) == 0
     assert " crashed " in capsys.readouterr().out         # the status runs shows, not the stored "running"
+    assert main(["stuck", str(path), "-d"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("is gone (crashed or killed)") == 1, out     # the reason once, not again as a bullet
 
 
 def test_an_import_keeps_when_langgraph_wrote_and_a_dry_run_checks_the_destination(

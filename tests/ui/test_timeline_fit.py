@@ -18,8 +18,9 @@ def _longest_run(store: Path):
         return max(st.list_runs(), key=lambda r: r.checkpoint_count)
 
 
-@pytest.mark.parametrize("size", [(1024, 700), (1600, 1000)], ids=["1024x700", "1600x1000"])
-def test_timeline_columns_fit_without_sideways_scrolling(qtbot, demo_store: Path, size) -> None:
+def _on_longest_run(qtbot, demo_store: Path, size: tuple[int, int]) -> MainWindow:
+    """A window of ``size`` on the demo store's longest run, its timeline laid out without
+    sideways scrolling."""
     window = MainWindow(restore_settings=False)
     qtbot.addWidget(window)
     window.resize(*size)
@@ -27,8 +28,15 @@ def test_timeline_columns_fit_without_sideways_scrolling(qtbot, demo_store: Path
     open_in(window, qtbot, demo_store)
     select_run(window, qtbot, _longest_run(demo_store).id)
     view = window.timeline_panel.view
-    header = view.horizontalHeader()
     qtbot.waitUntil(lambda: view.horizontalScrollBar().maximum() == 0, timeout=5_000)
+    return window
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1600, 1000)], ids=["1024x700", "1600x1000"])
+def test_timeline_columns_fit_without_sideways_scrolling(qtbot, demo_store: Path, size) -> None:
+    window = _on_longest_run(qtbot, demo_store, size)
+    view = window.timeline_panel.view
+    header = view.horizontalHeader()
     metrics = view.fontMetrics()
     for col in (COL_SIZE, COL_DELTA, COL_CHECKS, COL_CHANGE):
         assert not header.isSectionHidden(col)
@@ -75,15 +83,9 @@ def test_kind_and_gap_columns_hold_their_longest_texts(qtbot, demo_store: Path, 
     from inspector.model import CHECKPOINT_KINDS
     from inspector.ui.models.timeline_model import COL_GAP, COL_KIND
 
-    window = MainWindow(restore_settings=False)
-    qtbot.addWidget(window)
-    window.resize(*size)
-    window.show()
-    open_in(window, qtbot, demo_store)
-    select_run(window, qtbot, _longest_run(demo_store).id)
+    window = _on_longest_run(qtbot, demo_store, size)
     view = window.timeline_panel.view
     header, metrics = view.horizontalHeader(), view.fontMetrics()
-    qtbot.waitUntil(lambda: view.horizontalScrollBar().maximum() == 0, timeout=5_000)
     text_room = 12          # a cell's margins on both sides
     if not header.isSectionHidden(COL_KIND) and not window.timeline_panel.model.compact_kind:
         icon = view.iconSize().width() if view.iconSize().width() > 0 else 16

@@ -39,6 +39,16 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 
+def linear(schema, *nodes):
+    """START → each node in turn → END, compiled without a checkpointer."""
+    builder = StateGraph(schema)
+    for node in nodes:
+        builder.add_node(node.__name__, node)
+    for a, b in zip((START, *(n.__name__ for n in nodes)), (*(n.__name__ for n in nodes), END)):
+        builder.add_edge(a, b)
+    return builder.compile()
+
+
 class Tally(TypedDict):
     vals: Annotated[list, operator.add]
     total: Annotated[int, operator.add]
@@ -53,13 +63,7 @@ def second(state):
     return {"vals": ["b"], "total": 10, "last": "second"}
 
 
-_t = StateGraph(Tally)
-_t.add_node("first", first)
-_t.add_node("second", second)
-_t.add_edge(START, "first")
-_t.add_edge("first", "second")
-_t.add_edge("second", END)
-tally = _t.compile()
+tally = linear(Tally, first, second)
 
 
 class Color(enum.Enum):
@@ -86,13 +90,7 @@ def count(state):
     return {"items": state.items + [Item(name="pear", qty=sum(i.qty for i in state.items))]}
 
 
-_o = StateGraph(Order)
-_o.add_node("take", take)
-_o.add_node("count", count)
-_o.add_edge(START, "take")
-_o.add_edge("take", "count")
-_o.add_edge("count", END)
-order = _o.compile()
+order = linear(Order, take, count)
 
 
 @dataclasses.dataclass
@@ -116,13 +114,7 @@ def rank(state):
     return {"best": max(n.score for n in state.notes)}
 
 
-_n = StateGraph(Notes)
-_n.add_node("jot", jot)
-_n.add_node("rank", rank)
-_n.add_edge(START, "jot")
-_n.add_edge("jot", "rank")
-_n.add_edge("rank", END)
-notes = _n.compile()
+notes = linear(Notes, jot, rank)
 
 
 @tool

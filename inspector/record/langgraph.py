@@ -41,7 +41,7 @@ from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
 from inspector import taskstate
 from inspector.errors import CorruptDataError, StoreError
 from inspector.store import create_store
-from inspector.store.langgraph.mapping import stored_step_name
+from inspector.store.langgraph.mapping import edit_change, stored_step_name
 from inspector.store.langgraph.pregel import is_control_channel, next_nodes, summarise_tasks
 from inspector.store.langgraph.runs import HeadSummary, head_score
 from inspector.store.langgraph.tasks import build_task_state
@@ -93,6 +93,8 @@ class _Lane:
         # checkpoint → the score stored for it with its child's put (its step's writes then in);
         # writes arriving after that child score it again
         self.scored: dict[str, tuple[int, int, int, int] | None] = {}
+        # checkpoint → its channel versions (what an update's or a fork's change is told against)
+        self.lineage: dict[str, dict] = {}
         # what the last get_tuple handed out from ``state``: (checkpoint id, channel → (the value
         # object, its version, its stored form)); used by the next put only
         self.handed: tuple[str, dict[str, tuple[Any, str, Any]]] | None = None
@@ -137,7 +139,7 @@ class _Lane:
         if not control:
             self.control = {}
         if trim:     # of what the lane remembers per checkpoint, the latest (the next put's parent) stay
-            for found in (self.outputs, self.sends, self.named, self.settled, self.heads, self.scored):
+            for found in (self.outputs, self.sends, self.named, self.settled, self.heads, self.scored, self.lineage):
                 while len(found) > COOL_KEEP:
                     found.pop(next(iter(found)))
 
@@ -327,6 +329,12 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             raw_source = meta.get("source")
             source = raw_source if isinstance(raw_source, str) else "step"
             name, change = stored_step_name(source, outputs.values(), lane.sends.get(parent_id or ""))
+            mine = checkpoint.get("channel_versions") or {}
+            if source in ("update", "fork") and parent_id:     # as reading SqliteSaver's rows says it:
+                parent = lane.lineage.get(parent_id)          # the channels whose version moved from its parent's
+                change = edit_change(source, new_versions if parent is None
+                                     else (c for c, v in mine.items() if parent.get(c) != v))
+            _remember(lane.lineage, checkpoint["id"], dict(mine))
             packets = values.get(PUSH_CHANNEL)
             if packets and isinstance(packets, list):
                 _remember(lane.sends, checkpoint["id"], [n if isinstance(n := getattr(p, "node", None), str) else None

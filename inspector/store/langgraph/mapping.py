@@ -123,6 +123,13 @@ def stored_step_name(source: str, outputs: Iterable[tuple[str, Iterable[str]]],
     return (", ".join(nodes) if nodes else source), ", ".join(channels)    # as ``name_and_change`` says it
 
 
+def edit_change(source: str, moved: Iterable[Any]) -> str:
+    """The Change of an ``update``/``fork`` checkpoint: the state channels whose version moved
+    from its parent's (what ``update_state`` wrote), or ``copy`` for a fork that changed none."""
+    names = sorted(str(c) for c in moved if isinstance(c, str) and not is_control_channel(c))
+    return ", ".join(names) if names else ("copy" if source == "fork" else "")
+
+
 def _legacy_writer(meta: dict) -> list[str]:
     writes = meta.get("writes")
     return sorted(str(k) for k in writes) if isinstance(writes, dict) else []

@@ -24,8 +24,8 @@ from inspector.store.base import Store, parse_ref
 from inspector.store.branches import TopologyRow
 from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
-from inspector.store.langgraph.mapping import (build_infos, enclosing_step, group_outputs, has_push, page_bounds,
-                                               parse_metadata, row_source, topology_rows)
+from inspector.store.langgraph.mapping import (build_infos, edit_change, enclosing_step, group_outputs, has_push,
+                                               page_bounds, parse_metadata, row_source, topology_rows)
 from inspector.store.langgraph.pregel import (CONTROL_WRITES, ERROR, INTERRUPT, PREGEL_TASKS, is_control_channel,
                                               summarise_tasks,
                                               send_nodes)
@@ -343,9 +343,7 @@ class LangGraphStore(Store):
         if known is None:
             mine = self._versions(thread_id, row.ns, row.checkpoint_id)
             parent = self._versions(thread_id, row.ns, row.parent_id)
-            moved = sorted(str(c) for c, v in mine.items()
-                           if not is_control_channel(c) and parent.get(c) != v)
-            known = ", ".join(moved) if moved else ("copy" if row_source(row) == "fork" else "")
+            known = edit_change(row_source(row), (c for c, v in mine.items() if parent.get(c) != v))
             with self._lock:
                 self._change_cache[key] = known
         return known

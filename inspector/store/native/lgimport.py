@@ -25,7 +25,7 @@ from inspector.errors import StoreError
 from inspector.store.columns import BINARY
 from inspector.store.langgraph.decode import BlobError, pack, unpack
 from inspector.store.langgraph.ids import id_time
-from inspector.store.langgraph.mapping import parse_metadata, stored_step_name
+from inspector.store.langgraph.mapping import edit_change, parse_metadata, stored_step_name
 from inspector.store.langgraph.pregel import ERROR, INTERRUPT, PREGEL_TASKS, next_nodes, send_nodes, summarise_tasks
 from inspector.store.langgraph.rows import BlobRow, HeadRow, Reader, WriteRow
 from inspector.store.langgraph.runs import head_score, read_head
@@ -208,6 +208,7 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
         heads: dict[str, tuple[dict, list[WriteRow]]] = {}
         outputs = _Outputs(reader, thread_id)
         times: dict[str, list[float]] = {}      # per lane: when LangGraph wrote its checkpoints
+        versions: dict[tuple[str, str], dict] = {}      # channel versions of the thread's checkpoints
         for row in reader.list_rows(thread_id, 0, None):
             body = reader.body(thread_id, row.ns, row.checkpoint_id)
             if body is None:
@@ -233,6 +234,11 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
             summary = read_head(HeadRow(thread_id, row.checkpoint_id, body.type, body.blob, body.metadata), DEFAULT_TASK_CHANNEL)
             sc = head_score(summarise_tasks((w.task_id, w.task_path, w.channel) for w in writes), summary, DEFAULT_TASK_CHANNEL)
             name, change = stored_step_name(source, *(outputs.of(row.ns, body.parent_id) if source == "loop" else ([], [])))
+            mine = checkpoint.get("channel_versions") or {}
+            versions[(row.ns, row.checkpoint_id)] = mine
+            if source in ("update", "fork") and body.parent_id:     # as reading SqliteSaver's rows says it
+                parent = versions.get((row.ns, body.parent_id), {})
+                change = edit_change(source, (c for c, v in mine.items() if parent.get(c) != v))
             outputs.add(row.ns, row.checkpoint_id, checkpoint, writes)
             body_plain = {k: v for k, v in checkpoint.items() if k != "channel_values"}
             lg_run = meta.get("run_id")

@@ -502,7 +502,11 @@ class InspectorSaver(BaseCheckpointSaver[str]):
                 if not (_cancelled(error) and earlier is not None and earlier[0] == "failed"):
                     settled = ("failed", _error_text(error))
             elif INTERRUPT in channels:
-                settled = ("interrupted", None)
+                earlier = lane.settled.get(checkpoint_id)
+                # a sibling's interrupt written after a task of the same step failed: the step
+                # failed (LangGraph's rows hold both; reading them says failed)
+                if earlier is None or earlier[0] != "failed":
+                    settled = ("interrupted", None)
             if settled is not None:
                 # LangGraph may write a checkpoint's writes before the checkpoint itself (both
                 # in the background): its put then keeps this status

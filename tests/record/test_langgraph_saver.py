@@ -791,3 +791,33 @@ def test_a_damaged_pending_write_is_a_sentence_to_the_saver(tmp_path: Path) -> N
           pytest.raises(CorruptDataError, match="pending writes of checkpoint .* of thread 't1' cannot be decoded")):
         for found in saver.list(config):
             saver.get_tuple(found.config)
+
+
+def test_a_step_where_one_task_fails_and_another_interrupts_is_failed(tmp_path: Path) -> None:
+    """The interrupt of a sibling written after the failure turned the run interrupted with no
+    error, where reading SqliteSaver's rows of the same graph says failed."""
+    from langgraph.graph import END
+    from langgraph.types import interrupt
+
+    class S(TypedDict, total=False):
+        out: Annotated[list, operator.add]
+
+    def asker(state: S) -> dict:
+        time.sleep(0.1)          # its interrupt is written after the failure
+        return {"out": [interrupt("ok?")]}
+
+    def failer(state: S) -> dict:
+        raise ValueError("boom")
+
+    builder = StateGraph(S)
+    builder.add_node("asker", asker)
+    builder.add_node("failer", failer)
+    builder.add_edge(START, "asker")
+    builder.add_edge(START, "failer")
+    builder.add_edge("asker", END)
+    builder.add_edge("failer", END)
+    with InspectorSaver.from_conn_string(str(tmp_path / "s.db")) as saver, pytest.raises(ValueError, match="boom"):
+        builder.compile(checkpointer=saver).invoke({}, {"configurable": {"thread_id": "t"}})
+    with open_store(str(tmp_path / "s.db")) as store:
+        (run,) = store.list_runs()
+        assert run.status == "failed" and "boom" in (run.last_error or "")

@@ -6,6 +6,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QS
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
+from inspector.model import RunInfo
 from inspector.ui import icons, style
 from inspector.ui.formatting import visible
 from inspector.ui.style import Theme, mono_font
@@ -161,7 +162,7 @@ class RunNameDelegate(QStyledItemDelegate):
         rect = opt.rect.adjusted(6, 4, -6, -4)
         painter.save()
         x = rect.left()
-        if run.parent_run:
+        if run.parent_run and not _subgraph(run):
             icons.icon("branch", QColor(style.STATUS_COLORS["forked"]).name()).paint(
                 painter, QRect(x, rect.top() + 1, 14, 14))
             x += 18
@@ -184,7 +185,8 @@ class RunNameDelegate(QStyledItemDelegate):
         parts: list[tuple[str, QFont]] = []
         if run.parent_run:
             seq = index.data(self.fork_seq_role)
-            parts.append((f"forked at #{seq}" if seq is not None else "fork", small))
+            what = "subgraph from" if _subgraph(run) else "forked at"      # a LangGraph subgraph's lane is no fork
+            parts.append((f"{what} #{seq}" if seq is not None else what.split()[0], small))
         if run.agent:
             parts.append((visible(run.agent), small))
         parts.append((run.id, self._mono))
@@ -240,3 +242,8 @@ class LaneDelegate(QStyledItemDelegate):
         widget = opt.widget
         if widget is not None:
             widget.style().drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+
+
+def _subgraph(run: RunInfo) -> bool:
+    """A LangGraph subgraph's lane in a native store (a child run, not a fork of it)."""
+    return run.fork_reason == "subgraph"

@@ -464,7 +464,9 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             lane = self._lane(thread_id, ns)
             rows: list[LaneWrite] = []
             for idx, (channel, value) in enumerate(writes):
-                form = lane.lowering.lower(value, self.serde)
+                # a write is serialized alone by LangGraph's savers: a bytearray written whole stays one
+                form = (lane.lowering.leaf(value, self.serde) if type(value) is bytearray
+                        else lane.lowering.lower(value, self.serde))
                 try:
                     data = piece_codec.pack(form)
                 except (TypeError, ValueError, OverflowError):

@@ -143,6 +143,8 @@ class Lowering:
             return [self.lower(v, serde) for v in value]
         if kind is dict and LEAF not in value and all(type(k) is str for k in value):
             return {k: self.lower(v, serde) for k, v in value.items()}
+        if kind is bytearray:     # LangGraph's savers write a checkpoint's values in one encoding: bytes
+            return bytes(value)
         return self.leaf(value, serde)
 
     def leaf(self, value: Any, serde: SerializerProtocol) -> dict:

@@ -821,3 +821,37 @@ def test_a_step_where_one_task_fails_and_another_interrupts_is_failed(tmp_path: 
     with open_store(str(tmp_path / "s.db")) as store:
         (run,) = store.list_runs()
         assert run.status == "failed" and "boom" in (run.last_error or "")
+
+
+def test_a_bytearray_reads_back_as_langgraphs_own_savers_read_it(tmp_path: Path) -> None:
+    """In a state, LangGraph's savers write a checkpoint's values in one encoding: a bytearray
+    is bytes there (InspectorSaver kept a whole channel value's bytearray); a write is
+    serialized alone, and a bytearray written whole stays one — in every saver."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    class S(TypedDict, total=False):
+        d: dict
+        top: Any
+
+    def node(state: S) -> dict:
+        return {"d": {"ba": bytearray(b"ab")}, "top": bytearray(b"ef")}
+
+    builder = StateGraph(S)
+    builder.add_node("node", node)
+    builder.add_edge(START, "node")
+    conn = sqlite3.connect(str(tmp_path / "lg.db"), check_same_thread=False)
+    oracle = builder.compile(checkpointer=SqliteSaver(conn))
+    oracle.invoke({}, {"configurable": {"thread_id": "t"}})
+    theirs = oracle.get_state({"configurable": {"thread_id": "t"}}).values
+    conn.close()
+    config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+    with InspectorSaver.from_conn_string(str(tmp_path / "s.db")) as saver:
+        graph = builder.compile(checkpointer=saver)
+        graph.invoke({}, {"configurable": {"thread_id": "t"}})
+        ours = graph.get_state({"configurable": {"thread_id": "t"}}).values
+        head = saver.get_tuple(config)
+        saver.put_writes(head.config, [("top", bytearray(b"w"))], "task-1")
+        written = saver.get_tuple(head.config).pending_writes
+    assert ours == theirs and [type(v) for v in ours.values()] == [type(v) for v in theirs.values()]
+    assert type(ours["top"]) is bytes
+    assert [(c, type(v)) for _, c, v in written] == [("top", bytearray)]

@@ -36,6 +36,8 @@ def make_rules(*, keep_last: int | None = None, older_than: str | float | None =
     """Rules from user input; StoreError (one sentence) when they select nothing sensible."""
     if keep_last is not None and keep_last < 1:
         raise StoreError("--keep-last must be at least 1 (a run's head is always kept).")
+    if keep_last is not None:
+        keep_last = min(keep_last, 2 ** 62)    # more than any run holds: keeps them all (and fits SQL)
     cutoff = None
     if older_than is not None:
         seconds = parse_duration(older_than) if isinstance(older_than, str) else float(older_than)

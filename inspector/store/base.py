@@ -132,6 +132,10 @@ class Store(ABC):
 
     branching = False   # True: a run's checkpoints may form a tree (``topology``)
 
+    def may_branch(self, run: RunInfo) -> bool:
+        """Whether ``run``'s checkpoints may form a tree (its rows then wait for ``topology``)."""
+        return self.branching
+
     def topology(self, run_id: str) -> list[TopologyRow] | None:
         """Every checkpoint's place in the run's tree when the run has branches (checkpoints
         with several children in the main graph); None when its checkpoints form one line."""

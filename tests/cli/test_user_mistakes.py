@@ -197,3 +197,8 @@ def test_a_path_with_letters_of_any_script_after_a_dot(tmp_path: Path, capsys: p
     fork_run = capsys.readouterr().out.strip()
     assert main(["show", str(tmp_path / "u.db"), f"{fork_run}:-1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["state"]["nested"] == {"ünï": "x", "名前": [1, 5]}
+
+
+def test_a_huge_keep_last_keeps_everything(recorded: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["prune", str(recorded), "--keep-last", "99999999999999999999"]) == 0   # (OverflowError once)
+    assert "Would remove 0 of 8 checkpoints" in capsys.readouterr().out

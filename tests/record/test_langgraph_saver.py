@@ -855,3 +855,45 @@ def test_a_bytearray_reads_back_as_langgraphs_own_savers_read_it(tmp_path: Path)
     assert ours == theirs and [type(v) for v in ours.values()] == [type(v) for v in theirs.values()]
     assert type(ours["top"]) is bytes
     assert [(c, type(v)) for _, c, v in written] == [("top", bytearray)]
+
+
+def test_a_thread_with_update_state_forks_has_the_branches_sqlitesavers_has(tmp_path: Path) -> None:
+    """A thread InspectorSaver wrote showed as one flat line in the window (no branch selector)
+    where the same thread in SqliteSaver's file shows its branches: the store gives its tree."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.store.branches import thread_branches
+
+    class S(TypedDict, total=False):
+        n: int
+        limit: int
+
+    def step(state: S) -> dict:
+        return {"n": state.get("n", 0) + 1}
+
+    builder = StateGraph(S)
+    builder.add_node("step", step)
+    builder.add_edge(START, "step")
+    builder.add_conditional_edges("step", lambda s: "step" if s["n"] < s["limit"] else "__end__")
+
+    def run(saver: Any) -> None:
+        graph = builder.compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "t"}}
+        graph.invoke({"n": 0, "limit": 3}, config)
+        first = list(graph.get_state_history(config))[-2]
+        graph.update_state(first.config, {"limit": 1})      # a second child of an older checkpoint
+        graph.invoke(None, config)
+
+    conn = sqlite3.connect(str(tmp_path / "lg.db"), check_same_thread=False)
+    run(SqliteSaver(conn))
+    conn.close()
+    with InspectorSaver.from_conn_string(str(tmp_path / "s.db")) as saver:
+        run(saver)
+    shapes = []
+    for path in ("lg.db", "s.db"):
+        with open_store(str(tmp_path / path)) as store:
+            (thread,) = [r for r in store.list_runs() if r.parent_run is None]
+            rows = store.topology(thread.id)
+            assert rows is not None
+            shapes.append(sorted(tuple(b.seqs) for b in thread_branches(rows)))
+    assert shapes[0] == shapes[1] and len(shapes[0]) == 2

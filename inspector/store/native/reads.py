@@ -33,6 +33,7 @@ from inspector.store.target import Target
 from inspector.humanize import plural
 
 if TYPE_CHECKING:
+    from inspector.store.branches import TopologyRow
     import sqlalchemy as sa
 
 REQUIRED_TABLES = frozenset({"ci_meta", "ci_runs", "ci_checkpoints", "ci_blobs"})
@@ -167,6 +168,29 @@ class NativeReads(Store):
 
     def forks_of(self, run_id: str) -> list[RunInfo]:
         return [run_from_row(r) for r in self._rows(_RUNS + " WHERE parent_run = ? ORDER BY created", (run_id,))]
+
+    def may_branch(self, run: RunInfo) -> bool:
+        """A LangGraph lane (InspectorSaver, import) is a tree as its thread is; a run the
+        recording library writes is a line (its forks are runs of their own)."""
+        return isinstance((run.labels or {}).get("langgraph"), dict)
+
+    def topology(self, run_id: str) -> list[TopologyRow] | None:
+        """A LangGraph lane's tree when ``update_state``, a fork or a replay gave a checkpoint
+        several children (as ``LangGraphStore.topology`` gives a SqliteSaver thread's); None for
+        a line — every run the recording library writes (its forks are runs of their own)."""
+        if not self.may_branch(self.get_run(run_id)):
+            return None
+        rows = self._rows("SELECT c.seq, c.id, c.parent_id, c.kind, l.checkpoint_id FROM ci_checkpoints c "
+                          "LEFT JOIN ci_lg_checkpoints l ON l.id = c.id WHERE c.run_id = ? ORDER BY c.seq",
+                          (run_id,))
+        parents = [r[2] for r in rows if r[2] is not None]
+        if len(parents) == len(set(parents)):
+            return None
+        from inspector.store.branches import TopologyRow
+        from inspector.store.langgraph.ids import id_step
+        return [TopologyRow(int(seq), str(ident), str(parent) if parent is not None else None, "", str(kind or ""),
+                            id_step(cid) if isinstance(cid, str) else None)
+                for seq, ident, parent, kind, cid in rows]
 
     # -- checkpoints -----------------------------------------------------------
     def list_checkpoints(self, run_id: str, *, after_seq: int = -1,

@@ -89,7 +89,7 @@ class TimelineModel(QAbstractTableModel):
         self.beginResetModel()
         self.run = run
         store = self.session.store
-        self._branching = bool(run and store is not None and store.branching)
+        self._branching = bool(run and store is not None and store.may_branch(run))
         self._count = 0 if self._branching or not run else \
             min(max(run.checkpoint_count, run.head_seq + 1), MAX_ROWS)
         self._generation += 1

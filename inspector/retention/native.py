@@ -143,6 +143,7 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
         pin_sql.ensure_table(conn)          # a writer may add the table (see FORMAT.md)
     with guard(display), reader.engine.connect() as conn:
         found = list(prune_sql.candidates(conn, rules))
+        protected = prune_sql.protected_counts(conn, rules)     # said as the dry run says it
     total, _ = usage_sql.checkpoint_totals(reader)
     rows_total = usage_sql.disk_usage(reader).tables.get("ci_checkpoints") or 160 * total
     by_run = _grouped(found)
@@ -186,7 +187,8 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
     notes += (unsure_why,) if unsure_why else ()
     return PrunePlan(store=display, kind="native", runs=plans, remove_checkpoints=deleted, total_checkpoints=total,
                      rows_bytes=int(rows_total * deleted / total) if total else 0, content_bytes=content,
-                     pieces=pieces, applied=True, disk_before=before, disk_after=after, notes=notes)
+                     pieces=pieces, protected=protected, applied=True, disk_before=before, disk_after=after,
+                     notes=notes)
 
 
 def collect_pieces(store: NativeStore, reader: NativeStore, say: Progress) -> Collected:

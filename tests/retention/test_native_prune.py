@@ -74,6 +74,7 @@ def test_dry_run_changes_nothing_and_apply_keeps_what_matters(store, capsys) -> 
     assert main(["prune", str(path), "--keep-last", "3", "--apply", "--vacuum", "--json"]) == 0
     done = json.loads(capsys.readouterr().out)
     assert done["applied"] and done["remove_checkpoints"] == 62 and done["pieces"] == plan["pieces"]
+    assert done["protected"] == plan["protected"]          # what was kept although selected, said again
     assert done["disk_after"] < done["disk_before"]
     figures = integrity(path)
     assert figures["reachable"] == figures["pieces"]
@@ -108,8 +109,9 @@ def test_live_run_is_never_touched(tmp_path: Path) -> None:
         chat(cp, 20)
         before = seqs_and_ids(path, cp.run_id)
         result = apply_prune(path, make_rules(keep_last=1))
-        assert result.remove_checkpoints == 0 and result.protected == {}  # applied results list no protections
         assert plan_prune(path, make_rules(keep_last=1)).protected["live run"] == 19
+        kept = {reason: n for reason, n in result.protected.items() if n}
+        assert result.remove_checkpoints == 0 and kept == {"live run": 19}   # said as the dry run says it
         assert seqs_and_ids(path, cp.run_id) == before
         chat(cp, 2, start=20)                     # the agent goes on writing
     assert len(seqs_and_ids(path, cp.run_id)) == 22

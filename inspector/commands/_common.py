@@ -75,7 +75,12 @@ def add_langgraph_write_args(parser: argparse.ArgumentParser, what: str) -> None
     parser.add_argument("--backup", metavar="PATH", help="where the LangGraph SQLite backup goes")
 
 
-LANGGRAPH_WRITE_OPTIONS = {"langgraph_write": "--langgraph-write", "backup": "--backup"}
+def refuse_langgraph_write_options(args: argparse.Namespace, probe: Any) -> None:
+    """StoreError when --langgraph-write or --backup is given for a store that is not a LangGraph
+    database (``probe``: the store, open)."""
+    if probe.info.kind != "langgraph":
+        refuse_options(args, {"langgraph_write": "--langgraph-write", "backup": "--backup"},
+                       "LangGraph databases", probe.info.display, probe.info.kind)
 
 
 def stderr_progress(args: argparse.Namespace) -> Callable[[str], None] | None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.commands._common import (LANGGRAPH_WRITE_OPTIONS, add_json_arg, add_langgraph_write_args, add_store_arg,
-                                        fmt_size, print_json, print_table, refuse_options, stderr_progress)
+from inspector.commands._common import (add_json_arg, add_langgraph_write_args, add_store_arg, fmt_size, print_json,
+                                        print_table, refuse_langgraph_write_options, stderr_progress)
 from inspector.errors import StoreError
 from inspector.humanize import plural
 from inspector.retention.delete import DeletePlan, apply_delete, plan_delete
@@ -30,8 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Plan or apply the delete and print what it does (or the first thing that stops it)."""
     with open_store(args.store) as probe:
-        if probe.info.kind != "langgraph":
-            refuse_options(args, LANGGRAPH_WRITE_OPTIONS, "LangGraph databases", probe.info.display, probe.info.kind)
+        refuse_langgraph_write_options(args, probe)
     if args.apply:
         progress = stderr_progress(args)
         result = apply_delete(args.store, args.runs, alive=still_working, progress=progress,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from inspector.commands._common import add_json_arg, add_store_arg, print_json
 from inspector.model import Capability
 from inspector.store import open_reader
+from inspector.store.sqlite_ro import may_write
 
 if TYPE_CHECKING:
     import argparse
@@ -57,6 +58,4 @@ def _writable(target: str) -> bool | None:
             return None
         target = target[len("sqlite:///"):].split("?", 1)[0]
     path = Path(target).expanduser()
-    if path.is_dir():
-        return os.access(path, os.W_OK | os.X_OK)
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+    return os.access(path, os.W_OK | os.X_OK) if path.is_dir() else may_write(path)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 
 from inspector.commands._common import (
-    LANGGRAPH_WRITE_OPTIONS,
     add_json_arg,
     add_langgraph_write_args,
     add_store_arg,
     fmt_size,
     print_json,
     print_table,
-    refuse_options,
+    refuse_langgraph_write_options,
     stderr_progress,
 )
 from inspector.retention.api import apply_prune, plan_prune
@@ -42,8 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Plan or apply the prune and print what it does."""
     with open_store(args.store) as probe:     # runs named as every command names them; options checked
-        if probe.info.kind != "langgraph":
-            refuse_options(args, LANGGRAPH_WRITE_OPTIONS, "LangGraph databases", probe.info.display, probe.info.kind)
+        refuse_langgraph_write_options(args, probe)
         runs = [resolve_run(probe, text).id for text in args.run]
     rules = make_rules(keep_last=args.keep_last, older_than=args.older_than, runs=runs, statuses=args.status)
     if args.apply:

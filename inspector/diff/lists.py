@@ -116,12 +116,13 @@ def equal_exactly(x: Any, y: Any) -> bool:
 def _strict(value: Any) -> bytes | None:
     """``value``'s strict msgpack encoding — only the exact plain types have one (a subclass,
     a tuple, a marker … none; ``True`` is not ``1``, nor ``1.0``, nor ``-0.0`` ``0.0``) — or
-    None. A small container by msgpack, which the codec loads anyway; a big one by ormsgpack,
-    twice as fast but loading dataclasses and inspect (a diff of small states starts without
-    them: tests/commands/test_lean_startup.py)."""
+    None. A small container by msgpack, which the codec loads anyway; a big one by the codec's
+    fingerprint (ormsgpack: twice as fast, but loading dataclasses and inspect, which a diff of
+    small states starts without: tests/commands/test_lean_startup.py)."""
     try:
         if len(value) > _SMALL:
-            return _ormsgpack_strict(value)
+            from inspector.codec.encoded import fingerprint     # (ormsgpack: loaded when first needed)
+            return fingerprint(value)
         packer = _packer()
         try:
             return packer.pack(value)
@@ -147,18 +148,6 @@ def _packer() -> msgpack.Packer:
     if found is None:
         found = _PACKERS.packer = msgpack.Packer(default=_refuse, use_bin_type=True, strict_types=True)
     return found
-
-
-def _ormsgpack_strict(value: Any) -> bytes | None:
-    import ormsgpack
-    options = (ormsgpack.OPT_NON_STR_KEYS | ormsgpack.OPT_PASSTHROUGH_BIG_INT | ormsgpack.OPT_PASSTHROUGH_DATACLASS
-               | ormsgpack.OPT_PASSTHROUGH_DATETIME | ormsgpack.OPT_PASSTHROUGH_ENUM
-               | ormsgpack.OPT_PASSTHROUGH_SUBCLASS | ormsgpack.OPT_PASSTHROUGH_TUPLE
-               | ormsgpack.OPT_PASSTHROUGH_UUID)
-    try:
-        return ormsgpack.packb(value, _refuse, options)
-    except ormsgpack.MsgpackEncodeError:
-        return None
 
 
 def _typed(x: Any) -> Any:

@@ -23,6 +23,7 @@ from inspector.record.interval import Interval
 from inspector.record.summary import lengths, summarize
 from inspector.store import create_store
 from inspector.store.engine import is_readonly_error, is_transient
+from inspector.store.sqlite_ro import may_write
 from inspector.codec import PieceEncoder, encode_flat
 from inspector.codec.encoder import adopt_texts
 from inspector.codec.encoded import fingerprints
@@ -77,7 +78,7 @@ def _readonly_race(err: BaseException, path: str | os.PathLike | None) -> bool:
     """A "readonly database" refusal of a file this process may write (not a read-only file)."""
     if path is None or not is_readonly_error(err):
         return False
-    return os.access(path, os.W_OK) and os.access(os.path.dirname(os.fspath(path)) or ".", os.W_OK)
+    return may_write(path)
 
 
 class Checkpointer:
@@ -137,16 +138,7 @@ class Checkpointer:
     def _open(self, target: str | os.PathLike) -> Any:
         """The store, retried for ``retry_for`` seconds while the server is unreachable (an
         agent started while PostgreSQL restarts waits for it, as its saves do)."""
-        deadline, delays = time.monotonic() + self.retry_for, retry_delays()
-        while True:
-            try:
-                return create_store(target)
-            except (StoreError, sa.exc.SQLAlchemyError) as err:
-                if not is_transient(err) or time.monotonic() > deadline:
-                    raise
-                delay = next(delays)
-                log.warning("store unreachable, retrying in %.2f s: %s", delay, err)
-                time.sleep(delay)
+        return self._retry(lambda: create_store(target))
 
     def _created(self, run_id: str) -> RunInfo | None:
         """The run ``run_id`` if a creation that seemed to fail did commit, else None."""
@@ -308,7 +300,8 @@ class Checkpointer:
                 failure = err
 
     def _readonly_race(self, err: BaseException) -> bool:
-        return _readonly_race(err, getattr(self.store, "target_path", None))
+        # (no store yet while it is being opened: no file of its own to be refused)
+        return _readonly_race(err, getattr(getattr(self, "store", None), "target_path", None))
 
     def _committed(self, new: NewCheckpoint) -> CheckpointInfo | None:
         """The checkpoint ``new`` if an append that seemed to fail did commit, else None."""

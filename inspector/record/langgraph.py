@@ -330,10 +330,11 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             source = raw_source if isinstance(raw_source, str) else "step"
             name, change = stored_step_name(source, outputs.values(), lane.sends.get(parent_id or ""))
             mine = checkpoint.get("channel_versions") or {}
-            if source in ("update", "fork") and parent_id:     # as reading SqliteSaver's rows says it:
-                parent = lane.lineage.get(parent_id)          # the channels whose version moved from its parent's
-                change = edit_change(source, new_versions if parent is None
-                                     else (c for c, v in mine.items() if parent.get(c) != v))
+            if source in ("update", "fork") and parent_id:     # as reading SqliteSaver's rows says it
+                parent = lane.lineage.get(parent_id)
+                # (a parent this lane no longer remembers: the versions LangGraph says are new)
+                change = edit_change(source, mine, parent) if parent is not None else \
+                    edit_change(source, new_versions, {})
             _remember(lane.lineage, checkpoint["id"], dict(mine))
             packets = values.get(PUSH_CHANNEL)
             if packets and isinstance(packets, list):

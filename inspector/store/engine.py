@@ -140,8 +140,7 @@ def _recovery_refused(conn: sqlite3.Connection, path: str) -> bool:
     """True when this fresh connection's write lock is refused as read-only on files it may write."""
     if not os.path.exists(path + "-wal"):
         return False          # no log: nothing to recover
-    if not (os.access(path, os.W_OK) and os.access(os.path.dirname(path) or ".", os.W_OK)
-            and (not os.path.exists(path + "-shm") or os.access(path + "-shm", os.W_OK))):
+    if not (sqlite_ro.may_write(path) and (not os.path.exists(path + "-shm") or os.access(path + "-shm", os.W_OK))):
         return False          # read-only here for good: the write says so
     try:
         conn.execute("BEGIN IMMEDIATE")

@@ -38,6 +38,12 @@ IMMUTABLE = "immutable"   # a clean store, read as a snapshot until a writer app
 LOG_UNREAD = "log-unread"  # a -wal without -shm: its newest writes cannot be read untouched
 
 
+def may_write(path: str | os.PathLike) -> bool:
+    """Whether this user may write the SQLite file at ``path``: it and its folder (where SQLite
+    keeps its journal)."""
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(os.fspath(path)) or ".", os.W_OK)
+
+
 def sidecars(path: Path) -> tuple[Path, Path]:
     """The ``-wal`` and ``-shm`` files of a database."""
     return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")

@@ -19,7 +19,6 @@ if TYPE_CHECKING:   # the resume machinery (processes, psutil) loads on first us
     from inspector.ui.dialogs.resume_dialog import ResumeDialog
     from inspector.ui.store_access import StoreAccess
     from inspector.resume.frameworks import FrameworkPlan
-    from inspector.resume.stuck import Diagnosis
     from inspector.store.base import Store
     from inspector.ui.session import StoreSession
 
@@ -49,17 +48,7 @@ def _diagnosis(store: Store, run: RunInfo) -> str | None:
     from inspector.resume.stuck import diagnose
 
     diag = diagnose(store, run)
-    return diagnosis_text(diag) if diag is not None else None
-
-
-def diagnosis_text(diag: Diagnosis) -> str:
-    """A diagnosis as the Metadata tab and the run's notice show it: the headline, then the
-    details, without the reason the headline ends with again as the first bullet."""
-    lines = diag.describe().splitlines()
-    said = f"  - {diag.reasons[0]}" if diag.reasons and diag.summary.endswith(diag.reasons[0]) else ""
-    if said in lines:
-        lines.remove(said)
-    return "\n".join(lines)
+    return diag.describe() if diag is not None else None
 
 
 class RunActionsHost(Protocol):

@@ -123,10 +123,11 @@ def stored_step_name(source: str, outputs: Iterable[tuple[str, Iterable[str]]],
     return (", ".join(nodes) if nodes else source), ", ".join(channels)    # as ``name_and_change`` says it
 
 
-def edit_change(source: str, moved: Iterable[Any]) -> str:
+def edit_change(source: str, versions: dict, parent: dict) -> str:
     """The Change of an ``update``/``fork`` checkpoint: the state channels whose version moved
     from its parent's (what ``update_state`` wrote), or ``copy`` for a fork that changed none."""
-    names = sorted(str(c) for c in moved if isinstance(c, str) and not is_control_channel(c))
+    names = sorted(str(c) for c, v in versions.items()
+                   if isinstance(c, str) and not is_control_channel(c) and parent.get(c) != v)
     return ", ".join(names) if names else ("copy" if source == "fork" else "")
 
 

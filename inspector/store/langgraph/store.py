@@ -343,7 +343,7 @@ class LangGraphStore(Store):
         if known is None:
             mine = self._versions(thread_id, row.ns, row.checkpoint_id)
             parent = self._versions(thread_id, row.ns, row.parent_id)
-            known = edit_change(row_source(row), (c for c, v in mine.items() if parent.get(c) != v))
+            known = edit_change(row_source(row), mine, parent)
             with self._lock:
                 self._change_cache[key] = known
         return known

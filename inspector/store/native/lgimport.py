@@ -237,8 +237,7 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
             mine = checkpoint.get("channel_versions") or {}
             versions[(row.ns, row.checkpoint_id)] = mine
             if source in ("update", "fork") and body.parent_id:     # as reading SqliteSaver's rows says it
-                parent = versions.get((row.ns, body.parent_id), {})
-                change = edit_change(source, (c for c, v in mine.items() if parent.get(c) != v))
+                change = edit_change(source, mine, versions.get((row.ns, body.parent_id), {}))
             outputs.add(row.ns, row.checkpoint_id, checkpoint, writes)
             body_plain = {k: v for k, v in checkpoint.items() if k != "channel_values"}
             lg_run = meta.get("run_id")

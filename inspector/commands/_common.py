@@ -348,11 +348,12 @@ def fmt_times(values: Sequence[Any]) -> list[str]:
 
 
 def confirm(prompt: str) -> bool:
-    """Ask on the terminal; anything but y/yes (or no terminal at all) declines."""
+    """Ask on the terminal; anything but y/yes declines. Without a terminal to ask, the
+    command cannot go on as given: one sentence, exit 2 (as for any other usage mistake)."""
     if not sys.stdin or not sys.stdin.isatty():
-        print("checkpoint-inspector: not confirmed (no terminal to ask; pass --yes to run it).",
+        print("checkpoint-inspector: not confirmed: there is no terminal to ask (pass --yes to run it).",
               file=sys.stderr)
-        return False
+        raise SystemExit(2)
     try:
         answer = input(prompt)
     except EOFError:

@@ -202,3 +202,17 @@ def test_a_path_with_letters_of_any_script_after_a_dot(tmp_path: Path, capsys: p
 def test_a_huge_keep_last_keeps_everything(recorded: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["prune", str(recorded), "--keep-last", "99999999999999999999"]) == 0   # (OverflowError once)
     assert "Would remove 0 of 8 checkpoints" in capsys.readouterr().out
+
+
+def test_no_terminal_to_confirm_is_a_usage_mistake(recorded: Path, tmp_path: Path) -> None:
+    """Without --yes and without a terminal (a script, a pipe, cron), nothing can be confirmed:
+    one sentence and exit 2, as for any other mistake — not 1, the exit of a user declining."""
+    import subprocess
+    import sys
+    from tests.conftest import store_files_digest
+    before = store_files_digest(recorded)
+    argv = [sys.executable, "-m", "inspector", "resume", str(recorded), "nightly"]
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2, "checkpoint-inspector: not confirmed: there is no terminal to ask (pass --yes to run it).\n"), done
+    assert store_files_digest(recorded) == before

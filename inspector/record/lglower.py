@@ -417,7 +417,7 @@ class Lowering:
             if k.leaf is not leaf:
                 out[i] = _load(leaf, serde)
             elif not k.plain:
-                out[i] = self._unpickled(k)
+                out[i] = self._loaded(k, serde)
             else:
                 groups.setdefault(k.cls, []).append(i)
         for members in groups.values():
@@ -445,18 +445,17 @@ class Lowering:
             objs, repeat(cls), map(_K_LEAF, known), fsets, fps, map(_K_XFP, known), repeat(True)))))
         return objs
 
-    def _unpickled(self, known: _Known) -> Any:
-        """A copy of an object compared by pickle, from that pickle (our own bytes)."""
-        state = pickle.loads(known.fp)
-        obj: Any = object.__new__(known.cls)
-        if known.fset is not None:
-            object.__setattr__(obj, "__dict__", state[0])
-            object.__setattr__(obj, "__pydantic_extra__", state[1])
-            object.__setattr__(obj, "__pydantic_fields_set__", set(known.fset))
-            object.__setattr__(obj, "__pydantic_private__", None)
-        else:
-            object.__setattr__(obj, "__dict__", state)
-        self._known[id(obj)] = known._replace(obj=obj)
+    def _loaded(self, known: _Known, serde: SerializerProtocol) -> Any:
+        """A copy of an object compared by pickle (its state is not plain data): deserialized
+        from its leaf, so that it is what a read after a restart gives — the serializer's
+        own round trip, in which a tuple inside comes back a list — and known again by its
+        state as loaded, so that the next put does not serialize it again."""
+        obj: Any = _load(known.leaf, serde)
+        fields = known.fset is not None
+        prints = _prints(obj, fields) if type(obj) is known.cls else None
+        if prints is not None:
+            fset = frozenset(obj.__pydantic_fields_set__) if fields else None
+            self._known[id(obj)] = known._replace(obj=obj, fset=fset, fp=prints[0], xfp=prints[1], plain=prints[2])
         return obj
 
 
@@ -500,16 +499,23 @@ class FrozenMatches:
 # -- fingerprints ----------------------------------------------------------------------------
 def _record(value: Any, fields: bool, serde: SerializerProtocol) -> _Known | None:
     """Serialize ``value`` and fingerprint its state; None when it cannot be fingerprinted."""
+    prints = _prints(value, fields)
+    if prints is None:      # something in it cannot be pickled: serialize it at every put
+        return None
     fset = frozenset(value.__pydantic_fields_set__) if fields else None
+    return _Known(value, type(value), _dump(value, serde), fset, *prints)
+
+
+def _prints(value: Any, fields: bool) -> tuple[bytes, bytes, bool] | None:
+    """The fingerprints of ``value``'s state (and pydantic extras), and whether they are its
+    strict encodings (plain data) or its pickle; None when it cannot be pickled either."""
     try:
-        fp, xfp = _strict(value.__dict__), (_strict(value.__pydantic_extra__) if fields else b"")
-        plain = True
+        return _strict(value.__dict__), (_strict(value.__pydantic_extra__) if fields else b""), True
     except TypeError:       # not plain data: compared by its pickle
         try:
-            fp, xfp, plain = _state_print(value, fields), b"", False
-        except Exception:   # something in it cannot be pickled: serialize it at every put
+            return _state_print(value, fields), b"", False
+        except Exception:
             return None
-    return _Known(value, type(value), _dump(value, serde), fset, fp, xfp, plain)
 
 
 def _same(value: Any, known: _Known, fields: bool) -> bool:

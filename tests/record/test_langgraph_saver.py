@@ -4,6 +4,7 @@ semantics), storage by content, the heartbeat and owner, and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import json
 import operator
@@ -13,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
+import pydantic
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import START, StateGraph
@@ -897,3 +899,58 @@ def test_a_thread_with_update_state_forks_has_the_branches_sqlitesavers_has(tmp_
             assert rows is not None
             shapes.append(sorted(tuple(b.seqs) for b in thread_branches(rows)))
     assert shapes[0] == shapes[1] and len(shapes[0]) == 2
+
+
+class _Item(pydantic.BaseModel):
+    any: Any = None
+
+
+@dataclasses.dataclass
+class _Note:
+    pair: Any = None
+
+
+class _Typed(TypedDict):
+    messages: Annotated[list, add_messages]
+    item: _Item
+    note: _Note
+
+
+def _typed_graph(checkpointer):
+    def step(state: _Typed) -> dict:
+        return {"messages": [AIMessage("hi", id="a1", additional_kwargs={"pair": (1, 2)})],
+                "item": _Item(any=(3, (4, 5))), "note": _Note(pair=("x", 1))}
+    graph = StateGraph(_Typed)
+    graph.add_node("step", step)
+    graph.add_edge(START, "step")
+    return graph.compile(checkpointer=checkpointer)
+
+
+def _typed_values(values: dict) -> tuple:
+    return values["messages"][1].additional_kwargs, values["item"].any, values["note"].pair
+
+
+def test_tuples_inside_typed_values_read_back_as_after_a_restart(tmp_path: Path) -> None:
+    """A tuple inside a message's ``additional_kwargs``, a pydantic ``Any`` field or a dataclass
+    field is what LangGraph's serializer makes of it (a list) whether the state is read from
+    the saver that put it, from one opened after a restart, or from ``SqliteSaver``: the same
+    process's saver used to hand out copies of the very objects, tuples kept."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    config = {"configurable": {"thread_id": "t"}}
+    start = {"messages": [HumanMessage("q", id="h")], "item": _Item(), "note": _Note()}
+    with InspectorSaver.from_conn_string(str(tmp_path / "inspector.db")) as saver:
+        graph = _typed_graph(saver)
+        graph.invoke(start, config)
+        same = _typed_values(graph.get_state(config).values)
+        again = _typed_values(graph.get_state(config).values)      # the copies the first read made
+        graph.invoke({"messages": [HumanMessage("more", id="h2")]}, config)   # put again: still exact
+        grown = graph.get_state(config).values
+    with InspectorSaver.from_conn_string(str(tmp_path / "inspector.db")) as saver:
+        restarted = _typed_values(_typed_graph(saver).get_state(config).values)
+    with SqliteSaver.from_conn_string(str(tmp_path / "langgraph.db")) as saver:
+        graph = _typed_graph(saver)
+        graph.invoke(start, config)
+        langgraph = _typed_values(graph.get_state(config).values)
+    assert langgraph == ({"pair": [1, 2]}, [3, [4, 5]], ["x", 1])
+    assert repr(same) == repr(again) == repr(restarted) == repr(langgraph)     # (repr: lists, not tuples)
+    assert [m.content for m in grown["messages"]] == ["q", "hi", "more"]      # (the reply's id again: replaced)

@@ -143,3 +143,21 @@ def test_a_dry_run_fork_runs_nothing_even_with_yes(store_copy, monkeypatch, caps
     out = capsys.readouterr().out
     assert code == 0 and "create_branch_from_turn(2" in out and "Dry run: nothing was run" in out
     assert started == []
+
+
+def test_a_session_emptied_by_pop_item_is_a_run_with_no_checkpoints(store_copy) -> None:
+    """``pop_item`` leaves the session's row when it takes the last item: the session still lists,
+    with its times and no checkpoints, as an empty ADK session does (it was left out)."""
+    path = store_copy("agents_emptied.db")
+    conn = sqlite3.connect(path)
+    times = dict(conn.execute("SELECT session_id, strftime('%s', updated_at) FROM agent_sessions").fetchall())
+    conn.close()
+    with open_store(path) as store:
+        runs = {r.id: r for r in store.list_runs()}
+        assert {k: r.checkpoint_count for k, r in runs.items()} == {"emptied": 0, "one-left": 1, "untouched": 2}
+        emptied = runs["emptied"]
+        assert emptied.status == "completed" and emptied.head_seq == -1
+        assert int(emptied.updated) == int(times["emptied"]) and 0 < emptied.created <= emptied.updated
+        assert store.list_checkpoints("emptied") == []
+        with pytest.raises(StoreError, match="has no checkpoints yet"):
+            store.get_checkpoint("emptied:-1")

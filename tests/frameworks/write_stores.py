@@ -1,13 +1,14 @@
 """Write the framework fixture stores with the REAL packages, each in an environment of its own.
 
-    python tests/frameworks/write_stores.py [--venvs DIR] [--out DIR]
+    python tests/frameworks/write_stores.py [--venvs DIR] [--out DIR] [--only FRAMEWORK] [--writer FILE]
 
 crewai 1.15 needs ``openai<3`` and openai-agents 0.24 needs ``openai>=3``, so each framework
 gets its own virtual environment (kept in ``--venvs``, default ~/.cache/checkpoint-inspector-
 frameworks); the ``writer_*.py`` scripts beside this file run there with fake models (no
 network) and write into ``--out`` (default tests/frameworks/stores), together with
-VERSIONS.json naming the package versions that wrote them. The CI tests read the committed
-stores and never install these packages.
+VERSIONS.json naming the package versions that wrote them. ``--writer`` runs only the named
+writers (a new writer's stores are added without writing the others again). The CI tests read
+the committed stores and never install these packages.
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ HERE = Path(__file__).resolve().parent
 FRAMEWORKS = {
     "openai-agents": (["openai-agents==0.24.0", "sqlalchemy", "aiosqlite", "greenlet", "psycopg[binary]",
                        "cryptography"],
-                      "writer_openai_agents.py",
+                      ["writer_openai_agents.py", "writer_openai_agents_emptied.py"],
                       ["openai-agents", "openai", "sqlalchemy", "aiosqlite", "psycopg"]),
-    "crewai": (["crewai==1.15.30", "pysqlite3-binary"], "writer_crewai.py", ["crewai", "openai", "pysqlite3-binary"]),
-    "google-adk": (["google-adk[db]==2.13.0", "aiosqlite", "psycopg[binary]"], "writer_google_adk.py",
+    "crewai": (["crewai==1.15.30", "pysqlite3-binary"], ["writer_crewai.py", "writer_crewai_flows.py"],
+               ["crewai", "openai", "pysqlite3-binary"]),
+    "google-adk": (["google-adk[db]==2.13.0", "aiosqlite", "psycopg[binary]"], ["writer_google_adk.py"],
                    ["google-adk", "google-genai", "sqlalchemy", "aiosqlite", "psycopg"]),
 }
 
@@ -94,6 +96,7 @@ def main() -> int:
     parser.add_argument("--venvs", type=Path, default=Path.home() / ".cache" / "checkpoint-inspector-frameworks")
     parser.add_argument("--out", type=Path, default=HERE / "stores")
     parser.add_argument("--only", choices=sorted(FRAMEWORKS), action="append")
+    parser.add_argument("--writer", action="append", help="run only this writer script (e.g. writer_crewai_flows.py)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     record_path = args.out / "VERSIONS.json"
@@ -108,18 +111,22 @@ def main() -> int:
 
 def write_all(args: argparse.Namespace, record: dict, record_path: Path, server) -> int:
     for name in args.only or sorted(FRAMEWORKS):
-        requirements, writer, shown = FRAMEWORKS[name]
+        requirements, writers, shown = FRAMEWORKS[name]
+        writers = [w for w in writers if not args.writer or w in args.writer]
+        if not writers:
+            continue
         python = ensure_env(args.venvs, name, requirements)
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "out"
             env = {"PATH": str(python.parent), "HOME": tmp, "OPENAI_API_KEY": "not-used",
                    "CREWAI_DISABLE_TELEMETRY": "true", "OTEL_SDK_DISABLED": "true", "PYTHONUNBUFFERED": "1"}
             database = f"fixture_{name.replace('-', '_')}"
-            if server is not None and name in PG_DUMPS:
+            if server is not None and name in PG_DUMPS and FRAMEWORKS[name][1][0] in writers:   # (the first writes it)
                 server._cmd("psql", "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres", "-c",
                             f"DROP DATABASE IF EXISTS {database}", "-c", f"CREATE DATABASE {database}")
                 env["FIXTURE_PG_URL"] = server.url_for(database)
-            subprocess.run([str(python), str(HERE / writer), str(out)], check=True, cwd=tmp, env=env)
+            for writer in writers:
+                subprocess.run([str(python), str(HERE / writer), str(out)], check=True, cwd=tmp, env=env)
             if "FIXTURE_PG_URL" in env:
                 dump(server, database, out / PG_DUMPS[name])
             for item in sorted(out.iterdir()):
@@ -143,7 +150,7 @@ def write_all(args: argparse.Namespace, record: dict, record_path: Path, server)
                 [str(python), "-c", "import platform; print(platform.python_version())"], check=True,
                 capture_output=True, text=True).stdout.strip(), "sqlite": sqlite_version,
                 **({"pysqlite3_sqlite": newer} if newer else {}),
-                "stores": sorted(p.name for p in out.iterdir())}
+                "stores": sorted({p.name for p in out.iterdir()} | set(record.get(name, {}).get("stores", [])))}
         print(f"{name}: wrote {', '.join(record[name]['stores'])}")
     record_path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
     return 0

@@ -7,7 +7,10 @@ big values — whenever the store's cheap *fingerprint* (row counts, largest row
 times) changes, and decodes a checkpoint's state only in ``load``. Checkpoint ids are
 ``RUN:SEQ``, so every id is also a reference ``get_checkpoint`` resolves. Every read is
 bounded (``Limits``): a damaged or hostile store gets a sentence or an opaque marker, never an
-unbounded allocation, and nothing read is executed.
+unbounded allocation, and nothing read is executed. A SQLite file SQLite's own integrity check
+finds damaged (an index missing a row reads without an error) is refused with a sentence; a
+row its framework could not decode (text that is not UTF-8, JSON that is not JSON) is marked
+``damaged`` where it lists and reported in its snapshot's ``problems``.
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ from inspector import limits
 from inspector.errors import CorruptDataError, RunNotFoundError, StoreError
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store, parse_ref
-from inspector.store.engine import Target
+from inspector.store.engine import Target, guard
+from inspector.store.sqlite_ro import DamagedText
 
 MAX_ROWS = 200_000              # rows of one table read into a catalog
 MAX_VALUE_BYTES = 8 * 2**20     # one JSON value decoded (larger ones are shown as opaque)
 MAX_CATALOG_BYTES = 64 * 2**20  # JSON text read while building one catalog (files, rows)
 SNAPSHOT_CACHE = 16
+INTEGRITY_LINES = 4             # problems SQLite's integrity check is asked for (the first is named)
 
 
 @dataclass(frozen=True)
@@ -52,11 +57,23 @@ def opaque(reason: str) -> dict:
     return {"__opaque__": reason}
 
 
+class Damaged(dict):
+    """An opaque marker of a value its framework could not decode either (not UTF-8, not JSON):
+    damage, where the other markers say what the inspector chose not to decode."""
+
+
+def damage(value: Any) -> str:
+    """'' or why ``value`` (from ``parse_json``) is damaged."""
+    return str(value["__opaque__"]) if isinstance(value, Damaged) else ""
+
+
 def parse_json(text: Any, what: str = "value") -> Any:
     """JSON text as a value, or an opaque marker when it is pickled, over the piece budget, nested
     past the depth budget (``inspector.limits``) or not JSON."""
     if text is None:
         return None
+    if isinstance(text, DamagedText):   # its framework's own reader fails on it
+        return Damaged(opaque(f"{what}: text that is not UTF-8 (the store is damaged)"))
     if isinstance(text, (dict, list)):   # a JSON/JSONB column the driver decoded already
         depth = limits.current().depth
         if limits.depth_of(text, depth) > depth:
@@ -69,9 +86,9 @@ def parse_json(text: Any, what: str = "value") -> Any:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            return opaque(f"{what}: {len(data)} bytes of binary data")
+            return Damaged(opaque(f"{what}: {len(data)} bytes of binary data"))
     if not isinstance(text, str):       # a damaged row: SQLite columns take any type
-        return opaque(f"{what}: a {type(text).__name__} where JSON text belongs (the store is damaged)")
+        return Damaged(opaque(f"{what}: a {type(text).__name__} where JSON text belongs (the store is damaged)"))
     budget = limits.current()
     if len(text) > min(MAX_VALUE_BYTES, budget.piece_bytes):
         return opaque(f"{what}: {len(text) // 1024} KiB of JSON, over the "
@@ -81,11 +98,18 @@ def parse_json(text: Any, what: str = "value") -> Any:
     except RecursionError:
         return opaque(f"{what}: JSON nested too deeply to show")
     except ValueError:
-        return opaque(f"{what}: not valid JSON ({len(text)} characters)")
+        return Damaged(opaque(f"{what}: not valid JSON ({len(text)} characters)"))
     if isinstance(value, (dict, list)) and limits.depth_of(value, budget.depth) > budget.depth:
         return opaque(f"{what}: nested deeper than the nesting depth budget of {budget.depth} "
                       f"(raise it with {limits.BUDGETS['depth'].flag})")
     return value
+
+
+def not_utf8(row: Any, names: tuple[str, ...]) -> str:
+    """'' or why a row is damaged: the columns (named by ``names``) that hold text that is not
+    UTF-8, which the frameworks' own SQLite readers cannot decode."""
+    bad = [name for name, value in zip(names, row, strict=False) if isinstance(value, DamagedText)]
+    return f"its {', '.join(bad)} {'is' if len(bad) == 1 else 'are'} not UTF-8 text" if bad else ""
 
 
 class Budget:
@@ -131,14 +155,18 @@ class CatalogStore(Store):
         """Decode one checkpoint."""
         raise NotImplementedError
 
+    def verify(self) -> None:
+        """CorruptDataError when the store as a whole is damaged (nothing to check here)."""
+
     # -- the catalog ------------------------------------------------------------------------
     def catalog(self) -> Catalog:
         """The catalog for the store as it is now (read again only when it changed)."""
         with self._lock:
             current = self.fingerprint()
             if self._catalog is None or current != self._fingerprint:
-                self._catalog = self.read_catalog()
-                self._fingerprint = current
+                catalog = self.read_catalog()   # (first: a store too large to list is not checked)
+                self.verify()
+                self._catalog, self._fingerprint = catalog, current
             return self._catalog
 
     # -- runs ---------------------------------------------------------------------------------
@@ -260,9 +288,31 @@ class EngineCatalogStore(CatalogStore):
         """The SQLite file and its companions (none for a server database)."""
         return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
 
+    def verify(self) -> None:
+        """A SQLite file: CorruptDataError when SQLite's integrity check finds damage."""
+        if self.target.backend == "sqlite":
+            check_integrity(self.engine, self.display)
+
     def close(self) -> None:
         """Dispose of the engine."""
         self.engine.dispose()
+
+
+def check_integrity(engine: sa.Engine, display: str) -> None:
+    """CorruptDataError naming the first problem SQLite's ``integrity_check`` finds. Its reads
+    go on without an error where a page or an index is damaged (an index missing a row makes a
+    framework's own queries miss that row), so the listing cannot be trusted: the whole store is
+    refused, as a file SQLite calls malformed is. (A full check, not ``quick_check``, which does
+    not compare indexes with their tables; these stores are read whole for a catalog anyway.)"""
+    with guard(display), engine.connect() as conn:
+        found = [str(r[0]) for r in conn.exec_driver_sql(f"PRAGMA integrity_check({INTEGRITY_LINES})")]
+    if found == ["ok"]:
+        return
+    lines = [line for text in found for line in text.splitlines() if line and not line.startswith("***")]
+    first = lines[0] if lines else "it is malformed"
+    more = " (and more problems)" if len(lines) > 1 else ""
+    raise CorruptDataError(f"{display} is damaged: SQLite's integrity check finds {first}{more}; "
+                           "what it holds cannot be listed reliably (sqlite3's .recover makes a repaired copy).")
 
 
 def number_checkpoints(run_id: str, drafts: list[CheckpointInfo]) -> tuple[CheckpointInfo, ...]:

@@ -1,5 +1,7 @@
 """CrewAI checkpoints (``crewai`` checkpointing) as stores: the JSON provider's folders and the
-SQLite provider's ``checkpoints(id, created_at, parent_id, branch, data)`` table.
+SQLite provider's ``checkpoints(id, created_at, parent_id, branch, data)`` table; and the states
+flows persist (``@persist``: ``flow_states``, read by ``crewai_flows``), alone in a file or
+beside the checkpoints.
 
 Mapping: each snapshot (a full ``RuntimeState``: the crew with its tasks and their outputs,
 agents, an event record, the trigger) is a checkpoint; a branch is a run (a second chain
@@ -23,14 +25,16 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from inspector.errors import CorruptDataError
+from inspector.errors import CorruptDataError, NotResumableError
 from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
 from inspector.store.engine import Target, guard, table_columns
 from inspector.store.frameworks import jsonb
-from inspector.store.frameworks.base import (MAX_ROWS, MAX_VALUE_BYTES, Budget, Catalog, CatalogStore,
-                                             number_checkpoints, opaque, parse_json, sqlite_watch_paths)
+from inspector.store.frameworks.base import (MAX_ROWS, MAX_VALUE_BYTES, Budget, Catalog, CatalogStore, Damaged,
+                                             check_integrity, damage, not_utf8, number_checkpoints, opaque,
+                                             parse_json, sqlite_watch_paths)
+from inspector.store.frameworks.crewai_flows import FLOW_COLUMNS, FLOW_WHY, PENDING_COLUMNS, FlowReader, find_table
 
 TABLE_COLUMNS = frozenset({"id", "created_at", "parent_id", "branch", "data"})
 SNAPSHOT_KEYS = frozenset({"entities", "event_record"})
@@ -40,6 +44,8 @@ FORK_WHY = ("Crew.fork(restore_from=…, branch=…) then kickoff(), run by the 
             "environment (a restored crew gets crewai's default LLM unless your code sets one).")
 RESUME_WHY = "Crew.from_checkpoint(…) then kickoff(), run by the crewai package in your environment."
 CAPABILITIES = Capabilities(Capability(True, FORK_WHY), Capability(True, RESUME_WHY), OFFERED)
+FLOW_CAPABILITIES = Capabilities(Capability(False, FLOW_WHY), Capability(False, FLOW_WHY), OFFERED)
+ROW = ("id", "created_at", "parent_id", "branch")    # the provider's columns ``_records_now`` lists
 
 
 @dataclass
@@ -199,10 +205,11 @@ class CrewAIStore(CatalogStore):
     """CrewAI checkpoints from a JSON folder (``location``) or a SQLite database (``engine``)."""
 
     def __init__(self, display: str, *, location: Path | None = None, engine: sa.Engine | None = None,
-                 target: Target | None = None, table: str = "checkpoints",
-                 running_window: float = RUNNING_WINDOW) -> None:
+                 target: Target | None = None, table: str | None = "checkpoints", flows: str | None = None,
+                 pending: str | None = None, running_window: float = RUNNING_WINDOW) -> None:
         super().__init__(display)
         self.location, self.engine, self.target, self.table = location, engine, target, table
+        self.flows = FlowReader(engine, display, flows, pending) if engine is not None and flows else None
         self.running_window = running_window
         self._summaries: dict[tuple[str, int], dict] = {}
         self._records: dict[str, Record] = {}
@@ -211,9 +218,11 @@ class CrewAIStore(CatalogStore):
         url = str(location) if location is not None else (target.url if target else display)
         if location is not None:   # new snapshot files appear in branch folders: watch the tree
             self.listen = self._listen_folder
+        label = ("CrewAI (JSON)" if location is not None else "CrewAI flows (SQLite)" if table is None
+                 else "CrewAI (SQLite: checkpoints and flow states)" if flows else "CrewAI (SQLite)")
         self.info = StoreInfo(url=url, display=display, kind="crewai", backend=backend, format_version=None,
-                              read_only=True, capabilities=CAPABILITIES,
-                              label="CrewAI (JSON)" if location is not None else "CrewAI (SQLite)")
+                              read_only=True, capabilities=CAPABILITIES if table else FLOW_CAPABILITIES,
+                              label=label)
 
     # -- reading records -------------------------------------------------------------------------
     def fingerprint(self) -> Any:
@@ -229,7 +238,14 @@ class CrewAIStore(CatalogStore):
             return tuple(out)
         assert self.engine is not None
         with guard(self.display), self.engine.connect() as conn:
-            return tuple(conn.exec_driver_sql(f'SELECT COUNT(*), MAX(rowid) FROM "{self.table}"').one())
+            found = (tuple(conn.exec_driver_sql(f'SELECT COUNT(*), MAX(rowid) FROM "{self.table}"').one())
+                     if self.table else ())
+            return found + (self.flows.fingerprint(conn) if self.flows else ())
+
+    def verify(self) -> None:
+        """A SQLite file: CorruptDataError when SQLite's integrity check finds damage."""
+        if self.engine is not None and self.info.backend == "sqlite":
+            check_integrity(self.engine, self.display)
 
     def _decode_row(self, data: Any) -> Any:
         if isinstance(data, (bytes, bytearray, memoryview)) and bytes(data[:1]).strip() not in (b"{", b"["):
@@ -238,7 +254,7 @@ class CrewAIStore(CatalogStore):
             try:
                 return jsonb.decode(bytes(data))
             except jsonb.JsonbError as err:
-                return opaque(f"damaged JSONB ({err})")
+                return Damaged(opaque(f"damaged JSONB ({err})"))
         return parse_json(data, "snapshot")
 
     def _records_now(self, budget: Budget) -> list[Record]:
@@ -254,13 +270,16 @@ class CrewAIStore(CatalogStore):
                 summary = self._summaries.get(key)
                 if summary is None:
                     budget.take(st.st_size)
-                    summary = summarize(read_json_file(path))
+                    raw = read_json_file(path)
+                    summary = {**summarize(raw), "damaged": damage(raw)}
                     self._summaries[key] = summary
                 parent = summary.get("parent_id") if isinstance(summary.get("parent_id"), str) else parent
                 records.append(Record(own, parent, str(summary.get("branch") or branch), _stamp(own) or st.st_mtime,
                                       st.st_size, str(path), summary))
             return records
         assert self.engine is not None
+        if self.table is None:
+            return records
         with guard(self.display), self.engine.connect() as conn:
             rows = conn.exec_driver_sql(f'SELECT rowid, id, created_at, parent_id, branch, length(data) '
                                         f'FROM "{self.table}" ORDER BY rowid LIMIT {MAX_ROWS}').fetchall()
@@ -271,7 +290,9 @@ class CrewAIStore(CatalogStore):
                     budget.take(int(size or 0))
                     data = conn.exec_driver_sql(f'SELECT data FROM "{self.table}" WHERE rowid = ?',
                                                 (rowid,)).scalar()
-                    summary = summarize(self._decode_row(data))
+                    raw = self._decode_row(data)
+                    summary = {**summarize(raw), "damaged": not_utf8((cid, created, parent, branch), ROW)
+                               or damage(raw)}
                     self._summaries[key] = summary
                 records.append(Record(str(cid), None if parent is None else str(parent), str(branch or "main"),
                                       _stamp(str(created or cid)), int(size or 0), f"{cid}", summary))
@@ -280,7 +301,8 @@ class CrewAIStore(CatalogStore):
     # -- the catalog ---------------------------------------------------------------------------------
     def read_catalog(self) -> Catalog:
         """Chains of snapshots per branch (by parent links) as runs; cross-branch parents as forks."""
-        records = self._records_now(Budget(self.display))
+        budget = Budget(self.display)
+        records = self._records_now(budget)
         by_id = {r.id: r for r in records}
         children: dict[str | None, list[Record]] = {}
         for r in records:
@@ -305,7 +327,12 @@ class CrewAIStore(CatalogStore):
             if r.id not in placed:
                 chains.append([r])
                 placed.add(r.id)
-        return self._runs(chains, by_id)
+        crews = self._runs(chains, by_id)
+        if self.flows is None:
+            return crews
+        runs, checkpoints = self.flows.catalog(budget, {r.id for r in crews.runs}, self.running_window)
+        return Catalog(tuple(sorted((*crews.runs, *runs), key=lambda r: (r.updated, r.id), reverse=True)),
+                       {**crews.checkpoints, **checkpoints})
 
     def _runs(self, chains: list[list[Record]], by_id: dict[str, Record]) -> Catalog:
         names: dict[str, int] = {}
@@ -327,7 +354,9 @@ class CrewAIStore(CatalogStore):
                 drafts.append(CheckpointInfo(id="", run_id="", seq=0, kind="step", name=name, created=r.created,
                                              size=r.size, change=change,
                                              tasks_done=sum(1 for _t, s in r.summary["status"] if s == "done"),
-                                             tasks_total=len(r.summary["status"])))
+                                             tasks_total=len(r.summary["status"]),
+                                             damaged=f"checkpoint {r.id}: {r.summary['damaged']}"
+                                             if r.summary.get("damaged") else ""))
                 previous = r
             infos = number_checkpoints(run_id, drafts)
             checkpoints[run_id] = infos
@@ -375,7 +404,9 @@ class CrewAIStore(CatalogStore):
                        parent_run=parent_ref.rpartition(":")[0] if parent_ref else None,
                        parent_checkpoint=parent_ref, fork_reason=f"branch {chain[0].branch!r}" if parent_ref else None,
                        labels={"branch": chain[0].branch, "crewai": last.summary.get("version")},
-                       last_error=error, tasks_done=done, tasks_total=len(statuses))
+                       last_error=error, tasks_done=done, tasks_total=len(statuses),
+                       damaged="; ".join(f"checkpoint {r.id} (#{seq}): {r.summary['damaged']}"
+                                         for seq, r in enumerate(chain) if r.summary.get("damaged")))
 
     # -- one snapshot -------------------------------------------------------------------------------
     def record(self, ref: str) -> Record:
@@ -387,7 +418,10 @@ class CrewAIStore(CatalogStore):
         return found
 
     def restore_from(self, ref: str) -> str:
-        """What ``CheckpointConfig(restore_from=…)`` takes for checkpoint ``ref``."""
+        """What ``CheckpointConfig(restore_from=…)`` takes for checkpoint ``ref``; NotResumableError
+        for a flow's saved state (read-only here)."""
+        if self.flows is not None and str(self.get_checkpoint(ref).id) in self.flows.by_ref:
+            raise NotResumableError(FLOW_WHY)
         r = self.record(ref)
         if self.location is not None:
             return r.where
@@ -403,15 +437,21 @@ class CrewAIStore(CatalogStore):
         return self._decode_row(data)
 
     def snapshot(self, info: CheckpointInfo) -> Snapshot:
-        """The snapshot's state (inputs, tasks with outputs, conversation, raw) and its task board."""
+        """The snapshot's state (inputs, tasks with outputs, conversation, raw) and its task board;
+        a flow's saved state as crewai reads it."""
+        if self.flows is not None and str(info.id) in self.flows.by_ref:
+            return self.flows.snapshot(info)
         r = self.record(str(info.id))
         raw = self._raw(r)
+        broken = r.summary.get("damaged")
+        problems = (f"checkpoint {r.id}: {broken}",) if broken else ()
         if not is_snapshot(raw):
             return Snapshot(info=info, state=raw, tasks=None, meta={"checkpoint_id": r.id, "stored_at": r.where,
-                                                                    "note": "not a CrewAI snapshot"})
+                                                                    "note": "not a CrewAI snapshot"}, problems=problems)
         meta = {"checkpoint_id": r.id, "parent_id": r.parent, "branch": r.branch, "trigger": raw.get("trigger"),
                 "crewai_version": raw.get("crewai_version"), "stored_at": r.where}
-        return Snapshot(info=info, state=state_of(raw), tasks=task_board(raw), meta=meta)
+        return Snapshot(info=info, state=state_of(raw), tasks=task_board(raw), meta=meta,
+                        problems=problems)
 
     def watch_paths(self) -> list[Path]:
         """The folder and its branch folders, or the SQLite file and its companions."""
@@ -452,6 +492,12 @@ class CrewAIStore(CatalogStore):
             self.engine.dispose()
 
 
+def _checkpoint_table(columns: dict[str, set[str]]) -> str | None:
+    """The SQLite provider's table (its columns, and not LangGraph's ``checkpoints``), or None."""
+    return next((name for name, cols in sorted(columns.items())
+                 if {c.lower() for c in cols} >= TABLE_COLUMNS and "thread_id" not in cols), None)
+
+
 def _first_json(path: Path) -> Path | None:
     files = _json_files(path)
     return files[0][1] if files else None
@@ -466,16 +512,17 @@ class CrewAIAdapter(StoreAdapter):
     order = 50
 
     def detect_tables(self, columns: dict[str, set[str]]) -> bool:
-        """A ``checkpoints`` table with the SQLite provider's columns (and not LangGraph's)."""
-        return any({c.lower() for c in cols} >= TABLE_COLUMNS and "thread_id" not in cols
-                   for cols in columns.values())
+        """A ``checkpoints`` table with the SQLite provider's columns (and not LangGraph's), or
+        the ``flow_states`` table of flow persistence (or both)."""
+        return _checkpoint_table(columns) is not None or find_table(columns, FLOW_COLUMNS) is not None
 
     def open_database(self, engine: sa.Engine, target: Target, *, readonly: bool = True,
                       **options: Any) -> Store:
-        """A read-only ``CrewAIStore`` on the table."""
-        table = next(name for name, cols in sorted(table_columns(engine, target.display).items())
-                     if {c.lower() for c in cols} >= TABLE_COLUMNS and "thread_id" not in cols)
-        return CrewAIStore(target.display, engine=engine, target=target, table=table,
+        """A read-only ``CrewAIStore`` on the checkpoints and flow states found."""
+        columns = table_columns(engine, target.display)
+        flows = find_table(columns, FLOW_COLUMNS)
+        return CrewAIStore(target.display, engine=engine, target=target, table=_checkpoint_table(columns),
+                           flows=flows, pending=find_table(columns, PENDING_COLUMNS) if flows else None,
                            running_window=float(options.get("running_window", RUNNING_WINDOW)))
 
     def detect_path(self, path: Path) -> bool:

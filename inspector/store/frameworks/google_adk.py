@@ -23,12 +23,15 @@ from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, R
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
 from inspector.store.engine import Target, guard, table_columns
-from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore,
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore, damage, not_utf8,
                                              number_checkpoints, opaque, parse_json)
 from inspector.store.frameworks.openai_agents import parse_time, q
 
 SESSION_COLUMNS = frozenset({"app_name", "user_id", "id", "state", "create_time", "update_time"})
 EVENT_COLUMNS = frozenset({"id", "app_name", "user_id", "session_id", "invocation_id", "timestamp"})
+SESSION_ROW = ("app_name", "user_id", "id", "state", "create_time", "update_time")   # as selected
+EVENT_ROW = {"v1": ("session_id", "app_name", "user_id", "id", "invocation_id", "timestamp", "event_data"),
+             "v0": ("session_id", "app_name", "user_id", "id", "invocation_id", "timestamp", "author", "content")}
 RUNNING_WINDOW = 300.0
 FORK_WHY = ("Google ADK sessions have no fork: the schema has no branches, and ADK's rewind changes "
             "the session in place, which the inspector never does.")
@@ -44,6 +47,7 @@ class _Event:
     created: float
     size: int
     data: Any          # decoded event (v1) or a dict of the v0 columns
+    damaged: str = ""  # why ADK could not read this row ('' when it can)
 
 
 def layout(columns: dict[str, set[str]]) -> str | None:
@@ -171,27 +175,32 @@ class GoogleADKStore(EngineCatalogStore):
                 raw = row[6]
                 size = len(raw) if isinstance(raw, (str, bytes)) else len(json.dumps(raw, default=str))
                 budget.take(size)
-                data = parse_json(raw, "event")
+                data = parse_json(raw, "event_data")
             else:
                 content = row[7]
                 budget.take(len(content) if isinstance(content, (str, bytes)) else 0)
                 data = {"author": row[6], "content": parse_json(content, "content") if isinstance(content, (str, bytes))
                         else content, "actions": opaque("v0 schema: actions are pickled, not decoded "
                                                         "(pickle can run code)")}
+            broken = not_utf8(row, EVENT_ROW[self.version]) or damage(data if v1 else data["content"])
+            if not broken and v1 and not isinstance(data, dict):
+                broken = f"its event_data is a JSON {type(data).__name__}, not an event"
             stamp = data.get("timestamp") if isinstance(data, dict) else None
             if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
                 created = parse_time(stamp)
             else:
                 created = parse_time(row[5])
             events.setdefault(run_key(row[1], row[2], row[0]), []).append(
-                _Event(str(row[3]), str(row[4]), created, size if v1 else len(str(row[7] or "")), data))
+                _Event(str(row[3]), str(row[4]), created, size if v1 else len(str(row[7] or "")), data, broken))
         self._events = events
         self._sessions = {}
         runs, checkpoints = [], {}
         for app, user, sid, state, created, updated in sessions:
             run_id = run_key(app, user, sid)
-            self._sessions[run_id] = {"app": str(app), "user": str(user), "id": str(sid),
-                                      "state": parse_json(state, "session state"),
+            current = parse_json(state, "session state")
+            self._sessions[run_id] = {"app": str(app), "user": str(user), "id": str(sid), "state": current,
+                                      "damaged": not_utf8((app, user, sid, state, created, updated), SESSION_ROW)
+                                      or damage(current),
                                       "app_state": apps.get((str(app),)),
                                       "user_state": users.get((str(app), str(user)))}
             evs = events.get(run_id, [])
@@ -200,16 +209,17 @@ class GoogleADKStore(EngineCatalogStore):
                 kind, name, change = classify(ev.data)
                 total += ev.size
                 drafts.append(CheckpointInfo(id="", run_id="", seq=0, kind=kind, name=name, created=ev.created,
-                                             size=total, change=change))
+                                             size=total, change=change,
+                                             damaged=f"event {ev.event_id}: {ev.damaged}" if ev.damaged else ""))
             infos = number_checkpoints(run_id, drafts)
             checkpoints[run_id] = infos
             runs.append(self._run(run_id, str(app), str(user), str(sid), parse_time(created), parse_time(updated),
-                                  infos, evs))
+                                  infos, evs, self._sessions[run_id]["damaged"]))
         runs.sort(key=lambda r: (r.updated, r.id), reverse=True)
         return Catalog(tuple(runs), checkpoints)
 
     def _run(self, run_id: str, app: str, user: str, sid: str, created: float, updated: float,
-             infos: tuple[CheckpointInfo, ...], evs: list[_Event]) -> RunInfo:
+             infos: tuple[CheckpointInfo, ...], evs: list[_Event], broken: str) -> RunInfo:
         last = evs[-1].data if evs else None
         status, error = "completed", None
         if isinstance(last, dict) and last.get("error_code"):
@@ -221,7 +231,16 @@ class GoogleADKStore(EngineCatalogStore):
         return RunInfo(id=run_id, name=sid, agent=f"{app} · {user}", status=status, created=created,
                        updated=max(updated, evs[-1].created if evs else 0.0), checkpoint_count=len(infos),
                        head_seq=len(infos) - 1, resumable=False, not_resumable_reason=RESUME_WHY,
-                       labels={"app": app, "user": user, "session": sid, "events": len(evs)}, last_error=error)
+                       labels={"app": app, "user": user, "session": sid, "events": len(evs)}, last_error=error,
+                       damaged=_run_damage(broken, evs))
+
+    @staticmethod
+    def _problems(session: dict, evs: list[_Event]) -> tuple[str, ...]:
+        """What of the session and of its events up to a checkpoint ADK could not read either."""
+        sid = session.get("id")
+        found = [f"session {sid}: {session['damaged']}"] if session.get("damaged") else []
+        return tuple(found + [f"event {e.event_id} (#{seq}) of session {sid}: {e.damaged}"
+                              for seq, e in enumerate(evs) if e.damaged])
 
     # -- the state at an event ---------------------------------------------------------------------
     def snapshot(self, info: CheckpointInfo) -> Snapshot:
@@ -230,7 +249,7 @@ class GoogleADKStore(EngineCatalogStore):
         session = self._sessions.get(info.run_id, {})
         evs = self._events.get(info.run_id, [])[:info.seq + 1]
         current = session.get("state")
-        if not isinstance(current, dict):
+        if not isinstance(current, dict) or damage(current):
             current = {}
         deltas = [(e.data.get("actions") or {}).get("state_delta") if isinstance(e.data, dict) else None for e in evs]
         every = self._events.get(info.run_id, [])
@@ -283,7 +302,16 @@ class GoogleADKStore(EngineCatalogStore):
         meta = {"event_id": evs[-1].event_id if evs else None, "invocation_id": evs[-1].invocation if evs else None,
                 "app": session.get("app"), "user": session.get("user"), "session": session.get("id"),
                 "event": event, "rebuild": "approximate" if notes else "exact"}
-        return Snapshot(info=info, state=shown, tasks=None, meta=meta)
+        return Snapshot(info=info, state=shown, tasks=None, meta=meta, problems=self._problems(session, evs))
+
+
+def _run_damage(broken: str, evs: list[_Event]) -> str:
+    """'' or why a session's rows are damaged: its own row, then its first damaged events."""
+    bad = [f"event {e.event_id} (#{seq}): {e.damaged}" for seq, e in enumerate(evs) if e.damaged]
+    parts = ([f"session row: {broken}"] if broken else []) + bad[:3]
+    if len(bad) > 3:
+        parts.append(f"{len(bad) - 3} more damaged events")
+    return "; ".join(parts)
 
 
 class GoogleADKAdapter(StoreAdapter):

@@ -7,7 +7,9 @@ it (``messages``, normalised for the conversation view; the raw item is in ``met
 Advanced session adds turns and usage per turn (``state.usage``), and its branches
 (``create_branch_from_turn``) become forks: the branch's run starts with a ``fork``
 checkpoint holding the shared earlier turns, its parent the last shared item of the branch
-it came from. Table names are configurable in the SDK, so tables are found by their columns.
+it came from. A session whose items are all gone (``pop_item`` keeps the session's row) is a
+run with no checkpoints. Table names are configurable in the SDK, so tables are found by their
+columns.
 """
 
 from __future__ import annotations
@@ -24,13 +26,16 @@ from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
 from inspector.store.columns import as_count, as_real
 from inspector.store.engine import Target, guard
-from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore,
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore, damage, not_utf8,
                                              number_checkpoints, parse_json)
+from inspector.store.sqlite_ro import DamagedText
 
 MESSAGES = frozenset({"id", "session_id", "message_data", "created_at"})
 SESSIONS = frozenset({"session_id", "created_at", "updated_at"})
 STRUCTURE = frozenset({"session_id", "message_id", "branch_id", "message_type", "sequence_number",
                        "user_turn_number", "branch_turn_number"})
+MESSAGE_ROW = ("session_id", "created_at", "message_data")    # as ``_messages`` selects them
+SESSION_ROW = ("session_id", "created_at", "updated_at")
 USAGE = frozenset({"session_id", "branch_id", "user_turn_number", "requests", "input_tokens",
                    "output_tokens", "total_tokens"})
 RUNNING_WINDOW = 300.0   # a turn left unfinished for longer than this is stuck
@@ -148,6 +153,20 @@ def to_message(item: Any, tools: dict[str, str]) -> dict:
     return {"role": "other", "type": kind, "content": item}
 
 
+def _text_of(data: Any) -> tuple[str, str]:
+    """A ``message_data`` value as text, and '' or why the SDK cannot read it (bytes it cannot
+    decode; a number, which it skips)."""
+    if isinstance(data, str):
+        return data, ""
+    if isinstance(data, (bytes, memoryview)):
+        raw = bytes(data)
+        try:
+            return raw.decode("utf-8"), ""
+        except UnicodeDecodeError:
+            return DamagedText(raw.decode("utf-8", "replace")), "its message_data is not UTF-8 text"
+    return "", f"its message_data is a {type(data).__name__}, not JSON text"
+
+
 @dataclass
 class _Row:
     message_id: int
@@ -157,6 +176,7 @@ class _Row:
     name: str
     change: str
     turn: int | None = None
+    damaged: str = ""
 
 
 class OpenAIAgentsStore(EngineCatalogStore):
@@ -187,6 +207,7 @@ class OpenAIAgentsStore(EngineCatalogStore):
         self._branch_made: dict[tuple[str, str], float] = {}   # when a branch's first row was written
         self._tools_cache: dict[str, str] = {}
         self._usage_cache: dict = {}
+        self._broken: dict[int, str] = {}   # message id → why the SDK cannot read that row
 
     # -- reads --------------------------------------------------------------------------------------
     def _all(self, sql: str, params: tuple = ()) -> list[Any]:
@@ -206,12 +227,16 @@ class OpenAIAgentsStore(EngineCatalogStore):
             return tuple(tuple(conn.exec_driver_sql(sql).one()) for sql in parts)
 
     def _messages(self, budget: Budget) -> dict[int, tuple[str, float, str]]:
-        """message id → (session id, created, JSON text)."""
+        """message id → (session id, created, JSON text); rows the SDK cannot read go in ``_broken``."""
         rows = self._all(f"SELECT id, session_id, created_at, message_data FROM {q(self.tables.messages)} ORDER BY id")
         out = {}
+        self._broken = {}
         for mid, sid, created, data in rows:
-            text = data if isinstance(data, str) else bytes(data or b"").decode("utf-8", "replace")
+            text, broken = _text_of(data)
             budget.take(len(text))
+            broken = not_utf8((sid, created, data), MESSAGE_ROW) or broken
+            if broken:
+                self._broken[int(mid)] = broken
             out[int(mid)] = (str(sid), parse_time(created), text)
         return out
 
@@ -220,8 +245,9 @@ class OpenAIAgentsStore(EngineCatalogStore):
         budget = Budget(self.display)
         messages = self._messages(budget)
         self._items = {mid: text for mid, (_s, _c, text) in messages.items()}
-        sessions = {str(sid): (parse_time(c), parse_time(u)) for sid, c, u in
-                    self._all(f"SELECT session_id, created_at, updated_at FROM {q(self.tables.sessions)}")}
+        session_rows = self._all(f"SELECT session_id, created_at, updated_at FROM {q(self.tables.sessions)}")
+        sessions = {str(sid): (parse_time(c), parse_time(u)) for sid, c, u in session_rows}
+        broken = {str(row[0]): f"session row: {why}" for row in session_rows if (why := not_utf8(row, SESSION_ROW))}
         lanes = self._lanes(messages)
         tools = self._tool_names(messages)
         usage = self._usage()
@@ -237,7 +263,11 @@ class OpenAIAgentsStore(EngineCatalogStore):
             infos = number_checkpoints(run_id, drafts)
             checkpoints[run_id] = infos
             self._lane_of[run_id] = (sid, branch, source[1] if source is not None else None)
-            runs.append(self._run(run_id, sid, branch, sessions.get(sid), infos, rows, parent, usage))
+            runs.append(self._run(run_id, sid, branch, sessions.get(sid), infos, rows, parent, usage,
+                                  broken.get(sid, "")))
+        for sid in sessions.keys() - {sid for sid, _branch in lanes}:   # no items left (pop_item took them)
+            checkpoints[sid] = ()
+            runs.append(self._run(sid, sid, "main", sessions[sid], (), [], None, usage, broken.get(sid, "")))
         runs.sort(key=lambda r: (r.updated, r.id), reverse=True)
         self._lanes_cache, self._tools_cache, self._usage_cache = lanes, tools, usage
         return Catalog(tuple(runs), checkpoints)
@@ -288,7 +318,9 @@ class OpenAIAgentsStore(EngineCatalogStore):
     def _row(self, mid: int, message: tuple[str, float, str], tools: dict[str, str], turn: int | None) -> _Row:
         item = parse_json(message[2], "item")
         kind, name, change = classify(item, tools)
-        return _Row(mid, message[1], len(message[2]), kind, name, change, turn)
+        broken = self._broken.get(mid) or damage(item)
+        return _Row(mid, message[1], len(message[2]), kind, name, change, turn,
+                    f"item {mid}: {broken} (the SDK cannot read it)" if broken else "")
 
     @staticmethod
     def _sources(lanes: dict[tuple[str, str], list[tuple[int, int | None]]]) -> dict[tuple[str, str], tuple[str, int]]:
@@ -320,7 +352,7 @@ class OpenAIAgentsStore(EngineCatalogStore):
             nonlocal total
             total += row.size
             return CheckpointInfo(id="", run_id="", seq=0, kind=row.kind, name=row.name, created=row.created,
-                                  size=total, change=row.change)
+                                  size=total, change=row.change, damaged=row.damaged)
         if source is None:
             return [draft(r) for r in rows], None
         origin, shared = source
@@ -342,9 +374,10 @@ class OpenAIAgentsStore(EngineCatalogStore):
 
     def _run(self, run_id: str, sid: str, branch: str, times: tuple[float, float] | None,
              infos: tuple[CheckpointInfo, ...], rows: list[_Row], parent: tuple[str, str | None] | None,
-             usage: dict) -> RunInfo:
+             usage: dict, broken: str) -> RunInfo:
         created = times[0] if times else (rows[0].created if rows else 0.0)
-        updated = max([infos[-1].created if infos else 0.0, created])
+        # (an emptied session's last change is its row's: items are gone, pop_item touched it)
+        updated = max([infos[-1].created if infos else times[1] if times else 0.0, created])
         last = rows[-1] if rows else None
         status, error = "completed", None
         if last is not None and not (last.kind == "llm" and last.name == "assistant"):
@@ -361,7 +394,8 @@ class OpenAIAgentsStore(EngineCatalogStore):
                        created=created, updated=updated, checkpoint_count=len(infos), head_seq=len(infos) - 1,
                        resumable=False, not_resumable_reason=RESUME_REASON,
                        parent_run=parent[0] if parent else None, parent_checkpoint=parent[1] if parent else None,
-                       fork_reason=f"branch {branch!r}" if parent else None, labels=labels, last_error=error)
+                       fork_reason=f"branch {branch!r}" if parent else None, labels=labels, last_error=error,
+                       damaged="; ".join(([broken] if broken else []) + [r.damaged for r in rows if r.damaged][:3]))
 
     # -- one snapshot ------------------------------------------------------------------------------
     def snapshot(self, info: CheckpointInfo) -> Snapshot:
@@ -385,7 +419,10 @@ class OpenAIAgentsStore(EngineCatalogStore):
                                                        ("requests", "input_tokens", "output_tokens", "total_tokens")}}
             if done and info.kind != "fork" and meta.get("turn") == done[-1]["turn"]:
                 meta["turn_usage"] = done[-1]
-        return Snapshot(info=info, state=state, tasks=None, meta=meta)
+        problems = [f"item {mid} of session {sid}: {why} (the SDK cannot read it)"
+                    for (mid, _t), item in zip(ids[:upto], items, strict=True)
+                    if (why := self._broken.get(mid) or damage(item))]
+        return Snapshot(info=info, state=state, tasks=None, meta=meta, problems=tuple(problems))
 
 
 class OpenAIAgentsAdapter(StoreAdapter):

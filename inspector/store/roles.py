@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from inspector.errors import StoreError
 from inspector.store.engine import guard
-from inspector.store.native.schema import LANGGRAPH_TABLES, REQUIRED_TABLES
+from inspector.store.native.schema import LANGGRAPH_TABLES, REQUIRED_TABLES, pins
 
 ROLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
@@ -26,8 +26,10 @@ def grant_readonly_role(engine: sa.Engine, display: str, role: str, password: st
     """Create (if missing) a login role that may read the store's tables and nothing else.
 
     The role gets CONNECT on the database, USAGE on the tables' schema, SELECT on the store's
-    tables and ``default_transaction_read_only = on``. Idempotent; returns True when the role
-    was created now. Raises StoreError when the connected user may not manage roles.
+    tables — those there now, and those this user creates later (the pins table a first pin
+    makes, InspectorSaver's lane tables), by default privileges — and
+    ``default_transaction_read_only = on``. Idempotent; returns True when the role was created
+    now. Raises StoreError when the connected user may not manage roles.
     """
     if engine.dialect.name != "postgresql":
         raise StoreError("Read-only roles exist only on PostgreSQL; open a SQLite store read-only instead "
@@ -45,10 +47,11 @@ def grant_readonly_role(engine: sa.Engine, display: str, role: str, password: st
         schema = conn.execute(sa.text("SELECT current_schema()")).scalar_one()
         conn.exec_driver_sql(f"GRANT CONNECT ON DATABASE {_ident(conn, database)} TO {who}")
         conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA {_ident(conn, schema)} TO {who}")
-        present = {t for t in LANGGRAPH_TABLES      # InspectorSaver's tables, where a saver made them
+        present = {t for t in LANGGRAPH_TABLES | {pins.name}    # made by writers when first needed
                    if conn.execute(sa.text("SELECT to_regclass(:t)"), {"t": t}).scalar() is not None}
         tables = ", ".join(_ident(conn, t) for t in sorted(REQUIRED_TABLES | present))
         conn.exec_driver_sql(f"GRANT SELECT ON {tables} TO {who}")
+        conn.exec_driver_sql(f"ALTER DEFAULT PRIVILEGES IN SCHEMA {_ident(conn, schema)} GRANT SELECT ON TABLES TO {who}")
         conn.exec_driver_sql(f"ALTER ROLE {who} SET default_transaction_read_only = on")
     return created
 

@@ -107,3 +107,15 @@ def test_readonly_role_can_browse_but_not_write(pg_url: str, viewer: str, monkey
         Checkpointer(viewer_url, name="must not write")
     assert main(["runs", viewer_url]) == 0
     assert cp.run_id in capsys.readouterr().out
+    # tables a writer makes after the role was granted (the first pin makes the pins table)
+    # are readable too: the checkpoints listing reads the pins
+    assert main(["pin", pg_url, f"{cp.run_id}:0"]) == 0
+    capsys.readouterr()
+    assert main(["checkpoints", viewer_url, cp.run_id]) == 0
+    with open_store(viewer_url) as store:
+        assert [c.pinned for c in store.list_checkpoints(cp.run_id)] == [True]
+    assert main(["info", viewer_url]) == 0
+    out = capsys.readouterr().out
+    assert "· read-only · 1 run\n" in out and "fork: no — the store is read-only for you (your database role may only read)" in out
+    assert main(["info", pg_url]) == 0
+    assert "· writable ·" in capsys.readouterr().out

@@ -351,9 +351,7 @@ def confirm(prompt: str) -> bool:
     """Ask on the terminal; anything but y/yes declines. Without a terminal to ask, the
     command cannot go on as given: one sentence, exit 2 (as for any other usage mistake)."""
     if not sys.stdin or not sys.stdin.isatty():
-        print("checkpoint-inspector: not confirmed: there is no terminal to ask (pass --yes to run it).",
-              file=sys.stderr)
-        raise SystemExit(2)
+        raise StoreError("not confirmed: there is no terminal to ask (pass --yes to run it).")
     try:
         answer = input(prompt)
     except EOFError:
@@ -380,8 +378,10 @@ def refuse_options(args: Any, options: dict[str, str], meant_for: str, display: 
     they are meant for another kind of store than ``kind`` (silently ignoring one would let a
     user believe it was applied)."""
     for dest, flag in options.items():
-        if getattr(args, dest, None) not in (None, False):
-            raise StoreError(f"{flag} is only for {meant_for}; {display} is a {_KIND_NAMES.get(kind, kind)} store.")
+        if getattr(args, dest, None) not in (None, False, []):      # ([]: an append option not given)
+            name = _KIND_NAMES.get(kind, kind)
+            raise StoreError(f"{flag} is only for {meant_for}; {display} is {'an' if name[:1] in 'AEIOU' else 'a'} "
+                             f"{name} store.")
 
 
 _KIND_NAMES = {"native": "native", "langgraph": "LangGraph"}

@@ -8,12 +8,18 @@ import sys
 from collections.abc import Callable
 
 from inspector.commands._common import confirm, refuse_options, run_launch
+from inspector.commands._langgraph import OPTIONS as LANGGRAPH_OPTIONS
 from inspector.store import open_store
+from inspector.store.refs import resolve_checkpoint
 
 CORE_KINDS = ("native", "langgraph")
 _SHARED = {"python": "--python", "branch": "--branch", "setup": "--setup"}
 _OPTIONS = {"fork": {**_SHARED, "yes": "--yes", "wait": "--wait"},       # a native fork's --cwd is its own
             "resume": {**_SHARED, "cwd": "--cwd"}}                      # resume's --yes/--wait are everyone's
+# … and those a framework's own command has no place for (it forks or resumes as it is)
+_EDITS = {"fork": {"assignments": "--set", "task_assignments": "--set-task", "state_file": "--state-file",
+                   "tasks_file": "--tasks-file"}, "resume": {}}
+_NATIVE = {"fork": {"name": "--name", "argv": "--argv", "env": "--env", "unset_env": "--unset-env"}, "resume": {}}
 
 
 def install(parser: argparse.ArgumentParser, command: str) -> None:
@@ -33,11 +39,17 @@ def install(parser: argparse.ArgumentParser, command: str) -> None:
 
     def run(args: argparse.Namespace) -> int:
         with open_store(args.store) as probe:
-            kind = probe.info.kind
+            kind, display = probe.info.kind, probe.info.display
             if kind in CORE_KINDS:
-                refuse_options(args, _OPTIONS[command], "framework stores (OpenAI Agents, CrewAI, ADK)",
-                               probe.info.display, kind)
-        return original(args) if kind in CORE_KINDS else framework_command(args, command)
+                refuse_options(args, _OPTIONS[command], "framework stores (OpenAI Agents, CrewAI, ADK)", display, kind)
+                return original(args)
+            name = probe.info.label or kind
+            refuse_options(args, _EDITS[command], "native and LangGraph stores", display, name)
+            refuse_options(args, _NATIVE[command], "native stores", display, name)
+            refuse_options(args, LANGGRAPH_OPTIONS, "LangGraph stores", display, name)
+            # one reference syntax for every store: names, id prefixes, RUN:-1 …
+            args.checkpoint = str(resolve_checkpoint(probe, args.checkpoint).id)
+        return framework_command(args, command)
 
     parser.set_defaults(func=run)
 

@@ -30,8 +30,8 @@ from inspector.store.langgraph.settings import save_settings
 from inspector.store.refs import resolve_checkpoint
 
 _UNSET: Any = object()
-_OPTIONS = {"graph": "--graph", "trusted": "--trusted", "force": "--force", "raw": "--raw",
-            "as_node": "--as-node", "answer": "--answer"}
+OPTIONS = {"graph": "--graph", "trusted": "--trusted", "force": "--force", "raw": "--raw",
+           "as_node": "--as-node", "answer": "--answer"}
 
 
 def add_options(parser: argparse.ArgumentParser, command: str) -> None:
@@ -65,7 +65,7 @@ def install(parser: argparse.ArgumentParser, command: str) -> None:
         with open_store(args.store) as probe:
             kind = probe.info.kind
             if kind != "langgraph":
-                refuse_options(args, _OPTIONS, "LangGraph stores", probe.info.display, kind)
+                refuse_options(args, OPTIONS, "LangGraph stores", probe.info.display, kind)
             # one reference syntax for every store: names, id prefixes, RUN:-1 …
             args.checkpoint = resolve_checkpoint(probe, args.checkpoint).id
         if getattr(args, "dry_run", False):
@@ -99,7 +99,7 @@ def _edited_state(store: Any, args: argparse.Namespace) -> Any:
 
 def fork_command(args: argparse.Namespace) -> int:
     """Fork a LangGraph checkpoint; prints the new checkpoint id (limits of a raw fork on stderr)."""
-    if any(getattr(args, name, None) for name in ("argv", "cwd", "env", "unset_env")):
+    if any(getattr(args, name, None) for name in ("argv", "cwd", "env", "unset_env", "name")):
         raise StoreError(LANGGRAPH_SPEC)
     with open_store(args.store, readonly=False) as store:
         state = _edited_state(store, args)

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from inspector.commands._common import add_budget_args
 from inspector.errors import StoreError
 from inspector.commands._frameworks import install as install_frameworks
 from inspector.commands._langgraph import install as install_langgraph
@@ -23,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "content is shared by reference. Prints the new run id (LangGraph stores: the "
                     "new branch checkpoint's id).")
     parser.add_argument("store", metavar="STORE", help="store path or SQLAlchemy URL (opened writable)")
+    add_budget_args(parser)
     parser.add_argument("checkpoint", metavar="CHECKPOINT",
                         help="RUN:SEQ (RUN: id, unique id prefix, name or a part of one; SEQ < 0 counts from the end) or an id")
     parser.add_argument("--reason", required=True, help="why this fork exists (kept with the new run)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from inspector.commands._common import add_budget_args
 from inspector.demo.paths import default_store_path
 
 TABS = ("state", "tasks", "metadata", "diff")
@@ -40,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help=f"store path or SQLAlchemy URL (default: the demo store {default_store_path()} "
                              "if it exists)")
     add_gui_arguments(parser)
+    add_budget_args(parser)
     parser.set_defaults(func=run)
 
 

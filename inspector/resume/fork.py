@@ -26,7 +26,7 @@ from inspector.resume.fork_spec import (FlagConflict, SpecEdit, contradicted_fla
 _UNSET: Any = object()
 NO_SPEC_EDIT = SpecEdit()      # the fork keeps a copy of the original's resume spec
 LANGGRAPH_SPEC = ("A LangGraph fork is a checkpoint of the same thread, resumed through its graph; "
-                  "it has no resume command of its own to set (use the store's LangGraph settings).")
+                  "it has no name or resume command of its own to set (use the store's LangGraph settings).")
 
 
 def native(store: Store, action: str) -> NativeStore:

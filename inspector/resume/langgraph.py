@@ -313,13 +313,14 @@ def plan_resume(store: Store, ref: int | str | CheckpointInfo, *, answer: Any = 
     info, thread, cid = _key(store, ref)
     run = store.get_run(thread)
     settings = settings_for(store, graph=graph, trusted=trusted, python=python, cwd=cwd)
-    try:
-        check_quiet(store, thread, quiet_seconds, force)
-    except StoreError as err:
-        raise NotResumableError(str(err)) from err
     heads = as_langgraph(store).reader.heads(thread)
     at_head = bool(heads) and heads[0].checkpoint_id == cid
     waiting = pending_interrupts(store, info)
+    if not (at_head and waiting):     # a thread whose head waits at interrupt() is not running
+        try:
+            check_quiet(store, thread, quiet_seconds, force)
+        except StoreError as err:
+            raise NotResumableError(str(err)) from err
     if waiting and answer is _UNSET:
         question = waiting[0].get("question") or json.dumps(waiting[0].get("value"), default=str)
         raise NotResumableError(f"Checkpoint #{info.seq} waits for an answer to the interrupt {question!r} "

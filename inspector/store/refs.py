@@ -84,6 +84,9 @@ def resolve_checkpoint(store: Store, ref: int | str | CheckpointInfo) -> Checkpo
     if text.startswith("#"):
         raise StoreError(f"{text!r} is a seq without its run; give RUN:{text[1:]} (e.g. a run id "
                          "prefix, then the seq).")
+    head, sep, seq = text.rpartition(":#")
+    if sep and head and seq.lstrip("-").isdigit():     # RUN:#N, as the window writes a seq
+        text = f"{head}:{seq}"
     run_text, key = parse_ref(text if not isinstance(ref, int) else ref)
     if run_text is not None:
         run = resolve_run(store, run_text)

@@ -216,3 +216,44 @@ def test_no_terminal_to_confirm_is_a_usage_mistake(recorded: Path, tmp_path: Pat
     assert (done.returncode, done.stderr) == (
         2, "checkpoint-inspector: not confirmed: there is no terminal to ask (pass --yes to run it).\n"), done
     assert store_files_digest(recorded) == before
+
+
+@pytest.fixture
+def crew_folder(tmp_path: Path) -> Path:
+    """A copy of the CrewAI JSON store the real crewai wrote (tests/frameworks/stores)."""
+    import shutil
+    source = Path(__file__).resolve().parents[1] / "frameworks" / "stores" / "crewai_json"
+    return Path(shutil.copytree(source, tmp_path / "crewai_json"))
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--set", "a=1"], "--set is only for native and LangGraph stores"),
+    (["--state-file", "s.json"], "--state-file is only for native and LangGraph stores"),
+    (["--argv", "python agent.py"], "--argv is only for native stores"),
+    (["--env", "A=1"], "--env is only for native stores"),
+    (["--name", "n"], "--name is only for native stores"),
+    (["--graph", "m:app"], "--graph is only for LangGraph stores"),
+    (["--as-node", "n"], "--as-node is only for LangGraph stores"),
+])
+def test_a_framework_fork_refuses_what_its_command_cannot_do(crew_folder: Path, extra: list[str], words: str,
+                                                             capsys: pytest.CaptureFixture) -> None:
+    """A framework forks as it is: an edit or a resume command given for it was silently
+    dropped (the plan printed and, with --yes, run without it)."""
+    def files() -> dict:
+        return {p: p.read_bytes() for p in sorted(crew_folder.rglob("*")) if p.is_file()}
+    before = files()
+    assert main(["fork", str(crew_folder), "main:1", "--reason", "r", "--dry-run", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err and "is a CrewAI (JSON) store." in err, err
+    assert files() == before
+
+
+def test_framework_runs_are_named_as_everywhere(crew_folder: Path, capsys: pytest.CaptureFixture) -> None:
+    """fork and resume of a framework store take a run's name or prefix, RUN:-1 and RUN:#N, as
+    every command does (they wanted the exact run id with a seq)."""
+    assert main(["fork", str(crew_folder), "retry:-1", "--reason", "r", "--dry-run"]) == 0
+    assert "Dry run: nothing was run or written" in capsys.readouterr().out
+    assert main(["fork", str(crew_folder), "ma:#1", "--reason", "r", "--dry-run"]) == 0
+    assert "main:1" in capsys.readouterr().out
+    assert main(["show", str(crew_folder), "main:#1"]) == 0
+    assert capsys.readouterr().out.startswith("checkpoint main:1")

@@ -89,14 +89,14 @@ def test_nothing_runs_without_confirmation(tmp_path: Path, capsys) -> None:
     assert run_agent(store, "--seed", "5", "--stop-at", "6") == 0
     run = _runs(store)[0]
     before = raw_run_dump(store, run.id)
-    # pytest's stdin is not a terminal: without --yes the CLI declines
-    assert cli.main(["resume", str(store), f"{run.id}:-1"]) == 1
+    # pytest's stdin is not a terminal: without --yes the CLI cannot ask (a usage mistake: 2)
+    assert cli.main(["resume", str(store), f"{run.id}:-1"]) == 2
     out = capsys.readouterr()
     assert "continue run" in out.out and "pass --yes" in out.err
     # a piped "y" is not a confirmation either (scripts must say --yes)
     proc = subprocess.run([sys.executable, "-m", "inspector", "resume", str(store), f"{run.id}:2"],
                           input="y\n", text=True, capture_output=True, timeout=60)
-    assert proc.returncode == 1 and "not resumed" in proc.stdout
+    assert proc.returncode == 2 and "no terminal to ask" in proc.stderr
     assert raw_run_dump(store, run.id) == before and len(_runs(store)) == 1
 
 

@@ -91,7 +91,7 @@ def check_quiet(store: Any, thread_id: str, quiet_seconds: float, force: bool, n
     age = (time.time() if now is None else now) - id_time(rows[0].last_id)
     if age < quiet_seconds and not _ours(store, thread_id, rows[0].last_id):
         raise StoreError(f"Thread {thread_id!r} wrote a checkpoint {max(age, 0):.1f} s ago and may still be "
-                         f"running; wait until it has been quiet for {quiet_seconds:g} s, or force the fork.")
+                         f"running; wait until it has been quiet for {quiet_seconds:g} s, or act anyway with --force.")
 
 
 def _source(store: Any, ref: int | str) -> tuple[CheckpointKey, str, BlobRow]:

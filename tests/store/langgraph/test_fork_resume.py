@@ -264,6 +264,21 @@ def test_answer_an_interrupt_through_the_runner(lg_copy, entry):
     assert load_settings(str(lg_copy)).graph is None            # per-call options are not saved
 
 
+def test_a_thread_waiting_at_an_interrupt_is_not_running(lg_copy, entry):
+    """A thread whose head waits at ``interrupt()`` has stopped: answering it needs no quiet
+    wait, however recent its last checkpoint (the README's fork, resume, answer, one after
+    another); a head that does not wait is still refused, the refusal naming --force."""
+    with open_store(lg_copy, readonly=False) as store:
+        plan = plan_resume(store, "thread-A:-1", answer={"ok": True}, graph="lg_entry:graph", cwd=str(entry),
+                           quiet_seconds=10 ** 9)
+        assert plan.action == "answer"
+        with pytest.raises(NotResumableError, match=r"may still be running; .* act anyway with --force"):
+            plan_resume(store, "thread-C:-1", graph="lg_entry:graph", cwd=str(entry), quiet_seconds=10 ** 9)
+        earlier = [c for c in store.list_checkpoints("thread-A") if not c.lane][-2]     # not the head: refused
+        with pytest.raises(NotResumableError, match="may still be running"):
+            plan_resume(store, earlier.id, graph="lg_entry:graph", cwd=str(entry), quiet_seconds=10 ** 9)
+
+
 def test_resume_from_an_old_checkpoint_replays_on_a_new_branch(lg_copy, entry):
     with open_store(lg_copy, readonly=False) as store:
         source = store.get_checkpoint(_checkpoint_with_next(store, "thread-C", "execute"))

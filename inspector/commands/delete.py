@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         result = apply_delete(args.store, args.runs, alive=still_working, progress=progress,
                               langgraph_write=args.langgraph_write, backup=args.backup)
     else:
-        result = plan_delete(args.store, args.runs, alive=still_working)
+        result = plan_delete(args.store, args.runs, alive=still_working, sized=True)
     if args.json:
         print_json(result.to_json())
         return 2 if result.blockers else 0
@@ -61,14 +61,16 @@ def print_plan(plan: DeletePlan) -> None:
         if plan.applied:
             print(f"Deleted {what}." + (f" Backup written first: {plan.backup}" if plan.backup else ""))
         elif not plan.blockers:
-            print(f"Would delete {what}. Dry run: nothing was changed (add --apply --langgraph-write to delete; "
-                  "a SQLite file is backed up first).")
+            print(f"Would delete {what}: {fmt_size(plan.rows_bytes)} of rows. Dry run: nothing was changed "
+                  "(add --apply --langgraph-write to delete; a SQLite file is backed up first).")
         return
     what = f"{plural(len(plan.runs), 'run')} ({plural(plan.checkpoints, 'checkpoint')})"
     if plan.applied:
         print(f"Deleted {what}; collected {plural(plan.pieces, 'unreferenced piece')} "
               f"({fmt_size(plan.content_bytes)}).")
-        for note in plan.notes:
-            print(f"note: {note}")
     elif not plan.blockers:
-        print(f"Would delete {what}. Dry run: nothing was changed (add --apply to delete).")
+        print(f"Would delete {what} and {plural(plan.pieces, 'unreferenced piece')}: {fmt_size(plan.bytes)} "
+              f"({fmt_size(plan.rows_bytes)} of rows, {fmt_size(plan.content_bytes)} of content). "
+              "Dry run: nothing was changed (add --apply to delete).")
+    for note in plan.notes:
+        print(f"note: {note}")

@@ -14,6 +14,8 @@ from inspector.commands._common import (
     refuse_langgraph_write_options,
     stderr_progress,
 )
+from inspector.record.summary import summarize
+from inspector.resume.status import effective_statuses
 from inspector.retention.api import apply_prune, plan_prune
 from inspector.retention.rules import PrunePlan, make_rules
 from inspector.store import open_store
@@ -30,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--older-than", metavar="DURATION", help="only checkpoints older than this (30d, 12h, 1d12h…)")
     parser.add_argument("--run", action="append", default=[], metavar="RUN", help="only this run (repeatable)")
     parser.add_argument("--status", action="append", default=[], metavar="STATUS[,STATUS]",
-                        help="only runs with these stored statuses (completed,failed,…)")
+                        help="only runs with these statuses, as runs shows them (completed,crashed,…)")
     parser.add_argument("--apply", action="store_true", help="really delete (default: print what would go)")
     parser.add_argument("--vacuum", action="store_true", help="after deleting, give the space back to the OS")
     add_langgraph_write_args(parser, "rows")
@@ -47,9 +49,9 @@ def run(args: argparse.Namespace) -> int:
     if args.apply:
         progress = stderr_progress(args)
         result = apply_prune(args.store, rules, vacuum=args.vacuum, langgraph_write=args.langgraph_write,
-                             progress=progress, backup=args.backup)
+                             progress=progress, backup=args.backup, diagnose=effective_statuses, describe=summarize)
     else:
-        result = plan_prune(args.store, rules)
+        result = plan_prune(args.store, rules, diagnose=effective_statuses)
     if args.json:
         print_json(result.to_json())
     else:

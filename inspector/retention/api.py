@@ -6,13 +6,15 @@ import os
 from collections.abc import Callable
 
 from inspector.errors import StoreError
-from inspector.retention.rules import PrunePlan, Rules
+from inspector.retention.rules import Describe, Diagnose, PrunePlan, Rules, diagnosed
 from inspector.store import open_store
 
 
-def plan_prune(target: str | os.PathLike, rules: Rules) -> PrunePlan:
-    """What a prune would remove now (opens the store read-only; changes nothing)."""
+def plan_prune(target: str | os.PathLike, rules: Rules, *, diagnose: Diagnose | None = None) -> PrunePlan:
+    """What a prune would remove now (opens the store read-only; changes nothing).
+    ``diagnose``: the statuses the app shows (see ``Diagnose``); without it every active run is live."""
     with open_store(target) as store:
+        rules = diagnosed(store, rules, diagnose)
         from inspector.store.native.store import NativeStore
         if isinstance(store, NativeStore):
             from inspector.retention import native
@@ -25,11 +27,15 @@ def plan_prune(target: str | os.PathLike, rules: Rules) -> PrunePlan:
 
 
 def apply_prune(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False, langgraph_write: bool = False,
-                progress: Callable[[str], None] | None = None, backup: str | None = None) -> PrunePlan:
+                progress: Callable[[str], None] | None = None, backup: str | None = None,
+                diagnose: Diagnose | None = None, describe: Describe | None = None) -> PrunePlan:
     """Prune for real. LangGraph databases need ``langgraph_write`` (and get a backup first on
-    SQLite; PostgreSQL runs in one transaction)."""
+    SQLite; PostgreSQL runs in one transaction). ``diagnose``: as ``plan_prune``; ``describe``
+    says anew the change of a native checkpoint whose parent went (its ops and size delta are
+    recomputed either way; see ``Describe``)."""
     with open_store(target) as probe:
         kind = probe.info.kind
+        rules = diagnosed(probe, rules, diagnose)
     if kind == "langgraph":
         if not langgraph_write:
             raise StoreError("This is a LangGraph database: pruning it deletes rows LangGraph wrote; "
@@ -40,7 +46,7 @@ def apply_prune(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False
         raise StoreError(f"prune does not know {kind} stores (native and LangGraph stores only).")
     from inspector.retention import native
     with writable_native(target) as store:
-        return native.apply(store, rules, vacuum=vacuum, progress=progress)
+        return native.apply(store, rules, vacuum=vacuum, progress=progress, describe=describe)
 
 
 def writable_native(target: str | os.PathLike):

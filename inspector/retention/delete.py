@@ -54,27 +54,58 @@ class DeletePlan:
     blockers: tuple[str, ...] = ()      # sentences: while there is one, nothing is deleted
     threads: tuple[str, ...] = ()       # LangGraph threads (InspectorSaver) deleted whole
     applied: bool = False
-    pieces: int = 0                     # pieces collected after (no checkpoint reached them)
-    content_bytes: int = 0
+    rows_bytes: int = 0                 # what the checkpoint rows occupy (with their pending writes)
+    pieces: int = 0                     # pieces collected after (no checkpoint reached them); dry run: would be
+    content_bytes: int = 0              # what they occupied (the same estimate as prune's)
     langgraph: bool = False             # a LangGraph database: the runs are its threads
     backup: str | None = None           # the copy of a LangGraph SQLite file made first
     notes: tuple[str, ...] = ()         # sentences: what was left undone, and why
 
+    @property
+    def bytes(self) -> int:
+        """Bytes freed inside the store (VACUUM gives them back to the OS)."""
+        return self.rows_bytes + self.content_bytes
+
     def to_json(self) -> dict:
         """The ``delete --json`` document."""
         return {"store": self.store, "applied": self.applied, "checkpoints": self.checkpoints,
-                "blockers": list(self.blockers), "threads": list(self.threads), "pieces": self.pieces,
-                "content_bytes": self.content_bytes, "langgraph_database": self.langgraph, "backup": self.backup,
+                "blockers": list(self.blockers), "threads": list(self.threads), "bytes": self.bytes,
+                "rows_bytes": self.rows_bytes, "pieces": self.pieces, "content_bytes": self.content_bytes,
+                "langgraph_database": self.langgraph, "backup": self.backup,
                 "notes": list(self.notes),
                 "runs": [{"run": r.id, "name": r.name, "status": r.status, "checkpoints": r.checkpoint_count}
                          for r in self.runs]}
 
 
-def plan_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive | None = None) -> DeletePlan:
+def plan_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive | None = None,
+                sized: bool = False) -> DeletePlan:
     """What deleting the runs ``refs`` (ids, prefixes, names) would remove, and what stops it
-    (opens the store read-only; changes nothing). ``alive``: see ``Alive``."""
+    (opens the store read-only; changes nothing). ``alive``: see ``Alive``; ``sized``: with
+    about how many bytes that frees, as a prune's dry run estimates them (it walks the
+    store's pieces: seconds on a big store)."""
     with open_store(target) as store:
-        return _plan(store, refs, alive)
+        plan = _plan(store, refs, alive)
+        return _sized(store, plan) if sized and not plan.blockers else plan
+
+
+def _sized(store: Store, plan: DeletePlan) -> DeletePlan:
+    """``plan`` with the bytes deleting its runs would free."""
+    ids = [r.id for r in plan.runs]
+    if isinstance(store, NativeStore):
+        from inspector.retention.native import estimate
+
+        with guard(store.info.display), store.engine.connect() as conn:
+            roots = prune_sql.run_roots(conn, ids)
+        freed = estimate(store, roots)
+        return replace(plan, rows_bytes=freed.rows_bytes, content_bytes=freed.content_bytes, pieces=freed.pieces,
+                       notes=freed.notes)
+    from inspector.store.langgraph import usage_sql
+    from inspector.store.langgraph.store import LangGraphStore
+
+    assert isinstance(store, LangGraphStore)
+    threads = set(ids)
+    keys = [(r.thread_id, r.ns, r.checkpoint_id) for r in usage_sql.keys(store) if r.thread_id in threads]
+    return replace(plan, rows_bytes=usage_sql.row_bytes(store, keys))
 
 
 def apply_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive | None = None,
@@ -84,7 +115,8 @@ def apply_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive
     A LangGraph database needs ``langgraph_write``; ``backup``: where its SQLite copy goes."""
     say = progress or (lambda _text: None)
     from inspector.retention.api import writable_native
-    from inspector.retention.native import collect_pieces
+    from inspector.retention.native import collect_pieces, row_bytes
+    from inspector.store.native import usage_sql
 
     with open_store(target) as probe:
         _deletable(probe)
@@ -98,6 +130,8 @@ def apply_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive
             raise StoreError(plan.blockers[0])
         ids = [r.id for r in plan.runs]
         display = store.info.display
+        total, _ = usage_sql.checkpoint_totals(reader)
+        rows = row_bytes(usage_sql.disk_usage(reader), total, plan.checkpoints)
         say(f"deleting {plural(len(ids), 'run')} ({plural(plan.checkpoints, 'checkpoint')}) in one transaction")
         with guard(display), store.engine.begin() as conn:
             prune_sql.begin_exclusive(conn, "ci_runs")
@@ -112,7 +146,8 @@ def apply_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive
             live.note_removal(conn)
         pieces, content, why = collect_pieces(store, reader, say)
         return DeletePlan(store=plan.store, runs=plan.runs, checkpoints=plan.checkpoints, threads=plan.threads,
-                          applied=True, pieces=pieces, content_bytes=content, notes=(why,) if why else ())
+                          applied=True, rows_bytes=rows, pieces=pieces, content_bytes=content,
+                          notes=(why,) if why else ())
     finally:
         reader.close()
         store.close()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from inspector.errors import StoreError
+from inspector.model import ACTIVE_STATUSES
 from inspector.retention.rules import PrunePlan, RunPlan
 from inspector.store import open_store
 from inspector.store.engine import guard
@@ -63,7 +64,8 @@ def _doomed(store: LangGraphStore, rules: Rules) -> tuple[list[Key], dict[str, i
             while n > 1 and cid in by_id and (thread, ns, cid) not in protected["fork origin or its ancestor"]:
                 protected["fork origin or its ancestor"].add((thread, ns, cid))
                 cid = by_id[cid].parent_id or ""
-        status = runs[thread].status if thread in runs else ""
+        stored = runs[thread].status if thread in runs else ""
+        status = rules.shown_status(thread, stored)
         if rules.runs and thread not in rules.runs:
             continue
         if rules.statuses and status not in rules.statuses:
@@ -73,7 +75,7 @@ def _doomed(store: LangGraphStore, rules: Rules) -> tuple[list[Key], dict[str, i
             if rules.older_than is not None and id_time(r.checkpoint_id) >= rules.older_than:
                 continue
             key = (thread, ns, r.checkpoint_id)
-            if status == "running":
+            if stored in ACTIVE_STATUSES and status != "crashed":
                 protected["live run"].add(key)
             if thread in delta_threads:
                 protected["DeltaChannel thread"].add(key)
@@ -92,7 +94,7 @@ def _plan(store: LangGraphStore, rules: Rules, doomed: list[Key], counts: dict, 
     per: dict[str, int] = {}
     for thread, _, _ in doomed:
         per[thread] = per.get(thread, 0) + 1
-    statuses = {r.id: r.status for r in store.list_runs()}
+    statuses = {r.id: rules.shown_status(r.id, r.status) for r in store.list_runs()}
     runs = tuple(RunPlan(run=t, name=t, status=statuses.get(t, ""), remove=n, keep=kept.get(t, 0))
                  for t, n in sorted(per.items(), key=lambda kv: -kv[1]))
     return PrunePlan(store=store.display, kind="langgraph", runs=runs, remove_checkpoints=len(doomed),

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from inspector.retention.footprint import Layout
 from inspector.retention.rules import PrunePlan, RunPlan
 from inspector.store.columns import BINARY
 from inspector.store.engine import guard, make_engine
 from inspector.store.native import pins as pin_sql
 from inspector.store.native import prune_sql, usage_sql
-from inspector.store.native.prune_sql import Candidate, Rules
+from inspector.store.native.prune_sql import Candidate, Describe, Rules
 from inspector.store.native.store import NativeStore
 from inspector.usage.graph import PieceCache
 from inspector.humanize import plural
@@ -42,7 +43,7 @@ def reachable(cache: PieceCache, roots: Iterable[bytes], into: set[bytes] | None
 
 
 class Collected(NamedTuple):
-    """What a piece collection did: pieces and stored bytes deleted, and why it stopped short."""
+    """What a piece collection did: pieces deleted and the bytes they occupied, and why it stopped short."""
 
     pieces: int
     content: int
@@ -80,63 +81,86 @@ def _grouped(found: list[Candidate]) -> dict[str, list[int]]:
     return by_run
 
 
-def plan(store: NativeStore, rules: Rules, *, pieces: bool = True) -> PrunePlan:
+def plan(store: NativeStore, rules: Rules) -> PrunePlan:
     """What ``apply`` would remove now, and the bytes it would free (changes nothing)."""
-    engine, display = store.engine, store.info.display
-    with guard(display), engine.connect() as conn:
+    with guard(store.info.display), store.engine.connect() as conn:
         found = list(prune_sql.candidates(conn, rules))
         protected = prune_sql.protected_counts(conn, rules)
     by_run = _grouped(found)
-    total, _logical = usage_sql.checkpoint_totals(store)
-    disk = usage_sql.disk_usage(store)
-    rows_total = disk.tables.get("ci_checkpoints") or 160 * total
-    rows_bytes = int(rows_total * len(found) / total) if total else 0
-    content, count = 0, 0
-    notes: tuple[str, ...] = ()
-    if pieces and found:
-        doomed: dict[bytes, int] = {}
-        for cand in found:
-            for digest in (cand.state_hash, cand.tasks_hash):
-                if isinstance(digest, BINARY) and digest:   # (a damaged row's text hash names no piece)
-                    doomed[bytes(digest)] = doomed.get(bytes(digest), 0) + 1
-        with guard(display), engine.connect() as conn:
-            counts, damaged = prune_sql.root_counts(conn)
-        roots = {d for d, n in counts.items() if n > doomed.get(d, 0)}   # still referred to afterwards
-        cache = _cache(store)
-        keep = reachable(cache, roots)
-        with guard(display), engine.connect() as conn:
-            why = unsure(damaged, _unread(conn, cache), done=False)
-            if why:
-                notes = (why,)
-            else:
-                for digest, size in usage_sql.all_piece_sizes(conn):
-                    if digest not in keep:
-                        content += size
-                        count += 1
+    freed = estimate(store, [(cand.state_hash, cand.tasks_hash) for cand in found])
     runs = {r.id: r for r in usage_sql.list_runs(store)}
     plans = tuple(RunPlan(run=rid, name=runs[rid].name if rid in runs else rid,
-                          status=runs[rid].status if rid in runs else "", remove=len(ids),
+                          status=rules.shown_status(rid, runs[rid].status if rid in runs else ""), remove=len(ids),
                           keep=max((runs[rid].checkpoint_count if rid in runs else 0) - len(ids), 0))
                   for rid, ids in sorted(by_run.items(), key=lambda kv: -len(kv[1])))
-    return PrunePlan(store=display, kind="native", runs=plans, remove_checkpoints=len(found),
-                     total_checkpoints=total, rows_bytes=rows_bytes, content_bytes=content, pieces=count,
-                     protected=protected, disk_before=disk.total_bytes, notes=notes)
+    return PrunePlan(store=store.info.display, kind="native", runs=plans, remove_checkpoints=len(found),
+                     total_checkpoints=freed.total, rows_bytes=freed.rows_bytes, content_bytes=freed.content_bytes,
+                     pieces=freed.pieces, protected=protected, disk_before=freed.disk_before, notes=freed.notes)
 
 
-def apply(store: NativeStore, rules: Rules, *, vacuum: bool = False, progress: Progress | None = None) -> PrunePlan:
-    """Prune ``store`` (opened for writing): delete what the rules select and nothing protects,
-    collect the pieces no checkpoint reaches, optionally VACUUM. Returns what was done."""
+class Estimate(NamedTuple):
+    """What deleting some checkpoints would free (then VACUUM gives it back to the disk)."""
+
+    total: int                  # checkpoints in the store
+    rows_bytes: int             # their rows
+    content_bytes: int          # the pieces no other checkpoint reaches (what their rows occupy)
+    pieces: int                 # how many such pieces
+    disk_before: int
+    notes: tuple[str, ...] = ()
+
+
+def estimate(store: NativeStore, roots: list[tuple[Any, Any]]) -> Estimate:
+    """What deleting the checkpoints whose (state, task state) roots are ``roots`` would free
+    (a prune's or a delete's dry run; changes nothing)."""
+    engine, display = store.engine, store.info.display
+    total, _logical = usage_sql.checkpoint_totals(store)
+    disk = usage_sql.disk_usage(store)
+    rows_bytes = row_bytes(disk, total, len(roots))
+    if not roots:
+        return Estimate(total, rows_bytes, 0, 0, disk.total_bytes)
+    doomed: dict[bytes, int] = {}
+    for pair in roots:
+        for digest in pair:
+            if isinstance(digest, BINARY) and digest:   # (a damaged row's text hash names no piece)
+                doomed[bytes(digest)] = doomed.get(bytes(digest), 0) + 1
+    with guard(display), engine.connect() as conn:
+        counts, damaged = prune_sql.root_counts(conn)
+    kept = {d for d, n in counts.items() if n > doomed.get(d, 0)}   # still referred to afterwards
+    cache = _cache(store)
+    keep = reachable(cache, kept)
+    with guard(display), engine.connect() as conn:
+        why = unsure(damaged, _unread(conn, cache), done=False)
+        if why:
+            return Estimate(total, rows_bytes, 0, 0, disk.total_bytes, (why,))
+        pieces_now = layout(conn)
+    garbage = [d for d in pieces_now.sizes if d not in keep]
+    return Estimate(total, rows_bytes, pieces_now.freed(garbage, disk.tables.get("ci_blobs", 0)), len(garbage),
+                    disk.total_bytes)
+
+
+def row_bytes(disk: Any, total: int, count: int) -> int:
+    """What ``count`` of the ``total`` checkpoint rows occupy (their share of the table and its
+    index; ``disk``: ``usage_sql.disk_usage``)."""
+    return int((disk.tables.get("ci_checkpoints") or 160 * total) * count / total) if total else 0
+
+
+def apply(store: NativeStore, rules: Rules, *, vacuum: bool = False, progress: Progress | None = None,
+          describe: Describe | None = None) -> PrunePlan:
+    """Prune ``store`` (opened for writing): delete what the rules select and nothing protects
+    (saying anew each kept checkpoint whose parent went, see ``prune_sql.renumber``), collect
+    the pieces no checkpoint reaches, optionally VACUUM. Returns what was done."""
     say = progress or (lambda _text: None)
     # reads go through a read-only engine: on SQLite a writable engine's every transaction
     # takes the write lock (BEGIN IMMEDIATE), which would stall the agents writing meanwhile
     reader = NativeStore(make_engine(store.target, readonly=True), store.target, read_only=True)
     try:
-        return _apply(store, reader, rules, vacuum, say)
+        return _apply(store, reader, rules, vacuum, say, describe)
     finally:
         reader.close()
 
 
-def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, say: Progress) -> PrunePlan:
+def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, say: Progress,
+           describe: Describe | None) -> PrunePlan:
     engine, display = store.engine, store.info.display
     before = usage_sql.disk_usage(reader).total_bytes
     with guard(display), engine.begin() as conn:
@@ -145,7 +169,7 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
         found = list(prune_sql.candidates(conn, rules))
         protected = prune_sql.protected_counts(conn, rules)     # said as the dry run says it
     total, _ = usage_sql.checkpoint_totals(reader)
-    rows_total = usage_sql.disk_usage(reader).tables.get("ci_checkpoints") or 160 * total
+    disk = usage_sql.disk_usage(reader)
     by_run = _grouped(found)
     runs = {r.id: r for r in usage_sql.list_runs(reader)}
     deleted = 0
@@ -159,7 +183,7 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
             return
         with guard(display), engine.begin() as conn:
             prune_sql.begin_exclusive(conn, "ci_runs")
-            n = prune_sql.delete_checkpoints(conn, batch_runs, batch_ids)
+            n = prune_sql.delete_checkpoints(conn, rules, batch_runs, batch_ids, describe)
         deleted += n
         say(f"removed {deleted:,} of {len(found):,} checkpoints")
         batch_runs, batch_ids = [], []
@@ -178,7 +202,7 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
             prune_sql.vacuum(engine)
     after = usage_sql.disk_usage(reader).total_bytes
     plans = tuple(RunPlan(run=rid, name=runs[rid].name if rid in runs else rid,
-                          status=runs[rid].status if rid in runs else "", remove=n,
+                          status=rules.shown_status(rid, runs[rid].status if rid in runs else ""), remove=n,
                           keep=max((runs[rid].checkpoint_count if rid in runs else 0) - n, 0))
                   for rid, n in sorted(removed.items(), key=lambda kv: -kv[1]))
     notes: tuple[str, ...] = () if deleted == len(found) else (
@@ -186,14 +210,15 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
         f"{'was' if len(found) - deleted == 1 else 'were'} kept.",)
     notes += (unsure_why,) if unsure_why else ()
     return PrunePlan(store=display, kind="native", runs=plans, remove_checkpoints=deleted, total_checkpoints=total,
-                     rows_bytes=int(rows_total * deleted / total) if total else 0, content_bytes=content,
+                     rows_bytes=row_bytes(disk, total, deleted), content_bytes=content,
                      pieces=pieces, protected=protected, applied=True, disk_before=before, disk_after=after,
                      notes=notes)
 
 
 def collect_pieces(store: NativeStore, reader: NativeStore, say: Progress) -> Collected:
-    """Delete the pieces no checkpoint reaches: how many, their stored bytes, and why nothing
-    (more) was collected when a damaged row makes what is reached unknowable.
+    """Delete the pieces no checkpoint reaches: how many, what their rows occupied
+    (``footprint``), and why nothing (more) was collected when a damaged row makes what is
+    reached unknowable.
 
     The mark reads while writers go on; each sweep transaction holds the write lock, first
     walks the checkpoints committed since the mark, then deletes only what is still garbage.
@@ -207,9 +232,11 @@ def collect_pieces(store: NativeStore, reader: NativeStore, say: Progress) -> Co
         why = unsure(damaged, _unread(conn, cache))
         if why:
             return Collected(0, 0, why)
-        sizes = {d: n for d, n in usage_sql.all_piece_sizes(conn) if d not in keep}
-    garbage = sorted(sizes)
-    gone, freed = 0, 0
+        pieces_now = layout(conn)
+    garbage = sorted(d for d in pieces_now.sizes if d not in keep)
+    gone: list[bytes] = []
+    count = 0
+    relation = usage_sql.disk_usage(reader).tables.get("ci_blobs", 0) if pieces_now.page_size is None else 0
     for start in range(0, len(garbage), GC_BATCH):
         with guard(display), engine.begin() as conn:
             prune_sql.begin_exclusive(conn, "ci_checkpoints", "ci_blobs")
@@ -218,9 +245,14 @@ def collect_pieces(store: NativeStore, reader: NativeStore, say: Progress) -> Co
                 reachable(cache, new_roots, keep)
             why = unsure(damaged, _unread(conn, cache))
             if why:         # written since the mark: stop here (what is deleted was garbage)
-                return Collected(gone, freed, why)
+                return Collected(count, pieces_now.freed(gone, relation), why)
             part = [d for d in garbage[start:start + GC_BATCH] if d not in keep]
-            gone += prune_sql.delete_pieces(conn, part)
-        freed += sum(sizes[d] for d in part)
-        say(f"collected {gone:,} of {len(garbage):,} unreferenced pieces")
-    return Collected(gone, freed)
+            count += prune_sql.delete_pieces(conn, part)
+        gone += part
+        say(f"collected {count:,} of {len(garbage):,} unreferenced pieces")
+    return Collected(count, pieces_now.freed(gone, relation))
+
+
+def layout(conn: Any) -> Layout:
+    """Every piece with what its row occupies (``footprint``)."""
+    return Layout(prune_sql.piece_rows(conn), prune_sql.page_size(conn))

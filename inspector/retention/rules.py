@@ -4,13 +4,39 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from inspector.errors import StoreError
-from inspector.model import RUN_STATUSES
-from inspector.store.native.prune_sql import Rules
+from inspector.model import ACTIVE_STATUSES, RUN_STATUSES, RunInfo
+from inspector.store.base import Store
+from inspector.store.native.prune_sql import Describe, Rules
 
-__all__ = ["PrunePlan", "Rules", "RunPlan", "make_rules", "parse_duration"]
+__all__ = ["Describe", "Diagnose", "PrunePlan", "Rules", "RunPlan", "diagnosed", "make_rules", "parse_duration"]
+
+
+class Shown(Protocol):
+    """A status as the app shows it (``inspector.resume.status.EffectiveStatus``)."""
+
+    @property
+    def status(self) -> str: ...
+
+
+# run id -> the status shown, for the active runs whose shown status is not the stored one
+# (a dead "running" run is crashed): the caller's diagnosis, as ``runs`` makes it
+# (``inspector.resume.status.effective_statuses``, a layer above)
+Diagnose = Callable[[Store, Sequence[RunInfo]], Mapping[str, Shown]]
+
+
+def diagnosed(store: Store, rules: Rules, diagnose: Diagnose | None) -> Rules:
+    """``rules`` knowing the statuses the app shows for the store's active runs: one shown
+    crashed is no live run, and ``statuses`` select by the status shown. Without ``diagnose``
+    every active run is live."""
+    active = store.list_runs(statuses=ACTIVE_STATUSES) if diagnose is not None else []
+    found = diagnose(store, active) if diagnose is not None and active else {}
+    shown = tuple((r.id, found[r.id].status, r.epoch) for r in active if r.id in found)
+    return replace(rules, shown=shown) if shown else rules
 
 _UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _PART = re.compile(r"(\d+(?:\.\d+)?)\s*(min|s|m|h|d|w)")

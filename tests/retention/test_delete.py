@@ -33,7 +33,8 @@ def test_a_dry_run_lists_and_changes_nothing(built_store, capsys) -> None:
     before = store_files_digest(path)
     assert main(["delete", str(path), ids["short"]]) == 0
     out = capsys.readouterr().out
-    assert ids["short"] in out and "Would delete 1 run (30 checkpoints). Dry run" in out
+    assert ids["short"] in out and "Would delete 1 run (30 checkpoints) and 0 unreferenced pieces: " in out
+    assert "of content). Dry run: nothing was changed" in out      # its content is the long run's too
     assert store_files_digest(path) == before
 
 

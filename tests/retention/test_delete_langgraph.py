@@ -53,8 +53,13 @@ def test_a_thread_goes_as_langgraph_delete_thread_takes_it(lg_copy: Path, tmp_pa
     assert main(["delete", str(lg_copy), "thread-D"]) == 0
     out = capsys.readouterr().out
     assert "Would delete 1 LangGraph thread" in out and "as LangGraph's delete_thread takes them" in out
-    plan = plan_delete(lg_copy, ["thread-D"])
+    assert " of rows. Dry run: nothing was changed" in out
+    plan = plan_delete(lg_copy, ["thread-D"], sized=True)
     assert plan.langgraph and plan.checkpoints == sum(1 for row in original["checkpoints"] if row[0] == "thread-D")
+    # the bytes of its rows: checkpoints (body and metadata) and pending writes (their values)
+    assert plan.rows_bytes == plan.to_json()["bytes"] == sum(
+        len(row[5] or b"") + len(row[6] or b"") for row in original["checkpoints"] if row[0] == "thread-D") + sum(
+        len(row[8] or b"") for row in original["writes"] if row[0] == "thread-D")
     # rows LangGraph wrote: not without the unlock
     assert main(["delete", str(lg_copy), "thread-D", "--apply"]) == 2
     assert "--langgraph-write" in capsys.readouterr().err

@@ -2,7 +2,9 @@
 and the deleting transactions (policy and orchestration: ``inspector.retention``).
 
 Protection is part of every DELETE statement, not only of the plan: a run that turned live,
-a checkpoint pinned or forked from after the plan was made, is still never deleted. On
+a checkpoint pinned or forked from after the plan was made, is still never deleted. A
+checkpoint kept after deleted ones is said anew against the one kept before it (its ops,
+size_delta and change), in the same transaction. On
 SQLite each transaction starts with ``BEGIN IMMEDIATE`` (writers wait for it, readers do not);
 on PostgreSQL it locks ``ci_runs`` (and, while collecting pieces, ``ci_checkpoints``) against
 concurrent writers for its few milliseconds.
@@ -11,21 +13,23 @@ concurrent writers for its few milliseconds.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
+from inspector import codec
 from inspector.codec import DIGEST_SIZE
+from inspector.errors import CorruptDataError, StoreError
+from inspector.model import ACTIVE_STATUSES
 from inspector.store import engine as _engine
-from inspector.store.columns import BINARY
-from inspector.store.native import live
+from inspector.store.columns import BINARY, as_int
+from inspector.store.native import blobs, live
 from inspector.store.native import pins as pin_sql
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, pins, runs
 
-LIVE_STATUS = "running"
 LG_LANES = "ci_lg_lanes"     # issue 19's LangGraph lanes: their own prune, never touched here
 # checkpoints (and pieces) per deleting transaction; the crash tests make it small so that a
 # kill lands between many transactions
@@ -39,7 +43,26 @@ class Rules:
     keep_last: int | None = None          # keep the N most recent checkpoints of each run
     older_than: float | None = None       # only checkpoints created before this time (epoch seconds)
     runs: tuple[str, ...] = ()
-    statuses: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()        # as the app shows them (``shown``), not only as stored
+    # (run id, status shown, epoch) of the active runs shown with another status than the stored
+    # one (crashed, stuck): the caller's diagnosis (``inspector.retention.api``), not user input
+    shown: tuple[tuple[str, str, int], ...] = ()
+
+    def shown_status(self, run_id: str, stored: str) -> str:
+        """The status the app shows for a run stored with status ``stored``."""
+        return next((status for rid, status, _ in self.shown if rid == run_id), stored)
+
+    @property
+    def dead(self) -> list[tuple[str, int]]:
+        """(run id, epoch) of the runs shown crashed: their owner is gone, so they are not live
+        while that epoch owns them (a resume takes a new one, and the run is live again)."""
+        return [(rid, epoch) for rid, status, epoch in self.shown if status == "crashed"]
+
+
+# what changed from one state to the next, as the recording library says it: (parent's top
+# form, top form, their top-level list lengths, parent's task state, task state) -> one line
+# (``inspector.record.summary.summarize``, a layer above)
+Describe = Callable[[Any, Any, dict, dict, Any, Any], str]
 
 
 class Candidate(NamedTuple):
@@ -59,7 +82,11 @@ def _selected(rules: Rules) -> list[sa.ColumnElement]:
     if rules.runs:
         where.append(r.id.in_(list(rules.runs)))
     if rules.statuses:
-        where.append(r.status.in_(list(rules.statuses)))
+        stored: sa.ColumnElement = r.status.in_(list(rules.statuses))
+        if rules.shown:     # a run shown crashed is selected by "crashed", not by its stored "running"
+            stored = sa.or_(sa.and_(stored, r.id.not_in([rid for rid, _, _ in rules.shown])),
+                            r.id.in_([rid for rid, status, _ in rules.shown if status in rules.statuses]))
+        where.append(stored)
     if rules.keep_last is not None:
         where.append(c.seq <= r.head_seq - rules.keep_last)
     if rules.older_than is not None:
@@ -67,14 +94,17 @@ def _selected(rules: Rules) -> list[sa.ColumnElement]:
     return where
 
 
-def protections(conn: sa.Connection) -> dict[str, sa.ColumnElement]:
+def protections(conn: sa.Connection, rules: Rules) -> dict[str, sa.ColumnElement]:
     """Reason -> condition under which a checkpoint (``ci_checkpoints`` joined with its run) is
     protected. Tables that the store does not have protect nothing."""
     c, r = checkpoints.c, runs.c
     fork = runs.alias("fork")
     origin = checkpoints.alias("origin")
+    live: sa.ColumnElement = r.status.in_(ACTIVE_STATUSES)
+    if rules.dead:
+        live = sa.and_(live, sa.not_(sa.tuple_(r.id, r.epoch).in_(rules.dead)))
     out: dict[str, sa.ColumnElement] = {
-        "live run": r.status == LIVE_STATUS,
+        "live run": live,
         "head": c.seq == r.head_seq,
         "fork origin or its ancestor": sa.exists().where(
             fork.c.parent_run == c.run_id, origin.c.id == fork.c.parent_checkpoint, origin.c.seq >= c.seq),
@@ -87,8 +117,8 @@ def protections(conn: sa.Connection) -> dict[str, sa.ColumnElement]:
     return out
 
 
-def _unprotected(conn: sa.Connection) -> sa.ColumnElement:
-    return sa.not_(sa.or_(*protections(conn).values()))
+def _unprotected(conn: sa.Connection, rules: Rules) -> sa.ColumnElement:
+    return sa.not_(sa.or_(*protections(conn, rules).values()))
 
 
 def candidates(conn: sa.Connection, rules: Rules) -> Iterator[Candidate]:
@@ -96,7 +126,7 @@ def candidates(conn: sa.Connection, rules: Rules) -> Iterator[Candidate]:
     c = checkpoints.c
     stmt = (sa.select(c.id, c.run_id, c.seq, c.created, c.state_hash, c.tasks_hash)
             .select_from(checkpoints.join(runs, runs.c.id == c.run_id))
-            .where(*_selected(rules), _unprotected(conn)).order_by(c.run_id, c.seq))
+            .where(*_selected(rules), _unprotected(conn, rules)).order_by(c.run_id, c.seq))
     compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
     dbapi = conn.connection.dbapi_connection
     assert dbapi is not None
@@ -119,7 +149,7 @@ def candidates(conn: sa.Connection, rules: Rules) -> Iterator[Candidate]:
 def protected_counts(conn: sa.Connection, rules: Rules) -> dict[str, int]:
     """How many checkpoints the rules select that each protection keeps (one may count twice),
     counted in one pass."""
-    found = protections(conn)
+    found = protections(conn, rules)
     stmt = (sa.select(*[sa.func.coalesce(sa.func.sum(sa.case((cond, 1), else_=0)), 0) for cond in found.values()])
             .select_from(checkpoints.join(runs, runs.c.id == checkpoints.c.run_id)).where(*_selected(rules)))
     row = conn.execute(stmt).one()
@@ -143,6 +173,16 @@ def root_counts(conn: sa.Connection) -> tuple[dict[bytes, int], int]:
     return out, damaged
 
 
+def run_roots(conn: sa.Connection, run_ids: Sequence[str]) -> list[tuple[Any, Any]]:
+    """The (state, task state) roots of every checkpoint of these runs."""
+    c = checkpoints.c
+    out: list[tuple[Any, Any]] = []
+    for start in range(0, len(run_ids), ID_BATCH):
+        out += [(r[0], r[1]) for r in conn.execute(sa.select(c.state_hash, c.tasks_hash)
+                                                   .where(c.run_id.in_(list(run_ids[start:start + ID_BATCH]))))]
+    return out
+
+
 def begin_exclusive(conn: sa.Connection, *tables: str) -> None:
     """Take the write lock this transaction needs against concurrent writers."""
     if conn.dialect.name == "postgresql":
@@ -150,39 +190,87 @@ def begin_exclusive(conn: sa.Connection, *tables: str) -> None:
             conn.exec_driver_sql(f"LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE")
 
 
-def delete_checkpoints(conn: sa.Connection, run_ids: Collection[str], ids: Sequence[int]) -> int:
-    """Delete these checkpoints unless protected now, renumber the runs' survivors and fix
-    their parents and counts; returns how many were deleted (inside the caller's transaction)."""
-    deleted = 0
-    unprotected = _unprotected(conn)
+def delete_checkpoints(conn: sa.Connection, rules: Rules, run_ids: Collection[str], ids: Sequence[int],
+                       describe: Describe | None = None) -> int:
+    """Delete these checkpoints unless protected now, renumber the runs' survivors, fix their
+    parents and counts, and say anew each survivor whose parent went (``renumber``; its change
+    only with ``describe``); returns how many were deleted (inside the caller's transaction)."""
     c = checkpoints.c
+    unprotected = _unprotected(conn, rules)
+    gone: list[int] = []
     for start in range(0, len(ids), ID_BATCH):
-        part = list(ids[start:start + ID_BATCH])
-        gone = [int(r[0]) for r in conn.execute(
+        gone += [int(r[0]) for r in conn.execute(
             sa.select(c.id).select_from(checkpoints.join(runs, runs.c.id == c.run_id))
-            .where(c.id.in_(part), unprotected))]
-        if gone:
-            pin_sql.delete_for(conn, gone)
-            conn.execute(checkpoints.delete().where(c.id.in_(gone)))
-            deleted += len(gone)
-    if deleted:
-        live.note_removal(conn)
-        for run_id in run_ids:
-            renumber(conn, run_id)
-    return deleted
+            .where(c.id.in_(list(ids[start:start + ID_BATCH])), unprotected))]
+    if not gone:
+        return 0
+    before = {run_id: _rows(conn, run_id) for run_id in run_ids}    # with the ops of what goes
+    for start in range(0, len(gone), ID_BATCH):
+        part = gone[start:start + ID_BATCH]
+        pin_sql.delete_for(conn, part)
+        conn.execute(checkpoints.delete().where(c.id.in_(part)))
+    live.note_removal(conn)
+    doomed = set(gone)
+    for run_id, rows in before.items():
+        renumber(conn, run_id, [r for r in rows if r.id not in doomed], _skipped_ops(rows, doomed), describe)
+    return len(gone)
 
 
-def renumber(conn: sa.Connection, run_id: str) -> None:
-    """Give a run's checkpoints seqs 0.. without gaps again (ids never change), point each at
-    the one before it, and set the run's head and count."""
+class _Row(NamedTuple):
+    """What renumbering and saying a kept checkpoint anew need of a checkpoint row."""
+
+    id: int
+    seq: int
+    parent_id: int | None
+    ops: int
+    size: int
+    state_hash: Any
+    tasks_hash: Any
+
+
+def _rows(conn: sa.Connection, run_id: str) -> list[_Row]:
     c = checkpoints.c
-    rows = conn.execute(sa.select(c.id, c.seq, c.parent_id).where(c.run_id == run_id).order_by(c.seq)).all()
+    return [_Row(*r) for r in conn.execute(sa.select(c.id, c.seq, c.parent_id, c.ops, c.size, c.state_hash,
+                                                     c.tasks_hash).where(c.run_id == run_id).order_by(c.seq))]
+
+
+def _skipped_ops(rows: list[_Row], gone: set[int]) -> dict[int, int]:
+    """Kept checkpoint id -> the ops of the deleted checkpoints just before it (a run's
+    last ones are never deleted: its head is kept)."""
+    out: dict[int, int] = {}
+    ops = 0
+    for row in rows:
+        if row.id in gone:
+            ops += max(0, as_int(row.ops))
+        elif ops:
+            out[row.id], ops = ops, 0
+    return out
+
+
+def renumber(conn: sa.Connection, run_id: str, rows: list[_Row], skipped: dict[int, int],
+             describe: Describe | None) -> None:
+    """Give a run's kept checkpoints (``rows``, by seq) seqs 0.. without gaps again (ids never
+    change), point each at the one before it, and set the run's head and count.
+
+    A checkpoint whose parent went (in ``skipped``: the ops of the deleted ones before it) is
+    said as a save right after its new parent would have said it: its ops count theirs too
+    (what a resume from that parent replays), size_delta and change are measured from that
+    parent (a first checkpoint has no change, as a run's first save has none).
+    """
+    c = checkpoints.c
     moved: list[tuple[int, int, int | None]] = []
-    previous: int | None = None
-    for n, (cid, seq, parent) in enumerate(rows):
-        if seq != n or parent != previous:
-            moved.append((int(cid), n, previous))
-        previous = int(cid)
+    redone: list[dict[str, Any]] = []
+    previous: _Row | None = None
+    for n, row in enumerate(rows):
+        parent = previous.id if previous else None
+        if row.seq != n or row.parent_id != parent:
+            moved.append((row.id, n, parent))
+        if row.id in skipped:
+            change = (_change(conn, previous, row, describe) if previous else "") if describe else None
+            redone.append({"cid": row.id, "ops": max(0, as_int(row.ops)) + skipped[row.id],
+                           "delta": as_int(row.size) - (as_int(previous.size) if previous else 0),
+                           "change": change})
+        previous = row
     if moved:
         # two steps: a seq may only move down, but the unique (run_id, seq) index is checked per row
         conn.execute(checkpoints.update().where(c.id == sa.bindparam("cid")).values(seq=sa.bindparam("tmp")),
@@ -190,7 +278,79 @@ def renumber(conn: sa.Connection, run_id: str) -> None:
         conn.execute(checkpoints.update().where(c.id == sa.bindparam("cid"))
                      .values(seq=sa.bindparam("new"), parent_id=sa.bindparam("par")),
                      [{"cid": cid, "new": n, "par": par} for cid, n, par in moved])
+    for values in redone:
+        change = values.pop("change")
+        conn.execute(checkpoints.update().where(c.id == values["cid"]).values(
+            ops=values["ops"], size_delta=values["delta"], **({} if change is None else {"change": change})))
     conn.execute(runs.update().where(runs.c.id == run_id).values(head_seq=len(rows) - 1, checkpoint_count=len(rows)))
+
+
+def _change(conn: sa.Connection, parent: _Row, row: _Row, describe: Describe) -> str:
+    """What changed from ``parent`` to ``row``, read from their pieces as the writer compared
+    its encodings (the root piece is the top form it wrote); '' when a piece cannot be read
+    (a damaged row says nothing it could be wrong about)."""
+    try:
+        old, new = _piece(conn, parent.state_hash), _piece(conn, row.state_hash)
+        return describe(old, new, _lengths(conn, old, new), _lengths(conn, new, old),
+                        _tasks(conn, parent.tasks_hash), _tasks(conn, row.tasks_hash))
+    except StoreError:
+        return ""
+
+
+def _piece(conn: sa.Connection, digest: Any) -> Any:
+    """One piece decoded, markers kept; CorruptDataError when missing or damaged."""
+    b = blob_table.c
+    found = conn.execute(sa.select(b.codec, b.size, b.data).where(b.hash == digest)).first() \
+        if isinstance(digest, BINARY) else None
+    if found is None:
+        raise CorruptDataError("A stored piece is missing (the store is damaged).")
+    raw = blobs.decompress(as_int(found[0]), found[2], found[1])
+    if codec.digest_of(raw) != bytes(digest):
+        raise CorruptDataError("A stored piece does not match its hash (the store is damaged).")
+    return codec.unpack(raw)
+
+
+def _tasks(conn: sa.Connection, digest: Any) -> Any:
+    return None if digest is None else _piece(conn, digest)
+
+
+def _lengths(conn: sa.Connection, form: Any, other: Any) -> dict:
+    """The lengths of a top form's lists that ``other`` holds otherwise: those of
+    ``summary.lengths`` that a summary reads (an unchanged value's length is never read; a
+    top-level map of 64 keys or more is a ChunkedMap, no dict, and needs none)."""
+    if not isinstance(form, dict) or not isinstance(other, dict):
+        return {}
+    out = {}
+    for key, value in form.items():
+        if key not in other or other[key] == value:
+            continue
+        if isinstance(value, codec.Ref):    # a list of a few big items is a piece of its own
+            value = _piece(conn, value.digest)
+        if isinstance(value, list):
+            out[key] = len(value)
+        elif isinstance(value, codec.ChunkedList):
+            out[key] = value.length
+    return out
+
+
+def piece_rows(conn: sa.Connection) -> Iterator[tuple[Any, int, int, int]]:
+    """(digest, rowid, raw size, stored bytes) of every piece, streamed; on SQLite in rowid
+    order, the order VACUUM writes them in (PostgreSQL has no rowid: 0)."""
+    b = blob_table.c
+    sqlite = conn.dialect.name == "sqlite"
+    rowid: sa.ColumnElement = sa.literal_column("rowid") if sqlite else sa.literal(0)
+    stmt = sa.select(b.hash, rowid, b.size, sa.func.length(b.data))
+    result = conn.execution_options(stream_results=True, yield_per=20_000).execute(
+        stmt.order_by(sa.literal_column("rowid")) if sqlite else stmt)
+    for row in result:
+        yield row[0], row[1], row[2], row[3]
+
+
+def page_size(conn: sa.Connection) -> int | None:
+    """A SQLite file's page size (None on PostgreSQL)."""
+    if conn.dialect.name != "sqlite":
+        return None
+    return as_int(conn.exec_driver_sql("PRAGMA page_size").scalar()) or None
 
 
 def piece_digests(conn: sa.Connection) -> list[bytes]:

@@ -1,4 +1,5 @@
-"""``checkpoint-inspector usage STORE [RUN]``: why the store is the size it is."""
+"""``checkpoint-inspector usage STORE [RUN]``: why the store is the size it is (native and
+LangGraph stores, and the session stores of the OpenAI Agents SDK, CrewAI and Google ADK)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from inspector.resume.status import quick_statuses
 from inspector.store import open_reader
 from inspector.store.refs import resolve_run
 from inspector.usage.api import store_usage
+from inspector.usage.frameworks import LOG_KINDS
 from inspector.usage.report import UsageReport
 
 TOP = 15
@@ -35,6 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _share(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f} %" if whole else ""
+
+
+def part_word(kind: str) -> str:
+    """What the report splits the bytes by: a native state's fields, LangGraph's channels, a
+    framework log's checkpoint kinds or a snapshot store's steps (``inspector.usage.frameworks``)."""
+    return {"native": "FIELD", "langgraph": "CHANNEL"}.get(kind) or ("KIND" if kind in LOG_KINDS else "STEP")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,16 +66,21 @@ def print_report(report: UsageReport, every_run: bool = False) -> None:
     print(f"{report.store} ({report.kind}, {report.backend}): {fmt_size(report.total_bytes)} on disk"
           + (f", {fmt_size(report.free_bytes)} of it free pages (--vacuum gives them back)" if report.free_bytes else "")
           + (f", WAL {fmt_size(report.wal_bytes)}" if report.wal_bytes else ""))
-    print(f"{report.checkpoints:,} checkpoints in {len(report.runs):,} runs; states decode to "
-          f"{fmt_size(report.logical_bytes)}, stored as {fmt_size(report.content_bytes)} of content "
-          f"and {fmt_size(report.rows_bytes)} of checkpoint rows")
+    if report.kind in ("native", "langgraph"):
+        print(f"{report.checkpoints:,} checkpoints in {len(report.runs):,} runs; states decode to "
+              f"{fmt_size(report.logical_bytes)}, stored as {fmt_size(report.content_bytes)} of content "
+              f"and {fmt_size(report.rows_bytes)} of checkpoint rows")
+    else:
+        print(f"{report.checkpoints:,} checkpoints in {len(report.runs):,} runs; their framework "
+              f"stored {fmt_size(report.content_bytes)} of data for them")
     if report.tables:
         print()
         print_table(("TABLE", "ON DISK", "SHARE"), [(name, fmt_size(n), _share(n, report.total_bytes))
                                                  for name, n in sorted(report.tables.items(), key=lambda kv: -kv[1])])
     whole = sum(report.fields.values())
     print()
-    print_table(("FIELD" if report.kind == "native" else "CHANNEL", "STORED", "SHARE"),
+    part = part_word(report.kind)
+    print_table((part, "STORED", "SHARE"),
                 [(name, fmt_size(n), _share(n, whole)) for name, n in list(report.fields.items())[:TOP]])
     if report.channels:
         print()
@@ -79,7 +92,7 @@ def print_report(report: UsageReport, every_run: bool = False) -> None:
               f"({report.ours.pieces:,} pieces; {report.ours.method})")
     runs = report.runs if every_run else report.runs[:TOP]
     print()
-    print_table(("RUN", "NAME", "STATUS", "CKPTS", "STORED", "SHARE", "LOGICAL", "BIGGEST FIELD"),
+    print_table(("RUN", "NAME", "STATUS", "CKPTS", "STORED", "SHARE", "LOGICAL", f"BIGGEST {part}"),
                 [(r.run, r.name[:30], r.status, r.checkpoints, fmt_size(r.bytes), _share(r.bytes, whole),
                   fmt_size(r.logical_bytes), next(iter(r.fields), "")) for r in runs])
     if len(runs) < len(report.runs):

@@ -45,12 +45,14 @@ class StoreSession(QObject):
     open_failed = Signal(str)    # one sentence
     closed = Signal()
     changed = Signal(object)     # ChangeSet from the watcher
+    written = Signal()           # the store was written (``changed`` or not; see WatchBridge.written)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.runner = TaskRunner(self)
         self.bridge = WatchBridge(self.runner, self)
         self.bridge.changed.connect(self.changed)
+        self.bridge.written.connect(self.written)
         self.store: Store | None = None
         self.generation = 0
         self._request = 0

@@ -32,6 +32,10 @@ class WatchBridge(QObject):
     """Watches one store at a time while live is on; see the module docstring."""
 
     changed = Signal(object)   # ChangeSet (never empty)
+    # the store was written, whether or not a listed run or checkpoint changed: a prune's piece
+    # collection, a VACUUM or a WAL checkpoint changes the store's size and nothing ``changed``
+    # reports (emitted after ``changed`` when both apply; what a size or a total follows)
+    written = Signal()
     failed = Signal(str)       # a poll failed (emitted once per distinct message)
     polled = Signal()          # a poll finished (changed or not); for tests and benchmarks
     _poked = Signal()
@@ -45,6 +49,7 @@ class WatchBridge(QObject):
         self._in_flight = False
         self._again = False
         self._last_error = ""
+        self._poked_since = False     # a change source poked since the last poll began
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self._poll)
         self._fallback = QTimer(self, interval=FALLBACK_POLL_MS)
@@ -85,6 +90,7 @@ class WatchBridge(QObject):
         self._tracker = None
         self._in_flight = False
         self._again = False
+        self._poked_since = False
         self._last_error = ""
 
     def set_live(self, live: bool) -> None:
@@ -130,8 +136,10 @@ class WatchBridge(QObject):
     def _on_poked(self) -> None:
         # throttle rather than restart: a steady stream of writes still gets a poll every
         # DEBOUNCE_MS instead of being postponed forever
-        if self._live and self._tracker is not None and not self._debounce.isActive():
-            self._debounce.start()
+        if self._live and self._tracker is not None:
+            self._poked_since = True
+            if not self._debounce.isActive():
+                self._debounce.start()
 
     def _poll(self) -> None:
         tracker = self._tracker
@@ -141,16 +149,19 @@ class WatchBridge(QObject):
             self._again = True
             return
         self._in_flight = True
-        self.runner.run(tracker.poll, lambda changes: self._on_polled(tracker, changes),
+        poked, self._poked_since = self._poked_since, False
+        self.runner.run(tracker.poll, lambda changes: self._on_polled(tracker, changes, poked),
                         lambda message: self._on_poll_failed(tracker, message))
 
-    def _on_polled(self, tracker: ChangeTracker, changes: ChangeSet | None) -> None:
+    def _on_polled(self, tracker: ChangeTracker, changes: ChangeSet | None, poked: bool = False) -> None:
         if tracker is not self._tracker:
             return
         self._finish_poll()
         self._last_error = ""
         if changes is not None:
             self.changed.emit(changes)
+        if changes is not None or poked:
+            self.written.emit()
         self.polled.emit()
 
     def _on_poll_failed(self, tracker: ChangeTracker, message: str) -> None:

@@ -1,4 +1,4 @@
-"""``store_usage``: the storage report of any store (native or LangGraph)."""
+"""``store_usage``: the storage report of any store (native, LangGraph, or another framework's)."""
 
 from __future__ import annotations
 
@@ -22,4 +22,6 @@ def store_usage(store: Store, run_id: str | None = None, *, pieces: bool = True,
         from inspector.usage.langgraph import langgraph_usage
         if isinstance(store, LangGraphStore):
             return langgraph_usage(store, run_id, progress=progress)
-    raise StoreError(f"{store.info.display}: no storage report for {store.info.kind} stores.")
+        raise StoreError(f"{store.info.display}: no storage report for this LangGraph store.")
+    from inspector.usage.frameworks import framework_usage      # OpenAI Agents, CrewAI, ADK, third parties
+    return framework_usage(store, run_id, progress=progress)

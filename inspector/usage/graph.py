@@ -77,6 +77,22 @@ def _split(value: dict) -> dict[str, tuple[int, tuple[bytes, ...]]]:
     return out
 
 
+def apportion(stored: int, split: dict[str, tuple[int, tuple[bytes, ...]]]) -> list[int]:
+    """A root piece's stored bytes shared among its fields by the bytes each takes inside it,
+    in whole bytes that add up to ``stored`` (the largest remainders get the leftover bytes:
+    rounding every share down lost up to a byte per field of every new root, which over a
+    long history left the fields tens of KB short of the content they split)."""
+    weights = [inline for inline, _ in split.values()]
+    total = sum(weights)
+    if total <= 0:
+        weights, total = [1] * len(weights), len(weights)
+    shares = [stored * w // total for w in weights]
+    left = stored - sum(shares)
+    for n in sorted(range(len(weights)), key=lambda n: -(stored * weights[n] % total))[:left]:
+        shares[n] += 1
+    return shares
+
+
 class Walk:
     """One ordered walk over checkpoints (see the module docstring)."""
 
@@ -115,13 +131,12 @@ class Walk:
             stored = cache.stored[digest]
             added += stored
             split = cache.split.get(digest) if label is None else None
-            if split is None:
+            if not split:        # (an empty map: its bytes are the root's own)
                 self._count(label or ROOT, stored)
                 frontier.extend((c, label or ROOT) for c in cache.children[digest])
                 continue
-            total = sum(inline for inline, _ in split.values()) or 1
-            for key, (inline, kids) in split.items():
-                self._count(key, stored * inline // total)
+            for (key, (_inline, kids)), share in zip(split.items(), apportion(stored, split), strict=True):
+                self._count(key, share)
                 frontier.extend((c, key) for c in kids)
         while frontier:
             # a piece no field claims yet (a chunked map's chunks under the root) is split by key
@@ -138,13 +153,12 @@ class Walk:
                 stored = cache.stored[digest]
                 added += stored
                 split = cache.split.get(digest) if label == ROOT else None
-                if split is None:
+                if not split:
                     self._count(label, stored)
                     following.extend((c, label) for c in cache.children[digest])
                     continue
-                total = sum(inline for inline, _ in split.values()) or 1
-                for key, (inline, kids) in split.items():
-                    self._count(key, stored * inline // total)
+                for (key, (_inline, kids)), share in zip(split.items(), apportion(stored, split), strict=True):
+                    self._count(key, share)
                     following.extend((c, key) for c in kids)
             frontier = following
         return added

@@ -126,6 +126,7 @@ def langgraph_usage(store: LangGraphStore, run_id: str | None = None, *, progres
     rows_bytes = content = logical_total = count = 0
     for thread_id in threads:
         blob_map = usage_sql.pg_blobs(store, thread_id) if pg else {}
+        pending = usage_sql.writes_by_checkpoint(store, thread_id)    # (ns, checkpoint id) -> bytes
         entry = per_thread.setdefault(thread_id, {"bytes": 0, "logical": 0, "count": 0, "fields": {}})
         last: dict[tuple[str, str], dict[str, bytes]] = {}
         for row in usage_sql.iter_bodies(store, thread_id):
@@ -167,11 +168,15 @@ def langgraph_usage(store: LangGraphStore, run_id: str | None = None, *, progres
             logical_total += logical
             count += 1
             ours.add((thread_id, row.ns), {c: to_plain(v[0]) for c, v in values.items()})
-            growth.append((id_time(row.checkpoint_id), stored_here))
+            # the growth counts a checkpoint's pending writes with it (they are stored beside it)
+            growth.append((id_time(row.checkpoint_id), stored_here + pending.pop((row.ns, row.checkpoint_id), 0)))
             if thread_id == run_id:
                 detail.append((row.ns, row.checkpoint_id, logical, stored_here, stored_here))
             if progress is not None and count % 1000 == 0:
                 progress(count, 0)
+        # writes whose checkpoint row is gone (or not written yet) still take room: at their id's time
+        newest = id_time(threads[thread_id].last_id)
+        growth.extend((id_time(cid) or newest, size) for (_ns, cid), size in pending.items())
     write_total = 0
     for (thread_id, _channel), (size, _n) in writes.items():
         entry = per_thread.setdefault(thread_id, {"bytes": 0, "logical": 0, "count": 0, "fields": {}})

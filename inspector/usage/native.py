@@ -7,8 +7,9 @@ from collections.abc import Callable
 from inspector.store.native import usage_sql
 from inspector.store.native.reads import NativeReads
 from inspector.usage.graph import ROOT, PieceCache, Walk
-from inspector.humanize import plural
+from inspector.humanize import fmt_size, plural
 from inspector.usage.report import (
+    OTHER_FIELD,
     ROWS_FIELD,
     TASKS_FIELD,
     CheckpointUsage,
@@ -71,7 +72,11 @@ def native_usage(store: NativeReads, run_id: str | None = None, *, pieces: bool 
                      f"{'is' if len(cache.missing) == 1 else 'are'} missing (the store is damaged).")
     if not pieces:
         notes.append("Pieces were not walked: content is reported as one total, not by run or field.")
-    fields = _fields(walk.field_bytes, int(rows_bytes))
+    other = max(0, content - sum(walk.field_bytes.values()))
+    if other and pieces:
+        notes.append(f"{fmt_size(other)}: pieces no checkpoint reaches (prune collects them), "
+                     f"counted as {OTHER_FIELD}.")
+    fields = _fields(walk.field_bytes, int(rows_bytes), other)
     runs = []
     for r in run_rows:
         entry = per_run[r.id]
@@ -92,13 +97,18 @@ def native_usage(store: NativeReads, run_id: str | None = None, *, pieces: bool 
         checkpoints=n_checkpoints, runs=tuple(runs), fields=fields, growth=growth_curve(growth),
         detail=detail, notes=tuple(notes),
         method=(f"on disk: {disk.method}; content: every distinct piece counted once, for the run and "
-                "field that first stored it (a run's bytes are what it added); rows: the ci_checkpoints "
-                "table shared evenly by its rows"))
+                "field that first stored it (a run's bytes are what it added; a root piece is shared among its "
+                f"fields by the bytes each takes in it); rows: the ci_checkpoints table shared evenly by its rows; "
+                f"{OTHER_FIELD}: stored content no field claims, so that the fields add up to content and rows"))
 
 
-def _fields(field_bytes: dict[str, int], rows_bytes: int) -> dict[str, int]:
+def _fields(field_bytes: dict[str, int], rows_bytes: int, other: int) -> dict[str, int]:
+    """Stored bytes by field, adding up to content plus rows: what no field claims (pieces no
+    checkpoint reaches, or all content when the pieces were not walked) is ``OTHER_FIELD``."""
     out = {("(state)" if k == ROOT else k): v for k, v in field_bytes.items() if v}
     out[ROWS_FIELD] = rows_bytes
+    if other:
+        out[OTHER_FIELD] = other
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 
 ROWS_FIELD = "(checkpoint rows)"
 TASKS_FIELD = "(task state)"
 WRITES_FIELD = "(pending writes)"
 METADATA_FIELD = "(checkpoint metadata)"
+OTHER_FIELD = "(other / overhead)"     # stored bytes no field claims: the fields add up to the total
 
 
 @dataclass(frozen=True)
@@ -143,10 +145,14 @@ def growth_curve(points: list[tuple[float, int]], bins: int = 200) -> tuple[tupl
     """(time, bytes added) points as a cumulative curve of at most ``bins`` steps."""
     if not points:
         return ()
+    times = [t for t, _ in points if math.isfinite(t)]
+    if len(times) < len(points):     # a damaged row's time (NaN, infinite): its bytes at the newest one
+        last = max(times, default=0.0)
+        points = [(t if math.isfinite(t) else last, b) for t, b in points]
     points.sort()
     lo, hi = points[0][0], points[-1][0]
-    if hi <= lo:
-        return ((lo, sum(b for _, b in points)),)
+    if not hi - lo > 0 or not math.isfinite(hi - lo):     # one moment, or times too far apart to bin
+        return ((hi, sum(b for _, b in points)),)
     width = (hi - lo) / bins
     totals = [0] * (bins + 1)
     for t, b in points:

@@ -43,6 +43,11 @@ def target_of(info: StoreInfo) -> str:
 RUN_NAME_CHARS = 48   # a long run name is shortened in the middle
 PREVIEW_FIRST = "press Preview first: Prune removes exactly what the preview listed."
 PRUNING = "pruning now; wait for it to finish."
+KEEP_ALL = 2 ** 62    # --keep-last beyond any run's length: a prune that removes no checkpoint
+# what the CLI's summary says after a prune without --vacuum, said for the dialog
+NOT_SHRUNK = ("The file does not shrink: the freed pages stay in it and the store reuses them for new "
+              "checkpoints; only VACUUM gives them back to the disk. Until then its WAL file (-wal) may "
+              "grow as well, since the prune writes its deletions through it.")
 
 
 def only_run_text(run_id: str | None, name: str | None) -> str:
@@ -94,12 +99,18 @@ class PruneDialog(QDialog):
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.preview_button = QPushButton("Preview")
+        self.vacuum_button = QPushButton("Vacuum Now\u2026")     # offered after a prune without VACUUM
+        self.vacuum_button.setToolTip("Give the space the prune freed back to the disk (VACUUM rewrites the file)")
+        self.vacuum_button.hide()
+        self._vacuumed = False      # whether the last prune ran VACUUM
+        self._vacuum_only = False   # ... and was Vacuum Now (it removes no checkpoint)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.apply_button = self.buttons.addButton("Prune", QDialogButtonBox.ButtonRole.DestructiveRole)
         set_available(self.apply_button, False, PREVIEW_FIRST)
         self._build()
         self.preview_button.clicked.connect(self.preview)
         self.apply_button.clicked.connect(self.confirm_and_apply)
+        self.vacuum_button.clicked.connect(self.confirm_and_vacuum)
         self.buttons.rejected.connect(self.reject)
         for widget in (self.keep_box, self.older_box, self.run_box, *self.status_boxes.values()):
             widget.toggled.connect(self._rules_changed)
@@ -133,7 +144,11 @@ class PruneDialog(QDialog):
         layout.addWidget(note)
         row = QHBoxLayout()
         row.addWidget(self.summary, 1)
-        row.addWidget(self.preview_button, 0, Qt.AlignmentFlag.AlignTop)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.preview_button)
+        buttons.addWidget(self.vacuum_button)
+        buttons.addStretch(1)
+        row.addLayout(buttons)
         layout.addLayout(row)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.buttons)
@@ -173,6 +188,10 @@ class PruneDialog(QDialog):
                       "these rules remove nothing; keep fewer checkpoints or widen the rules, then Preview.")
 
     def _show(self, plan: PrunePlan) -> None:
+        if plan.applied and self._vacuum_only:      # (the table keeps what the prune removed)
+            backup = f" Backup: {html.escape(plan.backup)}" if plan.backup else ""
+            self._say(f"Vacuumed: on disk {fmt_size(plan.disk_before)} \u2192 {fmt_size(plan.disk_after)}.{backup}")
+            return
         self.table.setRowCount(len(plan.runs))
         for n, r in enumerate(plan.runs):
             for c, value in enumerate((r.run, r.name, r.status, f"{r.remove:,}", f"{r.keep:,}")):
@@ -189,7 +208,9 @@ class PruneDialog(QDialog):
         if plan.applied:
             text += f". On disk {fmt_size(plan.disk_before)} \u2192 {fmt_size(plan.disk_after)}."
             if plan.backup:
-                text += f" Backup: {plan.backup}"
+                text += f" Backup: {html.escape(plan.backup)}"
+            if not self._vacuumed and self.info.backend == "sqlite":
+                text += f"<br>{NOT_SHRUNK}"
         text += "" if plan.applied else "."
         if plan.notes:
             notes = " ".join(html.escape(n) for n in plan.notes)
@@ -213,24 +234,53 @@ class PruneDialog(QDialog):
 
     def apply(self) -> None:
         """Prune now (no question asked: ``confirm_and_apply`` asks)."""
+        self._vacuum_only = False
+        self._run_prune(self.rules(), self.vacuum.isChecked(), "Pruning \u2026")
+
+    def confirm_and_vacuum(self) -> None:
+        """Ask, then VACUUM: the prune ``--vacuum`` runs, with rules that keep every checkpoint
+        (as ``prune --keep-last`` beyond any run's length does on the command line)."""
+        if self.info.kind == "langgraph" and not self.unlock.isChecked():
+            self._say("Tick \u201cAllow deleting rows LangGraph wrote\u201d to vacuum a LangGraph database.", error=True)
+            return
+        backup = (" A backup copy of the file is made first, as for the prune."
+                  if self.info.kind == "langgraph" and self.info.backend == "sqlite" else "")
+        answer = QMessageBox.question(
+            self, "Vacuum",
+            f"Give the freed space of {self.info.display} back to the disk?\n\nVACUUM rewrites the whole "
+            "store: it needs free disk space as large as the store, and agents writing to it wait until it "
+            f"ends.{backup}", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Yes:
+            self.vacuum_now()
+
+    def vacuum_now(self) -> None:
+        """VACUUM now (no question asked: ``confirm_and_vacuum`` asks); removes no checkpoint."""
+        self._vacuum_only = True
+        self._run_prune(make_rules(keep_last=KEEP_ALL), True, "Vacuuming \u2026")
+
+    def _run_prune(self, rules: Any, vacuum: bool, saying: str) -> None:
         from inspector.retention.api import apply_prune
-        rules, target = self.rules(), target_of(self.info)
-        vacuum, unlock = self.vacuum.isChecked(), self.unlock.isChecked()
-        set_available(self.apply_button, False, PRUNING)
-        set_available(self.preview_button, False, PRUNING)
-        self._say("Pruning \u2026")
+        target, unlock = target_of(self.info), self.unlock.isChecked()
+        for button in (self.apply_button, self.preview_button, self.vacuum_button):
+            set_available(button, False, PRUNING)
+        self._vacuumed = vacuum
+        self._say(saying)
         self.runner.run(lambda: apply_prune(target, rules, vacuum=vacuum, langgraph_write=unlock),
                         self._on_applied, self._on_failed, key="prune-apply")
 
     def _on_applied(self, plan: PrunePlan) -> None:
         set_available(self.preview_button, True)
         set_available(self.apply_button, False, "pruned; press Preview to see what the rules would remove now.")
+        set_available(self.vacuum_button, True)
+        self.vacuum_button.setVisible(not self._vacuumed)
         self.plan = None
         self._show(plan)
         self.pruned.emit(plan)
 
     def _on_failed(self, message: str) -> None:
         set_available(self.preview_button, True)
+        set_available(self.vacuum_button, True)
         self._say(message, error=True)
 
     def _say(self, text: str, error: bool = False) -> None:

@@ -355,8 +355,9 @@ def draw_tradeoff(chart: Chart, report: UsageReport) -> None:
     points = report.detail.tradeoff if report.detail is not None else ()
     if len(points) < 2:
         chart.show_empty("select a run" if report.detail is None
-                         else "LangGraph records no operations between checkpoints" if report.kind != "native"
-                         else "the run has too few checkpoints")
+                         else "the run has too few checkpoints" if report.kind == "native"
+                         else "LangGraph records no operations between checkpoints" if report.kind == "langgraph"
+                         else "its framework keeps every step: no interval to choose")
         return
     t = style.theme()
     xs = np.array([p.replay_mean for p in points], dtype=float)

@@ -1,8 +1,12 @@
 """The Storage panel: why the open store is the size it is, in charts, live; and prune.
 
 Every report is computed by ``inspector.usage`` in the session's task runner (never on the
-GUI thread); a newer request supersedes an older one. While the panel is visible, store
-changes schedule a new report (debounced); hidden, it only notes that it is stale.
+GUI thread); a newer request (another run, another store, Refresh) supersedes an older one.
+While the panel is visible, every write to the store schedules a new report: the session's
+``written``, not its ``changed``, since a prune's piece collection, a VACUUM or a WAL
+checkpoint change the totals and no listed row. A steady writer still gets a report every
+``LIVE_DEBOUNCE_MS`` or so (the wait is not restarted by each write, and a report being
+computed is finished, then followed by one more); hidden, the panel only notes that it is stale.
 """
 
 from __future__ import annotations
@@ -23,13 +27,17 @@ from PySide6.QtWidgets import (
 
 from inspector.ui.availability import NO_STORE, set_available
 from inspector.humanize import fmt_size, plural
-from inspector.model import ChangeSet, RunInfo
+from inspector.model import RunInfo
 from inspector.ui import style
 from inspector.ui.session import StoreSession
+from inspector.ui.widgets.store_status import kind_name
 from inspector.ui.widgets import storage_charts as charts
+from inspector.usage.frameworks import LOG_KINDS
 from inspector.usage.report import UsageReport
 
 LIVE_DEBOUNCE_MS = 2500
+PARTS = {"native": "field", "langgraph": "channel"}     # what a store's bytes are split by (else: see _draw)
+PRUNABLE = ("native", "langgraph")      # the kinds prune knows (other frameworks delete their own sessions)
 KEY = "storage-report"
 
 
@@ -51,6 +59,8 @@ class StorageView(QWidget):
         self.run: RunInfo | None = None
         self.report: UsageReport | None = None
         self._stale = True
+        self._measuring = False     # a report is being computed
+        self._again = False         # the store was written meanwhile: measure once more after it
         self._columns = 0
         self.summary = QLabel("Open a store to see where its bytes go.")
         self.summary.setWordWrap(True)
@@ -71,10 +81,10 @@ class StorageView(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(LIVE_DEBOUNCE_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._on_timer_timeout)
         session.opened.connect(lambda _info: self.store_opened())
         session.closed.connect(self._on_store_switched)
-        session.changed.connect(self._on_store_changed)
+        session.written.connect(self._on_session_written)
         self._set_enabled(False)
 
     # -- construction ------------------------------------------------------------------
@@ -148,6 +158,7 @@ class StorageView(QWidget):
         if store is None:
             return
         self._stale = False
+        self._measuring, self._again = True, False
         run_id = self.run.id if self.run is not None else None
         set_available(self.refresh_button, False, "measuring the store; the report comes in a moment.")
         self.summary.setText(self.summary.text() if self.report else "Measuring the store \u2026")
@@ -169,8 +180,9 @@ class StorageView(QWidget):
         self._stale = True
         if self.isVisible():
             if now:
+                self._timer.stop()
                 self.refresh()
-            else:
+            elif not self._timer.isActive():
                 self._timer.start()
 
     def _on_store_switched(self, run: RunInfo | None = None) -> None:
@@ -182,12 +194,24 @@ class StorageView(QWidget):
             chart.show_empty("")
         self._schedule(now=True)
 
-    def _on_store_changed(self, changes: ChangeSet) -> None:
-        if not changes.empty:
+    def _on_session_written(self) -> None:
+        self._schedule()
+
+    def _on_timer_timeout(self) -> None:
+        if self._measuring:         # a big store's report takes long: finish it, then measure again
+            self._again = True
+        else:
+            self.refresh()
+
+    def _measured(self) -> None:
+        self._measuring = False
+        set_available(self.refresh_button, True)
+        if self._again:
+            self._again = False
             self._schedule()
 
     def _on_report(self, generation: int, report: UsageReport) -> None:
-        set_available(self.refresh_button, True)
+        self._measured()
         if not self.session.is_current(generation):
             return
         self.report = report
@@ -195,20 +219,29 @@ class StorageView(QWidget):
         self.report_ready.emit(report)
 
     def _on_failed(self, message: str) -> None:
-        set_available(self.refresh_button, True)
+        self._measured()
         self.summary.setText(f"<span style='color:{style.theme().negative}'>The store could not be measured: "
                              f"{message}</span>")
 
     def _set_enabled(self, enabled: bool) -> None:
         set_available(self.refresh_button, enabled, NO_STORE)
-        set_available(self.prune_button, enabled, NO_STORE)
+        info = self.session.info
+        if info is not None and info.kind not in PRUNABLE:
+            set_available(self.prune_button, False, f"prune removes checkpoints from Checkpoint Inspector stores and "
+                                                    f"LangGraph databases; this {kind_name(info)} store's framework "
+                                                    "deletes its own sessions.")
+        else:
+            set_available(self.prune_button, enabled, NO_STORE)
 
     # -- drawing ---------------------------------------------------------------------------
     def _draw(self, report: UsageReport) -> None:
         self.summary.setText(summary_text(report))
         charts.draw_growth(self.charts["growth"], report)
         charts.draw_runs(self.charts["runs"], report)
-        charts.draw_fields(self.charts["fields"], report)
+        parts = self.charts["fields"]
+        parts.title = f"Share by {PARTS.get(report.kind) or ('checkpoint kind' if report.kind in LOG_KINDS else 'step')}"
+        parts.apply_theme()
+        charts.draw_fields(parts, report)
         run_name = self.run.name if self.run is not None else ""
         cost = self.charts["checkpoints"]
         cost.title = "State size and stored cost" if run_name else "State size and stored cost per checkpoint"
@@ -226,8 +259,11 @@ def summary_text(report: UsageReport) -> str:
     if report.free_bytes:
         parts.append(f"{fmt_size(report.free_bytes)} free pages")
     parts.append(f"{plural(report.checkpoints, 'checkpoint')} in {plural(len(report.runs), 'run')}")
-    parts.append(f"states decode to {fmt_size(report.logical_bytes)}")
-    parts.append(f"stored: {fmt_size(report.content_bytes)} content + {fmt_size(report.rows_bytes)} rows")
+    if report.kind in PRUNABLE:
+        parts.append(f"states decode to {fmt_size(report.logical_bytes)}")
+        parts.append(f"stored: {fmt_size(report.content_bytes)} content + {fmt_size(report.rows_bytes)} rows")
+    else:       # another framework's sessions: the data it wrote (no content/rows split)
+        parts.append(f"session data: {fmt_size(report.content_bytes)}")
     if report.ours is not None:
         parts.append(f"in this project's store: about {fmt_size(report.ours.bytes)}")
     text = " \u00b7 ".join(parts)

@@ -212,6 +212,11 @@ def one_sentence(exc: BaseException) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
+# top-level modules of the optional extras (pyproject.toml) → the extra that brings each
+_EXTRAS = {"psycopg": "postgres", "deepdiff": "bench", "langgraph": "bench", "langchain_core": "bench",
+           "aiosqlite": "bench"}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user-facing errors print one sentence and return 2; Ctrl-C, wherever it
     lands (loading a command's modules included), prints one and returns 130."""
@@ -239,6 +244,14 @@ def _main(argv: list[str] | None) -> int:
         return int(args.func(args) or 0)
     except (StoreError, TaskStateError) as exc:
         print(f"checkpoint-inspector: {one_sentence(exc)}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:     # an optional extra not installed (psycopg, deepdiff, langgraph …)
+        module = (exc.name or "").split(".")[0]
+        extra = _EXTRAS.get(module)
+        if extra is None:
+            raise
+        print(f"checkpoint-inspector: This needs the {module} package, which is not installed: "
+              f"install the package's {extra} extra (pip install 'checkpoint-inspector[{extra}]').", file=sys.stderr)
         return 2
     except RecursionError:   # a safety net: every walk of stored data is bounded (inspector.limits)
         import logging

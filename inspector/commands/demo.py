@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from inspector.demo.build import build_demo_store, default_store_path
+from inspector.demo.build import build_demo_store, default_store_path, stop_agents_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,4 +44,7 @@ def run(args: argparse.Namespace) -> int:
         print(store)
         return 0
     from inspector.commands.open import open_gui
-    return open_gui(str(store), args)
+    try:
+        return open_gui(str(store), args)
+    finally:    # the agent hung on purpose (a stuck run to look at) goes with the window
+        stop_agents_of(store.resolve())

@@ -53,7 +53,7 @@ def _wait_for_hang(store: Path, proc: subprocess.Popen, seqs: int, timeout: floa
     raise StoreError("The demo agent did not reach its hang point in time.")
 
 
-def _stop_agents_of(store: Path) -> None:
+def stop_agents_of(store: Path) -> None:
     """Stop demo agents still running on ``store`` (a hung one lives 15 minutes)."""
     import psutil
 
@@ -72,7 +72,7 @@ def build_demo_store(store: Path, *, log: Callable[[str], None] = print,
     """Create ``store`` from scratch with completed, crashed, failed, waiting, stuck and forked runs."""
     store = Path(store).expanduser().resolve()
     store.parent.mkdir(parents=True, exist_ok=True)
-    _stop_agents_of(store)
+    stop_agents_of(store)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{store}{suffix}").unlink(missing_ok=True)
     from inspector.store import create_store

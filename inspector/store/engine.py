@@ -155,6 +155,10 @@ class _ReadConnection(sqlite_ro.ReadConnection):
 
 
 def _postgres_engine(target: Target, readonly: bool) -> sa.Engine:
+    import importlib.util
+    if importlib.util.find_spec("psycopg") is None:
+        raise StoreError(f"{target.display} is a PostgreSQL database, and reading one needs the psycopg driver: "
+                         "install the package's postgres extra (pip install 'checkpoint-inspector[postgres]').")
     connect_args: dict[str, Any] = {"connect_timeout": 10}
     if readonly:
         connect_args["options"] = "-c default_transaction_read_only=on"

@@ -257,3 +257,18 @@ def test_framework_runs_are_named_as_everywhere(crew_folder: Path, capsys: pytes
     assert "main:1" in capsys.readouterr().out
     assert main(["show", str(crew_folder), "main:#1"]) == 0
     assert capsys.readouterr().out.startswith("checkpoint main:1")
+
+
+@pytest.mark.parametrize("blocked, argv, words", [
+    ("psycopg", ["runs", "postgresql://nobody@127.0.0.1:1/none"], "needs the psycopg driver: install the package's postgres extra"),
+    ("deepdiff", ["bench", "diff"], "needs the deepdiff package, which is not installed: install the package's bench extra"),
+])
+def test_an_optional_extra_not_installed_is_one_sentence(blocked: str, argv: list[str], words: str) -> None:
+    """After the README's ``pip install -e .`` alone, a PostgreSQL URL or a benchmark needing
+    an extra printed a ModuleNotFoundError traceback (exit 1)."""
+    import subprocess
+    import sys
+    script = (f"import sys; sys.modules[{blocked!r}] = None\n"     # as if it were not installed
+              f"from inspector.cli import main; raise SystemExit(main({argv!r}))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and words in done.stderr, done.stderr

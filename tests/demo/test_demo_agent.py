@@ -57,3 +57,20 @@ def test_fail_and_stop_options(tmp_path: Path) -> None:
         draft = next(t for t in tasks["tasks"] if t["id"] == "draft")
         assert draft["review"]["status"] == "changes_requested"
         assert any(c["passed"] is False for c in draft["checks"])
+
+
+def test_the_hung_demo_agent_goes_with_the_window(tmp_path: Path, monkeypatch) -> None:
+    """`demo` starts an agent that hangs on purpose (the stuck run); it used to live on for 15
+    minutes after the window closed."""
+    import psutil
+
+    from inspector.cli import main
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    store = tmp_path / "demo.db"
+
+    def demo_agents() -> list:
+        return [p for p in psutil.process_iter(["cmdline"])
+                if "inspector.demo" in (p.info["cmdline"] or []) and str(store) in (p.info["cmdline"] or [])]
+    assert main(["demo", "--store", str(store), "--rebuild", "--screenshot", str(tmp_path / "w.png")]) == 0
+    assert (tmp_path / "w.png").stat().st_size > 0
+    assert demo_agents() == []

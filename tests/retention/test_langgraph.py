@@ -78,6 +78,8 @@ def test_prune_needs_the_unlock_backs_up_and_langgraph_still_reads_every_thread(
     assert main(["prune", str(chat_db), "--keep-last", "2", "--apply"]) == 2
     assert "--langgraph-write" in capsys.readouterr().err
     assert store_files_digest(chat_db) == before
+    with open_store(chat_db) as store:       # (name, change) of every checkpoint, by its LangGraph id
+        named = {c.id: (c.name, c.change) for t in THREADS for c in store.list_checkpoints(t)}
     planned = plan_prune(chat_db, make_rules(keep_last=2))
     # the agent loop wrote seconds ago: a live thread, kept whole; the finished threads are pruned
     assert planned.protected["live run"] == 58 and planned.protected["fork origin or its ancestor"] > 0
@@ -96,6 +98,11 @@ def test_prune_needs_the_unlock_backs_up_and_langgraph_still_reads_every_thread(
     assert con.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = 'bench-thread'").fetchone()[0] == 60
     con.close()
     assert orphans == 0
+    with open_store(chat_db) as store:
+        # a kept checkpoint whose parent went (with the task writes that named its step) is
+        # named as before, from its own body: not "loop"
+        kept = {c.id: (c.name, c.change) for t in THREADS for c in store.list_checkpoints(t)}
+        assert len(kept) >= 10 and {i: named[i] for i in kept} == kept
     graph, conn = open_graph(chat_db)
     try:
         for thread, head in heads.items():     # LangGraph sees the same heads, tasks and pending writes

@@ -131,6 +131,40 @@ def edit_change(source: str, versions: dict, parent: dict) -> str:
     return ", ".join(names) if names else ("copy" if source == "fork" else "")
 
 
+def orphan_step_name(body: Any) -> tuple[str, str] | None:
+    """Name and change of a loop checkpoint whose parent is gone (a prune took it, with the
+    task writes that name a step), from its own body: LangGraph gives every channel a step
+    writes that step's one new version, and records in ``versions_seen[node]`` the versions a
+    node's task saw when it ran, so the nodes that ran last saw the highest version seen, and
+    the channels they wrote hold the highest version of all. None when the body does not say."""
+    if not isinstance(body, dict):
+        return None
+    seen, versions = body.get("versions_seen"), body.get("channel_versions")
+    if not isinstance(seen, dict) or not isinstance(versions, dict):
+        return None
+    latest = {node: max(map(_version, vs.values()), default=-1) for node, vs in seen.items()
+              if isinstance(node, str) and not node.startswith("__") and isinstance(vs, dict)}
+    top = max(latest.values(), default=-1)
+    nodes = sorted(node for node, v in latest.items() if v == top >= 0)
+    newest = max(map(_version, versions.values()), default=-1)
+    channels = sorted(c for c, v in versions.items() if not is_control_channel(c) and _version(v) == newest >= 0)
+    return (", ".join(nodes), ", ".join(channels)) if nodes else None
+
+
+def _version(value: Any) -> int:
+    """A channel version's step number (LangGraph's savers write ints, or strings whose part
+    before the dot is the number); -1 for anything else."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value == value and abs(value) < 2 ** 62:
+        return int(value)
+    if isinstance(value, str):
+        head = value.split(".", 1)[0]
+        if head.isdigit() and len(head) < 40:
+            return int(head)
+    return -1
+
+
 def _legacy_writer(meta: dict) -> list[str]:
     writes = meta.get("writes")
     return sorted(str(k) for k in writes) if isinstance(writes, dict) else []

@@ -25,7 +25,8 @@ from inspector.store.branches import TopologyRow
 from inspector.store.langgraph.delta import reconstruct
 from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import (build_infos, edit_change, enclosing_step, group_outputs, has_push,
-                                               page_bounds, parse_metadata, row_source, topology_rows)
+                                               orphan_step_name, page_bounds, parse_metadata, row_source,
+                                               topology_rows)
 from inspector.store.langgraph.pregel import (CONTROL_WRITES, ERROR, INTERRUPT, PREGEL_TASKS, is_control_channel,
                                               summarise_tasks,
                                               send_nodes)
@@ -239,6 +240,12 @@ class LangGraphStore(Store):
             infos = [dataclasses.replace(i, change=f"waiting: {waiting[(k.ns, k.checkpoint_id)]}"
                                          + (f" · {i.change}" if i.change else ""))
                      if (k := parse_id(str(i.id))) and (k.ns, k.checkpoint_id) in waiting else i for i in infos]
+        orphans = {r.checkpoint_id: r for r in rows
+                   if r.parent_id and r.parent_size is None and row_source(r) == "loop"}   # the parent is gone
+        if orphans:
+            infos = [self._orphan_named(str(run_id), i, orphans[key.checkpoint_id])
+                     if i.name == "loop" and (key := parse_id(str(i.id))) and key.checkpoint_id in orphans else i
+                     for i in infos]
         edited = {r.checkpoint_id: r for r in rows if r.parent_id and row_source(r) in ("update", "fork")}
         if edited:
             infos = [dataclasses.replace(i, change=self._edit_change(str(run_id), edited[key.checkpoint_id]))
@@ -333,6 +340,22 @@ class LangGraphStore(Store):
         value = decode_body(body)[0] if body is not None else None
         versions = value.get("channel_versions") if isinstance(value, dict) else None
         return versions if isinstance(versions, dict) else {}
+
+    def _orphan_named(self, thread_id: str, info: CheckpointInfo, row: Any) -> CheckpointInfo:
+        """``info`` named from its own body when its parent, whose writes name it, is gone."""
+        key = ("orphan", thread_id + "\0" + row.ns, row.checkpoint_id)
+        with self._lock:
+            known = self._change_cache.get(key)
+        if known is None:
+            body = self.reader.body(thread_id, row.ns, row.checkpoint_id)
+            found = orphan_step_name(decode_body(body)[0]) if body is not None else None
+            known = "\0".join(found) if found is not None else ""
+            with self._lock:
+                self._change_cache[key] = known
+        if not known:
+            return info
+        name, change = known.split("\0")
+        return dataclasses.replace(info, name=name, change=change)
 
     def _edit_change(self, thread_id: str, row: Any) -> str:
         """The Change column of an update/fork row: state channels whose version moved from its

@@ -353,12 +353,6 @@ def page_size(conn: sa.Connection) -> int | None:
     return as_int(conn.exec_driver_sql("PRAGMA page_size").scalar()) or None
 
 
-def piece_digests(conn: sa.Connection) -> list[bytes]:
-    """Every piece's digest (16 bytes each: a million pieces is 16 MB)."""
-    result = conn.execution_options(stream_results=True, yield_per=20_000).execute(sa.select(blob_table.c.hash))
-    return [bytes(r[0]) for r in result if isinstance(r[0], BINARY)]   # (a number: no piece's digest)
-
-
 def delete_pieces(conn: sa.Connection, digests: Sequence[bytes]) -> int:
     """Delete these pieces (the caller checked that nothing reaches them); how many went."""
     gone = 0

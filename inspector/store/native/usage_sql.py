@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector import codec as pieces
 from inspector.errors import CorruptDataError
-from inspector.store.columns import BINARY, as_count, as_int, as_opt_text, as_real, as_text
+from inspector.store.columns import BINARY, as_count, as_opt_text, as_real, as_text
 from inspector.store.disk import DiskUsage
 from inspector.store.native import blobs
 from inspector.store.native.reads import FETCH_BATCH, NativeReads, marks
@@ -246,19 +246,6 @@ def stored_among(conn: sa.Connection, digests: Collection[bytes]) -> int:
         n += conn.execute(sa.select(sa.func.count()).select_from(blob_table)
                           .where(blob_table.c.hash.in_(ordered[start:start + FETCH_BATCH]))).scalar() or 0
     return int(n)
-
-
-def all_piece_sizes(conn: sa.Connection) -> Iterator[tuple[bytes, int]]:
-    """(digest, stored bytes) of every piece, streamed."""
-    import sqlalchemy as sa
-
-    from inspector.store.native.schema import blobs as blob_table
-
-    result = conn.execution_options(stream_results=True).execute(
-        sa.select(blob_table.c.hash, sa.func.length(blob_table.c.data)))
-    for digest, length in result:
-        if isinstance(digest, BINARY):      # (a damaged row's number is no piece's digest)
-            yield bytes(digest), as_int(length) + 24
 
 
 def unpack_children(raw: bytes) -> tuple[Any, list[bytes]]:

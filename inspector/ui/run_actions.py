@@ -35,6 +35,8 @@ RESUME_TIP = "Resume the selected run from the selected checkpoint"
 GOOD_TIP = "Resume the selected run where its diagnosis suggests"
 LG_SETTINGS_TIP = "The LangGraph graph, Python, working directory and trust of this store (apply at once)"
 DIAGNOSIS_KEY = "run-actions:diagnosis"
+WAITING_KEY = "run-actions:waiting"
+MAX_QUESTION = 300     # characters of an interrupt value shown when it has no question text
 
 
 def _last_good(access: StoreAccess, run_id: str) -> CheckpointInfo:
@@ -49,6 +51,22 @@ def _diagnosis(store: Store, run: RunInfo) -> str | None:
 
     diag = diagnose(store, run)
     return diag.describe() if diag is not None else None
+
+
+def _waiting(store: Store, run_id: str) -> tuple[str, str]:
+    """(run id, what the head of a LangGraph thread waits on at ``interrupt()``: one line per
+    pending interrupt, '' when none)."""
+    import json
+
+    from inspector.resume.langgraph import pending_interrupts
+
+    lines = []
+    for found in pending_interrupts(store, f"{run_id}:-1"):
+        question = found.get("question")
+        if not isinstance(question, str):
+            question = json.dumps(found.get("value"), default=str)[:MAX_QUESTION]
+        lines.append(f"waiting for an answer at interrupt() in node {found.get('node') or '?'}: {question}")
+    return run_id, "\n".join(lines)
 
 
 class RunActionsHost(Protocol):
@@ -124,6 +142,7 @@ class RunActions(QObject):
         host.run_notice.resume_requested.connect(self.resume_last_good)
         host.runs_panel.model.annotated.connect(lambda: self._show_diagnosis(keep=True))
         self._diagnosis: str | None = None
+        self._waiting: tuple[str, str] = ("", "")     # (run id, what its LangGraph head waits on)
         host.checkpoint_changed.connect(self._update_enabled)
         host.session.opened.connect(self._on_store_changed)
         host.session.closed.connect(self._on_store_changed)
@@ -208,10 +227,20 @@ class RunActions(QObject):
             return f"not available for this store: {getattr(cap, 'reason', '') or 'its adapter cannot do it'}"
         if self.target() is None or (action is self.resume_good and run is None):
             return "select a run (and a checkpoint) in the list first."
+        if run is not None and self._read_only_run(run):
+            return f"not available for this run: {(run.not_resumable_reason or 'it is read-only').rstrip('.')}."
         if action is not self.fork and run is not None and not (run.resumable or langgraph):
             reason = run.not_resumable_reason or "its recorder marked it not resumable"
             return f"this run cannot be resumed ({reason.rstrip('.')}); fork it instead (Run ▸ Fork…)."
         return ""
+
+    def _read_only_run(self, run: RunInfo) -> bool:
+        """A run of a framework store that the store's fork and resume cannot take (a CrewAI
+        flow's saved states beside crew checkpoints): its framework's command restores runs
+        the store can resume, and this one it says it cannot, so forking it fails the same way."""
+        info = self.host.session.info
+        return (info is not None and self._through_framework() and info.capabilities.resume.available
+                and not run.resumable)
 
     def open_langgraph_settings(self) -> QDialog | None:
         """LangGraph Settings…: graph, Python, working directory, trust; applied at once."""
@@ -328,6 +357,7 @@ class RunActions(QObject):
 
     def _diagnose(self, run: RunInfo | None) -> None:
         """Find the selected run's stuck diagnosis (off the GUI thread) for the Metadata tab."""
+        self._ask_waiting(run)
         store = self.host.session.store
         if run is None or store is None or run.status not in ACTIVE_STATUSES:
             self.host.session.runner.cancel(DIAGNOSIS_KEY)
@@ -336,12 +366,30 @@ class RunActions(QObject):
         self.host.session.runner.run(lambda: _diagnosis(store, run), self._show_diagnosis,
                                        lambda _m: self._show_diagnosis(None), key=DIAGNOSIS_KEY)
 
+    def _ask_waiting(self, run: RunInfo | None) -> None:
+        """Find what an interrupted LangGraph thread waits on (off the GUI thread) for the banner
+        (a native run says it in its ``last_error``; a thread has only its head's pending interrupts)."""
+        store, info = self.host.session.store, self.host.session.info
+        if run is None or store is None or info is None or info.kind != "langgraph" or run.status != "interrupted":
+            self.host.session.runner.cancel(WAITING_KEY)
+            self._waiting = ("", "")
+            return
+        if self._waiting[0] != run.id:
+            self._waiting = ("", "")
+        self.host.session.runner.run(lambda: _waiting(store, run.id), self._on_waiting,
+                                     lambda _m: self._on_waiting((run.id, "")), key=WAITING_KEY)
+
+    def _on_waiting(self, found: tuple[str, str]) -> None:
+        self._waiting = found
+        self._show_diagnosis(keep=True)
+
     def _show_diagnosis(self, text: str | None = None, *, keep: bool = False) -> None:
         if not keep:
             self._diagnosis = text
         run = self.host.current_run()
         status = self.host.runs_panel.model.status_of(run.id) if run is not None else ""
-        self.host.run_notice.show_run(run, status, self._diagnosis)
+        waiting = self._waiting[1] if run is not None and self._waiting[0] == run.id else ""
+        self.host.run_notice.show_run(run, status, self._diagnosis, waiting=waiting)
         panel = self.host.details.panels.get("metadata")   # built when its tab is first shown
         if panel is not None and hasattr(panel, "show_diagnosis"):
             panel.show_diagnosis(self._diagnosis)

@@ -45,11 +45,11 @@ def test_the_storage_header_follows_a_prune_made_from_the_command_line(window, q
     open_in(window, qtbot, path)
     window.storage.toggle.trigger()
     view = window.storage.view
-    qtbot.waitUntil(lambda: view.report is not None and view.report.checkpoints == 300, timeout=30_000)
+    qtbot.waitUntil(lambda: view.report is not None and view.report.checkpoints == 300, timeout=90_000)
     proc = _prune_paused_after_deleting(path)
     try:
         # the deletion is seen and measured while the collection waits
-        qtbot.waitUntil(lambda: view.report.checkpoints == 10, timeout=30_000)
+        qtbot.waitUntil(lambda: view.report.checkpoints == 10, timeout=90_000)
         measured_early = view.report
     finally:
         os.kill(proc.pid, signal.SIGCONT)
@@ -62,7 +62,7 @@ def test_the_storage_header_follows_a_prune_made_from_the_command_line(window, q
 
     def caught_up() -> bool:
         return all(getattr(view.report, name) == getattr(fresh, name) for name in totals)
-    qtbot.waitUntil(caught_up, timeout=30_000)
+    qtbot.waitUntil(caught_up, timeout=90_000)
     header = view.summary.text()
     assert f"<b>{fmt_size(fresh.total_bytes)}</b> on disk" in header
     assert f"stored: {fmt_size(fresh.content_bytes)} content" in header and "10 checkpoints in 2 runs" in header

@@ -28,12 +28,16 @@ from inspector.ui.availability import set_available
 from inspector.errors import StoreError
 from inspector.humanize import fmt_size, plural
 from inspector.model import StoreInfo
+from inspector.record.summary import summarize
+from inspector.resume.status import effective_statuses
 from inspector.retention.rules import PrunePlan, make_rules
 from inspector.ui import style
 from inspector.ui.formatting import elide_middle, visible
 from inspector.ui.tasks import TaskRunner
 
-STATUSES = ("completed", "failed", "interrupted", "forked")
+# every status `prune --status` takes, as the runs list shows them (a dead agent's run is crashed)
+STATUSES = ("completed", "failed", "crashed", "interrupted", "forked", "stuck", "running")
+CHECKED = ("completed", "failed", "crashed")    # finished runs: a crashed one is pruned as one (head kept)
 
 
 def target_of(info: StoreInfo) -> str:
@@ -85,8 +89,11 @@ class PruneDialog(QDialog):
                                                         "to limit pruning to it.")
         self.run_id = run_id
         self.status_boxes = {s: QCheckBox(s) for s in STATUSES}
-        for s in ("completed", "failed"):
+        for s in CHECKED:
             self.status_boxes[s].setChecked(True)
+        for s in ("stuck", "running"):
+            self.status_boxes[s].setToolTip(f"a {s} run's agent may still be at work: none of its checkpoints "
+                                            "is removed (a run whose agent died shows as crashed)")
         self.vacuum = QCheckBox("Give the space back to the operating system (VACUUM)")
         self.unlock = QCheckBox("Allow deleting rows LangGraph wrote (SQLite: a backup is made first; "
                                 "PostgreSQL: one transaction)")
@@ -137,7 +144,9 @@ class PruneDialog(QDialog):
         form.addRow(self.vacuum)
         form.addRow(self.unlock)
         note = style.mute(QLabel("Never removed: each run's head, pinned checkpoints, every checkpoint a fork "
-                                 "starts from and its ancestors, and anything of a running run."))
+                                 "starts from and its ancestors, and anything of a running or stuck run (its agent may "
+                                 "still be at work). A crashed run (its agent died) is pruned as a finished "
+                                 "one, its head kept."))
         note.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -178,7 +187,8 @@ class PruneDialog(QDialog):
         target = target_of(self.info)
         set_available(self.preview_button, False, "working out what would go; the list comes in a moment.")
         self._say("Working out what would go \u2026")
-        self.runner.run(lambda: plan_prune(target, rules), self._on_plan, self._on_failed, key="prune-preview")
+        self.runner.run(lambda: plan_prune(target, rules, diagnose=effective_statuses), self._on_plan,
+                        self._on_failed, key="prune-preview")
 
     def _on_plan(self, plan: PrunePlan) -> None:
         set_available(self.preview_button, True)
@@ -266,7 +276,8 @@ class PruneDialog(QDialog):
             set_available(button, False, PRUNING)
         self._vacuumed = vacuum
         self._say(saying)
-        self.runner.run(lambda: apply_prune(target, rules, vacuum=vacuum, langgraph_write=unlock),
+        self.runner.run(lambda: apply_prune(target, rules, vacuum=vacuum, langgraph_write=unlock,
+                                            diagnose=effective_statuses, describe=summarize),
                         self._on_applied, self._on_failed, key="prune-apply")
 
     def _on_applied(self, plan: PrunePlan) -> None:

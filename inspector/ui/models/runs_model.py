@@ -146,10 +146,11 @@ class RunsModel(QAbstractItemModel):
 
     def _tooltip(self, node: RunNode, col: int) -> str:
         run = node.run
+        damaged = f"\ndamaged: {run.damaged}" if run.damaged else ""
         if col == COL_STATUS:
             if node.reason:
-                return f"{node.status}: {node.reason} (stored status: {run.status})"
-            return f"{node.status}" + (f": {run.last_error}" if run.last_error else "")
+                return f"{node.status}: {node.reason} (stored status: {run.status}){damaged}"
+            return f"{node.status}" + (f": {run.last_error}" if run.last_error else "") + damaged
         if col == COL_UPDATED:
             return f"updated {formatting.full_time(run.updated)}\ncreated {formatting.full_time(run.created)}"
         if col == COL_CHECKS:
@@ -164,7 +165,7 @@ class RunsModel(QAbstractItemModel):
             lines.append(f"forked from {run.parent_run}{at}" + (f": {run.fork_reason}" if run.fork_reason else ""))
         if run.owner_host:
             lines.append(f"owner {run.owner_host} pid {run.owner_pid} · epoch {run.epoch}")
-        return "\n".join(lines)
+        return "\n".join(lines) + damaged
 
     # -- queries ------------------------------------------------------------------------
     def run_index(self, run_id: str) -> QModelIndex:

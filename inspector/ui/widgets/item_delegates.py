@@ -142,7 +142,8 @@ class ProgressDelegate(QStyledItemDelegate):
 
 
 class RunNameDelegate(QStyledItemDelegate):
-    """Two lines: the run's name, then agent · id · 'forked at #seq' in a muted smaller font."""
+    """Two lines: the run's name (after a warning mark when the run is damaged), then
+    agent · id · 'forked at #seq' in a muted smaller font."""
 
     def __init__(self, run_role: int, fork_seq_role: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -165,6 +166,9 @@ class RunNameDelegate(QStyledItemDelegate):
         if run.parent_run and not _subgraph(run):
             icons.icon("branch", QColor(style.STATUS_COLORS["forked"]).name()).paint(
                 painter, QRect(x, rect.top() + 1, 14, 14))
+            x += 18
+        if run.damaged:     # the store found rows of the run it could not read (the reason is in the tooltip)
+            icons.icon("warning").paint(painter, QRect(x, rect.top() + 1, 14, 14))
             x += 18
         name_font = QFont(opt.font)
         name_font.setWeight(QFont.Weight.Medium)

@@ -68,18 +68,22 @@ class RunNotice(QFrame):
         self.status = ""
         self.hide()
 
-    def show_run(self, run: RunInfo | None, status: str = "", diagnosis: str | None = None) -> None:
-        """Show what is wrong with ``run`` (``status`` as the runs list shows it), or hide."""
+    def show_run(self, run: RunInfo | None, status: str = "", diagnosis: str | None = None,
+                 waiting: str = "") -> None:
+        """Show what is wrong with ``run`` (``status`` as the runs list shows it), or hide.
+        ``waiting``: what a LangGraph thread's head waits on at ``interrupt()`` (a line each);
+        such a thread is resumed with an answer (the Resume dialog asks for it)."""
         status = status or (run.status if run is not None else "")
-        if run is None or (status not in HUES and not run.last_error):
+        if run is None or (status not in HUES and not run.last_error and not waiting):
             self.status = ""
             self.hide()
             return
         self.status = status
-        if status == "interrupted" and run.last_error and not diagnosis:
+        if status == "interrupted" and (run.last_error or waiting) and not diagnosis:
             # the agent stopped it on purpose (waiting for a human, a budget…): its reason, not an error
-            first, rest = _split(run.last_error)
-            self._fill("interrupted", f"<b>Interrupted:</b> {html.escape(first)}", rest, resumable=run.resumable)
+            first, rest = _split(run.last_error or waiting)
+            self._fill("interrupted", f"<b>Interrupted:</b> {html.escape(first)}", rest,
+                       resumable=run.resumable or bool(waiting))
         elif status == "failed" or (run.last_error and not diagnosis):
             first, rest = _split(run.last_error or "The run failed without an error message.")
             self._fill("failed", f"<b>Failed:</b> {html.escape(first)}", rest, resumable=run.resumable)

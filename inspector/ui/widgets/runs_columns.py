@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QTreeView
 
@@ -11,11 +11,14 @@ from inspector.ui.models.runs_model import RunRole
 
 NAME_MAX = 240       # px a name may ask for (longer names elide, with the full name in the tooltip)
 NAME_PADDING = 40    # the delegate's margins, the fork icon and the branch indentation
+ICON = 18            # a damaged run's warning mark (before the name, beside a fork's icon)
+ROWS_MEASURED = 500  # rows whose names are measured (the first ones shown)
 GIVE_WAY = (COL_UPDATED, COL_CHECKS, COL_CHECKPOINTS)   # hidden in this order when names need room
 
 
 class RunsColumnFit(QObject):
-    """Hides Updated, then Checks, then Ckpts while the Run column would cut names short.
+    """Hides Updated, then Checks, then Ckpts while the Run column would cut names short
+    (those of the rows shown: forks under expanded runs too).
 
     Columns the user hid or showed from the header menu stay as the user left them
     (``user_choice``). Runs after every resize of the view, deferred so a scroll bar
@@ -32,7 +35,7 @@ class RunsColumnFit(QObject):
         self._viewport = view.viewport()    # compared by identity: no call into a view being destroyed
         self._viewport.installEventFilter(self)
         model = view.model()
-        for signal in (model.modelReset, model.rowsInserted, model.layoutChanged):
+        for signal in (model.modelReset, model.rowsInserted, model.layoutChanged, view.expanded, view.collapsed):
             signal.connect(self._timer.start)
 
     def user_choice(self, column: int) -> None:
@@ -46,17 +49,33 @@ class RunsColumnFit(QObject):
         return super().eventFilter(watched, event)
 
     def name_need(self) -> int:
-        """Pixels the Run column needs for the longest top-level name (capped at NAME_MAX)."""
-        model = self.view.model()
+        """Pixels the Run column needs for the widest name shown (capped at NAME_MAX): a fork's
+        row is indented under its run (top-level rows alone were measured, and forks' names were
+        cut while Ckpts stayed)."""
         font = QFont(self.view.font())
         font.setWeight(QFont.Weight.Medium)
         metrics = QFontMetrics(font)
         widest = 0
-        for row in range(min(model.rowCount(), 500)):
-            run = model.index(row, COL_NAME).data(RunRole)
+        for index, depth in self._shown_rows(ROWS_MEASURED):
+            run = index.data(RunRole)
             if run is not None:
-                widest = max(widest, metrics.horizontalAdvance(run.name))
+                mark = ICON if run.damaged else 0
+                widest = max(widest, metrics.horizontalAdvance(run.name) + depth * self.view.indentation() + mark)
         return min(NAME_MAX, widest + NAME_PADDING + self.view.indentation())
+
+    def _shown_rows(self, limit: int) -> list[tuple[QModelIndex, int]]:
+        """The first ``limit`` rows the view shows (top-level ones and those under expanded
+        rows), each with its depth."""
+        model = self.view.model()
+        out: list[tuple[QModelIndex, int]] = []
+        todo = [(model.index(row, COL_NAME), 0) for row in range(min(model.rowCount(), limit))]
+        while todo and len(out) < limit:
+            index, depth = todo.pop(0)
+            out.append((index, depth))
+            if self.view.isExpanded(index):
+                todo[:0] = [(model.index(row, COL_NAME, index), depth + 1)
+                            for row in range(min(model.rowCount(index), limit))]
+        return out
 
     def fit(self) -> None:
         """Show every give-way column that fits beside the names, hide the others."""

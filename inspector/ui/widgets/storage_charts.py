@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import time
 from collections import Counter
 from collections.abc import Callable
 
@@ -14,7 +13,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent
 
 from inspector.humanize import fmt_size, plural
 from inspector.ui import style
-from inspector.ui.formatting import elide_middle, local_time, visible
+from inspector.ui.formatting import elide_middle, visible
+from inspector.ui.widgets.time_axis import TimeAxis
 from inspector.usage.report import UsageReport
 
 pg.setConfigOptions(antialias=True)
@@ -67,31 +67,6 @@ def _linear_ticks(low: float, high: float, count: int) -> tuple[float, list[floa
             break
         step = smaller
     return step, ticks
-
-
-class TimeAxis(pg.DateAxisItem):
-    """pyqtgraph's date axis (its tick spacing), labelled as clock times: pyqtgraph labels a
-    span of seconds "51.000 52.000", which reads as numbers, not times."""
-
-    def tickStrings(self, values, scale, spacing):  # pyqtgraph override
-        if spacing >= 30 * 86_400:
-            fmt = "%Y-%m"
-        elif spacing >= 86_400:
-            fmt = "%b %d"
-        elif spacing >= 60:
-            fmt = "%H:%M"
-        elif spacing >= 1:
-            fmt = "%H:%M:%S"
-        else:   # ticks closer than a second: minutes, seconds and tenths (short, or labels are dropped)
-            return [c + f".{int(v * 10) % 10}" if (c := _clock("%M:%S", v)) else "" for v in values]
-        return [_clock(fmt, v) for v in values]
-
-
-def _clock(fmt: str, ts: float) -> str:
-    """``ts`` as local time in ``fmt``; '' for a time no clock has (a damaged store's times may be
-    negative, infinite or years past 9999)."""
-    local = local_time(ts) if ts > 0 else None
-    return time.strftime(fmt, local) if local else ""
 
 
 def _nice_step(raw: float) -> float:

@@ -30,6 +30,7 @@ from inspector.humanize import fmt_size, plural
 from inspector.model import RunInfo
 from inspector.ui import style
 from inspector.ui.session import StoreSession
+from inspector.ui.widgets.elided_label import ElidedLabel
 from inspector.ui.widgets.store_status import kind_name
 from inspector.ui.widgets import storage_charts as charts
 from inspector.usage.frameworks import LOG_KINDS
@@ -65,6 +66,9 @@ class StorageView(QWidget):
         self.summary = QLabel("Open a store to see where its bytes go.")
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.notes = ElidedLabel()      # what the figures leave out: one line, all of it in its tooltip
+        style.mute(self.notes)
+        self.notes.hide()
         self.refresh_button = QPushButton("Refresh")
         self.prune_button = QPushButton("Prune\u2026")
         self.refresh_button.clicked.connect(self.refresh)
@@ -95,7 +99,11 @@ class StorageView(QWidget):
         row.setContentsMargins(10, 6, 8, 6)
         title = style.bold(QLabel("Storage"))
         row.addWidget(title)
-        row.addWidget(self.summary, 1)
+        text = QVBoxLayout()
+        text.setSpacing(0)
+        text.addWidget(self.summary)
+        text.addWidget(self.notes)
+        row.addLayout(text, 1)
         row.addWidget(self.refresh_button)
         row.addWidget(self.prune_button)
         self.grid = QGridLayout()
@@ -170,6 +178,7 @@ class StorageView(QWidget):
     def apply_theme(self) -> None:
         """Repaint every chart in the current theme."""
         style.polish(self.header, "panel_header")
+        style.mute(self.notes)
         for chart in self.charts.values():
             chart.apply_theme()
         if self.report is not None:
@@ -190,6 +199,7 @@ class StorageView(QWidget):
         self.run = run
         self._set_enabled(self.session.store is not None)
         self.summary.setText("Measuring the store \u2026" if self.session.store else "Open a store to see where its bytes go.")
+        self.notes.hide()
         for chart in self.charts.values():
             chart.show_empty("")
         self._schedule(now=True)
@@ -220,6 +230,7 @@ class StorageView(QWidget):
 
     def _on_failed(self, message: str) -> None:
         self._measured()
+        self.notes.hide()
         self.summary.setText(f"<span style='color:{style.theme().negative}'>The store could not be measured: "
                              f"{message}</span>")
 
@@ -236,6 +247,8 @@ class StorageView(QWidget):
     # -- drawing ---------------------------------------------------------------------------
     def _draw(self, report: UsageReport) -> None:
         self.summary.setText(summary_text(report))
+        self.notes.set_full_text(" ".join(report.notes))
+        self.notes.setVisible(bool(report.notes))
         charts.draw_growth(self.charts["growth"], report)
         charts.draw_runs(self.charts["runs"], report)
         parts = self.charts["fields"]
@@ -253,8 +266,8 @@ class StorageView(QWidget):
 
 
 def summary_text(report: UsageReport) -> str:
-    """One line: on disk, free pages, content vs rows, and for LangGraph our estimate."""
-    t = style.theme()
+    """One line: on disk, free pages, content vs rows, and for LangGraph our estimate (the
+    report's notes go below it, in ``StorageView.notes``)."""
     parts = [f"<b>{fmt_size(report.total_bytes)}</b> on disk"]
     if report.free_bytes:
         parts.append(f"{fmt_size(report.free_bytes)} free pages")
@@ -266,7 +279,4 @@ def summary_text(report: UsageReport) -> str:
         parts.append(f"session data: {fmt_size(report.content_bytes)}")
     if report.ours is not None:
         parts.append(f"in this project's store: about {fmt_size(report.ours.bytes)}")
-    text = " \u00b7 ".join(parts)
-    if report.notes:
-        text += f"<br><span style='color:{t.muted}'>{' '.join(report.notes)}</span>"
-    return text
+    return " \u00b7 ".join(parts)

@@ -68,15 +68,34 @@ def has_markers(value: Any) -> bool:
 
 
 def prefetch(values: list[Any], table: dict[bytes, Any], fetch_many: FetchMany) -> int:
-    """Load every piece the values reach into ``table``, one batch per level; returns how many."""
+    """Load every piece the values reach into ``table``, one batch per level; returns how many.
+    A piece already in ``table`` is looked through, not taken as complete: its children may not
+    be there (a state holding an earlier state: the diff read that one's root as a root, and
+    its list chunks as items of its own, elsewhere)."""
     loaded = 0
-    frontier = _digests(values) - table.keys()
+    seen: set[bytes] = set()
+    frontier = _missing(values, table, seen)
     while frontier:
         got = fetch_many(frontier)
         table.update(got)
         loaded += len(got)
-        frontier = _digests(list(got.values())) - table.keys()
+        frontier = _missing(list(got.values()), table, seen)
     return loaded
+
+
+def _missing(values: list[Any], table: dict[bytes, Any], seen: set[bytes]) -> set[bytes]:
+    """The digests the values reach, through the pieces ``table`` holds, that it does not hold
+    (each piece looked through once: ``seen``)."""
+    found: set[bytes] = set()
+    stack = [_digests(values)]
+    while stack:
+        for digest in stack.pop() - seen:
+            seen.add(digest)
+            if digest in table:
+                stack.append(_digests([table[digest]]))
+            else:
+                found.add(digest)
+    return found
 
 
 def _digests(values: list[Any]) -> set[bytes]:

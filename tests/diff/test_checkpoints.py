@@ -151,3 +151,26 @@ def test_a_langgraph_channel_only_one_side_holds_counts_as_changed(corpus_sqlite
                 assert list(result.hidden) == differs, (old.seq, new.seq)
                 found += 1
     assert found      # the thread has such a step (the todo middleware's branch, cleared)
+
+
+def test_a_state_holding_an_earlier_state_diffs(tmp_path) -> None:
+    """An agent that keeps its last state in its state ("prev"): the new state's value is the
+    very piece the other side's root is, whose list and map chunks the diff had read as items
+    of its own; expanding the change walked into them and raised KeyError (found by fuzzing)."""
+    from inspector.cli import main
+    from inspector.diff.checkpoints import diff_checkpoints
+    from inspector.record import Checkpointer
+    s0 = {"messages": [{"role": "user", "content": f"msg {i} " * 5} for i in range(300)],
+          "index": {f"key{i}": f"value {i}" for i in range(1500)}, "n": 0}
+    s1 = {"messages": s0["messages"] + [{"role": "assistant", "content": "reply"}],
+          "index": {**s0["index"], "key7": "changed"}, "n": 1, "prev": s0}
+    path = tmp_path / "prev.db"
+    with Checkpointer(path, name="prev") as cp:
+        cp.save(s0)
+        cp.save(s1)
+    with open_store(path) as store:
+        result = diff_checkpoints(store, f"{cp.run_id}:0", f"{cp.run_id}:1")
+    by_path = {c.path: c for c in result.changes}
+    assert by_path[("prev",)].op == ADDED and by_path[("prev",)].new == s0
+    assert by_path[("index", "key7")].new == "changed" and by_path[("n",)].new == 1
+    assert main(["diff", str(path), f"{cp.run_id}:0", f"{cp.run_id}:1", "--json"]) == 0

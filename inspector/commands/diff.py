@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from inspector.commands._common import add_json_arg, add_store_arg, at_least, note_store, print_json, say, use_graph_kinds
+from inspector.commands._common import (add_json_arg, add_store_arg, at_least, note_store, print_json_with_list, say,
+                                        use_graph_kinds)
 from inspector.diff import Change, DiffResult, TextDelta, describe_divergence, diff_checkpoints, to_json
+from inspector.diff.serialize import change_json
 from inspector.diff.grouping import ItemRange, group_changes
 from inspector.diff.text import render_delta
 from inspector.store.refs import format_ref, resolve_checkpoint
@@ -45,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         use_graph_kinds(store)
         result = diff_checkpoints(store, resolve_checkpoint(store, args.a), resolve_checkpoint(store, args.b))
     if args.json:
-        print_json(to_json(result))
+        print_json_with_list(to_json(result, changes=False), "changes", map(change_json, result.changes))
     else:
         print_text(result, args.limit)
     return 1 if args.exit_code and not result.empty else 0

@@ -96,15 +96,16 @@ def checkpoint_json(info: CheckpointInfo | None) -> dict | None:
             "name": info.name, "ref": f"{info.run_id}:{info.seq}"}
 
 
-def to_json(result: DiffResult) -> dict:
-    """The whole result as one JSON object."""
+def to_json(result: DiffResult, changes: bool = True) -> dict:
+    """The whole result as one JSON object (without ``changes``: its "changes" an empty list,
+    for a writer that streams them, ``change_json`` one at a time)."""
     out: dict[str, Any] = {
         "summary": result.summary,
         "a": checkpoint_json(result.a),
         "b": checkpoint_json(result.b),
         "ancestor": checkpoint_json(result.ancestor),
         "task_changes": [task_change_json(c) for c in result.task_changes],
-        "changes": [change_json(c) for c in result.changes],
+        "changes": [change_json(c) for c in result.changes] if changes else [],
         "stats": plain(result.stats),
     }
     if result.hidden:      # (only then: the other outputs stay as they were)

@@ -148,3 +148,42 @@ def test_diff_json_of_a_huge_string_writes_its_segments_not_both_strings(tmp_pat
     kept = sum(len(t) if tag != "…" else int(t) for tag, t in detail["segments"] if tag != "+")
     assert kept == len(text)
     assert ["+", "a different ending\n"] in detail["segments"]
+
+
+def test_diff_json_is_written_change_by_change(tmp_path, monkeypatch) -> None:
+    """`diff --json` of a million changes held every change's JSON object and the whole text
+    at once (3.7 GB, a MemoryError under a 2 GB limit: found by fuzzing): it writes them one by
+    one, the same bytes as encoding the whole result, in a fraction of the memory."""
+    import contextlib
+    import io
+    import random
+    import tracemalloc
+
+    from inspector.commands._common import print_json, print_json_with_list
+    from inspector.diff import diff_checkpoints, to_json
+    from inspector.diff.serialize import change_json
+    from inspector.record import Checkpointer
+    from inspector.store import open_store
+    rng = random.Random(3)
+    path = tmp_path / "list.db"
+    with Checkpointer(path, name="list") as cp:
+        cp.save({"l": list(range(20_000)), "empty": []})
+        cp.save({"l": [rng.random() for _ in range(20_000)], "empty": [], "s": "\u2028 \x1b"})
+    with open_store(path) as store:
+        result = diff_checkpoints(store, f"{cp.run_id}:0", f"{cp.run_id}:1")
+
+    def written(write) -> tuple[str, int]:
+        out = io.StringIO()
+        tracemalloc.start()
+        with contextlib.redirect_stdout(out):
+            write()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return out.getvalue(), peak
+    whole, whole_peak = written(lambda: print_json(to_json(result)))
+    streamed, peak = written(lambda: print_json_with_list(to_json(result, changes=False), "changes",
+                                                          map(change_json, result.changes)))
+    assert streamed == whole and len(result.changes) > 20_000
+    assert peak < whole_peak / 4, (peak, whole_peak)
+    nothing, _ = written(lambda: print_json_with_list({"a": 1, "changes": [], "z": 2}, "changes", []))
+    assert nothing == '{\n  "a": 1,\n  "changes": [],\n  "z": 2\n}\n'

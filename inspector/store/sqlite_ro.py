@@ -17,6 +17,12 @@ connection here is therefore chosen from the files beside the database, at conne
   ``-shm``. The database and its log are copied to a private temporary directory and read
   there (up to ``COPY_MAX`` bytes; a bigger one is read ``immutable=1``, without the log);
   the store's notice says so.
+* a ``-journal`` with content and no log (a rollback-journal database — the frameworks' —
+  whose writer is inside a transaction, or was killed there: a *hot* journal): pages of the
+  unfinished transaction may be in the database file already, which any SQLite client rolls
+  back before reading, and which an ``immutable=1`` read would show as committed. The
+  database and its journal are copied the same way, and the copy is opened writable so that
+  SQLite rolls the unfinished transaction back there; the store's notice says so.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ BUSY_TIMEOUT_MS = 10_000
 SHARED = "shared"         # readonly_shm: follows writers
 IMMUTABLE = "immutable"   # a clean store, read as a snapshot until a writer appears
 LOG_UNREAD = "log-unread"  # a -wal without -shm: its newest writes cannot be read untouched
+JOURNAL = "journal"       # a rollback journal with content: a transaction to roll back first
+COPIED = (LOG_UNREAD, JOURNAL)   # the modes read from a private copy
 
 
 def may_write(path: str | os.PathLike) -> bool:
@@ -49,16 +57,26 @@ def sidecars(path: Path) -> tuple[Path, Path]:
     return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
 
 
+def journal_of(path: Path) -> Path:
+    """A rollback-journal database's ``-journal`` file."""
+    return path.with_name(path.name + "-journal")
+
+
 def mode_of(path: Path) -> str:
     """How a read-only connection to ``path`` must open it now (see the module docstring)."""
     wal, shm = sidecars(path)
     if shm.exists():
         return SHARED
+    if _has_content(wal):
+        return LOG_UNREAD
+    return JOURNAL if _has_content(journal_of(path)) else IMMUTABLE
+
+
+def _has_content(path: Path) -> bool:
     try:
-        logged = wal.stat().st_size > 0
+        return path.stat().st_size > 0
     except OSError:
-        logged = False
-    return LOG_UNREAD if logged else IMMUTABLE
+        return False
 
 
 def uri_for(path: Path, mode: str) -> str:
@@ -100,7 +118,13 @@ def signature(path: Path) -> tuple:
     if mode == SHARED:
         shm = _identity(sidecars(path)[1])
         return (mode, shm[0] if shm is not None else None)
-    return (mode, _identity(path, changed=True), _identity(sidecars(path)[0]))
+    return (mode, _identity(path, changed=True), _identity(_sidecar(path, mode)))
+
+
+def _sidecar(path: Path, mode: str) -> Path:
+    """The file besides the database that a connection in ``mode`` reads with it (its log,
+    or its rollback journal)."""
+    return journal_of(path) if mode == JOURNAL else sidecars(path)[0]
 
 
 SETTLED_NS = 3_000_000_000   # a file's time this far in the past moves at its next write
@@ -135,39 +159,50 @@ COPY_MAX = 1 << 30
 
 
 def private_copy_uri(path: Path, signature: tuple, copies: dict) -> str | None:
-    """The URI of a private copy of ``path`` and its ``-wal`` as they are (made once per
-    ``signature``; kept in ``copies``, removed when that dict goes), or None when the two
-    are bigger than ``COPY_MAX`` or cannot be copied."""
+    """The URI of a private copy of ``path`` and its ``-wal`` or ``-journal`` as they are
+    (made once per ``signature``; kept in ``copies``, removed when that dict goes), or None
+    when the two are bigger than ``COPY_MAX`` or cannot be copied. A copy with a journal is
+    opened writable: SQLite rolls the journal's transaction back in the copy."""
+    mode = signature[0]
     if signature not in copies:
         import shutil
         import tempfile
 
-        wal = sidecars(path)[0]
+        beside = _sidecar(path, mode)
         try:
             if too_big_to_copy(path):
                 return None
             folder = tempfile.TemporaryDirectory(prefix="checkpoint-inspector-")
             shutil.copyfile(path, Path(folder.name) / path.name)
-            shutil.copyfile(wal, Path(folder.name) / wal.name)
+            shutil.copyfile(beside, Path(folder.name) / beside.name)
         except OSError:
             return None
         copies.clear()          # an older copy is no longer what the files hold
         copies[signature] = folder
     copy = Path(copies[signature].name) / path.name
-    return f"file:{urllib.parse.quote(os.fspath(copy))}?mode=ro"
+    return f"file:{urllib.parse.quote(os.fspath(copy))}" + ("" if mode == JOURNAL else "?mode=ro")
 
 
 COPY_NOTICE = ("The store's write-ahead log has no -shm file, so it is read from a private copy "
                "without changing any of its files; live updates resume when a writer opens it.")
+JOURNAL_NOTICE = ("The store has a rollback journal (a writer is inside a transaction, or was killed in one), so "
+                  "it is read from a private copy where SQLite rolls that transaction back, without changing any "
+                  "of its files.")
 SKIPPED_NOTICE = ("The store's write-ahead log has no -shm file and the store is over {limit} GiB, too big to "
                   "copy, so it is read without its log: checkpoints committed in the log are not shown and "
                   "live updates are off until a writer opens the store.")
 
 
+JOURNAL_SKIPPED = ("The store has a rollback journal (a writer is inside a transaction, or was killed in one) and "
+                   "is over {limit} GiB, too big to copy, so it is read as it is: what that transaction wrote "
+                   "already may show although it was never committed.")
+
+
 def too_big_to_copy(path: Path) -> bool:
-    """True when a store and its ``-wal`` are over ``COPY_MAX`` bytes (read without the log)."""
+    """True when a store and its ``-wal`` (or ``-journal``) are over ``COPY_MAX`` bytes (read
+    without it)."""
     try:
-        return path.stat().st_size + sidecars(path)[0].stat().st_size > COPY_MAX
+        return path.stat().st_size + _sidecar(path, mode_of(path)).stat().st_size > COPY_MAX
     except OSError:
         return False
 
@@ -175,10 +210,10 @@ def too_big_to_copy(path: Path) -> bool:
 def notice_for(mode: str, path: Path | None = None) -> str:
     """What the user should know about a store read in ``mode`` ('' when nothing); with the
     store's ``path``, a log too big to copy says that its checkpoints are not shown."""
-    if mode == LOG_UNREAD:
+    if mode in COPIED:
         if path is not None and too_big_to_copy(path):
-            return SKIPPED_NOTICE.format(limit=COPY_MAX >> 30)
-        return COPY_NOTICE
+            return (SKIPPED_NOTICE if mode == LOG_UNREAD else JOURNAL_SKIPPED).format(limit=COPY_MAX >> 30)
+        return COPY_NOTICE if mode == LOG_UNREAD else JOURNAL_NOTICE
     return ""
 
 
@@ -258,7 +293,7 @@ class ReadConnection(sqlite3.Connection):
 def _open(path: Path, copies: dict, factory: type[ReadConnection]) -> ReadConnection:
     signature_now = signature(path)
     uri = uri_for(path, signature_now[0])
-    if signature_now[0] == LOG_UNREAD:
+    if signature_now[0] in COPIED:
         uri = private_copy_uri(path, signature_now, copies) or uri
     conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
                            check_same_thread=False, factory=factory)

@@ -37,8 +37,13 @@ BIG_CHARS = 2_000_000     # … or with more characters of strings than this
 _END = object()           # trie key: a change is at this path
 
 
-def _gap(count: int, what: str) -> str:
-    return f"⋯ {count:,} unchanged {what}{'s' if count != 1 else ''} ⋯"
+def _gap(count: int, what: str, out: Window) -> str:
+    """The placeholder of ``count`` values left out: unchanged ones, unless the window left
+    changes out too (more than ``MAX_CHANGES``: some of these may be among them)."""
+    plural = "s" if count != 1 else ""
+    if out.omitted_changes:
+        return f"⋯ {count:,} {what}{plural} not shown ⋯"
+    return f"⋯ {count:,} unchanged {what}{plural} ⋯"
 
 
 @dataclass
@@ -117,7 +122,7 @@ def window(value: Any, changes: Iterable[Any], side: str, source: PieceView | No
 
 def _cut(value: Any, trie: dict | None, path: tuple, deltas: dict, side: str, out: Window, depth: int) -> Any:
     if depth > MAX_DEPTH:
-        return _gap(1, "deeper value")
+        return _gap(1, "deeper value", out)
     delta = deltas.get(path) if trie is not None and trie.get(_END) and len(trie) == 1 else None
     if delta is not None and (isinstance(value, (str, LazyText)) or (out.source is not None and type(value) is Ref)):
         shown = _text_side(delta, side, out.wrap)  # (a text delta is only ever made for two strings)
@@ -176,13 +181,13 @@ def _cut_list(value: list | ChunkedList | Blocked, trie: dict, path: tuple, delt
     last = -1
     for i in wanted:
         if i > last + 1:
-            shown.append(_gap(i - last - 1, "item"))
+            shown.append(_gap(i - last - 1, "item", out))
             mapping.append(None)
         shown.append(_cut(items[i], trie.get(i), (*path, i), deltas, side, out, depth + 1))
         mapping.append(i)
         last = i
     if last < n - 1:
-        shown.append(_gap(n - 1 - last, "item"))
+        shown.append(_gap(n - 1 - last, "item", out))
         mapping.append(None)
     out.index_maps[path] = mapping
     return shown
@@ -208,13 +213,13 @@ def _cut_dict(value: dict | ChunkedMap | Blocked, trie: dict, path: tuple, delta
     last = -1
     for i in sorted(entries):
         if i > last + 1:
-            shown[_gap(i - last - 1, "key") + f" #{last + 1}"] = "⋯"
+            shown[_gap(i - last - 1, "key", out) + f" #{last + 1}"] = "⋯"
         key, item = entries[i]
         sub = trie.get(key, trie.get(str(key)) if not isinstance(key, str) else None)
         shown[key] = _cut(item, sub, (*path, key), deltas, side, out, depth + 1)
         last = i
     if last < n - 1:
-        shown[_gap(n - 1 - last, "key") + f" #{last + 1}"] = "⋯"
+        shown[_gap(n - 1 - last, "key", out) + f" #{last + 1}"] = "⋯"
     return shown
 
 
@@ -254,10 +259,10 @@ def _bounded(value: Any, levels: int, path: tuple, out: Window) -> Any:
 def _bounded_list(head: list, length: int, levels: int, path: tuple, out: Window) -> list:
     """A list of ``length`` items shown by its first (``head``)."""
     if levels <= 0 and length:
-        return [_gap(length, "item")]
+        return [_gap(length, "item", out)]
     shown = [_bounded(v, levels - 1, (*path, i), out) for i, v in enumerate(head[:OFF_PATH_ITEMS])]
     if length > OFF_PATH_ITEMS:
-        shown.append(_gap(length - OFF_PATH_ITEMS, "item"))
+        shown.append(_gap(length - OFF_PATH_ITEMS, "item", out))
         out.index_maps[path] = [*range(OFF_PATH_ITEMS), None]
     return shown
 
@@ -265,10 +270,10 @@ def _bounded_list(head: list, length: int, levels: int, path: tuple, out: Window
 def _bounded_dict(head: list[tuple[Any, Any]], length: int, levels: int, path: tuple, out: Window) -> dict:
     """A map of ``length`` entries shown by its first (``head``)."""
     if levels <= 0 and length:
-        return {_gap(length, "key"): "⋯"}
+        return {_gap(length, "key", out): "⋯"}
     shown: dict = {k: _bounded(v, levels - 1, (*path, k), out) for k, v in head[:OFF_PATH_ITEMS]}
     if length > OFF_PATH_ITEMS:
-        shown[_gap(length - OFF_PATH_ITEMS, "key")] = "⋯"
+        shown[_gap(length - OFF_PATH_ITEMS, "key", out)] = "⋯"
     return shown
 
 

@@ -118,3 +118,20 @@ def test_a_window_of_a_string_grown_by_megabytes_shows_the_ends_of_what_was_adde
     assert "more characters" in left[-1] and "more characters" in right[-1]
     assert max(len(left), len(right)) < 2 * SIDE_CHARS // 9
     assert [ln for ln in left if ln.startswith("same")] == [ln for ln in right if ln.startswith("same")]
+
+
+def test_a_window_around_some_of_many_changes_does_not_call_the_rest_unchanged() -> None:
+    """A map whose 60,000 keys were all replaced: the window is built around the first
+    ``MAX_CHANGES`` changes, and what it leaves out was labelled "unchanged keys" (every one of
+    them was removed; found by fuzzing)."""
+    from inspector.diff.window import MAX_CHANGES
+    old = {"m": {f"k{i}": i for i in range(60_000)}}
+    new = {"m": {f"j{i}": i for i in range(60_000)}}
+    changes = diff_values(old, new)
+    assert len(changes) > MAX_CHANGES
+    for side, value in (("old", old), ("new", new)):
+        shown = window(value, changes, side)
+        gaps = [k for k in shown.value["m"] if k.startswith("⋯")]
+        assert gaps and all("not shown" in k and "unchanged" not in k for k in gaps), gaps
+    few = window(old, changes[:3], "old")        # around every change: what is left out is unchanged
+    assert all("unchanged" in k for k in few.value["m"] if k.startswith("⋯"))

@@ -9,9 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from inspector.store import open_store
-from inspector.ui.dialogs.prune_dialog import PruneDialog
-from inspector.ui.session import StoreSession
-from tests.ui.storage_stores import churning_store
+from tests.ui.storage_stores import churning_store, prune_dialog_on
 
 
 def _file_bytes(path: Path) -> int:
@@ -23,11 +21,7 @@ def test_a_prune_without_vacuum_says_why_the_file_does_not_shrink_and_vacuum_now
         qtbot, tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "churn.db"
     churning_store(path)
-    session = StoreSession()
-    with qtbot.waitSignal(session.opened, timeout=30_000):
-        session.open(str(path))
-    dialog = PruneDialog(session.info, session.runner)
-    qtbot.addWidget(dialog)
+    session, dialog = prune_dialog_on(qtbot, path)
     dialog.show()
     dialog.keep.setValue(5)
     assert not dialog.vacuum.isChecked() and dialog.vacuum_button.isHidden()
@@ -64,11 +58,7 @@ def test_a_prune_without_vacuum_says_why_the_file_does_not_shrink_and_vacuum_now
 def test_a_prune_with_vacuum_says_nothing_of_a_file_that_did_not_shrink(qtbot, tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "churn.db"
     churning_store(path, steps=40)
-    session = StoreSession()
-    with qtbot.waitSignal(session.opened, timeout=30_000):
-        session.open(str(path))
-    dialog = PruneDialog(session.info, session.runner)
-    qtbot.addWidget(dialog)
+    session, dialog = prune_dialog_on(qtbot, path)
     dialog.keep.setValue(5)
     dialog.vacuum.setChecked(True)
     dialog.preview()

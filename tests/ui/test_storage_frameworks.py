@@ -13,6 +13,7 @@ from inspector.ui.session import StoreSession
 from inspector.ui.widgets.storage_view import StorageView
 from inspector.usage.api import store_usage
 from tests.frameworks.conftest import STORES
+from tests.ui.storage_stores import check_run_detail
 
 
 @pytest.mark.parametrize("name", ["adk_sqlite.db", "agents_sqlite.db", "crewai_json"])
@@ -38,11 +39,6 @@ def test_the_storage_view_measures_a_framework_store(qtbot, tmp_path: Path, name
         assert not view.prune_button.isEnabled() and "deletes its own sessions" in view.prune_button.toolTip()
         bars = [i for i in view.charts["runs"].getPlotItem().items if type(i).__name__ == "BarGraphItem"]
         assert bars and len(bars[0].opts["width"]) == len(report.runs)
-        with qtbot.waitSignal(view.report_ready, timeout=30_000) as got:
-            view.set_run(run)
-        detail = got.args[0].detail
-        assert detail is not None and len(detail.checkpoints) == run.checkpoint_count
-        curves = view.charts["checkpoints"].getPlotItem().listDataItems()
-        assert len(curves) == 2 and len(curves[0].getData()[0]) == run.checkpoint_count
+        check_run_detail(qtbot, view, run)
     finally:
         session.shutdown()

@@ -19,6 +19,7 @@ from inspector.ui.dialogs.prune_dialog import PruneDialog
 from inspector.ui.session import StoreSession
 from inspector.ui.widgets.storage_view import StorageView
 from tests.retention.stores import chat
+from tests.ui.storage_stores import check_run_detail, prune_dialog_on
 
 
 @pytest.fixture
@@ -57,12 +58,7 @@ def test_charts_show_the_report_of_the_store_and_the_selected_run(qtbot, view: S
     assert report is not None and report.total_bytes > 0 and "on disk" in view.summary.text()
     with open_store(store_copy) as st:
         run = max(st.list_runs(), key=lambda r: r.checkpoint_count)
-    with qtbot.waitSignal(view.report_ready, timeout=30_000) as got:
-        view.set_run(run)
-    detail = got.args[0].detail
-    assert detail is not None and len(detail.checkpoints) == run.checkpoint_count
-    curves = view.charts["checkpoints"].getPlotItem().listDataItems()
-    assert len(curves) == 2 and len(curves[0].getData()[0]) == run.checkpoint_count
+    detail = check_run_detail(qtbot, view, run)
     bars = [i for i in view.charts["runs"].getPlotItem().items if type(i).__name__ == "BarGraphItem"]
     assert bars and len(bars[0].opts["width"]) == min(8, len(report.runs))
     assert len(view.charts["tradeoff"].getPlotItem().listDataItems()[0].getData()[0]) == len(detail.tradeoff)
@@ -256,11 +252,7 @@ def test_prune_dialog_says_why_no_piece_would_be_collected(qtbot, tmp_path: Path
     from tests.retention.stores import build, damage_head_reference
     path = tmp_path / "damaged.db"
     damage_head_reference(path, build(path)["short"])
-    session = StoreSession()
-    with qtbot.waitSignal(session.opened, timeout=30_000):
-        session.open(str(path))
-    dialog = PruneDialog(session.info, session.runner)
-    qtbot.addWidget(dialog)
+    session, dialog = prune_dialog_on(qtbot, path)
     dialog.keep.setValue(3)
     dialog.preview()
     qtbot.waitUntil(lambda: dialog.plan is not None, timeout=30_000)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QObject, Signal
 
 from inspector.store.refs import ambiguity
@@ -43,7 +45,9 @@ class SelectionRequest(QObject):
         model.runs_loaded.connect(self._on_runs_loaded)
         model.annotated.connect(self._on_annotated)
         window.timeline_panel.model.page_loaded.connect(self._on_page_loaded)
+        window.timeline_panel.model.rows_unreadable.connect(self._on_rows_unreadable)
         window.details.snapshot_loaded.connect(self._on_snapshot_loaded)
+        self._run_id = ""
 
     def _on_runs_loaded(self, _count: int) -> None:
         if self._finished or self._runs_loaded:
@@ -58,6 +62,7 @@ class SelectionRequest(QObject):
                        f"There is no run {self.run_ref!r} in this store (give an id, an id prefix or a name).")
             return
         run = hits[0]
+        self._run_id = run.id
         self._waiting_rows = self._waiting_snapshot = run.checkpoint_count > 0   # its head is shown
         self.window.runs_panel.select_run(run.id)
         if self.seq is not None and run.checkpoint_count:
@@ -77,7 +82,26 @@ class SelectionRequest(QObject):
         self._waiting_rows = False
         self._check()
 
-    def _on_snapshot_loaded(self, _snapshot: object) -> None:
+    def _on_rows_unreadable(self, first: int, last: int) -> None:
+        """The checkpoint asked for is in rows a damaged store cannot give: say so (waiting
+        for its snapshot would wait for ever)."""
+        if self._finished or self.seq is None or self.seq < 0:
+            return
+        row = self.window.timeline_panel.model.row_of_seq(self.seq)
+        if row is not None and first <= row <= last:
+            self._fail_unreadable()
+
+    def _fail_unreadable(self) -> None:
+        self._fail(f"Checkpoint #{self.seq} of run {self._run_id} cannot be shown: the run's checkpoints "
+                   "are not all there (the store is damaged).")
+
+    def _on_snapshot_loaded(self, snapshot: Any) -> None:
+        info = getattr(snapshot, "info", None)
+        if (self.seq is not None and self.seq >= 0 and info is not None and info.run_id == self._run_id
+                and info.seq != self.seq):
+            # a damaged run lacking seqs lists later checkpoints in their rows
+            self._fail_unreadable()
+            return
         self._waiting_snapshot = False
         self._check()
 

@@ -59,18 +59,22 @@ def test_fail_and_stop_options(tmp_path: Path) -> None:
         assert any(c["passed"] is False for c in draft["checks"])
 
 
-def test_the_hung_demo_agent_goes_with_the_window(tmp_path: Path, monkeypatch) -> None:
+def test_the_hung_demo_agent_goes_with_the_window(tmp_path: Path) -> None:
     """`demo` starts an agent that hangs on purpose (the stuck run); it used to live on for 15
     minutes after the window closed."""
-    import psutil
+    import os
+    import subprocess
+    import sys
 
-    from inspector.cli import main
-    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    import psutil
     store = tmp_path / "demo.db"
 
     def demo_agents() -> list:
         return [p for p in psutil.process_iter(["cmdline"])
                 if "inspector.demo" in (p.info["cmdline"] or []) and str(store) in (p.info["cmdline"] or [])]
-    assert main(["demo", "--store", str(store), "--rebuild", "--screenshot", str(tmp_path / "w.png")]) == 0
+    done = subprocess.run([sys.executable, "-m", "inspector", "demo", "--store", str(store), "--rebuild",
+                           "--screenshot", str(tmp_path / "w.png")], env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
     assert (tmp_path / "w.png").stat().st_size > 0
     assert demo_agents() == []

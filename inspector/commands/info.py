@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{info.display}")
     print(f"  kind: {info.label or info.kind} ({info.kind}) · {info.backend} · "
-          f"{'read-only' if read_only else 'writable'} · {runs:,} run{'' if runs == 1 else 's'}")
+          f"{'read-only for you' if read_only else 'writable by you'} · {runs:,} run{'' if runs == 1 else 's'}")
     for action, cap in caps.items():
         word = "yes" if cap.available else "no"
         print(f"  {action}: {word}" + (f" — {cap.reason}" if cap.reason else ""))

@@ -13,6 +13,7 @@ from inspector.commands._common import (
     print_json,
     print_table,
 )
+from inspector.humanize import plural
 from inspector.resume.status import quick_statuses
 from inspector.store import open_reader
 from inspector.store.refs import resolve_run
@@ -67,11 +68,11 @@ def print_report(report: UsageReport, every_run: bool = False) -> None:
           + (f", {fmt_size(report.free_bytes)} of it free pages (--vacuum gives them back)" if report.free_bytes else "")
           + (f", WAL {fmt_size(report.wal_bytes)}" if report.wal_bytes else ""))
     if report.kind in ("native", "langgraph"):
-        print(f"{report.checkpoints:,} checkpoints in {len(report.runs):,} runs; states decode to "
+        print(f"{plural(report.checkpoints, 'checkpoint')} in {plural(len(report.runs), 'run')}; states decode to "
               f"{fmt_size(report.logical_bytes)}, stored as {fmt_size(report.content_bytes)} of content "
               f"and {fmt_size(report.rows_bytes)} of checkpoint rows")
     else:
-        print(f"{report.checkpoints:,} checkpoints in {len(report.runs):,} runs; their framework "
+        print(f"{plural(report.checkpoints, 'checkpoint')} in {plural(len(report.runs), 'run')}; their framework "
               f"stored {fmt_size(report.content_bytes)} of data for them")
     if report.tables:
         print()

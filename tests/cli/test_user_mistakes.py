@@ -145,13 +145,13 @@ def test_info_says_whether_you_may_write_the_store(recorded: Path, monkeypatch: 
                                                    capsys: pytest.CaptureFixture) -> None:
     assert main(["info", str(recorded)]) == 0
     out = capsys.readouterr().out
-    assert "· writable ·" in out and "fork: yes" in out     # (info itself reads it read-only)
+    assert "· writable by you ·" in out and "fork: yes" in out     # (info itself reads it read-only)
     import inspector.commands.info as info_command
     assert info_command._writable(str(recorded))
     monkeypatch.setattr(info_command, "_writable", lambda target: False)   # as for another user of a 0444 file
     assert main(["info", str(recorded)]) == 0
     out = capsys.readouterr().out
-    assert "· read-only ·" in out and "fork: no — the store is read-only for you" in out
+    assert "· read-only for you ·" in out and "fork: no — the store is read-only for you" in out
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -173,7 +173,7 @@ def test_info_on_a_relative_path_that_starts_like_a_url(recorded: Path, monkeypa
     shutil.copy(recorded, recorded.parent / "sqlite.db")
     monkeypatch.chdir(recorded.parent)
     assert main(["info", "sqlite.db"]) == 0          # (an IndexError once: taken for a sqlite:/// URL)
-    assert "· writable ·" in capsys.readouterr().out
+    assert "· writable by you ·" in capsys.readouterr().out
 
 
 def test_show_keeps_keys_that_read_alike(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -116,6 +116,6 @@ def test_readonly_role_can_browse_but_not_write(pg_url: str, viewer: str, monkey
         assert [c.pinned for c in store.list_checkpoints(cp.run_id)] == [True]
     assert main(["info", viewer_url]) == 0
     out = capsys.readouterr().out
-    assert "· read-only · 1 run\n" in out and "fork: no — the store is read-only for you (your database role may only read)" in out
+    assert "· read-only for you · 1 run\n" in out and "fork: no — the store is read-only for you (your database role may only read)" in out
     assert main(["info", pg_url]) == 0
-    assert "· writable ·" in capsys.readouterr().out
+    assert "· writable by you ·" in capsys.readouterr().out

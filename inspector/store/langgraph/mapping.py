@@ -123,11 +123,16 @@ def stored_step_name(source: str, outputs: Iterable[tuple[str, Iterable[str]]],
     return (", ".join(nodes) if nodes else source), ", ".join(channels)    # as ``name_and_change`` says it
 
 
-def edit_change(source: str, versions: dict, parent: dict) -> str:
+def edit_change(source: str, versions: dict, parent: dict | None) -> str:
     """The Change of an ``update``/``fork`` checkpoint: the state channels whose version moved
-    from its parent's (what ``update_state`` wrote), or ``copy`` for a fork that changed none."""
-    names = sorted(str(c) for c, v in versions.items()
-                   if isinstance(c, str) and not is_control_channel(c) and parent.get(c) != v)
+    from its parent's (what ``update_state`` wrote), or ``copy`` for a fork that changed none.
+    ``parent`` None: the parent is gone (a prune took it), and the channels holding the newest
+    version are those it wrote."""
+    if parent is None:
+        names = newest_channels(versions)
+    else:
+        names = sorted(str(c) for c, v in versions.items()
+                       if isinstance(c, str) and not is_control_channel(c) and parent.get(c) != v)
     return ", ".join(names) if names else ("copy" if source == "fork" else "")
 
 
@@ -146,9 +151,15 @@ def orphan_step_name(body: Any) -> tuple[str, str] | None:
               if isinstance(node, str) and not node.startswith("__") and isinstance(vs, dict)}
     top = max(latest.values(), default=-1)
     nodes = sorted(node for node, v in latest.items() if v == top >= 0)
+    return (", ".join(nodes), ", ".join(newest_channels(versions))) if nodes else None
+
+
+def newest_channels(versions: dict) -> list[str]:
+    """The state channels holding the newest version: those the step (or ``update_state``) that
+    made a checkpoint wrote — every channel one step writes gets that step's one new version."""
     newest = max(map(_version, versions.values()), default=-1)
-    channels = sorted(c for c, v in versions.items() if not is_control_channel(c) and _version(v) == newest >= 0)
-    return (", ".join(nodes), ", ".join(channels)) if nodes else None
+    return sorted(c for c, v in versions.items()
+                  if isinstance(c, str) and not is_control_channel(c) and _version(v) == newest >= 0)
 
 
 def _version(value: Any) -> int:

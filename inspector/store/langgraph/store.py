@@ -365,7 +365,7 @@ class LangGraphStore(Store):
             known = self._change_cache.get(key)
         if known is None:
             mine = self._versions(thread_id, row.ns, row.checkpoint_id)
-            parent = self._versions(thread_id, row.ns, row.parent_id)
+            parent = self._versions(thread_id, row.ns, row.parent_id) if row.parent_size is not None else None
             known = edit_change(row_source(row), mine, parent)
             with self._lock:
                 self._change_cache[key] = known

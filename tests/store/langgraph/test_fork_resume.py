@@ -421,3 +421,21 @@ def test_postgres_password_goes_to_the_environment_not_argv():
     assert shown == "postgresql://agent@db.example:5433/lg?sslmode=require"
     assert secret == {"PGPASSWORD": "s3cr@t"}
     assert store_argument("sqlite:////data/lg.db") == ("/data/lg.db", {})
+
+
+def test_an_update_whose_parent_is_gone_still_says_what_it_changed(lg_copy):
+    """A prune (or LangGraph's own) took the parent of an ``update_state`` checkpoint: its change
+    was read against nothing, every channel listed; the channels it wrote hold the newest
+    version."""
+    with open_store(lg_copy) as store:
+        update = next(c for c in store.list_checkpoints("thread-D") if c.kind == "update")
+        parent = parse_id(str(update.parent_id))
+    assert update.change == "priority" and parent is not None
+    conn = sqlite3.connect(lg_copy)
+    conn.execute("DELETE FROM checkpoints WHERE thread_id = 'thread-D' AND checkpoint_ns = '' AND checkpoint_id = ?",
+                 (parent.checkpoint_id,))
+    conn.commit()
+    conn.close()
+    with open_store(lg_copy) as store:
+        again = next(c for c in store.list_checkpoints("thread-D") if c.id == update.id)
+    assert again.change == "priority"

@@ -244,3 +244,25 @@ def test_import_names_steps_as_the_saver_does(scenario: str, tmp_path: Path) -> 
         for ours, theirs in zip(steps, source[key], strict=True):
             assert theirs[2].endswith(ours[2]), (key, ours, theirs)
         assert all(theirs.endswith(ours) for (_, _, ours), (_, _, theirs) in zip(steps, source[key], strict=True))
+
+
+def test_a_pruned_database_imports_with_its_steps_named(tmp_path: Path) -> None:
+    """A LangGraph database pruned by the inspector: a kept checkpoint whose parent went is
+    named from its own body on import too ("loop" before), as the LangGraph reader names it."""
+    import time
+
+    from inspector.retention.api import apply_prune
+    from inspector.retention.rules import make_rules
+    from tests.store.langgraph.lg_graphs import THREADS, make_database
+    source = make_database(tmp_path / "lg.db")
+    time.sleep(5.5)            # (a thread written in the last 5 s is live: kept whole)
+    assert apply_prune(source, make_rules(keep_last=1), langgraph_write=True).remove_checkpoints > 10
+    with open_store(source) as store:
+        read = {t: [(c.name, c.change.split(" · ", 1)[-1] if c.change.startswith("waiting: ") else c.change)
+                    for c in store.list_checkpoints(t) if not c.lane] for t in THREADS}     # (not what waits: stored)
+    assert "loop" not in {name for steps in read.values() for name, _ in steps}
+    assert main(["import", str(source), str(tmp_path / "ours.db"), "--apply"]) == 0
+    with open_store(tmp_path / "ours.db") as store:
+        runs = {r.name: r.id for r in store.list_runs()}      # a thread's root lane: a run named as it
+        imported = {t: [(c.name, c.change) for c in store.list_checkpoints(runs[t])] for t in THREADS}
+    assert imported == read

@@ -25,7 +25,7 @@ from inspector.errors import StoreError
 from inspector.store.columns import BINARY
 from inspector.store.langgraph.decode import BlobError, pack, unpack
 from inspector.store.langgraph.ids import id_time
-from inspector.store.langgraph.mapping import edit_change, parse_metadata, stored_step_name
+from inspector.store.langgraph.mapping import edit_change, orphan_step_name, parse_metadata, stored_step_name
 from inspector.store.langgraph.pregel import ERROR, INTERRUPT, PREGEL_TASKS, next_nodes, send_nodes, summarise_tasks
 from inspector.store.langgraph.rows import BlobRow, HeadRow, Reader, WriteRow
 from inspector.store.langgraph.runs import head_score, read_head
@@ -236,8 +236,11 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
             name, change = stored_step_name(source, *(outputs.of(row.ns, body.parent_id) if source == "loop" else ([], [])))
             mine = checkpoint.get("channel_versions") or {}
             versions[(row.ns, row.checkpoint_id)] = mine
+            gone = bool(body.parent_id) and (row.ns, body.parent_id) not in versions    # (a pruned parent)
+            if source == "loop" and gone:      # named from its own body, as the LangGraph reader names it
+                name, change = orphan_step_name(checkpoint) or (name, change)
             if source in ("update", "fork") and body.parent_id:     # as reading SqliteSaver's rows says it
-                change = edit_change(source, mine, versions.get((row.ns, body.parent_id), {}))
+                change = edit_change(source, mine, None if gone else versions[(row.ns, body.parent_id)])
             outputs.add(row.ns, row.checkpoint_id, checkpoint, writes)
             body_plain = {k: v for k, v in checkpoint.items() if k != "channel_values"}
             lg_run = meta.get("run_id")

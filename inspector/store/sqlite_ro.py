@@ -170,7 +170,7 @@ def private_copy_uri(path: Path, signature: tuple, copies: dict) -> str | None:
 
         beside = _sidecar(path, mode)
         try:
-            if too_big_to_copy(path):
+            if too_big_to_copy(path, mode):
                 return None
             folder = tempfile.TemporaryDirectory(prefix="checkpoint-inspector-")
             shutil.copyfile(path, Path(folder.name) / path.name)
@@ -198,11 +198,11 @@ JOURNAL_SKIPPED = ("The store has a rollback journal (a writer is inside a trans
                    "already may show although it was never committed.")
 
 
-def too_big_to_copy(path: Path) -> bool:
-    """True when a store and its ``-wal`` (or ``-journal``) are over ``COPY_MAX`` bytes (read
-    without it)."""
+def too_big_to_copy(path: Path, mode: str) -> bool:
+    """True when a store and the ``-wal`` or ``-journal`` a ``mode`` connection reads with it
+    are over ``COPY_MAX`` bytes (read without it)."""
     try:
-        return path.stat().st_size + _sidecar(path, mode_of(path)).stat().st_size > COPY_MAX
+        return path.stat().st_size + _sidecar(path, mode).stat().st_size > COPY_MAX
     except OSError:
         return False
 
@@ -211,7 +211,7 @@ def notice_for(mode: str, path: Path | None = None) -> str:
     """What the user should know about a store read in ``mode`` ('' when nothing); with the
     store's ``path``, a log too big to copy says that its checkpoints are not shown."""
     if mode in COPIED:
-        if path is not None and too_big_to_copy(path):
+        if path is not None and too_big_to_copy(path, mode):
             return (SKIPPED_NOTICE if mode == LOG_UNREAD else JOURNAL_SKIPPED).format(limit=COPY_MAX >> 30)
         return COPY_NOTICE if mode == LOG_UNREAD else JOURNAL_NOTICE
     return ""

@@ -164,7 +164,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _configure(logging: ModuleType, verbose: bool) -> None:
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format=LOG_FORMAT)
+    level = logging.DEBUG if verbose else logging.WARNING
+    logging.basicConfig(level=level, format=LOG_FORMAT)
+    for handler in logging.root.handlers:   # the terminal keeps this level when the app's log
+        handler.setLevel(level)             # file takes INFO (its logger's level is lowered)
 
 
 class _ConfigureLoggingOnImport:

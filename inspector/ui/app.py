@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes.util
+import logging
 import os
 import sys
 from collections.abc import Callable
@@ -101,9 +103,61 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
         driver.start()
     else:
         _show(window, size, select, tab)
-    code = app.exec()
+    restore = _quit_on_termination(app) if screenshot is None else (lambda: None)
+    try:
+        code = app.exec()
+    finally:
+        restore()
     window.close()
     return code
+
+
+TERMINATION = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+def _quit_on_termination(app: Any) -> Callable[[], None]:
+    """Ctrl+C in the terminal, ``kill`` and a closed terminal quit the app as its window's
+    close does (settings saved, the demo's agents stopped), instead of ending the process
+    where it stands. Python runs a signal handler only between bytecodes, and Qt's event loop
+    runs none while idle: the signal's number is written to a socket Qt watches, which wakes
+    the loop. Returns what puts the previous handlers back."""
+    import signal
+    import socket
+    import threading
+
+    from PySide6.QtCore import QSocketNotifier, QTimer
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    previous = {}
+
+    def quit_app(signum: int, _frame: Any) -> None:
+        logging.getLogger(__name__).info("quitting on %s", signal.Signals(signum).name)
+        QTimer.singleShot(0, app.quit)    # (a quit before the loop runs would be lost)
+    for name in TERMINATION:
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            previous[sig] = signal.signal(sig, quit_app)
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read)
+
+    def drain() -> None:   # the handler itself has run by now (this is Python code)
+        with contextlib.suppress(OSError):
+            reader.recv(64)
+    notifier.activated.connect(drain)
+    logging.getLogger(__name__).info("window open (pid %d)", os.getpid())
+
+    def restore() -> None:
+        notifier.setEnabled(False)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        signal.set_wakeup_fd(previous_fd)
+        reader.close()
+        writer.close()
+    return restore
 
 
 OFFSCREEN_NOTES = ("This plugin does not support propagateSizeHints()",)

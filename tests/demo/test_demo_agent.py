@@ -78,3 +78,39 @@ def test_the_hung_demo_agent_goes_with_the_window(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "w.png").stat().st_size > 0
     assert demo_agents() == []
+
+
+def test_the_app_killed_quits_as_its_window_closes(tmp_path: Path) -> None:
+    """`kill` (SIGTERM), Ctrl+C or a closed terminal ended the app where it stood: the demo's
+    hung agent lived on for its 15 minutes, the window's settings were not saved. The app now
+    quits as when its window is closed."""
+    import os
+    import signal
+    import time
+
+    import psutil
+    store = tmp_path / "demo.db"
+    home = tmp_path / "home"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(home),
+           "XDG_STATE_HOME": str(home / "state"), "XDG_CACHE_HOME": str(home / "cache"),
+           "XDG_CONFIG_HOME": str(home / "config")}
+    app = subprocess.Popen([sys.executable, "-m", "inspector", "demo", "--store", str(store), "--rebuild"],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not any("window open" in p.read_text() for p in home.rglob("gui.log")):
+            assert app.poll() is None, app.stderr.read() if app.stderr else ""
+            assert time.monotonic() < deadline, "the window did not open"
+            time.sleep(0.2)
+        agents = [p for p in psutil.process_iter(["cmdline"])
+                  if "inspector.demo" in (p.info["cmdline"] or []) and str(store) in (p.info["cmdline"] or [])]
+        assert agents, "the demo's hung agent runs while the window is open"
+        app.send_signal(signal.SIGTERM)
+        assert app.wait(timeout=60) == 0
+    finally:
+        if app.poll() is None:
+            app.kill()
+    assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in agents)
+    log = "".join(p.read_text() for p in home.rglob("gui.log"))
+    assert "quitting on SIGTERM" in log
+    assert any(home.rglob("*.conf")), "the window's settings were saved as on a close"

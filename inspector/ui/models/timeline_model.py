@@ -15,7 +15,7 @@ from inspector.store.base import Store
 from inspector.store.branches import (Branch, TopologyRow, branches_through, choices, divergences, follow,
                                       leaf_count, thread_branches)
 from inspector.ui import formatting, icons, style
-from inspector.ui.models.checkpoint_pages import PAGE_SIZE, PageCache, fetch_branch_page, fetch_page
+from inspector.ui.models.checkpoint_pages import PAGE_SIZE, Page, PageCache, fetch_branch_page, fetch_page
 from inspector.ui.session import StoreSession
 from inspector.ui.style import mono_font
 
@@ -317,8 +317,10 @@ class TimelineModel(QAbstractTableModel):
             self._want(self.cache.page_of(row))
 
     def unreadable(self, row: int) -> bool:
-        """Whether ``row``'s page was read and did not hold it (a damaged store), with the
-        row count as it is now."""
+        """Whether ``row``'s page was read and did not hold it (a damaged store): a seq
+        missing before others, or missing at the page's end with the row count as it is now."""
+        if self.cache.is_hole(row):
+            return True
         count, reads = self._short.get(self.cache.page_of(row), (-1, 0))
         return count == self._count and reads >= 2 and not self.cache.has_row(row)
 
@@ -346,18 +348,21 @@ class TimelineModel(QAbstractTableModel):
                                     partial(self._on_page_failed, generation, page))
 
     def _on_page(self, generation: tuple[int, int], page: int,
-                 result: tuple[CheckpointInfo | None, list[CheckpointInfo]]) -> None:
+                 result: tuple[CheckpointInfo | None, Page]) -> None:
         if generation != (self._generation, self._page_generation):
             return
         self._in_flight.discard(page)
         before, rows = result
         self.cache.put(page, before, rows)
         if rows:
-            if not self._branching:
-                self._grow(rows[-1].seq + 1)
+            end = rows[-1]
+            if not self._branching and end is not None:
+                self._grow(end.seq + 1)
             first, last = page * PAGE_SIZE, min(page * PAGE_SIZE + len(rows), self._count) - 1
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMN_TITLES) - 1))
             self.page_loaded.emit(first, last)
+            for hole_first, hole_last in _holes(rows, first):
+                self.rows_unreadable.emit(hole_first, hole_last)
         expected = min(PAGE_SIZE, self._count - page * PAGE_SIZE)
         if len(rows) >= expected:
             self._short.pop(page, None)
@@ -438,7 +443,9 @@ class TimelineModel(QAbstractTableModel):
         self.request_row(row)
         if self.unreadable(row):
             if role == Qt.ItemDataRole.DisplayRole:
-                return "?" if col == COL_SEQ else (UNREADABLE if col == COL_NAME else "")
+                seq = self.seq_of_row(row) if self.cache.is_hole(row) else None
+                text = "?" if seq is None else str(seq)
+                return text if col == COL_SEQ else (UNREADABLE if col == COL_NAME else "")
             if role == Qt.ItemDataRole.ToolTipRole:
                 return UNREADABLE_TIP
         if role == Qt.ItemDataRole.DisplayRole:
@@ -548,7 +555,19 @@ class TimelineModel(QAbstractTableModel):
 STALL_COLOR = style.STATUS_COLORS["stuck"]
 
 
+def _holes(rows: Page, first: int) -> list[tuple[int, int]]:
+    """The first and last row of each run of holes in a page whose first row is ``first``."""
+    out: list[tuple[int, int]] = []
+    for i, info in enumerate(rows):
+        if info is None:
+            if out and out[-1][1] == first + i - 1:
+                out[-1] = (out[-1][0], first + i)
+            else:
+                out.append((first + i, first + i))
+    return out
+
+
 def _fetch(store: Store, run_id: str, seqs: tuple[int, ...] | None,
-           page: int) -> tuple[CheckpointInfo | None, list[CheckpointInfo]]:
+           page: int) -> tuple[CheckpointInfo | None, Page]:
     """Page ``page`` of the run (``seqs`` None) or of one branch (worker thread)."""
     return fetch_page(store, run_id, page) if seqs is None else fetch_branch_page(store, run_id, seqs, page)

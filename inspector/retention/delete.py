@@ -226,7 +226,8 @@ def _plan(store: Store, refs: Sequence[str], alive: Alive | None) -> DeletePlan:
                 pinned = len(pin_sql.pinned_ids(conn, run.id))
                 if pinned:
                     blockers.append(f"{run.name!r} ({run.id}) has {plural(pinned, 'pinned checkpoint')}; unpin "
-                                    f"{'it' if pinned == 1 else 'them'} first (checkpoint-inspector unpin).")
+                                    f"{'it' if pinned == 1 else 'them'} first (Run \u25b8 Pin Checkpoint in the app, "
+                                    "checkpoint-inspector unpin on the command line).")
     ordered = tuple(sorted(chosen.values(), key=lambda r: (r.created, r.id)))
     return DeletePlan(store=store.info.display, runs=ordered, checkpoints=sum(r.checkpoint_count for r in ordered),
                       blockers=tuple(blockers), threads=tuple(sorted(threads)),

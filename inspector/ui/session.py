@@ -17,15 +17,17 @@ from inspector.ui.watch_bridge import WatchBridge
 log = logging.getLogger(__name__)
 
 
-def _open(target: str) -> tuple[Store, Any]:
+def _open(target: str) -> tuple[Store, Any, tuple[int, int] | None]:
     from inspector.store import open_store   # SQLAlchemy loads here, in the worker
 
     from inspector.resume.graph_channels import attach
+    from inspector.watch import file_identity
 
     store = open_store(target, readonly=True)
     try:
         attach(store)       # channel kinds from the store's graph (its runner; cached), else inferred
-        return store, store.cursor()
+        identity = file_identity(store)      # before the cursor: a file replaced meanwhile is seen
+        return store, store.cursor(), identity
     except BaseException:
         store.close()
         raise
@@ -37,6 +39,11 @@ class StoreSession(QObject):
     Opening happens in the thread pool; if it fails, the previous store stays open and
     ``open_failed`` carries one sentence. ``generation`` changes with every store switch so
     late results for an old store can be recognised and dropped.
+
+    When the watcher finds the store's file replaced on disk (a store rebuilt at the same
+    path), the store is opened again as a fresh open would (``replaced`` first); when it
+    finds the file gone, ``gone`` says so and ``is_gone`` stays True until a store is open
+    again.
     """
 
     opening = Signal(str)        # target being opened
@@ -46,6 +53,8 @@ class StoreSession(QObject):
     closed = Signal()
     changed = Signal(object)     # ChangeSet from the watcher
     written = Signal()           # the store was written (``changed`` or not; see WatchBridge.written)
+    replaced = Signal(str)       # the open store's file was replaced on disk (its display): opening it again
+    gone = Signal(str)           # the open store's file is no longer there (its display)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -53,6 +62,7 @@ class StoreSession(QObject):
         self.bridge = WatchBridge(self.runner, self)
         self.bridge.changed.connect(self.changed)
         self.bridge.written.connect(self.written)
+        self.bridge.moved.connect(self._on_bridge_moved)
         self.store: Store | None = None
         self.generation = 0
         self._request = 0
@@ -60,6 +70,7 @@ class StoreSession(QObject):
         self._held: int | None = None   # the request whose open waits for release() after a preview
         self.opening_target = ""                     # what open() was last given
         self.open_started = 0.0
+        self.is_gone = False                         # the open store's file was deleted under it
 
     @property
     def busy_opening(self) -> bool:
@@ -110,6 +121,7 @@ class StoreSession(QObject):
         self.bridge.detach()
         old, self.store = self.store, None
         self.generation += 1
+        self.is_gone = False
         old.close()
         self.closed.emit()
 
@@ -135,8 +147,19 @@ class StoreSession(QObject):
         self._held = request
         self.previewed.emit(found)
 
-    def _on_opened(self, request: int, result: tuple[Store, Any]) -> None:
-        store, cursor = result
+    def _on_bridge_moved(self, what: str) -> None:
+        info = self.info
+        if info is None:
+            return
+        if what == "gone":
+            self.is_gone = True
+            self.gone.emit(info.display)
+        elif not self.busy_opening:      # (a rebuild writes on: the next poll asks again if this open fails)
+            self.replaced.emit(info.display)
+            self.open(info.url if info.backend != "sqlite" else info.display)
+
+    def _on_opened(self, request: int, result: tuple[Store, Any, tuple[int, int] | None]) -> None:
+        store, cursor, identity = result
         self._answered = max(self._answered, request)
         if request != self._request:  # a newer open or a close superseded this one
             store.close()
@@ -144,10 +167,11 @@ class StoreSession(QObject):
         self.bridge.detach()
         old, self.store = self.store, store
         self.generation += 1
+        self.is_gone = False
         if old is not None:
             old.close()
         if store.info.capabilities.live.available:   # an adapter without live updates is not watched
-            self.bridge.attach(store, cursor)
+            self.bridge.attach(store, cursor, identity)
         self.opened.emit(store.info)
 
     def _on_open_failed(self, request: int, message: str) -> None:

@@ -4,7 +4,9 @@ A change source (watchdog on the SQLite files, or a store's ``listen`` hook) pok
 bridge from its own thread. The bridge waits ``DEBOUNCE_MS`` so a burst of writes costs one
 poll, asks ``store.changes_since(cursor)`` in the thread pool, and emits only when the store
 really changed. Stores without a change source are polled every ``FALLBACK_POLL_MS``.
-Nothing ticks while a file-watched store is idle.
+Nothing ticks while a file-watched store is idle. Each poll first asks whether the store's
+file is still the one opened (``ChangeTracker.moved``): a file deleted or replaced under the
+window is reported as ``moved``, never read with a cursor of the old one.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class WatchBridge(QObject):
     # reports (emitted after ``changed`` when both apply; what a size or a total follows)
     written = Signal()
     failed = Signal(str)       # a poll failed (emitted once per distinct message)
+    moved = Signal(str)        # the store's file is "gone" (once) or "replaced" (at each poll that finds it so)
     polled = Signal()          # a poll finished (changed or not); for tests and benchmarks
     _poked = Signal()
 
@@ -49,6 +52,7 @@ class WatchBridge(QObject):
         self._in_flight = False
         self._again = False
         self._last_error = ""
+        self._moved = ""              # what the last poll found of the store's file ('' when it is there)
         self._poked_since = False     # a change source poked since the last poll began
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self._poll)
@@ -73,12 +77,13 @@ class WatchBridge(QObject):
 
         return "files" if isinstance(self._source, FileWatcher) else "listen"
 
-    def attach(self, store: Store, cursor: Any) -> None:
-        """Watch ``store`` from ``cursor`` (taken off-thread when the store was opened)."""
+    def attach(self, store: Store, cursor: Any, identity: tuple[int, int] | None = None) -> None:
+        """Watch ``store`` from ``cursor`` and its file's ``identity`` (both taken off-thread
+        when the store was opened; see ``inspector.watch.file_identity``)."""
         from inspector.watch import ChangeTracker, open_change_source
 
         self.detach()
-        self._tracker = ChangeTracker(store, cursor)
+        self._tracker = ChangeTracker(store, cursor, identity)
         self._source = open_change_source(store, self._poke_from_any_thread)
         if self._live:
             self._start()
@@ -92,6 +97,7 @@ class WatchBridge(QObject):
         self._again = False
         self._poked_since = False
         self._last_error = ""
+        self._moved = ""
 
     def set_live(self, live: bool) -> None:
         """Turn watching on or off; turning it on catches up at once."""
@@ -150,14 +156,22 @@ class WatchBridge(QObject):
             return
         self._in_flight = True
         poked, self._poked_since = self._poked_since, False
-        self.runner.run(tracker.poll, lambda changes: self._on_polled(tracker, changes, poked),
+        self.runner.run(lambda: tracker.moved() or tracker.poll(),
+                        lambda changes: self._on_polled(tracker, changes, poked),
                         lambda message: self._on_poll_failed(tracker, message))
 
-    def _on_polled(self, tracker: ChangeTracker, changes: ChangeSet | None, poked: bool = False) -> None:
+    def _on_polled(self, tracker: ChangeTracker, changes: ChangeSet | str | None, poked: bool = False) -> None:
         if tracker is not self._tracker:
             return
         self._finish_poll()
         self._last_error = ""
+        if isinstance(changes, str):     # the file is gone or another: nothing to read with this cursor
+            if changes != self._moved or changes == "replaced":
+                self._moved = changes
+                self.moved.emit(changes)
+            self.polled.emit()
+            return
+        self._moved = ""
         if changes is not None:
             self.changed.emit(changes)
         if changes is not None or poked:

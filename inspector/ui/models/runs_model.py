@@ -24,6 +24,7 @@ ForkSeqRole = Qt.ItemDataRole.UserRole + 4    # seq the run was forked at (int |
 ProgressRole = Qt.ItemDataRole.UserRole + 5   # (checks passed, checks total)
 
 Index = QModelIndex | QPersistentModelIndex
+WATCHED = ("running", "stuck")   # statuses shown that a run's owner dying changes (to crashed)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -260,36 +261,39 @@ class RunsModel(QAbstractItemModel):
         self.session.runner.run(lambda: load_runs(store, ids), lambda load: self._on_loaded(generation, load))
 
     def refresh_running(self) -> None:
-        """Refresh relative times; re-read and re-diagnose the runs that still look alive.
+        """Refresh relative times; re-read and re-diagnose the runs that still look alive or stuck
+        (a stuck run's process may die, and its diagnosis says how long it has been silent).
 
-        Runs already shown stuck or crashed are not re-read: if they wake up they write,
-        and the watcher brings the change.
+        Runs already shown crashed are not re-read: if they wake up they write, and the
+        watcher brings the change. Nothing is read from a store whose file is gone.
         """
         self._touch_column(COL_UPDATED)
         store, generation = self.session.store, self.session.generation
-        alive = [n.run.id for n in self.tree.by_id.values() if n.status == "running"]
-        if store is None or not alive:
+        alive = [n.run.id for n in self.tree.by_id.values() if n.status in WATCHED]
+        if store is None or not alive or self.session.is_gone:
             return
         self.session.runner.run(lambda: load_running(store, alive), lambda load: self._on_loaded(generation, load),
                                 key="runs:running")
 
     def check_owners(self) -> None:
-        """Show a running run whose owner process on this machine is gone as crashed as soon as
-        it is: no store is read (the process table), so it runs every few seconds (a killed
-        agent writes nothing the watcher could bring, and ``refresh_running`` comes every 30 s).
-        A silent owner is left to ``refresh_running``: the heartbeat times known here may be
-        up to its period old."""
-        running = [n.run for n in self.tree.by_id.values() if n.status == "running"]
-        if not running:
+        """Show a running or stuck run whose owner process on this machine is gone as crashed as
+        soon as it is: no store is read (the process table), so it runs every few seconds (a
+        killed agent writes nothing the watcher could bring, and ``refresh_running`` comes
+        every 30 s). A silent owner is left to ``refresh_running``: the heartbeat times known
+        here may be up to its period old. The runs that turned crashed are reported in
+        ``runs_updated`` too, so that what describes the selected one is asked again."""
+        watched = [n.run for n in self.tree.by_id.values() if n.status in WATCHED]
+        if not watched:
             return
-        changed = False
-        for run_id, found in quick_statuses(running).items():
+        crashed = []
+        for run_id, found in quick_statuses(watched).items():
             node = self.tree.by_id.get(run_id)
-            if node is not None and node.status == "running" and found.status == "crashed":
+            if node is not None and node.status in WATCHED and found.status == "crashed":
                 node.status, node.reason = found.status, found.reason
                 self.dataChanged.emit(self.node_index(node, 0), self.node_index(node, len(COLUMN_TITLES) - 1))
-                changed = True
-        if changed:
+                crashed.append(run_id)
+        if crashed:
+            self.runs_updated.emit(crashed)
             self.annotated.emit()
 
     def _on_loaded(self, generation: int, load: RunsLoad) -> None:

@@ -112,6 +112,8 @@ class DetailTabs(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
         self.snapshot: Snapshot | None = None
+        self.message = ""       # why no checkpoint is shown although one is selected ('' when none)
+        self._said: dict[QLabel, str] = {}     # empty-state labels saying ``message``: their own text
         self._run: RunInfo | None = None
         self._pair: tuple[Snapshot, Snapshot] | None = None
         self._request: tuple[CheckpointInfo | None, RunInfo | None] = (None, None)
@@ -153,6 +155,7 @@ class DetailTabs(QWidget):
         if self.session.store is not None and hasattr(panel, "set_store"):
             panel.set_store(self.session.store)
         self._show_in(key, panel, self.snapshot, self._run)
+        self._say_in(panel)
         if key == "diff" and self._pair is not None and hasattr(panel, "show_pair"):
             panel.show_pair(self._pair[0], self._pair[1], self._run)
         return panel
@@ -161,14 +164,29 @@ class DetailTabs(QWidget):
     def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None) -> None:
         """Show ``info`` (None clears every panel); the snapshot loads shortly after."""
         self._request = (info, run)
+        self.message = ""
         if info is not None:
             self._undefer()     # a checkpoint to show: its panel cannot wait
+        if info is not None and self.session.is_gone:
+            self.show_message(f"Checkpoint #{info.seq} cannot be read: the store's file is no longer there "
+                              "(deleted or moved).", run)
+            return
         if info is None:
             self._timer.stop()
             self.session.runner.cancel("detail:snapshot")
             self._deliver(None, run)
             return
         self._timer.start()
+
+    def show_message(self, text: str, run: RunInfo | None = None) -> None:
+        """Clear every panel and say ``text`` in its place: a checkpoint selected that cannot
+        be read (a damaged row, a store deleted), never the previous one's content."""
+        self._timer.stop()
+        self.session.runner.cancel("detail:snapshot")
+        self._deliver(None, run)
+        self.message = text
+        for panel in self.panels.values():
+            self._say_in(panel)
 
     def update_run(self, run: RunInfo) -> None:
         """A newer RunInfo of the shown run arrived (live): panels that show run facts follow it."""
@@ -229,10 +247,13 @@ class DetailTabs(QWidget):
             return
         from inspector.diff.lazy_value import load_view
         self.session.runner.run(lambda: load_view(store, info.id), lambda snap: self._deliver(snap, run),
+                                lambda why: self.show_message(f"Checkpoint #{info.seq} cannot be read: {why}", run),
                                 key="detail:snapshot")
 
     def _deliver(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         self.snapshot, self._run = snapshot, run
+        self.message = ""
+        self._unsay()
         for key, panel in self.panels.items():
             self._show_in(key, panel, snapshot, run)
         if snapshot is not None:
@@ -246,6 +267,19 @@ class DetailTabs(QWidget):
             panel.show_snapshot(snapshot, run)
         except Exception:  # one failing panel must not hide the others
             log.exception("the %s panel failed to show a snapshot", key)
+
+    def _say_in(self, panel: QWidget) -> None:
+        """Put ``message`` where a panel says that no checkpoint is selected (its empty state);
+        its own sentence comes back with the next checkpoint shown (``_unsay``)."""
+        label = getattr(panel, "empty", None)
+        if self.message and isinstance(label, QLabel):
+            self._said.setdefault(label, label.text())
+            label.setText(self.message)
+
+    def _unsay(self) -> None:
+        said, self._said = self._said, {}
+        for label, text in said.items():
+            label.setText(text)
 
     def _deliver_pair(self, pair: tuple[Snapshot, Snapshot], run: RunInfo | None) -> None:
         self._pair, self._run = pair, run

@@ -76,11 +76,13 @@ class StoreStatus(QWidget):
                        self.notice_chip):
             row.addWidget(widget)
         self.info: StoreInfo | None = None
+        self.gone = False
         self.set_store(None)
 
     def set_store(self, info: StoreInfo | None) -> None:
         """Describe the open store (None: nothing open)."""
         self.info = info
+        self.gone = False
         if info is None:
             self.path_label.setText("no store open")
             self.path_label.setToolTip("")
@@ -114,8 +116,20 @@ class StoreStatus(QWidget):
         self.path_label.setText(f"opening {elide_middle(display, 56)} \u2026")
         self.path_label.setToolTip(display)
 
+    def set_gone(self) -> None:
+        """The store's file was deleted or moved away under the window: the live badge says
+        so (what is listed was read before; nothing more can be read)."""
+        if self.info is None:
+            return
+        self.gone = True
+        self.live_chip.set_chip("store gone", "#cf222e")
+        self.live_chip.setToolTip(f"{self.info.display} is no longer there (deleted or moved): what is listed "
+                                  "was read before. A store put back at that path is opened again.")
+
     def set_live(self, live: bool, how: str = "") -> None:
         """Show whether the store is watched ('files', 'listen', 'poll')."""
+        if self.gone and self.info is not None:
+            return      # watching a file that is not there: the badge keeps saying so
         if self.info is None:
             self.live_chip.set_chip("", "#768390")
             return

@@ -167,15 +167,16 @@ class ScoreBar(QWidget):
         """Show the goal and counts."""
         self.goal.setText(visible(goal, lines=True))
         self.goal.setVisible(bool(goal))     # no goal: the bars lead (a "(no goal)" title said nothing)
-        self._fill(self.checks_bar, passed, checks, f"{passed} / {checks} checks passed", "#1a7f37")
-        self._fill(self.tasks_bar, done, tasks, f"{done} / {tasks} tasks done", "#0969da")
+        self._fill(self.checks_bar, passed, checks, f"{passed} / {checks} checks passed" if checks else "no checks",
+                   "#1a7f37")
+        self._fill(self.tasks_bar, done, tasks, f"{done} / {tasks} tasks done" if tasks else "no tasks", "#0969da")
         self.checks_label.setText("<b>Checks</b>")
         self.tasks_label.setText("Tasks")
 
     def _fill(self, bar: QProgressBar, value: int, total: int, text: str, hue: str) -> None:
         bar.setRange(0, max(total, 1))
         bar.setValue(value)
-        bar.setFormat(text if total else text.replace("0 / 0", "no"))
+        bar.setFormat(text)
         pal = bar.palette()
         fill = accent(self.palette(), hue)
         pal.setColor(QPalette.ColorRole.Highlight, fill)

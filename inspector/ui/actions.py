@@ -11,6 +11,8 @@ from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar, QWidget
 from inspector.ui import icons, style
 from inspector.ui.dialogs.log_dialog import show_log
 
+DETAIL_TABS = (("state", "&State"), ("tasks", "Tas&ks"), ("metadata", "&Metadata"), ("diff", "&Diff"))
+
 
 @dataclass
 class Actions:
@@ -27,6 +29,7 @@ class Actions:
     show_forks: QAction
     focus_runs: QAction
     focus_timeline: QAction
+    go_to_tabs: list[QAction]   # the detail tabs, each with its key ("state", "tasks", …) as data
     copy_ref: QAction
     task_history: QAction
     about: QAction
@@ -84,6 +87,12 @@ def build_actions(window: QMainWindow) -> Actions:
                       "How to use Checkpoint Inspector (the README, offline)"),
         open_log=_action(window, "Open &Log File\u2026", None, None, "The app's log (errors with their details)"),
     )
+    go_to_tabs = []
+    for number, (key, label) in enumerate(DETAIL_TABS, start=3):   # (Alt+1, Alt+2: runs, timeline)
+        action = _action(window, f"Go to {label}", f"Alt+{number}", None,
+                         f"Show the {label.replace('&', '')} tab and move the keyboard focus into it")
+        action.setData(key)
+        go_to_tabs.append(action)
     a["open_log"].triggered.connect(lambda: show_log(window))
     a["live"].setChecked(True)
     a["show_forks"].setChecked(True)
@@ -100,7 +109,7 @@ def build_actions(window: QMainWindow) -> Actions:
     view_menu.addSeparator()
     view_menu.addActions([a["find"], a["show_forks"]])
     view_menu.addSeparator()
-    view_menu.addActions([a["focus_runs"], a["focus_timeline"]])
+    view_menu.addActions([a["focus_runs"], a["focus_timeline"], *go_to_tabs])
     view_menu.addSeparator()
     panels_menu = view_menu.addMenu("&Panels")
     theme_menu = view_menu.addMenu("&Theme")
@@ -127,5 +136,5 @@ def build_actions(window: QMainWindow) -> Actions:
     run_separator = toolbar.addSeparator()
     window.addToolBar(toolbar)
     panels_menu.addAction(toolbar.toggleViewAction())
-    return Actions(**a, theme_group=theme_group, recent_menu=recent_menu, view_menu=view_menu,
+    return Actions(**a, go_to_tabs=go_to_tabs, theme_group=theme_group, recent_menu=recent_menu, view_menu=view_menu,
                    panels_menu=panels_menu, run_menu=run_menu, help_menu=help_menu, toolbar=toolbar, run_separator=run_separator)

@@ -34,6 +34,7 @@ PAGE_MARGINS = 80      # the usage dialog's width less its page's: images are sc
 CELL_PADDING = 12      # an image in a table cell leaves this much of the cell's share free
 # Keys that work without a menu entry (the views' own).
 VIEW_KEYS = (
+    ("Tab / Shift+Tab", "Move to the next / previous control or pane"),
     ("Up / Down, Page Up / Page Down", "Move through runs or checkpoints"),
     ("Home / End", "First / last checkpoint of the run"),
     ("Shift+click, Ctrl+click", "Select two checkpoints to compare them (Diff tab)"),
@@ -92,6 +93,7 @@ def shortcuts_dialog(parent: QWidget | None, actions: list[QAction]) -> QDialog:
     table.verticalHeader().hide()
     table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
     table.setWordWrap(True)
+    table.setTabKeyNavigation(False)   # Tab goes on to the Close button
     for row, (keys, what) in enumerate(rows):
         table.setItem(row, 0, QTableWidgetItem(keys))
         table.setItem(row, 1, QTableWidgetItem(what))

@@ -19,6 +19,7 @@ from inspector.ui import help as help_windows
 from inspector.ui import icons, refguard, settings, style
 from inspector.ui.actions import build_actions
 from inspector.ui.models.run_tree import RunsLoad, preview_load
+from inspector.ui.models.timeline_model import COL_SEQ, UNREADABLE_TIP
 from inspector.ui.run_actions import install_run_actions
 from inspector.ui.session import StoreSession
 from inspector.ui.storage_actions import install_storage
@@ -142,6 +143,9 @@ class MainWindow(QMainWindow):
         self.runs_panel.forks_button.toggled.connect(act.show_forks.setChecked)
         act.focus_runs.triggered.connect(lambda: self.runs_panel.view.setFocus())
         act.focus_timeline.triggered.connect(lambda: self.timeline_panel.view.setFocus())
+        for index, action in enumerate(act.go_to_tabs):   # (in the tabs' order)
+            action.triggered.connect(partial(self.go_to_tab, action.data()))
+            self.details.tabs.setTabToolTip(index, action.toolTip())
         act.copy_ref.triggered.connect(self._copy_reference)
         act.task_history.triggered.connect(lambda: self.open_task_history(""))
         act.about.triggered.connect(lambda: self._show_help(help_windows.about_dialog(self)))
@@ -160,6 +164,9 @@ class MainWindow(QMainWindow):
         session.open_failed.connect(self._on_open_failed)
         session.closed.connect(self._on_store_closed)
         session.changed.connect(self._on_store_changed)
+        session.replaced.connect(self._on_store_replaced)
+        session.gone.connect(self._on_store_gone)
+        self.runs_panel.model.runs_loaded.connect(self._follow_replaced)
         session.runner.failed.connect(self.show_error)
         session.bridge.failed.connect(lambda message: self.show_error(message, "warning"))
         self.runs_panel.run_selected.connect(self._on_run_selected)
@@ -203,6 +210,24 @@ class MainWindow(QMainWindow):
         return self.timeline_panel.selected_checkpoints()
 
     # -- commands --------------------------------------------------------------------------------
+    def go_to_tab(self, key: str) -> None:
+        """View ▸ Go to State/Tasks/Metadata/Diff: that tab in front, the keyboard focus in it
+        (once a panel built just now is shown)."""
+        self.details.set_tab(key)
+        QTimer.singleShot(0, self, self._focus_tab)
+
+    def _focus_tab(self) -> None:
+        """The focus on the first thing in the visible tab that takes it (else its tab bar)."""
+        page = self.details.tabs.currentWidget()
+        widget = page.nextInFocusChain()
+        while widget is not page and widget is not None:
+            if page.isAncestorOf(widget) and widget.isVisible() and widget.isEnabled() \
+                    and widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+                widget.setFocus(Qt.FocusReason.ShortcutFocusReason)
+                return
+            widget = widget.nextInFocusChain()
+        self.details.tabs.tabBar().setFocus(Qt.FocusReason.ShortcutFocusReason)
+
     def open_store(self, target: str, *, preview: bool = False) -> None:
         """Open a store (path or SQLAlchemy URL) in the background; failures show in the banner.
 
@@ -241,6 +266,9 @@ class MainWindow(QMainWindow):
     def refresh(self) -> None:
         """Re-read runs and pick up changes now (F5)."""
         if self.session.store is None:
+            return
+        if self.session.is_gone:     # nothing to read: say why rather than fail to open it
+            self.show_error(self._gone_text(self.session.store.info.display), "warning")
             return
         self.runs_panel.refresh()
         self.session.bridge.poll_now()
@@ -359,12 +387,70 @@ class MainWindow(QMainWindow):
         if run is not None:
             self.timeline_panel.set_forks(self.runs_panel.model.forks_of(run.id))
 
-    def _on_checkpoint_selected(self, info: CheckpointInfo) -> None:
+    def _on_checkpoint_selected(self, info: CheckpointInfo | None) -> None:
         self.details.show_checkpoint(info, self.timeline_panel.model.run)
+        if info is None:
+            self._explain_unreadable()
         self.checkpoint_changed.emit(info)
         self._update_copy_ref()
 
+    def _explain_unreadable(self) -> None:
+        """The current row is one a damaged store cannot give: the details say so (as the
+        row's tooltip does), not that nothing is selected."""
+        index = self.timeline_panel.view.currentIndex()
+        model = self.timeline_panel.model
+        if not index.isValid() or not model.unreadable(index.row()):
+            return
+        seq = index.siblingAtColumn(COL_SEQ).data()
+        name = f"#{seq}" if seq and seq != "?" else "this checkpoint"
+        why = UNREADABLE_TIP[0].lower() + UNREADABLE_TIP[1:]
+        self.details.show_message(f"Checkpoint {name} cannot be read: {why}", model.run)
+
+    # -- a store's file replaced or deleted under the window ---------------------------------------
+    _follow: tuple[str, str, int] | None = None   # (store, run id, seq) shown when the store's file was replaced
+
+    def _on_store_replaced(self, display: str) -> None:
+        """Another file is at the store's path (a store rebuilt): the session opens it again as
+        a fresh open would; the run shown is selected again if the new store has it."""
+        run, info = self.timeline_panel.model.run, self.current_checkpoint()
+        self._follow = (display, run.id if run is not None else "", info.seq if info is not None else -1)
+        if self.banner.message == self._gone_text(display):
+            self.banner.dismiss()
+        self.statusBar().showMessage(f"{display} was replaced on disk: reading the new store …")
+
+    def _follow_replaced(self, count: int) -> None:
+        follow, self._follow = self._follow, None
+        info = self.session.info
+        if follow is None or info is None or info.display != follow[0]:
+            return
+        _display, run_id, seq = follow
+        run = self.runs_panel.model.run(run_id) if run_id else None
+        note = f"{info.display} was replaced on disk and read again: {plural(count, 'run')}"
+        if run is not None and self.runs_panel.select_run(run_id):
+            if 0 <= seq < run.checkpoint_count:
+                self.timeline_panel.select_seq(seq)
+            note += f"; “{run.name}” is still selected."
+        elif run_id:
+            note += "; the run that was selected is not in it."
+        self.statusBar().showMessage(note, 15_000)
+
+    def _on_store_gone(self, display: str) -> None:
+        """The store's file is no longer there: nothing selected can be read any more."""
+        self.store_status.set_gone()
+        info = self.current_checkpoint()
+        if info is not None:
+            self.details.show_checkpoint(info, self.timeline_panel.model.run)   # says it cannot be read
+        self.show_error(self._gone_text(display), "warning")
+
+    @staticmethod
+    def _gone_text(display: str) -> str:
+        return (f"The store {display} is no longer there (deleted or moved): the runs listed were read "
+                "before. A store put back at that path is opened again.")
+
     def _on_checkpoints_selected(self, infos: list[CheckpointInfo]) -> None:
+        pair_selected = getattr(self.details.panels.get("diff"), "set_pair_selected", None)   # (once built)
+        if pair_selected is not None:
+            pair_selected(len(infos) == 2)
         self.details.show_selection(infos, self.timeline_panel.model.run)
 
     def _on_live_toggled(self, live: bool) -> None:

@@ -94,6 +94,14 @@ class ChangeListModel(QAbstractTableModel):
         self._dark = dark
         self.endResetModel()
 
+    def set_dark(self, dark: bool) -> None:
+        """The theme switched: the op glyphs take the hues that read on the new background."""
+        if dark != self._dark:
+            self._dark = dark
+            if self._changes:
+                self.dataChanged.emit(self.index(0, OP), self.index(len(self._changes) - 1, OP),
+                                      [Qt.ItemDataRole.ForegroundRole])
+
     def change(self, row: int) -> Change | ItemRange:
         """The change (or range of added/removed items) of a row."""
         return self._changes[row]

@@ -147,8 +147,11 @@ class StateTreeModel(QAbstractItemModel):
         self._emit_column_changed(SIZE)
 
     def set_dark(self, dark: bool) -> None:
-        """Choose value colours for a dark or light palette."""
-        self._dark = dark
+        """Choose value colours for a dark or light palette (a theme switch repaints them)."""
+        if dark != self._dark:
+            self._dark = dark
+            self._emit_column_changed(VALUE)
+            self._emit_column_changed(KEY)     # (search matches are tinted for the palette too)
 
     def set_matches(self, matches: set[tuple], current: tuple | None = None,
                     rows: dict[tuple, int] | None = None) -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from inspector.diff import ADDED, REMOVED, Change, TextDelta
 from inspector.diff.text import ELIDED
 from inspector.highlight import theme_for
 from inspector.ui.widgets.json_view import JsonView
-from inspector.ui.widgets.palette import is_dark, muted_text
+from inspector.ui.widgets.palette import is_dark, muted_text, theme_changed
 
 MAX_SEGMENT = 4000
 FIRST_CHANGE = "first-change"
@@ -76,19 +76,18 @@ class ChangeDetail(QWidget):
         layout.setSpacing(2)
         layout.addWidget(self.title)
         layout.addWidget(self._stack, 1)
+        self._change: Change | None = None
         self.show_change(None)
 
     def show_change(self, change: Change | None) -> None:
         """Show both values of a change."""
-        muted = muted_text(self.palette()).name()
+        self._change = change
+        self._show_title()
         if change is None:
-            self.title.setText(f"<span style='color:{muted}'>Select a change to see both values</span>")
             self.old.clear_value()
             self.new.clear_value()
             self._stack.setCurrentIndex(0)
             return
-        self.title.setText(f"<b><code>{html.escape(change.display_path)}</code></b>&nbsp;&nbsp;"
-                           f"<span style='color:{muted}'>{html.escape(change.op)}</span>")
         if isinstance(change.detail, TextDelta):
             self.text.setHtml(delta_html(change.detail, is_dark(self.palette())))
             self._stack.setCurrentIndex(1)
@@ -103,3 +102,23 @@ class ChangeDetail(QWidget):
             self.new.clear_value("(removed)")
         else:
             self.new.set_value(change.new)
+
+    def _show_title(self) -> None:
+        muted = muted_text(self.palette()).name()
+        change = self._change
+        if change is None:
+            self.title.setText(f"<span style='color:{muted}'>Select a change to see both values</span>")
+        else:
+            self.title.setText(f"<b><code>{html.escape(change.display_path)}</code></b>&nbsp;&nbsp;"
+                               f"<span style='color:{muted}'>{html.escape(change.op)}</span>")
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt override: a theme switch redraws the colours
+        super().changeEvent(event)       # (the two values' views highlight themselves again)
+        if theme_changed(self, event):
+            self._show_title()
+            change = self._change
+            if change is not None and isinstance(change.detail, TextDelta):
+                bar = self.text.verticalScrollBar()
+                at = bar.value()
+                self.text.setHtml(delta_html(change.detail, is_dark(self.palette())))
+                bar.setValue(at)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import html
 import time
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.ui.formatting import local_time, visible, visible_html
-from inspector.ui.widgets.palette import accent, muted_text, tint
+from inspector.ui.widgets.palette import accent, muted_text, theme_changed, tint
 
 KIND_HUES = {"llm": "#8250df", "tool": "#bf8700", "step": "#0969da", "input": "#1a7f37",
              "fork": "#bc4c00", "resume": "#1a7f37", "final": "#1a7f37", "update": "#0969da",
@@ -48,6 +48,7 @@ class CheckpointHeader(QLabel):
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setContentsMargins(4, 2, 4, 2)
+        self._shown: tuple = (None, None)     # what ``show_checkpoint`` was given: drawn again after a theme switch
         self.show_checkpoint(None, None)
 
     def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None, live_note: str = "",
@@ -57,6 +58,7 @@ class CheckpointHeader(QLabel):
         ``inferred_note`` (empty reducer channels shown from inferred channel kinds, no graph
         set) a "reducers inferred" chip, ``problems`` (parts of the checkpoint that could not be
         read) a "damaged" chip; the notes and problems are in the tooltip."""
+        self._shown = (info, run, live_note, inferred_note, problems)
         muted = muted_text(self.palette()).name()
         if info is None:
             self.setText(f"<span style='color:{muted}'>{html.escape(self._placeholder)}</span>")
@@ -72,3 +74,8 @@ class CheckpointHeader(QLabel):
             + (f"&nbsp;&nbsp;{kind_chip(self, damaged_label(problems), '#cf222e')}" if problems else ""))
         notes = "".join(f"\n\n{n}" for n in (live_note, inferred_note, *(f"damaged: {p}" for p in problems)) if n)
         self.setToolTip(f"checkpoint {info.id} of run {info.run_id}{notes}")
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt override: a theme switch redraws the chips
+        super().changeEvent(event)
+        if theme_changed(self, event):
+            self.show_checkpoint(*self._shown)

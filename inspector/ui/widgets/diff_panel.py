@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 
-from PySide6.QtCore import QItemSelection, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QActionGroup, QGuiApplication, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (QAbstractItemView, QSizePolicy, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QMenu, QProgressBar, QSplitter, QStyle, QToolButton,
@@ -31,14 +31,19 @@ from inspector.ui.widgets.change_detail import ChangeDetail
 from inspector.ui.widgets.checkpoint_header import kind_chip
 from inspector.ui.widgets.diff_jobs import DiffRequest, SideTexts, run_diff, run_text
 from inspector.ui.widgets.diff_summary_view import DiffSummaryView
+from inspector.ui.widgets.elided_label import ElidedRichLabel
 
 if TYPE_CHECKING:   # the picker loads on first use
     from inspector.ui.widgets.checkpoint_picker import CheckpointPicker
-from inspector.ui.widgets.palette import is_dark, muted_text
-from inspector.ui.widgets.side_by_side import SideBySideView
+from inspector.ui.widgets.palette import is_dark, muted_text, theme_changed
+from inspector.ui.widgets.side_by_side import NO_TITLE, SideBySideView, Title
 
 RUN_CHARS = 32   # another run's name on the Compare button is shortened in the middle beyond this
+NARROW = 760     # a bar narrower than this shortens the Compare button's run name and the hunk count
+NARROW_RUN_CHARS = 16
 LIST_ROWS = 5   # change rows the list gets before the texts take the rest
+MIN_LIST_ROWS = 4   # change rows the list keeps however short the tab
+SIDES_MIN_LINES = 5   # the text diff's least height, in lines (its title, three lines of text, a scroll bar)
 REWRAP_MS = 250  # a resize settles this long before a long string's lines are cut again
 PARENT, PINNED, PAIR = "parent", "pinned", "pair"
 STAGES = {"loading": "Loading…", "diffing": "Comparing…", "tasks": "Comparing tasks…",
@@ -70,11 +75,17 @@ class DiffPanel(QWidget):
         self._run_names: dict[str, str] = {}     # run id → name, of the runs shown or compared
         self._mode = PARENT
         self._pinned: CheckpointInfo | None = None
+        self._two_selected = False     # the timeline selects two checkpoints: their pair is compared
         self.picker: CheckpointPicker | None = None
         self._request: DiffRequest | None = None
         self._wrapped_at: int | None = None     # columns a long string's lines were cut at
         self._rewrap = QTimer(self, singleShot=True, interval=REWRAP_MS)
         self._rewrap.timeout.connect(self._on_rewrap_timeout)
+        # after a theme switch, once every child has its new palette (the panel hears of it first)
+        self._restyle_timer = QTimer(self, singleShot=True, interval=0)
+        self._restyle_timer.timeout.connect(self._restyle)
+        self._keep_place = False     # the text comes again only for new colours: the reader stays put
+        self._hunk_texts = ("", "")    # the hunk label's words, whole and short
         self._result: DiffResult | None = None
         self._pending_path: tuple | None = None
         self._user_sized = False
@@ -92,8 +103,7 @@ class DiffPanel(QWidget):
         self.base_button.setMenu(self._base_menu())
         # the text ends in its own "▾"; Qt's small menu arrow beside it read as a second one
         self.base_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0; }")
-        self.target = QLabel(self)
-        self.target.setTextFormat(Qt.TextFormat.RichText)
+        self.target = ElidedRichLabel(self)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 0)
         self.progress.setMaximumWidth(120)
@@ -126,9 +136,13 @@ class DiffPanel(QWidget):
 
     def _base_menu(self) -> QMenu:
         menu = QMenu(self)
+        menu.setToolTipsVisible(True)
         group = QActionGroup(self)
         self.parent_action = menu.addAction("Parent checkpoint", self.use_parent)
-        self.pin_action = menu.addAction("Pin this checkpoint as the base", self.pin_current)
+        # (not "pin": Run ▸ Pin Checkpoint keeps a checkpoint from being pruned)
+        self.pin_action = menu.addAction("Compare Everything with This Checkpoint", self.pin_current)
+        self.pin_action.setToolTip("Every checkpoint you select is compared with this one, until "
+                                   "Parent checkpoint is chosen again")
         for action in (self.parent_action, self.pin_action):
             action.setCheckable(True)
             group.addAction(action)
@@ -152,6 +166,8 @@ class DiffPanel(QWidget):
         view.setAlternatingRowColors(True)
         view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # a long change is cut with "…" (whole in its tooltip): a scroll bar would take a row
+        view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         header = view.header()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(OP, QHeaderView.ResizeMode.Fixed)
@@ -190,8 +206,8 @@ class DiffPanel(QWidget):
                                 (self.target, 1), (self.stage, 0), (self.progress, 0),
                                 (self.hunk_label, 0), (self.prev_hunk, 0), (self.next_hunk, 0)):
             bar.addWidget(widget, stretch)
-        for label in (self.target, self.stage):   # a narrow window clips, never widens
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, label.sizePolicy().verticalPolicy())
+        # a narrow window shortens the target (whole in its tooltip) and clips the stage, never widens
+        self.stage.setSizePolicy(QSizePolicy.Policy.Ignored, self.stage.sizePolicy().verticalPolicy())
         list_pane = QWidget(self)
         list_layout = QVBoxLayout(list_pane)
         list_layout.setContentsMargins(0, 0, 0, 0)
@@ -206,6 +222,11 @@ class DiffPanel(QWidget):
         # One vertical splitter, so a short window can trade the summary for the text diff.
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.setChildrenCollapsible(False)
+        # a short tab (a small window, the Console open) keeps rows of changes before lines of text
+        line = self.fontMetrics().lineSpacing()
+        self.sides.setMinimumHeight(SIDES_MIN_LINES * line)
+        self.changes.setMinimumHeight(self.changes.header().sizeHint().height() + MIN_LIST_ROWS * (line + 4)
+                                      + 2 * self.changes.frameWidth())
         for pane, stretch in ((self.summary, 0), (changes, 2), (self.sides, 3)):
             self.splitter.addWidget(pane)
             self.splitter.setStretchFactor(self.splitter.indexOf(pane), stretch)
@@ -245,7 +266,7 @@ class DiffPanel(QWidget):
             self._show_idle("Select a checkpoint to compare it with its parent.")
 
     def show_snapshot(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
-        """Compare a snapshot with its parent, or with the pinned base when one is pinned."""
+        """Compare a snapshot with its parent, or with the held base when one is held."""
         self._snapshot, self._run = snapshot, run
         if run is not None:
             self._run_names[run.id] = run.name
@@ -253,6 +274,8 @@ class DiffPanel(QWidget):
         for action in (self.origin_action, self.same_step_action):
             set_available(action, forked, NOT_A_FORK if snapshot is not None or run is not None
                           else "select a checkpoint of a fork first.")
+        if self._mode == PAIR and self._two_selected and snapshot is not None:
+            return      # the current one of the two selected arrived: their pair stays compared
         if self._mode == PAIR:
             self._mode = PINNED if self._pinned is not None else PARENT
         if snapshot is None or self._store is None:
@@ -285,7 +308,17 @@ class DiffPanel(QWidget):
             self._show_idle("No store to compare in.")
             return
         self._mode = PAIR
+        self._two_selected = True     # (a pair comes from two selected; a panel built after their selection)
         self._start(DiffRequest(self._store, a.info, b.info, (a, b)))
+
+    def set_pair_selected(self, selected: bool) -> None:
+        """Whether the timeline selects two checkpoints now. Their pair arrives through
+        ``show_pair``, before or after the current one's snapshot: while two are selected that
+        snapshot leaves the pair compared; once they are not, the shown checkpoint is compared
+        with its parent (or the held base) again, even when it stayed the current one."""
+        self._two_selected = selected
+        if not selected and self._mode == PAIR:
+            self.show_snapshot(self._snapshot, self._run)
 
     def pin(self, info: CheckpointInfo) -> None:
         """Use ``info`` as the base for every following snapshot until ``use_parent``."""
@@ -363,7 +396,7 @@ class DiffPanel(QWidget):
         self.model.set_changes(())
         self.detail.show_change(None)
         self.sides.clear("")
-        self.sides.set_titles("", "")
+        self.sides.set_titles(NO_TITLE, NO_TITLE)
         self.summary.show_message(text)
         self._show_body(False)
         self._update_bar(target)
@@ -375,29 +408,44 @@ class DiffPanel(QWidget):
         if not busy:
             self.stage.setText("")
         request = self._request
-        label = {PARENT: "parent", PINNED: "pinned", PAIR: "selected"}[self._mode]
+        label = {PARENT: "parent", PINNED: "base", PAIR: "selected"}[self._mode]
         a = self._result.a if self._result else (request.a if request else None)
         b = self._result.b if self._result else (request.b if request else target)
         base = self._describe(a, short=True) if isinstance(a, CheckpointInfo) else ""   # (a bare id: not yet read)
         self.base_button.setText((f"{visible(base)} ({label})" if base else label) + "  ▾")
-        self.target.setText(self._describe(b) if b is not None else "")
+        self.base_button.setToolTip(self._describe_plain(a) if isinstance(a, CheckpointInfo) else "")
+        if isinstance(b, CheckpointInfo):
+            self.target.set_parts(self._lead(b), visible(b.name), self._describe_plain(b))
+        else:
+            text = self._describe(b)
+            self.target.set_parts("", text, text)
 
     def _describe(self, info: CheckpointInfo | int | str | None, short: bool = False) -> str:
         if not isinstance(info, CheckpointInfo):   # a bare id, until its checkpoint is read (a LangGraph id is long)
             return f"checkpoint {elide_middle(str(info), 24)}" if info is not None else ""
-        same_run = self._snapshot is not None and self._snapshot.info.run_id == info.run_id
-        where = f"#{info.seq}" if same_run else f"{self._run_label(info.run_id, short)} #{info.seq}"
         if short:
-            return where
-        return f"<b>{visible_html(where)}</b> {kind_chip(self.target, info.kind)} {visible_html(info.name)}"
+            return self._where(info, short)
+        return f"{self._lead(info)} {visible_html(info.name)}"
+
+    def _where(self, info: CheckpointInfo, short: bool = False) -> str:
+        same_run = self._snapshot is not None and self._snapshot.info.run_id == info.run_id
+        return f"#{info.seq}" if same_run else f"{self._run_label(info.run_id, short)} #{info.seq}"
+
+    def _lead(self, info: CheckpointInfo) -> str:
+        """Rich text of where a checkpoint is (bold) and its kind (a chip)."""
+        return f"<b>{visible_html(self._where(info))}</b> {kind_chip(self.target, info.kind)}"
+
+    def _describe_plain(self, info: CheckpointInfo) -> str:
+        return f"{self._where(info)} {info.kind} {visible(info.name)}"
 
     def _run_label(self, run_id: str, short: bool) -> str:
         """Another run's name (its id until the name is read; with the id when the name is the
         shown run's too), shortened in the middle for the Compare button."""
         name = self._run_names.get(run_id)
+        chars = NARROW_RUN_CHARS if self.width() < NARROW else RUN_CHARS
         if not name:
-            return elide_middle(run_id, RUN_CHARS) if short else run_id
-        label = elide_middle(name, RUN_CHARS) if short else name
+            return elide_middle(run_id, chars) if short else run_id
+        label = elide_middle(name, chars) if short else name
         if self._run is not None and run_id != self._run.id and name == self._run.name:
             label += f" ({run_id})"
         return label
@@ -423,16 +471,42 @@ class DiffPanel(QWidget):
         self._fit_summary()
         self.model.set_changes(result.changes, is_dark(self.palette()))
         self.changes.resizeColumnToContents(PATH)
-        self.changes.setColumnWidth(PATH, min(self.changes.columnWidth(PATH) + 12, 320))
-        muted = muted_text(self.palette()).name()
-        self.sides.set_titles(f"<span style='color:{muted}'>old</span> {self._describe(result.a)}",
-                              f"<span style='color:{muted}'>new</span> {self._describe(result.b)}")
+        room = max(120, self.changes.viewport().width() * 9 // 20)   # the change's words keep the rest
+        self.changes.setColumnWidth(PATH, min(self.changes.columnWidth(PATH) + 12, 320, room))
+        self._show_side_titles(result)
         self._update_bar()
         self.stage.setText(STAGES["text"])
         if self.proxy.rowCount():
             self.select_change(0)
         self.pair_changed.emit(result.a, result.b)
         self.diff_ready.emit(result)
+
+    def _show_side_titles(self, result: DiffResult) -> None:
+        self.sides.set_titles(self._side_title("old", result.a), self._side_title("new", result.b))
+
+    def _side_title(self, side: str, info: CheckpointInfo | None) -> Title:
+        if info is None:
+            return NO_TITLE
+        muted = muted_text(self.palette()).name()
+        return (f"<span style='color:{muted}'>{side}</span> {self._lead(info)}", visible(info.name),
+                f"{side} {self._describe_plain(info)}")
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt override
+        super().changeEvent(event)
+        if theme_changed(self, event):
+            self._restyle_timer.start()
+
+    def _restyle(self) -> None:
+        """The theme switched: what was drawn in the old palette's colours is drawn again (the
+        op glyphs, the kind chips, the text's highlight and tints), where the reader was."""
+        self.model.set_dark(is_dark(self.palette()))
+        self._update_bar()
+        result, request = self._result, self._request
+        if result is None or request is None:
+            return     # a comparison still running takes the new colours when it is done
+        self._show_side_titles(result)
+        self._keep_place = not self._text_job.busy
+        self._submit_text(request, result)
 
     def _fit_summary(self) -> None:
         """Give the summary pane the height it needs, unless the user has sized the panes."""
@@ -459,6 +533,9 @@ class DiffPanel(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
         self._check_wrap()
+        if (event.oldSize().width() < NARROW) != (self.width() < NARROW):   # the bar's words change
+            self._set_hunk_text(*self._hunk_texts)
+            self._update_bar()
 
     def showEvent(self, event: QShowEvent) -> None:  # Qt override
         super().showEvent(event)
@@ -479,20 +556,30 @@ class DiffPanel(QWidget):
 
     def _on_text_finished(self, prepared: SideTexts) -> None:
         aligned, left, right, note, self._wrapped_at = prepared
-        self.sides.set_prepared(aligned, left, right)
+        keep, self._keep_place = self._keep_place, False
+        count = len(aligned.hunks)
+        self._set_hunk_text(plural(count, "differing block") if count else "texts are equal",
+                            plural(count, "block") if count else "equal")
+        self.sides.set_prepared(aligned, left, right, keep_place=keep)
         self.sides.set_note(note)
         self._update_bar()
-        self.hunk_label.setText(plural(len(aligned.hunks), "differing block") if aligned.hunks else
-                                "texts are equal")
         if self._pending_path is not None:
             self.sides.scroll_to_path(*self._pending_path)
             self._pending_path = None
-        elif aligned.hunks:
+        elif aligned.hunks and not keep:
             self.sides.step_hunk()
         self.text_ready.emit()
 
     def _on_sides_hunk_changed(self, index: int, count: int) -> None:
-        self.hunk_label.setText(f"difference {index + 1} of {count}" if count else "texts are equal")
+        self._set_hunk_text(f"difference {index + 1} of {count}" if count else "texts are equal",
+                            f"{index + 1} of {count}" if count else "equal")
+
+    def _set_hunk_text(self, text: str, short: str) -> None:
+        """Where the text diff is, in full, or ``short`` in a narrow bar (the full in its tooltip)."""
+        self._hunk_texts = (text, short)
+        narrow = self.width() < NARROW
+        self.hunk_label.setText(short if narrow else text)
+        self.hunk_label.setToolTip(text if narrow else "")
 
     def _on_changes_selection_changed(self, _sel: QItemSelection, _desel: QItemSelection) -> None:
         index = self.changes.currentIndex()

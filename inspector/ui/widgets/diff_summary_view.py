@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from inspector.diff import DiffResult, TaskChange
@@ -13,10 +13,11 @@ from inspector.diff.lineage import describe_divergence
 from inspector.diff.summary import SEPARATOR
 from inspector.humanize import plural
 from inspector.ui.formatting import visible
-from inspector.ui.widgets.palette import accent, muted_text
+from inspector.ui.widgets.palette import accent, muted_text, theme_changed
 
 CHECK_WORDS = {True: "✓", False: "✗", None: "?"}
 MAX_VISIBLE_ROWS = 6
+HELD_LINES = 2   # lines of the summary a short pane keeps whole (a longer one is cut below them)
 KIND_HUES = {"added": "#1a7f37", "removed": "#cf222e", "status": "#0969da", "review": "#8250df",
              "check": "#1a7f37", "check_added": "#1a7f37", "check_removed": "#cf222e",
              "progress": "#57606a", "title": "#57606a", "goal": "#57606a"}
@@ -100,6 +101,7 @@ class DiffSummaryView(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.divergence)
         layout.addWidget(self.tasks)
+        self._shown: DiffResult | tuple[str, bool] = ("", False)   # drawn again after a theme switch
         self.show_message("")
 
     def set_alone(self, alone: bool) -> None:
@@ -107,18 +109,21 @@ class DiffSummaryView(QWidget):
         the plain type the other tabs' empty states use; above a comparison, at the top, bold."""
         self.summary.setFont(self._plain_font if alone else self._bold_font)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignCenter if alone
-                                  else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+                                  else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
 
     def show_message(self, text: str, error: bool = False) -> None:
         """Show only a message (no result)."""
+        self._shown = (text, error)
         color = accent(self.palette(), "#cf222e") if error else muted_text(self.palette())
         self.summary.setText(f"<span style='color:{color.name()}'>{html.escape(text)}</span>")
+        self._hold_lines()
         self.divergence.hide()
         self.tasks.clear()
         self.tasks.hide()
 
     def show_result(self, result: DiffResult) -> None:
         """Show the summary, where branches diverged, and each task change."""
+        self._shown = result
         if not result.empty:
             self.summary.setText(html.escape(result.summary))
         else:
@@ -132,14 +137,15 @@ class DiffSummaryView(QWidget):
                 parts.append(f"<span style='color:{muted_text(self.palette()).name()}'>LangGraph's own channels "
                              f"changed: {html.escape(names)} (the Metadata tab shows them)</span>")
             self.summary.setText(SEPARATOR.join(["No differences in the state", *parts]) if parts else "No differences")
+        self._hold_lines()
         self._show_divergence(result)
         self.tasks.clear()
         pal = self.palette()
         for change in result.task_changes:
             flag = "   ⚠ regression" if change.regression else ""
             item = QListWidgetItem(visible(f"{task_change_line(change)}{flag}"))
-            item.setForeground(accent(pal, _hue(change)) if change.regression or change.kind in
-                               ("status", "check", "check_added") else pal.color(pal.ColorRole.Text))
+            if change.regression or change.kind in ("status", "check", "check_added"):
+                item.setForeground(accent(pal, _hue(change)))   # (the others take the list's text colour)
             if change.regression:
                 font = QFont(item.font())
                 font.setBold(True)
@@ -152,7 +158,7 @@ class DiffSummaryView(QWidget):
         if rows:
             row = self.tasks.sizeHintForRow(0)
             self.tasks.setMaximumHeight(row * rows + 2 * self.tasks.frameWidth() + 2)
-            self.tasks.setMinimumHeight(row * min(rows, 2) + 2 * self.tasks.frameWidth() + 2)
+            self.tasks.setMinimumHeight(row + 2 * self.tasks.frameWidth() + 2)   # (the summary keeps its lines first)
 
     def _show_divergence(self, result: DiffResult) -> None:
         ancestor, a, b = result.ancestor, result.a, result.b
@@ -169,6 +175,32 @@ class DiffSummaryView(QWidget):
         self.divergence.setText(f"<span style='color:{muted_text(self.palette()).name()}'>"
                                 f"{html.escape(text)}</span>")
         self.divergence.show()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._hold_lines()
+
+    def _hold_lines(self) -> None:
+        """The summary keeps the height of its lines (up to ``HELD_LINES``, whole lines): a
+        short pane shrinks the task list (it scrolls), never cuts a line in half."""
+        layout = self.layout()
+        assert layout is not None   # made with its layout in __init__
+        margins = layout.contentsMargins()
+        width = self.width() - margins.left() - margins.right()
+        if width <= 0:
+            return
+        line = self.summary.fontMetrics().lineSpacing()
+        needed = self.summary.heightForWidth(width)
+        self.summary.setMinimumHeight(min(needed, HELD_LINES * line + 2) if needed > 0 else 0)
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt override: a theme switch redraws the colours
+        super().changeEvent(event)
+        if theme_changed(self, event):
+            shown = self._shown
+            if isinstance(shown, DiffResult):
+                self.show_result(shown)
+            else:
+                self.show_message(*shown)
 
     def wanted_height(self, width: int) -> int:
         """The height that shows the summary, divergence and task list in full at ``width``."""

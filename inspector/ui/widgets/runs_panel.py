@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QMenu, QToolButton, QTreeView, QVBoxLayout, QWidget)
 
@@ -50,6 +50,7 @@ class RunsPanel(QWidget):
         self._reselect: str | None = None   # picked in a preview, selected again once the store is open
         self._removing = False              # rows of deleted runs going: no neighbour is picked
         self.run_menu: QMenu | None = None  # the window's Run menu, shown on a run's right-click
+        self._collapsed: set[str] = set()   # runs whose forks the user folded away (kept across filters)
         self._build()
         self._filter_timer = QTimer(self, singleShot=True, interval=FILTER_DELAY_MS)
         self._filter_timer.timeout.connect(lambda: self.proxy.set_text(self.filter_edit.text()))
@@ -137,6 +138,8 @@ class RunsPanel(QWidget):
         self.filter_edit.setPlaceholderText("Filter by name, agent or id")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.addAction(icons.icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.filter_edit.setToolTip("Down or Enter: into the matching runs; Esc: clear")
+        self.filter_edit.installEventFilter(self)
         row.addWidget(self.filter_edit, 1)
         self.status_button = QToolButton(bar)
         self.status_button.setIcon(icons.icon("filter"))
@@ -169,6 +172,8 @@ class RunsPanel(QWidget):
         self.view.selectionModel().currentRowChanged.connect(self._on_current_changed)
         self.model.runs_loaded.connect(self._on_runs_loaded)
         self.proxy.rowsInserted.connect(self._expand_inserted)
+        self.view.collapsed.connect(lambda index: self._note_folded(index, True))
+        self.view.expanded.connect(lambda index: self._note_folded(index, False))
         self.model.modelReset.connect(self._on_model_reset)
         self.model.runs_updated.connect(self._on_runs_updated)
         self.model.runs_removing.connect(self._on_runs_removing)
@@ -257,6 +262,7 @@ class RunsPanel(QWidget):
         # flash), and a run picked meanwhile is selected again then, with the store open
         self._reselect = self._selected_id if self.model.previewing else None
         self._selected_id = None
+        self._collapsed.clear()
         info = self.session.info
         url = info.url if info is not None else None
         if url != self._filtered_store:    # a filter belongs to the store it was typed for
@@ -290,8 +296,16 @@ class RunsPanel(QWidget):
             self._show_hidden_note()
             self.run_selected.emit(run)
 
-    def _on_model_reset(self) -> None:
+    def _expand_all(self) -> None:
+        """Every run's forks shown, but those of the runs the user folded."""
         self.view.expandAll()
+        for run_id in list(self._collapsed):
+            index = self.proxy.mapFromSource(self.model.run_index(run_id))
+            if index.isValid():
+                self.view.collapse(index)
+
+    def _on_model_reset(self) -> None:
+        self._expand_all()
         if self._reselect and not self.model.previewing:
             run_id, self._reselect = self._reselect, None
             self.select_run(run_id)
@@ -299,7 +313,7 @@ class RunsPanel(QWidget):
             self.select_run(self._selected_id)
 
     def _on_runs_loaded(self, _count: int) -> None:
-        self.view.expandAll()
+        self._expand_all()
         self._update_counts()
         if self._selected_id and self.model.run(self._selected_id) is None:
             self._selected_id = None
@@ -348,9 +362,19 @@ class RunsPanel(QWidget):
             self.hidden_note.setText(HIDDEN_TEXT.format(name=html.escape(run.name)))
         return run is not None
 
-    def _expand_inserted(self, parent: QModelIndex, _first: int, _last: int) -> None:
+    def _expand_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         if parent.isValid():  # a new fork: show it under its run
             self.view.expand(parent)
+        for row in range(first, last + 1):    # a run a filter showed again: its forks as they were
+            index = self.proxy.index(row, 0, parent)
+            run = index.data(RunRole)
+            if self.proxy.hasChildren(index) and run is not None and run.id not in self._collapsed:
+                self.view.expand(index)
+
+    def _note_folded(self, index: QModelIndex, folded: bool) -> None:
+        run = index.data(RunRole)
+        if run is not None:
+            (self._collapsed.add if folded else self._collapsed.discard)(run.id)
 
     def _on_status_toggled(self, *_args: object) -> None:
         chosen = [s for s, a in self.status_actions.items() if a.isChecked()]
@@ -411,7 +435,35 @@ class RunsPanel(QWidget):
         self.column_fit.user_choice(column)     # the user's choice: never undone by the fit
         self.view.header().setSectionHidden(column, not shown)
 
+    def _into_matches(self) -> None:
+        """Down or Enter in the filter box: the filter now, the keyboard in the list, on the
+        selected run when the filter shows it, else on the first match (selected)."""
+        self._filter_timer.stop()
+        self.proxy.set_text(self.filter_edit.text())
+        if self.proxy.rowCount() == 0:
+            return
+        self.view.setFocus(Qt.FocusReason.OtherFocusReason)
+        current = self.view.currentIndex()
+        if not current.isValid() or self.selected_hidden():
+            first = self.proxy.index(0, 0)
+            self.view.selectionModel().setCurrentIndex(
+                first, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        self.view.scrollTo(self.view.currentIndex())
+
+    def _on_filter_key(self, event: QKeyEvent) -> bool:
+        """The filter box's keys: True when one was used."""
+        key = event.key()
+        if key in (Qt.Key.Key_Down, Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
+            self._into_matches()
+            return True
+        if key == Qt.Key.Key_Escape and self.filter_edit.text():
+            self.set_text_filter("")
+            return True
+        return False
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if watched is self.filter_edit and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            return self._on_filter_key(event)
         if watched is self.view.viewport() and event.type() in (QEvent.Type.Enter, QEvent.Type.Leave):
             self.model.set_hold_order(event.type() == QEvent.Type.Enter)   # rows stay under the cursor
         return super().eventFilter(watched, event)

@@ -6,11 +6,12 @@ import bisect
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from inspector.diff.window import WRAP
 from inspector.highlight import SideBySide, theme_for
 from inspector.highlight.sidebyside import ADDED, CHANGED, FILLER, REMOVED
+from inspector.ui.widgets.elided_label import ElidedRichLabel
 from inspector.ui.widgets.json_view import JsonView, PreparedText, prepare_text
 from inspector.ui.widgets.palette import blend, is_dark
 
@@ -26,6 +27,10 @@ def prepare_sides(aligned: SideBySide, colors: dict[str, QBrush], dark: bool,
     return out[0], out[1]
 
 
+Title = tuple[str, str, str]   # (lead as rich text, the rest as plain text, the whole as plain text)
+NO_TITLE: Title = ("", "", "")
+
+
 class SideBySideView(QWidget):
     """Old state on the left, new on the right; line *i* of one sits beside line *i* of the other.
 
@@ -38,8 +43,8 @@ class SideBySideView(QWidget):
         super().__init__(parent)
         self.left = JsonView(self)
         self.right = JsonView(self)
-        self.left_title = QLabel(self)
-        self.right_title = QLabel(self)
+        self.left_title = ElidedRichLabel(self)    # a long step name is cut with "…" (whole in the tooltip):
+        self.right_title = ElidedRichLabel(self)   # it never widens the pane, and with it the window
         self._hunks: list[int] = []
         self._hunk = -1
         self._syncing = False
@@ -50,9 +55,6 @@ class SideBySideView(QWidget):
             column.setContentsMargins(0, 0, 0, 0)
             column.setSpacing(2)
             title.setContentsMargins(4, 0, 4, 0)
-            title.setTextFormat(Qt.TextFormat.RichText)
-            # a long step name clips (its tooltip has it): it never widens the pane, and with it the window
-            title.setSizePolicy(QSizePolicy.Policy.Ignored, title.sizePolicy().verticalPolicy())
             column.addWidget(title)
             column.addWidget(view, 1)
             splitter.addWidget(pane)
@@ -81,12 +83,11 @@ class SideBySideView(QWidget):
         finally:
             self._syncing = False
 
-    def set_titles(self, left: str, right: str) -> None:
-        """Rich-text titles above the two sides."""
-        self.left_title.setText(left)
-        self.right_title.setText(right)
-        for title in (self.left_title, self.right_title):
-            title.setToolTip(title.text())
+    def set_titles(self, left: Title, right: Title) -> None:
+        """The titles above the two sides: each a rich-text lead shown whole, plain text cut to
+        the width left, and the whole title in plain text (its tooltip when cut)."""
+        self.left_title.set_parts(*left)
+        self.right_title.set_parts(*right)
 
     def set_note(self, text: str) -> None:
         """A one-line note above both sides (e.g. that big states are shown in windows); "" hides it."""
@@ -110,11 +111,21 @@ class SideBySideView(QWidget):
         return {ADDED: QBrush(QColor(theme.added_bg)), REMOVED: QBrush(QColor(theme.removed_bg)),
                 CHANGED: QBrush(QColor(theme.changed_bg)), FILLER: QBrush(hatch, Qt.BrushStyle.BDiagPattern)}
 
-    def set_prepared(self, aligned: SideBySide, left: PreparedText, right: PreparedText) -> None:
-        """Show an aligned pair whose documents ``prepare_sides`` built in a worker."""
-        self._hunks, self._hunk = aligned.hunks, -1
+    def set_prepared(self, aligned: SideBySide, left: PreparedText, right: PreparedText, *,
+                     keep_place: bool = False) -> None:
+        """Show an aligned pair whose documents ``prepare_sides`` built in a worker;
+        ``keep_place``: the same texts in new colours, shown where the reader was."""
+        bars = (self.right.verticalScrollBar(), self.right.horizontalScrollBar())
+        place = [bar.value() for bar in bars]
+        hunk = self._hunk if keep_place and self._hunk < len(aligned.hunks) else -1
+        self._hunks, self._hunk = aligned.hunks, hunk
         self.left.set_prepared(left)
         self.right.set_prepared(right)
+        if keep_place:
+            for bar, value in zip(bars, place, strict=True):
+                bar.setValue(value)     # (the left side follows)
+            if hunk >= 0:
+                self.hunk_changed.emit(hunk, len(self._hunks))
 
     def text_columns(self) -> int:
         """How many characters of a JSON string's text fit on a line of one side (its

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu,
                                QPlainTextEdit, QPushButton, QSizePolicy, QSplitter, QStackedWidget, QTreeView,
                                QVBoxLayout, QWidget)
@@ -20,7 +20,7 @@ from inspector.ui.models.state_tree_model import (KEY, PATH_ROLE, SIZE, TYPE, VA
                                                   StateTreeModel)
 from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.json_view import JsonView
-from inspector.ui.widgets.palette import is_dark, muted_text
+from inspector.ui.widgets.palette import is_dark, muted_text, theme_changed
 
 
 
@@ -53,6 +53,7 @@ def search_lazy(value: Any, needle: str, cancel: Any) -> tuple[list[tuple], dict
 
 PREVIEW_CHARS = 100_000     # characters of a string the detail pane shows at first (and per "Show more")
 MAX_SHOWN_CHARS = 2_000_000  # beyond this, "Save full value…" (a text view of 200 MB would freeze)
+DETAIL_MIN_LINES = 3          # lines of a value the detail pane keeps however short the tab
 
 
 class ValueDetail(QWidget):
@@ -89,6 +90,8 @@ class ValueDetail(QWidget):
         self._stack = QStackedWidget(self)
         self._stack.addWidget(self.text)
         self._stack.addWidget(self.json)
+        # a short tab gives the tree the room: the value's text scrolls in a few lines
+        self._stack.setMinimumHeight(DETAIL_MIN_LINES * self.fontMetrics().lineSpacing())
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 4, 0)
         bar.setSpacing(4)
@@ -235,6 +238,8 @@ class StateTreeView(QWidget):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(True)
+        self._user_sized = False
+        self.splitter.splitterMoved.connect(self._on_splitter_moved)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
@@ -417,7 +422,29 @@ class StateTreeView(QWidget):
         if len(sizes) == 2 and sizes[1] < 120:
             total = sum(sizes)
             self.splitter.setSizes([total // 2, total - total // 2])
+            self._user_sized = True
         self.detail.text.setFocus()
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt override: a theme switch recolours the values
+        super().changeEvent(event)
+        if theme_changed(self, event):
+            self.model.set_dark(is_dark(self.palette()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        if not self._user_sized:
+            self._share()
+
+    def _share(self) -> None:
+        """The tree three quarters, the value pane the rest but what it needs at least: a short
+        tab (a small window, the Console open) lists rows, not an empty "Select a value"."""
+        total = sum(self.splitter.sizes())
+        if total > 0 and not self.detail.isHidden():
+            detail = min(max(total // 4, self.detail.minimumSizeHint().height()), total // 2)
+            self.splitter.setSizes([total - detail, detail])
+
+    def _on_splitter_moved(self, _pos: int, _index: int) -> None:
+        self._user_sized = True     # the user's share stays
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         """Ctrl+C copies the selected value, Ctrl+Shift+C its path (instead of the cell text)."""

@@ -114,6 +114,7 @@ class TimelinePanel(QWidget):
         self.view.setModel(self.model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setTabKeyNavigation(False)   # Tab leaves for the next pane; arrows move between rows
         self.view.setShowGrid(False)
         self.view.setWordWrap(False)
         self.view.setTextElideMode(Qt.TextElideMode.ElideRight)

@@ -283,7 +283,7 @@ def test_a_goal_change_reads_without_a_stray_colon(qtbot) -> None:
 
 def test_a_base_of_another_run_is_named_by_its_run(qtbot, panels_store, beekeeping) -> None:
     """Compare ▾ names a pinned checkpoint of another run by that run's name ("report: heat
-    pumps #3 (pinned)"), not by its id; the hunk counter says "1 differing block"."""
+    pumps #3 (base)"), not by its id; the hunk counter says "1 differing block"."""
     other = next(r for r in panels_store.list_runs() if r.name == "report: heat pumps")
     pinned = panels_store.get_checkpoint(f"{other.id}:3")
     panel = _panel(qtbot, panels_store)
@@ -291,7 +291,7 @@ def test_a_base_of_another_run_is_named_by_its_run(qtbot, panels_store, beekeepi
         panel.pin(pinned)                               # nothing shown yet: read when compared
         panel.show_snapshot(panels_store.load(f"{beekeeping.id}:3"), beekeeping)
     text = panel.base_button.text()
-    assert text.startswith("report: heat pumps #3 (pinned)") and other.id not in text
+    assert text.startswith("report: heat pumps #3 (base)") and other.id not in text
     assert "report: urban beekeeping" not in panel.target.text()        # the shown run: its seq alone
     assert "report: heat pumps #3" in panel.sides.left_title.text() and other.id not in panel.sides.left_title.text()
 

@@ -41,7 +41,7 @@ from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
 from inspector import taskstate
 from inspector.errors import CorruptDataError, StoreError
 from inspector.store import create_store
-from inspector.store.langgraph.mapping import edit_change, stored_step_name
+from inspector.store.langgraph.mapping import edit_change, orphan_step_name, stored_step_name
 from inspector.store.langgraph.pregel import is_control_channel, next_nodes, summarise_tasks
 from inspector.store.langgraph.runs import HeadSummary, head_score
 from inspector.store.langgraph.tasks import build_task_state
@@ -330,6 +330,8 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             source = raw_source if isinstance(raw_source, str) else "step"
             name, change = stored_step_name(source, outputs.values(), lane.sends.get(parent_id or ""))
             mine = checkpoint.get("channel_versions") or {}
+            if source == "loop" and not outputs:    # no writes on its parent (yet) to name it: durability="exit"
+                name, change = orphan_step_name(checkpoint, lane.lineage.get(parent_id or "")) or (name, change)
             if source in ("update", "fork") and parent_id:     # as reading SqliteSaver's rows says it
                 parent = lane.lineage.get(parent_id)
                 # (a parent this lane no longer remembers: the versions LangGraph says are new)
@@ -449,8 +451,8 @@ class InspectorSaver(BaseCheckpointSaver[str]):
             return None
         nxt, todos = head
         sends = tuple(lane.sends.get(at) or ())
-        tasks = summarise_tasks((task_id, path, channel) for task_id, (path, channels)
-                                in lane.outputs.get(at, {}).items() for channel in sorted(channels))
+        tasks = summarise_tasks(((task_id, path, channel) for task_id, (path, channels)
+                                 in lane.outputs.get(at, {}).items() for channel in sorted(channels)), at)
         sc = head_score(tasks, HeadSummary(nxt + tuple(n for n in sends if n), todos, sends), self.tasks_channel)
         return sc.tasks_done, sc.tasks_total, sc.checks_passed, sc.checks_total
 

@@ -136,12 +136,15 @@ def edit_change(source: str, versions: dict, parent: dict | None) -> str:
     return ", ".join(names) if names else ("copy" if source == "fork" else "")
 
 
-def orphan_step_name(body: Any) -> tuple[str, str] | None:
-    """Name and change of a loop checkpoint whose parent is gone (a prune took it, with the
-    task writes that name a step), from its own body: LangGraph gives every channel a step
-    writes that step's one new version, and records in ``versions_seen[node]`` the versions a
-    node's task saw when it ran, so the nodes that ran last saw the highest version seen, and
-    the channels they wrote hold the highest version of all. None when the body does not say."""
+def orphan_step_name(body: Any, parent: dict | None = None) -> tuple[str, str] | None:
+    """Name and change of a loop checkpoint no task writes on its parent name: the parent is
+    gone (a prune took it, with its writes), or they were never saved (``durability="exit"``
+    saves only the checkpoint a run ends at: no writes, no step between). From its own body:
+    LangGraph gives every channel a step writes that step's one new version, and records in
+    ``versions_seen[node]`` the versions a node's task saw when it ran, so the nodes that ran
+    last saw the highest version seen, and the channels they wrote hold the highest version of
+    all. With the ``parent``'s channel versions, the change is every channel whose version moved
+    since (the steps not saved wrote them too). None when the body does not say."""
     if not isinstance(body, dict):
         return None
     seen, versions = body.get("versions_seen"), body.get("channel_versions")
@@ -151,7 +154,7 @@ def orphan_step_name(body: Any) -> tuple[str, str] | None:
               if isinstance(node, str) and not node.startswith("__") and isinstance(vs, dict)}
     top = max(latest.values(), default=-1)
     nodes = sorted(node for node, v in latest.items() if v == top >= 0)
-    return (", ".join(nodes), ", ".join(newest_channels(versions))) if nodes else None
+    return (", ".join(nodes), edit_change("loop", versions, parent)) if nodes else None
 
 
 def newest_channels(versions: dict) -> list[str]:

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import functools
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterable
@@ -168,14 +169,50 @@ class TaskWrites:
         return PENDING
 
 
-def summarise_tasks(rows: Iterable[tuple[str, str, str]]) -> dict[str, TaskWrites]:
-    """Group ``(task_id, task_path, channel)`` write rows into per-task summaries.
+@functools.lru_cache(maxsize=4096)
+def _update_ids(checkpoint_id: str, index: int) -> frozenset[str]:
+    try:
+        base = uuid.UUID(checkpoint_id)
+    except ValueError:
+        return frozenset()
+    return frozenset(str(uuid.uuid5(base, name)) for name in (INTERRUPT, f"{INTERRUPT}:{index}"))
 
-    Writes from the null task are input to the step, not task activity, and are skipped.
+
+@functools.lru_cache(maxsize=4096)
+def _update_index(task_path: str) -> int | None:
+    """``i`` of an update's task path ``"~__interrupt__, 000000000i"`` (None for any other path)."""
+    parts = _path_parts(task_path)
+    if len(parts) != 2 or parts[0].lstrip("~") != INTERRUPT:
+        return None
+    return int(parts[1]) if parts[1].isdigit() else 0
+
+
+def is_update(task_id: str, task_path: str | None, checkpoint_id: str | None) -> bool:
+    """Whether a write on checkpoint ``checkpoint_id`` is ``update_state``'s own, which no task
+    of the step made. LangGraph stores the writes of an update on the checkpoint it was applied
+    to, under the task path ``(__interrupt__, i)`` and the id ``uuid5(checkpoint id,
+    "__interrupt__")`` (``"__interrupt__:i"`` for a later update of the same superstep; older
+    versions: the first's) — unless the update was made as a node the step was to run: it
+    then takes that task's id, and LangGraph shows that task finished with the update's writes.
+    A writes table without task paths tells an update by its id alone."""
+    index = _update_index(task_path) if task_path else 0
+    if index is None:
+        return False
+    if checkpoint_id is None:
+        return bool(task_path)
+    return task_id in _update_ids(checkpoint_id, index)
+
+
+def summarise_tasks(rows: Iterable[tuple[str, str, str]], checkpoint_id: str | None = None) -> dict[str, TaskWrites]:
+    """Group ``(task_id, task_path, channel)`` write rows of checkpoint ``checkpoint_id`` into
+    per-task summaries.
+
+    Writes from the null task are input to the step, not task activity, and are skipped; so are
+    ``update_state``'s own (``is_update``).
     """
     tasks: dict[str, TaskWrites] = {}
     for task_id, task_path, channel in rows:
-        if task_id == NULL_TASK_ID:
+        if task_id == NULL_TASK_ID or is_update(task_id, task_path, checkpoint_id):
             continue
         task = tasks.get(task_id)
         if task is None:

@@ -25,6 +25,7 @@ import json
 from typing import Any, Protocol
 from collections.abc import Callable
 
+from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind
 from inspector.store.langgraph.decode import decode_plain, plain_or_error
 from inspector.store.langgraph.pregel import NULL_TASK_ID, is_control_channel
 from inspector.store.langgraph.rows import WriteRow
@@ -39,6 +40,7 @@ class ReducerReads(Protocol):
     def child_ids(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str]: ...
 
 SAMPLE_STEPS = 8
+SETS = ("builtins.set", "builtins.frozenset")
 NO_VALUE = object()
 
 
@@ -46,6 +48,8 @@ def empty_of(value: Any) -> Any:
     """The empty value of a written value's type (``NO_VALUE`` when there is none)."""
     if isinstance(value, list):
         return []
+    if isinstance(value, dict) and value.get("__type__") in SETS and isinstance(value.get("value"), list):
+        return {"__type__": value["__type__"], "value": []}      # a set united by ``operator.or_``
     if isinstance(value, dict) and "__type__" not in value and "__bytes__" not in value:
         return {}
     if isinstance(value, str):
@@ -91,6 +95,23 @@ def prove(reader: ReducerReads, thread: str, channel: str,
             if value is not NO_VALUE and not _same(value, written[-1]):
                 return empty
     return NO_VALUE
+
+
+def inferred_kind(reader: ReducerReads, thread: str, channel: str, child_value: Callable[[str, str, str], Any],
+                  cache: dict[tuple[str, str], Any]) -> ChannelKind:
+    """A channel's kind without the graph: a reducer when the thread proves it one (``prove``,
+    its answer kept in ``cache``), else a last value."""
+    key = (thread, channel)
+    if key not in cache:
+        cache[key] = prove(reader, thread, channel, child_value)
+    return INFERRED_LAST if cache[key] is NO_VALUE else INFERRED_REDUCER
+
+
+def inferred_note(channels: list[str], why: str | None = None) -> str:
+    """What a snapshot says of the reducer channels it shows empty without the graph (the
+    State tab marks them by it); ``why`` the graph's kinds are not known."""
+    because = f" ({why})" if why else " (set the graph in the LangGraph settings for the graph's own channel kinds)"
+    return f"{', '.join(channels)}: shown empty as inferred reducers — the thread's writes prove them reducers{because}"
 
 
 def missing_reducers(reader: ReducerReads, thread: str, ns: str, present: set[str],

@@ -171,14 +171,15 @@ def row_scores(writes: StepWrites, task_channel: str) -> dict[tuple[str, str], S
     Tasks tab shows it: a node task per task of the step after it, done when it finished,
     failed or interrupted when it stopped. Next nodes no task has written for yet are left to
     a head (``head_score``)."""
-    return {key: _shape_score(tuple((t.node, t.status) for t in summarise_tasks(found).values()), (), task_channel)
+    return {key: _shape_score(tuple((t.node, t.status) for t in summarise_tasks(found, key[1]).values()), (),
+                              task_channel)
             for key, found in writes.items()}
 
 
 def build_run(thread: ThreadRow, head: HeadRow | None, summary: HeadSummary,
               writes: list[WriteRow], *, task_channel: str, running_window: float) -> RunInfo:
     """One RunInfo from a thread row, its head and the head's pending writes."""
-    tasks = summarise_tasks((w.task_id, w.task_path, w.channel) for w in writes)
+    tasks = summarise_tasks(((w.task_id, w.task_path, w.channel) for w in writes), head.checkpoint_id if head else None)
     updated = id_time(thread.last_id)
     last_error = next((decode_plain(w.type, w.value) for w in writes if w.channel == "__error__"), None)
     sc = head_score(tasks, summary, task_channel)

@@ -25,8 +25,10 @@ from collections.abc import Callable
 from inspector.errors import TaskStateError
 from inspector.limits import BudgetExceeded
 from inspector.model import CheckpointInfo, Snapshot
+from inspector.store.langgraph.channels import ChannelKind, CustomWrites
 from inspector.store.langgraph.decode import (BlobError, DecodeBudget, decode_plain, decode_typed, pack,
                                               plain_or_error)
+from inspector.store.langgraph.live import apply_live
 from inspector.store.langgraph.mapping import metadata_step, parse_metadata
 from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
                                               NULL_TASK_ID, PREGEL_TASKS, call_index, entrypoint_of, is_call, is_control_channel,
@@ -105,13 +107,15 @@ def without_value(row: WriteRow) -> WriteRow:
 
 
 def describe_writes(rows: list[WriteRow], planned: list[dict] | None = None,
-                    sends: list[str | None] | None = None) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
-    """(writes, tasks, interrupts, errors) from one checkpoint's pending writes.
+                    sends: list[str | None] | None = None,
+                    checkpoint_id: str | None = None) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
+    """(writes, tasks, interrupts, errors) from the pending writes of checkpoint ``checkpoint_id``.
 
     ``planned`` (``pregel.planned_tasks``) names tasks by LangGraph's task id; ``sends`` (the
-    checkpoint's Send packets' nodes) names PUSH tasks by their packet index otherwise.
+    checkpoint's Send packets' nodes) names PUSH tasks by their packet index otherwise. An
+    ``update_state``'s writes are listed among the writes, but are no task (``summarise_tasks``).
     """
-    summary = summarise_tasks((w.task_id, w.task_path, w.channel) for w in rows)
+    summary = summarise_tasks(((w.task_id, w.task_path, w.channel) for w in rows), checkpoint_id)
     by_id = {p["task_id"]: p["node"] for p in planned or () if p.get("task_id")}
     for summarised in summary.values():
         if summarised.task_id in by_id:
@@ -166,6 +170,19 @@ def _subgraphs(ns: str, tasks: list[dict], namespaces: list[str]) -> list[dict]:
     return found
 
 
+def live_view(snap: Snapshot, kinds: Callable[[str], ChannelKind], clears: frozenset[str] = frozenset(),
+              combine_custom: Callable[[CustomWrites], Any] | None = None) -> Snapshot:
+    """A namespace's latest checkpoint as ``get_state()`` shows it, whoever stored it (a
+    LangGraph saver's database, ``InspectorSaver``, an import): the output writes of the tasks
+    of its step that finished applied, ``next`` and the interrupts only what still waits
+    (``live.apply_live``, with ``kinds``, ``clears`` and ``combine_custom``); as stored when
+    none finished or the state cannot be read."""
+    if not snap.meta.get("writes") or not isinstance(snap.state, dict) or "__error__" in snap.state:
+        return snap
+    live = apply_live(snap.state, snap.meta, snap.meta.get("planned_tasks") or [], kinds, clears, combine_custom)
+    return snap if live is None else dataclasses.replace(snap, state=live[0], meta=live[1])
+
+
 def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id: str,
                    body: BlobRow, writes: list[WriteRow], namespaces: list[str], *,
                    show_control: bool = False, task_channel: str = DEFAULT_TASK_CHANNEL,
@@ -209,7 +226,7 @@ def build_snapshot(info: CheckpointInfo, thread_id: str, ns: str, checkpoint_id:
     next_list = next_nodes(values.keys(), cp.get("channel_versions"), cp.get("versions_seen"), values, entry)
     planned = planned_tasks(checkpoint_id, ns, step, cp, entry) if cp else []
     write_list, tasks, interrupts, task_errors = describe_writes(writes, planned,
-                                                                 send_nodes(values.get(PREGEL_TASKS)))
+                                                                 send_nodes(values.get(PREGEL_TASKS)), checkpoint_id)
     tasks = with_planned(tasks, planned)
     whole = "__error__" not in state
     try:

@@ -28,8 +28,7 @@ from inspector.store.langgraph.mapping import (build_infos, edit_change, enclosi
                                                orphan_step_name, page_bounds, parse_metadata, row_source,
                                                topology_rows)
 from inspector.store.langgraph.pregel import (CONTROL_WRITES, ERROR, INTERRUPT, PREGEL_TASKS, is_control_channel,
-                                              summarise_tasks,
-                                              send_nodes)
+                                              is_update, send_nodes, summarise_tasks)
 from inspector.store.langgraph.decode import decode_plain
 from inspector.store.langgraph.snapshot import interrupt_question
 from inspector.store.langgraph.rows import HeadRow, Reader
@@ -38,10 +37,9 @@ from inspector.store.langgraph.runs import HeadSummary, build_run, head_score, r
 from inspector.taskstate import DEFAULT_TASK_CHANNEL, Score
 from inspector.store.langgraph.schema import describe
 from inspector.store.langgraph.decode import plain_or_error
-from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind, Combiner, GraphChannels
-from inspector.store.langgraph.live import apply_live
-from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers, prove
-from inspector.store.langgraph.snapshot import build_snapshot, decode_body, without_value
+from inspector.store.langgraph.channels import INFERRED_LAST, ChannelKind, Combiner, GraphChannels
+from inspector.store.langgraph.reducers import NO_VALUE, inferred_kind, inferred_note, missing_reducers
+from inspector.store.langgraph.snapshot import build_snapshot, decode_body, live_view, without_value
 from inspector.store.langgraph.sqlite_reader import SqliteReader
 
 if TYPE_CHECKING:
@@ -235,17 +233,18 @@ class LangGraphStore(Store):
         sends = {key: self._sends(str(run_id), *key) for key, found in outputs.items() if has_push(found)}
         scores = self._row_scores(str(run_id), rows, outputs, self.reader.task_stops(str(run_id), *bounds, ns=ns))
         infos = build_infos(str(run_id), rows, offset, outputs, children, sends, scores)
+        # loop steps with no writes on their parent to name them (the parent is gone, or none
+        # were saved: durability="exit")
+        orphans = {r.checkpoint_id: r for r in rows if row_source(r) == "loop"
+                   and (r.parent_id is None or r.parent_size is None or not outputs.get((r.ns, r.parent_id)))}
+        infos = [self._orphan_named(str(run_id), i, orphans[key.checkpoint_id])
+                 if i.name == "loop" and (key := parse_id(str(i.id))) and key.checkpoint_id in orphans else i
+                 for i in infos]
         waiting = self._waiting(str(run_id), *bounds, space=ns)
         if waiting:
             infos = [dataclasses.replace(i, change=f"waiting: {waiting[(k.ns, k.checkpoint_id)]}"
                                          + (f" · {i.change}" if i.change else ""))
                      if (k := parse_id(str(i.id))) and (k.ns, k.checkpoint_id) in waiting else i for i in infos]
-        orphans = {r.checkpoint_id: r for r in rows
-                   if r.parent_id and r.parent_size is None and row_source(r) == "loop"}   # the parent is gone
-        if orphans:
-            infos = [self._orphan_named(str(run_id), i, orphans[key.checkpoint_id])
-                     if i.name == "loop" and (key := parse_id(str(i.id))) and key.checkpoint_id in orphans else i
-                     for i in infos]
         edited = {r.checkpoint_id: r for r in rows if r.parent_id and row_source(r) in ("update", "fork")}
         if edited:
             infos = [dataclasses.replace(i, change=self._edit_change(str(run_id), edited[key.checkpoint_id]))
@@ -272,27 +271,29 @@ class LangGraphStore(Store):
     def _row_scores(self, thread_id: str, rows: list, outputs: dict, stops: list) -> dict[tuple[str, str], Score]:
         """The checks of a page's checkpoints as the Tasks tab counts them: a node task per task
         of the step after each (its writes), and per next node nothing ran from it yet, which
-        only the thread's head and a checkpoint ``update_state`` or a fork wrote can have: their
-        bodies are read for those (the head's score is the run list's, its task channel too)."""
+        only the latest checkpoint of a namespace (the thread's head; a subgraph lane's last,
+        which a ``Command.PARENT`` leaves with its node not run), a checkpoint ``update_state``
+        or a fork wrote and one an update was applied to (its writes are the update's, no
+        task's) can have: their bodies are read for those (the head's score is the run list's,
+        its task channel too)."""
         writes = step_writes(outputs, stops)
         found = {key: Score(checks_passed=sc.checks_passed, checks_total=sc.checks_total)
                  for key, sc in row_scores(writes, self.task_channel).items()}
-        head = self.reader.head_of(thread_id, "") if any(r.ns == "" for r in rows) else None
-
-        def tasks_of(key: tuple[str, str]) -> dict:
-            return summarise_tasks(writes.get(key, ()))
+        heads = {ns: self.reader.head_of(thread_id, ns) for ns in {r.ns for r in rows}}
         for row in rows:
             key = (row.ns, row.checkpoint_id)
-            if head is not None and row.ns == "" and row.checkpoint_id == head:     # as the run list scores it
-                summary = self._summaries([HeadRow(thread_id, head, None, None, None)])[thread_id]
-                found[key] = head_score(tasks_of(key), summary, self.task_channel)
-            elif row.parent_id and row_source(row) in ("update", "fork"):
+            latest = heads.get(row.ns) == row.checkpoint_id
+            if latest and row.ns == "":     # as the run list scores it
+                summary = self._summaries([HeadRow(thread_id, row.checkpoint_id, None, None, None)])[thread_id]
+                found[key] = head_score(summarise_tasks(writes.get(key, ()), key[1]), summary, self.task_channel)
+            elif latest or (row.parent_id and row_source(row) in ("update", "fork")) or \
+                    any(is_update(task_id, path, key[1]) for task_id, path, _ in writes.get(key, ())):
                 body = self.reader.body(thread_id, row.ns, row.checkpoint_id)
                 if body is None:
                     continue
                 summary = read_head(HeadRow(thread_id, row.checkpoint_id, body.type, body.blob, body.metadata),
                                     self.task_channel)
-                sc = head_score(tasks_of(key), summary, self.task_channel)
+                sc = head_score(summarise_tasks(writes.get(key, ()), key[1]), summary, self.task_channel)
                 found[key] = Score(checks_passed=sc.checks_passed, checks_total=sc.checks_total)
         return {key: sc for key, sc in found.items() if sc.checks_total or sc.tasks_total}
 
@@ -342,13 +343,16 @@ class LangGraphStore(Store):
         return versions if isinstance(versions, dict) else {}
 
     def _orphan_named(self, thread_id: str, info: CheckpointInfo, row: Any) -> CheckpointInfo:
-        """``info`` named from its own body when its parent, whose writes name it, is gone."""
+        """``info`` named from its own body when no writes on its parent name it (the parent is
+        gone, or none were saved: ``mapping.orphan_step_name``)."""
         key = ("orphan", thread_id + "\0" + row.ns, row.checkpoint_id)
         with self._lock:
             known = self._change_cache.get(key)
         if known is None:
             body = self.reader.body(thread_id, row.ns, row.checkpoint_id)
-            found = orphan_step_name(decode_body(body)[0]) if body is not None else None
+            parent = self._versions(thread_id, row.ns, row.parent_id) \
+                if row.parent_id and row.parent_size is not None else None
+            found = orphan_step_name(decode_body(body)[0], parent) if body is not None else None
             known = "\0".join(found) if found is not None else ""
             with self._lock:
                 self._change_cache[key] = known
@@ -594,16 +598,13 @@ class LangGraphStore(Store):
             empty_topics = [c for c, k in known.items() if k.kind == "topic" and snap.state.get(c) == []]
             if empty_topics:    # a Topic emptied by its step is stored as []; get_state leaves it out
                 snap = dataclasses.replace(snap, state={k: v for k, v in snap.state.items() if k not in empty_topics})
-        if writes and isinstance(snap.state, dict) and "__error__" not in snap.state and latest:
+        if latest:
             clears = frozenset(c for c, k in (known or {}).items()
                                if k.kind == "ephemeral" or (k.kind == "topic" and not k.accumulate))
             combiner = self.combiner if known is not None else None
-            live = apply_live(snap.state, snap.meta, snap.meta.get("planned_tasks") or [],
-                              lambda channel: self._channel_kind(ck, channel), clears,
-                              None if combiner is None else
-                              lambda custom: combiner(ck.thread_id, ck.ns, ck.checkpoint_id, custom))
-            if live is not None:
-                snap = dataclasses.replace(snap, state=live[0], meta=live[1])
+            snap = live_view(snap, lambda channel: self._channel_kind(ck, channel), clears,
+                             None if combiner is None else
+                             lambda custom: combiner(ck.thread_id, ck.ns, ck.checkpoint_id, custom))
         if spans or big_writes:
             snap = self._with_lazy_parts(snap, body, spans, big_writes)
         if left_out and isinstance(snap.state, dict) and "__error__" not in snap.state:
@@ -676,10 +677,7 @@ class LangGraphStore(Store):
         source = f"graph {channels.graph}" if exact and channels is not None else "inferred"
         notes = list(meta.get("notes", []))
         if not exact and meta.get("empty_reducers"):
-            why = f" ({self.channels_note})" if self.channels_note else \
-                " (set the graph in the LangGraph settings for the graph's own channel kinds)"
-            notes.append(f"{', '.join(meta['empty_reducers'])}: shown empty as inferred reducers — the "
-                         f"thread's writes prove them reducers{why}")
+            notes.append(inferred_note(meta["empty_reducers"], self.channels_note))
         return dict(meta, channel_kinds=source, notes=notes)
 
     def _channel_kind(self, ck: CheckpointKey, channel: str) -> ChannelKind:
@@ -688,11 +686,8 @@ class LangGraphStore(Store):
         known = self._graph_kinds(ck.ns)
         if known is not None:
             return known.get(channel, INFERRED_LAST)
-        cache = self._epoch().setdefault("reducers", {})
-        key = (ck.thread_id, channel)
-        if key not in cache:
-            cache[key] = prove(self.reader, ck.thread_id, channel, self._child_value(ck.thread_id))
-        return INFERRED_LAST if cache[key] is NO_VALUE else INFERRED_REDUCER
+        return inferred_kind(self.reader, ck.thread_id, channel, self._child_value(ck.thread_id),
+                             self._epoch().setdefault("reducers", {}))
 
     def _child_value(self, thread_id: str) -> Any:
         def child_value(ns: str, cid: str, channel: str) -> Any:

@@ -232,13 +232,17 @@ def import_threads(reader: Reader, lanes: LaneStore, *, progress: Callable[[str]
             # its score as LangGraph's view of it shows it: the tasks of the step after it (its
             # writes) and its next nodes none ran (as InspectorSaver stores it once that step is in)
             summary = read_head(HeadRow(thread_id, row.checkpoint_id, body.type, body.blob, body.metadata), DEFAULT_TASK_CHANNEL)
-            sc = head_score(summarise_tasks((w.task_id, w.task_path, w.channel) for w in writes), summary, DEFAULT_TASK_CHANNEL)
-            name, change = stored_step_name(source, *(outputs.of(row.ns, body.parent_id) if source == "loop" else ([], [])))
+            sc = head_score(summarise_tasks(((w.task_id, w.task_path, w.channel) for w in writes), row.checkpoint_id),
+                            summary, DEFAULT_TASK_CHANNEL)
+            parent_writes = outputs.of(row.ns, body.parent_id) if source == "loop" else ([], [])
+            name, change = stored_step_name(source, *parent_writes)
             mine = checkpoint.get("channel_versions") or {}
             versions[(row.ns, row.checkpoint_id)] = mine
             gone = bool(body.parent_id) and (row.ns, body.parent_id) not in versions    # (a pruned parent)
-            if source == "loop" and gone:      # named from its own body, as the LangGraph reader names it
-                name, change = orphan_step_name(checkpoint) or (name, change)
+            if source == "loop" and (gone or not parent_writes[0]):     # no writes on its parent to name it
+                # (pruned, or none saved: durability="exit"): named from its own body, as the LangGraph reader names it
+                parent = None if gone or not body.parent_id else versions.get((row.ns, body.parent_id))
+                name, change = orphan_step_name(checkpoint, parent) or (name, change)
             if source in ("update", "fork") and body.parent_id:     # as reading SqliteSaver's rows says it
                 change = edit_change(source, mine, None if gone else versions[(row.ns, body.parent_id)])
             outputs.add(row.ns, row.checkpoint_id, checkpoint, writes)

@@ -4,9 +4,10 @@ A checkpoint written by ``InspectorSaver`` is turned back into the rows the Lang
 reads from LangGraph's own databases (a checkpoint body with its channel values, its pending
 writes) and decoded by the same code (``inspector.store.langgraph.snapshot``): the snapshot
 carries ``next``, the pending writes, the tasks with their status, the interrupts, errors and
-subgraph lanes, and its task state comes from the ``todos`` channel. Typed leaves hold
-LangGraph msgpack; they are read with the adapter's msgpack decoder, which imports and runs
-nothing.
+subgraph lanes, and its task state comes from the ``todos`` channel; a lane's latest checkpoint
+is shown as ``get_state()`` shows it, its pending writes applied (``snapshot.live_view``, as
+the adapter shows a LangGraph database's). Typed leaves hold LangGraph msgpack; they are read
+with the adapter's msgpack decoder, which imports and runs nothing.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.langgraph.decode import BlobError, decode_typed, pack, plain_or_error
 from inspector.store.langgraph.mapping import parse_metadata
 from inspector.store.langgraph.pregel import NULL_TASK_ID
-from inspector.store.langgraph.reducers import NO_VALUE, missing_reducers
+from inspector.store.langgraph.channels import INFERRED_LAST, ChannelKind
+from inspector.store.langgraph.reducers import NO_VALUE, inferred_kind, inferred_note, missing_reducers
 from inspector.store.langgraph.rows import BlobRow, WriteRow
-from inspector.store.langgraph.snapshot import build_snapshot
+from inspector.store.langgraph.snapshot import build_snapshot, live_view
 from inspector import codec as pieces
 from inspector.store.native import blobs
 from inspector.store.native.schema import lg_checkpoints, lg_lanes, lg_writes
@@ -126,6 +128,11 @@ class _LaneReader:
         return value
 
 
+def _unproven(channel: str) -> ChannelKind:
+    """A channel's kind with no proof at hand: a last value (several writes still combine)."""
+    return INFERRED_LAST
+
+
 def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
                   fetch: Callable[[bytes], Any], task_channel: str = DEFAULT_TASK_CHANNEL,
                   load_state: Callable[[int], Any] | None = None,
@@ -174,22 +181,35 @@ def lane_snapshot(conn: sa.Connection, info: CheckpointInfo, state: Any,
     thread_id, ns, checkpoint_id = as_text(row.thread_id), as_text(row.checkpoint_ns), as_text(row.checkpoint_id)
     lane_info = dataclasses.replace(info, lane=ns)
     empties = None
+    kinds = _unproven
+    proven: dict[tuple[str, str], Any] = {}
     if load_state is not None:
         reader = _LaneReader(conn)
         cache = reducer_cache if reducer_cache is not None else {}
         child_value = reader.child_value(row.thread_id, load_state)
+        # a channel once proven a reducer stays one (more history only adds proofs); one not
+        # proven is tried again only once the thread has more checkpoints or writes
+        marker = reader.extent(row.thread_id)
+        proven = {key: value for key, (seen, value) in cache.items()
+                  if key[0] == row.thread_id and (value is not NO_VALUE or seen == marker)}
 
         def empties(present: set[str]) -> dict[str, Any]:
-            # a channel once proven a reducer stays one (more history only adds proofs); one not
-            # proven is tried again only once the thread has more checkpoints or writes
-            marker = reader.extent(row.thread_id)
-            proven = {key: value for key, (seen, value) in cache.items()
-                      if key[0] == row.thread_id and (value is not NO_VALUE or seen == marker)}
-            found = missing_reducers(reader, row.thread_id, row.checkpoint_ns, present, child_value, proven)
-            if len(cache) > 10_000:
-                cache.clear()
-            cache.update({key: (marker, value) for key, value in proven.items()})
-            return found
+            return missing_reducers(reader, row.thread_id, row.checkpoint_ns, present, child_value, proven)
+
+        def kinds(channel: str) -> ChannelKind:
+            return inferred_kind(reader, row.thread_id, channel, child_value, proven)
     snapshot = build_snapshot(lane_info, thread_id, ns, checkpoint_id, blob, writes,
                               namespaces, task_channel=task_channel, empties=empties)
+    latest = conn.execute(sa.select(sa.func.max(lg_checkpoints.c.checkpoint_id)).where(
+        lg_checkpoints.c.thread_id == row.thread_id, lg_checkpoints.c.checkpoint_ns == row.checkpoint_ns)).scalar()
+    if latest == row.checkpoint_id:     # the lane's latest: as get_state() shows it (pending writes applied)
+        snapshot = live_view(snapshot, kinds)
+    if load_state is not None:
+        if len(cache) > 10_000:
+            cache.clear()
+        cache.update({key: (marker, value) for key, value in proven.items()})
+    notes = list(snapshot.meta.get("notes", []))
+    if snapshot.meta.get("empty_reducers"):    # as the LangGraph reader says it of its inferred kinds
+        notes.append(inferred_note(snapshot.meta["empty_reducers"]))
+    snapshot = dataclasses.replace(snapshot, meta=dict(snapshot.meta, channel_kinds="inferred", notes=notes))
     return dataclasses.replace(snapshot, problems=(*snapshot.problems, *problems)) if problems else snapshot

@@ -153,6 +153,7 @@ class StorageActions:
     def _on_deleted(self, plan: DeletePlan) -> None:
         from inspector.humanize import fmt_size, plural
 
+        self.window.store_status.note_write()
         shown = self.window.timeline_panel.model.run
         if shown is not None and shown.id in {r.id for r in plan.runs}:
             self.window.timeline_panel.show_run(None)     # gone: the status bar says so, not the banner
@@ -189,6 +190,7 @@ class StorageActions:
                                        self._on_pin_failed, key="pin")
 
     def _on_pinned(self, row: int, pinned: bool) -> None:
+        self.window.store_status.note_write()
         panel = self.window.timeline_panel
         panel.show_run(panel.model.run)
         panel.select_row(row, center=True)
@@ -210,6 +212,7 @@ class StorageActions:
         dialog = PruneDialog(info, self.window.session.runner, run.id if run else None, self.window,
                              run_name=run.name if run else None)
         def pruned(_plan: object) -> None:
+            self.window.store_status.note_write()
             self.window.refresh()
             self.ensure_view().refresh()
         dialog.pruned.connect(pruned)

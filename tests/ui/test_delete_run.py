@@ -34,6 +34,7 @@ def test_delete_run_asks_then_the_run_goes(window, qtbot, built_store) -> None:
     assert "Delete \u201cshort chat\u201d and its 30 checkpoints from the store?" in asked[0]
     assert window.timeline_panel.model.run is None and window.details.snapshot is None
     assert "Deleted \u201cshort chat\u201d: 30 checkpoints" in window.statusBar().currentMessage()
+    assert window.store_status.readonly_chip.text() == "read-only + your writes"
     assert not window.runs_panel.view.currentIndex().isValid()
     with open_store(path) as store:
         assert ids["short"] not in {r.id for r in store.list_runs()}

@@ -103,12 +103,14 @@ class StoreStatus(QWidget):
                                       if info.read_only else "Opened for writing")
 
     def note_write(self) -> None:
-        """This window wrote to the store (a confirmed fork or resume): the badge says so."""
+        """This window wrote to the store (a confirmed fork, resume, pin, prune or delete): the
+        badge says so."""
         if self.info is None:
             return
         self.readonly_chip.set_chip("read-only + your writes" if self.info.read_only else "writable", "#d4762c")
         self.readonly_chip.setToolTip("Browsing is read-only; this window wrote to the store when you "
-                                      "confirmed a fork or a resume (through a separate writer).")
+                                      "confirmed a fork, a resume, a pin, a prune or a delete (through a "
+                                      "separate writer).")
 
     def set_opening(self, display: str) -> None:
         """A store is being opened (its first runs may already be listed)."""

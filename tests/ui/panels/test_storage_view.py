@@ -196,6 +196,7 @@ def test_pin_from_the_run_menu_marks_the_timeline_and_the_store(qtbot, store_cop
         assert st.get_checkpoint(f"{run.id}:3").pinned
     index = window.timeline_panel.model.index(3, 2)
     assert window.timeline_panel.model.data(index).startswith("\u2691")
+    assert window.store_status.readonly_chip.text() == "read-only + your writes"    # (it said "read-only")
     window.session.shutdown()
 
 

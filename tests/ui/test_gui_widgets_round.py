@@ -214,3 +214,27 @@ def test_the_runs_filter_box_keys_and_a_fork_kept_unfolded_across_filters(window
     with qtbot.waitSignal(panel.run_selected, check_params_cb=lambda run: run.id == parent.id):
         qtbot.keyClick(panel.filter_edit, Qt.Key.Key_Return)
     assert panel.view.hasFocus() and window.current_run().id == parent.id
+
+
+def test_switching_the_theme_redraws_the_metadata_tab(window, qtbot, demo_store: Path) -> None:
+    """The Metadata tab's kind chip kept its light colours after View ▸ Theme ▸ Dark."""
+    from PySide6.QtWidgets import QLabel
+
+    from inspector.ui.widgets.checkpoint_header import kind_chip
+
+    open_in(window, qtbot, demo_store)
+    select_run(window, qtbot, _longest_run(window))
+    select_checkpoint(window, qtbot, 3)
+    window.details.set_tab("metadata")
+    panel = window.details.panels["metadata"]
+    qtbot.waitUntil(lambda: panel._snapshot is not None, timeout=10_000)
+    qtbot.wait(500)      # (its look-ups done: nothing else draws the rows again)
+    kind = panel._snapshot.info.kind
+
+    def texts() -> str:
+        return "".join(label.text() for label in panel.checkpoint.findChildren(QLabel))
+    assert kind_chip(panel.checkpoint.title, kind) in texts()
+    light = kind_chip(panel.checkpoint.title, kind)
+    window.set_theme("dark")
+    qtbot.waitUntil(lambda: kind_chip(panel.checkpoint.title, kind) != light, timeout=5000)
+    qtbot.waitUntil(lambda: kind_chip(panel.checkpoint.title, kind) in texts(), timeout=5000)

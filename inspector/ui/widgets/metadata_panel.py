@@ -11,7 +11,7 @@ import shlex
 import time
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QFontDatabase, QTextDocumentFragment
 from PySide6.QtWidgets import (QFormLayout, QFrame, QHeaderView, QLabel, QPlainTextEdit, QScrollArea,
                                QTreeView, QVBoxLayout, QWidget)
@@ -26,7 +26,7 @@ from inspector.ui.models.state_tree_model import KEY, TYPE, VALUE, StateTreeMode
 from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.checkpoint_header import fmt_time, kind_chip
 from inspector.ui.widgets.empty_state import EmptyState
-from inspector.ui.widgets.palette import accent, is_dark, muted_text, tint
+from inspector.ui.widgets.palette import accent, is_dark, muted_text, theme_changed, tint
 
 Row = tuple[str, str]   # (label, rich text)
 LABEL_WIDTH = 130
@@ -265,6 +265,18 @@ class MetadataPanel(QWidget):
         self.diagnosis.show()
 
     # -- filling -------------------------------------------------------------------
+    def changeEvent(self, event: QEvent) -> None:  # Qt override: a theme switch redraws what has colours
+        super().changeEvent(event)
+        if theme_changed(self, event):
+            self.meta_model.set_dark(is_dark(self.palette()))
+            QTimer.singleShot(0, self._recolour)     # once the children have the new palette too
+
+    def _recolour(self) -> None:
+        if self._snapshot is not None:     # the kind chip, the muted ids, the error's red
+            self.checkpoint.set_rows(self._checkpoint_rows(self._snapshot.info, self._run))
+            self.run.set_rows(self._run_rows(self._run) if self._run else [])
+            self._show_error(self._run)
+
     def _fill(self, snapshot: Snapshot, run: RunInfo | None) -> None:
         self.setUpdatesEnabled(False)
         try:

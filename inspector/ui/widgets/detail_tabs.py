@@ -246,8 +246,10 @@ class DetailTabs(QWidget):
         if info is None or store is None:
             return
         from inspector.diff.lazy_value import load_view
-        self.session.runner.run(lambda: load_view(store, info.id), lambda snap: self._deliver(snap, run),
-                                lambda why: self.show_message(f"Checkpoint #{info.seq} cannot be read: {why}", run),
+        def failed(why: str) -> None:    # said in the panels, and as any failure is (the banner; a screenshot's exit)
+            self.show_message(f"Checkpoint #{info.seq} cannot be read: {why}", run)
+            self.session.runner.failed.emit(why)
+        self.session.runner.run(lambda: load_view(store, info.id), lambda snap: self._deliver(snap, run), failed,
                                 key="detail:snapshot")
 
     def _deliver(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:

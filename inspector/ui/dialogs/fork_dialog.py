@@ -197,7 +197,7 @@ class ForkDialog(QDialog):
         self.reason.setPlaceholderText("Why this fork? (required; kept with the new run)")
         self.name = QLineEdit(page)
         self.name.setPlaceholderText("default: “<run> (fork of #N)”")
-        form = QFormLayout()
+        form = self._form = QFormLayout()
         form.addRow("&Reason:", self.reason)
         form.addRow("&Name:", self.name)
         self.hint = style.mute(QLabel(page))     # why Review Fork… is not available yet
@@ -313,8 +313,12 @@ class ForkDialog(QDialog):
                            "whatever you do not edit is shared by reference." if not note else
                            f"Fork thread <b>{_esc(run.name)}</b> at <b>#{info.seq}</b> "
                            f"({_esc(step_label(info.kind, info.name))}). Existing checkpoints are never modified.<br>{note}")
-        self.tasks_editor.setEnabled(not note)   # a LangGraph task board is derived, not stored
-        self.tabs.setTabVisible(2, not note)     # a LangGraph fork resumes through its graph
+        # a LangGraph fork is a new checkpoint of the same thread, not a run: no name to give it, a
+        # task board derived from the graph's channels (not stored: edit the channels), and it
+        # resumes through its graph (no command)
+        self._form.setRowVisible(self.name, not note)
+        self.tabs.setTabVisible(1, not note)
+        self.tabs.setTabVisible(2, not note)
         if not note:
             self.resume_editor.set_original(run.resume_spec, run.name)
         self.state_editor.set_text(result.state_text)

@@ -86,3 +86,13 @@ def test_a_langgraph_fork_through_the_graph_needs_no_edit(window, qtbot, lg_copy
     assert "through your graph" in dialog.title.text()
     qtbot.keyClicks(dialog.reason, "re-run as it is")
     assert dialog.review_button.isEnabled() and not dialog.hint.isVisible()
+
+
+def test_a_langgraph_fork_offers_no_name_and_no_task_board_to_edit(window, qtbot, lg_copy: Path) -> None:
+    """A LangGraph fork is a checkpoint of the same thread: the Name field was taken and
+    ignored, and the Task state tab looked editable ("valid — unchanged") with its editor
+    disabled and no reason given. Neither is offered; a native fork still has both."""
+    open_in(window, qtbot, lg_copy)
+    dialog = _fork_dialog(window, qtbot, 2)
+    assert not dialog.name.isVisibleTo(dialog)
+    assert [dialog.tabs.isTabVisible(i) for i in range(3)] == [True, False, False]

@@ -88,6 +88,10 @@ def stderr_progress(args: argparse.Namespace) -> Callable[[str], None] | None:
     return None if args.json else (lambda text: print(f"… {text}", file=sys.stderr, flush=True))
 
 
+# which rule wins for a reference holding ':' (``store.refs``), for the commands' help
+COLON_RULE = ("a run id holding ':' (a LangGraph thread user:42) names that run's head, a reference that "
+              "could also be RUN:SEQ is refused, and RUN:#SEQ is always a run and a seq")
+
 _CONTROL = re.compile(f"[{CONTROL_CHARS}]")
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")   # legal in JSON strings, harmful in a terminal
 

@@ -52,7 +52,10 @@ def add_options(parser: argparse.ArgumentParser, command: str) -> None:
                            help="apply the edit as this node (default: the node that wrote the checkpoint)")
     else:
         group.add_argument("--answer", metavar="JSON",
-                           help="the value answering a pending interrupt() (JSON, e.g. '\"yes\"')")
+                           help="the value answering a pending interrupt() (JSON, e.g. '\"yes\"'); when "
+                                "several wait, an object keyed by interrupt id (or a unique prefix of 4+ "
+                                "characters), e.g. '{\"f347\": \"yes\", \"26e0\": \"no\"}' — resume without "
+                                "--answer lists their ids; an id left out stays waiting")
 
 
 def install(parser: argparse.ArgumentParser, command: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from inspector.commands._common import (add_json_arg, add_store_arg, at_least, note_store, print_json_with_list, say,
+from inspector.commands._common import (COLON_RULE, add_json_arg, add_store_arg, at_least, note_store, print_json_with_list, say,
                                         use_graph_kinds)
 from inspector.diff import Change, DiffResult, TextDelta, describe_divergence, diff_checkpoints, to_json
 from inspector.diff.serialize import change_json
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Show what changed from checkpoint A to checkpoint B: a summary line, the "
                     "task changes, then the structural changes. A and B are RUN:SEQ (RUN: a run id, "
                     "a unique id prefix, a name or a part of one; a negative SEQ counts from the end of the run), "
-                    "a RUN alone (its head) or checkpoint ids.")
+                    f"a RUN alone (its head) or checkpoint ids; {COLON_RULE}.")
     add_store_arg(parser)
     parser.add_argument("a", metavar="A", help="the older checkpoint (RUN:SEQ or id)")
     parser.add_argument("b", metavar="B", help="the newer checkpoint (RUN:SEQ or id)")

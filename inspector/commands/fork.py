@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from inspector.commands._common import add_budget_args
+from inspector.commands._common import COLON_RULE, add_budget_args
 from inspector.errors import StoreError
 from inspector.commands._frameworks import install as install_frameworks
 from inspector.commands._langgraph import install as install_langgraph
@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("store", metavar="STORE", help="store path or SQLAlchemy URL (opened writable)")
     add_budget_args(parser)
     parser.add_argument("checkpoint", metavar="CHECKPOINT",
-                        help="RUN:SEQ (RUN: id, unique id prefix, name or a part of one; SEQ < 0 counts from the end) or an id")
+                        help="RUN:SEQ (RUN: id, unique id prefix, name or a part of one; SEQ < 0 counts from the end) "
+                             f"or an id; {COLON_RULE}")
     parser.add_argument("--reason", required=True, help="why this fork exists (kept with the new run)")
     parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="PATH=JSON",
                         help="edit the state, e.g. budget.total=123 or 'messages[2].content=\"x\"'")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from inspector.commands._common import add_budget_args, at_least, confirm
+from inspector.commands._common import COLON_RULE, add_budget_args, at_least, confirm
 from inspector.commands._frameworks import install as install_frameworks
 from inspector.commands._langgraph import install as install_langgraph
 from inspector.resume.launch import launch_exited, spawn
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "will run and asks for confirmation unless --yes.")
     parser.add_argument("store", metavar="STORE", help="store path or SQLAlchemy URL (opened writable)")
     add_budget_args(parser)
-    parser.add_argument("checkpoint", metavar="CHECKPOINT", help="checkpoint id or RUN:SEQ (RUN:-1 = head)")
+    parser.add_argument("checkpoint", metavar="CHECKPOINT", help=f"checkpoint id or RUN:SEQ (RUN:-1 = head); {COLON_RULE}")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation (scripts)")
     parser.add_argument("--wait", action="store_true", help="wait for the process and return its exit code")
     parser.add_argument("--reason", default=None, help="reason kept with the fork, when one is made")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from inspector import taskstate
-from inspector.commands._common import (add_json_arg, add_store_arg, dumps, fmt_size, fmt_time, note_store,
+from inspector.commands._common import (COLON_RULE, add_json_arg, add_store_arg, dumps, fmt_size, fmt_time, note_store,
                                        print_json, say, use_graph_kinds)
 from inspector.model import RunInfo, Snapshot
 from inspector.resume.status import effective_statuses, shown_status
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_store_arg(parser)
     parser.add_argument("checkpoint", metavar="CHECKPOINT",
                         help="RUN:SEQ (RUN: id, unique id prefix, name or a part of one; SEQ < 0 counts from the end), "
-                             "RUN alone (its head) or a checkpoint id")
+                             f"RUN alone (its head) or a checkpoint id; {COLON_RULE}")
     add_json_arg(parser)
     parser.set_defaults(func=run)
 

@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.store.langgraph.edit import canonical
+
 MAX_LINES = 400
 
 
@@ -84,13 +86,18 @@ def text_diff_lines(old_text: str, new_text: str, label: str, context: int = 3) 
     return out
 
 
+def _edited(old: Any, new: Any) -> bool:
+    """True when ``new`` is not the very value ``old`` (``==`` takes 1 for True or 1.0)."""
+    return new is not old and (new != old or canonical(new) != canonical(old))
+
+
 def edit_lines(old_state: Any, new_state: Any, old_tasks: Any, new_tasks: Any) -> list[EditLine]:
     """Review lines for a fork's edits of the state and the task state (empty: no edit)."""
     out: list[EditLine] = []
-    if new_state != old_state:
+    if _edited(old_state, new_state):
         out.append(EditLine("#", "State"))
         out += _structural(old_state, new_state) or _unified(old_state, new_state, "state")
-    if new_tasks != old_tasks:
+    if _edited(old_tasks, new_tasks):
         out.append(EditLine("#", "Task state"))
         semantic = _task_lines(old_tasks, new_tasks)
         if semantic:  # status, progress, review and check transitions say it best

@@ -19,6 +19,8 @@ _TOKEN = re.compile(r"""
   | \[(?P<single>'(?:[^'\\]|\\.)*')\]           # ['any key'], as the diff and history print keys
 """, re.VERBOSE)
 MAX_DEPTH = 500
+_INT = re.compile(r"-?[0-9]+")
+_KEYS = (str, int, float, bool, bytes, type(None))
 
 
 class EditError(StoreError):
@@ -82,7 +84,12 @@ def parse_assignment(text: str) -> tuple[tuple[str | int, ...], Any]:
 
 
 def set_path(root: Any, path: tuple[str | int, ...], value: Any) -> Any:
-    """A deep copy of ``root`` with ``value`` stored at ``path`` (the last key may be new)."""
+    """A deep copy of ``root`` with ``value`` stored at ``path`` (the last key may be new).
+
+    A map's keys keep their types: a part names the key of that type when the map has it,
+    else the one key that is not a string whose text it is (``scores["101"]`` is the int key
+    101, as ``show`` prints it; ``v["1 (int)"]`` too, as ``show`` prints it beside a "1").
+    """
     if not path:
         return copy.deepcopy(value)
     result = copy.deepcopy(root)
@@ -91,14 +98,15 @@ def set_path(root: Any, path: tuple[str | int, ...], value: Any) -> Any:
         last = depth == len(path) - 1
         where = _display(path[:depth]) or "(root)"
         if isinstance(node, dict):
-            if not isinstance(key, str):
+            found = map_key(node, key)
+            if found is None:
                 raise EditError(f"{where} is an object; use a key, not [{key}].")
             if last:
-                node[key] = copy.deepcopy(value)
-            elif key not in node:
+                node[found] = copy.deepcopy(value)
+            elif found not in node:
                 raise EditError(f"{_display(path[:depth + 1])} does not exist.")
             else:
-                node = node[key]
+                node = node[found]
         elif isinstance(node, list):
             if not isinstance(key, int):
                 raise EditError(f"{where} is a list; use an index like [0], not .{key}.")
@@ -113,11 +121,71 @@ def set_path(root: Any, path: tuple[str | int, ...], value: Any) -> Any:
     return result
 
 
+def key_text(key: Any) -> str:
+    """A map key as output writes it (``str``; bytes as hex)."""
+    return key.hex() if isinstance(key, bytes) else str(key)
+
+
+def map_key(node: dict, part: str | int) -> Any:
+    """The key of ``node`` a path part names (see ``set_path``); when none is, the new key: a
+    number where the map has int keys (digits too, where all its keys are ints), else the
+    text. None: a bracketed number where the map has no int key (it is not a list)."""
+    if part in node:        # (an assignment keeps the stored key: 1.0 stays 1.0 when [1] names it)
+        return part
+    if isinstance(part, int):
+        if str(part) in node:
+            return str(part)
+        return part if any(type(k) is int for k in node) else None
+    return _KeyNames(node).key(part)
+
+
+def restore_keys(original: Any, edited: Any) -> Any:
+    """``edited`` (a whole state typed as JSON text, whose keys are all text) with each key
+    that names a key of ``original`` which is not a string (as ``map_key`` reads it: "101" the
+    int 101) given that key back; the rest as it is."""
+    if isinstance(original, dict) and isinstance(edited, dict):
+        names = _KeyNames(original)
+        keys = {k: names.key(k) for k in edited}
+        if len(set(keys.values())) < len(keys):      # two keys would become one: leave them
+            keys = {k: k for k in edited}
+        return {keys[k]: restore_keys(original.get(keys[k]), v) for k, v in edited.items()}
+    if isinstance(original, list) and isinstance(edited, list):
+        return [restore_keys(original[i], v) if i < len(original) else v for i, v in enumerate(edited)]
+    return edited
+
+
+class _KeyNames:
+    """Which key of a map a text names: itself, else the one key that is not a string written
+    so (``101``, or ``1 (int)`` as output writes it beside a "1"), else a new key (its int
+    in a map whose keys are all ints)."""
+
+    __slots__ = ("node", "texts", "ints")
+
+    def __init__(self, node: dict) -> None:
+        self.node = node
+        self.texts: dict[str, list] = {}
+        for k in node:
+            if not isinstance(k, str):
+                for text in (key_text(k), f"{key_text(k)} ({type(k).__name__})"):
+                    self.texts.setdefault(text, []).append(k)
+        self.ints = bool(node) and all(type(k) is int for k in node)
+
+    def key(self, text: Any) -> Any:
+        if not isinstance(text, str) or text in self.node:
+            return text
+        named = self.texts.get(text, ())
+        if len(named) == 1:
+            return named[0]
+        return int(text) if self.ints and _INT.fullmatch(text) else text
+
+
 def _display(path: tuple) -> str:
     out = ""
     for key in path:
-        if isinstance(key, int):
+        if isinstance(key, int) and not isinstance(key, bool):
             out += f"[{key}]"
+        elif not isinstance(key, str):
+            out += f"[{key!r}]"
         elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", key):
             out += f".{key}" if out else key
         else:
@@ -125,8 +193,20 @@ def _display(path: tuple) -> str:
     return out
 
 
+def _state_key(key: Any) -> bool:
+    """A map key a stored state may hold (what native stores and LangGraph's msgpack keep)."""
+    if isinstance(key, tuple):
+        return all(map(_state_key, key))
+    return type(key) in _KEYS
+
+
 def check_json_value(value: Any, what: str = "state") -> None:
-    """Refuse values that JSON cannot express (sets, bytes, NaN, non-string keys, objects)."""
+    """Refuse values that JSON cannot express (sets, bytes, NaN, non-string keys, objects).
+
+    A state (``what`` "state") may also hold what stores keep and show: NaN and the
+    infinities, and map keys that are numbers, booleans, None, bytes or tuples of them (an
+    int-keyed map stays int-keyed through a fork)."""
+    typed = what == "state"
     stack: list[tuple[Any, tuple]] = [(value, ())]
     while stack:
         node, path = stack.pop()
@@ -136,11 +216,11 @@ def check_json_value(value: Any, what: str = "state") -> None:
         if node is None or isinstance(node, (str, bool, int)):
             continue
         if isinstance(node, float):
-            if not math.isfinite(node):
+            if not typed and not math.isfinite(node):
                 raise EditError(f"The edited {what} has a non-finite number at {where}.")
         elif isinstance(node, dict):
             for key, child in node.items():
-                if not isinstance(key, str):
+                if not (isinstance(key, str) or typed and _state_key(key)):
                     raise EditError(f"The edited {what} has a non-string key {key!r} at {where}.")
                 stack.append((child, (*path, key)))
         elif isinstance(node, list):

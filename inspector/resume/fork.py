@@ -13,7 +13,8 @@ from inspector.errors import ResumeSpecError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
 from inspector.record.summary import lengths, summarize
 from inspector.resume.edits import (EditError, apply_assignments, check_json_value, parse_json_text,
-                                    validate_tasks)
+                                    restore_keys, validate_tasks)
+from inspector.store.langgraph.edit import canonical
 from inspector.store.base import Store
 from inspector.codec import PieceEncoder, encode_flat
 from inspector.codec.encoder import adopt_texts
@@ -39,6 +40,31 @@ def native(store: Store, action: str) -> NativeStore:
     return store
 
 
+def langgraph_lane(run: RunInfo) -> dict | None:
+    """The LangGraph thread (``thread_id``, ``checkpoint_ns``) a native run holds for
+    ``InspectorSaver`` (written by it or imported), else None."""
+    lane = run.labels.get("langgraph") if isinstance(run.labels, dict) else None
+    return lane if isinstance(lane, dict) and isinstance(lane.get("thread_id"), str) else None
+
+
+def lane_refusal(run: RunInfo, checkpoint_id: str | None = None, action: str = "fork") -> str | None:
+    """Why a run InspectorSaver holds is not forked (``action``: or resumed) here (None: it is
+    no such run): a new run would be a copy its graph never sees; LangGraph's own
+    ``update_state`` makes the branch, and ``invoke`` continues it."""
+    lane = langgraph_lane(run)
+    if lane is None:
+        return None
+    thread = {"thread_id": lane["thread_id"]}
+    config = {**thread, **({"checkpoint_ns": lane["checkpoint_ns"]} if lane.get("checkpoint_ns") else {}),
+              **({"checkpoint_id": checkpoint_id} if checkpoint_id else {})}
+    how = (f"graph.update_state({{'configurable': {config!r}}}, values), then graph.invoke(None, "
+           f"{{'configurable': {thread!r}}})" if action == "fork" else
+           f"graph.invoke(None, {{'configurable': {thread!r}}}) (an interrupt: Command(resume=…) instead of None)")
+    why = " (a copy made here would be a run LangGraph never sees)" if action == "fork" else ""
+    return (f"Run {run.id} is the LangGraph thread {lane['thread_id']!r} that InspectorSaver keeps, which only "
+            f"its graph can {action}{why}: call {how} in your code.")
+
+
 def source_fingerprint(store: Store, run_id: str, upto_seq: int | None = None) -> str:
     """A digest of a run's checkpoint rows (ids, order, kinds, content hashes, scores).
 
@@ -59,8 +85,9 @@ def source_fingerprint(store: Store, run_id: str, upto_seq: int | None = None) -
 def _edited_state(original: Any, state: Any) -> Any:
     if state is _UNSET:
         return _UNSET
+    state = restore_keys(original, state)      # "101" typed in the text: the int key 101
     check_json_value(state, "state")
-    return _UNSET if state == original else state
+    return _UNSET if canonical(state) == canonical(original) else state
 
 
 def _edited_tasks(original: dict | None, tasks: Any) -> Any:
@@ -117,6 +144,9 @@ def fork(store: Store, ref: int | str | CheckpointInfo, *, reason: str, state: A
     source = ref if isinstance(ref, CheckpointInfo) else st.get_checkpoint(ref)
     run = st.get_run(source.run_id)
     snap = st.load(source.id)
+    refused = lane_refusal(run, _lane_checkpoint(snap.meta))
+    if refused:
+        raise EditError(refused)
     state = _edited_state(snap.state, state)
     tasks = _edited_tasks(snap.tasks, tasks)
     spec = copy.deepcopy(run.resume_spec) if resume_spec is _UNSET else resume_spec
@@ -130,6 +160,13 @@ def fork(store: Store, ref: int | str | CheckpointInfo, *, reason: str, state: A
     if source_fingerprint(st, run.id, source.seq) != before:  # pragma: no cover - would be a bug
         raise StoreError(f"Run {run.id} changed while it was forked; the store may be damaged.")
     return child
+
+
+def _lane_checkpoint(meta: Any) -> str | None:
+    """LangGraph's checkpoint id of a checkpoint InspectorSaver wrote (its snapshot's metadata)."""
+    found = meta.get("langgraph") if isinstance(meta, dict) else None
+    cid = found.get("checkpoint_id") if isinstance(found, dict) else None
+    return cid if isinstance(cid, str) else None
 
 
 def _write_fork(st: NativeStore, run: RunInfo, snap: Any, state: Any, tasks: Any, reason: str,
@@ -259,6 +296,8 @@ def preview_fork(store: Store, ref: int | str, *, reason: str, state_text: str |
         raise EditError("A fork needs a reason (it is kept with the new run).")
     source = store.get_checkpoint(ref)
     run = store.get_run(source.run_id)
+    if store.info.kind != "langgraph" and langgraph_lane(run) is not None:
+        raise EditError(lane_refusal(run, _lane_checkpoint(store.load(source.id).meta)) or "")
     snap, state, tasks = _parse_edits(store, source.id, state_text, tasks_text, list(assignments),
                                       list(task_assignments))
     if store.info.kind == "langgraph" and tasks is not _UNSET:

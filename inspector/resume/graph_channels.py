@@ -34,6 +34,7 @@ from inspector.errors import StoreError
 from inspector.store.base import Store
 from inspector.store.langgraph.channels import CustomWrites, GraphChannels, parse_line, parse_report
 from inspector.store.langgraph.decode import decode_plain
+from inspector.store.langgraph.edit import runner_form
 from inspector.store.langgraph.settings import GraphSettings, load_settings, store_key
 
 CACHE_FILE = "graph-channels.json"
@@ -194,7 +195,7 @@ class GraphCombiner:
 
     def __call__(self, thread: str, ns: str, checkpoint_id: str, custom: CustomWrites) -> dict[str, tuple[bool, Any]]:
         request = self._request(ns, custom)
-        text = json.dumps(request, ensure_ascii=False, sort_keys=True)
+        text = json.dumps(runner_form(request), ensure_ascii=False, sort_keys=True)
         key = hashlib.sha256(json.dumps(
             [_cache_key(self.url, self.settings), thread, ns, checkpoint_id, _mtimes(self.files), text]
         ).encode("utf-8")).hexdigest()

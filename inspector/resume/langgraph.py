@@ -31,7 +31,7 @@ import inspector
 from inspector.errors import NotResumableError, StoreError
 from inspector.model import CheckpointInfo
 from inspector.record.handoff import ENV_VAR
-from inspector.resume.edits import EditError, check_json_value
+from inspector.resume.edits import EditError, check_json_value, restore_keys
 from inspector.resume.launch import LaunchSpec, check_argv, check_cwd, check_env, inherited
 from inspector.resume.liveness import Owner
 from inspector.resume.replay import replay_cost
@@ -39,6 +39,7 @@ from inspector.resume.plan import CONTINUE, FORK, ResumePlan
 from inspector.store.base import Store
 from inspector.store.langgraph.fork import (DEFAULT_QUIET_SECONDS, ForkResult, as_langgraph, check_quiet,
                                             raw_fork, writable_langgraph)
+from inspector.store.langgraph.edit import canonical, runner_form
 from inspector.store.langgraph.ids import make_id, parse_id
 from inspector.store.langgraph.settings import GraphSettings, check_graph_spec, load_settings
 
@@ -55,12 +56,22 @@ def settings_for(store: Store, graph: str | None = None, trusted: bool | None = 
     return load_settings(store.info.url).merged(graph=graph, trusted=trusted, python=python, cwd=cwd)
 
 
+def subgraph_refusal(ident: int | str) -> str | None:
+    """Why a LangGraph checkpoint is not forked or resumed here (None: it is the main graph's)."""
+    key = parse_id(str(ident))
+    if key is not None and not key.ns:
+        return None
+    return ("Only checkpoints of the main graph can be forked or resumed; this one is inside a subgraph — "
+            "use the main-graph step that ran it (or LangGraph's graph.update_state with its config, in your code).")
+
+
 def _key(store: Store, ref: int | str | CheckpointInfo) -> tuple[CheckpointInfo, str, str]:
     info = ref if isinstance(ref, CheckpointInfo) else store.get_checkpoint(ref)
+    refused = subgraph_refusal(info.id)
+    if refused:
+        raise StoreError(refused)
     key = parse_id(str(info.id))
-    if key is None or key.ns:
-        raise StoreError("Only checkpoints of the main graph can be forked or resumed; this one is "
-                         "inside a subgraph — use the main-graph step that ran it.")
+    assert key is not None
     return info, key.thread_id, key.checkpoint_id
 
 
@@ -97,7 +108,7 @@ def runner_argv(settings: GraphSettings, store_url: str, thread: str, checkpoint
     if checkpoint:
         argv += ["--checkpoint", checkpoint]
     if values is not _UNSET:
-        argv += ["--values-json", json.dumps(values, ensure_ascii=False)]
+        argv += ["--values-json", json.dumps(runner_form(values), ensure_ascii=False)]
     if as_node:
         argv += ["--as-node", as_node]
     if reason:
@@ -141,12 +152,12 @@ def changed_channels(original: Mapping[str, Any], edited: Mapping[str, Any]) -> 
     """Top-level channels whose value differs in an edited copy of ``Snapshot.state``."""
     if not isinstance(edited, dict):
         raise EditError("A LangGraph state is an object of channel values.")
+    edited = restore_keys(dict(original), edited)      # "101" typed in the text: the int key 101
     check_json_value(edited, "state")
     removed = sorted(set(original) - set(edited))
     if removed:
         raise EditError(f"LangGraph channels cannot be removed ({', '.join(removed)}); set a value instead.")
-    dumps = lambda v: json.dumps(v, sort_keys=True)
-    return {k: v for k, v in edited.items() if k not in original or dumps(original[k]) != dumps(v)}
+    return {k: v for k, v in edited.items() if k not in original or canonical(original[k]) != canonical(v)}
 
 
 def default_as_node(info: CheckpointInfo) -> str | None:
@@ -171,11 +182,10 @@ def graph_fork(store: Store, ref: int | str | CheckpointInfo, edits: Mapping[str
     if done.returncode != 0 or not forked:
         last = (done.stderr.strip().splitlines() or lines or ["no output"])[-1]
         raise StoreError(f"The graph fork failed: {last.removeprefix('error: ')}")
-    key = parse_id(forked[-1])
+    new = forked[-1].rpartition("@")[2]     # "THREAD@ID": the thread as written may hold '@' and ':'
     nxt = next((ln[5:].split(", ") for ln in lines if ln.startswith("next ")), [])
-    assert key is not None
-    return ForkResult(make_id(key.thread_id, "", key.checkpoint_id), key.thread_id, key.checkpoint_id,
-                      str(info.id), tuple(sorted(edits)), "graph", (), tuple(nxt))
+    return ForkResult(make_id(thread, "", new), thread, new, str(info.id), tuple(sorted(edits)), "graph", (),
+                      tuple(nxt))
 
 
 def fork_langgraph(store: Store, ref: int | str | CheckpointInfo, *, reason: str, state: Any = _UNSET,
@@ -258,7 +268,7 @@ def run_graph_ops(store: Store, ops: Sequence[GraphOp], *, settings: GraphSettin
     argv = [settings.python or sys.executable, str(RUNNER_FILE), "--store", store_argument(store.info.url)[0],
             "--graph", settings.graph, "--action", "batch", "--ops-json", "-"]
     done = run_runner(argv, settings, store.info.url, "The graph operations", timeout,
-                      stdin_text=json.dumps(payload, ensure_ascii=False))
+                      stdin_text=json.dumps(runner_form(payload), ensure_ascii=False))
     results: list[OpResult] = []
     lines: list[str] = []
     for line in done.stdout.splitlines():
@@ -302,6 +312,51 @@ def pending_interrupts(store: Store, ref: int | str | CheckpointInfo) -> list[di
     return [i for i in store.load(info.id).meta.get("interrupts", []) if i.get("pending")]
 
 
+def question_text(interrupt: Mapping[str, Any]) -> str:
+    """What a pending interrupt asks: its question, else its value as JSON."""
+    question = interrupt.get("question")
+    return question if isinstance(question, str) else json.dumps(interrupt.get("value"), default=str)
+
+
+def unanswered(seq: int, waiting: Sequence[Mapping[str, Any]]) -> str:
+    """The sentence refusing to resume a checkpoint whose interrupts got no answer: one names
+    its question; several name every question with the id its answer is keyed by."""
+    if len(waiting) == 1:
+        return (f"Checkpoint #{seq} waits for an answer to the interrupt {question_text(waiting[0])!r} "
+                f"in node {waiting[0].get('node')}; give the answer (--answer JSON).")
+    return f"Checkpoint #{seq} waits for answers to {len(waiting)} interrupts; {_by_id(waiting)}"
+
+
+def _by_id(waiting: Sequence[Mapping[str, Any]]) -> str:
+    listed = "; ".join(f"{i.get('id')}: {question_text(i)!r} in node {i.get('node')}" for i in waiting)
+    example = json.dumps({str(i.get("id")): "…" for i in waiting[:2]}, ensure_ascii=False)
+    return (f"answer each by its interrupt id ({listed}), e.g. --answer '{example}' "
+            "(an id left out stays waiting).")
+
+
+def keyed_answer(seq: int, waiting: Sequence[Mapping[str, Any]], answer: Any) -> Any:
+    """The answer as ``Command(resume=…)`` takes it: one pending interrupt takes any value;
+    several take an object keyed by their ids (or unique prefixes of them, completed here) —
+    one value for several questions is ambiguous and refused before anything runs."""
+    if len(waiting) < 2:
+        return answer
+    ids = [str(i.get("id") or "") for i in waiting]
+    if not all(ids):
+        raise NotResumableError(f"Checkpoint #{seq} waits on {len(ids)} interrupts but LangGraph recorded no "
+                                "id for some of them; answer them through your graph (Command(resume=…)).")
+    if not isinstance(answer, dict) or not answer:
+        raise NotResumableError(f"Checkpoint #{seq} waits on {len(ids)} interrupts, so one answer for all is "
+                                f"ambiguous; {_by_id(waiting)}")
+    keyed = {}
+    for key, value in answer.items():
+        found = [i for i in ids if i == key] or ([i for i in ids if i.startswith(key)] if len(key) >= 4 else [])
+        if len(found) != 1:
+            raise NotResumableError(f"The answer's key {key!r} matches {'several' if found else 'none'} of the "
+                                    f"interrupt ids of checkpoint #{seq}; {_by_id(waiting)}")
+        keyed[found[0]] = value
+    return keyed
+
+
 def plan_resume(store: Store, ref: int | str | CheckpointInfo, *, answer: Any = _UNSET,
                 graph: str | None = None, trusted: bool | None = None, python: str | None = None,
                 cwd: str | None = None, quiet_seconds: float = DEFAULT_QUIET_SECONDS,
@@ -322,11 +377,10 @@ def plan_resume(store: Store, ref: int | str | CheckpointInfo, *, answer: Any = 
         except StoreError as err:
             raise NotResumableError(str(err)) from err
     if waiting and answer is _UNSET:
-        question = waiting[0].get("question") or json.dumps(waiting[0].get("value"), default=str)
-        raise NotResumableError(f"Checkpoint #{info.seq} waits for an answer to the interrupt {question!r} "
-                                "in node " f"{waiting[0].get('node')}; give the answer (--answer JSON).")
+        raise NotResumableError(unanswered(info.seq, waiting))
     if answer is not _UNSET:
         check_json_value(answer, "answer")
+        answer = keyed_answer(info.seq, waiting, answer)
     action = "answer" if answer is not _UNSET else "resume"
     argv = runner_argv(settings, store.info.url, thread, None if at_head else cid, action, answer)
     mode, why = ((CONTINUE, "the head of the thread: LangGraph continues it") if at_head else

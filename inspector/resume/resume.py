@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from inspector.errors import NotResumableError, ResumeSpecError, StoreError
 from inspector.model import CheckpointInfo, RunInfo
-from inspector.resume.fork import fork, native
+from inspector.resume.fork import fork, lane_refusal, native
 from inspector.resume.launch import (LaunchSpec, check_argv, check_cwd, check_env, handoff_env, inherited,
                                      launch_exited, spawn)
 from inspector.resume.liveness import owner_of
@@ -51,7 +51,7 @@ def plan_resume(store: Store, ref: int | str | CheckpointInfo, *, now: float | N
         raise NotResumableError(f"Runs in a {store.info.kind} store cannot be resumed from here "
                                 "(only runs recorded by the recording library can).")
     if not run.resumable:
-        raise NotResumableError(f"Run {run.id} is marked not resumable: "
+        raise NotResumableError(lane_refusal(run, action="resume") or f"Run {run.id} is marked not resumable: "
                                 f"{run.not_resumable_reason or 'no reason given'}.")
     spec = _spec(run)
     owner = owner_of(run, now=time.time() if now is None else now, heartbeat_threshold=heartbeat_threshold)

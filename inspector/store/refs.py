@@ -4,6 +4,9 @@ One syntax everywhere: a checkpoint is ``RUN:SEQ`` (``#N`` is only ever a seq, s
 parsed as an id), where RUN is a run id, a unique id prefix, a run's exact name or a part of
 one run's name (any case), and a negative SEQ counts from the end of the run (``RUN:-1`` is its
 head). A bare RUN means its head; a bare number or a store's own id form is a checkpoint id.
+A run id may hold ``:`` (a LangGraph thread ``user:42``): a reference that is exactly a run's id
+names that run (its head) rather than ``RUN:SEQ``, and when it could be both (threads ``42``
+and ``42:7``) it is a sentence; ``RUN:#SEQ`` is always a run and a seq.
 """
 
 from __future__ import annotations
@@ -85,10 +88,15 @@ def resolve_checkpoint(store: Store, ref: int | str | CheckpointInfo) -> Checkpo
         raise StoreError(f"{text!r} is a seq without its run; give RUN:{text[1:]} (e.g. a run id "
                          "prefix, then the seq).")
     head, sep, seq = text.rpartition(":#")
-    if sep and head and seq.lstrip("-").isdigit():     # RUN:#N, as the window writes a seq
+    explicit = bool(sep and head and seq.lstrip("-").isdigit())
+    if explicit:     # RUN:#N, as the window writes a seq: always a run and a seq
         text = f"{head}:{seq}"
     run_text, key = parse_ref(text if not isinstance(ref, int) else ref)
     if run_text is not None:
+        whole = None if explicit else _exact_run(store, text)
+        if whole is not None:      # a run whose id holds ':' (a LangGraph thread 'user:42'): its head
+            _refuse_both(store, text, whole, run_text, key)
+            return store.get_checkpoint(f"{whole.id}:-1")
         run = resolve_run(store, run_text)
         return store.get_checkpoint(f"{run.id}:{key}")
     try:
@@ -104,6 +112,27 @@ def resolve_checkpoint(store: Store, ref: int | str | CheckpointInfo) -> Checkpo
             raise StoreError(f"There is no run or checkpoint {text!r} in {store.info.display} (give a run's "
                              "id, id prefix or name, RUN:SEQ, or a checkpoint id).") from None
         return store.get_checkpoint(f"{run.id}:-1")
+
+
+def _exact_run(store: Store, text: str) -> RunInfo | None:
+    """The run whose id is exactly ``text`` (one indexed lookup), else None."""
+    try:
+        return store.get_run(text)
+    except StoreError:
+        return None
+
+
+def _refuse_both(store: Store, text: str, whole: RunInfo, run_text: str, seq: int | str) -> None:
+    """A sentence when ``RUN:SEQ`` also names a checkpoint of another run by its exact id."""
+    other = _exact_run(store, run_text)
+    if other is None or other.id == whole.id:
+        return
+    try:
+        store.get_checkpoint(f"{other.id}:{seq}")
+    except StoreError:
+        return
+    raise StoreError(f"{text!r} names both run {whole.id!r} (its head) and checkpoint #{seq} of run {other.id!r}; "
+                     f"write {whole.id}:-1 for the first or {other.id}:#{seq} for the second.")
 
 
 def parent_refs(store: Store, runs: Iterable[RunInfo]) -> dict[str, CheckpointInfo]:

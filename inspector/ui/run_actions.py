@@ -229,6 +229,17 @@ class RunActions(QObject):
             return "select a run (and a checkpoint) in the list first."
         if run is not None and self._read_only_run(run):
             return f"not available for this run: {(run.not_resumable_reason or 'it is read-only').rstrip('.')}."
+        target = self.target()
+        if langgraph and isinstance(target, CheckpointInfo) and action is not self.resume_good:
+            from inspector.resume.langgraph import subgraph_refusal
+            inside = subgraph_refusal(target.id)     # the sentence `fork` and `resume` give
+            if inside:
+                return inside
+        if run is not None and not langgraph and "langgraph" in run.labels:   # (the check loads fork on demand)
+            from inspector.resume.fork import lane_refusal
+            refused = lane_refusal(run, action="fork" if action is self.fork else "resume")   # as the CLI says
+            if refused:
+                return refused
         if action is not self.fork and run is not None and not (run.resumable or langgraph):
             reason = run.not_resumable_reason or "its recorder marked it not resumable"
             return f"this run cannot be resumed ({reason.rstrip('.')}); fork it instead (Run ▸ Fork…)."

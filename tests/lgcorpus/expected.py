@@ -14,7 +14,6 @@ import base64
 import dataclasses
 import datetime as dt
 import enum
-import math
 import uuid
 from decimal import Decimal
 from typing import Any
@@ -46,7 +45,7 @@ def display(obj: Any) -> Any:
     if obj is None or isinstance(obj, (str, bool, int)) and not isinstance(obj, enum.Enum):
         return obj
     if isinstance(obj, float):
-        return obj if math.isfinite(obj) else repr(obj)
+        return obj                  # NaN and the infinities too, as native stores hold them
     if isinstance(obj, enum.Enum):
         return {"__type__": _name(obj), "value": display(obj.value)}
     if isinstance(obj, dt.datetime):
@@ -73,7 +72,7 @@ def display(obj: Any) -> Any:
     if isinstance(obj, (set, frozenset)):
         return {"__type__": _name(obj), "value": set_order([display(v) for v in obj])}
     if isinstance(obj, dict):
-        return {k if isinstance(k, str) else str(k): display(v) for k, v in obj.items()}
+        return {k: display(v) for k, v in obj.items()}     # keys keep their types (101 is not "101")
     if isinstance(obj, (list, tuple)):
         return [display(v) for v in obj]
     raise TypeError(f"no display form for {type(obj).__name__}")

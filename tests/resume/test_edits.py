@@ -67,7 +67,13 @@ def test_json_checks() -> None:
     for bad, message in (({"a": float("nan")}, "non-finite"), ({1: 2}, "non-string key"),
                          ({"a": b"x"}, "bytes at a")):
         with pytest.raises(EditError, match=message):
-            check_json_value(bad)
+            check_json_value(bad, "answer")
+    # a state may hold what stores keep: NaN, the infinities, keys that are not strings
+    check_json_value({"a": float("nan"), "b": {1: 2, "1": 3, (1, None): float("-inf")}}, "state")
+    with pytest.raises(EditError, match="bytes at a"):
+        check_json_value({"a": b"x"}, "state")
+    with pytest.raises(EditError, match="non-string key"):
+        check_json_value({"tasks": {1: 2}}, "task state")
     with pytest.raises(EditError, match="Extra data at line 2, column 2"):
         parse_json_text('{"a": 1\n}}', "state")
     assert apply_assignments({"a": 1}, ["a=2", "b=3"]) == {"a": 2, "b": 3}

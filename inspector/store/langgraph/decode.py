@@ -5,10 +5,14 @@ Two layers:
 * ``unpack`` / ``pack`` are lossless: msgpack extension values stay ``msgpack.ExtType``
   (code + raw payload bytes) and map keys that arrive as arrays become tuples, so a value
   that is not edited re-encodes byte-identically (what a raw fork needs).
-* ``to_plain`` turns a lossless value into JSON-able Python for display. It interprets the
+* ``to_plain`` turns a lossless value into plain Python for display. It interprets the
   LangGraph ext codes (0–7) by *reading* their payloads; it never imports or calls anything
   the data names. Known harmless types get natural forms (datetime → ISO text, set → list,
-  UUID → text); everything else becomes ``{"__type__": "module.name", ...}``.
+  UUID → text); everything else becomes ``{"__type__": "module.name", ...}``. Two things
+  stay as a native store holds them, so that no two different values look the same: a
+  non-finite float stays a float (the output layers write it ``NaN``/``Infinity``, never
+  like the string ``"nan"``), and a map key that is not a string stays its number, bool,
+  None, bytes or tuple (``{1: …, "1": …}`` keeps both keys; output says ``"1 (int)"``).
 
 Both are bounded by the read budgets (``inspector.limits``): a blob larger than the piece
 budget is not decoded; ``to_plain`` counts values, bytes (strings, bytes and every ext
@@ -24,7 +28,6 @@ from __future__ import annotations
 
 import base64
 import json
-import math
 import sys
 from typing import Any
 
@@ -36,6 +39,7 @@ from inspector.store.langgraph.ext import ext_to_plain
 _SCALARS = frozenset((str, bool, int, type(None)))
 _FIXED = frozenset((bool, int, type(None)))
 _STR_ONLY = frozenset((str,))
+_KEYS = frozenset((str, int, float, bool, bytes, type(None)))
 _FRAMES_PER_LEVEL = 6
 _MAX_RECURSION = 20_000
 
@@ -89,14 +93,14 @@ def bytes_marker(data: bytes | bytearray | memoryview) -> dict:
     return {"__bytes__": base64.b64encode(bytes(data)).decode("ascii"), "size": len(data)}
 
 
-def plain_key(key: Any) -> str:
-    """A map key as JSON text-compatible string."""
-    if isinstance(key, str):
+def plain_key(key: Any) -> Any:
+    """A map key as the display holds it: a str, int, float, bool, None or bytes key as it
+    is and an array key as a tuple of such (as native stores hold keys); any other key (an
+    extension value) as its JSON text."""
+    if type(key) in _KEYS:
         return key
-    if key is None or isinstance(key, (bool, int, float)):
-        return json.dumps(key)
-    if isinstance(key, (bytes, bytearray)):
-        return bytes(key).hex()
+    if isinstance(key, (list, tuple)) and not isinstance(key, msgpack.ExtType):
+        return tuple(map(plain_key, key))
     try:
         return json.dumps(to_plain(key), ensure_ascii=False, sort_keys=True)
     except (TypeError, ValueError):
@@ -142,7 +146,7 @@ def _scalar_size(values: Any) -> int | None:
 
 
 def to_plain(value: Any, budget: DecodeBudget | None = None) -> Any:
-    """JSON-able form of a value from ``unpack`` (never imports or calls named code), within
+    """The display form of a value from ``unpack`` (never imports or calls named code), within
     ``budget`` (a new one per call by default)."""
     budget = budget or DecodeBudget()
     # an ext level takes a few frames (ext -> payload -> fields): room for the depth budget's
@@ -170,7 +174,7 @@ class _Walk:
             return value
         if isinstance(value, float):
             budget.add(1, 8)
-            return value if math.isfinite(value) else repr(value)
+            return value
         if isinstance(value, dict):
             budget.enter()
             try:

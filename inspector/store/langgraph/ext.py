@@ -153,10 +153,6 @@ _STRUCT_CODES = {("b", 1): "?", ("i", 1): "b", ("i", 2): "h", ("i", 4): "i", ("i
                  ("f", 2): "e", ("f", 4): "f", ("f", 8): "d"}
 
 
-def _number(value: Any) -> Any:
-    return value if not isinstance(value, float) or math.isfinite(value) else repr(value)
-
-
 def _nest(flat: list, shape: list[int], fortran: bool) -> Any:
     """Flat values (memory order) nested by ``shape`` (row-major lists, as ``tolist``)."""
     if not shape:
@@ -189,7 +185,7 @@ def numpy_values(dtype: Any, shape: Any, order: Any, buf: Any) -> dict:
         return {"note": "values not shown: the buffer does not match the shape"}
     fmt = (">" if endian == ">" else "<" if endian in "<|" else "=")
     shown = min(count, NUMPY_PREVIEW_ITEMS)
-    flat = [_number(v) for v in struct.unpack_from(f"{fmt}{shown}{code}", buf)]
+    flat = list(struct.unpack_from(f"{fmt}{shown}{code}", buf))
     if count > NUMPY_PREVIEW_ITEMS:
         return {"values": flat, "truncated": True}
     return {"values": _nest(flat, list(shape), order == "F")}

@@ -185,6 +185,11 @@ def _loaded_class(type_name: str) -> type | None:
     return obj if isinstance(obj, type) else None
 
 
+def _key(key: Any) -> Any:
+    """A revived map key: a list (a tuple key, as JSON carries it) as a tuple."""
+    return tuple(map(_key, key)) if isinstance(key, list) else key
+
+
 def revive(value: Any, messages: bool = False) -> Any:
     """A value in the inspector's display form rebuilt as the Python types it shows (``messages``:
     LangChain messages as their classes, for a reducer; else as dicts ``add_messages`` rebuilds)."""
@@ -199,6 +204,8 @@ def revive(value: Any, messages: bool = False) -> Any:
     if not isinstance(kind, str):
         return {k: revive(v, messages) for k, v in value.items()}
     fields = {k: v for k, v in value.items() if k != "__type__"}
+    if kind == "builtins.dict" and set(fields) == {"items"} and isinstance(fields["items"], list):
+        return {_key(revive(k)): revive(v, messages) for k, v in fields["items"]}     # typed keys
     if kind.startswith("langchain_core.messages."):
         message = _loaded_class(kind) if messages else None
         rebuilt = {k: revive(v, messages) for k, v in fields.items()}
@@ -327,10 +334,11 @@ def report(graph: Any, thread: str) -> None:
     """Where the thread stands now: head, next nodes, pending interrupts."""
     state = graph.get_state(_config(thread, None))
     _line(f"head {thread}@{state.config['configurable']['checkpoint_id']}")
-    interrupts = [i.value for t in state.tasks for i in t.interrupts]
+    interrupts = [i for t in state.tasks for i in t.interrupts]
     if interrupts:
-        for value in interrupts:
-            _line(f"interrupt {_json(value)}")
+        for found in interrupts:       # with its id: several are answered by id
+            ident = getattr(found, "id", None)
+            _line(f"interrupt {_json(found.value)}" + (f" (id {ident})" if ident and len(interrupts) > 1 else ""))
     elif state.next:
         _line(f"next {', '.join(state.next)}")
     else:

@@ -2,9 +2,15 @@
 
 A LangGraph checkpoint is identified by (thread_id, checkpoint_ns, checkpoint_id). Our id
 string is ``THREAD@CHECKPOINT_ID`` for the root namespace and ``THREAD@NS@CHECKPOINT_ID``
-for a subgraph, each part percent-encoded so that ``@`` and ``%`` never appear raw and the
-checkpoint part never contains ``:`` (so ``parse_ref`` never mistakes an id for ``RUN:SEQ``).
-Example: ``thread-A@1f1ec390-ef7c-69d9-8002-42ed79031485``.
+for a subgraph. The checkpoint part is percent-encoded so that it never holds ``@``, ``%`` or
+``:`` (so ``parse_ref`` never mistakes an id for ``RUN:SEQ``), the namespace so that it never
+holds ``@`` or ``%`` and always holds ``:`` or ``%`` (LangGraph's own always hold ``:``:
+``node:task``). The thread is shown as the user wrote it (``ana@example.com@1f1e…``,
+``ünïcode@…``) unless that could be misread — a ``%``, a character that is not printable,
+a space at either end, ASCII punctuation outside the plain set, or an ``@`` followed by text
+holding ``:`` (which would read as a namespace) — and percent-encoded then. Reading splits the
+checkpoint part at the last ``@``; a part before it that holds ``:`` or ``%`` after the
+previous ``@`` is the namespace. Example: ``thread-A@1f1ec390-ef7c-69d9-8002-42ed79031485``.
 """
 
 from __future__ import annotations
@@ -34,31 +40,41 @@ def _quote(text: str, safe: str, plain: re.Pattern) -> str:
     return text if plain.fullmatch(text) else urllib.parse.quote(text, safe=safe)
 
 
+def _as_written(thread: str) -> bool:
+    """True when a thread id reads back unchanged without encoding (see the module docstring)."""
+    if not thread or thread != thread.strip(" ") or "%" in thread:
+        return False
+    if not all(_PLAIN_COLON.fullmatch(c) or c in "@ " or (ord(c) > 127 and c.isprintable()) for c in thread):
+        return False
+    return "@" not in thread or ":" not in thread.rsplit("@", 1)[1]
+
+
+def _quote_ns(ns: str) -> str:
+    """The namespace encoded to hold ``:`` or ``%`` (one LangGraph wrote always holds ``:``)."""
+    text = _quote(ns, _SAFE, _PLAIN_COLON)
+    return text if ":" in text or "%" in text else f"%{ord(text[0]):02X}{text[1:]}"   # all ASCII here
+
+
 def make_id(thread_id: str, ns: str, checkpoint_id: str) -> str:
     """The inspector id of a LangGraph checkpoint."""
-    parts = [_quote(thread_id, _SAFE, _PLAIN_COLON)]
+    parts = [thread_id if _as_written(thread_id) else urllib.parse.quote(thread_id, safe=_SAFE)]
     if ns:
-        parts.append(_quote(ns, _SAFE, _PLAIN_COLON))
+        parts.append(_quote_ns(ns))
     parts.append(_quote(checkpoint_id, _SAFE_ID, _PLAIN))
     return "@".join(parts)
 
 
 def parse_id(text: str) -> CheckpointKey | None:
     """The key inside an id made by ``make_id``; None when ``text`` is not such an id."""
-    parts = text.split("@")
-    if len(parts) == 2:
-        thread, cid = parts
-        ns = ""
-    elif len(parts) == 3:
-        thread, ns, cid = parts
-        ns = urllib.parse.unquote(ns)
-        if not ns:
-            return None
-    else:
+    rest, sep, cid = text.rpartition("@")
+    if not sep or not rest or not cid:
         return None
-    if not thread or not cid:
+    thread, sep, ns = rest.rpartition("@")
+    if not sep or not (":" in ns or "%" in ns):
+        thread, ns = rest, ""                # a thread as written, '@' and all
+    elif not thread or not ns:
         return None
-    return CheckpointKey(urllib.parse.unquote(thread), ns, urllib.parse.unquote(cid))
+    return CheckpointKey(urllib.parse.unquote(thread), urllib.parse.unquote(ns), urllib.parse.unquote(cid))
 
 
 def _uuid_int(checkpoint_id: str) -> int | None:

@@ -21,12 +21,12 @@ map → ``{}``, text → ``""``, number → ``0``). Checks read a bounded number
 
 from __future__ import annotations
 
-import json
 from typing import Any, Protocol
 from collections.abc import Callable
 
 from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind
 from inspector.store.langgraph.decode import decode_plain, plain_or_error
+from inspector.store.langgraph.edit import canonical
 from inspector.store.langgraph.pregel import NULL_TASK_ID, is_control_channel
 from inspector.store.langgraph.rows import WriteRow
 
@@ -70,7 +70,7 @@ def _messages(value: Any) -> bool:
 
 
 def _same(a: Any, b: Any) -> bool:
-    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+    return canonical(a) == canonical(b)
 
 
 def prove(reader: ReducerReads, thread: str, channel: str,

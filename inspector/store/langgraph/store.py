@@ -330,11 +330,11 @@ class LangGraphStore(Store):
                     task["questions"].append(text if text is not None else json.dumps(inner, default=str))
             elif channel not in CONTROL_WRITES:
                 task["output"] = True
-        found: dict[tuple[str, str], str] = {}
+        waiting: dict[tuple[str, str], list[str]] = {}
         for (ns, cid, _), task in sorted(tasks.items()):
-            if not task["output"] and task["questions"]:
-                found.setdefault((ns, cid), " / ".join(task["questions"])[:200])
-        return found
+            if not task["output"] and task["questions"]:     # every task still waiting asks
+                waiting.setdefault((ns, cid), []).extend(task["questions"])
+        return {key: " / ".join(questions)[:200] for key, questions in waiting.items()}
 
     def _versions(self, thread_id: str, ns: str, checkpoint_id: str) -> dict:
         body = self.reader.body(thread_id, ns, checkpoint_id)

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
                                QWidget)
 
@@ -16,6 +16,7 @@ from inspector.store.base import Store
 from inspector.ui.formatting import visible_html
 
 QUIET_SECONDS = 5.0   # refuse to resume a thread that wrote a checkpoint this recently (may be running)
+ANSWER_HINT = 'The answer to the interrupt, as JSON: "approved", true, 3 or {"ok": true, "note": "…"}'
 PREPARE, PREPARE_AGAIN = "Prepare Resume", "Prepare Again"   # the button, before and after a plan was shown
 
 
@@ -82,8 +83,7 @@ class LangGraphOptions(QGroupBox):
         self.graph.setPlaceholderText("my_agent.graph:app — the compiled graph, as in langgraph.json")
         self.trusted = QCheckBox("Trusted database (let LangGraph revive any type it names)", self)
         self.answer = QPlainTextEdit(self)        # an editor: answers may be objects over lines
-        self.answer.setPlaceholderText('The answer to the interrupt, as JSON: "approved", true, 3 or '
-                                       '{"ok": true, "note": "…"}')
+        self.answer.setPlaceholderText(ANSWER_HINT)
         self.answer.setTabChangesFocus(True)
         line = self.fontMetrics().lineSpacing()   # 3 lines, growing to 5 when there is room
         self.answer.setMinimumHeight(line * 3 + 14)
@@ -92,6 +92,7 @@ class LangGraphOptions(QGroupBox):
         self.answer.textChanged.connect(self._check_answer)
         self.question = QLabel(self)
         self.question.setWordWrap(True)
+        self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)   # ids to copy
         self.note = QLabel("Your graph runs in a separate process, in your environment; the database is "
                            "decoded with LANGGRAPH_STRICT_MSGPACK=true unless you trust it.", self)
         self.note.setWordWrap(True)
@@ -137,14 +138,24 @@ class LangGraphOptions(QGroupBox):
         return LangGraphChoices(self.graph.text().strip(), self.trusted.isChecked(), self.answer.toPlainText())
 
     def show_outcome(self, outcome: PlanOutcome) -> None:
-        """Fill in saved settings and the pending interrupt's question."""
+        """Fill in saved settings and the pending interrupts' questions (several: each with the id
+        its answer is keyed by)."""
+        from inspector.resume.langgraph import question_text
+
         if not self.graph.text() and outcome.saved_graph:
             self.graph.setText(outcome.saved_graph)
             self.trusted.setChecked(outcome.saved_trusted)
-        waiting = outcome.interrupts[0] if outcome.interrupts else None
-        self._form.setRowVisible(self.question, waiting is not None)
-        self._form.setRowVisible(self.answer, waiting is not None)
-        self._form.setRowVisible(self.answer_check, waiting is not None)
-        if waiting is not None:
-            question = waiting.get("question") or json.dumps(waiting.get("value"), default=str)
-            self.question.setText(f"<b>{visible_html(str(question))}</b> (node {visible_html(str(waiting.get('node')))})")
+        waiting = outcome.interrupts
+        for row in (self.question, self.answer, self.answer_check):
+            self._form.setRowVisible(row, bool(waiting))
+        if not waiting:
+            return
+        lines = [f"<b>{visible_html(question_text(i))}</b> (node {visible_html(str(i.get('node')))})"
+                 + (f"<br>&nbsp;&nbsp;id <code>{visible_html(str(i.get('id')))}</code>" if len(waiting) > 1 else "")
+                 for i in waiting]
+        if len(waiting) > 1:
+            lines.insert(0, f"{len(waiting)} interrupts wait; answer each by its id (one left out stays waiting):")
+        self.question.setText("<br>".join(lines))
+        example = json.dumps({str(i.get("id")): "…" for i in waiting}, ensure_ascii=False) if len(waiting) > 1 \
+            else None
+        self.answer.setPlaceholderText(example or ANSWER_HINT)

@@ -8,6 +8,7 @@ import decimal
 import enum
 import ipaddress
 import json
+import math
 import pathlib
 import re
 import sqlite3
@@ -25,7 +26,9 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.types import Interrupt, Send
 
+from inspector.commands._common import dumps
 from inspector.store.langgraph.decode import decode_plain, decode_typed, pack, unpack
+from inspector.store.langgraph.edit import canonical
 
 
 class Color(enum.Enum):
@@ -80,8 +83,9 @@ def _plain(obj):
      {"__type__": "langgraph.types.Interrupt", "value": "why?", "id": "i1"}),
     (_DeltaSnapshot([1, 2]), {"__delta_snapshot__": [1, 2]}),
     (b"\x00\xff", {"__bytes__": "AP8=", "size": 2}),
-    ({(1, "a"): "tuple key", 3: "int key", None: "none key"},
-     {'[1, "a"]': "tuple key", "3": "int key", "null": "none key"}),
+    ({(1, "a"): "tuple key", 3: "int key", None: "none key", 3.5: "float key", b"\x01": "bytes key"},
+     {(1, "a"): "tuple key", 3: "int key", None: "none key", 3.5: "float key", b"\x01": "bytes key"}),
+    ({1: "int one", "1": "text one"}, {1: "int one", "1": "text one"}),
 ])
 def test_langgraph_values_have_plain_forms(obj, expected):
     got = _plain({"v": obj})["v"]
@@ -91,7 +95,14 @@ def test_langgraph_values_have_plain_forms(obj, expected):
         assert sorted(got) == sorted(expected)
     else:
         assert got == expected
-    json.dumps(got)
+    json.loads(dumps(got))      # what --json writes of it is strict JSON
+
+
+def test_non_finite_floats_stay_floats_apart_from_their_text():
+    got = _plain({"f": [float("nan"), float("inf"), float("-inf"), "nan", "inf", "-inf"]})["f"]
+    assert [type(v) for v in got] == [float] * 3 + [str] * 3
+    assert math.isnan(got[0]) and got[1:3] == [math.inf, -math.inf] and got[3:] == ["nan", "inf", "-inf"]
+    assert json.loads(dumps(got)) == ["NaN", "Infinity", "-Infinity", "nan", "inf", "-inf"]
 
 
 def test_messages_keep_their_fields():
@@ -114,7 +125,7 @@ def test_numpy_array_is_summarised_with_its_values():
 ])
 def test_numpy_values_equal_numpy_own_within_the_preview_bound(array):
     from tests.lgcorpus.expected import numpy_preview
-    assert _plain(array) == numpy_preview(array)
+    assert canonical(_plain(array)) == canonical(numpy_preview(array))      # (NaN is NaN)
 
 
 def test_numpy_unsupported_dtype_says_so():
@@ -199,8 +210,8 @@ _tree = st.recursive(_leaf, lambda kids: st.one_of(
 @settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=64))
 def test_random_bytes_never_raise(data):
-    json.dumps(decode_plain("msgpack", data))
-    json.dumps(decode_plain("json", data))
+    json.loads(dumps(decode_plain("msgpack", data)))
+    json.loads(dumps(decode_plain("json", data)))
 
 
 @settings(max_examples=150, deadline=None)
@@ -208,4 +219,4 @@ def test_random_bytes_never_raise(data):
 def test_random_trees_with_extensions_decode_to_json(value):
     data = pack(value)
     assert pack(unpack(data)) == data
-    json.dumps(decode_plain("msgpack", data))
+    json.loads(dumps(decode_plain("msgpack", data)))

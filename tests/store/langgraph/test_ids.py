@@ -26,7 +26,8 @@ def test_plain_ids_stay_readable():
     assert make_id("thread-A", "", "1f1ec390-ef7c-69d9-8002-42ed79031485") == \
         "thread-A@1f1ec390-ef7c-69d9-8002-42ed79031485"
     assert make_id("t", "planner:3d4e|inner:9", "c1") == "t@planner:3d4e|inner:9@c1"
-    assert make_id("a@b", "", "x:1") == "a%40b@x%3A1"
+    assert make_id("a@b", "", "x:1") == "a@b@x%3A1"        # an id is printed as written where it reads back
+    assert make_id("a@b:c", "", "x") == "a%40b:c@x"
 
 
 def test_uuid6_time_and_step():

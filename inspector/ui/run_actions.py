@@ -54,18 +54,23 @@ def _diagnosis(store: Store, run: RunInfo) -> str | None:
 
 
 def _waiting(store: Store, run_id: str) -> tuple[str, str]:
-    """(run id, what the head of a LangGraph thread waits on at ``interrupt()``: one line per
-    pending interrupt, '' when none)."""
+    """(run id, what the head of a LangGraph thread waits on: one line per pending interrupt,
+    else the nodes it stopped before (a fork or an update not run yet); '' when neither)."""
     import json
 
-    from inspector.resume.langgraph import pending_interrupts
-
+    head = store.load(f"{run_id}:-1")
     lines = []
-    for found in pending_interrupts(store, f"{run_id}:-1"):
+    for found in head.meta.get("interrupts", []):
+        if not found.get("pending"):
+            continue
         question = found.get("question")
         if not isinstance(question, str):
             question = json.dumps(found.get("value"), default=str)[:MAX_QUESTION]
         lines.append(f"waiting for an answer at interrupt() in node {found.get('node') or '?'}: {question}")
+    nodes = [str(n) for n in head.meta.get("next") or ()]
+    if not lines and nodes:
+        what = "a fork the graph has not run yet" if head.info.kind in ("update", "fork") else "stopped"
+        lines.append(f"{what}, before {', '.join(nodes)}; Resume\u2026 runs it through your graph")
     return run_id, "\n".join(lines)
 
 

@@ -101,3 +101,21 @@ def test_a_langgraph_thread_waiting_at_an_interrupt_shows_the_banner_with_its_qu
     with open_store(lg_copy) as store:
         assert actions.dialog._ref == store.get_checkpoint("thread-A:-1").id
     actions.dialog.close()
+
+
+def test_a_langgraph_thread_forked_and_not_run_yet_says_what_it_waits_for(window, qtbot, lg_copy: Path) -> None:
+    """After a raw fork the thread is 'interrupted' (its head has nodes to run) and the window
+    said nothing about it; the notice says it is a fork the graph has not run, and offers Resume."""
+    from inspector.resume.langgraph import fork_langgraph
+
+    with open_store(lg_copy, readonly=False) as store:
+        fork_langgraph(store, "thread-A:2", reason="try low", edits={"priority": "low"}, raw=True, force=True)
+        nodes = store.load("thread-A:-1").meta["next"]
+    assert nodes
+    open_in(window, qtbot, lg_copy)
+    notice = window.run_notice
+    select_run(window, qtbot, "thread-A")
+    qtbot.waitUntil(lambda: notice.isVisible() and "fork" in notice.headline.text(), timeout=10_000)
+    text = notice.headline.text()
+    assert "<b>Interrupted:</b> a fork the graph has not run yet, before " + ", ".join(nodes) in text
+    assert notice.resume_button.isVisible()

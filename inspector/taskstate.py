@@ -10,7 +10,10 @@ The model (DESIGN.md §3)::
                            "reviewer": str|None, "note": str|None},
                 "checks": [{"name": str, "passed": true|false|null, "detail": str|None}]}]}
 
-Evaluation is binary and cumulative: the score is checks passed / checks total.
+Fields outside the model (an owner, a task's assignee, a check's weight) are kept as they are,
+after the model's own. A string of a str subclass (a ``(str, Enum)`` member) is the plain
+string it holds, as a state stores it. Evaluation is binary and cumulative: the score is
+checks passed / checks total.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import operator
 from typing import Any
 from collections.abc import Callable
 
+from inspector import limits
 from inspector.errors import TaskStateError
 from inspector.model import Record
 
@@ -53,9 +57,51 @@ def _fail(path: str, message: str) -> TaskStateError:
     return TaskStateError(f"task state {path}: {message}")
 
 
+def _text(value: Any) -> Any:
+    """A string of a str subclass as the plain string it holds (as the state encoder stores
+    it: a (str, Enum) member is its value); any other value as it is."""
+    return str.__str__(value) if type(value) is not str and isinstance(value, str) else value
+
+
+def _extras(raw: dict, known: frozenset, out: dict, where: str, level: int) -> dict:
+    """``out`` with the fields of ``raw`` outside the model after its own, kept as they are;
+    TaskStateError for one nesting past the depth budget (``level``: how deep ``out`` sits)."""
+    if known.issuperset(raw):
+        return out
+    budget = limits.current().depth
+    left = budget - level
+    for key, value in raw.items():
+        if key in known:
+            continue
+        if _depth(value, left) > left or _depth(key, left) > left:
+            raise _fail(f"{where}.{_text(key)}" if where else str(_text(key)),
+                        f"nests more than {budget:,} levels deep, deeper than a store is read by "
+                        f"default ({limits.BUDGETS['depth'].env})")
+        out[key] = value
+    return out
+
+
+def _depth(value: Any, limit: int) -> int:
+    """How deep ``value`` nests, keys counted (a tuple key is a level), stopping past ``limit``."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = (*item.values(), *item)
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        if deepest > limit:
+            break
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list, tuple)))
+    return deepest
+
+
 def _opt_str(value: Any, path: Any, field: str = "") -> str | None:
     if value is None or type(value) is str or isinstance(value, str):
-        return value
+        return _text(value)
     raise _fail(_where(path, field), f"must be a string or null, not {type(value).__name__}")
 
 
@@ -70,6 +116,12 @@ def _where(path: Any, field: str = "") -> str:
 _NO_REVIEW = {"status": "none", "reviewer": None, "note": None}
 
 
+_REVIEW_FIELDS = frozenset({"status", "reviewer", "note"})
+_CHECK_FIELDS = frozenset({"name", "passed", "detail"})
+_TASK_FIELDS = frozenset({"id", "title", "status", "progress", "review", "checks"})
+_STATE_FIELDS = frozenset({"goal", "tasks"})
+
+
 def _review(raw: Any, path: Any) -> dict:
     if raw is None:
         return dict(_NO_REVIEW)
@@ -77,11 +129,11 @@ def _review(raw: Any, path: Any) -> dict:
         raw = {"status": raw}
     if not isinstance(raw, dict):
         raise _fail(_where(path), "must be an object with a status")
-    status = raw.get("status", "none")
+    status = _text(raw.get("status", "none"))
     if status not in REVIEW_STATUSES:
         raise _fail(_where(path, "status"), f"{status!r} is not one of {', '.join(REVIEW_STATUSES)}")
-    return {"status": status, "reviewer": _opt_str(raw.get("reviewer"), path, "reviewer"),
-            "note": _opt_str(raw.get("note"), path, "note")}
+    return _extras(raw, _REVIEW_FIELDS, {"status": status, "reviewer": _opt_str(raw.get("reviewer"), path, "reviewer"),
+                                         "note": _opt_str(raw.get("note"), path, "note")}, _where(path), 4)
 
 
 def _check(raw: Any, path: Any) -> dict:
@@ -91,11 +143,18 @@ def _check(raw: Any, path: Any) -> dict:
     if type(name) is not str and not isinstance(name, str) or not name:
         raise _fail(_where(path, "name"), "must be a non-empty string")
     passed = raw.get("passed")
-    if passed is not None and passed is not True and passed is not False and passed not in (True, False):
-        raise _fail(_where(path, "passed"), "must be true, false or null")
+    if passed is not None and passed is not True and passed is not False:     # (1 == True: not a boolean)
+        raise _fail(_where(path, "passed"), f"must be true, false or null, not {_kind(passed)}")
     detail = raw.get("detail")
-    return {"name": name, "passed": passed,
+    form = {"name": name if type(name) is str else _text(name), "passed": passed,
             "detail": detail if detail is None or type(detail) is str else _opt_str(detail, path, "detail")}
+    return form if _CHECK_FIELDS.issuperset(raw) else _extras(raw, _CHECK_FIELDS, form, _where(path), 5)
+
+
+def _kind(value: Any) -> str:
+    """A value's type as a message names it (numpy's bool is ``numpy.bool``, not ``bool``)."""
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
 
 
 def _progress(raw: Any, path: Any, status: str) -> float:
@@ -116,20 +175,25 @@ def _task(raw: Any, index: int) -> dict:
     task_id = raw.get("id")
     if not isinstance(task_id, (str, int)) or isinstance(task_id, bool) or task_id == "":
         raise _fail(_where(path, "id"), "must be a non-empty string")
+    if type(task_id) is not str:
+        task_id = _text(task_id) if isinstance(task_id, str) else str(int.__int__(task_id))
     status = raw.get("status", "pending")
+    if type(status) is not str:
+        status = _text(status)
     if status not in TASK_STATUSES:
         raise _fail(_where(path, "status"), f"{status!r} is not one of {', '.join(TASK_STATUSES)}")
     checks = raw.get("checks") or []
     if type(checks) is not list and not isinstance(checks, list):
         raise _fail(_where(path, "checks"), "must be a list")
-    title = raw.get("title", str(task_id))
+    title = raw.get("title", task_id)
     if type(title) is not str and not isinstance(title, str):
         raise _fail(_where(path, "title"), "must be a string")
     review = raw.get("review")
-    return {"id": task_id if type(task_id) is str else str(task_id), "title": title, "status": status,
+    form = {"id": task_id, "title": title if type(title) is str else _text(title), "status": status,
             "progress": _progress(raw.get("progress"), path, status),
             "review": dict(_NO_REVIEW) if review is None else _review(review, _where(path, "review")),
             "checks": [_check(c, (index, i)) for i, c in enumerate(checks)]}
+    return form if _TASK_FIELDS.issuperset(raw) else _extras(raw, _TASK_FIELDS, form, _where(path), 3)
 
 
 def validate(raw: Any, memo: TaskMemo | None = None) -> dict:
@@ -145,7 +209,7 @@ def validate(raw: Any, memo: TaskMemo | None = None) -> dict:
         return {"goal": "", "tasks": []}
     if not isinstance(raw, dict):
         raise _fail("(root)", "must be an object with goal and tasks")
-    goal = raw.get("goal", "")
+    goal = _text(raw.get("goal", ""))
     if not isinstance(goal, str):
         raise _fail("goal", "must be a string")
     tasks = raw.get("tasks") or []
@@ -159,9 +223,10 @@ def validate(raw: Any, memo: TaskMemo | None = None) -> dict:
             if task_id in seen:
                 raise _fail(f"tasks[{i}].id", f"duplicate id {task_id!r}")
             seen.add(task_id)
-    if memo is None:
-        return {"goal": goal, "tasks": normal}
-    return memo.state(goal, normal)
+    state = {"goal": goal, "tasks": normal} if memo is None else memo.state(goal, normal)
+    if _STATE_FIELDS.issuperset(raw):
+        return state
+    return _extras(raw, _STATE_FIELDS, dict(state), "", 1)     # (a copy: the memo's form is shared)
 
 
 class TaskMemo:

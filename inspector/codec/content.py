@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterable
 import msgpack
 
 from inspector.codec.markers import (EXT_FRAMED, EXT_MAP_CHUNK, Chunk, ChunkedList, ChunkedMap, ChunkedText, Ref,
-                                     as_map, ext_frame, frames, map_frames, unpack_plain)
+                                     as_map, decode_items, ext_frame, frames, map_frames, may_hold_markers, unpack,
+                                     unpack_plain)
 from inspector.errors import CorruptDataError
 
 
@@ -99,3 +100,15 @@ def iter_digests(value: Any) -> Iterable[bytes]:
             stack.extend(item.values())
         elif kind is list:
             stack.extend(item)
+
+
+def refs_of(raw: bytes) -> list[bytes]:
+    """The digests the piece ``raw`` refers to directly; of a list or map chunk only the items
+    whose encodings may hold a marker are decoded (a chunk of messages decodes none)."""
+    if not may_hold_markers(raw):
+        return []
+    frame = ext_frame(raw)
+    if frame is not None and frame[1] is not None and frame[0] in (EXT_FRAMED, EXT_MAP_CHUNK):
+        encoded = frames(frame[1]) if frame[0] == EXT_FRAMED else map_frames(frame[1])[1]
+        return list(iter_digests(decode_items([e for e in encoded if may_hold_markers(e)])))
+    return list(iter_digests(unpack(raw)))

@@ -17,7 +17,8 @@ costs no more than compressing the whole state would.
 A state nested deeper than the read depth budget (``inspector.limits``, 256 levels by
 default) is refused with ``StateTooDeepError`` before anything is stored: a level counter
 in the container branch of the walk, and for the small values a chunk packs whole, a depth
-walk of only those that are long enough to nest past the levels left.
+walk of only those that are long enough to nest past the levels left (``depth_of``; a tuple
+key counts its own levels, as it is read back: ``check_keys``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from inspector import limits
 from inspector.codec.gcpause import gc_paused
 from inspector.codec.maps import MAP_MIN_KEYS, MapChunker
 from inspector.codec.markers import (DIGEST_SIZE, Chunk, ChunkedList, ChunkedMap, ChunkedText, Ref, digest_of,
-                                     frame_chunk, new_packer, pack, unstorable)
+                                     frame_chunk, new_packer, pack, plain_scalar)
 from inspector.errors import StateTooDeepError
 
 INLINE_MAX = 512          # bytes: larger children become pieces of their own
@@ -67,6 +68,7 @@ CACHE_BYTES = 64 * 1024 * 1024   # a writer forgets what it kept per path past t
 CACHE_PATHS = 100_000            # … or paths (those of earlier states linger: a new key a step)
 
 _SCALARS = frozenset({int, float, bool, type(None)})
+_FLAT_KEYS = frozenset({str, int, float, bool, bytes, type(None)})   # keys that nest no level
 _array_header = msgpack.Packer().pack_array_header
 
 
@@ -343,6 +345,8 @@ class PieceEncoder:
             return self._encode_chunked(value, path)
         if type(value) is dict and len(value) >= MAP_MIN_KEYS and self.chunk_format >= 3:
             return self._maps.encode(value, path)
+        if type(value) is dict and not _FLAT_KEYS.issuperset(map(type, value)):
+            self.check_keys(value)
         fp: bytes | tuple | None = None
         cached = path is not None and not top
         if path is not None and cached:
@@ -403,6 +407,14 @@ class PieceEncoder:
         self._cache[path] = result
         return result
 
+    def check_keys(self, keys: Any) -> None:
+        """StateTooDeepError when a key of the map open at this level (a tuple, stored as an
+        array) nests past the levels left: it is read back at its map's level plus its own."""
+        left = self._max_depth - self._level
+        for key in keys:
+            if isinstance(key, tuple) and depth_of(key, left) > left:
+                self._too_deep()
+
     def fp(self, value: Any) -> bytes | tuple | None:
         """The fingerprint of a list item or map value: ``heavy_print`` for the very object
         ``bulk`` found heavy in this save or the last, and for a long string; else
@@ -449,15 +461,18 @@ class PieceEncoder:
         names their pieces. ``known``: the values' fingerprints, when the caller just made them."""
         pack = self._pack
         fps = self.fps(values) if known is None else known   # byte for byte what ``pack`` writes, faster
-        if None in fps:                # a subclass to store as its plain type, or a refusal
+        left = self._max_depth - self._level          # levels the values may still nest
+        if None in fps:                # a subclass to store as its plain type, a tuple (key), or a refusal
+            for value, fp in zip(values, fps, strict=True):     # (too deep for ``pack``, or to read back)
+                if fp is None and depth_of(value, left) > left:
+                    self._too_deep()
             fps = [pack(v) if fp is None else fp for v, fp in zip(values, fps, strict=True)]
         sizes = list(map(len, fps))
         if self._prints:       # a heavy print (a tuple; ``fp`` made it this save) tells no size: the value is long
             sizes = [size if type(fp) is bytes else HEAVY for fp, size in zip(fps, sizes, strict=True)]
-        left = self._max_depth - self._level          # levels the values may still nest
         if left < INLINE_MAX:   # a value packed whole is not walked: only a long one can nest that deep
             for value, size in zip(values, sizes, strict=True):
-                if size > left and size <= INLINE_MAX and limits.depth_of(value, left) > left:
+                if size > left and size <= INLINE_MAX and depth_of(value, left) > left:
                     self._too_deep()
         forms: list = [None] * len(values)
         if not sizes or max(sizes) <= INLINE_MAX:
@@ -772,23 +787,34 @@ def text_segments(text: str) -> list[str] | None:
     return _cut_lines(lines)
 
 
+def depth_of(value: Any, limit: int) -> int:
+    """How deep ``value`` nests as stored, a map's keys counted as its values are (a tuple
+    key is an array one level down); walked without recursion, stopping past ``limit``."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = (*item.values(), *item)
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if level > deepest:
+            deepest = level
+            if deepest > limit:
+                return deepest
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list, tuple)))
+    return deepest
+
+
 def _plain(value: Any) -> Any:
     """A value of a subclass or look-alike of a JSON type as the plain type."""
     if isinstance(value, (tuple, list)):
         return list(value)
     if isinstance(value, dict):
         return dict(value)
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    raise unstorable(value)
+    return plain_scalar(value)
 
 
 def _groups(entries: list[Chunk]) -> list[tuple[list[Chunk], bytes | tuple]]:

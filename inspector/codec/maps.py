@@ -156,6 +156,8 @@ class MapChunker:
         else:
             key_types = list(map(type, keys))
             str_keys = set(key_types) <= {str}
+            if not str_keys:
+                self.enc.check_keys(keys)
             layout = _layout_of(keys, self._layout(value, keys, old.chunks if old else [], path, str_keys),
                                 key_types=key_types)
         chunks = layout.chunks

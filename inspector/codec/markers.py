@@ -132,14 +132,22 @@ def _default(obj: Any) -> Any:
         return list(obj)
     if isinstance(obj, dict):
         return dict(obj)
+    return plain_scalar(obj)
+
+
+def plain_scalar(obj: Any) -> Any:
+    """A subclass of str, int, float or bytes as the plain value it holds; TypeError
+    (``unstorable``) for any other type. The value held, not what its class prints or
+    converts to: a (str, Enum) member is its value ("red", where ``str()`` says
+    "Color.RED"), an IntEnum member its int, a str subclass's own ``__str__`` is ignored."""
     if isinstance(obj, str):
-        return str(obj)
+        return str.__str__(obj)
     if isinstance(obj, int):
-        return int(obj)
+        return int.__int__(obj)
     if isinstance(obj, float):
-        return float(obj)
+        return float.__float__(obj)
     if isinstance(obj, (bytes, bytearray, memoryview)):
-        return bytes(obj)
+        return bytes(memoryview(obj))      # (a bytes subclass's own ``__bytes__`` is ignored)
     raise unstorable(obj)
 
 
@@ -165,9 +173,27 @@ def unstorable(obj: Any) -> TypeError:
         hint = "save its isoformat()"
     elif isinstance(obj, (uuid.UUID, Decimal)):
         hint = "save str() of it"
+    elif kind.__module__.partition(".")[0] == "numpy":
+        hint = _numpy_hint(obj)
     else:
         hint = "a state holds dicts, lists, strings, numbers, booleans, None and bytes"
-    return TypeError(f"cannot store a value of type {kind.__name__} in a state ({hint})")
+    return TypeError(f"cannot store a value of type {type_name(kind)} in a state ({hint})")
+
+
+def type_name(kind: type) -> str:
+    """A type's name as messages give it: qualified by its module unless built in (numpy's
+    bool is ``numpy.bool``, not the ``bool`` a state holds)."""
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _numpy_hint(obj: Any) -> str:
+    """What to store instead of a numpy value: the Python scalar it holds, or a list."""
+    if getattr(obj, "ndim", None) != 0 or not callable(getattr(obj, "item", None)):
+        return "a numpy array: save x.tolist()"
+    plain = type(obj.item())
+    if plain in (bool, int, float, str, bytes):
+        return f"a numpy scalar: pass {plain.__name__}(x)"
+    return "a numpy scalar: pass x.item()"
 
 
 def _entries(data: bytes, offset: int = 0) -> tuple[Chunk, ...]:

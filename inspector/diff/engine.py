@@ -338,7 +338,8 @@ class Engine:
     def _unequal_leaves(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
         """What ``_step`` does with two unequal scalars, without a trip through the stack."""
         self._enter(path)
-        self._found.append((key, _changed(path, a, b, self.text_min)))
+        if not _both_nan(a, b):
+            self._found.append((key, _changed(path, a, b, self.text_min)))
 
     def _unequal_dicts(self, key: tuple, path: tuple, a: dict, b: dict) -> None:
         """What ``_step`` does with two unequal dicts, without a trip through the stack."""
@@ -354,7 +355,8 @@ class Engine:
             raise self._too_deep()
 
     def _leaf(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
-        self._found.append((key, _changed(path, a, b, self.text_min)))
+        if not _both_nan(a, b):
+            self._found.append((key, _changed(path, a, b, self.text_min)))
 
     def _emit_ops(self, key: tuple, path: tuple, ops: list[Op]) -> None:
         for n, op in enumerate(ops):
@@ -647,6 +649,11 @@ def _changed(path: tuple, a: Any, b: Any, text_min: int) -> Change:
     elif _is_number(a) and _is_number(b):
         detail = NumberDelta(b - a)
     return Change(path, CHANGED, a, b, detail)
+
+
+def _both_nan(a: Any, b: Any) -> bool:
+    """Two NaN floats: the same stored value, though ``!=`` says otherwise."""
+    return type(a) is float and type(b) is float and a != a and b != b
 
 
 def _is_number(x: Any) -> bool:

@@ -181,12 +181,20 @@ def value_at(value: Any, path: tuple) -> Any:
     """The value at ``path`` in ``value`` (parts read on demand are read), or MISSING."""
     for part in path:
         value = materialize(value) if isinstance(value, LazyValue) else value
-        held = ((isinstance(value, dict) and isinstance(part, str) and part in value)
+        held = ((isinstance(value, dict) and _hashable(part) and part in value)     # a key of any type
                 or (isinstance(value, list) and _index(part) and 0 <= part < len(value)))
         if not held:
             return MISSING
         value = value[part]
     return materialize(value)
+
+
+def _hashable(part: Any) -> bool:
+    try:
+        hash(part)
+    except TypeError:
+        return False
+    return True
 
 
 def _index(part: Any) -> bool:

@@ -99,6 +99,50 @@ def format_path(path: tuple) -> str:
     return "".join(out)
 
 
+_NAME_AT = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_]*)")
+_KEY_TYPES = (str, int, float, bytes, bool, type(None))
+
+
+def read_path(text: str) -> tuple | None:
+    """The path ``format_path`` printed as ``text`` (``files[b'x']``, ``pairs[(1, 'a')]``,
+    ``flags[True]``: any key a state holds, written as Python writes it), or None when it is
+    not one. A bracket is read as a literal alone (``ast.literal_eval``: nothing is run)."""
+    import ast
+
+    parts: list = []
+    pos = 0
+    while pos < len(text):
+        name = _NAME_AT.match(text, pos)
+        if name is not None and (text[pos] == "." or pos == 0) and not (pos == 0 and text[0] == "."):
+            parts.append(name.group(1))
+            pos = name.end()
+            continue
+        if text[pos] != "[":
+            return None
+        end = text.find("]", pos)
+        while end >= 0:          # the first "]" that closes a literal (a key may hold "]")
+            try:
+                key = ast.literal_eval(text[pos + 1:end])
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                end = text.find("]", end + 1)
+                continue
+            if not _is_key(key):
+                return None
+            parts.append(key)
+            pos = end + 1
+            break
+        else:
+            return None
+    return tuple(parts) if parts else None
+
+
+def _is_key(key: Any) -> bool:
+    """Whether a literal is a key a state's map can hold: a scalar, or a tuple of keys."""
+    if type(key) is tuple:
+        return all(map(_is_key, key))
+    return type(key) in _KEY_TYPES
+
+
 def short_repr(value: Any, limit: int = 60) -> str:
     """A one-line preview of a value, cut to ``limit`` characters."""
     if isinstance(value, dict):

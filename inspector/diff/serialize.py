@@ -1,7 +1,7 @@
 """JSON form of diff results for scripts (``checkpoint-inspector diff --json``).
 
 A change is ``{path, display, op, old, new, detail}`` (``old`` absent for an added value,
-``new`` for a removed one). A change of two huge strings whose text delta left unchanged
+``new`` for a removed one; a bytes key in ``path`` is its hex and " (bytes)"). A change of two huge strings whose text delta left unchanged
 text out (``detail.elided`` true: the ``"…"`` segments give how many characters were not
 kept) has ``old_length`` and ``new_length`` (characters) instead of ``old`` and ``new``: its
 ``detail.segments`` are the diff, never two copies of a 200 MB string.
@@ -62,9 +62,15 @@ def _length(text: str | LazyText) -> int:
     return len(text)
 
 
+def path_json(path: tuple) -> list:
+    """A path as JSON: a key that is bytes says so ("6162 (bytes)", as ``show --json`` says a
+    key's type), apart from the string key "6162"; other parts as ``plain`` makes them."""
+    return [f"{bytes(p).hex()} (bytes)" if isinstance(p, (bytes, bytearray)) else plain(p) for p in path]
+
+
 def change_json(change: Change) -> dict:
     """One structural change as JSON."""
-    out: dict[str, Any] = {"path": plain(list(change.path)), "display": change.display_path,
+    out: dict[str, Any] = {"path": path_json(change.path), "display": change.display_path,
                            "op": change.op}
     if isinstance(change.detail, TextDelta) and elided(change.detail) \
             and isinstance(change.old, (str, LazyText)) and isinstance(change.new, (str, LazyText)):
@@ -115,6 +121,6 @@ def to_json(result: DiffResult, changes: bool = True) -> dict:
             "ancestor": checkpoint_json(result.three_way.ancestor),
             "to_a": [change_json(c) for c in result.three_way.to_a],
             "to_b": [change_json(c) for c in result.three_way.to_b],
-            "both_changed": [plain(list(p)) for p in result.three_way.both_changed],
+            "both_changed": [path_json(p) for p in result.three_way.both_changed],
         }
     return out

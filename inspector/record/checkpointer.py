@@ -8,7 +8,7 @@ import socket
 import threading
 import weakref
 import time
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from collections.abc import Callable, Iterable
 
 import sqlalchemy as sa
@@ -27,11 +27,27 @@ from inspector.store.sqlite_ro import may_write
 from inspector.codec import PieceEncoder, encode_flat
 from inspector.codec.encoder import adopt_texts
 from inspector.codec.encoded import fingerprints
+from inspector.codec.content import refs_of
 from inspector.store.native.writer import NativeWriter, NewCheckpoint, new_run_id
 
 log = logging.getLogger(__name__)
 ALWAYS_WRITTEN = {"input", "final", "fork", "resume"}
+HELD_MAX = 64 * 1024 * 1024     # bytes of pieces of held-back saves kept for later saves to name
 T = TypeVar("T")
+
+
+class _Encoded(NamedTuple):
+    """A save encoded when ``save`` was called (written then, or held back until a later one):
+    what the state and task state were at that call, whatever the agent changes after."""
+
+    digest: bytes
+    size: int
+    top_form: Any
+    lengths: dict
+    tasks: dict | None
+    tasks_hash: bytes | None
+    task_pieces: dict
+    score: taskstate.Score
 
 
 class _Heartbeat(threading.Thread):
@@ -109,8 +125,9 @@ class Checkpointer:
         self._closed = False
         self._ops_since = 0
         self._last_time = time.time()
-        self._pending: tuple | None = None
-        self._pending_tasks: dict | None = None     # the tasks of a save that was not written yet
+        self._pending: tuple | None = None          # a save held back: (_Encoded, kind, name, meta)
+        self._pending_tasks: _Encoded | None = None     # the encoded tasks of a save not written yet
+        self._held: dict[bytes, bytes] = {}         # pieces encoded for held-back saves and not written
         self._tasks: dict | None = None
         self._score = taskstate.score(None)          # of ``_tasks``
         self._tasks_hash: bytes | None = None
@@ -171,8 +188,10 @@ class Checkpointer:
              meta: dict | None = None, force: bool = False) -> CheckpointInfo | None:
         """Record one operation; write a snapshot when the interval policy says so.
 
-        Returns the checkpoint written, or None when the policy skipped it. Raises
-        OwnershipLost if another process resumed this run, TaskStateError for bad tasks.
+        Returns the checkpoint written, or None when the policy held it back (encoded all
+        the same: a later write stores the state as it was at this call, and a state that
+        cannot be stored is refused here). Raises OwnershipLost if another process resumed
+        this run, TaskStateError for bad tasks.
         """
         self._check_process()
         with self._lock:       # saves from several threads: one after the other
@@ -181,12 +200,17 @@ class Checkpointer:
             if tasks is not None:
                 tasks = taskstate.validate(tasks, self._task_memo)
             self._ops_since += 1
-            if not (force or kind in ALWAYS_WRITTEN or self.interval.due(self._ops_since, self._last_time)):
-                self._pending = (state, kind, name, tasks, meta)
+            due = force or kind in ALWAYS_WRITTEN or self.interval.due(self._ops_since, self._last_time)
+            # a save held back is encoded now all the same: the agent may change its state in
+            # place before the save that is written (the encoder is the cheapest copy there is)
+            done = self._encode_save(state, tasks)
+            if not due:
+                self._held.update(done[1])
+                self._pending = (done[0], kind, name, meta and dict(meta))
                 if tasks is not None:
-                    self._pending_tasks = tasks
+                    self._pending_tasks = done[0]
                 return None
-            return self._write(state, kind, name, tasks, meta)
+            return self._write(done[0], done[1], kind, name, meta)
 
     def _check_process(self) -> None:
         """StoreError in the child of an ``os.fork``: the run is its parent's."""
@@ -217,25 +241,61 @@ class Checkpointer:
                        "save it as a string, str(n)")
             raise cls(f"The {'task state' if flat else 'state'} cannot be stored ({why}); nothing was saved.") from err
 
-    def _write(self, state: Any, kind: str, name: str, tasks: dict | None, meta: dict | None) -> CheckpointInfo:
-        if tasks is None:
-            tasks = self._pending_tasks or self._tasks
+    def _encode_save(self, state: Any, tasks: dict | None) -> tuple[_Encoded, dict[bytes, bytes]]:
+        """A save's state and task state encoded, and the new pieces."""
+        task_pieces: dict[bytes, bytes]
         digest, size, pieces = self._encode(state)
-        tasks_hash = self._tasks_hash
+        if tasks is None:
+            if self._pending_tasks is not None:     # those of a save held back
+                return self._pending_tasks._replace(digest=digest, size=size, top_form=self._encoder.top_form,
+                                                    lengths=lengths(state)), pieces
+            tasks = self._tasks
+        tasks_hash, task_pieces = self._tasks_hash, {}
         if tasks is not None and (tasks is not self._tasks):
             tasks_hash, _, task_pieces = self._encode(tasks, flat=True)   # a task state is one small piece
-            pieces.update(task_pieces)
-        new_len = lengths(state)
         if tasks is self._tasks:
             score = self._score
         elif tasks is self._task_memo.normal:
             score = self._task_memo.score        # counted task by task as the memo made each form
         else:
             score = taskstate.score(tasks)
-        change = (summarize(self._top_form, self._encoder.top_form, self._lengths, new_len,
+        return _Encoded(digest, size, self._encoder.top_form, lengths(state), tasks, tasks_hash, task_pieces,
+                        score), pieces
+
+    def _reachable(self, root: bytes, pieces: dict[bytes, bytes]) -> dict[bytes, bytes]:
+        """The pieces to write with root ``root``: ``pieces`` (new with it) when no save was
+        held back since the last write; else those of the held-back saves' and the new ones that
+        the root names, through pieces not written yet. The rest stay held: a later save may
+        name them again (the encoder remembers every piece it made), unless they grow past
+        ``HELD_MAX``, when they are let go and the encoder forgets them."""
+        held = self._held
+        if not held:
+            return pieces
+        held.update(pieces)
+        out: dict[bytes, bytes] = {}
+        stack = [root]
+        while stack:
+            digest = stack.pop()
+            raw = held.pop(digest, None)
+            if raw is None:          # written already (or named twice)
+                continue
+            out[digest] = raw
+            stack.extend(refs_of(raw))
+        if sum(map(len, held.values())) > HELD_MAX:
+            held.clear()
+            self._encoder.forget()
+        return out
+
+    def _write(self, done: _Encoded, pieces: dict[bytes, bytes], kind: str, name: str,
+               meta: dict | None) -> CheckpointInfo:
+        tasks, tasks_hash, score = done.tasks, done.tasks_hash, done.score
+        pieces = self._reachable(done.digest, pieces)
+        if done.task_pieces:
+            pieces = {**pieces, **done.task_pieces}
+        change = (summarize(self._top_form, done.top_form, self._lengths, done.lengths,
                             self._tasks, tasks, (self._score, score)) if self.last else "")
-        new = NewCheckpoint(kind=kind, name=name, state_hash=digest, tasks_hash=tasks_hash,
-                            pieces=pieces, size=size, meta=meta or {}, ops=self._ops_since,
+        new = NewCheckpoint(kind=kind, name=name, state_hash=done.digest, tasks_hash=tasks_hash,
+                            pieces=pieces, size=done.size, meta=meta or {}, ops=self._ops_since,
                             score=score, change=change)
         try:
             info = self._retry(lambda: self._writer.append(self.run_id, self.epoch, new),
@@ -246,10 +306,11 @@ class Checkpointer:
         except StoreError:
             self._encoder.forget()   # the cache may name pieces that were rolled back
             self._writer._known.clear()
+            self._held.update(pieces)     # a held-back save flushed again names them
             raise
-        self._tasks, self._tasks_hash, self._top_form = tasks, tasks_hash, self._encoder.top_form
+        self._tasks, self._tasks_hash, self._top_form = tasks, tasks_hash, done.top_form
         self._score = score
-        self._lengths = new_len
+        self._lengths = done.lengths
         self._pending_tasks = None
         self._ops_since, self._last_time, self._pending, self.last = 0, time.time(), None, info
         return info
@@ -320,8 +381,8 @@ class Checkpointer:
         with self._lock:
             if self._pending is None:
                 return None
-            state, kind, name, tasks, meta = self._pending
-            return self._write(state, kind, name, tasks, meta)
+            done, kind, name, meta = self._pending
+            return self._write(done, {}, kind, name, meta)
 
     # -- lifecycle ----------------------------------------------------------------
     def pause_heartbeat(self) -> None:

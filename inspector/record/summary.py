@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 from inspector import taskstate
+from inspector.codec.encoded import fingerprint
+from inspector.codec.markers import pack
 
 SHORT = {"messages": "msg", "history": "msg", "conversation": "msg"}
 
@@ -22,7 +25,7 @@ def lengths(state: Any) -> dict:
 def state_changes(old: Any, new: Any, old_len: dict, new_len: dict) -> list[str]:
     """Top-level changes between two encoder forms (appends counted, other keys named)."""
     if not isinstance(old, dict) or not isinstance(new, dict):
-        if old == new:
+        if same(old, new):
             return []
         if type(old) is type(new) and type(new).__name__ == "ChunkedMap":   # a big top-level map
             return [f"map of {new.length:,} keys edited" if old.length == new.length
@@ -32,22 +35,54 @@ def state_changes(old: Any, new: Any, old_len: dict, new_len: dict) -> list[str]
     named: list[str] = []
     for key, form in new.items():
         if key not in old:
-            named.append(f"+{key}")
+            named.append(f"+{_label(key)}")
             continue
-        if old[key] == form:
+        if same(old[key], form):
             continue
         before, after = old_len.get(key), new_len.get(key)
         if before is not None and after is not None and before != after:
             delta = after - before
-            label = SHORT.get(str(key), str(key))
+            label = _label(key)
+            label = SHORT.get(label, label)
             parts.append(f"{delta:+d} {label}")
         else:
-            named.append(str(key))
-    named.extend(f"-{k}" for k in old if k not in new)
+            named.append(_label(key))
+    named.extend(f"-{_label(k)}" for k in old if k not in new)
     parts.sort(key=lambda p: p.split()[-1] != "msg")   # message appends first
     if len(named) > 2:
         named = named[:2] + [f"+{len(named) - 2} more"]
     return parts + named
+
+
+_SIMPLE = frozenset({str, bytes, int, bool, type(None)})    # ``==`` on two of one of these types is exact
+_short = reprlib.Repr()
+_short.maxlevel, _short.maxtuple, _short.maxstring = 3, 4, 40
+
+
+def same(old: Any, new: Any) -> bool:
+    """Whether two encoder forms store the same value exactly: ``==`` would take True for
+    1.0 and a NaN for a change; a float or a small container is compared by its encoding."""
+    if old is new:
+        return True
+    kind = type(old)
+    if kind is not type(new):
+        return False
+    if kind in _SIMPLE:
+        return bool(old == new)
+    if kind is float:
+        return old == new or (old != old and new != new)
+    if kind is not dict and kind is not list:
+        return bool(old == new)          # a marker: digests and sizes
+    fp = fingerprint(old)                # (None when it holds a marker)
+    return fp == fingerprint(new) if fp is not None else pack(old) == pack(new)
+
+
+def _label(key: Any) -> str:
+    """A key as the summary names it: a string as it is, another key briefly (a key nested
+    a thousand levels is not printed whole)."""
+    if type(key) is str:
+        return key
+    return str.__str__(key) if isinstance(key, str) else _short.repr(key)
 
 
 def task_changes(old: dict | None, new: dict | None,

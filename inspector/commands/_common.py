@@ -135,7 +135,7 @@ def _keys_apart(value: dict) -> dict:
     for k, v in value.items():
         text = k.hex() if isinstance(k, (bytes, bytearray)) else str(k)
         if not isinstance(k, str):
-            text = f"{text} ({type(k).__name__})" if text in out or str(k) in value else text
+            text = f"{text} ({type(k).__name__})" if text in out or text in value else text
         while text in out:
             text += "'"
         out[text] = to_jsonable(v)

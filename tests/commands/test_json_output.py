@@ -39,3 +39,13 @@ def test_single_objects_stay_indented(capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out
     assert out == json.dumps({"checkpoint": {"id": 3, "data": "0102"}, "state": [1, {"a": "b"}]},
                              indent=2, ensure_ascii=False) + "\n"
+
+
+def test_a_bytes_key_and_the_string_of_its_hex_stay_apart_in_json() -> None:
+    """A bytes key is written as hex: beside the string key of that hex, the bytes key says its
+    type (the string key got a stray quote mark instead, and '6162' no longer read back)."""
+    from inspector.commands._common import _keys_apart
+
+    assert _keys_apart({b"ab": 1, "6162": 2}) == {"6162 (bytes)": 1, "6162": 2}
+    assert _keys_apart({"6162": 2, b"ab": 1}) == {"6162": 2, "6162 (bytes)": 1}
+    assert _keys_apart({1: "a", "1": "b"}) == {"1 (int)": "a", "1": "b"}

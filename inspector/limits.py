@@ -125,15 +125,16 @@ class BudgetExceeded(StoreError):
         self.budget = name
 
 
-def depth_of(value: Any, limit: int | None = None) -> int:
+def depth_of(value: Any, limit: int | None = None, keys: bool = False) -> int:
     """How deep ``value`` nests (0 for a scalar), walked without recursion; stops counting
-    (and returns ``limit + 1``) once past ``limit``."""
+    (and returns ``limit + 1``) once past ``limit``. ``keys``: a map's keys count as its
+    values do (a tuple key is stored as an array, one level down: what a writer checks)."""
     deepest = 0
     stack = [(value, 1)]
     while stack:
         item, level = stack.pop()
         if isinstance(item, dict):
-            children: Any = item.values()
+            children: Any = (*item.values(), *item) if keys else item.values()
         elif isinstance(item, (list, tuple)):
             children = item
         else:

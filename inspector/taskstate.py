@@ -73,30 +73,12 @@ def _extras(raw: dict, known: frozenset, out: dict, where: str, level: int) -> d
     for key, value in raw.items():
         if key in known:
             continue
-        if _depth(value, left) > left or _depth(key, left) > left:
+        if limits.depth_of(value, left, keys=True) > left or limits.depth_of(key, left, keys=True) > left:
             raise _fail(f"{where}.{_text(key)}" if where else str(_text(key)),
                         f"nests more than {budget:,} levels deep, deeper than a store is read by "
                         f"default ({limits.BUDGETS['depth'].env})")
         out[key] = value
     return out
-
-
-def _depth(value: Any, limit: int) -> int:
-    """How deep ``value`` nests, keys counted (a tuple key is a level), stopping past ``limit``."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            children: Any = (*item.values(), *item)
-        elif isinstance(item, (list, tuple)):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, level)
-        if deepest > limit:
-            break
-        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list, tuple)))
-    return deepest
 
 
 def _opt_str(value: Any, path: Any, field: str = "") -> str | None:

@@ -412,7 +412,7 @@ class PieceEncoder:
         array) nests past the levels left: it is read back at its map's level plus its own."""
         left = self._max_depth - self._level
         for key in keys:
-            if isinstance(key, tuple) and depth_of(key, left) > left:
+            if isinstance(key, tuple) and limits.depth_of(key, left, keys=True) > left:
                 self._too_deep()
 
     def fp(self, value: Any) -> bytes | tuple | None:
@@ -464,7 +464,7 @@ class PieceEncoder:
         left = self._max_depth - self._level          # levels the values may still nest
         if None in fps:                # a subclass to store as its plain type, a tuple (key), or a refusal
             for value, fp in zip(values, fps, strict=True):     # (too deep for ``pack``, or to read back)
-                if fp is None and depth_of(value, left) > left:
+                if fp is None and limits.depth_of(value, left, keys=True) > left:
                     self._too_deep()
             fps = [pack(v) if fp is None else fp for v, fp in zip(values, fps, strict=True)]
         sizes = list(map(len, fps))
@@ -472,7 +472,7 @@ class PieceEncoder:
             sizes = [size if type(fp) is bytes else HEAVY for fp, size in zip(fps, sizes, strict=True)]
         if left < INLINE_MAX:   # a value packed whole is not walked: only a long one can nest that deep
             for value, size in zip(values, sizes, strict=True):
-                if size > left and size <= INLINE_MAX and depth_of(value, left) > left:
+                if size > left and size <= INLINE_MAX and limits.depth_of(value, left, keys=True) > left:
                     self._too_deep()
         forms: list = [None] * len(values)
         if not sizes or max(sizes) <= INLINE_MAX:
@@ -785,27 +785,6 @@ def text_segments(text: str) -> list[str] | None:
     if len(lines) > len(text) // 8:
         return None
     return _cut_lines(lines)
-
-
-def depth_of(value: Any, limit: int) -> int:
-    """How deep ``value`` nests as stored, a map's keys counted as its values are (a tuple
-    key is an array one level down); walked without recursion, stopping past ``limit``."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            children: Any = (*item.values(), *item)
-        elif isinstance(item, (list, tuple)):
-            children = item
-        else:
-            continue
-        if level > deepest:
-            deepest = level
-            if deepest > limit:
-                return deepest
-        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list, tuple)))
-    return deepest
 
 
 def _plain(value: Any) -> Any:

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 from inspector.commands._common import (add_json_arg, add_run_arg, add_store_arg, fmt_time, note_store,
                                         print_json_records, say)
 from inspector.diff.history import TaskEvent, ValueEvent, task_history, value_history
-from inspector.diff.model import format_path, read_path
+from inspector.diff.model import format_path
 from inspector.diff.serialize import change_json
 from inspector.errors import StoreError
 from inspector.humanize import plural
-from inspector.resume.edits import EditError, parse_path
+from inspector.resume.edits import parse_path
 from inspector.store import open_reader
 from inspector.store.refs import format_ref, resolve_run
 
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 def _value_run(args: argparse.Namespace) -> int:
     if not args.path.strip():
         raise StoreError("Give the path of a value (for example budget.total or 'messages[0].content').")
-    path = _path(args.path)
+    path = parse_path(args.path)
     shown = format_path(path)
     with open_reader(args.store) as store:
         note_store(store)
@@ -92,17 +92,6 @@ def _value_run(args: argparse.Namespace) -> int:
         + (f"; {plural(unread, 'damaged checkpoint')} could not be read" if unread else ""))
     _print_events(events)
     return 0
-
-
-def _path(text: str) -> tuple:
-    """A path as the user writes it, or as diff and history print it (a key of any type)."""
-    try:
-        return parse_path(text)
-    except EditError:
-        found = read_path(text.strip())
-        if found is None:
-            raise
-        return found
 
 
 def _print_json(events: Sequence[TaskEvent | ValueEvent], change: Callable[[Any], dict]) -> None:

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from inspector import taskstate
+from inspector.diff.model import read_path
 from inspector.errors import StoreError, TaskStateError
 
 _TOKEN = re.compile(r"""
@@ -42,6 +43,9 @@ def parse_path(text: str) -> tuple[str | int, ...]:
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if match is None or (match.group("name") and pos == 0 and text.startswith(".")):
+            printed = read_path(text)     # a key of another type, as diff prints it: pairs[(1, 'a')], files[b'x']
+            if printed is not None:
+                return printed
             raise EditError(f"Cannot read the path {text!r} at character {pos + 1} (a key that is not a "
                             f"name goes in brackets and quotes, e.g. files[\"draft.md\"]).")
         if match.group("name") is not None:

@@ -84,3 +84,21 @@ def test_task_validation() -> None:
     assert validate_tasks({"goal": "g", "tasks": [{"id": "t"}]})["tasks"][0]["status"] == "pending"
     with pytest.raises(EditError, match="duplicate id"):
         validate_tasks({"tasks": [{"id": "t"}, {"id": "t"}]})
+
+
+def test_a_fork_edits_a_key_of_another_type_at_the_path_diff_prints(tmp_path) -> None:
+    """``diff`` prints a tuple, bytes or bool key as Python writes it (``m[(1, 'a')]``,
+    ``m[b'ab']``, ``m[True]``); ``fork --set`` refused those paths ("Cannot read the path")."""
+    from inspector import cli
+    from inspector.record import Checkpointer
+    from inspector.store import open_store
+
+    store = tmp_path / "keys.db"
+    with Checkpointer(store, name="keys") as cp:
+        cp.save({"m": {(1, "a"): 1, b"ab": 2, True: 3}})
+    assert parse_path("m[(1, 'a')]") == ("m", (1, "a")) and parse_path("m[b'ab']") == ("m", b"ab")
+    assert cli.main(["fork", str(store), "keys:0", "--reason", "typed keys", "--set", "m[(1, 'a')]=7",
+                     "--set", "m[b'ab']=8", "--set", "m[True]=9"]) == 0
+    with open_store(store) as st:
+        fork = next(r for r in st.list_runs() if r.parent_run)
+        assert st.load(f"{fork.id}:-1").state == {"m": {(1, "a"): 7, b"ab": 8, True: 9}}

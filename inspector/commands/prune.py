@@ -17,7 +17,7 @@ from inspector.commands._common import (
 from inspector.record.summary import summarize
 from inspector.resume.status import effective_statuses
 from inspector.retention.api import apply_prune, plan_prune
-from inspector.retention.rules import PrunePlan, make_rules
+from inspector.retention.rules import RENUMBERED, PrunePlan, make_rules
 from inspector.store import open_store
 from inspector.store.refs import resolve_run
 
@@ -84,6 +84,8 @@ def print_plan(plan: PrunePlan, vacuumed: bool = False) -> None:
         freed = "" if vacuumed or plan.disk_after < plan.disk_before else \
             " (the freed space stays in the file for new checkpoints; --vacuum gives it back to the disk)"
         print(f"On disk: {fmt_size(plan.disk_before)} before, {fmt_size(plan.disk_after)} after{freed}.")
+        if plan.remove_checkpoints:
+            print(RENUMBERED)
     else:
         print("Dry run: nothing was changed (add --apply to prune).")
     for note in plan.notes:

@@ -13,7 +13,12 @@ from inspector.model import ACTIVE_STATUSES, RUN_STATUSES, RunInfo
 from inspector.store.base import Store
 from inspector.store.native.prune_sql import Describe, Rules
 
-__all__ = ["Describe", "Diagnose", "PrunePlan", "Rules", "RunPlan", "diagnosed", "make_rules", "parse_duration"]
+__all__ = ["RENUMBERED", "Describe", "Diagnose", "PrunePlan", "Rules", "RunPlan", "diagnosed", "make_rules",
+           "parse_duration"]
+
+
+RENUMBERED = ("The checkpoints kept are numbered again from #0 in each run (their ids stay): "
+              "a RUN:N written before this prune may name another checkpoint now.")
 
 
 class Shown(Protocol):

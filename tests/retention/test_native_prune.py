@@ -208,6 +208,7 @@ def test_a_damaged_row_stops_the_collection_of_pieces_until_its_run_goes(store, 
     assert main(["prune", str(path), "--keep-last", "3", "--apply"]) == 0
     out = capsys.readouterr().out
     assert "Removed 62 of" in out and "and 0 unreferenced pieces" in out
+    assert "numbered again from #0 in each run" in out     # (#10 of a run is another checkpoint now)
     assert "note: Unreferenced pieces were not collected: 1 " in out
     assert ("1 reference from checkpoints to their state is damaged" in out and "delete their runs" in out
             if damage != "a piece row of the wrong types" else "1 piece the checkpoints reach could not be read" in out)

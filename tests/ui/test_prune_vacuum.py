@@ -41,6 +41,7 @@ def test_a_prune_without_vacuum_says_why_the_file_does_not_shrink_and_vacuum_now
     assert "Removed <b>290</b>" in text
     assert "the store reuses them for new checkpoints" in text and "only VACUUM gives them back" in text
     assert "WAL file (-wal) may grow" in text
+    assert "numbered again from #0 in each run" in text      # a pinned #10 is #0 now: said
     grown = _file_bytes(path)
     assert plan.disk_after >= plan.disk_before           # what the sentence explains
     assert dialog.vacuum_button.isVisible() and dialog.vacuum_button.isEnabled()

@@ -30,7 +30,7 @@ from inspector.humanize import fmt_size, plural
 from inspector.model import StoreInfo
 from inspector.record.summary import summarize
 from inspector.resume.status import effective_statuses
-from inspector.retention.rules import PrunePlan, make_rules
+from inspector.retention.rules import RENUMBERED, PrunePlan, make_rules
 from inspector.ui import style
 from inspector.ui.formatting import elide_middle, visible
 from inspector.ui.tasks import TaskRunner
@@ -219,6 +219,8 @@ class PruneDialog(QDialog):
             text += f". On disk {fmt_size(plan.disk_before)} \u2192 {fmt_size(plan.disk_after)}."
             if plan.backup:
                 text += f" Backup: {html.escape(plan.backup)}"
+            if plan.remove_checkpoints:
+                text += f"<br>{RENUMBERED}"
             if not self._vacuumed and self.info.backend == "sqlite":
                 text += f"<br>{NOT_SHRUNK}"
         text += "" if plan.applied else "."

@@ -74,7 +74,3 @@ class ElidedRichLabel(QLabel):
         doc.setDefaultFont(self.font())
         doc.setHtml(self.lead)
         return int(doc.idealWidth()) + 1
-
-    def full_width(self) -> int:
-        """The width the whole line needs."""
-        return self._lead_width() + self.fontMetrics().horizontalAdvance(f" {self.tail}") + 2 * self.margin()

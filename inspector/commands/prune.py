@@ -81,9 +81,11 @@ def print_plan(plan: PrunePlan, vacuumed: bool = False) -> None:
     if plan.backup:
         print(f"Backup written first: {plan.backup}")
     if plan.applied:
-        freed = "" if vacuumed or plan.disk_after < plan.disk_before else \
+        before, after, wal = plan.on_disk()
+        freed = "" if vacuumed or after < before else \
             " (the freed space stays in the file for new checkpoints; --vacuum gives it back to the disk)"
-        print(f"On disk: {fmt_size(plan.disk_before)} before, {fmt_size(plan.disk_after)} after{freed}.")
+        log = f", and a {fmt_size(wal)} write-ahead log of the prune until SQLite folds it into the file" if wal else ""
+        print(f"On disk: {fmt_size(before)} before, {fmt_size(after)} after{log}{freed}.")
         if plan.remove_checkpoints:
             print(RENUMBERED)
     else:

@@ -161,7 +161,8 @@ def apply(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False,
                 say("vacuuming")
                 with guard(display):
                     usage_sql.vacuum(writer.engine)
-        after = usage_sql.disk_usage(store).total_bytes
+        after = usage_sql.disk_usage(store)
         return _plan(store, rules, doomed, counts, kept, total, rows_bytes=rows_bytes, content_bytes=blob_bytes,
-                     pieces=blobs_gone, applied=True, disk_before=before, disk_after=after,
+                     pieces=blobs_gone, applied=True, disk_before=before, disk_after=after.total_bytes,
+                     wal_after=after.wal_bytes,
                      backup=str(backup_path) if backup_path else None)

@@ -200,7 +200,7 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
         say("vacuuming")
         with guard(display):
             prune_sql.vacuum(engine)
-    after = usage_sql.disk_usage(reader).total_bytes
+    after = usage_sql.disk_usage(reader)
     plans = tuple(RunPlan(run=rid, name=runs[rid].name if rid in runs else rid,
                           status=rules.shown_status(rid, runs[rid].status if rid in runs else ""), remove=n,
                           keep=max((runs[rid].checkpoint_count if rid in runs else 0) - n, 0))
@@ -211,7 +211,8 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
     notes += (unsure_why,) if unsure_why else ()
     return PrunePlan(store=display, kind="native", runs=plans, remove_checkpoints=deleted, total_checkpoints=total,
                      rows_bytes=row_bytes(disk, total, deleted), content_bytes=content,
-                     pieces=pieces, protected=protected, applied=True, disk_before=before, disk_after=after,
+                     pieces=pieces, protected=protected, applied=True, disk_before=before, disk_after=after.total_bytes,
+                     wal_after=after.wal_bytes,
                      notes=notes)
 
 

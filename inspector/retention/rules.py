@@ -108,7 +108,8 @@ class PrunePlan:
     protected: dict[str, int] = field(default_factory=dict)   # reason -> selected checkpoints it keeps
     applied: bool = False
     disk_before: int = 0
-    disk_after: int = 0
+    disk_after: int = 0         # the file and its write-ahead log, measured right after
+    wal_after: int = 0          # of which the write-ahead log (SQLite folds it into the file)
     backup: str | None = None
     notes: tuple[str, ...] = ()
 
@@ -117,12 +118,19 @@ class PrunePlan:
         """Bytes freed inside the store (VACUUM gives them back to the OS)."""
         return self.rows_bytes + self.content_bytes
 
+    def on_disk(self) -> tuple[int, int, int]:
+        """(on disk before, the file after, its write-ahead log after). The prune's deletions
+        are in the log until SQLite folds them into the file (at its next checkpoint; when the
+        last connection closes, the log goes), and the file keeps its size: the log is said
+        apart, not added to what the prune left on disk."""
+        return self.disk_before, self.disk_after - self.wal_after, self.wal_after
+
     def to_json(self) -> dict:
         """The ``prune --json`` document."""
         return {"store": self.store, "kind": self.kind, "applied": self.applied,
                 "remove_checkpoints": self.remove_checkpoints, "total_checkpoints": self.total_checkpoints,
                 "bytes": self.bytes, "rows_bytes": self.rows_bytes, "content_bytes": self.content_bytes,
                 "pieces": self.pieces, "protected": self.protected, "disk_before": self.disk_before,
-                "disk_after": self.disk_after, "backup": self.backup, "notes": list(self.notes),
+                "disk_after": self.disk_after, "wal_after": self.wal_after, "backup": self.backup, "notes": list(self.notes),
                 "runs": [{"run": r.run, "name": r.name, "status": r.status, "remove": r.remove, "keep": r.keep}
                          for r in self.runs]}

@@ -216,7 +216,9 @@ class PruneDialog(QDialog):
         if kept:
             text += f"; kept although selected: {kept}"
         if plan.applied:
-            text += f". On disk {fmt_size(plan.disk_before)} \u2192 {fmt_size(plan.disk_after)}."
+            before, after, wal = plan.on_disk()
+            log = f" (and a {fmt_size(wal)} write-ahead log until SQLite folds it into the file)" if wal else ""
+            text += f". On disk {fmt_size(before)} \u2192 {fmt_size(after)}{log}."
             if plan.backup:
                 text += f" Backup: {html.escape(plan.backup)}"
             if plan.remove_checkpoints:

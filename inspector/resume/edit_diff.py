@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.store.langgraph.edit import canonical
+from inspector.codec.exact import canonical
 
 MAX_LINES = 400
 

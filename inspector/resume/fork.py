@@ -14,7 +14,7 @@ from inspector.model import CheckpointInfo, RunInfo
 from inspector.record.summary import lengths, summarize
 from inspector.resume.edits import (EditError, apply_assignments, check_json_value, parse_json_text,
                                     restore_keys, validate_tasks)
-from inspector.store.langgraph.edit import canonical
+from inspector.codec.exact import canonical
 from inspector.store.base import Store
 from inspector.codec import PieceEncoder, encode_flat
 from inspector.codec.encoder import adopt_texts

@@ -39,7 +39,8 @@ from inspector.resume.plan import CONTINUE, FORK, ResumePlan
 from inspector.store.base import Store
 from inspector.store.langgraph.fork import (DEFAULT_QUIET_SECONDS, ForkResult, as_langgraph, check_quiet,
                                             raw_fork, writable_langgraph)
-from inspector.store.langgraph.edit import canonical, runner_form
+from inspector.codec.exact import canonical
+from inspector.store.langgraph.edit import runner_form
 from inspector.store.langgraph.ids import make_id, parse_id
 from inspector.store.langgraph.settings import GraphSettings, check_graph_spec, load_settings
 

@@ -8,10 +8,8 @@
   dataclass field); anything else becomes plain msgpack data.
   A map keeps its keys' types (``{101: …}`` stays int-keyed; the display holds the keys
   as they are, ``decode.plain_key``).
-* ``canonical`` is a type-exact form of a plain value: two values with the same form are
-  the same stored value (``1``, ``1.0`` and ``True`` differ, ``{1: …}`` is not ``{"1": …}``;
-  the ``json.dumps(…, sort_keys=True)`` text compared before cannot tell those keys apart and
-  raises on a map holding both).
+* Values are compared type-exactly (``inspector.codec.exact.canonical``: ``1``, ``1.0`` and
+  ``True`` differ, ``{1: …}`` is not ``{"1": …}``).
 * ``runner_form`` is a plain value as JSON carries it to the graph runner, typed keys
   included.
 * ``next_version`` bumps a channel version the way the SQLite/Postgres savers do.
@@ -28,6 +26,7 @@ from typing import Any
 
 import msgpack
 
+from inspector.codec.exact import canonical
 from inspector.store.langgraph.decode import BlobError, bytes_marker, pack, plain_key, plain_or_error, unpack
 
 _UUID_EPOCH = 0x01B21DD213814000
@@ -35,35 +34,6 @@ _KWARGS_EXT = (2, 4, 5)      # dataclass / pydantic payloads: (module, name, fie
 
 
 _MISSING: Any = object()
-_ATOMS = frozenset((str, int, bool, bytes, type(None)))
-
-
-def canonical(value: Any) -> Any:
-    """A type-exact form of a plain value (hashable): the same form is the same stored value
-    — 1, 1.0 and True differ, as do the keys 1 and "1", a NaN is the same as a NaN, and a
-    map's key order counts (LangGraph keeps a map in the order it was given). Its msgpack
-    encoding (C speed: 35× faster than a walk here, 5× than sorted JSON text, which would
-    take the key 1 for "1")."""
-    try:
-        return msgpack.packb(value, use_bin_type=True, default=_other)
-    except (OverflowError, ValueError):          # very deep nesting
-        return _walk(value)
-
-
-def _other(value: Any) -> msgpack.ExtType:
-    """Any other value (an int beyond 64 bits…) as its type and repr, never like a string."""
-    return msgpack.ExtType(127, f"{type(value).__qualname__}:{value!r}".encode("utf-8", "replace"))
-
-
-def _walk(value: Any) -> Any:
-    kind = type(value)
-    if kind in _ATOMS:
-        return kind, value
-    if kind is dict:
-        return dict, tuple((_walk(k), _walk(v)) for k, v in value.items())
-    if kind is list or kind is tuple:
-        return list, tuple(map(_walk, value))
-    return kind, repr(value)       # a float (NaN is NaN, -0.0 is not 0.0); anything else
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from inspector.store.langgraph.channels import INFERRED_LAST, INFERRED_REDUCER, ChannelKind
 from inspector.store.langgraph.decode import decode_plain, plain_or_error
-from inspector.store.langgraph.edit import canonical
+from inspector.codec.exact import canonical
 from inspector.store.langgraph.pregel import NULL_TASK_ID, is_control_channel
 from inspector.store.langgraph.rows import WriteRow
 

@@ -24,7 +24,8 @@ from inspector.highlight.jsontext import to_json_text
 from inspector.resume.edits import EditError, apply_assignments, restore_keys, set_path
 from inspector.resume.langgraph import fork_langgraph
 from inspector.store import open_store
-from inspector.store.langgraph.edit import canonical, merge_edit, runner_form
+from inspector.codec.exact import canonical
+from inspector.store.langgraph.edit import merge_edit, runner_form
 from inspector.store.langgraph.decode import pack, plain_or_error, unpack
 
 from . import copy_sqlite, sqlite_saver

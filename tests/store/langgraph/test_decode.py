@@ -28,7 +28,7 @@ from langgraph.types import Interrupt, Send
 
 from inspector.commands._common import dumps
 from inspector.store.langgraph.decode import decode_plain, decode_typed, pack, unpack
-from inspector.store.langgraph.edit import canonical
+from inspector.codec.exact import canonical
 
 
 class Color(enum.Enum):

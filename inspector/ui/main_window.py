@@ -19,7 +19,7 @@ from inspector.ui import help as help_windows
 from inspector.ui import icons, refguard, settings, style
 from inspector.ui.actions import build_actions
 from inspector.ui.models.run_tree import RunsLoad, preview_load
-from inspector.ui.models.timeline_model import COL_SEQ, UNREADABLE_TIP
+from inspector.ui.models.timeline_model import UNREADABLE_TIP
 from inspector.ui.run_actions import install_run_actions
 from inspector.ui.session import StoreSession
 from inspector.ui.storage_actions import install_storage
@@ -401,8 +401,8 @@ class MainWindow(QMainWindow):
         model = self.timeline_panel.model
         if not index.isValid() or not model.unreadable(index.row()):
             return
-        seq = index.siblingAtColumn(COL_SEQ).data()
-        name = f"#{seq}" if seq and seq != "?" else "this checkpoint"
+        seq = model.hole_seq(index.row())
+        name = f"#{seq}" if seq is not None else "this checkpoint"
         why = UNREADABLE_TIP[0].lower() + UNREADABLE_TIP[1:]
         self.details.show_message(f"Checkpoint {name} cannot be read: {why}", model.run)
 

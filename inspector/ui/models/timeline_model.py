@@ -316,6 +316,10 @@ class TimelineModel(QAbstractTableModel):
         if 0 <= row < self._count and not self.cache.has_row(row) and not self.unreadable(row):
             self._want(self.cache.page_of(row))
 
+    def hole_seq(self, row: int) -> int | None:
+        """The seq of an unreadable row when it is known (a seq missing before others), else None."""
+        return self.seq_of_row(row) if self.cache.is_hole(row) else None
+
     def unreadable(self, row: int) -> bool:
         """Whether ``row``'s page was read and did not hold it (a damaged store): a seq
         missing before others, or missing at the page's end with the row count as it is now."""
@@ -443,7 +447,7 @@ class TimelineModel(QAbstractTableModel):
         self.request_row(row)
         if self.unreadable(row):
             if role == Qt.ItemDataRole.DisplayRole:
-                seq = self.seq_of_row(row) if self.cache.is_hole(row) else None
+                seq = self.hole_seq(row)
                 text = "?" if seq is None else str(seq)
                 return text if col == COL_SEQ else (UNREADABLE if col == COL_NAME else "")
             if role == Qt.ItemDataRole.ToolTipRole:

@@ -156,6 +156,36 @@ def change_key(path: Path) -> tuple | None:
 
 
 COPY_MAX = 1 << 30
+COPY_PREFIX = "checkpoint-inspector-copy-"
+
+
+def sweep_copies(folder: Path | None = None) -> int:
+    """Remove the private copies left by processes that are gone (killed, or ended without
+    running their exit handlers), so that a copy of a store (up to ``COPY_MAX`` bytes) does not
+    outlive the process that read it; returns how many went. A copy's folder is named after
+    its process id; one whose process still runs (or reuses the id) is kept."""
+    import shutil
+    import tempfile
+
+    import psutil
+
+    removed = 0
+    try:
+        found = list(Path(folder or tempfile.gettempdir()).glob(f"{COPY_PREFIX}*-*"))
+    except OSError:
+        return 0
+    for old in found:
+        pid = old.name[len(COPY_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or psutil.pid_exists(int(pid)):
+            continue
+        try:
+            if old.is_symlink() or not old.is_dir() or old.stat().st_uid != getattr(os, "getuid", lambda: 0)():
+                continue       # not a folder this user made
+        except OSError:
+            continue
+        shutil.rmtree(old, ignore_errors=True)
+        removed += not old.exists()
+    return removed
 
 
 def private_copy_uri(path: Path, signature: tuple, copies: dict) -> str | None:
@@ -172,7 +202,8 @@ def private_copy_uri(path: Path, signature: tuple, copies: dict) -> str | None:
         try:
             if too_big_to_copy(path, mode):
                 return None
-            folder = tempfile.TemporaryDirectory(prefix="checkpoint-inspector-")
+            sweep_copies()
+            folder = tempfile.TemporaryDirectory(prefix=f"{COPY_PREFIX}{os.getpid()}-")
             shutil.copyfile(path, Path(folder.name) / path.name)
             shutil.copyfile(beside, Path(folder.name) / beside.name)
         except OSError:

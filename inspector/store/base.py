@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
@@ -13,6 +13,8 @@ from inspector.errors import StoreError
 from inspector.model import ACTIVE_STATUSES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 
 if TYPE_CHECKING:
+    import sqlalchemy as sa
+
     from inspector.store.branches import TopologyRow
 
 # the columns of a listing's plain rows (``run_rows``, ``checkpoint_rows``): a row holds at
@@ -52,6 +54,21 @@ class Store(ABC):
             return target.path
         paths = self.watch_paths()
         return paths[0] if paths else None
+
+    def identity(self) -> tuple | None:
+        """What tells this store from another put in its place: its file's device and inode
+        (another file at the path has another inode), or for a server store the database's and
+        its main table's object ids (a database or table dropped and made again gets new ones).
+        None when the file, database or table is not there (or a store has no identity)."""
+        path = self.target_path
+        if path is None:
+            return None
+        import os
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
 
     # -- runs -------------------------------------------------------------
     @abstractmethod
@@ -191,3 +208,24 @@ def parse_ref(ref: int | str) -> tuple[str | None, int | str]:
     if text.isdigit():
         return None, int(text)
     return None, text
+
+
+SERVER_IDENTITY = ("SELECT (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()), "
+                   "to_regclass(%s)::oid")
+
+
+def server_identity(execute: Callable[[str, tuple], Any], table: str) -> tuple | None:
+    """A PostgreSQL store's ``identity``: the database's oid and ``table``'s (None when no such
+    table is on the search path), through ``execute(sql, params)`` (psycopg's ``%s`` marks),
+    which returns the row."""
+    row = execute(SERVER_IDENTITY, ('"' + table.replace('"', '""') + '"',))
+    return None if row is None or row[1] is None else (int(row[0]), int(row[1]))
+
+
+def engine_identity(engine: sa.Engine, table: str, display: str) -> tuple | None:
+    """``server_identity`` through a SQLAlchemy engine on PostgreSQL (errors as StoreErrors
+    naming ``display``)."""
+    from inspector.store.engine import guard
+
+    with guard(display), engine.connect() as conn:
+        return server_identity(lambda sql, params: conn.exec_driver_sql(sql, params).first(), table)

@@ -416,7 +416,7 @@ class MainWindow(QMainWindow):
         self._follow = (display, run.id if run is not None else "", info.seq if info is not None else -1)
         if self.banner.message == self._gone_text(display):
             self.banner.dismiss()
-        self.statusBar().showMessage(f"{display} was replaced on disk: reading the new store …")
+        self.statusBar().showMessage(f"{display} was replaced {self._where()}: reading the new store …")
 
     def _follow_replaced(self, count: int) -> None:
         follow, self._follow = self._follow, None
@@ -425,7 +425,7 @@ class MainWindow(QMainWindow):
             return
         _display, run_id, seq = follow
         run = self.runs_panel.model.run(run_id) if run_id else None
-        note = f"{info.display} was replaced on disk and read again: {plural(count, 'run')}"
+        note = f"{info.display} was replaced {self._where()} and read again: {plural(count, 'run')}"
         if run is not None and self.runs_panel.select_run(run_id):
             if 0 <= seq < run.checkpoint_count:
                 self.timeline_panel.select_seq(seq)
@@ -442,8 +442,17 @@ class MainWindow(QMainWindow):
             self.details.show_checkpoint(info, self.timeline_panel.model.run)   # says it cannot be read
         self.show_error(self._gone_text(display), "warning")
 
-    @staticmethod
-    def _gone_text(display: str) -> str:
+    def _server(self) -> bool:
+        info = self.session.info
+        return info is not None and info.backend != "sqlite"
+
+    def _where(self) -> str:
+        return "in its database (its tables were made again)" if self._server() else "on disk"
+
+    def _gone_text(self, display: str) -> str:
+        if self._server():
+            return (f"The store {display} is no longer there (its tables were dropped): the runs listed were "
+                    "read before. A store made again in that database is opened again.")
         return (f"The store {display} is no longer there (deleted or moved): the runs listed were read "
                 "before. A store put back at that path is opened again.")
 

@@ -17,16 +17,16 @@ from inspector.ui.watch_bridge import WatchBridge
 log = logging.getLogger(__name__)
 
 
-def _open(target: str) -> tuple[Store, Any, tuple[int, int] | None]:
+def _open(target: str) -> tuple[Store, Any, tuple | None]:
     from inspector.store import open_store   # SQLAlchemy loads here, in the worker
 
     from inspector.resume.graph_channels import attach
-    from inspector.watch import file_identity
+    from inspector.watch import store_identity
 
     store = open_store(target, readonly=True)
     try:
         attach(store)       # channel kinds from the store's graph (its runner; cached), else inferred
-        identity = file_identity(store)      # before the cursor: a file replaced meanwhile is seen
+        identity = store_identity(store)     # before the cursor: a store replaced meanwhile is seen
         return store, store.cursor(), identity
     except BaseException:
         store.close()
@@ -158,7 +158,7 @@ class StoreSession(QObject):
             self.replaced.emit(info.display)
             self.open(info.url if info.backend != "sqlite" else info.display)
 
-    def _on_opened(self, request: int, result: tuple[Store, Any, tuple[int, int] | None]) -> None:
+    def _on_opened(self, request: int, result: tuple[Store, Any, tuple | None]) -> None:
         store, cursor, identity = result
         self._answered = max(self._answered, request)
         if request != self._request:  # a newer open or a close superseded this one

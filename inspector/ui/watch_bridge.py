@@ -6,7 +6,9 @@ poll, asks ``store.changes_since(cursor)`` in the thread pool, and emits only wh
 really changed. Stores without a change source are polled every ``FALLBACK_POLL_MS``.
 Nothing ticks while a file-watched store is idle. Each poll first asks whether the store's
 file is still the one opened (``ChangeTracker.moved``): a file deleted or replaced under the
-window is reported as ``moved``, never read with a cursor of the old one.
+window is reported as ``moved``, never read with a cursor of the old one. A server store
+watched by ``listen`` is asked that every ``IDENTITY_POLL_MS`` too (its tables dropped and made
+again send no notification).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 150
 FALLBACK_POLL_MS = 2000
+IDENTITY_POLL_MS = 5000
 
 
 class WatchBridge(QObject):
@@ -58,6 +61,8 @@ class WatchBridge(QObject):
         self._debounce.timeout.connect(self._poll)
         self._fallback = QTimer(self, interval=FALLBACK_POLL_MS)
         self._fallback.timeout.connect(self._poll)
+        self._identity = QTimer(self, interval=IDENTITY_POLL_MS)
+        self._identity.timeout.connect(self._check_identity)
         self._poked.connect(self._on_poked)
 
     # -- public API -------------------------------------------------------------
@@ -77,9 +82,9 @@ class WatchBridge(QObject):
 
         return "files" if isinstance(self._source, FileWatcher) else "listen"
 
-    def attach(self, store: Store, cursor: Any, identity: tuple[int, int] | None = None) -> None:
-        """Watch ``store`` from ``cursor`` and its file's ``identity`` (both taken off-thread
-        when the store was opened; see ``inspector.watch.file_identity``)."""
+    def attach(self, store: Store, cursor: Any, identity: tuple | None = None) -> None:
+        """Watch ``store`` from ``cursor`` and its ``identity`` (both taken off-thread
+        when the store was opened; see ``inspector.watch.store_identity``)."""
         from inspector.watch import ChangeTracker, open_change_source
 
         self.detach()
@@ -126,10 +131,13 @@ class WatchBridge(QObject):
                 self._source = None
         if self._source is None:
             self._fallback.start()
+        elif self.watching == "listen" and self._tracker is not None and self._tracker.identity is not None:
+            self._identity.start()
 
     def _stop(self) -> None:
         self._debounce.stop()
         self._fallback.stop()
+        self._identity.stop()
         if self._source is not None:
             self._source.stop()
 
@@ -158,6 +166,14 @@ class WatchBridge(QObject):
         poked, self._poked_since = self._poked_since, False
         self.runner.run(lambda: tracker.moved() or tracker.poll(),
                         lambda changes: self._on_polled(tracker, changes, poked),
+                        lambda message: self._on_poll_failed(tracker, message))
+
+    def _check_identity(self) -> None:
+        tracker = self._tracker
+        if tracker is None or self._in_flight:
+            return
+        self._in_flight = True
+        self.runner.run(tracker.moved, lambda found: self._on_polled(tracker, found or None),
                         lambda message: self._on_poll_failed(tracker, message))
 
     def _on_polled(self, tracker: ChangeTracker, changes: ChangeSet | str | None, poked: bool = False) -> None:

@@ -2,6 +2,6 @@
 
 from inspector.watch.files import FileWatcher
 from inspector.watch.sources import ChangeSource, open_change_source
-from inspector.watch.tracker import GONE, REPLACED, ChangeTracker, file_identity
+from inspector.watch.tracker import GONE, REPLACED, ChangeTracker, store_identity
 
-__all__ = ["FileWatcher", "ChangeSource", "open_change_source", "ChangeTracker", "file_identity", "GONE", "REPLACED"]
+__all__ = ["FileWatcher", "ChangeSource", "open_change_source", "ChangeTracker", "store_identity", "GONE", "REPLACED"]

@@ -1,9 +1,8 @@
 """A change cursor over a store: ``poll()`` says what changed since the last poll, or None;
-``moved()`` says whether the store's file is still the one that was opened."""
+``moved()`` says whether the store (its file, or its server database) is still the one opened."""
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -15,31 +14,25 @@ if TYPE_CHECKING:
 GONE, REPLACED = "gone", "replaced"
 
 
-def file_identity(store: Store) -> tuple[int, int] | None:
-    """The device and inode of the store's file (None for a server store, or when no file is
-    at its path). Another file put at the path (a store rebuilt, a copy moved over it) has
-    another inode; a cursor taken on the old file means nothing in the new one."""
-    path = store.target_path
-    if path is None:
-        return None
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
+def store_identity(store: Store) -> tuple | None:
+    """What tells the open store from another put in its place (``Store.identity``): its
+    file's device and inode, or a server database's and main table's object ids. None when
+    nothing is there (or the store has no identity). A server store is asked: call it off the
+    GUI thread."""
+    return store.identity()
 
 
 class ChangeTracker:
     """Keeps a store cursor; polls are serialized so two threads never reuse one cursor.
 
-    ``identity`` is the store file's ``file_identity`` when the cursor was taken (looked up
+    ``identity`` is the store's ``store_identity`` when the cursor was taken (looked up
     now when not given; take it off the GUI thread, with the cursor).
     """
 
-    def __init__(self, store: Store, cursor: Any = None, identity: tuple[int, int] | None = None) -> None:
+    def __init__(self, store: Store, cursor: Any = None, identity: tuple | None = None) -> None:
         self.store = store
         self._cursor = store.cursor() if cursor is None else cursor
-        self.identity = file_identity(store) if identity is None else identity
+        self.identity = store_identity(store) if identity is None else identity
         self._went = False      # the file was seen gone: whatever comes back at its path is another store
         self._lock = threading.Lock()
 
@@ -49,12 +42,13 @@ class ChangeTracker:
         return self._cursor
 
     def moved(self) -> str:
-        """'' while the store's file is the one opened (or the store has no file); ``GONE``
-        while no file is at its path; ``REPLACED`` once another file is there (another
-        inode, or any file after the path was seen empty: a new file may reuse the inode)."""
+        """'' while the store is the one opened (or has no identity); ``GONE`` while no file
+        is at its path (no such table in a server database); ``REPLACED`` once another is
+        there (another inode or object id, or any store after it was seen gone: a new file
+        may reuse the inode)."""
         if self.identity is None:
             return ""
-        now = file_identity(self.store)
+        now = store_identity(self.store)
         if now is None:
             self._went = True
             return GONE

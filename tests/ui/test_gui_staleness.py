@@ -1,5 +1,5 @@
 """What the window shows when the world moves under it: a store file replaced or deleted on
-disk, a stuck run's process killed, a row a damaged store cannot give, a board without checks."""
+disk (a PostgreSQL store's tables dropped and made again), a stuck run's process killed, a row a damaged store cannot give, a board without checks."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import os
 import shutil
 import sqlite3
 from pathlib import Path
+
+import pytest
 
 from inspector.record import Checkpointer
 from inspector.store import open_store
@@ -114,6 +116,23 @@ def test_a_store_deleted_under_the_window_shows_no_old_checkpoint_and_says_it_is
     assert window.store_status.live_chip.text() == "store gone"    # not "live" again while it is gone
     build(path)                                                  # a store put back at that path is opened
     qtbot.waitUntil(lambda: window.store_status.live_chip.text() == "\u25cf live", timeout=TIMEOUT)
+    assert "is no longer there" not in window.banner.message
+
+
+@pytest.mark.postgres
+def test_a_postgresql_store_made_again_is_read_afresh(window, qtbot, pg_url: str) -> None:
+    from tests.watch.test_server_identity import _reset, _write
+
+    old = _write(pg_url, "old run", 6)
+    open_in(window, qtbot, pg_url)
+    select_run(window, qtbot, old)
+    _reset(pg_url)
+    qtbot.waitUntil(lambda: window.store_status.live_chip.text() == "store gone", timeout=TIMEOUT)
+    assert "is no longer there (its tables were dropped)" in window.banner.message
+    new = _write(pg_url, "new run", 4)
+    qtbot.waitUntil(lambda: set(window.runs_panel.model.tree.by_id) == {new}, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "was replaced in its database" in window.statusBar().currentMessage(), timeout=TIMEOUT)
+    assert "the run that was selected is not in it" in window.statusBar().currentMessage()
     assert "is no longer there" not in window.banner.message
 
 

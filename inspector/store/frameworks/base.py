@@ -288,6 +288,14 @@ class EngineCatalogStore(CatalogStore):
         """The SQLite file and its companions (none for a server database)."""
         return sqlite_watch_paths(self.target.path if self.target.backend == "sqlite" else None)
 
+    identity_table = ""     # the table whose object id tells a PostgreSQL store from another
+
+    def identity(self) -> tuple | None:
+        if self.target.backend != "postgresql" or not self.identity_table:
+            return super().identity()
+        from inspector.store.base import engine_identity
+        return engine_identity(self.engine, self.identity_table, self.display)
+
     def verify(self) -> None:
         """A SQLite file: CorruptDataError when SQLite's integrity check finds damage."""
         if self.target.backend == "sqlite":

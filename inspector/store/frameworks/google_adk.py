@@ -126,6 +126,8 @@ def is_final(data: Any) -> bool:
 class GoogleADKStore(EngineCatalogStore):
     """An ADK session database opened read-only."""
 
+    identity_table = "sessions"
+
     def __init__(self, engine: sa.Engine, target: Target, version: str,
                  running_window: float = RUNNING_WINDOW) -> None:
         super().__init__(engine, target)

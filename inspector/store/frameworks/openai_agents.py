@@ -186,6 +186,7 @@ class OpenAIAgentsStore(EngineCatalogStore):
                  running_window: float = RUNNING_WINDOW) -> None:
         super().__init__(engine, target)
         self.tables = tables
+        self.identity_table = tables.sessions
         self.running_window = running_window
         advanced = tables.structure is not None
         fork = (Capability(True, "An AdvancedSQLiteSession branch from a user turn "

@@ -118,6 +118,12 @@ class LangGraphStore(Store):
                               read_only=read_only, capabilities=LANGGRAPH_CAPABILITIES,
                               label="LangGraph")
 
+    def identity(self) -> tuple | None:
+        if self.info.backend != "postgresql":
+            return super().identity()
+        from inspector.store.base import engine_identity
+        return engine_identity(self.engine, "checkpoints", self.display)
+
     @property
     def engine(self) -> sa.Engine:
         """The store's SQLAlchemy engine (made on first use for a store opened on sqlite3 alone)."""

@@ -48,6 +48,12 @@ class NativeStore(NativeReads):
     def _sql(self, sql: str) -> str:
         return sql if self.dialect == "sqlite" else sql.replace("?", "%s")
 
+    def identity(self) -> tuple | None:
+        if self.dialect != "postgresql":
+            return super().identity()
+        from inspector.store.base import engine_identity
+        return engine_identity(self.engine, "ci_runs", self.info.display)
+
     def _sa_engine(self) -> sa.Engine:
         return self.engine
 

@@ -34,21 +34,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_store_arg(parser)
     add_json_arg(parser)
     parser.add_argument("--filter", default="", help="only runs whose name, agent or id contains this")
-    parser.add_argument("--status", action="append",
-                        help="only runs with this status as shown (a dead 'running' run is 'crashed')")
+    parser.add_argument("--status", action="append", metavar="STATUS[,STATUS]",
+                        help="only runs with these statuses as shown (a dead 'running' run is 'crashed')")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the runs with the status the desktop app shows and each fork's origin as RUN:SEQ."""
+    from inspector.retention.rules import parse_statuses
+
+    wanted = parse_statuses(args.status or [])  # a word that is no status is refused before the store opens
     with open_reader(args.store) as store:
         note_store(store)
         listing = store.run_rows(text=args.filter)
         statuses = effective_statuses(store, listing.runs)
         parents = parent_refs(store, listing.runs)
     rows = listing.rows
-    if args.status:
-        rows = [r for r in rows if _shown(r, statuses) in args.status]
+    if wanted:
+        rows = [r for r in rows if _shown(r, statuses) in wanted]
     if args.json:
         lines = json_lines(rows, statuses, parents)
         if lines is None:

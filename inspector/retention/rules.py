@@ -61,6 +61,16 @@ def parse_duration(text: str) -> float:
     return total
 
 
+def parse_statuses(parts: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Run statuses as ``--status`` takes them (repeated, or comma-separated); StoreError (one
+    sentence) for a word that is none."""
+    statuses = tuple(s.strip() for part in parts for s in part.split(",") if s.strip())
+    unknown = [s for s in statuses if s not in RUN_STATUSES]
+    if unknown:
+        raise StoreError(f"{unknown[0]!r} is not a run status (use {', '.join(RUN_STATUSES)}).")
+    return statuses
+
+
 def make_rules(*, keep_last: int | None = None, older_than: str | float | None = None,
                runs: tuple[str, ...] | list[str] = (), statuses: tuple[str, ...] | list[str] = (),
                now: float | None = None) -> Rules:
@@ -73,10 +83,7 @@ def make_rules(*, keep_last: int | None = None, older_than: str | float | None =
     if older_than is not None:
         seconds = parse_duration(older_than) if isinstance(older_than, str) else float(older_than)
         cutoff = (time.time() if now is None else now) - seconds
-    statuses = tuple(s.strip() for part in statuses for s in part.split(",") if s.strip())
-    unknown = [s for s in statuses if s not in RUN_STATUSES]
-    if unknown:
-        raise StoreError(f"{unknown[0]!r} is not a run status (use {', '.join(RUN_STATUSES)}).")
+    statuses = parse_statuses(statuses)
     if keep_last is None and cutoff is None and not runs:
         raise StoreError("Say what to prune: --keep-last N, --older-than DURATION and/or --run RUN.")
     return Rules(keep_last=keep_last, older_than=cutoff, runs=tuple(runs), statuses=statuses)

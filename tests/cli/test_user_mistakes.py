@@ -3,6 +3,7 @@ a traceback or argparse's usage block."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,16 @@ def test_an_optional_extra_not_installed_is_one_sentence(blocked: str, argv: lis
               f"from inspector.cli import main; raise SystemExit(main({argv!r}))")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
+
+
+def test_runs_refuses_a_status_that_is_none_and_takes_them_comma_separated(demo_store, capsys) -> None:
+    from inspector import cli
+
+    assert cli.main(["runs", str(demo_store), "--status", "bogus"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["checkpoint-inspector: 'bogus' is not a run status (use running, completed, failed, crashed, "
+                   "interrupted, stuck, forked)."]
+    assert cli.main(["runs", str(demo_store), "--json", "--status", "completed,failed"]) == 0
+    both = json.loads(capsys.readouterr().out)
+    assert cli.main(["runs", str(demo_store), "--json", "--status", "completed", "--status", "failed"]) == 0
+    assert json.loads(capsys.readouterr().out) == both and {r["status"] for r in both} == {"completed", "failed"}

@@ -30,6 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build (if needed) and open the demo store."""
     store = Path(args.store).expanduser() if args.store else default_store_path()
+    window_only = [f"--{name}" for name in ("screenshot", "select", "tab") if getattr(args, name, None)]
+    if args.no_gui and window_only:
+        print(f"checkpoint-inspector: --no-gui only builds the store; {', '.join(window_only)} "
+              f"{'needs' if len(window_only) == 1 else 'need'} the window.", file=sys.stderr)
+        return 2
     if not args.no_gui:
         from inspector.ui.app import display_problem
 

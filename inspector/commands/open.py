@@ -23,7 +23,11 @@ def add_gui_arguments(parser: argparse.ArgumentParser) -> None:
                        help="colour theme (default: the one chosen in View ▸ Theme, else the system's)")
     group.add_argument("--no-live", action="store_true", help="do not follow changes to the store")
     group.add_argument("--size", metavar="WxH", default="1400x900", type=_size,
-                       help="window size for --screenshot (default 1400x900)")
+                       help="window size for --screenshot (default 1400x900; a size below the window's "
+                            "minimum, about 650x440, renders at that minimum)")
+
+
+MAX_SIDE = 8192      # a screenshot's width and height at most (Qt's painter fails far beyond)
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -31,6 +35,8 @@ def _size(text: str) -> tuple[int, int]:
         width, height = (int(v) for v in text.lower().split("x"))
     except ValueError as err:
         raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT") from err
+    if not (0 < width <= MAX_SIDE and 0 < height <= MAX_SIDE):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a window size: width and height from 1 to {MAX_SIDE}")
     return width, height
 
 

@@ -66,6 +66,7 @@ def recorded(tmp_path: Path) -> Path:
     (["prune", "STORE", "--keep-last", "1", "--run", "no such run"], "There is no run 'no such run'"),
     (["prune", "STORE", "--keep-last", "1", "--status", "bogus"], "'bogus' is not a run status"),
     (["usage", "STORE", "no such run"], "There is no run 'no such run'"),
+    (["demo", "--store", "STORE", "--no-gui", "--screenshot", "x.png"], "--no-gui only builds the store"),
 ])
 def test_what_does_not_apply_is_refused_and_nothing_runs_or_changes(recorded: Path, argv: list[str], words: str,
                                                                      tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -83,6 +84,8 @@ def test_what_does_not_apply_is_refused_and_nothing_runs_or_changes(recorded: Pa
     (["diff", "STORE", "nightly:0", "nightly:1", "--limit", "-1"], "--limit: -1 is too small"),
     (["show", "STORE", "nightly:0", "--max-nodes", "-1"], "--max-nodes: -1 is too small"),
     (["show", "STORE", "nightly:0", "--max-depth", "0"], "--max-depth: 0 is too small"),
+    (["open", "STORE", "--screenshot", "x.png", "--size", "100000x100000"], "is not a window size"),  # Qt crashed
+    (["open", "STORE", "--screenshot", "x.png", "--size", "0x10"], "is not a window size"),
 ])
 def test_a_number_out_of_range_is_one_sentence(recorded: Path, argv: list[str], words: str,
                                                capsys: pytest.CaptureFixture) -> None:

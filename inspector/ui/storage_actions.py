@@ -22,7 +22,7 @@ CENTRAL_KEEP = 470
 STORAGE_MIN_HEIGHT = 120
 
 if TYPE_CHECKING:
-    from inspector.model import CheckpointInfo, RunInfo
+    from inspector.model import CheckpointInfo, RunInfo, StoreInfo
     from inspector.retention.delete import DeletePlan
     from inspector.ui.main_window import MainWindow
     from inspector.ui.widgets.storage_view import StorageView
@@ -94,8 +94,11 @@ class StorageActions:
         store = self.window.session.info
         if store is None:
             set_available(self.pin, False, NO_STORE)
+        elif store.kind == "langgraph":
+            set_available(self.pin, False, "pins are kept by Checkpoint Inspector stores; a LangGraph database has "
+                                           "no place for them (its prune keeps checkpoints by count and age).")
         elif store.kind != "native":
-            set_available(self.pin, False, f"pins are kept by Checkpoint Inspector stores; this is a {store.kind} "
+            set_available(self.pin, False, f"pins are kept by Checkpoint Inspector stores; this is {_a(store)} "
                                            "store, where prune does not apply.")
         else:
             set_available(self.pin, info is not None, "select a checkpoint in the timeline first.")
@@ -104,7 +107,7 @@ class StorageActions:
             set_available(self.delete, False, NO_STORE)
         elif store.kind not in ("native", "langgraph"):
             set_available(self.delete, False, f"runs are deleted from Checkpoint Inspector stores and LangGraph "
-                                              f"databases; this is a {store.kind} store, which deletes its own sessions.")
+                                              f"databases; this is {_a(store)} store, which deletes its own sessions.")
         else:
             set_available(self.delete, self.window.current_run() is not None, "select a run first.")
 
@@ -228,3 +231,9 @@ def _names(runs: tuple[RunInfo, ...]) -> str:
 def install_storage(window: MainWindow) -> StorageActions:
     """Add View ▸ Storage (a dock with the charts) and its Prune… dialog to ``window``."""
     return StorageActions(window)
+
+
+def _a(store: StoreInfo) -> str:
+    """'a CrewAI', 'an OpenAI Agents': the store's kind as people name it, with its article."""
+    name = store.label or store.kind
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"

@@ -91,7 +91,9 @@ def test_every_disabled_action_says_why(window, qtbot, demo_store: Path, lg_copy
     open_in(window, qtbot, lg_copy)
     assert window.session.info.kind == "langgraph"
     assert _unexplained(window) == []
-    assert not window.storage.pin.isEnabled() and "langgraph store" in window.storage.pin.toolTip()
+    tip = window.storage.pin.toolTip()      # (it said "a langgraph store, where prune does not apply": it does)
+    assert not window.storage.pin.isEnabled() and "a LangGraph database has no place for them" in tip
+    assert "prune does not apply" not in tip
     # and back to no store
     window.session.close()
     qtbot.waitUntil(lambda: window.session.info is None, timeout=10_000)

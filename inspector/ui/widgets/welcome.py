@@ -42,9 +42,10 @@ class WelcomePage(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.6)
         font.setBold(True)
         title.setFont(font)
-        self.message = QLabel("Open a checkpoint store \u2014 a native store or a LangGraph "
-                              "checkpoint database \u2014 to browse its runs live. "
-                              "You can also drop a database file here.", self)
+        self.message = QLabel("Open a checkpoint store \u2014 Checkpoint Inspector's own, a LangGraph "
+                              "checkpoint database, or an OpenAI Agents, CrewAI or Google ADK session "
+                              "store \u2014 to browse its runs live. You can also drop a database file "
+                              "or a CrewAI storage folder here.", self)
         style.mute(self.message)
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)

@@ -124,7 +124,9 @@ def run(args: argparse.Namespace) -> int:
               f"{plural(report.checkpoints, 'checkpoint')} and {plural(report.writes, 'pending write')} "
               f"from {args.source} to {args.destination}.")
         ratio = f" ({src_bytes / dst_bytes:.1f}x smaller)" if dst_bytes and src_bytes > dst_bytes else ""
-        print(f"Size: {fmt_size(src_bytes)} in the LangGraph database, {fmt_size(dst_bytes)} as a native store{ratio}.")
+        print(f"Files on disk: {fmt_size(src_bytes)} the LangGraph database, {fmt_size(dst_bytes)} the native "
+              f"store{ratio} (whole files, empty tables and indexes included; `usage` compares the histories "
+              "alone).")
         for line in report.skipped[:20]:
             print(f"  skipped {escape_control(line)}")
         if verification is not None:

@@ -89,8 +89,8 @@ def print_report(report: UsageReport, every_run: bool = False) -> None:
                     [(c.name, fmt_size(c.bytes), f"{fmt_size(c.unchanged_bytes)} ({_share(c.unchanged_bytes, c.bytes)})",
                       c.versions) for c in report.channels[:TOP]])
     if report.ours is not None:
-        print(f"\nThe same history in this project's store: about {fmt_size(report.ours.bytes)} "
-              f"({report.ours.pieces:,} pieces; {report.ours.method})")
+        print(f"\nThe same history in this project's store (content and rows, not a whole file): "
+              f"about {fmt_size(report.ours.bytes)} ({report.ours.pieces:,} pieces; {report.ours.method})")
     runs = report.runs if every_run else report.runs[:TOP]
     print()
     print_table(("RUN", "NAME", "STATUS", "CKPTS", "STORED", "SHARE", "LOGICAL", f"BIGGEST {part}"),

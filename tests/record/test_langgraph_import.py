@@ -51,6 +51,8 @@ def test_dry_run_writes_nothing(corpus_sqlite: Path, tmp_path: Path, capsys: pyt
     out = capsys.readouterr().out
     count = sum(map(len, _threads(corpus_sqlite).values()))
     assert f"Would copy {count} threads" in out and "Verified:" in out and "Dry run" in out
+    # the sizes are whole files (a small native store is mostly its empty tables), said so
+    assert "Files on disk: " in out and "(whole files, empty tables and indexes included" in out
     assert not dst.exists()
     assert store_files_digest(corpus_sqlite) == before
 

@@ -111,15 +111,17 @@ class StorageView(QWidget):
         self.grid.setSpacing(8)
         body = QWidget()
         body.setLayout(self.grid)
-        scroll = QScrollArea()             # a short dock scrolls the charts instead of growing the window
+        scroll = self.scroll = QScrollArea()   # a short dock scrolls the charts instead of growing the window
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(body)
+        scroll.hide()                      # no store, no charts (empty axes would mean nothing)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(header)
         layout.addWidget(scroll, 1)
+        layout.addStretch(0)
         self._reflow()
 
     def _reflow(self) -> None:
@@ -200,6 +202,7 @@ class StorageView(QWidget):
         self._set_enabled(self.session.store is not None)
         self.summary.setText("Measuring the store \u2026" if self.session.store else "Open a store to see where its bytes go.")
         self.notes.hide()
+        self.scroll.setVisible(self.session.store is not None)
         for chart in self.charts.values():
             chart.show_empty("")
         self._schedule(now=True)

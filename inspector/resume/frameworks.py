@@ -164,11 +164,31 @@ def _agents_branch(store: Store, run: RunInfo, cp: CheckpointInfo, python: str, 
     if path is None:
         raise StoreError("An Advanced session branches in its SQLite file; this store has no file to branch in.")
     session, source = str(run.labels.get("session")), str(run.labels.get("branch", "main"))
-    name = branch or f"{source}-turn{turn}-{time.strftime('%H%M%S')}"
+    if turn < 2:   # the SDK makes it, but with no rows: nothing lists it and switch_to_branch refuses it
+        raise StoreError(f"#{cp.seq} is the first user turn of branch {source!r}: a branch from it would keep "
+                         "no turns, and the SDK would leave it empty, unlisted and unreachable; choose a later "
+                         "user turn.")
+    name = _branch_name(store, session, branch or f"{source}-turn{turn}-{time.strftime('%H%M%S')}", bool(branch))
     argv = [python, str(RUNNERS / "openai_agents_branch.py"), "--db", str(path), "--session", session,
             "--from-branch", source, "--turn", str(turn), "--name", name]
     env, inherit = _env()
     return FrameworkPlan("fork", "openai-agents", store.info.url, run, cp,
                          f"create_branch_from_turn({turn}, {name!r}) on branch {source!r}: the new branch keeps "
-                         f"turns 1–{turn - 1}", tuple(argv), cwd, env, inherit,
+                         f"{'turn 1' if turn == 2 else f'turns 1–{turn - 1}'}", tuple(argv), cwd, env, inherit,
                          ("continue the branch from your code: switch_to_branch(…) then Runner.run(…)",))
+
+
+def _branch_name(store: Store, session: str, name: str, chosen: bool) -> str:
+    """``name`` when the session has not used it (the SDK refuses a name used before, even for a
+    branch deleted or left empty); a made-up name gets a number instead."""
+    if not name.strip():
+        raise StoreError("A branch name cannot be empty (the SDK refuses it); give one with --branch.")
+    from inspector.store.frameworks.openai_agents import OpenAIAgentsStore
+    used = store.branch_names(session) if isinstance(store, OpenAIAgentsStore) else set()
+    if chosen and name in used:
+        raise StoreError(f"Session {session!r} has used the branch name {name!r} already (the SDK refuses a "
+                         "name used before); choose another --branch.")
+    stem, n = name, 2
+    while name in used:
+        name, n = f"{stem}-{n}", n + 1
+    return name

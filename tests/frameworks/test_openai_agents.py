@@ -161,3 +161,66 @@ def test_a_session_emptied_by_pop_item_is_a_run_with_no_checkpoints(store_copy) 
         assert store.list_checkpoints("emptied") == []
         with pytest.raises(StoreError, match="has no checkpoints yet"):
             store.get_checkpoint("emptied:-1")
+
+
+def test_a_branch_name_the_session_used_is_refused_before_anything_runs(store_copy, monkeypatch, capsys) -> None:
+    """The SDK refuses a name used before — a listed branch's, or one only its reservations
+    keep (a branch left empty) — with a traceback from the runner; the plan says it first."""
+    from inspector.cli import main
+    from inspector.resume import launch
+    started: list = []
+    monkeypatch.setattr(launch, "spawn", lambda *a, **k: started.append(a))
+    path = store_copy("agents_advanced.db")
+    store_copy.modified = True
+    conn = sqlite3.connect(path)   # what create_branch_from_turn(1, "kept ✨") leaves: a reservation, no rows
+    conn.execute("INSERT INTO branch_reservations (session_id, branch_id) VALUES ('planner', 'kept ✨')")
+    conn.commit()
+    conn.close()
+    with open_store(path) as store:
+        for name in ("retry-booking", "main", "kept ✨"):
+            with pytest.raises(StoreError, match=f"used the branch name '{name}' already"):
+                plan(store, "planner:4", "fork", python="/usr/bin/python3", branch=name)
+        with pytest.raises(StoreError, match="cannot be empty"):
+            plan(store, "planner:4", "fork", python="/usr/bin/python3", branch="  ")
+        assert plan(store, "planner:4", "fork", python="/usr/bin/python3", branch="fresh").argv[-1] == "fresh"
+    code = main(["fork", str(path), "planner:4", "--reason", "again", "--branch", "retry-booking", "--yes",
+                 "--wait", "--python", "/usr/bin/python3"])
+    err = capsys.readouterr().err
+    assert code == 2 and "choose another --branch" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and started == []
+
+
+def test_a_branch_from_the_first_user_turn_is_refused(store_copy, capsys) -> None:
+    """A branch from turn 1 keeps nothing: the SDK reserves the name and writes no row, so
+    neither the inspector nor list_branches() shows it and switch_to_branch refuses it."""
+    from inspector.cli import main
+    path = store_copy("agents_advanced.db")
+    with open_store(path) as store:
+        first = store.get_checkpoint("planner:0")
+        assert (first.kind, store.load(first.id).meta["turn"]) == ("input", 1)
+        with pytest.raises(StoreError, match="first user turn of branch 'main'"):
+            plan(store, "planner:0", "fork", python="/usr/bin/python3", branch="empty")
+        branch_start = next(c for c in store.list_checkpoints("planner/retry-booking") if c.kind == "input")
+        assert store.load(branch_start.id).meta["turn"] == 2     # a branch's own turns go on from its source's
+        assert "keeps turn 1" in plan(store, branch_start.id, "fork", python="/usr/bin/python3",
+                                      branch="again").describe()
+    assert main(["fork", str(path), "planner:0", "--reason", "r", "--yes", "--dry-run"]) == 2
+    assert "choose a later user turn" in capsys.readouterr().err
+
+
+def test_the_branch_runner_says_the_sdks_refusal_in_one_sentence(store_copy, tmp_path) -> None:
+    """Run by the openai-agents environment write_stores.py made (skipped where there is none):
+    a name taken meanwhile by another process is the SDK's sentence and exit 2, no traceback."""
+    import subprocess
+    from pathlib import Path
+    from inspector.resume.frameworks import RUNNERS
+    python = Path.home() / ".cache" / "checkpoint-inspector-frameworks" / "openai-agents" / "bin" / "python"
+    if not python.exists():
+        pytest.skip("no openai-agents environment (tests/frameworks/write_stores.py makes it)")
+    path = store_copy("agents_advanced.db")
+    store_copy.modified = True
+    done = subprocess.run([str(python), str(RUNNERS / "openai_agents_branch.py"), "--db", str(path),
+                           "--session", "planner", "--turn", "2", "--name", "retry-booking"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "'retry-booking' has already been used" in done.stderr and "Traceback" not in done.stderr

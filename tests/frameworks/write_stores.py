@@ -31,7 +31,8 @@ FRAMEWORKS = {
                       ["openai-agents", "openai", "sqlalchemy", "aiosqlite", "psycopg"]),
     "crewai": (["crewai==1.15.30", "pysqlite3-binary"], ["writer_crewai.py", "writer_crewai_flows.py"],
                ["crewai", "openai", "pysqlite3-binary"]),
-    "google-adk": (["google-adk[db]==2.13.0", "aiosqlite", "psycopg[binary]"], ["writer_google_adk.py"],
+    "google-adk": (["google-adk[db]==2.13.0", "aiosqlite", "psycopg[binary]"],
+                   ["writer_google_adk.py", "writer_google_adk_parts.py"],
                    ["google-adk", "google-genai", "sqlalchemy", "aiosqlite", "psycopg"]),
 }
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from inspector.humanize import fmt_size
 from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
@@ -72,13 +73,81 @@ def _short(text: Any, limit: int = 60) -> str:
     return value if len(value) <= limit else value[:limit - 1] + "…"
 
 
+# parts with a field of their own that only qualify another (a signature is bytes, never shown)
+PART_EXTRAS = frozenset({"thought", "thought_signature", "part_metadata", "media_resolution", "video_metadata"})
+
+
+def b64_size(data: Any) -> int | None:
+    """The byte count of base64 text (as ADK stores a Blob's bytes), without decoding it."""
+    if not isinstance(data, str):
+        return None
+    return max(0, len(data) * 3 // 4 - len(data) + len(data.rstrip("=")))
+
+
+def describe_part(part: dict) -> dict | None:
+    """One content part as the conversation shows it — text, a thought, media by type and size
+    (never its bytes), a file by its uri, code and its result, any other kind by name — or None
+    for a function call or response (tool calls and tool messages carry those) and for a part
+    holding only what qualifies another (a thought's signature)."""
+    if "function_call" in part or "function_response" in part:
+        return None
+    if isinstance(part.get("text"), str):
+        return {"type": "thought" if part.get("thought") else "text", "text": part["text"]}
+    for key in ("inline_data", "file_data", "executable_code", "code_execution_result"):
+        value = part.get(key)
+        if isinstance(value, dict):
+            if key == "inline_data":
+                return {"type": key, "mime_type": value.get("mime_type"), "size": b64_size(value.get("data")),
+                        **({"display_name": value["display_name"]} if value.get("display_name") else {})}
+            return {"type": key, **{k: v for k, v in value.items() if k != "id" and v is not None}}
+    kind = next((k for k, v in part.items() if k not in PART_EXTRAS and v is not None), None)
+    return None if kind is None else {"type": str(kind)}   # (a bare signature says nothing)
+
+
+def _tag(*words: Any) -> str:
+    return "[" + " ".join(str(w) for w in words if w) + "]"
+
+
+def part_label(part: dict) -> str:
+    """A described part (``describe_part``) as a line of the message's text."""
+    kind, get = part["type"], part.get
+    if kind in ("text", "thought"):
+        return str(part["text"])
+    if kind == "inline_data":
+        name = f": {get('display_name')}" if get("display_name") else ""
+        return f"[{get('mime_type') or 'data'} {fmt_size(get('size')) or 'of unknown size'}{name}]"
+    if kind == "file_data":
+        return _tag("file", get("mime_type"), get("file_uri") or get("display_name"))
+    if kind == "executable_code":
+        return _tag("code", get("language")) + f"\n{get('code') or ''}"
+    if kind == "code_execution_result":
+        return _tag("code result", get("outcome")) + f"\n{str(get('output') or '').rstrip()}"
+    return _tag(kind)
+
+
+def error_of(data: Any) -> str:
+    """'' or the event's error: ``CODE: message`` (ADK's ``error_code`` and ``error_message``)."""
+    if not isinstance(data, dict) or not (data.get("error_code") or data.get("error_message")):
+        return ""
+    return ": ".join(str(v) for v in (data.get("error_code"), data.get("error_message")) if v)
+
+
+def _said(data: Any) -> tuple[str, str]:
+    """(what the event says, what it thought): its parts' lines, thoughts kept apart."""
+    parts = [d for p in _parts(data) if (d := describe_part(p)) is not None]
+    return ("\n".join(part_label(d) for d in parts if d["type"] != "thought"),
+            "\n".join(str(d["text"]) for d in parts if d["type"] == "thought"))
+
+
 def classify(data: Any) -> tuple[str, str, str]:
     """(kind, name, change) of one event."""
     author = str(data.get("author") or "") if isinstance(data, dict) else ""
     parts = _parts(data)
     calls = [p["function_call"] for p in parts if isinstance(p.get("function_call"), dict)]
     answers = [p["function_response"] for p in parts if isinstance(p.get("function_response"), dict)]
-    text = " ".join(str(p["text"]) for p in parts if isinstance(p.get("text"), str))
+    said, thought = _said(data)
+    if error := error_of(data):
+        return "llm", author or "model", f"error {_short(error, 80)}"
     if calls:
         names = ", ".join(str(c.get("name")) for c in calls)
         return "llm", names, f"{author} calls {names}"
@@ -86,9 +155,9 @@ def classify(data: Any) -> tuple[str, str, str]:
         names = ", ".join(str(a.get("name")) for a in answers)
         return "tool", names, f"{names} → {_short(answers[0].get('response'))}"
     if author == "user":
-        return "input", "user", f"user: {_short(text)}"
-    if text:
-        return "llm", author or "model", f"{author}: {_short(text)}"
+        return "input", "user", f"user: {_short(said or thought)}"
+    if said or thought:
+        return "llm", author or "model", f"{author}: {_short(said)}" if said else f"{author} thinks: {_short(thought)}"
     delta = (data.get("actions") or {}).get("state_delta") if isinstance(data, dict) else None
     if isinstance(delta, dict) and delta:
         return "update", author or "state", "state: " + ", ".join(sorted(map(str, delta)))[:80]
@@ -96,14 +165,21 @@ def classify(data: Any) -> tuple[str, str, str]:
 
 
 def to_messages(data: Any) -> list[dict]:
-    """The event's content parts as chat messages for the conversation view."""
+    """The event's content parts as chat messages for the conversation view: one for what it
+    says (with its thoughts under ``thought`` and, when not all is text, each part under
+    ``parts``), one per function response, one for its error."""
     author = str(data.get("author") or "") if isinstance(data, dict) else ""
     role = "user" if author == "user" else "assistant"
     out: list[dict] = []
-    texts = [str(p["text"]) for p in _parts(data) if isinstance(p.get("text"), str)]
+    parts = [d for p in _parts(data) if (d := describe_part(p)) is not None]
+    said, thought = _said(data)
     calls = [p["function_call"] for p in _parts(data) if isinstance(p.get("function_call"), dict)]
-    if texts or calls:
-        message: dict[str, Any] = {"role": role, "content": "\n".join(texts), "author": author}
+    if parts or calls:
+        message: dict[str, Any] = {"role": role, "content": said, "author": author}
+        if thought:
+            message["thought"] = thought
+        if any(d["type"] != "text" for d in parts):
+            message["parts"] = parts
         if calls:
             message["tool_calls"] = [{"name": c.get("name"), "args": c.get("args", {})} for c in calls]
         out.append(message)
@@ -111,16 +187,18 @@ def to_messages(data: Any) -> list[dict]:
         answer = part.get("function_response")
         if isinstance(answer, dict):
             out.append({"role": "tool", "name": answer.get("name"), "content": answer.get("response")})
+    if error := error_of(data):
+        out.append({"role": "assistant", "type": "error", "author": author, "content": f"error {error}",
+                    "error_code": data.get("error_code"), "error_message": data.get("error_message")})
     return out
 
 
 def is_final(data: Any) -> bool:
-    """A model answer with text and no pending call (ADK's final response)."""
-    if not isinstance(data, dict) or data.get("author") == "user" or data.get("partial"):
+    """A model answer with no pending call and no error (ADK's final response, thoughts aside)."""
+    if not isinstance(data, dict) or data.get("author") == "user" or data.get("partial") or error_of(data):
         return False
     parts = _parts(data)
-    return any(isinstance(p.get("text"), str) for p in parts) and not any(
-        "function_call" in p or "function_response" in p for p in parts)
+    return bool(_said(data)[0]) and not any("function_call" in p or "function_response" in p for p in parts)
 
 
 class GoogleADKStore(EngineCatalogStore):
@@ -224,8 +302,9 @@ class GoogleADKStore(EngineCatalogStore):
              infos: tuple[CheckpointInfo, ...], evs: list[_Event], broken: str) -> RunInfo:
         last = evs[-1].data if evs else None
         status, error = "completed", None
-        if isinstance(last, dict) and last.get("error_code"):
-            status, error = "failed", f"{last.get('error_code')}: {last.get('error_message') or ''}".strip()
+        failed = _failure(evs)
+        if failed is not None:
+            status, error = "failed", error_of(evs[failed].data) + (f" (at #{failed})" if failed < len(evs) - 1 else "")
         elif evs and not is_final(last):
             recent = time.time() - max(updated, evs[-1].created) < self.running_window
             status = "running" if recent else "stuck"
@@ -289,13 +368,16 @@ class GoogleADKStore(EngineCatalogStore):
             notes.append("app: and user: keys are shared with other sessions; shown are the values this "
                          "session's events wrote, while app_state / user_state below are today's values.")
         messages = [m for e in evs for m in to_messages(e.data)]
+        errors = [{"seq": seq, "event_id": e.event_id, "author": e.data.get("author"),
+                   "error_code": e.data.get("error_code"), "error_message": e.data.get("error_message")}
+                  for seq, e in enumerate(evs) if error_of(e.data)]
         usage: list[dict] = [u for e in evs if isinstance(e.data, dict)
                              and isinstance(u := e.data.get("usage_metadata"), dict)]
         shown: dict[str, Any] = {}
         if notes:   # one text, so the state tree shows it on its first row without expanding
             shown["_approximate"] = " ".join(notes)
         shown.update({"state": state, "user_state_written": user, "app_state_written": app,
-                      "messages": messages,
+                      "messages": messages, **({"errors": errors} if errors else {}),
                       "usage": {"calls": len(usage), "total_tokens": sum(int(u.get("total_token_count") or 0)
                                                                           for u in usage)},
                       "current": {"session_state": current, "user_state": session.get("user_state"),
@@ -303,8 +385,16 @@ class GoogleADKStore(EngineCatalogStore):
         event = evs[-1].data if evs else None
         meta = {"event_id": evs[-1].event_id if evs else None, "invocation_id": evs[-1].invocation if evs else None,
                 "app": session.get("app"), "user": session.get("user"), "session": session.get("id"),
-                "event": event, "rebuild": "approximate" if notes else "exact"}
+                "event": event, "rebuild": "approximate" if notes else "exact",
+                **({"error": error_of(event)} if error_of(event) else {})}
         return Snapshot(info=info, state=shown, tasks=None, meta=meta, problems=self._problems(session, evs))
+
+
+def _failure(evs: list[_Event]) -> int | None:
+    """The index of the last error event of the session's last invocation (ADK ends an agent's
+    turn at an error), or None: no error, or the user spoke again after it (a newer invocation)."""
+    found = next((i for i in range(len(evs) - 1, -1, -1) if error_of(evs[i].data)), None)
+    return found if found is not None and evs[found].invocation == evs[-1].invocation else None
 
 
 def _run_damage(broken: str, evs: list[_Event]) -> str:

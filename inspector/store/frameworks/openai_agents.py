@@ -25,7 +25,7 @@ from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, R
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
 from inspector.store.columns import as_count, as_real
-from inspector.store.engine import Target, guard
+from inspector.store.engine import Target, guard, table_columns
 from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore, damage, not_utf8,
                                              number_checkpoints, parse_json)
 from inspector.store.sqlite_ro import DamagedText
@@ -398,6 +398,16 @@ class OpenAIAgentsStore(EngineCatalogStore):
                        fork_reason=f"branch {branch!r}" if parent else None, labels=labels, last_error=error,
                        damaged="; ".join(([broken] if broken else []) + [r.damaged for r in rows if r.damaged][:3]))
 
+    def branch_names(self, session: str) -> set[str]:
+        """The branch names ``session`` has used, which the SDK never gives a new branch: those
+        its ``branch_reservations`` table keeps (with the names of branches left empty) and
+        those its structure rows hold."""
+        sql = [f"SELECT DISTINCT branch_id FROM {q(self.tables.structure)} WHERE session_id = ?"
+               ] if self.tables.structure else []
+        if "branch_reservations" in table_columns(self.engine, self.display):   # (the SDK's name, fixed)
+            sql.append("SELECT branch_id FROM branch_reservations WHERE session_id = ?")
+        return {str(b or "main") for query in sql for (b,) in self._all(query, (session,))}
+
     # -- one snapshot ------------------------------------------------------------------------------
     def snapshot(self, info: CheckpointInfo) -> Snapshot:
         """The conversation up to ``info`` (and usage per turn so far, for Advanced sessions)."""
@@ -442,7 +452,6 @@ class OpenAIAgentsAdapter(StoreAdapter):
     def open_database(self, engine: sa.Engine, target: Target, *, readonly: bool = True,
                       **options: Any) -> Store:
         """An ``OpenAIAgentsStore`` (always read-only: the SDK writes, the inspector reads)."""
-        from inspector.store.engine import table_columns
         tables = find_tables(table_columns(engine, target.display))
         assert tables is not None
         window = float(options.get("running_window", RUNNING_WINDOW))

@@ -39,7 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"openai_agents_branch: openai-agents is not installed in this Python ({sys.executable}): {err}",
               file=sys.stderr)
         return 3
-    name = asyncio.run(branch(args))
+    try:
+        name = asyncio.run(branch(args))
+    except ValueError as err:   # the SDK's refusal (a name used meanwhile, a turn gone): its sentence
+        print(f"openai_agents_branch: {err}", file=sys.stderr)
+        return 2
     print(f"openai_agents_branch: created branch {name!r} of session {args.session!r} from turn {args.turn}")
     return 0
 

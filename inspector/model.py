@@ -226,6 +226,17 @@ def replace(record: _R, /, **changes: Any) -> _R:
 
 
 RUN_STATUSES = ("running", "completed", "failed", "crashed", "interrupted", "stuck", "forked")
+
+
+def parse_statuses(parts: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Run statuses as ``--status`` takes them (repeated, or comma-separated); StoreError (one
+    sentence) for a word that is none."""
+    statuses = tuple(s.strip() for part in parts for s in part.split(",") if s.strip())
+    unknown = [s for s in statuses if s not in RUN_STATUSES]
+    if unknown:
+        from inspector.errors import StoreError
+        raise StoreError(f"{unknown[0]!r} is not a run status (use {', '.join(RUN_STATUSES)}).")
+    return statuses
 ACTIVE_STATUSES = ("running", "stuck", "crashed")   # runs whose owner may still be at work
 
 

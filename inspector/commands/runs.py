@@ -16,7 +16,7 @@ from inspector.commands._common import (
     write_json_lines,
 )
 from inspector.commands._jsonlines import RecordTemplate
-from inspector.model import CheckpointInfo
+from inspector.model import CheckpointInfo, parse_statuses
 from inspector.resume.status import EffectiveStatus, effective_statuses
 from inspector.store import open_reader
 from inspector.store.base import RUN_ROW
@@ -41,8 +41,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the runs with the status the desktop app shows and each fork's origin as RUN:SEQ."""
-    from inspector.retention.rules import parse_statuses
-
     wanted = parse_statuses(args.status or [])  # a word that is no status is refused before the store opens
     with open_reader(args.store) as store:
         note_store(store)

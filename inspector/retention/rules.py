@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from inspector.errors import StoreError
-from inspector.model import ACTIVE_STATUSES, RUN_STATUSES, RunInfo
+from inspector.model import ACTIVE_STATUSES, RunInfo, parse_statuses
 from inspector.store.base import Store
 from inspector.store.native.prune_sql import Describe, Rules
 
@@ -59,16 +59,6 @@ def parse_duration(text: str) -> float:
     if not cleaned or pos != len(cleaned):
         raise StoreError(f"{text!r} is not a duration (use e.g. 90s, 15m, 12h, 30d, 2w or 1d12h).")
     return total
-
-
-def parse_statuses(parts: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """Run statuses as ``--status`` takes them (repeated, or comma-separated); StoreError (one
-    sentence) for a word that is none."""
-    statuses = tuple(s.strip() for part in parts for s in part.split(",") if s.strip())
-    unknown = [s for s in statuses if s not in RUN_STATUSES]
-    if unknown:
-        raise StoreError(f"{unknown[0]!r} is not a run status (use {', '.join(RUN_STATUSES)}).")
-    return statuses
 
 
 def make_rules(*, keep_last: int | None = None, older_than: str | float | None = None,

@@ -111,7 +111,7 @@ class StorageView(QWidget):
         self.grid.setSpacing(8)
         body = QWidget()
         body.setLayout(self.grid)
-        scroll = self.scroll = QScrollArea()   # a short dock scrolls the charts instead of growing the window
+        scroll = self.charts_area = QScrollArea()   # a short dock scrolls the charts instead of growing the window
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(body)
@@ -202,7 +202,7 @@ class StorageView(QWidget):
         self._set_enabled(self.session.store is not None)
         self.summary.setText("Measuring the store \u2026" if self.session.store else "Open a store to see where its bytes go.")
         self.notes.hide()
-        self.scroll.setVisible(self.session.store is not None)
+        self.charts_area.setVisible(self.session.store is not None)
         for chart in self.charts.values():
             chart.show_empty("")
         self._schedule(now=True)

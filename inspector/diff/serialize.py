@@ -81,10 +81,22 @@ def change_json(change: Change) -> dict:
         out["old"] = plain(change.old)
     if change.op != REMOVED:
         out["new"] = plain(change.new)
+    if change.op not in (ADDED, REMOVED):
+        kinds = _scalar_type(change.old), _scalar_type(change.new)
+        if None not in kinds and kinds[0] != kinds[1]:
+            # a value of another type may print the same ("NaN" and NaN, b"ab" and "6162"): say both
+            out["old_type"], out["new_type"] = kinds
     detail = detail_json(change.detail)
     if detail is not None:
         out["detail"] = detail
     return out
+
+
+def _scalar_type(value: Any) -> str | None:
+    """A leaf value's type name (a streamed string is a str), None for a map or a list."""
+    if isinstance(value, (dict, list, tuple)):
+        return None
+    return "str" if isinstance(value, LazyText) else type(value).__name__
 
 
 def task_change_json(change: TaskChange) -> dict:

@@ -187,3 +187,22 @@ def test_diff_json_is_written_change_by_change(tmp_path, monkeypatch) -> None:
     assert peak < whole_peak / 4, (peak, whole_peak)
     nothing, _ = written(lambda: print_json_with_list({"a": 1, "changes": [], "z": 2}, "changes", []))
     assert nothing == '{\n  "a": 1,\n  "changes": [],\n  "z": 2\n}\n'
+
+
+def test_diff_json_says_the_types_of_a_value_that_prints_the_same(tmp_path: Path) -> None:
+    from inspector.record import Checkpointer
+
+    path = tmp_path / "s.db"
+    with Checkpointer(path, name="typed") as cp:
+        cp.save({"v": "NaN", "w": "Infinity", "b": "6162", "n": 1, "s": "same"})
+        cp.save({"v": float("nan"), "w": float("inf"), "b": b"ab", "n": 2, "s": "other"})
+        run = cp.run_id
+    done = cli("diff", str(path), f"{run}:0", f"{run}:1", "--json")
+    assert done.returncode == 0, done.stderr
+    changes = {c["display"]: c for c in json.loads(done.stdout)["changes"]}
+    # "NaN" → NaN printed {"old": "NaN", "new": "NaN"} and nothing else: a change that looked like none
+    assert changes["v"]["old"] == changes["v"]["new"] == "NaN"
+    assert (changes["v"]["old_type"], changes["v"]["new_type"]) == ("str", "float")
+    assert (changes["w"]["old_type"], changes["w"]["new_type"]) == ("str", "float")
+    assert (changes["b"]["old"], changes["b"]["new"], changes["b"]["new_type"]) == ("6162", "6162", "bytes")
+    assert "old_type" not in changes["n"] and "old_type" not in changes["s"]     # same type: as before

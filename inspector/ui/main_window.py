@@ -168,7 +168,8 @@ class MainWindow(QMainWindow):
         session.gone.connect(self._on_store_gone)
         self.runs_panel.model.runs_loaded.connect(self._follow_replaced)
         session.runner.failed.connect(self.show_error)
-        session.bridge.failed.connect(lambda message: self.show_error(message, "warning"))
+        session.bridge.failed.connect(self._on_watch_failed)
+        session.bridge.recovered.connect(self._on_watch_recovered)
         self.runs_panel.run_selected.connect(self._on_run_selected)
         self.runs_panel.run_updated.connect(self._on_run_updated)
         self.runs_panel.run_removed.connect(self._on_run_removed)
@@ -320,6 +321,24 @@ class MainWindow(QMainWindow):
     def _on_store_changed(self, changes: ChangeSet) -> None:
         self.runs_panel.apply_changes(changes)
         self.timeline_panel.apply_changes(changes)
+
+    def _on_watch_failed(self, message: str) -> None:
+        """A poll for changes failed: the banner says why, the live badge that nothing updates."""
+        self.store_status.set_unreachable(message)
+        self.show_error(message, "warning")
+
+    def _on_watch_recovered(self) -> None:
+        """A poll succeeded after failing: the failure's banner gives way to a notice that fades
+        (one the user dismissed or another message stays as it is); the badge says live again."""
+        failure, info = self.store_status.unreachable, self.session.info
+        self.store_status.set_reachable()
+        if info is None:
+            return
+        text = (f"Reconnected to {info.display}" if self._server() else f"{info.display} can be read again") \
+            + ": live updates go on."
+        if failure and self.banner.message == failure:
+            self.banner.show_message(text, "info")
+        self.statusBar().showMessage(text, 5000)
 
     def _on_run_selected(self, run: RunInfo) -> None:
         self.timeline_panel.show_run(run)

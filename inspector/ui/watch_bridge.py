@@ -42,6 +42,7 @@ class WatchBridge(QObject):
     # reports (emitted after ``changed`` when both apply; what a size or a total follows)
     written = Signal()
     failed = Signal(str)       # a poll failed (emitted once per distinct message)
+    recovered = Signal()       # a poll succeeded after ``failed``: the store answers again
     moved = Signal(str)        # the store's file is "gone" (once) or "replaced" (at each poll that finds it so)
     polled = Signal()          # a poll finished (changed or not); for tests and benchmarks
     _poked = Signal()
@@ -180,7 +181,9 @@ class WatchBridge(QObject):
         if tracker is not self._tracker:
             return
         self._finish_poll()
-        self._last_error = ""
+        if self._last_error:
+            self._last_error = ""
+            self.recovered.emit()
         if isinstance(changes, str):     # the file is gone or another: nothing to read with this cursor
             if changes != self._moved or changes == "replaced":
                 self._moved = changes

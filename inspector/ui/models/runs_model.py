@@ -260,16 +260,20 @@ class RunsModel(QAbstractItemModel):
         ids = list(changes.run_ids)
         self.session.runner.run(lambda: load_runs(store, ids), lambda load: self._on_loaded(generation, load))
 
-    def refresh_running(self) -> None:
+    def refresh_running(self, selected: str | None = None) -> None:
         """Refresh relative times; re-read and re-diagnose the runs that still look alive or stuck
         (a stuck run's process may die, and its diagnosis says how long it has been silent).
 
         Runs already shown crashed are not re-read: if they wake up they write, and the
-        watcher brings the change. Nothing is read from a store whose file is gone.
+        watcher brings the change. The ``selected`` run is the exception: its diagnosis, above
+        its timeline, says how long ago it stopped, and ages with the times listed. Nothing is
+        read from a store whose file is gone.
         """
         self._touch_column(COL_UPDATED)
         store, generation = self.session.store, self.session.generation
         alive = [n.run.id for n in self.tree.by_id.values() if n.status in WATCHED]
+        if selected and self.status_of(selected) == "crashed":
+            alive.append(selected)
         if store is None or not alive or self.session.is_gone:
             return
         self.session.runner.run(lambda: load_running(store, alive), lambda load: self._on_loaded(generation, load),

@@ -143,7 +143,7 @@ class ProgressDelegate(QStyledItemDelegate):
 
 class RunNameDelegate(QStyledItemDelegate):
     """Two lines: the run's name (after a warning mark when the run is damaged), then
-    agent · id · 'forked at #seq' in a muted smaller font."""
+    'forked at #seq' · agent · id (unless it is the name) in a muted smaller font."""
 
     def __init__(self, run_role: int, fork_seq_role: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -182,18 +182,28 @@ class RunNameDelegate(QStyledItemDelegate):
                                                      rect.bottom() - line1.bottom() - 1))
         painter.restore()
 
+    def second_line(self, index: Index) -> list[str]:
+        """The second line's parts: 'forked at #seq', the agent, the id (but a name that is the
+        id, as a CrewAI flow's: it is on the first line already)."""
+        run = index.data(self.run_role)
+        parts = []
+        if run.parent_run:
+            seq = index.data(self.fork_seq_role)
+            what = "subgraph from" if _subgraph(run) else "forked at"      # a LangGraph subgraph's lane is no fork
+            parts.append(f"{what} #{seq}" if seq is not None else what.split()[0])
+        if run.agent:
+            parts.append(visible(run.agent))
+        if run.id != run.name:
+            parts.append(run.id)
+        return parts
+
     def _second_line(self, painter: QPainter, opt: QStyleOptionViewItem, index: Index, rect: QRect) -> None:
         run = index.data(self.run_role)
         theme = style.theme()
         small = small_font(opt.font, -1.5)
-        parts: list[tuple[str, QFont]] = []
-        if run.parent_run:
-            seq = index.data(self.fork_seq_role)
-            what = "subgraph from" if _subgraph(run) else "forked at"      # a LangGraph subgraph's lane is no fork
-            parts.append((f"{what} #{seq}" if seq is not None else what.split()[0], small))
-        if run.agent:
-            parts.append((visible(run.agent), small))
-        parts.append((run.id, self._mono))
+        parts = [(text, small) for text in self.second_line(index)]
+        if run.id != run.name:      # the id, last, in the monospace font ids have everywhere
+            parts[-1] = (run.id, self._mono)
         painter.setPen(_text_color(opt, theme, muted=True))
         x, right = rect.left(), rect.right()
         dot = " \u00b7 "

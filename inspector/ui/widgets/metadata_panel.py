@@ -27,6 +27,7 @@ from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.checkpoint_header import fmt_time, kind_chip
 from inspector.ui.widgets.empty_state import EmptyState
 from inspector.ui.widgets.palette import accent, is_dark, muted_text, theme_changed, tint
+from inspector.usage.frameworks import LOG_KINDS, stored_by
 
 Row = tuple[str, str]   # (label, rich text)
 LABEL_WIDTH = 130
@@ -354,16 +355,38 @@ class MetadataPanel(QWidget):
         return info if info is not None and info.kind != "native" else None
 
     def _size_rows(self, info: CheckpointInfo) -> list[Row]:
-        delta = f"+{fmt_bytes(info.size_delta)}" if info.size_delta >= 0 else f"−{fmt_bytes(-info.size_delta)}"
         ops = info.ops
-        replay = self._foreign_store() is None
+        foreign = self._foreign_store()
+        replay = foreign is None
         self.sizes.title.setText("<b>Size and replay cost</b>" if replay else "<b>Size</b>")
         return [("State size", fmt_bytes(info.size)),
-                ("Written", f"{delta} " + self._muted("new content stored for this checkpoint")),
+                ("Size change", self._change_text(info)),
+                *([("Stored", self._stored_text(foreign.kind, info))]
+                  if foreign is not None and foreign.kind != "langgraph" else []),
                 *([("Replay cost", f"{ops} operation{'s' if ops != 1 else ''} since the previous snapshot")]
                   if replay else []),
                 ("Score", f"checks {info.checks_passed}/{info.checks_total} · "
                           f"tasks {info.tasks_done}/{info.tasks_total}")]
+
+    def _change_text(self, info: CheckpointInfo) -> str:
+        """``size_delta``: the state's size less the one before it, not bytes written (a state
+        stored by content writes only its new pieces; a shrinking state writes something too)."""
+        if info.seq == 0 and info.size_delta == info.size:
+            return self._muted("none: the run's first checkpoint")
+        delta = info.size_delta
+        if delta == 0:
+            return "0 B " + self._muted("the state is as large as at the checkpoint before")
+        sign, than = ("+", "larger") if delta > 0 else ("\u2212", "smaller")
+        return f"{sign}{fmt_bytes(abs(delta))} " + self._muted(f"the state is {than} than at the checkpoint before")
+
+    def _stored_text(self, kind: str, info: CheckpointInfo) -> str:
+        """What a session store kept for this checkpoint (as its Storage view counts it)."""
+        stored = fmt_bytes(stored_by(kind, info))
+        if kind not in LOG_KINDS:
+            return f"{stored} " + self._muted("a whole snapshot of the state, kept for this checkpoint")
+        if info.kind == "fork":
+            return f"{stored} " + self._muted("a branch's first checkpoint names the items it shares with its origin")
+        return f"{stored} " + self._muted("the items this checkpoint added to the session")
 
     def _owner_rows(self, run: RunInfo) -> list[Row]:
         """Owner and heartbeat, or for another framework's run that no process owns, that alone."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QTreeView
@@ -14,11 +16,22 @@ NAME_PADDING = 40    # the delegate's margins, the fork icon and the branch inde
 ICON = 18            # a damaged run's warning mark (before the name, beside a fork's icon)
 ROWS_MEASURED = 500  # rows whose names are measured (the first ones shown)
 GIVE_WAY = (COL_UPDATED, COL_CHECKS, COL_CHECKPOINTS)   # hidden in this order when names need room
+UUID = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}", re.IGNORECASE)
+ID_KEPT = 8          # characters of a name that is an opaque id the Run column keeps in sight
+
+
+def readable_part(name: str, run_id: str) -> str:
+    """What of a run's name must stay readable: all of it, but of a name that is an opaque id
+    (the run's id, a UUID: a CrewAI flow's) its first characters, as short ids go elsewhere —
+    the rest elides rather than push Checks and Updated out of view."""
+    if len(name) > ID_KEPT + 1 and (name == run_id or UUID.fullmatch(name)):
+        return name[:ID_KEPT] + "\u2026"
+    return name
 
 
 class RunsColumnFit(QObject):
     """Hides Updated, then Checks, then Ckpts while the Run column would cut names short
-    (those of the rows shown: forks under expanded runs too).
+    (those of the rows shown: forks under expanded runs too; see ``readable_part``).
 
     Columns the user hid or showed from the header menu stay as the user left them
     (``user_choice``). Runs after every resize of the view, deferred so a scroll bar
@@ -60,7 +73,8 @@ class RunsColumnFit(QObject):
             run = index.data(RunRole)
             if run is not None:
                 mark = ICON if run.damaged else 0
-                widest = max(widest, metrics.horizontalAdvance(run.name) + depth * self.view.indentation() + mark)
+                widest = max(widest, metrics.horizontalAdvance(readable_part(run.name, run.id))
+                             + depth * self.view.indentation() + mark)
         return min(NAME_MAX, widest + NAME_PADDING + self.view.indentation())
 
     def _shown_rows(self, limit: int) -> list[tuple[QModelIndex, int]]:

@@ -55,7 +55,7 @@ class RunsPanel(QWidget):
         self._filter_timer = QTimer(self, singleShot=True, interval=FILTER_DELAY_MS)
         self._filter_timer.timeout.connect(lambda: self.proxy.set_text(self.filter_edit.text()))
         self._refresh_timer = QTimer(self, interval=REFRESH_MS)
-        self._refresh_timer.timeout.connect(self.model.refresh_running)
+        self._refresh_timer.timeout.connect(self.refresh_running)
         self._owner_timer = QTimer(self, interval=OWNER_CHECK_MS)
         self._owner_timer.timeout.connect(self.model.check_owners)
         self._wire()
@@ -247,6 +247,11 @@ class RunsPanel(QWidget):
         if again and self._selected_id is None:     # the row was current already: no change signalled
             self._on_current_changed(self.view.currentIndex(), QModelIndex())
         return True
+
+    def refresh_running(self) -> None:
+        """Every ``REFRESH_MS``: relative times, and the runs whose status may have moved on
+        (the selected one too when it crashed: its notice says how long ago)."""
+        self.model.refresh_running(self._selected_id)
 
     def apply_changes(self, changes: ChangeSet) -> None:
         """Merge a live change."""

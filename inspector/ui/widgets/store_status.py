@@ -77,12 +77,15 @@ class StoreStatus(QWidget):
             row.addWidget(widget)
         self.info: StoreInfo | None = None
         self.gone = False
+        self.unreachable = ""     # why the last poll failed, until one succeeds ('' when it answers)
+        self._live, self._how = False, ""   # whether and how the store is watched (``set_live``)
         self.set_store(None)
 
     def set_store(self, info: StoreInfo | None) -> None:
         """Describe the open store (None: nothing open)."""
         self.info = info
         self.gone = False
+        self.unreachable = ""
         if info is None:
             self.path_label.setText("no store open")
             self.path_label.setToolTip("")
@@ -128,8 +131,23 @@ class StoreStatus(QWidget):
         self.live_chip.setToolTip(f"{self.info.display} is no longer there (deleted or moved): what is listed "
                                   "was read before. A store put back at that path is opened again.")
 
+    def set_unreachable(self, message: str) -> None:
+        """A poll for changes failed (``message`` says why): the live badge says the list is not
+        updating until ``set_reachable``; the watcher keeps asking meanwhile."""
+        if self.info is None or self.gone:
+            return
+        self.unreachable = message
+        self.set_live(self._live, self._how)
+
+    def set_reachable(self) -> None:
+        """A poll succeeded again after ``set_unreachable``: the badge says live again."""
+        if self.unreachable:
+            self.unreachable = ""
+            self.set_live(self._live, self._how)
+
     def set_live(self, live: bool, how: str = "") -> None:
         """Show whether the store is watched ('files', 'listen', 'poll')."""
+        self._live, self._how = live, how
         if self.gone and self.info is not None:
             return      # watching a file that is not there: the badge keeps saying so
         if self.info is None:
@@ -138,6 +156,13 @@ class StoreStatus(QWidget):
         if not info_live(self.info):
             self.live_chip.set_chip("no live updates", "#768390")
             self.live_chip.setToolTip(self.info.capabilities.live.reason)
+            return
+        if live and self.unreachable:
+            server = self.info.backend != "sqlite"
+            self.live_chip.set_chip("reconnecting \u2026" if server else "not updating", "#cf222e")
+            when = "at the next change to its files (or F5)" if how == "files" else "every few seconds"
+            self.live_chip.setToolTip(f"{self.unreachable}\nWhat is listed was read before; the store is "
+                                      f"asked again {when}, and the list updates once it answers.")
             return
         self.live_chip.set_chip("\u25cf live" if live else "paused", "#2da44e" if live else "#768390")
         self.live_chip.setToolTip({"files": "Watching the database files for changes",

@@ -64,6 +64,8 @@ def test_session_stores_say_what_each_checkpoint_stored(window, qtbot, tmp_path:
     open_in(window, qtbot, crew)
     select_run(window, qtbot, flow)
     assert _sizes(window, qtbot, 1)["Stored"] == f"{fmt_bytes(info.size)} a whole snapshot of the state, kept for this checkpoint"
+    # (it said "(a CrewAI flows (SQLite) session)": a flow is no session)
+    assert window.details.panels["metadata"].run.values()["Owner"] == "no owner process (a CrewAI flow)"
     agents = _copy(tmp_path, "agents_sqlite.db")   # a log: every checkpoint adds its items
     open_in(window, qtbot, agents)
     with open_store(agents) as st:
@@ -74,6 +76,7 @@ def test_session_stores_say_what_each_checkpoint_stored(window, qtbot, tmp_path:
     rows = _sizes(window, qtbot, seq)
     assert rows["Stored"] == f"{fmt_bytes(infos[seq].size_delta)} the items this checkpoint added to the session"
     assert rows["Size change"] == f"+{fmt_bytes(infos[seq].size_delta)} the state is larger than at the checkpoint before"
+    assert window.details.panels["metadata"].run.values()["Owner"] == "no owner process (an OpenAI Agents session)"
 
 
 def test_uuid_named_runs_elide_and_leave_checks_and_updated_in_view(window, qtbot, tmp_path: Path) -> None:

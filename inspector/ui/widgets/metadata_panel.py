@@ -392,9 +392,7 @@ class MetadataPanel(QWidget):
         """Owner and heartbeat, or for another framework's run that no process owns, that alone."""
         foreign = self._foreign_store()
         if foreign is not None and run.owner_pid is None and run.heartbeat is None:
-            what = ("a LangGraph database's thread" if foreign.kind == "langgraph"
-                    else f"a {foreign.label or foreign.kind} session")
-            return [("Owner", "no owner process " + self._muted(f"({what})"))]
+            return [("Owner", "no owner process " + self._muted(f"({_unowned(foreign.kind, run)})"))]
         owner = " · ".join(p for p in (run.owner_host and f"host {run.owner_host}",
                                        run.owner_pid and f"pid {run.owner_pid}",
                                        f"epoch {run.epoch}") if p)
@@ -470,3 +468,11 @@ class MetadataPanel(QWidget):
         self.checkpoint.set_rows(self._checkpoint_rows(info, self._run))
         if self._run is not None:
             self.lineage.set_rows(self._lineage_rows(self._run, self._snapshot.meta))
+
+
+def _unowned(kind: str, run: RunInfo) -> str:
+    """What a run of another framework's store is, which no process owns ("a CrewAI flow")."""
+    if kind == "crewai":
+        return "a CrewAI flow" if "flow" in run.labels else "a CrewAI checkpoint branch"
+    return {"langgraph": "a LangGraph database's thread", "openai-agents": "an OpenAI Agents session",
+            "google-adk": "a Google ADK session"}.get(kind, f"a run of a {kind} store")

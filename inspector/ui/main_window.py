@@ -258,6 +258,7 @@ class MainWindow(QMainWindow):
         path = default_store_path()
         if self.session.info is not None and Path(self.session.info.display) == path:
             self.session.close()
+        self._demo_built = path        # its hung agent goes with the window (``closeEvent``)
         set_available(self.menu_actions.build_demo, False, BUILDING_DEMO)
         self.welcome.set_busy("Building the demo store: running the demo agent \u2026")
         self.show_error("Building the demo store: running the demo agent a few times \u2026", "info")
@@ -630,8 +631,13 @@ class MainWindow(QMainWindow):
         self._size_splitters_soon()
         self.startup.arm()
 
+    _demo_built: Path | None = None     # the demo store Build Demo Store made
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._persist:
             self.save_settings()
         self.session.shutdown()
+        if self._demo_built is not None:    # the demo agent hung on purpose would live 15 minutes on
+            from inspector.demo.build import stop_agents_of
+            stop_agents_of(self._demo_built.resolve())
         super().closeEvent(event)

@@ -190,3 +190,17 @@ def test_a_board_without_checks_says_there_are_none(qtbot) -> None:
     assert bar.tasks_bar.text() == "0 / 2 tasks done"
     bar.set_score("", 0, 0, 0, 0)
     assert bar.tasks_bar.text() == "no tasks"
+
+
+def test_a_run_whose_heartbeat_stops_turns_stuck_before_the_next_refresh(window, qtbot, tmp_path: Path) -> None:
+    # the demo's hung agent showed 'running' for up to 30 s (the list's refresh period) after it
+    # had missed enough beats to be stuck: the list asks again when the heartbeat is due
+    from inspector.ui.widgets.runs_panel import REFRESH_MS
+
+    store = tmp_path / "s.db"
+    with hung_agent(store, 3) as (_proc, run):   # heart-beating every 0.1 s until it hangs: silent 5 s later
+        open_in(window, qtbot, store)
+        model = window.runs_panel.model
+        if model.status_of(run.id) != "running":
+            pytest.skip("the window opened after the heartbeat had been silent long enough already")
+        qtbot.waitUntil(lambda: model.status_of(run.id) == "stuck", timeout=REFRESH_MS // 2)

@@ -24,6 +24,7 @@ ForkSeqRole = Qt.ItemDataRole.UserRole + 4    # seq the run was forked at (int |
 ProgressRole = Qt.ItemDataRole.UserRole + 5   # (checks passed, checks total)
 
 Index = QModelIndex | QPersistentModelIndex
+HEARTBEAT_THRESHOLD = 30.0        # seconds without a heartbeat that make an owner silent (as the CLI's default)
 WATCHED = ("running", "stuck")   # statuses shown that a run's owner dying changes (to crashed)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
@@ -178,6 +179,17 @@ class RunsModel(QAbstractItemModel):
         """A loaded run by id."""
         node = self.tree.by_id.get(run_id)
         return node.run if node is not None else None
+
+    def next_silence(self, now: float) -> float | None:
+        """Seconds until the first run shown running with a heartbeat misses enough beats to be
+        silent (stuck, see ``liveness.effective_threshold``), None when none will."""
+        from inspector.resume.liveness import effective_threshold
+
+        due = [n.run.heartbeat + effective_threshold(n.run, HEARTBEAT_THRESHOLD) - now
+               for n in self.tree.by_id.values()
+               if n.status == "running" and isinstance(n.run.heartbeat, (int, float))]
+        later = [d for d in due if d > 0]
+        return min(later) if later else None
 
     def status_of(self, run_id: str) -> str:
         """The status the list shows for a run (a diagnosis may say crashed or stuck), '' if unknown."""

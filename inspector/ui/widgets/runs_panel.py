@@ -22,6 +22,7 @@ from inspector.ui.widgets.runs_columns import RunsColumnFit
 
 REFRESH_MS = 30_000        # relative times and stuck diagnoses
 OWNER_CHECK_MS = 2_000     # running runs whose owner process is gone (no store read)
+SILENCE_SLACK_MS = 500     # after a heartbeat is due to be missed, before the run is asked again
 FILTER_DELAY_MS = 150      # typing pause before filtering
 NO_MATCH_TEXT = "No runs match the filter."
 HIDDEN_TEXT = ("The selected run, \u201c{name}\u201d, is hidden by the filter (its timeline stays "
@@ -58,6 +59,10 @@ class RunsPanel(QWidget):
         self._refresh_timer.timeout.connect(self.refresh_running)
         self._owner_timer = QTimer(self, interval=OWNER_CHECK_MS)
         self._owner_timer.timeout.connect(self.model.check_owners)
+        # a refresh when a running run's heartbeat will have stopped long enough to call it
+        # stuck, sooner than the next REFRESH_MS (a hung agent showed 'running' for ~35 s)
+        self._silence_timer = QTimer(self, singleShot=True)
+        self._silence_timer.timeout.connect(self.refresh_running)
         self._wire()
 
     # -- construction ---------------------------------------------------------------
@@ -178,6 +183,8 @@ class RunsPanel(QWidget):
         self.model.runs_updated.connect(self._on_runs_updated)
         self.model.runs_removing.connect(self._on_runs_removing)
         self.model.runs_removed.connect(self._on_runs_removed)
+        self.model.annotated.connect(self._watch_silence)
+        self.model.runs_updated.connect(self._watch_silence)
         for signal in (self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.modelReset,
                        self.proxy.layoutChanged):
             signal.connect(self._update_counts)
@@ -253,6 +260,14 @@ class RunsPanel(QWidget):
         (the selected one too when it crashed: its notice says how long ago)."""
         self.model.refresh_running(self._selected_id)
 
+    def _watch_silence(self, *_args: object) -> None:
+        import time
+
+        due = self.model.next_silence(time.time())
+        left = self._refresh_timer.remainingTime()
+        if due is not None and (left < 0 or due * 1000 + SILENCE_SLACK_MS < left):
+            self._silence_timer.start(int(due * 1000) + SILENCE_SLACK_MS)
+
     def apply_changes(self, changes: ChangeSet) -> None:
         """Merge a live change."""
         self.model.apply_changes(changes)
@@ -285,6 +300,7 @@ class RunsPanel(QWidget):
     def _on_store_closed(self) -> None:
         self._refresh_timer.stop()
         self._owner_timer.stop()
+        self._silence_timer.stop()
         self._selected_id = None
         self.model.clear()
         self._show_hidden_note()

@@ -6,9 +6,13 @@ what ``checkpoint-inspector open STORE`` runs) with this probe attached to the w
 ``inspector.ui.app.WINDOW_HOOKS``, so start-up, memory and CPU are those of the app as users
 run it, and the app itself ships no benchmark code. Stages, each reported as one JSON line:
 ``runs_painted`` (first paint of a non-empty runs list), ``timeline_painted`` (the long run's
-timeline painted), ``timeline_end_painted`` (its last checkpoint selected and painted),
-``live_ready`` (the live run is shown), then one ``row`` line per checkpoint appended live,
-and ``done`` (peak RSS) after the parent writes ``quit`` on stdin.
+timeline painted where it opens: its head's row loaded), ``timeline_jump_painted`` (the
+checkpoint halfway back selected, its page read and painted), ``live_ready`` (the live run is
+shown), then one ``row`` line per checkpoint appended live, and ``done`` (peak RSS) after the
+parent writes ``quit`` on stdin.
+
+A stage ends at the first paint with the current row loaded, not at a page read: a run opens
+on its head, whose page may be read before the stage starts (or be read with page 0).
 """
 
 from __future__ import annotations
@@ -67,29 +71,34 @@ class Probe(QObject):
 
     def _select_long_run(self) -> None:
         self._t = time.time()
-        self._after_page(lambda first, last: first == 0, self._timeline_painted)
+        self._when_current_painted(self.long_run, self._timeline_painted)
         self.window.runs_panel.select_run(self.long_run)
 
-    def _after_page(self, accept: Callable[[int, int], bool], then: Callable[[], None]) -> None:
-        model = self.timeline.model
+    def _when_current_painted(self, run_id: str, then: Callable[[], None]) -> None:
+        """``then()`` after the first paint of the timeline showing ``run_id`` with its
+        current row loaded (or no rows at all)."""
+        model, view = self.timeline.model, self.timeline.view
 
-        def on_page(first: int, last: int) -> None:
-            if accept(first, last):
-                model.page_loaded.disconnect(on_page)
-                PaintWatch(self.timeline.view.viewport(), lambda: True, then)
-                self.timeline.view.viewport().update()
-        model.page_loaded.connect(on_page)
+        def ready() -> bool:
+            current = view.currentIndex()
+            return model.run is not None and model.run.id == run_id and (
+                not model.rowCount() or current.isValid() and model.is_loaded(current.row()))
+        PaintWatch(view.viewport(), ready, then)
+        view.viewport().update()
 
     def _timeline_painted(self) -> None:
-        emit("timeline_painted", ms=(time.time() - self._t) * 1000, rows=self.timeline.model.rowCount())
+        rows = self.timeline.model.rowCount()
+        emit("timeline_painted", ms=(time.time() - self._t) * 1000, rows=rows)
         self._t = time.time()
-        last = self.timeline.model.rowCount() - 1
-        self._after_page(lambda first, end: first <= last <= end, self._end_painted)
-        self.timeline.select_row(last)
+        # the run opened on its head (its last page read, and its first): halfway back is a
+        # page not read yet, as the last one was when a run opened on its first checkpoint
+        self._when_current_painted(self.long_run, self._jump_painted)
+        self.timeline.select_row(rows // 2)
 
-    def _end_painted(self) -> None:
-        emit("timeline_end_painted", ms=(time.time() - self._t) * 1000)
-        self._after_page(lambda first, last: True, self._live_ready)
+    def _jump_painted(self) -> None:
+        emit("timeline_jump_painted", ms=(time.time() - self._t) * 1000,
+             row=self.timeline.view.currentIndex().row())
+        self._when_current_painted(self.live_run, self._live_ready)
         self.window.runs_panel.select_run(self.live_run)
 
     def _live_ready(self) -> None:

@@ -172,7 +172,9 @@ def test_a_newer_run_record_arriving_first_still_moves_a_view_at_the_head(window
             newer = store.get_run(new_id)
         timeline.update_run(newer)
         assert timeline.model.rowCount() == newer.checkpoint_count > shown
-        assert timeline.view.currentIndex().row() == timeline.model.rowCount() - 1
+        # (onto the new head once its row is loaded: never a placeholder without a checkpoint)
+        qtbot.waitUntil(lambda: timeline.view.currentIndex().row() == timeline.model.rowCount() - 1
+                        and timeline.current_checkpoint() is not None, timeout=10_000)
 
 
 def test_a_step_renamed_after_it_was_shown_reads_its_new_name(window, qtbot, tmp_path: Path) -> None:

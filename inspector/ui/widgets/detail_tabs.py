@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 TABS = (("state", "State", "state_panel"), ("tasks", "Tasks", "tasks_panel"),
         ("metadata", "Metadata", "metadata_panel"), ("diff", "Diff", "diff_panel"))
-LOAD_DELAY_MS = 40   # coalesces the selection changes of a fast scrub into one load
+LOAD_DELAY_MS = 40   # the selection changes of a fast scrub (or of live heads) within it: one load
 
 
 @runtime_checkable
@@ -108,6 +108,11 @@ class DetailTabs(QWidget):
             QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
             self._pages[key] = page
             self.tabs.addTab(page, title)
+        self.loading_label = style.mute(QLabel("", self.tabs))
+        self.loading_label.setContentsMargins(0, 0, 8, 0)
+        self.loading_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.loading_label.hide()
+        self.tabs.setCornerWidget(self.loading_label, Qt.Corner.TopRightCorner)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -117,6 +122,9 @@ class DetailTabs(QWidget):
         self._run: RunInfo | None = None
         self._pair: tuple[Snapshot, Snapshot] | None = None
         self._request: tuple[CheckpointInfo | None, RunInfo | None] = (None, None)
+        self._reading = False       # a snapshot is being read (one at a time)
+        self._reading_info: CheckpointInfo | None = None    # ... of this checkpoint
+        self._asks = 0              # checkpoints asked for so far (one asked again during a read is read again)
         self._timer = QTimer(self, singleShot=True, interval=LOAD_DELAY_MS)
         self._timer.timeout.connect(self._load)
         self._deferred = startup is not None and not startup.finished
@@ -164,6 +172,7 @@ class DetailTabs(QWidget):
     def show_checkpoint(self, info: CheckpointInfo | None, run: RunInfo | None) -> None:
         """Show ``info`` (None clears every panel); the snapshot loads shortly after."""
         self._request = (info, run)
+        self._asks += 1
         self.message = ""
         if info is not None:
             self._undefer()     # a checkpoint to show: its panel cannot wait
@@ -172,21 +181,22 @@ class DetailTabs(QWidget):
                               "(deleted or moved).", run)
             return
         if info is None:
-            self._timer.stop()
-            self.session.runner.cancel("detail:snapshot")
+            self._stop_loading()
             self._deliver(None, run)
             return
-        self._timer.start()
+        if not self._timer.isActive():   # (restarted at every change, heads arriving faster would starve it)
+            self._timer.start()
+        self._show_loading()
 
     def show_message(self, text: str, run: RunInfo | None = None) -> None:
         """Clear every panel and say ``text`` in its place: a checkpoint selected that cannot
         be read (a damaged row, a store deleted), never the previous one's content."""
-        self._timer.stop()
-        self.session.runner.cancel("detail:snapshot")
+        self._stop_loading()
         self._deliver(None, run)
         self.message = text
         for panel in self.panels.values():
             self._say_in(panel)
+        self._show_loading()
 
     def update_run(self, run: RunInfo) -> None:
         """A newer RunInfo of the shown run arrived (live): panels that show run facts follow it."""
@@ -220,6 +230,15 @@ class DetailTabs(QWidget):
             if build:
                 self._undefer()
 
+    @property
+    def loading(self) -> CheckpointInfo | None:
+        """The checkpoint selected whose snapshot is not shown yet (None when it is shown)."""
+        wanted = self._request[0]
+        shown = self.snapshot.info if self.snapshot is not None else None
+        if wanted is None or self.message or (shown is not None and shown.id == wanted.id):
+            return None
+        return wanted
+
     def current_tab(self) -> str:
         """The key of the visible tab."""
         current = self.tabs.currentWidget()
@@ -241,16 +260,67 @@ class DetailTabs(QWidget):
                 panel.set_store(store)
 
     def _load(self) -> None:
+        """Read the snapshot selected, unless one is being read: then it is read when that
+        one ends (one read at a time, each shown: heads arriving faster than a read takes
+        would otherwise supersede every read before it ends, and the details never follow)."""
         info, run = self._request
         store = self.session.store
         if info is None or store is None:
             return
+        if self._reading and self._reading_info is not None and self._on_the_way(self._reading_info, info):
+            return      # following (a head, a scrub onward): that read is shown, then this one is read
+        # (a read of a checkpoint elsewhere, a jump back or to another run, is superseded at once)
+        self._reading, self._reading_info, asked = True, info, self._asks
         from inspector.diff.lazy_value import load_view
-        def failed(why: str) -> None:    # said in the panels, and as any failure is (the banner; a screenshot's exit)
+        self.session.runner.run(lambda: load_view(store, info.id), lambda snap: self._on_read(info, asked, snap),
+                                lambda why: self._on_read_failed(info, asked, run, why), key="detail:snapshot")
+
+    def _on_read(self, info: CheckpointInfo, asked: int, snapshot: Snapshot) -> None:
+        self._reading, self._reading_info = False, None
+        wanted, run = self._request
+        if wanted is not None and (wanted.id == info.id or self._on_the_way(info, wanted)):
+            self._deliver(snapshot, run)
+        self._load_next(asked)
+
+    def _on_read_failed(self, info: CheckpointInfo, asked: int, run: RunInfo | None, why: str) -> None:
+        """Said in the panels, and as any failure is (the banner; a screenshot's exit), when
+        the checkpoint read is still the one selected."""
+        self._reading, self._reading_info = False, None
+        if asked == self._asks:
             self.show_message(f"Checkpoint #{info.seq} cannot be read: {why}", run)
             self.session.runner.failed.emit(why)
-        self.session.runner.run(lambda: load_view(store, info.id), lambda snap: self._deliver(snap, run), failed,
-                                key="detail:snapshot")
+        self._load_next(asked)
+
+    def _load_next(self, asked: int) -> None:
+        """After a read: a checkpoint asked for since is read next (the newest asked)."""
+        if asked != self._asks and not self._timer.isActive():
+            self._load()
+        self._show_loading()
+
+    def _on_the_way(self, read: CheckpointInfo, wanted: CheckpointInfo) -> bool:
+        """Whether ``read`` (no longer the one selected) is of the run selected and between
+        the checkpoint shown (or the run's start) and the one selected, so nearer to it than
+        what is shown: a head followed live shows the newest read while the next is read."""
+        if read.run_id != wanted.run_id:
+            return False
+        shown = self.snapshot.info if self.snapshot is not None else None
+        start = shown.seq if shown is not None and shown.run_id == wanted.run_id else -1
+        return min(start, wanted.seq) < read.seq <= max(start, wanted.seq)
+
+    def _stop_loading(self) -> None:
+        """Nothing to read any more: a read under way is dropped."""
+        self._timer.stop()
+        self.session.runner.cancel("detail:snapshot")
+        self._reading, self._reading_info = False, None
+
+    def _show_loading(self) -> None:
+        """Say which checkpoint is being read while the panels show another (or none)."""
+        wanted = self.loading
+        if wanted is not None:
+            shown = self.snapshot.info if self.snapshot is not None else None
+            showing = f" (#{shown.seq} shown)" if shown is not None and shown.run_id == wanted.run_id else ""
+            self.loading_label.setText(f"Reading #{wanted.seq} \u2026{showing}")
+        self.loading_label.setVisible(wanted is not None)
 
     def _deliver(self, snapshot: Snapshot | None, run: RunInfo | None) -> None:
         self.snapshot, self._run = snapshot, run
@@ -258,6 +328,7 @@ class DetailTabs(QWidget):
         self._unsay()
         for key, panel in self.panels.items():
             self._show_in(key, panel, snapshot, run)
+        self._show_loading()
         if snapshot is not None:
             self.snapshot_loaded.emit(snapshot)
 

@@ -96,6 +96,7 @@ class TimelinePanel(QWidget):
         self._pending_row: int | None = None
         self._pending_seq: int | None = None     # asked for before the run's branches were known
         self._follow_head = False
+        self._head_wait: int | None = None   # following the head: the row kept current until the head's row loads
         self._branch_menu: QMenu | None = None
         self._at_bottom = False
         self._build()
@@ -206,6 +207,7 @@ class TimelinePanel(QWidget):
         """Show ``run``'s timeline (placeholders at once, rows as their pages load)."""
         self._pending_row = None
         self._pending_seq = None
+        self._head_wait = None
         self.model.set_run(run)
         self._show_run_header(run)
         self.view.scrollToTop()
@@ -222,21 +224,42 @@ class TimelinePanel(QWidget):
     def apply_changes(self, changes: ChangeSet) -> None:
         """Append live checkpoints of the shown run; a view left at the head follows the new head."""
         self.model.apply_changes(changes)
+        if self._head_wait is not None:     # the head's row may have been filled in, not added
+            self._follow_to_head(request=False)
         self._show_count()
 
     def _on_rows_about_to_be_inserted(self, *_args: object) -> None:
         current = self.view.currentIndex()
-        self._follow_head = current.isValid() and current.row() == self.model.rowCount() - 1 and \
+        at = self.model.rowCount() - 1 if self._head_wait is None else self._head_wait
+        self._follow_head = current.isValid() and current.row() == at and \
             len(self.view.selectionModel().selectedRows()) <= 1
         bar = self.view.verticalScrollBar()
         self._at_bottom = bar.value() >= bar.maximum() and not current.isValid() and self.model.rowCount() > 0
 
     def _on_rows_appended(self, _count: int) -> None:
         if self._follow_head:
-            self.select_row(self.model.rowCount() - 1)
+            self._follow_to_head()
         elif self._at_bottom:
             self.view.scrollToBottom()
         self._show_count()
+
+    def _follow_to_head(self, request: bool = True) -> None:
+        """Select the head's row once it is loaded; until then the row followed before stays
+        current (its page is asked for): rows a newer RunInfo added come before their
+        checkpoints, and a head followed onto a placeholder would show no checkpoint."""
+        last = self.model.rowCount() - 1
+        if last < 0:
+            return
+        if self.model.is_loaded(last):
+            self._head_wait = None
+            self.select_row(last)
+            return
+        current = self.view.currentIndex()
+        self._head_wait = current.row() if current.isValid() else None
+        if self._head_wait is None:      # nothing current to keep: the head's row, loading
+            self.select_row(last)
+        elif request:
+            self.model.request_row(last)
 
     def run_menu_at(self, pos: QPoint) -> QMenu | None:
         """The menu of the checkpoint under ``pos`` (the view's viewport): its row is selected
@@ -369,6 +392,8 @@ class TimelinePanel(QWidget):
 
     # -- slots ------------------------------------------------------------------------------
     def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._head_wait is not None and current.row() != self._head_wait:
+            self._head_wait = None       # another row chosen: the head is no longer followed
         if not current.isValid():
             return
         row = current.row()
@@ -390,6 +415,8 @@ class TimelinePanel(QWidget):
         self.checkpoints_selected.emit(self.selected_checkpoints())
 
     def _on_page_loaded(self, first: int, last: int) -> None:
+        if self._head_wait is not None and first <= self.model.rowCount() - 1 <= last:
+            self._follow_to_head(request=False)
         row = self._pending_row
         if row is not None and first <= row <= last:
             self._pending_row = None
@@ -404,6 +431,8 @@ class TimelinePanel(QWidget):
         """Rows a damaged store cannot give: a run opened on its head when that is one of
         them opens on the last checkpoint before them; another row waiting for them shows
         nothing (the row says why)."""
+        if self._head_wait is not None and first <= self.model.rowCount() - 1 <= last:
+            self._head_wait = None       # the head cannot be read: the row followed stays current
         row = self._pending_row
         if row is None or not first <= row <= last:
             return

@@ -52,7 +52,7 @@ class ScreenshotDriver(QObject):
 
     def _busy(self) -> bool:
         return bool(self.window.session.runner.active or QThreadPool.globalInstance().activeThreadCount()
-                    or outcomes_in_flight())
+                    or outcomes_in_flight() or self.window.details.loading is not None)   # (its delay too)
 
     def _capture(self) -> None:
         if self._busy():  # painting may have asked for more (fork points, panel jobs)

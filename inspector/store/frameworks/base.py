@@ -16,8 +16,9 @@ row its framework could not decode (text that is not UTF-8, JSON that is not JSO
 from __future__ import annotations
 
 import json
+import math
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -103,6 +104,59 @@ def parse_json(text: Any, what: str = "value") -> Any:
         return opaque(f"{what}: nested deeper than the nesting depth budget of {budget.depth} "
                       f"(raise it with {limits.BUDGETS['depth'].flag})")
     return value
+
+
+def named(value: Any, limit: int = 40) -> str:
+    """A stored value as a sentence about its damage names it: a number as itself, text quoted
+    (cut short), bytes by their count, anything else by its JSON kind."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+    if isinstance(value, (int, float)):
+        text = repr(value)
+        return text if len(text) <= limit else f"a {len(text)}-digit number"
+    if isinstance(value, str):
+        return "text " + json.dumps(value if len(value) <= limit else value[:limit - 1] + "…",
+                                    ensure_ascii=False) if value else "empty text"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        size = len(bytes(value))
+        return f"{size} byte{'' if size == 1 else 's'}"
+    if isinstance(value, (list, dict)):
+        return "a list" if isinstance(value, list) else "an object"
+    return f"a {type(value).__name__}"
+
+
+def row_keys(ids: list[Any]) -> list[tuple[int | str, str]]:
+    """Each row's key and '' or why its id is damage, for rows whose id should be a unique
+    integer. An integer id is the row's key (a repeated one: the first row's); a repeat and an
+    id that is not an integer (a table recreated without its INTEGER PRIMARY KEY takes text,
+    reals, blobs and repeats) get a text key, which no integer equals, so that no two rows are
+    ever taken for one (``int()`` of 7.5 is 7). Every row sharing its id is damaged."""
+    counts, labels = Counter(ids), Counter[str]()
+    out: list[tuple[int | str, str]] = []
+    for value in ids:
+        whole = type(value) is int
+        if whole and counts[value] == 1:
+            out.append((value, ""))
+            continue
+        others = counts[value] - 1
+        why = (f"its id is {named(value)}, not an integer" if not whole else
+               f"another row has its id {value} too" if others == 1 else f"{others} other rows have its id {value} too")
+        label = _id_label(value)
+        labels[label] += 1
+        key: int | str = (value if whole else label) if labels[label] == 1 else f"{label} ({labels[label]})"
+        out.append((key, why))
+    return out
+
+
+def _id_label(value: Any) -> str:
+    """An id as an item's name in a sentence: a number as itself, text quoted (cut short)."""
+    if type(value) is int:
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value if len(value) <= 20 else value[:19] + "…", ensure_ascii=False)
+    return named(value, 20)
 
 
 def not_utf8(row: Any, names: tuple[str, ...]) -> str:

@@ -21,8 +21,8 @@ import sqlalchemy as sa
 
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.store.engine import guard
-from inspector.store.frameworks.base import (MAX_ROWS, Budget, damage, not_utf8, number_checkpoints,
-                                             parse_json)
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Damaged, damage, not_utf8, number_checkpoints,
+                                             opaque, parse_json, row_keys)
 from inspector.store.frameworks.openai_agents import parse_time, q
 
 FLOW_COLUMNS = frozenset({"id", "flow_uuid", "method_name", "timestamp", "state_json"})
@@ -43,7 +43,8 @@ def find_table(columns: dict[str, set[str]], wanted: frozenset[str]) -> str | No
 class FlowRow:
     """One saved state as listed: what the catalog needs, and a digest per top-level key."""
 
-    rowid: int
+    label: int | str    # its id, or a key of its own for an id that is not a unique integer (``row_keys``)
+    rowid: Any          # its id as stored (what reads its state back)
     flow: str
     method: str
     created: float
@@ -64,7 +65,7 @@ class FlowReader:
 
     def __init__(self, engine: sa.Engine, display: str, table: str, pending: str | None) -> None:
         self.engine, self.display, self.table, self.pending = engine, display, table, pending
-        self._rows: dict[tuple[int, int], FlowRow] = {}   # (rowid, size) → row: rows are never rewritten
+        self._rows: dict[tuple[int | str, int], FlowRow] = {}   # (id, size) → row: rows are never rewritten
         self.by_ref: dict[str, FlowRow] = {}               # checkpoint id → its row
 
     def fingerprint(self, conn: sa.Connection) -> tuple:
@@ -82,18 +83,19 @@ class FlowReader:
                 f"ORDER BY id LIMIT {MAX_ROWS}").fetchall()
             out, known = [], self._rows
             self._rows = {}
-            for rowid, flow, method, stamp, size in listed:
-                key = (int(rowid), int(size or 0))
-                row = known.get(key)
+            keys = row_keys([r[0] for r in listed])
+            for (rowid, flow, method, stamp, size), (name, bad_id) in zip(listed, keys, strict=True):
+                key = (name, int(size or 0))
+                row = None if bad_id else known.get(key)   # (a damaged id is read again: it may be another's)
                 if row is None:
                     budget.take(key[1])
-                    data = conn.exec_driver_sql(f"SELECT state_json FROM {q(self.table)} WHERE id = ?",
-                                                (rowid,)).scalar()
-                    state = parse_json(data, "state_json")
+                    data, state = self._state(conn, rowid)
                     broken = not_utf8((flow, method, stamp, data), FLOW_ROW) or damage(state)
                     if not broken and not isinstance(state, dict):   # load_state answers None for it
                         broken = f"its state_json is a JSON {type(state).__name__}, not a flow state"
-                    row = FlowRow(key[0], str(flow), str(method), parse_time(stamp), key[1], _digests(state), broken)
+                    broken = "; ".join(why for why in (bad_id, broken) if why)
+                    row = FlowRow(name, rowid, str(flow), str(method), parse_time(stamp), key[1], _digests(state),
+                                  broken)
                 self._rows[key] = row
                 out.append(row)
             waiting: dict[str, str] = {}
@@ -103,6 +105,18 @@ class FlowReader:
                         f"LIMIT {MAX_ROWS}"):
                     waiting[str(flow)] = _asked(parse_json(context, "context_json"))
         return out, waiting
+
+    def _state(self, conn: sa.Connection, rowid: Any) -> tuple[Any, Any]:
+        """A row's ``state_json`` as stored and as read, by its id: nothing when no row has that id
+        any more, a damage marker when more rows have it (which of them is this one cannot be told)."""
+        where = "id IS NULL" if rowid is None else "id = ?"
+        found = conn.exec_driver_sql(f"SELECT state_json FROM {q(self.table)} WHERE {where} LIMIT 2",
+                                     () if rowid is None else (rowid,)).fetchall()
+        if len(found) > 1:
+            return None, Damaged(opaque("state_json: more rows have its id, so which of them is this one "
+                                        "cannot be told"))
+        data = found[0][0] if found else None
+        return data, parse_json(data, "state_json")
 
     def catalog(self, budget: Budget, taken: set[str], window: float
                 ) -> tuple[list[RunInfo], dict[str, tuple[CheckpointInfo, ...]]]:
@@ -119,7 +133,7 @@ class FlowReader:
             for row in chain:
                 drafts.append(CheckpointInfo(id="", run_id="", seq=0, kind="step", name=row.method, created=row.created,
                                              size=row.size, change=_change(row, previous),
-                                             damaged=f"state {row.rowid}: {row.damaged}" if row.damaged else ""))
+                                             damaged=f"state {row.label}: {row.damaged}" if row.damaged else ""))
                 previous = row
             infos = number_checkpoints(run_id, drafts)
             checkpoints[run_id] = infos
@@ -137,7 +151,7 @@ class FlowReader:
             status, error = "interrupted", f"waiting for human feedback on {last.method!r}{waiting}"
         elif time.time() - last.created < window:
             status = "running"
-        bad = [f"state {r.rowid} (#{seq}): {r.damaged}" for seq, r in enumerate(chain) if r.damaged]
+        bad = [f"state {r.label} (#{seq}): {r.damaged}" for seq, r in enumerate(chain) if r.damaged]
         return RunInfo(id=run_id, name=flow, agent="crewai flow", status=status, created=chain[0].created,
                        updated=last.created, checkpoint_count=len(infos), head_seq=len(infos) - 1, resumable=False,
                        not_resumable_reason=FLOW_WHY, labels={"flow": flow, "methods": len(chain)},
@@ -147,11 +161,11 @@ class FlowReader:
         """The saved state as crewai's ``load_state`` reads it, and where it came from."""
         row = self.by_ref[str(info.id)]
         with guard(self.display), self.engine.connect() as conn:
-            data = conn.exec_driver_sql(f"SELECT state_json FROM {q(self.table)} WHERE id = ?", (row.rowid,)).scalar()
-        state = parse_json(data, "state_json")
-        meta = {"flow_uuid": row.flow, "method": row.method, "state_row": row.rowid,
+            _data, state = self._state(conn, row.rowid)
+        meta = {"flow_uuid": row.flow, "method": row.method,
+                "state_row": row.label if isinstance(row.rowid, bytes) else row.rowid,   # (the id as stored)
                 "note": "a CrewAI flow state (@persist); " + FLOW_WHY}
-        problems = (f"state {row.rowid} of flow {row.flow}: {row.damaged}",) if row.damaged else ()
+        problems = (f"state {row.label} of flow {row.flow}: {row.damaged}",) if row.damaged else ()
         return Snapshot(info=info, state=state, tasks=None, meta=meta, problems=problems)
 
 

@@ -23,9 +23,10 @@ from inspector.humanize import fmt_size
 from inspector.model import OFFERED, Capabilities, Capability, CheckpointInfo, RunInfo, Snapshot, StoreInfo
 from inspector.store.adapters import StoreAdapter
 from inspector.store.base import Store
+from inspector.store.columns import as_count
 from inspector.store.engine import Target, guard, table_columns
-from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore, damage, not_utf8,
-                                             number_checkpoints, opaque, parse_json)
+from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore, damage, named,
+                                             not_utf8, number_checkpoints, opaque, parse_json)
 from inspector.store.frameworks.openai_agents import parse_time, q
 
 SESSION_COLUMNS = frozenset({"app_name", "user_id", "id", "state", "create_time", "update_time"})
@@ -84,11 +85,53 @@ def b64_size(data: Any) -> int | None:
     return max(0, len(data) * 3 // 4 - len(data) + len(data.rstrip("=")))
 
 
+# fields of a part that ADK reads as objects (a part holding another value there is damaged)
+PART_OBJECTS = ("function_call", "function_response", "inline_data", "file_data", "executable_code",
+                "code_execution_result")
+
+
+def part_damage(part: Any) -> str:
+    """'' or why ADK could not read a content part: it is no object, its text is not text, or a
+    field ADK reads as an object holds something else (the part is never shown as valid)."""
+    if not isinstance(part, dict):
+        return f"is {named(part)}, not a part"
+    text = part.get("text")
+    if text is not None and not isinstance(text, str):
+        return f"has {named(text)} where its text belongs"
+    bad = next((k for k in PART_OBJECTS if part.get(k) is not None and not isinstance(part[k], dict)), None)
+    return f"has {named(part[bad])} where its {bad} object belongs" if bad else ""
+
+
+def event_damage(data: dict) -> str:
+    """'' or why ADK could not read a decoded event: its content, a part of it, or a token count
+    of its ``usage_metadata`` is not what ADK's model holds (a token count is a whole number
+    from 0: 2.7, true or -5 is damage, never read as 2, 1 or -5)."""
+    content = data.get("content")
+    parts = content.get("parts") if isinstance(content, dict) else None
+    if content is not None and not isinstance(content, dict):
+        return f"its content is {named(content)}, not an object"
+    if parts is not None and not isinstance(parts, list):
+        return f"its content's parts are {named(parts)}, not a list"
+    for index, part in enumerate(parts or ()):
+        if why := part_damage(part):
+            return f"its content part {index} {why}"
+    usage = data.get("usage_metadata")
+    if usage is None:
+        return ""
+    if not isinstance(usage, dict):
+        return f"its usage_metadata is {named(usage)}, not an object"
+    bad = next((k for k, v in usage.items()
+                if str(k).endswith("_token_count") and v is not None and as_count(v) is None), None)
+    return f"its usage_metadata.{bad} is {named(usage[bad])}, not a count of tokens" if bad else ""
+
+
 def describe_part(part: dict) -> dict | None:
     """One content part as the conversation shows it — text, a thought, media by type and size
-    (never its bytes), a file by its uri, code and its result, any other kind by name — or None
-    for a function call or response (tool calls and tool messages carry those) and for a part
-    holding only what qualifies another (a thought's signature)."""
+    (never its bytes), a file by its uri, code and its result, any other kind by name, a damaged
+    part by what is wrong with it — or None for a function call or response (tool calls and tool
+    messages carry those) and for a part holding only what qualifies another (a thought's signature)."""
+    if why := part_damage(part):
+        return {"type": "damaged", "damaged": why}
     if "function_call" in part or "function_response" in part:
         return None
     if isinstance(part.get("text"), str):
@@ -122,6 +165,8 @@ def part_label(part: dict) -> str:
         return _tag("code", get("language")) + f"\n{get('code') or ''}"
     if kind == "code_execution_result":
         return _tag("code result", get("outcome")) + f"\n{str(get('output') or '').rstrip()}"
+    if kind == "damaged":
+        return f"[a damaged part, which {get('damaged')}]"
     return _tag(kind)
 
 
@@ -265,6 +310,7 @@ class GoogleADKStore(EngineCatalogStore):
             broken = not_utf8(row, EVENT_ROW[self.version]) or damage(data if v1 else data["content"])
             if not broken and v1 and not isinstance(data, dict):
                 broken = f"its event_data is a JSON {type(data).__name__}, not an event"
+            broken = broken or (event_damage(data) if isinstance(data, dict) else "")
             stamp = data.get("timestamp") if isinstance(data, dict) else None
             if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
                 created = parse_time(stamp)
@@ -373,13 +419,14 @@ class GoogleADKStore(EngineCatalogStore):
                   for seq, e in enumerate(evs) if error_of(e.data)]
         usage: list[dict] = [u for e in evs if isinstance(e.data, dict)
                              and isinstance(u := e.data.get("usage_metadata"), dict)]
+        counts = [u.get("total_token_count") for u in usage]
         shown: dict[str, Any] = {}
         if notes:   # one text, so the state tree shows it on its first row without expanding
             shown["_approximate"] = " ".join(notes)
         shown.update({"state": state, "user_state_written": user, "app_state_written": app,
                       "messages": messages, **({"errors": errors} if errors else {}),
-                      "usage": {"calls": len(usage), "total_tokens": sum(int(u.get("total_token_count") or 0)
-                                                                          for u in usage)},
+                      "usage": {"calls": len(usage), "total_tokens": sum(as_count(c) or 0 for c in counts),
+                                **_uncounted(counts)},
                       "current": {"session_state": current, "user_state": session.get("user_state"),
                                   "app_state": session.get("app_state")}})
         event = evs[-1].data if evs else None
@@ -388,6 +435,13 @@ class GoogleADKStore(EngineCatalogStore):
                 "event": event, "rebuild": "approximate" if notes else "exact",
                 **({"error": error_of(event)} if error_of(event) else {})}
         return Snapshot(info=info, state=shown, tasks=None, meta=meta, problems=self._problems(session, evs))
+
+
+def _uncounted(counts: list[Any]) -> dict[str, int]:
+    """``not_counted``: how many calls' total token counts are damaged (left out of the total,
+    the events listed in the problems), when any are."""
+    bad = sum(1 for c in counts if c is not None and as_count(c) is None)
+    return {"not_counted": bad} if bad else {}
 
 
 def _failure(evs: list[_Event]) -> int | None:

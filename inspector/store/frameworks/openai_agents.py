@@ -27,7 +27,7 @@ from inspector.store.base import Store
 from inspector.store.columns import as_count, as_real
 from inspector.store.engine import Target, guard, table_columns
 from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore, damage, not_utf8,
-                                             number_checkpoints, parse_json)
+                                             number_checkpoints, parse_json, row_keys)
 from inspector.store.sqlite_ro import DamagedText
 
 MESSAGES = frozenset({"id", "session_id", "message_data", "created_at"})
@@ -167,9 +167,12 @@ def _text_of(data: Any) -> tuple[str, str]:
     return "", f"its message_data is a {type(data).__name__}, not JSON text"
 
 
+Key = int | str   # a message's id, or for an id that is not one (``row_keys``) a text key of its own
+
+
 @dataclass
 class _Row:
-    message_id: int
+    message_id: Key
     created: float
     size: int
     kind: str
@@ -202,13 +205,14 @@ class OpenAIAgentsStore(EngineCatalogStore):
                                       f"{', '.join(repr(t) for t in tables.others)}, which are not shown: "
                                       f"one pair of tables is read a file (here {tables.sessions!r} and "
                                       f"{tables.messages!r})") if tables.others else "")
-        self._items: dict[int, str] = {}
+        self._items: dict[Key, str] = {}
         self._lane_of: dict[str, tuple[str, str, int | None]] = {}
         self._lanes_cache: dict = {}
         self._branch_made: dict[tuple[str, str], float] = {}   # when a branch's first row was written
         self._tools_cache: dict[str, str] = {}
         self._usage_cache: dict = {}
-        self._broken: dict[int, str] = {}   # message id → why the SDK cannot read that row
+        self._broken: dict[Key, str] = {}   # message id → why the SDK cannot read that row
+        self._bad_ids: dict[Key, str] = {}  # message key → why its id is damaged (the SDK reads the row)
 
     # -- reads --------------------------------------------------------------------------------------
     def _all(self, sql: str, params: tuple = ()) -> list[Any]:
@@ -227,19 +231,28 @@ class OpenAIAgentsStore(EngineCatalogStore):
         with guard(self.display), self.engine.connect() as conn:
             return tuple(tuple(conn.exec_driver_sql(sql).one()) for sql in parts)
 
-    def _messages(self, budget: Budget) -> dict[int, tuple[str, float, str]]:
-        """message id → (session id, created, JSON text); rows the SDK cannot read go in ``_broken``."""
+    def _messages(self, budget: Budget) -> dict[Key, tuple[str, float, str]]:
+        """message key → (session id, created, JSON text), in the SDK's order (by id); rows the SDK
+        cannot read go in ``_broken``, ids that are not unique integers in ``_bad_ids``."""
         rows = self._all(f"SELECT id, session_id, created_at, message_data FROM {q(self.tables.messages)} ORDER BY id")
-        out = {}
-        self._broken = {}
-        for mid, sid, created, data in rows:
+        out: dict[Key, tuple[str, float, str]] = {}
+        self._broken, self._bad_ids = {}, {}
+        for (_mid, sid, created, data), (key, bad_id) in zip(rows, row_keys([r[0] for r in rows]), strict=True):
             text, broken = _text_of(data)
             budget.take(len(text))
             broken = not_utf8((sid, created, data), MESSAGE_ROW) or broken
             if broken:
-                self._broken[int(mid)] = broken
-            out[int(mid)] = (str(sid), parse_time(created), text)
+                self._broken[key] = broken
+            if bad_id:
+                self._bad_ids[key] = bad_id
+            out[key] = (str(sid), parse_time(created), text)
         return out
+
+    def _why(self, key: Key, item: Any) -> str:
+        """'' or why an item is damaged: what the SDK cannot read of it, and an id that is not one."""
+        unread = self._broken.get(key) or damage(item)
+        return "; ".join(([f"{unread} (the SDK cannot read it)"] if unread else [])
+                         + ([self._bad_ids[key]] if key in self._bad_ids else []))
 
     def read_catalog(self) -> Catalog:
         """Sessions (and their branches) with their items."""
@@ -273,10 +286,10 @@ class OpenAIAgentsStore(EngineCatalogStore):
         self._lanes_cache, self._tools_cache, self._usage_cache = lanes, tools, usage
         return Catalog(tuple(runs), checkpoints)
 
-    def _lanes(self, messages: dict[int, tuple[str, float, str]]
-               ) -> dict[tuple[str, str], list[tuple[int, int | None]]]:
-        """(session, branch) → [(message id, branch turn)] in order."""
-        lanes: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
+    def _lanes(self, messages: dict[Key, tuple[str, float, str]]
+               ) -> dict[tuple[str, str], list[tuple[Key, int | None]]]:
+        """(session, branch) → [(message key, branch turn)] in order."""
+        lanes: dict[tuple[str, str], list[tuple[Key, int | None]]] = {}
         structured: set[str] = set()
         if self.tables.structure:
             for sid, mid, branch, turn, made in self._all(
@@ -294,7 +307,7 @@ class OpenAIAgentsStore(EngineCatalogStore):
         return lanes
 
     @staticmethod
-    def _tool_names(messages: dict[int, tuple[str, float, str]]) -> dict[str, str]:
+    def _tool_names(messages: dict[Key, tuple[str, float, str]]) -> dict[str, str]:
         names: dict[str, str] = {}
         for _sid, _c, text in messages.values():
             if '"function_call"' in text:
@@ -316,15 +329,15 @@ class OpenAIAgentsStore(EngineCatalogStore):
                  "output_tokens": as_count(outp) or 0, "total_tokens": as_count(total) or 0})
         return out
 
-    def _row(self, mid: int, message: tuple[str, float, str], tools: dict[str, str], turn: int | None) -> _Row:
+    def _row(self, mid: Key, message: tuple[str, float, str], tools: dict[str, str], turn: int | None) -> _Row:
         item = parse_json(message[2], "item")
         kind, name, change = classify(item, tools)
-        broken = self._broken.get(mid) or damage(item)
+        broken = self._why(mid, item)
         return _Row(mid, message[1], len(message[2]), kind, name, change, turn,
-                    f"item {mid}: {broken} (the SDK cannot read it)" if broken else "")
+                    f"item {mid}: {broken}" if broken else "")
 
     @staticmethod
-    def _sources(lanes: dict[tuple[str, str], list[tuple[int, int | None]]]) -> dict[tuple[str, str], tuple[str, int]]:
+    def _sources(lanes: dict[tuple[str, str], list[tuple[Key, int | None]]]) -> dict[tuple[str, str], tuple[str, int]]:
         """Branch → (source branch, number of shared leading items): the branch sharing the longest prefix."""
         found: dict[tuple[str, str], tuple[str, int]] = {}
         for (sid, branch), ids in lanes.items():
@@ -430,9 +443,8 @@ class OpenAIAgentsStore(EngineCatalogStore):
                                                        ("requests", "input_tokens", "output_tokens", "total_tokens")}}
             if done and info.kind != "fork" and meta.get("turn") == done[-1]["turn"]:
                 meta["turn_usage"] = done[-1]
-        problems = [f"item {mid} of session {sid}: {why} (the SDK cannot read it)"
-                    for (mid, _t), item in zip(ids[:upto], items, strict=True)
-                    if (why := self._broken.get(mid) or damage(item))]
+        problems = [f"item {mid} of session {sid}: {why}"
+                    for (mid, _t), item in zip(ids[:upto], items, strict=True) if (why := self._why(mid, item))]
         return Snapshot(info=info, state=state, tasks=None, meta=meta, problems=tuple(problems))
 
 

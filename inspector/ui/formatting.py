@@ -144,3 +144,16 @@ def step_label(kind: str, name: str) -> str:
 def visible_html(text: str) -> str:
     """:func:`visible` text for a rich-text label (HTML-escaped)."""
     return html.escape(visible(text))
+
+
+UUID = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}", re.IGNORECASE)
+ID_KEPT = 8          # characters of a name that is an opaque id kept in sight
+
+
+def readable_part(name: str, run_id: str) -> str:
+    """What of a run's name must stay readable: all of it, but of a name that is an opaque id
+    (the run's id, a UUID: a CrewAI flow's) its first characters, as short ids go elsewhere —
+    the rest elides rather than push Checks and Updated (or a header's chips) out of view."""
+    if len(name) > ID_KEPT + 1 and (name == run_id or UUID.fullmatch(name)):
+        return name[:ID_KEPT] + "\u2026"
+    return name

@@ -98,3 +98,20 @@ def test_uuid_named_runs_elide_and_leave_checks_and_updated_in_view(window, qtbo
     proxy = window.runs_panel.proxy
     lines = [delegate.second_line(proxy.index(row, COL_NAME)) for row in range(proxy.rowCount())]
     assert lines == [["crewai flow"]] * len(runs)      # not the UUID of the line above once more
+
+
+def test_a_header_keeps_its_chips_in_sight_before_a_long_name(qtbot, tmp_path: Path) -> None:
+    # a CrewAI flow named by its UUID pushed the 'damaged' chip off the State header at 1024x700
+    from inspector.ui.widgets.checkpoint_header import CheckpointHeader
+
+    store = _copy(tmp_path, "crewai_flows.db")
+    with open_store(store) as st:
+        run = st.list_runs()[0]
+        info = st.list_checkpoints(run.id)[-1]
+    header = CheckpointHeader()
+    qtbot.addWidget(header)
+    header.show_checkpoint(info, run, problems=("a part cannot be read",))
+    text = header.text()
+    assert run.id not in text and run.id[:8] + "\u2026" in text     # the UUID by its first characters
+    assert text.index("damaged: 1 part") < text.index(info.name)     # before the step's name and time
+    assert run.id in header.toolTip()

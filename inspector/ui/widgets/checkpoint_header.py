@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from inspector.model import CheckpointInfo, RunInfo
-from inspector.ui.formatting import local_time, visible, visible_html
+from inspector.ui.formatting import local_time, readable_part, visible, visible_html
 from inspector.ui.widgets.palette import accent, muted_text, theme_changed, tint
 
 KIND_HUES = {"llm": "#8250df", "tool": "#bf8700", "step": "#0969da", "input": "#1a7f37",
@@ -63,15 +63,17 @@ class CheckpointHeader(QLabel):
         if info is None:
             self.setText(f"<span style='color:{muted}'>{html.escape(self._placeholder)}</span>")
             return
-        run_name = html.escape(visible(run.name) if run else info.run_id)
+        # a run named by an opaque id (a CrewAI flow's UUID) by its first characters, and the
+        # chips before the step's name and time: on a narrow pane the end of the line is cut
+        run_name = html.escape(readable_part(visible(run.name), run.id) if run else info.run_id)
         lane = f" <span style='color:{muted}'>[{html.escape(visible(info.lane))}]</span>" if info.lane else ""
         self.setText(
             f"<b>{run_name}</b>&nbsp;&nbsp;<b>#{info.seq}</b>{lane}&nbsp;&nbsp;{kind_chip(self, info.kind)}"
-            f"&nbsp;&nbsp;{html.escape(visible(info.name))}"
-            f"&nbsp;&nbsp;<span style='color:{muted}'>{fmt_time(info.created)}</span>"
+            + (f"&nbsp;&nbsp;{kind_chip(self, damaged_label(problems), '#cf222e')}" if problems else "")
             + (f"&nbsp;&nbsp;{kind_chip(self, 'pending writes applied', '#bf8700')}" if live_note else "")
             + (f"&nbsp;&nbsp;{kind_chip(self, 'reducers inferred', '#57606a')}" if inferred_note else "")
-            + (f"&nbsp;&nbsp;{kind_chip(self, damaged_label(problems), '#cf222e')}" if problems else ""))
+            + f"&nbsp;&nbsp;{html.escape(visible(info.name))}"
+            f"&nbsp;&nbsp;<span style='color:{muted}'>{fmt_time(info.created)}</span>")
         notes = "".join(f"\n\n{n}" for n in (live_note, inferred_note, *(f"damaged: {p}" for p in problems)) if n)
         self.setToolTip(f"checkpoint {info.id} of run {info.run_id}{notes}")
 

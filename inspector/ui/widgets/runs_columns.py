@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QTreeView
 
+from inspector.ui.formatting import readable_part
 from inspector.ui.models.run_tree import COL_CHECKPOINTS, COL_CHECKS, COL_NAME, COL_UPDATED
 from inspector.ui.models.runs_model import RunRole
 
@@ -16,17 +15,6 @@ NAME_PADDING = 40    # the delegate's margins, the fork icon and the branch inde
 ICON = 18            # a damaged run's warning mark (before the name, beside a fork's icon)
 ROWS_MEASURED = 500  # rows whose names are measured (the first ones shown)
 GIVE_WAY = (COL_UPDATED, COL_CHECKS, COL_CHECKPOINTS)   # hidden in this order when names need room
-UUID = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}", re.IGNORECASE)
-ID_KEPT = 8          # characters of a name that is an opaque id the Run column keeps in sight
-
-
-def readable_part(name: str, run_id: str) -> str:
-    """What of a run's name must stay readable: all of it, but of a name that is an opaque id
-    (the run's id, a UUID: a CrewAI flow's) its first characters, as short ids go elsewhere —
-    the rest elides rather than push Checks and Updated out of view."""
-    if len(name) > ID_KEPT + 1 and (name == run_id or UUID.fullmatch(name)):
-        return name[:ID_KEPT] + "\u2026"
-    return name
 
 
 class RunsColumnFit(QObject):

@@ -174,8 +174,8 @@ def _image_fragments(document: QTextDocument) -> Iterator[QTextFragment]:
 def about_text() -> str:
     """The About box's rich text."""
     return (f"<b>{APP_NAME}</b> {html.escape(__version__)}<br>Browse, diff, fork and resume the "
-            "checkpoints of long-running AI agents.<br>Stores are opened read-only; fork and "
-            "resume write only when you confirm them.")
+            "checkpoints of long-running AI agents.<br>Stores are opened read-only: only what you ask "
+            "for writes (fork, resume, prune and delete after you confirm them; Pin at once).")
 
 
 def about_dialog(parent: QWidget | None) -> QDialog:

@@ -182,14 +182,16 @@ class MainWindow(QMainWindow):
 
     # -- extension points --------------------------------------------------------------------
     def add_dock(self, widget: QWidget, title: str, area: Qt.DockWidgetArea = Qt.DockWidgetArea.BottomDockWidgetArea,
-                 name: str | None = None) -> QDockWidget:
-        """Add a dock (e.g. the Console); its toggle goes in View ▸ Panels and its place is remembered."""
+                 name: str | None = None, in_panels: bool = True) -> QDockWidget:
+        """Add a dock (e.g. the Console); its toggle goes in View ▸ Panels (unless the caller puts
+        it elsewhere: ``in_panels`` False) and its place is remembered."""
         dock = QDockWidget(title, self)
         dock.setObjectName(name or f"dock-{title.lower().replace(' ', '-')}")
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.restoreDockWidget(dock)
-        self.menu_actions.panels_menu.addAction(dock.toggleViewAction())
+        if in_panels:
+            self.menu_actions.panels_menu.addAction(dock.toggleViewAction())
         return dock
 
     def add_run_action(self, action: QAction, toolbar: bool = True) -> None:
@@ -567,7 +569,8 @@ class MainWindow(QMainWindow):
             action.setChecked(action.data() == mode)
 
     def _enable_store_actions(self, enabled: bool) -> None:
-        for action in (self.menu_actions.refresh, self.menu_actions.close_store, self.menu_actions.find):
+        for action in (self.menu_actions.refresh, self.menu_actions.close_store, self.menu_actions.find,
+                       self.menu_actions.focus_runs, self.menu_actions.focus_timeline, *self.menu_actions.go_to_tabs):
             set_available(action, enabled, NO_STORE)
         self._update_copy_ref()
 
@@ -610,12 +613,15 @@ class MainWindow(QMainWindow):
                 restore(value)
         live = s.value("live", True)
         self.menu_actions.live.setChecked(live not in (False, "false", "0"))
+        forks = s.value("runs/show_forks", None)
+        if forks is not None:
+            self.menu_actions.show_forks.setChecked(forks not in (False, "false", "0"))
         tab = s.value("details/tab", "")
         if tab:
             self.details.set_tab(str(tab), build=False)
 
     def save_settings(self) -> None:
-        """Remember geometry, splitters, column layouts, live and the tab."""
+        """Remember geometry, splitters, column layouts, live, Show Forks and the tab."""
         s = settings.settings()
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
@@ -624,6 +630,7 @@ class MainWindow(QMainWindow):
         s.setValue("runs/header", self.runs_panel.view.header().saveState())
         s.setValue("timeline/header", self.timeline_panel.view.horizontalHeader().saveState())
         s.setValue("live", self.menu_actions.live.isChecked())
+        s.setValue("runs/show_forks", self.menu_actions.show_forks.isChecked())
         s.setValue("details/tab", self.details.current_tab())
 
     def showEvent(self, event: QShowEvent) -> None:  # Qt override

@@ -34,7 +34,8 @@ class StorageActions:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.view: StorageView | None = None   # built when first shown: pyqtgraph stays out of start-up
-        self.dock = window.add_dock(QWidget(), "Storage", Qt.DockWidgetArea.BottomDockWidgetArea, name="dock-storage")
+        self.dock = window.add_dock(QWidget(), "Storage", Qt.DockWidgetArea.BottomDockWidgetArea, name="dock-storage",
+                                    in_panels=False)     # View ▸ Storage, once
         self.dock.hide()
         self.dock.visibilityChanged.connect(self._on_visibility)
         self.toggle: QAction = self.dock.toggleViewAction()

@@ -68,11 +68,14 @@ def test_every_disabled_action_says_why(window, qtbot, demo_store: Path, lg_copy
     assert _count_disabled(window) >= 8
     assert _unexplained(window) == []
     assert "open a store first" in window.run_actions.fork.toolTip()
+    # (Go to State … did nothing and said nothing with no store)
+    assert not any(a.isEnabled() for a in window.menu_actions.go_to_tabs)
     # a store open read-only, nothing selected
     open_in(window, qtbot, demo_store)
     assert window.session.info.read_only
     window.storage.ensure_view()            # the Storage dock's buttons too
     assert _unexplained(window) == []
+    assert all(a.isEnabled() for a in window.menu_actions.go_to_tabs)
     assert "select a run" in window.run_actions.fork.statusTip()
     assert "select a checkpoint" in window.menu_actions.copy_ref.toolTip()
     # a completed run, then one of its checkpoints; then a run that is not a fork

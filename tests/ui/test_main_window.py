@@ -167,3 +167,22 @@ def test_an_empty_store_says_it_has_no_runs_and_how_they_get_there(window, qtbot
     assert "no runs yet" in hint.text()
     window.session.close()
     assert not hint.isVisible()
+
+
+def test_show_forks_is_kept_across_restarts_and_storage_is_in_the_view_menu_once(qtbot) -> None:
+    from inspector.ui.main_window import MainWindow
+
+    first = MainWindow(restore_settings=True)
+    qtbot.addWidget(first)
+    view = [a.text() for a in first.menu_actions.view_menu.actions()]
+    panels = [a.text() for a in first.menu_actions.panels_menu.actions()]
+    assert view.count("&Storage") == 1 and "&Storage" not in panels and "Storage" not in panels
+    assert first.menu_actions.show_forks.isChecked()
+    first.menu_actions.show_forks.setChecked(False)
+    first.close()                                    # (saves the settings)
+    second = MainWindow(restore_settings=True)
+    qtbot.addWidget(second)
+    assert not second.menu_actions.show_forks.isChecked()   # it came back checked
+    assert not second.runs_panel.forks_button.isChecked()
+    second.menu_actions.show_forks.setChecked(True)
+    second.close()

@@ -319,26 +319,38 @@ def question_text(interrupt: Mapping[str, Any]) -> str:
     return question if isinstance(question, str) else json.dumps(interrupt.get("value"), default=str)
 
 
-def unanswered(seq: int, waiting: Sequence[Mapping[str, Any]]) -> str:
+class UnansweredError(NotResumableError):
+    """Checkpoint #``seq`` waits at ``interrupt()`` and no answer was given: not a fault of the
+    checkpoint but the next thing to give (a form shows it as a hint, not as an error)."""
+
+    def __init__(self, message: str, seq: int, waiting: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(message)
+        self.seq, self.waiting = seq, tuple(waiting)
+
+
+def unanswered(seq: int, waiting: Sequence[Mapping[str, Any]], field: str | None = None) -> str:
     """The sentence refusing to resume a checkpoint whose interrupts got no answer: one names
-    its question; several name every question with the id its answer is keyed by."""
+    its question; several name every question with the id its answer is keyed by. It says where
+    the answer goes: the CLI's ``--answer JSON``, or a form's ``field``."""
     if len(waiting) == 1:
+        where = f"type the answer in the {field} field, as JSON" if field else "give the answer (--answer JSON)"
         return (f"Checkpoint #{seq} waits for an answer to the interrupt {question_text(waiting[0])!r} "
-                f"in node {waiting[0].get('node')}; give the answer (--answer JSON).")
-    return f"Checkpoint #{seq} waits for answers to {len(waiting)} interrupts; {_by_id(waiting)}"
+                f"in node {waiting[0].get('node')}; {where}.")
+    return f"Checkpoint #{seq} waits for answers to {len(waiting)} interrupts; {_by_id(waiting, field)}"
 
 
-def _by_id(waiting: Sequence[Mapping[str, Any]]) -> str:
+def _by_id(waiting: Sequence[Mapping[str, Any]], field: str | None = None) -> str:
     listed = "; ".join(f"{i.get('id')}: {question_text(i)!r} in node {i.get('node')}" for i in waiting)
     example = json.dumps({str(i.get("id")): "…" for i in waiting[:2]}, ensure_ascii=False)
-    return (f"answer each by its interrupt id ({listed}), e.g. --answer '{example}' "
-            "(an id left out stays waiting).")
+    where = f"{example} in the {field} field" if field else f"--answer '{example}'"
+    return f"answer each by its interrupt id ({listed}), e.g. {where} (an id left out stays waiting)."
 
 
-def keyed_answer(seq: int, waiting: Sequence[Mapping[str, Any]], answer: Any) -> Any:
+def keyed_answer(seq: int, waiting: Sequence[Mapping[str, Any]], answer: Any, field: str | None = None) -> Any:
     """The answer as ``Command(resume=…)`` takes it: one pending interrupt takes any value;
     several take an object keyed by their ids (or unique prefixes of them, completed here) —
-    one value for several questions is ambiguous and refused before anything runs."""
+    one value for several questions is ambiguous and refused before anything runs (``field``:
+    the form's field the answer was typed in, else the CLI's ``--answer``)."""
     if len(waiting) < 2:
         return answer
     ids = [str(i.get("id") or "") for i in waiting]
@@ -347,13 +359,13 @@ def keyed_answer(seq: int, waiting: Sequence[Mapping[str, Any]], answer: Any) ->
                                 "id for some of them; answer them through your graph (Command(resume=…)).")
     if not isinstance(answer, dict) or not answer:
         raise NotResumableError(f"Checkpoint #{seq} waits on {len(ids)} interrupts, so one answer for all is "
-                                f"ambiguous; {_by_id(waiting)}")
+                                f"ambiguous; {_by_id(waiting, field)}")
     keyed = {}
     for key, value in answer.items():
         found = [i for i in ids if i == key] or ([i for i in ids if i.startswith(key)] if len(key) >= 4 else [])
         if len(found) != 1:
             raise NotResumableError(f"The answer's key {key!r} matches {'several' if found else 'none'} of the "
-                                    f"interrupt ids of checkpoint #{seq}; {_by_id(waiting)}")
+                                    f"interrupt ids of checkpoint #{seq}; {_by_id(waiting, field)}")
         keyed[found[0]] = value
     return keyed
 
@@ -361,10 +373,12 @@ def keyed_answer(seq: int, waiting: Sequence[Mapping[str, Any]], answer: Any) ->
 def plan_resume(store: Store, ref: int | str | CheckpointInfo, *, answer: Any = _UNSET,
                 graph: str | None = None, trusted: bool | None = None, python: str | None = None,
                 cwd: str | None = None, quiet_seconds: float = DEFAULT_QUIET_SECONDS,
-                force: bool = False) -> LangGraphResumePlan:
+                force: bool = False, answer_field: str | None = None) -> LangGraphResumePlan:
     """Decide how to resume a LangGraph checkpoint (read-only); NotResumableError says why not.
 
-    ``answer`` is the value for a pending ``interrupt()`` (required when there is one).
+    ``answer`` is the value for a pending ``interrupt()`` (required when there is one: else
+    UnansweredError); ``answer_field`` names the form field it is typed in, for the messages
+    about it (None: the CLI's ``--answer``).
     """
     info, thread, cid = _key(store, ref)
     run = store.get_run(thread)
@@ -378,10 +392,10 @@ def plan_resume(store: Store, ref: int | str | CheckpointInfo, *, answer: Any = 
         except StoreError as err:
             raise NotResumableError(str(err)) from err
     if waiting and answer is _UNSET:
-        raise NotResumableError(unanswered(info.seq, waiting))
+        raise UnansweredError(unanswered(info.seq, waiting, answer_field), info.seq, waiting)
     if answer is not _UNSET:
         check_json_value(answer, "answer")
-        answer = keyed_answer(info.seq, waiting, answer)
+        answer = keyed_answer(info.seq, waiting, answer, answer_field)
     action = "answer" if answer is not _UNSET else "resume"
     argv = runner_argv(settings, store.info.url, thread, None if at_head else cid, action, answer)
     mode, why = ((CONTINUE, "the head of the thread: LangGraph continues it") if at_head else

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from inspector.errors import TaskStateError
 from inspector.limits import BudgetExceeded
@@ -30,7 +30,7 @@ from inspector.store.langgraph.decode import (BlobError, DecodeBudget, decode_pl
                                               plain_or_error)
 from inspector.store.langgraph.live import apply_live
 from inspector.store.langgraph.mapping import metadata_step, parse_metadata
-from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
+from inspector.store.langgraph.pregel import (CONTROL_WRITES, ERROR, INTERRUPT, LATEST_CHECKPOINT_VERSION,
                                               NULL_TASK_ID, PREGEL_TASKS, call_index, entrypoint_of, is_call, is_control_channel,
                                               namespace_task, next_nodes, parent_namespace,
                                               planned_tasks, push_index, send_nodes,
@@ -77,6 +77,49 @@ def interrupt_question(value: Any) -> str | None:
             if isinstance(value.get(key), str):
                 return value[key]
     return None
+
+
+WAITING = "waiting: "      # how the Change of a checkpoint waiting at interrupt() starts
+_SEPARATOR = " \u00b7 "     # between what it asks and the channels its step wrote
+
+
+def pending_questions(rows: Iterable[tuple[Any, str, str, str | None, Any]]) -> dict[Any, list[tuple[str, str]]]:
+    """(task id, question) of every interrupt still waiting for an answer, by checkpoint.
+
+    ``rows`` are pending writes as (checkpoint key, task id, channel, value type, value); only
+    an interrupt's value is read. A task that wrote an output besides its interrupt was
+    answered (it ran on), so its question is no longer pending."""
+    tasks: dict[tuple[Any, str], dict] = {}
+    for key, task_id, channel, tag, value in rows:
+        task = tasks.setdefault((key, task_id), {"output": False, "questions": []})
+        if channel == INTERRUPT:
+            items = decode_plain(tag, value)
+            for item in items if isinstance(items, list) else [items]:
+                inner = item.get("value") if isinstance(item, dict) and "__type__" in item else item
+                text = interrupt_question(inner)
+                task["questions"].append(text if text is not None else json.dumps(inner, default=str))
+        elif channel not in CONTROL_WRITES:
+            task["output"] = True
+    waiting: dict[Any, list[tuple[str, str]]] = {}
+    for (key, task_id), task in sorted(tasks.items(), key=lambda item: item[0]):
+        if not task["output"] and task["questions"]:     # every task still waiting asks
+            waiting.setdefault(key, []).extend((task_id, q) for q in task["questions"])
+    return waiting
+
+
+def waiting_change(questions: Iterable[str], change: str) -> str:
+    """The Change of a checkpoint whose interrupts ask ``questions``: ``waiting: …`` before the
+    channels its step wrote. A question's own " · " is written " - ", so that the channels stay
+    what follows the last one (``without_waiting``)."""
+    text = " / ".join(questions).replace(_SEPARATOR, " - ")[:200]
+    return WAITING + text + (_SEPARATOR + change if change else "")
+
+
+def without_waiting(change: str) -> str:
+    """``change`` without what ``waiting_change`` put before it."""
+    if not change.startswith(WAITING):
+        return change
+    return change.rpartition(_SEPARATOR)[2] if _SEPARATOR in change else ""
 
 
 def split_channels(values: dict, show_control: bool) -> tuple[dict, dict, dict, list[str]]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
-import json
 import threading
 import urllib.parse
 from collections.abc import Callable, Collection, Iterator
@@ -27,10 +26,9 @@ from inspector.store.langgraph.ids import CheckpointKey, make_id, parse_id
 from inspector.store.langgraph.mapping import (build_infos, edit_change, enclosing_step, group_outputs, has_push,
                                                orphan_step_name, page_bounds, parse_metadata, row_source,
                                                topology_rows)
-from inspector.store.langgraph.pregel import (CONTROL_WRITES, ERROR, INTERRUPT, PREGEL_TASKS, is_control_channel,
+from inspector.store.langgraph.pregel import (ERROR, INTERRUPT, PREGEL_TASKS, is_control_channel,
                                               is_update, send_nodes, summarise_tasks)
-from inspector.store.langgraph.decode import decode_plain
-from inspector.store.langgraph.snapshot import interrupt_question
+from inspector.store.langgraph.snapshot import pending_questions, waiting_change
 from inspector.store.langgraph.rows import HeadRow, Reader
 from inspector.store.langgraph.tasks import GOAL_CHANNEL
 from inspector.store.langgraph.runs import HeadSummary, build_run, head_score, read_head, row_scores, step_writes
@@ -248,8 +246,7 @@ class LangGraphStore(Store):
                  for i in infos]
         waiting = self._waiting(str(run_id), *bounds, space=ns)
         if waiting:
-            infos = [dataclasses.replace(i, change=f"waiting: {waiting[(k.ns, k.checkpoint_id)]}"
-                                         + (f" · {i.change}" if i.change else ""))
+            infos = [dataclasses.replace(i, change=waiting_change(waiting[(k.ns, k.checkpoint_id)], i.change))
                      if (k := parse_id(str(i.id))) and (k.ns, k.checkpoint_id) in waiting else i for i in infos]
         edited = {r.checkpoint_id: r for r in rows if r.parent_id and row_source(r) in ("update", "fork")}
         if edited:
@@ -322,25 +319,12 @@ class LangGraphStore(Store):
             epoch[key] = scan()
         return epoch[key]
 
-    def _waiting(self, thread_id: str, lo: str, hi: str, space: str | None = None) -> dict[tuple[str, str], str]:
-        """The question of each pending interrupt by (ns, checkpoint id): the Change column of a
-        checkpoint waiting for an answer says what it asks."""
-        tasks: dict[tuple[str, str, str], dict] = {}
-        for ns, cid, task_id, channel, tag, value in self.reader.interrupt_rows(thread_id, lo, hi, ns=space):
-            task = tasks.setdefault((ns, cid, task_id), {"output": False, "questions": []})
-            if channel == INTERRUPT:
-                items = decode_plain(tag, value)
-                for item in items if isinstance(items, list) else [items]:
-                    inner = item.get("value") if isinstance(item, dict) and "__type__" in item else item
-                    text = interrupt_question(inner)
-                    task["questions"].append(text if text is not None else json.dumps(inner, default=str))
-            elif channel not in CONTROL_WRITES:
-                task["output"] = True
-        waiting: dict[tuple[str, str], list[str]] = {}
-        for (ns, cid, _), task in sorted(tasks.items()):
-            if not task["output"] and task["questions"]:     # every task still waiting asks
-                waiting.setdefault((ns, cid), []).extend(task["questions"])
-        return {key: " / ".join(questions)[:200] for key, questions in waiting.items()}
+    def _waiting(self, thread_id: str, lo: str, hi: str, space: str | None = None) -> dict[tuple[str, str], list[str]]:
+        """The questions of each checkpoint's pending interrupts by (ns, checkpoint id): the
+        Change column of a checkpoint waiting for an answer says what it asks."""
+        found = pending_questions(((ns, cid), task_id, channel, tag, value) for ns, cid, task_id, channel, tag, value
+                                  in self.reader.interrupt_rows(thread_id, lo, hi, ns=space))
+        return {key: [question for _, question in asks] for key, asks in found.items()}
 
     def _versions(self, thread_id: str, ns: str, checkpoint_id: str) -> dict:
         body = self.reader.body(thread_id, ns, checkpoint_id)

@@ -6,7 +6,9 @@ three tables add what LangGraph needs (FORMAT.md, "LangGraph lanes"): ``ci_lg_la
 run), ``ci_lg_checkpoints`` (LangGraph ids, parent, metadata and the checkpoint body without
 its channel values) and ``ci_lg_writes`` (pending writes, values as pieces).
 
-Nothing here knows LangGraph's types: the saver hands over encoded bytes and digests.
+Nothing here knows LangGraph's types: the saver hands over encoded bytes and digests. What a
+checkpoint waiting at ``interrupt()`` asks is read back from its interrupt writes by ``lgview``
+(the Change column and the run's ``last_error`` say it, as they do for a LangGraph database).
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ import sqlalchemy as sa
 
 from inspector.errors import StoreError
 from inspector.store.engine import CompiledStatement, guard
+from inspector.store.langgraph.pregel import INTERRUPT
+from inspector.store.langgraph.snapshot import WAITING, waiting_change, without_waiting
 from inspector.store.native import blobs, live
+from inspector.store.native.lgview import lane_asks
 from inspector.store.native.schema import checkpoints, lg_checkpoints, lg_lanes, lg_writes, runs
 from inspector.store.native.store import NativeStore
 from inspector.store.native.writer import NativeWriter, new_run_id
@@ -113,6 +118,11 @@ class LaneStore(NativeWriter):
         self._lanes: dict[tuple[str, str], str] = {}
         self._head: dict[str, tuple[str, int, int, int]] = {}   # run → (checkpoint id, db id, seq, size)
         self._unlinked: set[tuple[str, str]] = set()   # subgraph lanes whose parent step is not stored yet
+        # what interrupts ask (``_note_asks``): the checkpoints whose Change says so, the lanes
+        # whose such checkpoints were looked up, and checkpoints whose interrupts came first
+        self._asking: set[tuple[str, str, str]] = set()
+        self._watched: set[tuple[str, str]] = set()
+        self._early: dict[tuple[str, str, str], None] = {}
         self._one_statement = self.engine.dialect.name == "sqlite"
         self._temp_conn: Any = None
         self._lane_statements()
@@ -234,6 +244,11 @@ class LaneStore(NativeWriter):
         makes the lane again)."""
         try:
             self._put(thread_id, ns, cp)
+            key = (thread_id, ns, cp.checkpoint_id)
+            if key in self._early or key in self._asking:   # its interrupts came first, or it is put again
+                self._early.pop(key, None)
+                with guard(self.store.info.display), self.engine.begin() as conn:
+                    self._ask(conn, key)
         except LaneGone:
             run_id = self._lanes.pop((thread_id, ns), None)
             if run_id is not None:
@@ -385,6 +400,75 @@ class LaneStore(NativeWriter):
             conn.execute(checkpoints.update().where(checkpoints.c.id == row[0]).values(name=name, change=change))
             conn.execute(runs.update().where(runs.c.id == row[1]).values(updated=time.time()))
             self._notify(conn, row[1])
+            if (thread_id, ns, checkpoint_id) in self._asking:    # it still says what it asks
+                self._ask(conn, (thread_id, ns, checkpoint_id))
+
+    def _note_asks(self, thread_id: str, ns: str, checkpoint_id: str, writes: Sequence[LaneWrite]) -> None:
+        """After writes to a checkpoint: when they hold an interrupt, or the checkpoint waits for
+        an answer (a task writing there is the answered one running on), its Change says again
+        what it asks (``_ask``). A lane met for the first time is looked up once for checkpoints
+        that say so (another process wrote them: a resume runs in a new one)."""
+        key = (thread_id, ns, checkpoint_id)
+        asked = any(w.channel == INTERRUPT for w in writes)
+        if not asked and (thread_id, ns) in self._watched and key not in self._asking:
+            return
+        with guard(self.store.info.display), self.engine.begin() as conn:
+            if (thread_id, ns) not in self._watched:
+                self._watched.add((thread_id, ns))
+                self._asking.update((thread_id, ns, str(r[0])) for r in conn.execute(
+                    sa.select(lg_checkpoints.c.checkpoint_id).select_from(
+                        lg_checkpoints.join(checkpoints, checkpoints.c.id == lg_checkpoints.c.id)).where(
+                        lg_checkpoints.c.thread_id == thread_id, lg_checkpoints.c.checkpoint_ns == ns,
+                        checkpoints.c.change.like(WAITING + "%"))))
+                if not asked and key not in self._asking:
+                    return
+            if not self._ask(conn, key) and asked:
+                # LangGraph puts a checkpoint and its writes in the background, in no set order
+                self._early[key] = None
+                while len(self._early) > 1024:
+                    self._early.pop(next(iter(self._early)))
+
+    def _ask(self, conn: sa.Connection, key: tuple[str, str, str]) -> bool:
+        """Set the Change of checkpoint ``key`` (thread, ns, LangGraph id) to say what its pending
+        interrupts ask, ``waiting: …`` before the channels its step wrote, as the LangGraph
+        adapter says it of a LangGraph database's (or without it once they are answered);
+        False when the checkpoint is not stored."""
+        thread_id, ns, checkpoint_id = key
+        row = conn.execute(sa.select(checkpoints.c.id, checkpoints.c.run_id, checkpoints.c.change).select_from(
+            lg_checkpoints.join(checkpoints, checkpoints.c.id == lg_checkpoints.c.id)).where(
+            lg_checkpoints.c.thread_id == thread_id, lg_checkpoints.c.checkpoint_ns == ns,
+            lg_checkpoints.c.checkpoint_id == checkpoint_id)).first()
+        if row is None:
+            self._asking.discard(key)
+            return False
+        asks = lane_asks(conn, thread_id, ns, checkpoint_id)
+        stored = row.change if isinstance(row.change, str) else ""
+        change = waiting_change([q for _, q in asks], without_waiting(stored)) if asks else without_waiting(stored)
+        if asks:
+            self._asking.add(key)
+        else:
+            self._asking.discard(key)
+        if change != stored:
+            conn.execute(checkpoints.update().where(checkpoints.c.id == row.id).values(change=change))
+            conn.execute(runs.update().where(runs.c.id == row.run_id).values(updated=time.time()))
+            self._notify(conn, row.run_id)
+        return True
+
+    def _waiting_error(self, thread_id: str, ns: str) -> str | None:
+        """What an interrupted lane's head waits for, a line per pending interrupt, and how it is
+        answered (None when it asks nothing): the run's ``last_error``, as a native run that
+        stopped for a human says why (the window's banner shows it)."""
+        with guard(self.store.info.display), self.engine.connect() as conn:
+            head = conn.execute(sa.select(sa.func.max(lg_checkpoints.c.checkpoint_id)).where(
+                lg_checkpoints.c.thread_id == thread_id, lg_checkpoints.c.checkpoint_ns == ns)).scalar()
+            asks = lane_asks(conn, thread_id, ns, str(head)) if head is not None else []
+        if not asks:
+            return None
+        lines = [f"waiting for an answer at interrupt() in node {node}: {question}" for node, question in asks]
+        config = {"configurable": {"thread_id": thread_id}}
+        lines.append(f"InspectorSaver keeps this thread, so only its graph answers it: call "
+                     f"graph.invoke(Command(resume=…), {config!r}) in your code.")
+        return "\n".join(lines)
 
     def put_writes(self, thread_id: str, ns: str, checkpoint_id: str, writes: Sequence[LaneWrite], *,
                    replace: bool) -> None:
@@ -401,6 +485,7 @@ class LaneStore(NativeWriter):
             stmt = self._lsql["write_replace" if replace else "write_ignore"]
             with self._transaction() as cur:
                 cur.executemany(stmt.sql, [stmt.params(v) for v in values])
+            self._note_asks(thread_id, ns, checkpoint_id, writes)
             return
         # SQLite: up to ``_WRITE_ROWS`` writes in one statement (autocommit), for the reason
         # given in ``_put_sqlite``; more in one transaction
@@ -412,12 +497,14 @@ class LaneStore(NativeWriter):
                 raw.cursor().execute(_writes_sql(cols, replace, len(values)), flat)
             except BaseException as err:
                 self._abort(raw, err)
+            self._note_asks(thread_id, ns, checkpoint_id, writes)
             return
         width = len(cols)
         with self._transaction() as cur:
             for at in range(0, len(values), _WRITE_ROWS):
                 part = flat[at * width:(at + _WRITE_ROWS) * width]
                 cur.execute(_writes_sql(cols, replace, len(part) // width), part)
+        self._note_asks(thread_id, ns, checkpoint_id, writes)
 
     def set_checkpoint_score(self, thread_id: str, ns: str, checkpoint_id: str,
                              score: tuple[int, int, int, int]) -> None:
@@ -435,7 +522,10 @@ class LaneStore(NativeWriter):
     def set_lane_status(self, thread_id: str, ns: str, status: str, error: str | None = None,
                         score: tuple[int, int, int, int] | None = None) -> None:
         """Set the status of a lane's run (interrupted, failed…) and, when given, its score
-        (tasks done, tasks, checks passed, checks)."""
+        (tasks done, tasks, checks passed, checks). An interrupted lane without an error says
+        what its head waits for (``_waiting_error``)."""
+        if status == "interrupted" and error is None:
+            error = self._waiting_error(thread_id, ns)
         values: dict[str, Any] = {"status": status, "last_error": error, "updated": time.time()}
         self._update_lane_run(thread_id, ns, values | (dict(zip(_SCORE, score, strict=True)) if score else {}))
 

@@ -23,11 +23,11 @@ from inspector.store.columns import BINARY, as_int, as_opt_text, as_text
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.langgraph.decode import BlobError, decode_typed, pack, plain_or_error
 from inspector.store.langgraph.mapping import parse_metadata
-from inspector.store.langgraph.pregel import NULL_TASK_ID
+from inspector.store.langgraph.pregel import INTERRUPT, NULL_TASK_ID, task_label
 from inspector.store.langgraph.channels import INFERRED_LAST, ChannelKind
 from inspector.store.langgraph.reducers import NO_VALUE, inferred_kind, inferred_note, missing_reducers
 from inspector.store.langgraph.rows import BlobRow, WriteRow
-from inspector.store.langgraph.snapshot import build_snapshot, live_view
+from inspector.store.langgraph.snapshot import build_snapshot, live_view, pending_questions
 from inspector import codec as pieces
 from inspector.store.native import blobs
 from inspector.store.native.schema import lg_checkpoints, lg_lanes, lg_writes
@@ -64,6 +64,27 @@ def _write(w: Any, value: bytes) -> WriteRow:
     text and its index as a number, whatever a damaged file holds there."""
     return WriteRow(as_text(w.checkpoint_ns), as_text(w.checkpoint_id), as_text(w.task_id), as_text(w.task_path),
                     as_int(w.idx), as_text(w.channel), "msgpack", value)
+
+
+def lane_asks(conn: sa.Connection, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str]]:
+    """(node, question) of each interrupt of a lane's checkpoint still waiting for an answer,
+    read from its pending writes as the LangGraph adapter reads a LangGraph database's (only
+    the interrupts' values are decoded; a damaged one asks nothing)."""
+    rows: list[tuple[str, str, str, str, Any]] = []
+    nodes: dict[str, str] = {}
+    for w in conn.execute(sa.select(lg_writes).where(
+            lg_writes.c.thread_id == thread_id, lg_writes.c.checkpoint_ns == ns,
+            lg_writes.c.checkpoint_id == checkpoint_id).order_by(lg_writes.c.task_id, lg_writes.c.idx)):
+        task_id, channel = as_text(w.task_id), as_text(w.channel)
+        nodes.setdefault(task_id, task_label(as_text(w.task_path)) or "?")
+        value = None
+        if channel == INTERRUPT:
+            try:
+                value = _write_row(w).value
+            except StoreError:
+                continue
+        rows.append((checkpoint_id, task_id, channel, "msgpack", value))
+    return [(nodes[task_id], question) for task_id, question in pending_questions(rows).get(checkpoint_id, [])]
 
 
 class _LaneReader:

@@ -18,6 +18,7 @@ from inspector.ui.formatting import visible_html
 QUIET_SECONDS = 5.0   # refuse to resume a thread that wrote a checkpoint this recently (may be running)
 ANSWER_HINT = 'The answer to the interrupt, as JSON: "approved", true, 3 or {"ok": true, "note": "…"}'
 PREPARE, PREPARE_AGAIN = "Prepare Resume", "Prepare Again"   # the button, before and after a plan was shown
+ANSWER_FIELD = "Answer"     # the field's label, as the messages about the answer name it
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,9 @@ class LangGraphChoices:
 
 @dataclass(frozen=True)
 class PlanOutcome:
-    """A planning attempt: the store kind, the plan or the reason, and LangGraph context."""
+    """A planning attempt: the store kind, the plan or the reason, and LangGraph context.
+    ``hint``: no plan yet because the checkpoint waits for an answer none was typed for (what
+    to type where; not an error)."""
 
     kind: str
     plan: Any = None
@@ -40,6 +43,7 @@ class PlanOutcome:
     saved_graph: str = ""
     saved_trusted: bool = False
     limits: tuple = field(default=())
+    hint: str | None = None
 
 
 def plan_langgraph(store: Store, ref: int | str, choices: LangGraphChoices) -> PlanOutcome:
@@ -50,7 +54,7 @@ def plan_langgraph(store: Store, ref: int | str, choices: LangGraphChoices) -> P
     saved = load_settings(store.info.url)
     interrupts = tuple(lg.pending_interrupts(store, ref))
     options: dict[str, Any] = {"graph": choices.graph or None, "trusted": choices.trusted,
-                               "quiet_seconds": QUIET_SECONDS}
+                               "quiet_seconds": QUIET_SECONDS, "answer_field": ANSWER_FIELD}
     try:
         if choices.answer.strip():
             try:
@@ -59,6 +63,8 @@ def plan_langgraph(store: Store, ref: int | str, choices: LangGraphChoices) -> P
                 raise StoreError(f"The answer is not valid JSON ({err}); quote text like \"yes\".") from err
         plan = lg.plan_resume(store, ref, **options)
         return PlanOutcome("langgraph", plan, None, interrupts, saved.graph or "", saved.trusted)
+    except lg.UnansweredError as err:
+        return PlanOutcome("langgraph", None, None, interrupts, saved.graph or "", saved.trusted, hint=str(err))
     except StoreError as err:
         return PlanOutcome("langgraph", None, str(err), interrupts, saved.graph or "", saved.trusted)
 
@@ -89,6 +95,7 @@ class LangGraphOptions(QGroupBox):
         self.answer.setMinimumHeight(line * 3 + 14)
         self.answer.setMaximumHeight(line * 5 + 14)
         self.answer_check = QLabel(self)
+        self.answer_check.setWordWrap(True)     # (the hint while the answer is empty is a sentence)
         self.answer.textChanged.connect(self._check_answer)
         self.question = QLabel(self)
         self.question.setWordWrap(True)
@@ -97,11 +104,12 @@ class LangGraphOptions(QGroupBox):
                            "decoded with LANGGRAPH_STRICT_MSGPACK=true unless you trust it.", self)
         self.note.setWordWrap(True)
         self.replan = QPushButton(PREPARE, self)
+        self._hint = ""     # what to type in the answer while it is empty (``show_outcome``)
         form = QFormLayout(self)
         form.addRow("&Graph:", self.graph)
         form.addRow("", self.trusted)
         form.addRow("Interrupt:", self.question)
-        form.addRow("&Answer:", self.answer)
+        form.addRow(f"&{ANSWER_FIELD}:", self.answer)
         form.addRow("", self.answer_check)
         form.addRow("", self.note)
         form.addRow("", self.replan)
@@ -112,7 +120,8 @@ class LangGraphOptions(QGroupBox):
     def _check_answer(self) -> None:
         text = self.answer.toPlainText().strip()
         if not text:
-            self.answer_check.setText("")
+            self.answer_check.setText(html.escape(self._hint) + (f" Then press <i>{self.replan.text()}</i>."
+                                                                 if self._hint else ""))
             return
         try:
             json.loads(text)
@@ -145,6 +154,8 @@ class LangGraphOptions(QGroupBox):
         if not self.graph.text() and outcome.saved_graph:
             self.graph.setText(outcome.saved_graph)
             self.trusted.setChecked(outcome.saved_trusted)
+        self._hint = outcome.hint or ""
+        self._check_answer()
         waiting = outcome.interrupts
         for row in (self.question, self.answer, self.answer_check):
             self._form.setRowVisible(row, bool(waiting))

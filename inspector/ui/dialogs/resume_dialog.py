@@ -23,7 +23,7 @@ from inspector.resume.launch import LaunchSpec, check_argv, check_env
 from inspector.resume.resume import FORK, ResumePlan, plan_resume, start_resume
 from inspector.ui import icons
 from inspector.ui.dialogs.edit_review import BAD_HUE, JsonEditor
-from inspector.ui.dialogs.langgraph_options import (LangGraphChoices, LangGraphOptions, PlanOutcome,
+from inspector.ui.dialogs.langgraph_options import (ANSWER_FIELD, LangGraphChoices, LangGraphOptions, PlanOutcome,
                                                     plan_langgraph, remember)
 from inspector.ui.store_access import StoreAccess, as_access
 from inspector.ui.formatting import step_label, visible_html
@@ -165,6 +165,7 @@ class ResumeDialog(QDialog):
         self._stoppable: int | None = None
         self._threshold = heartbeat_threshold
         self.kind: str | None = None
+        self._asks_answer = False     # no plan yet: the checkpoint waits for an answer, none typed
         self._build()
         self._request_plan()
 
@@ -181,6 +182,10 @@ class ResumeDialog(QDialog):
         self.langgraph.setVisible(outcome.kind == "langgraph")
         if outcome.kind == "langgraph":
             self.langgraph.show_outcome(outcome)
+        self._asks_answer = outcome.hint is not None
+        if outcome.plan is None and self._asks_answer:
+            self._on_answer_needed()
+            return
         if outcome.plan is None:
             self.plan = None
             self._on_plan_failed(outcome.error or "This run cannot be resumed.")
@@ -378,6 +383,15 @@ class ResumeDialog(QDialog):
         self._show_error(message)
         self.failed.emit(message)
 
+    def _on_answer_needed(self) -> None:
+        """No plan until the interrupt's answer is typed: the Answer field says so under it (no
+        error: nothing was wrong yet) and the title says what to do."""
+        self.plan = None
+        self._show_plan_parts(False)
+        self.error.hide()
+        set_available(self.resume_button, False, self._not_ready_reason())
+        self.title.setText(self._failed_title())
+
     def _failed_title(self) -> str:
         """The title when there is no plan: what is needed, where one can be given."""
         if self.kind != "langgraph":
@@ -387,6 +401,9 @@ class ResumeDialog(QDialog):
             return ("<b>Resuming a LangGraph thread needs its graph.</b> Give it below as "
                     "<code>module:attr</code> (the compiled graph, as in langgraph.json), then press "
                     f"<i>{button}</i>.")
+        if self._asks_answer:
+            return (f"<b>This checkpoint waits for an answer to its interrupt.</b> Type it in the "
+                    f"<i>{ANSWER_FIELD}</i> field below, then press <i>{button}</i>.")
         return (f"<b>This thread cannot be resumed as set below</b>: see the message at the bottom, "
                 f"change the graph or the answer, then press <i>{button}</i>.")
 
@@ -417,6 +434,10 @@ class ResumeDialog(QDialog):
         """Why Resume is unavailable and what to do (one sentence)."""
         if self.launch is not None:
             return "this resume was started; open Resume… again for another."
+        if self.plan is None and self._asks_answer:
+            return (f"type the interrupt's answer in the {ANSWER_FIELD} field"
+                    + (" and give the graph" if self.langgraph.needs_graph else "")
+                    + f", then press {self.langgraph.replan.text()}.")
         if self.plan is None:
             return ("this run cannot be resumed as it is: see the message above"
                     + (f" (set the graph or the answer, then press {self.langgraph.replan.text()})."

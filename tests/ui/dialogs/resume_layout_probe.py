@@ -34,7 +34,7 @@ def open_resume_dialog(store: str, ref: str, size: tuple[int, int], *, langgraph
     dialog.show()
     dialog.resize(*size)
     if langgraph:
-        _wait(lambda: dialog.kind == "langgraph" and not dialog.error.isHidden())
+        _wait(lambda: dialog.kind == "langgraph" and bool(dialog.langgraph.answer_check.text()))
         assert not dialog.resume_button.isEnabled() and "Prepare Resume" in dialog.resume_button.toolTip()
         dialog.langgraph.graph.setText("lg_entry:graph")
         dialog.langgraph.answer.setPlainText(ANSWER)

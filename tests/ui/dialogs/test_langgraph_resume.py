@@ -39,7 +39,7 @@ def test_answer_an_interrupt_from_the_resume_dialog(qtbot, lg_copy: Path, entry:
     dialog = ResumeDialog(str(lg_copy), head.id, confirm=confirm)
     qtbot.addWidget(dialog)
     # without a graph the dialog explains why, and shows the interrupt's question
-    qtbot.waitUntil(lambda: dialog.kind == "langgraph" and not dialog.error.isHidden(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: dialog.kind == "langgraph" and bool(dialog.langgraph.answer_check.text()), timeout=TIMEOUT)
     assert not dialog.langgraph.isHidden() and not dialog.resume_button.isEnabled()
     assert "Approve the plan" in dialog.langgraph.question.text()
     dialog.langgraph.graph.setText("lg_entry:graph")
@@ -109,7 +109,7 @@ def test_before_a_graph_is_set_the_resume_dialog_says_what_it_needs(qtbot, lg_co
     qtbot.addWidget(dialog)
     dialog.resize(1024, 700)
     dialog.show()
-    qtbot.waitUntil(lambda: dialog.kind == "langgraph" and not dialog.error.isHidden(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: dialog.kind == "langgraph" and bool(dialog.langgraph.answer_check.text()), timeout=TIMEOUT)
     title = dialog.title.text()
     assert "cannot be resumed" not in title and "needs its graph" in title and "module:attr" in title
     assert dialog.langgraph.replan.text() == "Prepare Resume" and "Prepare Resume" in title

@@ -168,6 +168,10 @@ def _configure(logging: ModuleType, verbose: bool) -> None:
     logging.basicConfig(level=level, format=LOG_FORMAT)
     for handler in logging.root.handlers:   # the terminal keeps this level when the app's log
         handler.setLevel(level)             # file takes INFO (its logger's level is lowered)
+    if not verbose:
+        # SQLAlchemy's pool logs, with a traceback, a connection it could not reset or close
+        # on its way out: one the server dropped, whose failure the command says in its sentence
+        logging.getLogger("sqlalchemy.pool").setLevel(logging.CRITICAL)
 
 
 class _ConfigureLoggingOnImport:

@@ -22,7 +22,7 @@ from inspector.record.handoff import Handoff, read_handoff
 from inspector.record.interval import Interval
 from inspector.record.summary import lengths, summarize
 from inspector.store import create_store
-from inspector.store.engine import is_readonly_error, is_transient
+from inspector.store.engine import is_readonly_error, is_transient, translate
 from inspector.store.sqlite_ro import may_write
 from inspector.codec import PieceEncoder, encode_flat
 from inspector.codec.encoder import adopt_texts
@@ -338,13 +338,16 @@ class Checkpointer:
             now = time.monotonic()
             if transient and is_transient(failure) and now <= deadline:
                 delay = next(delays)
-                log.warning("store unreachable, retrying in %.2f s: %s", delay, failure)
+                log.warning("store unreachable, retrying in %.2f s: %s", delay, self._as_store_error(failure))
             elif now <= start + READONLY_RETRY_S and self._readonly_race(failure):
                 delay = next(readonly_delays)
                 self.store.engine.dispose()    # new connections: a refused one stays refused
                 log.info("store refused a write as read-only (a reader holds its log), retrying in %.2f s", delay)
             else:
-                raise failure
+                error = self._as_store_error(failure)
+                if error is failure:
+                    raise failure
+                raise error from failure
             time.sleep(delay)
             if committed is not None:
                 try:
@@ -359,6 +362,15 @@ class Checkpointer:
                 return attempt()
             except (StoreError, sa.exc.SQLAlchemyError) as err:
                 failure = err
+
+    def _as_store_error(self, err: BaseException) -> BaseException:
+        """A failed write as its StoreError, one sentence to log and raise: the writer's raw
+        connections let SQLAlchemy's errors through, whose text names the driver's class and
+        a web page, and which the callers' ``except StoreError`` would miss."""
+        store = getattr(self, "store", None)      # (none yet while it is being opened)
+        if isinstance(err, StoreError) or store is None:
+            return err
+        return translate(err, store.info.display)
 
     def _readonly_race(self, err: BaseException) -> bool:
         # (no store yet while it is being opened: no file of its own to be refused)

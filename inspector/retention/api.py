@@ -52,7 +52,7 @@ def apply_prune(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False
 def writable_native(target: str | os.PathLike):
     """A native store opened for maintenance writes (pins, prune) without raising its format
     version: these writes add rows and at most the ``ci_pins`` table, which older readers ignore."""
-    from inspector.store.engine import make_engine
+    from inspector.store.engine import check_writable, make_engine
     from inspector.store.native.store import NativeStore
 
     with open_store(target) as probe:   # validates kind and version, one sentence otherwise
@@ -60,4 +60,10 @@ def writable_native(target: str | os.PathLike):
             raise StoreError(f"{probe.info.display} is a {probe.info.kind} store; pins are kept in native stores only.")
         assert isinstance(probe, NativeStore)
         tgt, version = probe.target, probe.info.format_version
-    return NativeStore(make_engine(tgt, readonly=False), tgt, read_only=False, format_version=version or 0)
+    engine = make_engine(tgt, readonly=False)
+    try:
+        check_writable(engine, probe.info.display, "ci_runs")
+    except StoreError:
+        engine.dispose()
+        raise
+    return NativeStore(engine, tgt, read_only=False, format_version=version or 0)

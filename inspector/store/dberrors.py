@@ -41,8 +41,9 @@ def driver_kind(driver: BaseException) -> str | None:
         return _SQLITE_KINDS.get(code & 0xFF)
     if _is_psycopg(driver):
         state = getattr(driver, "sqlstate", None)
-        if state is None:
-            return "unreachable" if type(driver).__name__ in ("OperationalError", "InterfaceError") else None
+        if state is None:   # (psycopg's ConnectionTimeout is an OperationalError too)
+            names = {cls.__name__ for cls in type(driver).__mro__}
+            return "unreachable" if names & {"OperationalError", "InterfaceError"} else None
         return "unreachable" if state.startswith("08") else _SQLSTATE_KINDS.get(state)
     return None
 

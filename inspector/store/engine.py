@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 import time
 from operator import itemgetter
 from typing import Any
@@ -24,6 +25,8 @@ from inspector.store.target import Target, path_target, sqlite_target
 
 BUSY_TIMEOUT_MS = sqlite_ro.BUSY_TIMEOUT_MS
 READONLY_RETRY_S = 5.0    # how long a new write connection waits out a reader's hold on a killed writer's log
+CHECKOUT_RETRIES = 40     # checkouts of a read connection tried while the store's files keep changing …
+CHECKOUT_PAUSE_MAX = 0.05  # … pausing 1 ms, doubling, at most this long (about two seconds in all)
 
 
 def parse_target(target: str | os.PathLike) -> Target:
@@ -66,7 +69,7 @@ def _sqlite_engine(target: Target, readonly: bool) -> sa.Engine:
         # the URL names no file (the creator opens it): without a pool class SQLAlchemy would
         # take it for a memory database and share one connection per thread, closing them
         # under other threads beyond five
-        engine = sa.create_engine("sqlite://", creator=creator, poolclass=sa.pool.QueuePool)
+        engine = sa.create_engine("sqlite://", creator=creator, poolclass=_FollowingPool)
 
         @event.listens_for(engine, "checkin")
         def _on_checkin(dbapi_conn, record) -> None:
@@ -154,16 +157,164 @@ class _ReadConnection(sqlite_ro.ReadConnection):
     """A read-only connection of the engine's pool (``sqlite_ro.connect``)."""
 
 
+class _FollowingPool(sa.pool.QueuePool):
+    """The read-only engine's pool: a checkout whose connection the files changed under is
+    tried again, up to ``CHECKOUT_RETRIES`` times.
+
+    SQLAlchemy replaces a connection its checkout listener refuses (the files changed since
+    it opened) twice, then gives up ("This connection is closed"). A rollback-journal writer
+    (Google ADK's) makes and deletes its ``-journal`` at every commit, and a WAL writer that
+    closes its last connection deletes its ``-shm``: with commits a few milliseconds apart,
+    two changes in a row were common (a read in five of a store being written failed)."""
+
+    _sqla_logger_namespace = "sqlalchemy.pool.impl.QueuePool"   # logs where SQLAlchemy's pools log
+
+    def connect(self) -> Any:
+        pause = 0.001
+        for attempt in range(CHECKOUT_RETRIES):
+            try:
+                return super().connect()
+            except exc.InvalidRequestError:   # only the given-up checkout raises it here
+                if attempt == CHECKOUT_RETRIES - 1:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, CHECKOUT_PAUSE_MAX)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+
 def _postgres_engine(target: Target, readonly: bool) -> sa.Engine:
     import importlib.util
     if importlib.util.find_spec("psycopg") is None:
         raise StoreError(f"{target.display} is a PostgreSQL database, and reading one needs the psycopg driver: "
                          "install the package's postgres extra (pip install 'checkpoint-inspector[postgres]').")
     connect_args: dict[str, Any] = {"connect_timeout": 10}
-    if readonly:
-        connect_args["options"] = "-c default_transaction_read_only=on"
-    return sa.create_engine(target.url, connect_args=connect_args, pool_pre_ping=True,
-                            pool_size=5, max_overflow=10)
+    if not readonly:
+        return sa.create_engine(target.url, connect_args=connect_args, pool_pre_ping=True,
+                                pool_size=5, max_overflow=10)
+    connect_args["options"] = "-c default_transaction_read_only=on"
+    engine = sa.create_engine(target.url, connect_args=connect_args, pool_pre_ping=True,
+                              pool_size=5, max_overflow=10, poolclass=_WatchedPool)
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _on_execute(conn, _cursor, _statement, _params, _context, _many) -> None:
+        _WATCHDOG.arm(conn.connection.dbapi_connection)   # each statement (and its rows) waits anew
+
+    @event.listens_for(engine, "invalidate")
+    @event.listens_for(engine, "close")
+    def _on_gone(dbapi_conn, *_args) -> None:
+        _WATCHDOG.disarm(dbapi_conn)
+
+    return engine
+
+
+SERVER_WAIT_ENV = "CHECKPOINT_INSPECTOR_SERVER_WAIT"
+SERVER_WAIT_S = 120.0
+
+
+def server_wait() -> float:
+    """Seconds a read waits for a PostgreSQL server's answer to one statement and its rows
+    (``SERVER_WAIT_ENV``, else ``SERVER_WAIT_S``)."""
+    try:
+        wait = float(os.environ.get(SERVER_WAIT_ENV, "") or SERVER_WAIT_S)
+    except ValueError:
+        return SERVER_WAIT_S
+    return wait if wait > 0 else SERVER_WAIT_S
+
+
+class _Watchdog:
+    """Stops the waits of read connections whose server does not answer in ``server_wait()``
+    seconds, by shutting their socket down (the waiting call then fails at once, as on a
+    dropped connection), from one thread that sleeps while nothing is due.
+
+    ``connect_timeout`` bounds only connecting and ``statement_timeout`` is the server's
+    own: a server that is frozen (stopped, swapping, a host cut off without a reset) would
+    keep a read — a command, or a window's worker — waiting for as long as it stays so.
+    The thread whose wait was stopped is marked, so that ``translate`` says why its
+    connection failed."""
+
+    def __init__(self) -> None:
+        self._due: dict[int, tuple[float, Any, int]] = {}    # id(conn) → (deadline, conn, waiting thread)
+        self._stopped: set[int] = set()                      # threads whose wait was stopped
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, conn: Any) -> None:
+        """Give ``conn``, used by this thread, ``server_wait()`` seconds from now."""
+        if conn is None:
+            return
+        me = threading.get_ident()
+        with self._wake:
+            self._due[id(conn)] = (time.monotonic() + server_wait(), conn, me)
+            self._stopped.discard(me)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="server-wait-watchdog", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def disarm(self, conn: Any) -> None:
+        """``conn`` waits no more (back in the pool, or closed)."""
+        with self._wake:
+            self._due.pop(id(conn), None)
+
+    def take_stopped(self) -> bool:
+        """Whether this thread's wait was stopped since it last armed a connection (once)."""
+        me = threading.get_ident()
+        with self._wake:
+            if me not in self._stopped:
+                return False
+            self._stopped.discard(me)
+            return True
+
+    def _run(self) -> None:
+        with self._wake:
+            while True:
+                now = time.monotonic()
+                for key, (when, conn, waiter) in list(self._due.items()):
+                    if when <= now:
+                        del self._due[key]
+                        if _shut_down(conn):
+                            self._stopped.add(waiter)
+                soonest = min((when for when, _, _ in self._due.values()), default=None)
+                self._wake.wait(None if soonest is None else soonest - now)
+
+
+def _shut_down(conn: Any) -> bool:
+    """Shut a psycopg connection's socket down (its descriptor stays open: the connection
+    still closes it); False when it is closed already."""
+    import socket
+    try:
+        if conn.closed:
+            return False
+        fd = os.dup(conn.pgconn.socket)
+    except Exception:       # closed meanwhile (psycopg raises its OperationalError)
+        return False
+    sock = socket.socket(fileno=fd)
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        return False
+    finally:
+        sock.close()
+    return True
+
+
+_WATCHDOG = _Watchdog()
+
+
+class _WatchedPool(sa.pool.QueuePool):
+    """A read engine's PostgreSQL pool: a connection is watched (``_Watchdog``) from when it
+    leaves the pool — the pre-ping waits for the server too — until it is back."""
+
+    _sqla_logger_namespace = "sqlalchemy.pool.impl.QueuePool"   # logs where SQLAlchemy's pools log
+
+    def _do_get(self) -> Any:
+        record = super()._do_get()
+        _WATCHDOG.arm(record.dbapi_connection)
+        return record
+
+    def _do_return_conn(self, record: Any) -> None:
+        _WATCHDOG.disarm(record.dbapi_connection)
+        super()._do_return_conn(record)
 
 
 def insert_ignore(table: sa.Table, dialect_name: str) -> sa.Insert:
@@ -193,7 +344,11 @@ def error_kind(err: BaseException) -> str | None:
 
 def translate(err: BaseException, display: str) -> StoreError:
     """A driver exception as a one-sentence StoreError (the one place driver errors are classified)."""
-    return dberrors.sentence(error_kind(err), _driver_error(err), display)
+    kind = error_kind(err)
+    if _WATCHDOG.take_stopped() and kind == "unreachable":
+        return StoreError(f"The database at {display} did not answer for {server_wait():g} s; it may be overloaded "
+                          f"or hung (set {SERVER_WAIT_ENV} to wait longer).")
+    return dberrors.sentence(kind, _driver_error(err), display)
 
 
 @contextlib.contextmanager
@@ -259,6 +414,24 @@ def is_readonly_error(err: BaseException | None) -> bool:
                 "readonly database" in str(err)
         err = err.__cause__
     return False
+
+
+def check_writable(engine: sa.Engine, display: str, table: str) -> None:
+    """StoreError (the read-only sentence) when this PostgreSQL role cannot change ``table``:
+    its transactions are read-only (the role ``init --readonly-role`` makes) or it lacks the
+    privilege. Asked before a maintenance write says what it is about to do; a SQLite file
+    says so at its first write."""
+    if engine.dialect.name != "postgresql":
+        return
+    with guard(display), engine.connect() as conn:
+        read_only, allowed = conn.execute(sa.text(
+            "SELECT current_setting('transaction_read_only') = 'on', "
+            "has_table_privilege(CAST(:table AS text), 'INSERT') AND has_table_privilege(CAST(:table AS text), 'DELETE')"),
+            {"table": table}).one()
+    if read_only:
+        raise StoreError(f"{display} is read-only here: your database role may only read.")
+    if not allowed:
+        raise StoreError(f"{display} is read-only here: your database role may not change {table}.")
 
 
 def table_columns(engine: sa.Engine, display: str) -> dict[str, set[str]]:

@@ -261,6 +261,7 @@ def decode_text(raw: bytes) -> str:
         return DamagedText(raw.decode("utf-8", "replace"))
 
 
+OPEN_RETRIES = 40       # opening tried (10 ms apart) while a writer makes and deletes the files beside it
 READONLY_RETRIES = 30   # a query a shared read-only connection retries after a transient refusal …
 READONLY_PAUSE_MAX = 0.05   # … pausing 1 ms, doubling, at most this long (about a second in all)
 
@@ -344,14 +345,20 @@ def connect(path: Path, copies: dict[tuple, Any], factory: type[ReadConnection] 
     """A connection that reads ``path`` as it is now and cannot write (see the module
     docstring; ``copies`` keeps the private copies of a log without -shm). Autocommit mode:
     a reader issues its own BEGIN for a consistent view over several queries."""
-    for attempt in range(3):    # a writer may come or go between looking and opening
+    steady = 0
+    for attempt in range(OPEN_RETRIES):    # a writer may come or go between looking and opening
+        before = signature(path)
         try:
             conn = _open(path, copies, factory)
             break
         except sqlite3.OperationalError:
-            if attempt == 2:
+            # tried again while the files keep changing (a writer that opens and closes its
+            # store at every save deletes its -wal and -shm each time: three tries 10 ms
+            # apart all failed now and then), three times at most while they stay as they are
+            steady = steady + 1 if signature(path) == before else 0
+            if attempt == OPEN_RETRIES - 1 or steady == 3:
                 raise
-            time.sleep(0.01)
+        time.sleep(0.01)
     conn.text_factory = decode_text   # one row's bad UTF-8 is that row's damage
     conn.isolation_level = None
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")

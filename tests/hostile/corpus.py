@@ -409,6 +409,12 @@ def _native_cases(base: Path, root: Path) -> list[Case]:
         "missing_table": lambda p: _sql(p, "DROP TABLE ci_blobs"),
         "huge_numbers": lambda p: _sql(p, "UPDATE ci_checkpoints SET size=9223372036854775807, ops=-9223372036854775808, "
                                           "created=1e308", "UPDATE ci_runs SET head_seq=2147483647, checks_total=-5"),
+        # counters that contradict what they count (found by a mutation fuzzer): shown as valid,
+        # and the run's checkpoints could not be reached by RUN:-1 or the window's --select
+        "impossible_counts": lambda p: _sql(p, f"UPDATE ci_runs SET checks_passed=7, checks_total=-3, "
+                                               f"checkpoint_count=-2, head_seq=-9 WHERE id='{RUN}'",
+                                            "UPDATE ci_checkpoints SET size=-100, ops=-1, checks_passed=9, "
+                                            "checks_total=2 WHERE seq=1"),
     }
     cases = []
     for name, damage in simple.items():

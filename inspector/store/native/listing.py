@@ -41,24 +41,34 @@ def _digest(column: str) -> str:
     return f"(typeof({column}) = 'blob' AND length({column}) = 16)"
 
 
+def _natural(column: str) -> str:
+    return f"(typeof({column}) = 'integer' AND {column} BETWEEN 0 AND {COUNT_MAX})"
+
+
+def _score(done: str, total: str) -> str:
+    """A score no task state gives (a negative count, more done than there are) is damage."""
+    return f"{_natural(done)} AND {_natural(total)} AND {done} <= {total}"
+
+
 # what rows._fast_checkpoint takes as it is
 CHECKPOINT_CLEAN = " AND ".join([
     _is("integer", "id"), _is("text", "run_id"), _count("seq"), _is("text", "kind"), _is("text", "name"),
     _time("created"), _or_null(_is("integer", "parent_id"), "parent_id"), _is("integer", "size"),
-    _is("integer", "size_delta"), _count("ops"), _count("tasks_done"), _count("tasks_total"),
-    _count("checks_passed"), _count("checks_total"), _is("text", "change"), _digest("state_hash"),
-    _or_null(_digest("tasks_hash"), "tasks_hash")])
+    _is("integer", "size_delta"), _natural("ops"), _score("tasks_done", "tasks_total"),
+    _score("checks_passed", "checks_total"), _is("text", "change"), _digest("state_hash"),
+    _or_null(_digest("tasks_hash"), "tasks_hash"), "size >= 0"])
 
 # what rows.run_from_row takes as it is (but for its two JSON columns, checked in Python)
 RUN_CLEAN = " AND ".join([
     _is("text", "id"), _is("text", "name"), _is("text", "agent"), _is("text", "status"), _time("created"),
-    _time("updated"), _count("checkpoint_count"), _count("head_seq"), _or_null(_is("text", "owner_host"), "owner_host"),
+    _time("updated"), _natural("checkpoint_count"), _count("head_seq"), _or_null(_is("text", "owner_host"), "owner_host"),
     _or_null(_count("owner_pid"), "owner_pid"), _or_null(_time("heartbeat"), "heartbeat"), _count("epoch"),
     _is("integer", "resumable"),
     *(_or_null(_is("text", c), c) for c in ("not_resumable_reason", "resume_spec", "parent_run", "fork_reason",
                                             "labels", "last_error")),
     _or_null(_is("integer", "parent_checkpoint"), "parent_checkpoint"),
-    _count("tasks_done"), _count("tasks_total"), _count("checks_passed"), _count("checks_total")])
+    _score("tasks_done", "tasks_total"), _score("checks_passed", "checks_total"),
+    "head_seq = checkpoint_count - 1"])     # (what the writer and prune keep)
 
 
 def _clean_mark(clean: str) -> str:

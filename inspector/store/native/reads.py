@@ -27,8 +27,8 @@ from inspector.store import dberrors, sqlite_ro
 from inspector.store.base import RunRows, Store, parse_ref
 from inspector.store.columns import BINARY
 from inspector.store.native import FORMAT_VERSION
-from inspector.store.native.rows import (checkpoint_from_row, checkpoints_from_tuples, json_field, row_type,
-                                         run_from_row)
+from inspector.store.native.rows import (COUNT_MAX, checkpoint_from_row, checkpoints_from_tuples, json_field,
+                                         miscounted, recount, row_type, run_from_row)
 from inspector.store.target import Target
 from inspector.humanize import plural
 
@@ -45,6 +45,11 @@ CHECKPOINT_COLUMNS = ("id", "run_id", "seq", "parent_id", "kind", "name", "creat
                       "size", "size_delta", "ops", "tasks_done", "tasks_total", "checks_passed", "checks_total",
                       "change", "epoch")   # all but meta (a listing never needs it)
 _RUNS = f"SELECT {', '.join(RUN_COLUMNS)} FROM ci_runs"
+# a run's checkpoint rows counted, and its last readable seq (see ``rows.recount``): in the
+# statement that reads the run, so a writer between two statements cannot make them differ
+_COUNTED = ("(SELECT count(*) FROM ci_checkpoints WHERE run_id = ci_runs.id) AS counted, "
+            "(SELECT max(seq) FROM ci_checkpoints WHERE run_id = ci_runs.id "
+            f"AND seq BETWEEN 0 AND {COUNT_MAX}) AS last_seq")
 _CHECKPOINTS = f"SELECT {', '.join(CHECKPOINT_COLUMNS)} FROM ci_checkpoints"
 # runs forked from a checkpoint, read with it (one query instead of a second one per run)
 _BRANCH_COUNT = ("(SELECT count(*) FROM ci_runs WHERE ci_runs.parent_run = ci_checkpoints.run_id "
@@ -154,20 +159,35 @@ class NativeReads(Store):
         if offset:
             sql += " OFFSET ?"
             params.append(offset)
-        return [run_from_row(r) for r in self._rows(sql, params)]
+        return self._runs(sql, params)
+
+    def _runs(self, sql: str, params: Collection[Any]) -> list[RunInfo]:
+        """The runs of ``sql``; those whose row counts its checkpoints impossibly counted from
+        their checkpoint rows (a query for those only: a listing of good runs counts nothing)."""
+        with self._connection() as cur:
+            runs = [run_from_row(r) for r in self._execute(cur, sql, params)]
+            wrong = [r.id for r in runs if miscounted(r)]
+            counted: dict[str, tuple] = {}
+            for start in range(0, len(wrong), FETCH_BATCH):
+                batch = wrong[start:start + FETCH_BATCH]
+                counted.update((r[0], r[1:]) for r in self._execute(
+                    cur, f"SELECT id, {_COUNTED} FROM ci_runs WHERE id IN ({marks(len(batch))})", batch))
+        return [recount(r, *counted[r.id]) if r.id in counted else r for r in runs]
 
     def count_runs(self, *, text: str = "", statuses: Collection[str] | None = None) -> int:
         sql, params = self._run_filter("SELECT count(*) FROM ci_runs", text, statuses)
         return int(self._rows(sql, params)[0][0])
 
     def get_run(self, run_id: str) -> RunInfo:
-        rows = self._rows(_RUNS + " WHERE id = ?", (run_id,))
+        """The run, its checkpoint count and head checked against its checkpoint rows (one
+        run: an index range counted)."""
+        rows = self._rows(f"SELECT {', '.join(RUN_COLUMNS)}, {_COUNTED} FROM ci_runs WHERE id = ?", (run_id,))
         if not rows:
             raise RunNotFoundError(f"There is no run {run_id!r} in {self.info.display}.")
-        return run_from_row(rows[0])
+        return recount(run_from_row(rows[0]), rows[0].counted, rows[0].last_seq)
 
     def forks_of(self, run_id: str) -> list[RunInfo]:
-        return [run_from_row(r) for r in self._rows(_RUNS + " WHERE parent_run = ? ORDER BY created", (run_id,))]
+        return self._runs(_RUNS + " WHERE parent_run = ? ORDER BY created", (run_id,))
 
     def may_branch(self, run: RunInfo) -> bool:
         """A LangGraph lane (InspectorSaver, import) is a tree as its thread is; a run the

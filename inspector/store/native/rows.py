@@ -184,6 +184,24 @@ class _Fields:
             return None
         return bytes(value)
 
+    def readable(self, *names: str) -> bool:
+        """True when none of these columns was found damaged (so their values are the row's)."""
+        return not any(p.split(" ", 1)[0] in names for p in self.problems)
+
+    def score(self, fields: dict[str, Any], done: str, total: str) -> None:
+        """A score (``done`` of ``total``) that no task state gives — a negative count, more
+        done than there are — is damage, shown as 0/0."""
+        if self.readable(done, total) and not 0 <= fields[done] <= fields[total]:
+            self._bad(done, f"is {fields[done]} of {total} {fields[total]}, not a score")
+            fields.update({done: 0, total: 0})
+
+    def natural(self, fields: dict[str, Any], *names: str) -> None:
+        """A size or count below zero is damage, shown as 0."""
+        for name in names:
+            if fields[name] < 0 and self.readable(name):
+                self._bad(name, f"is negative ({fields[name]})")
+                fields[name] = 0
+
     @property
     def damaged(self) -> str:
         """'' or the reasons this row is damaged, for the user."""
@@ -209,7 +227,7 @@ def run_from_row(row: Any) -> RunInfo:
     # the common case, decided as _Fields decides it (anything else: the full check below)
     if not (type(ident) is str and type(name) is str and type(agent) is str and type(status) is str
             and type(created) is float and -t < created < t and type(updated) is float and -t < updated < t
-            and type(count) is int and -m <= count <= m and type(head) is int and -m <= head <= m
+            and type(count) is int and 0 <= count <= m and type(head) is int and -m <= head <= m
             and (host is None or type(host) is str) and (pid is None or (type(pid) is int and -m <= pid <= m))
             and (beat is None or (type(beat) is float and -t < beat < t))
             and type(epoch) is int and -m <= epoch <= m and type(resumable) in (int, bool)
@@ -218,7 +236,8 @@ def run_from_row(row: Any) -> RunInfo:
             and (fork_reason is None or type(fork_reason) is str) and (labels is None or type(labels) is str)
             and (error is None or type(error) is str) and type(td) is int and -m <= td <= m
             and type(tt) is int and -m <= tt <= m and type(cp) is int and -m <= cp <= m
-            and type(ct) is int and -m <= ct <= m):
+            and type(ct) is int and -m <= ct <= m
+            and head == count - 1 and 0 <= td <= tt and 0 <= cp <= ct):
         return _run_from_fields(row)
     try:
         labels = json_field(labels, {})
@@ -241,7 +260,7 @@ def run_from_row(row: Any) -> RunInfo:
 def _run_from_fields(row: Any) -> RunInfo:
     """``run_from_row`` checking every field."""
     f = _Fields(row)
-    info = RunInfo(
+    fields = dict(
         id=f.text("id"), name=f.text("name"), agent=f.text("agent"), status=f.text("status"),
         created=f.number("created", 0.0, float), updated=f.number("updated", 0.0, float),
         checkpoint_count=f.number("checkpoint_count"), head_seq=f.number("head_seq", -1),
@@ -253,7 +272,39 @@ def _run_from_fields(row: Any) -> RunInfo:
         labels=f.json("labels", {}, dict), last_error=f.text("last_error", None),
         tasks_done=f.number("tasks_done"), tasks_total=f.number("tasks_total"),
         checks_passed=f.number("checks_passed"), checks_total=f.number("checks_total"))
+    f.natural(fields, "checkpoint_count")
+    if fields["head_seq"] < -1 and f.readable("head_seq"):
+        f._bad("head_seq", f"is out of range ({fields['head_seq']})")
+        fields["head_seq"] = -1
+    elif f.readable("checkpoint_count", "head_seq") and fields["head_seq"] != fields["checkpoint_count"] - 1:
+        # the writer, prune and a lane keep a run's seqs 0 … count - 1
+        f._bad("checkpoint_count", f"is {fields['checkpoint_count']} but head_seq is {fields['head_seq']}")
+    f.score(fields, "tasks_done", "tasks_total")
+    f.score(fields, "checks_passed", "checks_total")
+    info = RunInfo(**fields)
     return replace(info, damaged=f.damaged) if f.problems else info
+
+
+def miscounted(run: RunInfo) -> bool:
+    """True when the run's row says its checkpoint count or head impossibly (the store then
+    counts its checkpoint rows: ``recount``)."""
+    return bool(run.damaged) and any(p.startswith(("checkpoint_count ", "head_seq "))
+                                     for p in run.damaged.split("; "))
+
+
+def recount(run: RunInfo, count: int, last: int | None) -> RunInfo:
+    """``run`` with the checkpoint count and head its checkpoint rows give (``count`` rows,
+    the last readable seq ``last``): a row whose counters contradict them is damaged, and the
+    rows are the truth (every checkpoint stays reachable as RUN:N and RUN:-1)."""
+    head = last if type(last) is int else -1
+    if (run.checkpoint_count, run.head_seq) == (count, head):
+        return run
+    said = "" if miscounted(run) else (f"checkpoint_count is {run.checkpoint_count} and head_seq "
+                                       f"{run.head_seq}, but ")
+    stored = f"{count} checkpoint is stored" if count == 1 else f"{count} checkpoints are stored"
+    truth = said + stored + (f", the last #{head}" if head >= 0 else "")
+    return replace(run, checkpoint_count=count, head_seq=head,
+                   damaged="; ".join(p for p in (run.damaged, truth) if p))
 
 
 _CHECKPOINT_FIELDS = ("id", "run_id", "seq", "kind", "name", "created", "parent_id", "size", "size_delta", "ops",
@@ -274,7 +325,8 @@ def _fast_checkpoint(values: tuple, branches: dict | None) -> CheckpointInfo | N
             and type(tt) is int and -m <= tt <= m and type(cp) is int and -m <= cp <= m
             and type(ct) is int and -m <= ct <= m and type(change) is str
             and type(state_hash) is bytes and len(state_hash) == 16
-            and (tasks_hash is None or (type(tasks_hash) is bytes and len(tasks_hash) == 16))):
+            and (tasks_hash is None or (type(tasks_hash) is bytes and len(tasks_hash) == 16))
+            and size >= 0 and ops >= 0 and 0 <= td <= tt and 0 <= cp <= ct):
         return None
     obj: Any = _new(CheckpointInfo)
     _set(obj, "__dict__", {
@@ -321,7 +373,7 @@ def _checkpoint_from_fields(row: Any, branches: dict | None = None) -> Checkpoin
     """``checkpoint_from_row`` checking every field."""
     f = _Fields(row)
     ident = f.number("id", 0)
-    info = CheckpointInfo(
+    fields = dict(
         id=ident, run_id=f.text("run_id"), seq=f.number("seq", -1), kind=f.text("kind"), name=f.text("name"),
         created=f.number("created", 0.0, float), parent_id=f.number("parent_id", None),
         size=f.number("size"), size_delta=f.number("size_delta"), ops=f.number("ops", 1),
@@ -329,8 +381,12 @@ def _checkpoint_from_fields(row: Any, branches: dict | None = None) -> Checkpoin
         checks_passed=f.number("checks_passed"), checks_total=f.number("checks_total"),
         change=f.text("change") or "", state_hash=f.digest("state_hash"), tasks_hash=f.digest("tasks_hash"),
         branch_count=(branches or {}).get(ident, 0))
-    if info.state_hash is None and "state_hash" not in " ".join(f.problems):
+    f.natural(fields, "size", "ops")
+    f.score(fields, "tasks_done", "tasks_total")
+    f.score(fields, "checks_passed", "checks_total")
+    if fields["state_hash"] is None and "state_hash" not in " ".join(f.problems):
         f._bad("state_hash", "is missing")
+    info = CheckpointInfo(**fields)
     return replace(info, damaged=f.damaged) if f.problems else info
 
 def check_spec(spec: object) -> dict:

@@ -52,14 +52,19 @@ class ValueEvent:
 Progress = Callable[[int, int], object]
 
 
+Same = Callable[[_Reader, CheckpointInfo, CheckpointInfo], bool]
+
+
 def _walk(store: Store, run_id: str, compare: Callable[[_Reader, CheckpointInfo | None, CheckpointInfo], Any],
-          cancel: CancelFn | None, progress: Progress | None, what: str,
+          same: Same, cancel: CancelFn | None, progress: Progress | None, what: str,
           channel: str | None = None, tasks_only: bool = False) -> Iterator[tuple[CheckpointInfo, Any, str]]:
     """Each checkpoint of the run's main lane with ``compare(reader, parent, it)`` (parent None:
     the first), or with the sentence saying why it could not be read; a damaged checkpoint is
     skipped as a parent (the next one is compared with the last that could be read).
-    ``channel``: ``compare`` reads that top-level key of the states alone; ``tasks_only``:
-    their task states alone."""
+    ``same(reader, parent, it)``: the two hold one state by its hash (what ``compare``
+    compares; a long run's steps mostly repeat their parent's): it is left out unread,
+    as ``compare`` would find no change. ``channel``: ``compare`` reads that top-level key
+    of the states alone; ``tasks_only``: their task states alone."""
     with store.reading():       # (a store may keep one connection for the walk)
         infos = [i for i in store.list_checkpoints(run_id) if not i.lane]
         by_id = {i.id: i for i in infos}
@@ -72,6 +77,10 @@ def _walk(store: Store, run_id: str, compare: Callable[[_Reader, CheckpointInfo 
             parent = by_id.get(info.parent_id) if info.parent_id is not None else None
             while parent is not None and parent.id in damaged:     # compared with what could be read
                 parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
+            if parent is not None and not info.damaged and same(reader, parent, info):
+                if progress is not None:
+                    progress(done, len(infos))
+                continue
             try:
                 found, problem = compare(reader, parent, info), ""
             except StoreError as err:       # one damaged checkpoint: said, and the history goes on
@@ -97,8 +106,19 @@ def task_history(store: Store, run_id: str, task_id: str | None = None, *, cance
         return tuple(changes) if task_id is None else tuple(c for c in changes if c.task_id == task_id)
 
     return [TaskEvent(info, found or (), problem)
-            for info, found, problem in _walk(store, run_id, compare, cancel, progress, "task history", tasks_only=True)
+            for info, found, problem in _walk(store, run_id, compare, _same_tasks, cancel, progress, "task history",
+                                              tasks_only=True)
             if found or problem]
+
+
+def _same_tasks(reader: _Reader, parent: CheckpointInfo, info: CheckpointInfo) -> bool:
+    """One task state by hash (``_Reader.task_changes`` finds no change)."""
+    return parent.tasks_hash == info.tasks_hash and reader._by_pieces(parent, info)
+
+
+def _same_state(reader: _Reader, parent: CheckpointInfo, info: CheckpointInfo) -> bool:
+    """One state by hash (``_Reader.states`` finds no change)."""
+    return parent.state_hash == info.state_hash and reader._hashed(parent, info)
 
 
 def value_history(store: Store, run_id: str, path: tuple, *, cancel: CancelFn | None = None,
@@ -127,7 +147,8 @@ def value_history(store: Store, run_id: str, path: tuple, *, cancel: CancelFn | 
 
     channel = path[0] if path and isinstance(path[0], str) else None
     return [ValueEvent(info, found or (), problem)
-            for info, found, problem in _walk(store, run_id, compare, cancel, progress, "value history", channel)
+            for info, found, problem in _walk(store, run_id, compare, _same_state, cancel, progress, "value history",
+                                              channel)
             if found or problem]
 
 

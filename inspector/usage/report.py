@@ -141,7 +141,10 @@ class UsageReport:
         return out
 
 
-def growth_curve(points: list[tuple[float, int]], bins: int = 200) -> tuple[tuple[float, int], ...]:
+GROWTH_BINS = 200
+
+
+def growth_curve(points: list[tuple[float, int]], bins: int = GROWTH_BINS) -> tuple[tuple[float, int], ...]:
     """(time, bytes added) points as a cumulative curve of at most ``bins`` steps."""
     if not points:
         return ()
@@ -157,6 +160,11 @@ def growth_curve(points: list[tuple[float, int]], bins: int = 200) -> tuple[tupl
     totals = [0] * (bins + 1)
     for t, b in points:
         totals[min(bins, int((t - lo) / width))] += b
+    return cumulative(lo, width, totals)
+
+
+def cumulative(lo: float, width: float, totals: list[int]) -> tuple[tuple[float, int], ...]:
+    """Bytes added by bin (bin ``n`` starts at ``lo + n * width``) as a cumulative curve."""
     curve, running = [], 0
     for n, b in enumerate(totals):
         running += b

@@ -127,21 +127,35 @@ def candidates(conn: sa.Connection, rules: Rules) -> Iterator[Candidate]:
     stmt = (sa.select(c.id, c.run_id, c.seq, c.created, c.state_hash, c.tasks_hash)
             .select_from(checkpoints.join(runs, runs.c.id == c.run_id))
             .where(*_selected(rules), _unprotected(conn, rules)).order_by(c.run_id, c.seq))
+    # a run's rows (by seq) repeat its id and mostly their neighbour's hashes: each row takes
+    # the previous one's objects when equal (a million candidates held 414 MB, half of it copies)
+    run: Any = None
+    state: Any = None
+    tasks: Any = None
+    for cid, run_id, seq, created, state_hash, tasks_hash in _plain(conn, stmt):
+        run = run if run_id == run else run_id
+        state = state if state_hash == state else state_hash
+        tasks = tasks if tasks_hash == tasks else tasks_hash
+        yield Candidate(cid, run, seq, created, state, tasks)
+
+
+def _plain(conn: sa.Connection, stmt: sa.Select) -> Iterator[tuple]:
+    """The rows of ``stmt`` as the driver's plain tuples, fetched ``ID_BATCH`` at a time on
+    the connection's own cursor (in its transaction): hundreds of thousands of rows, where
+    a SQLAlchemy row each costs seconds."""
     compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
     dbapi = conn.connection.dbapi_connection
     assert dbapi is not None
-    cur = dbapi.cursor()     # plain tuples: hundreds of thousands of rows
+    cur = dbapi.cursor()
     try:
         params = compiled.construct_params()
         cur.execute(compiled.string, tuple(params[k] for k in compiled.positiontup or ()) if conn.dialect.positional
                     else params)
-        make = Candidate._make
         while True:
             rows = cur.fetchmany(ID_BATCH)
             if not rows:
                 return
-            for row in rows:
-                yield make(row)
+            yield from rows
     finally:
         cur.close()
 
@@ -194,26 +208,36 @@ def delete_checkpoints(conn: sa.Connection, rules: Rules, run_ids: Collection[st
                        describe: Describe | None = None) -> int:
     """Delete these checkpoints unless protected now, renumber the runs' survivors, fix their
     parents and counts, and say anew each survivor whose parent went (``renumber``; its change
-    only with ``describe``); returns how many were deleted (inside the caller's transaction)."""
-    c = checkpoints.c
-    unprotected = _unprotected(conn, rules)
-    gone: list[int] = []
-    for start in range(0, len(ids), ID_BATCH):
-        gone += [int(r[0]) for r in conn.execute(
-            sa.select(c.id).select_from(checkpoints.join(runs, runs.c.id == c.run_id))
-            .where(c.id.in_(list(ids[start:start + ID_BATCH])), unprotected))]
+    only with ``describe``); returns how many were deleted (inside the caller's transaction).
+
+    The runs' rows are read once, each with whether it is protected now, and every write is
+    one statement per table for the whole batch (a statement per run, or an IN list of
+    thousands of ids that SQLAlchemy expands, cost a prune of a million checkpoints most of
+    its time)."""
+    wanted = set(ids)
+    before = _rows(conn, rules, list(dict.fromkeys(run_ids)))      # with the ops of what goes
+    gone = [row[0] for rows in before.values() for row in rows if row[7] and row[0] in wanted]
     if not gone:
         return 0
-    before = {run_id: _rows(conn, run_id) for run_id in run_ids}    # with the ops of what goes
-    for start in range(0, len(gone), ID_BATCH):
-        part = gone[start:start + ID_BATCH]
-        pin_sql.delete_for(conn, part)
-        conn.execute(checkpoints.delete().where(c.id.in_(part)))
-    live.note_removal(conn)
     doomed = set(gone)
-    for run_id, rows in before.items():
-        renumber(conn, run_id, [r for r in rows if r.id not in doomed], _skipped_ops(rows, doomed), describe)
+    if pin_sql.table_exists(conn):      # (pins are few: an IN list of the pinned ones alone)
+        pin_sql.delete_for(conn, [r[0] for r in conn.execute(sa.select(pins.c.checkpoint_id)) if r[0] in doomed])
+    _delete_ids(conn, "ci_checkpoints", "id", gone)
+    live.note_removal(conn)
+    renumber(conn, [(run_id, *_kept(rows, doomed)) for run_id, rows in before.items()], describe)
     return len(gone)
+
+
+def _delete_ids(conn: sa.Connection, table: str, column: str, ids: Sequence[int]) -> None:
+    """DELETE the rows whose ``column`` is one of ``ids``, in statements of ``ID_BATCH`` ids
+    given to the driver as they are (no IN list for SQLAlchemy to expand)."""
+    for start in range(0, len(ids), ID_BATCH):
+        part = [int(i) for i in ids[start:start + ID_BATCH]]
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"DELETE FROM {table} WHERE {column} = ANY(%s)", (part,))
+        else:
+            conn.exec_driver_sql(f"DELETE FROM {table} WHERE {column} IN ({', '.join('?' * len(part))})",
+                                 tuple(part))
 
 
 class _Row(NamedTuple):
@@ -228,29 +252,42 @@ class _Row(NamedTuple):
     tasks_hash: Any
 
 
-def _rows(conn: sa.Connection, run_id: str) -> list[_Row]:
+def _rows(conn: sa.Connection, rules: Rules, run_ids: list[str]) -> dict[str, list[tuple]]:
+    """Every row of these runs by seq, as ``_Row`` fields and whether nothing protects it now
+    (each run listed, rows or not)."""
     c = checkpoints.c
-    return [_Row(*r) for r in conn.execute(sa.select(c.id, c.seq, c.parent_id, c.ops, c.size, c.state_hash,
-                                                     c.tasks_hash).where(c.run_id == run_id).order_by(c.seq))]
-
-
-def _skipped_ops(rows: list[_Row], gone: set[int]) -> dict[int, int]:
-    """Kept checkpoint id -> the ops of the deleted checkpoints just before it (a run's
-    last ones are never deleted: its head is kept)."""
-    out: dict[int, int] = {}
-    ops = 0
-    for row in rows:
-        if row.id in gone:
-            ops += max(0, as_int(row.ops))
-        elif ops:
-            out[row.id], ops = ops, 0
+    out: dict[str, list[tuple]] = {run_id: [] for run_id in run_ids}
+    free = sa.case((_unprotected(conn, rules), 1), else_=0)
+    for start in range(0, len(run_ids), ID_BATCH):
+        stmt = (sa.select(c.run_id, c.id, c.seq, c.parent_id, c.ops, c.size, c.state_hash, c.tasks_hash, free)
+                .select_from(checkpoints.join(runs, runs.c.id == c.run_id))
+                .where(c.run_id.in_(run_ids[start:start + ID_BATCH])).order_by(c.run_id, c.seq))
+        for r in _plain(conn, stmt):
+            out[r[0]].append(r[1:])
     return out
 
 
-def renumber(conn: sa.Connection, run_id: str, rows: list[_Row], skipped: dict[int, int],
+def _kept(rows: list[tuple], gone: set[int]) -> tuple[list[_Row], dict[int, int]]:
+    """A run's rows (``_rows``) that stay, and kept checkpoint id -> the ops of the deleted
+    checkpoints just before it (a run's last ones are never deleted: its head is kept)."""
+    kept: list[_Row] = []
+    skipped: dict[int, int] = {}
+    ops = 0
+    for row in rows:
+        if row[0] in gone:
+            ops += max(0, as_int(row[3]))
+            continue
+        kept.append(_Row._make(row[:7]))
+        if ops:
+            skipped[row[0]], ops = ops, 0
+    return kept, skipped
+
+
+def renumber(conn: sa.Connection, kept: Sequence[tuple[str, list[_Row], dict[int, int]]],
              describe: Describe | None) -> None:
-    """Give a run's kept checkpoints (``rows``, by seq) seqs 0.. without gaps again (ids never
-    change), point each at the one before it, and set the run's head and count.
+    """Give each run's kept checkpoints (``kept``: run id, its rows by seq, and ``skipped``)
+    seqs 0.. without gaps again (ids never change), point each at the one before it, and
+    set the run's head and count.
 
     A checkpoint whose parent went (in ``skipped``: the ops of the deleted ones before it) is
     said as a save right after its new parent would have said it: its ops count theirs too
@@ -260,17 +297,18 @@ def renumber(conn: sa.Connection, run_id: str, rows: list[_Row], skipped: dict[i
     c = checkpoints.c
     moved: list[tuple[int, int, int | None]] = []
     redone: list[dict[str, Any]] = []
-    previous: _Row | None = None
-    for n, row in enumerate(rows):
-        parent = previous.id if previous else None
-        if row.seq != n or row.parent_id != parent:
-            moved.append((row.id, n, parent))
-        if row.id in skipped:
-            change = (_change(conn, previous, row, describe) if previous else "") if describe else None
-            redone.append({"cid": row.id, "ops": max(0, as_int(row.ops)) + skipped[row.id],
-                           "delta": as_int(row.size) - (as_int(previous.size) if previous else 0),
-                           "change": change})
-        previous = row
+    for _run_id, rows, skipped in kept:
+        previous: _Row | None = None
+        for n, row in enumerate(rows):
+            parent = previous.id if previous else None
+            if row.seq != n or row.parent_id != parent:
+                moved.append((row.id, n, parent))
+            if row.id in skipped:
+                change = (_change(conn, previous, row, describe) if previous else "") if describe else None
+                redone.append({"cid": row.id, "n_ops": max(0, as_int(row.ops)) + skipped[row.id],
+                               "delta": as_int(row.size) - (as_int(previous.size) if previous else 0),
+                               "said": change})
+            previous = row
     if moved:
         # two steps: a seq may only move down, but the unique (run_id, seq) index is checked per row
         conn.execute(checkpoints.update().where(c.id == sa.bindparam("cid")).values(seq=sa.bindparam("tmp")),
@@ -278,11 +316,17 @@ def renumber(conn: sa.Connection, run_id: str, rows: list[_Row], skipped: dict[i
         conn.execute(checkpoints.update().where(c.id == sa.bindparam("cid"))
                      .values(seq=sa.bindparam("new"), parent_id=sa.bindparam("par")),
                      [{"cid": cid, "new": n, "par": par} for cid, n, par in moved])
-    for values in redone:
-        change = values.pop("change")
-        conn.execute(checkpoints.update().where(c.id == values["cid"]).values(
-            ops=values["ops"], size_delta=values["delta"], **({} if change is None else {"change": change})))
-    conn.execute(runs.update().where(runs.c.id == run_id).values(head_seq=len(rows) - 1, checkpoint_count=len(rows)))
+    for said in (False, True):      # (without ``describe`` a change is left as it was)
+        part = [v for v in redone if (v["said"] is not None) == said]
+        if part:
+            values: dict[str, Any] = {"ops": sa.bindparam("n_ops"), "size_delta": sa.bindparam("delta"),
+                                      **({"change": sa.bindparam("said")} if said else {})}
+            conn.execute(checkpoints.update().where(c.id == sa.bindparam("cid")).values(**values),
+                         [v if said else {k: x for k, x in v.items() if k != "said"} for v in part])
+    if kept:
+        conn.execute(runs.update().where(runs.c.id == sa.bindparam("rid"))
+                     .values(head_seq=sa.bindparam("head"), checkpoint_count=sa.bindparam("count")),
+                     [{"rid": run_id, "head": len(rows) - 1, "count": len(rows)} for run_id, rows, _ in kept])
 
 
 def _change(conn: sa.Connection, parent: _Row, row: _Row, describe: Describe) -> str:

@@ -11,6 +11,7 @@ takes an engine's connection) do.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -113,6 +114,132 @@ def iter_checkpoints(store: NativeReads, run_id: str | None = None) -> Iterator[
         for row in page:
             yield make(row)
         after = page[-1][2]
+
+
+ROOT_STEPS = 256      # first-seen searches before the rest is found by one GROUP BY
+
+
+class RunTally(NamedTuple):
+    """One ``run_id`` value of ``ci_checkpoints`` added up: its rows, their logical bytes and
+    their times' range, and whether every row holds the types ``checkpoint_row_ok`` wants
+    (``clean``; told by aggregates, not row by row: see ``run_tallies``)."""
+
+    run_id: Any
+    rows: int
+    logical: int
+    first: float
+    last: float
+    clean: bool
+
+
+def _finite(value: Any) -> bool:
+    return type(value) in (int, float) and value - value == 0       # (inf - inf and NaN - NaN are NaN)
+
+
+def _clean(store: NativeReads, row: tuple) -> bool:
+    """Whether the aggregates of a ``run_id`` group (``run_tallies``) say all its rows hold the
+    wanted types. On SQLite: ``sum()`` of whole numbers is one (of anything else, a NULL
+    counted as 0.5 included, a real), ``min()`` of a column is a blob only when all of it is
+    (a NULL counted as 0), ``max()`` a number only when all of it is (a NULL counted as
+    text), and a group's run id is one value. PostgreSQL's typed columns need no telling.
+    Times must be finite on both."""
+    run_id, _rows, first, last, states, tasks, *sums = row
+    if not (_finite(first) and _finite(last)):
+        return False
+    if store.dialect != "sqlite":
+        return True
+    return (type(run_id) is str and type(states) is bytes and (tasks is None or type(tasks) is bytes)
+            and all(type(v) is int for v in sums))
+
+
+# one pass over the checkpoints by run (as the (run_id, seq) index holds them)
+_TALLIES_SQLITE = ("SELECT run_id, COUNT(*), MIN(created), MAX(COALESCE(created, '')), MIN(COALESCE(state_hash, 0)), "
+                   "MIN(tasks_hash), SUM(COALESCE(size, 0.5)), SUM(COALESCE(seq, 0.5)), SUM(COALESCE(ops, 0.5)), "
+                   "SUM(COALESCE(checks_passed, 0.5)), SUM(COALESCE(checks_total, 0.5)) "
+                   "FROM ci_checkpoints GROUP BY run_id")
+_TALLIES = ("SELECT run_id, COUNT(*), MIN(created), MAX(created), NULL, NULL, SUM(size) "
+            "FROM ci_checkpoints GROUP BY run_id")
+
+
+def run_tallies(store: NativeReads) -> list[RunTally]:
+    """Every ``run_id`` of the checkpoints added up in one pass."""
+    with store._connection() as cur:
+        found = store._fetch(cur, _TALLIES_SQLITE if store.dialect == "sqlite" else _TALLIES)[1]
+    out = []
+    for r in found:
+        clean = _clean(store, r)
+        out.append(RunTally(r[0], int(r[1]), int(r[6] or 0) if clean else 0, r[2], r[3], clean))
+    return out
+
+
+def first_seen(store: NativeReads) -> Iterator[CheckpointRow]:
+    """The checkpoints (in the order they were written, see ``iter_checkpoints``) that refer
+    to a root piece no earlier one refers to (as state or task state), and maybe a few more:
+    the only ones that can add pieces to an ordered walk. Every other checkpoint's roots
+    were reached before it. For a store whose rows ``run_tallies`` found clean.
+
+    Each search reads on from the last one found up to the next checkpoint with a root not
+    seen yet, so a store of few distinct states is read once, in its id order, without
+    sorting a million rows; after ``ROOT_STEPS`` searches the rest comes from one GROUP BY
+    (its groups' first rows, of which those with a root not seen yet)."""
+    columns = "run_id, seq, id, created, state_hash, tasks_hash, size, ops, checks_passed, checks_total"
+    seen: set[bytes] = set()
+    after: Any = -1
+    for _ in range(ROOT_STEPS):
+        known = sorted(seen)
+        new = (f" AND (state_hash NOT IN ({marks(len(known))}) OR (tasks_hash IS NOT NULL "
+               f"AND tasks_hash NOT IN ({marks(len(known))})))") if known else ""
+        with store._connection() as cur:
+            rows = store._fetch(cur, f"SELECT {columns} FROM ci_checkpoints WHERE id > ?{new} ORDER BY id LIMIT 1",
+                                [after, *known, *known])[1]
+        if not rows:
+            return
+        row = CheckpointRow._make(rows[0])
+        after = row.id
+        seen.update(d for d in (row.state_hash, row.tasks_hash) if d is not None)
+        yield row
+    with store._connection() as cur:
+        rows = store._fetch(cur, f"SELECT {columns} FROM ci_checkpoints WHERE id IN (SELECT MIN(id) FROM "
+                                 f"ci_checkpoints WHERE id > ? GROUP BY state_hash, tasks_hash) ORDER BY id",
+                            (after,))[1]
+    for row in map(CheckpointRow._make, rows):
+        if row.state_hash not in seen or (row.tasks_hash is not None and row.tasks_hash not in seen):
+            seen.update(d for d in (row.state_hash, row.tasks_hash) if d is not None)
+            yield row
+
+
+def places(store: NativeReads, wanted: dict[str, list[int]]) -> dict[str, list[int]]:
+    """Run -> where each of its checkpoints ``wanted`` (ids) comes among the run's checkpoints
+    in the order they were written (0 for its first)."""
+    out: dict[str, list[int]] = {}
+    for run_id, ids in wanted.items():
+        with store._connection() as cur:
+            order = [r[0] for r in store._fetch(cur, "SELECT id FROM ci_checkpoints WHERE run_id = ? ORDER BY id",
+                                                (run_id,))[1]]
+        out[run_id] = [bisect.bisect_left(order, cid) for cid in ids]
+    return out
+
+
+def time_bins(store: NativeReads, low: float, width: float, bins: int, runs: Collection[str] | None = None
+              ) -> dict[int, int]:
+    """Checkpoints (of ``runs``, or all) by growth bin: ``int((t - low) / width)``, at most
+    ``bins``, of each one's time ``t``, computed as Python computes it (IEEE doubles,
+    truncated; times ``>= low``)."""
+    if store.dialect == "sqlite":
+        n = "MIN(?, CAST((created - ?) / ? AS INTEGER))"
+    else:
+        n = ("LEAST(?, CAST(TRUNC((created - CAST(? AS DOUBLE PRECISION)) / CAST(? AS DOUBLE PRECISION)) "
+             "AS BIGINT))")
+    ordered = None if runs is None else sorted(runs)
+    out: dict[int, int] = {}
+    with store._connection() as cur:
+        for start in range(0, 1 if ordered is None else len(ordered), FETCH_BATCH):
+            part = [] if ordered is None else ordered[start:start + FETCH_BATCH]
+            where = "" if ordered is None else f" WHERE run_id IN ({marks(len(part))})"
+            for b, count in store._fetch(cur, f"SELECT {n} AS b, COUNT(*) FROM ci_checkpoints{where} GROUP BY b",
+                                         (bins, low, width, *part))[1]:
+                out[int(b)] = out.get(int(b), 0) + int(count)
+    return out
 
 
 def read_pieces(store: NativeReads, digests: Collection[bytes]) -> dict[bytes, StoredPiece]:

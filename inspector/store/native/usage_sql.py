@@ -68,7 +68,8 @@ def checkpoint_row_ok(row: CheckpointRow) -> bool:
     text in a number column or a number in a hash column: that row alone is damaged)."""
     run_id, seq, id_, created, state_hash, tasks_hash, size, ops, passed, total = row
     return (type(run_id) is str and type(state_hash) is bytes and (tasks_hash is None or type(tasks_hash) is bytes)
-            and type(created) in (int, float) and all(type(v) is int for v in (seq, id_, size, ops, passed, total)))
+            and type(created) in (int, float) and all(type(v) is int for v in (seq, id_, size, ops, passed, total))
+            and size >= 0 and ops >= 0 and 0 <= passed <= total)    # (what the store's rows call damage too)
 
 
 def _piece_row_ok(row: Any) -> bool:
@@ -142,9 +143,11 @@ def _clean(store: NativeReads, row: tuple) -> bool:
     counted as 0.5 included, a real), ``min()`` of a column is a blob only when all of it is
     (a NULL counted as 0), ``max()`` a number only when all of it is (a NULL counted as
     text), and a group's run id is one value. PostgreSQL's typed columns need no telling.
-    Times must be finite on both."""
-    run_id, _rows, first, last, states, tasks, *sums = row
+    Times must be finite on both, and no size, ops or score impossible (``checkpoint_row_ok``)."""
+    run_id, _rows, first, last, states, tasks, *sums = row[:-len(_BOUNDS)]
     if not (_finite(first) and _finite(last)):
+        return False
+    if any(isinstance(v, (int, float)) and v < 0 for v in row[-len(_BOUNDS):]):
         return False
     if store.dialect != "sqlite":
         return True
@@ -152,13 +155,16 @@ def _clean(store: NativeReads, row: tuple) -> bool:
             and all(type(v) is int for v in sums))
 
 
+# a group's least size, ops and checks passed, and least checks not passed: negative when a
+# row holds an impossible one
+_BOUNDS = ("MIN(size)", "MIN(ops)", "MIN(checks_passed)", "MIN(checks_total - checks_passed)")
 # one pass over the checkpoints by run (as the (run_id, seq) index holds them)
 _TALLIES_SQLITE = ("SELECT run_id, COUNT(*), MIN(created), MAX(COALESCE(created, '')), MIN(COALESCE(state_hash, 0)), "
                    "MIN(tasks_hash), SUM(COALESCE(size, 0.5)), SUM(COALESCE(seq, 0.5)), SUM(COALESCE(ops, 0.5)), "
-                   "SUM(COALESCE(checks_passed, 0.5)), SUM(COALESCE(checks_total, 0.5)) "
-                   "FROM ci_checkpoints GROUP BY run_id")
-_TALLIES = ("SELECT run_id, COUNT(*), MIN(created), MAX(created), NULL, NULL, SUM(size) "
-            "FROM ci_checkpoints GROUP BY run_id")
+                   "SUM(COALESCE(checks_passed, 0.5)), SUM(COALESCE(checks_total, 0.5)), "
+                   f"{', '.join(_BOUNDS)} FROM ci_checkpoints GROUP BY run_id")
+_TALLIES = ("SELECT run_id, COUNT(*), MIN(created), MAX(created), NULL, NULL, SUM(size), "
+            f"{', '.join(_BOUNDS)} FROM ci_checkpoints GROUP BY run_id")
 
 
 def run_tallies(store: NativeReads) -> list[RunTally]:
@@ -281,8 +287,10 @@ def blob_totals(store: NativeReads) -> tuple[int, int, int]:
 
 
 def checkpoint_totals(store: NativeReads) -> tuple[int, int]:
-    """(checkpoints, logical bytes) of the whole store."""
-    n, size = _one(store, "SELECT count(*), coalesce(sum(size), 0) FROM ci_checkpoints")
+    """(checkpoints, logical bytes) of the whole store (a size that is no byte count, a damaged
+    row's, adds nothing)."""
+    valid = "typeof(size) = 'integer' AND size >= 0" if store.dialect == "sqlite" else "size >= 0"
+    n, size = _one(store, f"SELECT count(*), coalesce(sum(CASE WHEN {valid} THEN size END), 0) FROM ci_checkpoints")
     return int(n), int(size)
 
 

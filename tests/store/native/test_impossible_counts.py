@@ -149,6 +149,18 @@ def test_the_commands_show_the_counted_run_and_flag_the_damage(tmp_path: Path) -
             f"run {run_id} 'base': completed, 3 checkpoints" + ("" if seq == 2 else f", head {run_id}:2")]
 
 
+def test_usage_leaves_an_impossible_size_out_of_its_totals(tmp_path: Path) -> None:
+    path = tmp_path / "counts.db"
+    _store(path, *IMPOSSIBLE)
+    with open_store(path) as store:
+        sizes = [c.size for c in store.list_checkpoints(store.list_runs()[0].id)]
+    done = _cli("usage", str(path))
+    assert done.returncode == 0, done.stderr
+    # (it said "states decode to -64 B": the -100 of the damaged row added in)
+    assert f"3 checkpoints in 1 run; states decode to {sizes[0] + sizes[2]} B," in done.stdout
+    assert "1 checkpoint row holds values of the wrong type" in done.stdout
+
+
 @pytest.mark.parametrize("statements,select", [(IMPOSSIBLE, "base:1"), (("UPDATE ci_runs SET checkpoint_count=1",),
                                                                         "base:1")], ids=["impossible", "low"])
 def test_the_window_opens_on_any_readable_checkpoint(tmp_path: Path, statements: tuple, select: str) -> None:

@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_store_arg(parser)
     add_run_arg(parser)
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--task", metavar="ID", help="only this task (its id, as show and diff print it)")
+    which.add_argument("--task", metavar="ID", help="only this task: its id, as diff and show --json print it (a wrong one lists them)")
     which.add_argument("--path", metavar="PATH", help="the value at this path of the state instead "
                        "(budget.total, messages[3].content, files[\"draft.md\"], or a path as diff prints it)")
     add_json_arg(parser)

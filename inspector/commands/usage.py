@@ -94,7 +94,7 @@ def print_report(report: UsageReport, every_run: bool = False) -> None:
     runs = report.runs if every_run else report.runs[:TOP]
     print()
     print_table(("RUN", "NAME", "STATUS", "CKPTS", "STORED", "SHARE", "LOGICAL", f"BIGGEST {part}"),
-                [(r.run, r.name[:30], r.status, r.checkpoints, fmt_size(r.bytes), _share(r.bytes, whole),
+                [(r.run, _cut(r.name, 30), r.status, r.checkpoints, fmt_size(r.bytes), _share(r.bytes, whole),
                   fmt_size(r.logical_bytes), next(iter(r.fields), "")) for r in runs])
     if len(runs) < len(report.runs):
         print(f"… and {len(report.runs) - len(runs):,} more runs (--all lists them)")
@@ -110,3 +110,8 @@ def print_report(report: UsageReport, every_run: bool = False) -> None:
                          for t in report.detail.tradeoff])
     for note in report.notes:
         print(f"note: {note}")
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, an ellipsis saying when it was cut."""
+    return text if len(text) <= width else text[:width - 1] + "\u2026"

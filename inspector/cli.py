@@ -76,9 +76,15 @@ def _parser_class() -> type[argparse.ArgumentParser]:
             if dashed is not None and "--" not in _ARGV and "required" in message:
                 message += (f"; {dashed!r} was taken for an option: a reference that starts with '-' "
                             f"goes after '--' (e.g. {self.prog} STORE -- {dashed})")
-            # one sentence, as for every other mistake (argparse prints its usage block first)
+            # one sentence, as for every other mistake (argparse prints its usage block first);
+            # an option no command knows is told by the top parser: the help to see is the command's
             message = message[:1].upper() + message[1:]
-            self.exit(2, f"{self.prog}: {escape_control(message)} (see {self.prog} --help).\n")
+            helped = self.prog
+            if message.startswith("Unrecognized arguments"):
+                commands = next((a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)), {})
+                chosen = next((a for a in _ARGV if a in commands), None)
+                helped = f"{self.prog} {chosen}" if chosen else helped
+            self.exit(2, f"{self.prog}: {escape_control(message)} (see {helped} --help).\n")
 
     return Parser
 

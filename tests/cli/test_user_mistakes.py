@@ -86,6 +86,7 @@ def test_what_does_not_apply_is_refused_and_nothing_runs_or_changes(recorded: Pa
     (["show", "STORE", "nightly:0", "--max-depth", "0"], "--max-depth: 0 is too small"),
     (["open", "STORE", "--screenshot", "x.png", "--size", "100000x100000"], "is not a window size"),  # Qt crashed
     (["open", "STORE", "--screenshot", "x.png", "--size", "0x10"], "is not a window size"),
+    (["diff", "STORE", "nightly:0", "nightly:1", "--bogus"], "(see checkpoint-inspector diff --help)"),  # (not the top's)
 ])
 def test_a_number_out_of_range_is_one_sentence(recorded: Path, argv: list[str], words: str,
                                                capsys: pytest.CaptureFixture) -> None:

@@ -24,6 +24,18 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+
+def _on_head_noting_placeholders(window, qtbot) -> list[int]:
+    """Select the shown run's head; the rows made current while not loaded are noted in the
+    list returned (a followed head must never land on one)."""
+    timeline = window.timeline_panel
+    select_checkpoint(window, qtbot, -1)
+    placeholders: list[int] = []
+    timeline.view.selectionModel().currentRowChanged.connect(
+        lambda current, _previous: None if timeline.model.is_loaded(current.row())
+        else placeholders.append(current.row()))
+    return placeholders
+
 def test_a_read_overtaken_by_newer_heads_is_shown_and_only_the_newest_is_read_next(
         window, qtbot, tmp_path: Path) -> None:
     """While a snapshot read waits (here behind the window's other background jobs, as a read
@@ -110,11 +122,7 @@ def test_the_details_follow_a_run_the_recording_library_writes_fast(window, qtbo
         open_in(window, qtbot, path)
         select_run(window, qtbot, run["id"])
         timeline = window.timeline_panel
-        select_checkpoint(window, qtbot, -1)
-        placeholders: list[int] = []
-        timeline.view.selectionModel().currentRowChanged.connect(
-            lambda current, _previous: None if timeline.model.is_loaded(current.row())
-            else placeholders.append(current.row()))
+        placeholders = _on_head_noting_placeholders(window, qtbot)
         go.set()
         qtbot.waitUntil(lambda: not writer.is_alive(), timeout=60_000)
     finally:
@@ -164,11 +172,7 @@ def test_the_details_follow_a_session_the_agents_sdk_writes_fast(window, qtbot, 
         open_in(window, qtbot, path)
         select_run(window, qtbot, "live")
         timeline = window.timeline_panel
-        select_checkpoint(window, qtbot, -1)
-        placeholders: list[int] = []
-        timeline.view.selectionModel().currentRowChanged.connect(
-            lambda current, _previous: None if timeline.model.is_loaded(current.row())
-            else placeholders.append(current.row()))
+        placeholders = _on_head_noting_placeholders(window, qtbot)
         (tmp_path / "go").touch()
         qtbot.waitUntil(lambda: writer.poll() is not None, timeout=120_000)
         assert writer.returncode == 0, writer.stderr.read() if writer.stderr else ""

@@ -10,10 +10,10 @@ from inspector.errors import CorruptDataError, NotAStoreError, StoreError
 # SQLite primary result codes (https://sqlite.org/rescode.html); extended codes carry the
 # primary one in their low byte
 SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 3, 5, 6, 8
-SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 14, 26
+SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_PROTOCOL, SQLITE_NOTADB = 11, 14, 15, 26
 _SQLITE_KINDS = {SQLITE_NOTADB: "not-a-database", SQLITE_CORRUPT: "corrupt", SQLITE_BUSY: "locked",
                  SQLITE_LOCKED: "locked", SQLITE_CANTOPEN: "cannot-open", SQLITE_PERM: "cannot-open",
-                 SQLITE_READONLY: "read-only"}
+                 SQLITE_READONLY: "read-only", SQLITE_PROTOCOL: "protocol"}
 # PostgreSQL SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) by kind;
 # class 08 (connection exception) is "unreachable" as a whole
 _SQLSTATE_KINDS = {"57P01": "unreachable", "57P02": "unreachable", "57P03": "unreachable",
@@ -32,7 +32,8 @@ def _is_psycopg(err: BaseException) -> bool:
 
 def driver_kind(driver: BaseException) -> str | None:
     """The kind of a DB-API error from its code, never from its message: 'not-a-database',
-    'corrupt', 'locked', 'cannot-open', 'read-only', 'unreachable', or None.
+    'corrupt', 'locked', 'cannot-open', 'read-only', 'unreachable', 'protocol' (SQLite gave up
+    on a write-ahead log that does not match its -shm index), or None.
 
     SQLite errors carry their result code (``sqlite_errorcode``), psycopg's their SQLSTATE;
     a psycopg error without one never got an answer from a server."""
@@ -61,6 +62,10 @@ def sentence(kind: str | None, driver: BaseException, display: str) -> StoreErro
         return StoreError(f"Cannot open {display}: {text}.")
     if kind == "read-only":
         return StoreError(f"{display} is read-only here: {text}.")
+    if kind == "protocol":
+        return StoreError(f"{display} cannot be read: its write-ahead log (-wal) does not match its index file "
+                          "(-shm), as happens when a live store is copied file by file; open it while its writer "
+                          "runs, delete the -shm of a copy, or copy the store with sqlite3 SRC \".backup DST\".")
     if kind == "unreachable":
         return StoreError(f"Cannot reach the database at {display}: {text}.")
     return StoreError(f"Database error on {display}: {text}.")

@@ -23,6 +23,12 @@ connection here is therefore chosen from the files beside the database, at conne
   back before reading, and which an ``immutable=1`` read would show as committed. The
   database and its journal are copied the same way, and the copy is opened writable so that
   SQLite rolls the unfinished transaction back there; the store's notice says so.
+* ``-shm`` present but a ``-wal`` whose header is not one SQLite writes (a torn copy of a live
+  store, or a damaged log): with no writer at hand, SQLite rebuilds the log's index, finds no
+  log, and then retries for ten seconds ("locking protocol") because the log's header does not
+  name the log it found. Such a log holds nothing SQLite would read, with or without a writer,
+  so the database is read ``immutable=1`` without it; the store's notice says so. (A writer
+  never leaves such a header: it writes a log's header whole before any frame.)
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ SHARED = "shared"         # readonly_shm: follows writers
 IMMUTABLE = "immutable"   # a clean store, read as a snapshot until a writer appears
 LOG_UNREAD = "log-unread"  # a -wal without -shm: its newest writes cannot be read untouched
 JOURNAL = "journal"       # a rollback journal with content: a transaction to roll back first
+GARBLED = "log-garbled"    # a -shm with a -wal that is not a log: read without them
 COPIED = (LOG_UNREAD, JOURNAL)   # the modes read from a private copy
 
 
@@ -66,7 +73,7 @@ def mode_of(path: Path) -> str:
     """How a read-only connection to ``path`` must open it now (see the module docstring)."""
     wal, shm = sidecars(path)
     if shm.exists():
-        return SHARED
+        return GARBLED if _garbled(wal) else SHARED
     if _has_content(wal):
         return LOG_UNREAD
     return JOURNAL if _has_content(journal_of(path)) else IMMUTABLE
@@ -77,6 +84,26 @@ def _has_content(path: Path) -> bool:
         return path.stat().st_size > 0
     except OSError:
         return False
+
+
+WAL_MAGIC = (0x377F0682, 0x377F0683)
+WAL_VERSION = 3007000
+
+
+def _garbled(wal: Path) -> bool:
+    """Whether ``wal`` holds a header (32 bytes or more) that is not a write-ahead log's: a
+    magic number, version or page size SQLite never writes. Read with plain I/O: SQLite locks
+    the database and its ``-shm``, never the ``-wal`` (closing a descriptor of a locked file
+    would drop this process's locks on it)."""
+    try:
+        with open(wal, "rb") as f:
+            head = f.read(32)
+    except OSError:
+        return False
+    if len(head) < 32:
+        return False
+    magic, version, size = (int.from_bytes(head[i:i + 4], "big") for i in (0, 4, 8))
+    return magic not in WAL_MAGIC or version != WAL_VERSION or not 512 <= size <= 65536 or size & (size - 1) != 0
 
 
 def uri_for(path: Path, mode: str) -> str:
@@ -219,6 +246,10 @@ COPY_NOTICE = ("The store's write-ahead log has no -shm file, so it is read from
 JOURNAL_NOTICE = ("The store has a rollback journal (a writer is inside a transaction, or was killed in one), so "
                   "it is read from a private copy where SQLite rolls that transaction back, without changing any "
                   "of its files.")
+GARBLED_NOTICE = ("The store's write-ahead log is not a log SQLite can read (it does not match the -shm index "
+                  "beside it, as happens when a live store is copied file by file), so the store is read from its "
+                  "database file alone, without changing any of its files: checkpoints committed only in that log "
+                  "are not shown. Copy a live store with sqlite3 SRC \".backup DST\".")
 SKIPPED_NOTICE = ("The store's write-ahead log has no -shm file and the store is over {limit} GiB, too big to "
                   "copy, so it is read without its log: checkpoints committed in the log are not shown and "
                   "live updates are off until a writer opens the store.")
@@ -245,7 +276,7 @@ def notice_for(mode: str, path: Path | None = None) -> str:
         if path is not None and too_big_to_copy(path, mode):
             return (SKIPPED_NOTICE if mode == LOG_UNREAD else JOURNAL_SKIPPED).format(limit=COPY_MAX >> 30)
         return COPY_NOTICE if mode == LOG_UNREAD else JOURNAL_NOTICE
-    return ""
+    return GARBLED_NOTICE if mode == GARBLED else ""
 
 
 class DamagedText(str):
@@ -351,12 +382,13 @@ def connect(path: Path, copies: dict[tuple, Any], factory: type[ReadConnection] 
         try:
             conn = _open(path, copies, factory)
             break
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError as err:
             # tried again while the files keep changing (a writer that opens and closes its
             # store at every save deletes its -wal and -shm each time: three tries 10 ms
             # apart all failed now and then), three times at most while they stay as they are
+            # ("locking protocol" comes after SQLite's own ten seconds of retries: never again)
             steady = steady + 1 if signature(path) == before else 0
-            if attempt == OPEN_RETRIES - 1 or steady == 3:
+            if attempt == OPEN_RETRIES - 1 or steady == 3 or dberrors.driver_kind(err) == "protocol":
                 raise
         time.sleep(0.01)
     conn.text_factory = decode_text   # one row's bad UTF-8 is that row's damage

@@ -47,9 +47,13 @@ CHECKPOINT_COLUMNS = ("id", "run_id", "seq", "parent_id", "kind", "name", "creat
 _RUNS = f"SELECT {', '.join(RUN_COLUMNS)} FROM ci_runs"
 # a run's checkpoint rows counted, and its last readable seq (see ``rows.recount``): in the
 # statement that reads the run, so a writer between two statements cannot make them differ
-_COUNTED = ("(SELECT count(*) FROM ci_checkpoints WHERE run_id = ci_runs.id) AS counted, "
-            "(SELECT max(seq) FROM ci_checkpoints WHERE run_id = ci_runs.id "
-            f"AND seq BETWEEN 0 AND {COUNT_MAX}) AS last_seq")
+_LAST_SEQ = f"(SELECT max(seq) FROM ci_checkpoints WHERE run_id = ci_runs.id AND seq BETWEEN 0 AND {COUNT_MAX})"
+# the rows are counted only when the run's counters do not agree with its last seq (an index
+# seek): a count of a 100,000-checkpoint run cost ``show`` 3.5 ms
+_COUNTED = (f"CASE WHEN {_LAST_SEQ} = ci_runs.head_seq AND ci_runs.checkpoint_count = ci_runs.head_seq + 1 "
+            "THEN ci_runs.checkpoint_count "
+            "ELSE (SELECT count(*) FROM ci_checkpoints WHERE run_id = ci_runs.id) END AS counted, "
+            f"{_LAST_SEQ} AS last_seq")
 _CHECKPOINTS = f"SELECT {', '.join(CHECKPOINT_COLUMNS)} FROM ci_checkpoints"
 # runs forked from a checkpoint, read with it (one query instead of a second one per run)
 _BRANCH_COUNT = ("(SELECT count(*) FROM ci_runs WHERE ci_runs.parent_run = ci_checkpoints.run_id "

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from inspector.store.columns import as_blob
+from inspector.store.columns import as_blob, as_text
 from inspector.store.langgraph.pregel import NULL_TASK_ID
 
 
@@ -66,7 +66,7 @@ class SharedWriteQueries:
         reads (one seek of the primary key); None when it has none."""
         rows = self._all(f"SELECT MAX(checkpoint_id {self.ID_ORDER}) FROM checkpoints WHERE thread_id = :thread "
                          "AND checkpoint_ns = :ns", thread=thread_id, ns=ns)
-        return str(rows[0][0]) if rows and rows[0][0] is not None else None
+        return as_text(rows[0][0]) if rows and rows[0][0] is not None else None
 
     def written_channels(self, thread_id: str, ns: str) -> list[str]:
         """Every channel the thread's tasks wrote in one namespace (no values read)."""
@@ -88,7 +88,7 @@ class SharedWriteQueries:
         """Each checkpoint of a thread's namespace → its parent's id (those with a parent)."""
         rows = self._all("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = :thread "
                          "AND checkpoint_ns = :ns AND parent_checkpoint_id IS NOT NULL", thread=thread_id, ns=ns)
-        return {str(r[0]): str(r[1]) for r in rows}
+        return {as_text(r[0]): as_text(r[1]) for r in rows}
 
     def child_ids(self, thread_id: str, ns: str, checkpoint_id: str) -> list[str]:
         """Checkpoints whose parent is the given one (same namespace)."""

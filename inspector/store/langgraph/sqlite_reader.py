@@ -31,6 +31,15 @@ if TYPE_CHECKING:
 
     from inspector.store.sqlite_ro import ReadPool
 
+
+def _is_id(column: str, value: str) -> str:
+    """``column`` holds the checkpoint id ``value`` (text): stored as text, or as a BLOB of its
+    bytes, as a damaged file may hold it. SqliteSaver reads such a row all the same (SQLite
+    sorts it after every text id: ``get_tuple`` takes it for the head), so a lookup by the id's
+    text finds it too; still one seek of the primary key per value."""
+    return f"{column} IN ({value}, CAST({value} AS BLOB))"
+
+
 _HEADS = """
 SELECT c.thread_id, c.checkpoint_id, c.type, NULL, CAST(c.metadata AS BLOB)
 FROM checkpoints c
@@ -44,7 +53,7 @@ SELECT w.thread_id, w.task_id, {task_path}, w.idx, w.channel, w.type,
 FROM writes w
 JOIN (SELECT thread_id, MAX(checkpoint_id) AS head FROM checkpoints
       WHERE checkpoint_ns = '' {where} GROUP BY thread_id) h
-  ON w.thread_id = h.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = h.head
+  ON w.thread_id = h.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = CAST(h.head AS TEXT)
 ORDER BY w.thread_id, w.task_id, w.idx
 """
 _META_JSON1 = """
@@ -57,6 +66,7 @@ _META_JSON1 = """
             THEN CAST(c.metadata AS BLOB) END,"""
 _META_PLAIN = """
        NULL, NULL, CAST(c.metadata AS BLOB),"""  # SQLite without JSON functions: parse in Python
+# the parent is found by its id stored as text or as a BLOB (``_is_id``)
 _LIST = """
 SELECT COALESCE(CAST(c.checkpoint_ns AS TEXT), ''), CAST(c.checkpoint_id AS TEXT),
        CAST(c.parent_checkpoint_id AS TEXT),{meta}
@@ -67,22 +77,22 @@ FROM (SELECT rowid AS rid FROM checkpoints WHERE thread_id = :thread
       ORDER BY checkpoint_id, checkpoint_ns LIMIT :limit OFFSET :offset) page
 JOIN checkpoints c ON c.rowid = page.rid
 LEFT JOIN checkpoints p ON p.thread_id = c.thread_id AND p.checkpoint_ns = c.checkpoint_ns
-                       AND p.checkpoint_id = c.parent_checkpoint_id
+                       AND p.checkpoint_id IN (c.parent_checkpoint_id, CAST(c.parent_checkpoint_id AS BLOB))
 ORDER BY c.checkpoint_id, c.checkpoint_ns
 """
 
 # metadata is fetched as BLOB: bytes that are not UTF-8 then fail one row's parse, not the query
-_ANCESTRY = """
+_ANCESTRY = f"""
 WITH RECURSIVE chain(cid, depth) AS (
   SELECT parent_checkpoint_id, 1 FROM checkpoints
-  WHERE thread_id = :thread AND checkpoint_ns = :ns AND checkpoint_id = :cid
+  WHERE thread_id = :thread AND checkpoint_ns = :ns AND {_is_id("checkpoint_id", ":cid")}
   UNION ALL
   SELECT c.parent_checkpoint_id, chain.depth + 1 FROM chain
-  JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.cid
+  JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND {_is_id("c.checkpoint_id", "chain.cid")}
   WHERE chain.depth < :depth
 )
 SELECT chain.cid, CAST(c.metadata AS BLOB) FROM chain
-JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.cid
+JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND {_is_id("c.checkpoint_id", "chain.cid")}
 ORDER BY chain.depth
 """
 
@@ -231,7 +241,7 @@ class SqliteReader(SharedWriteQueries):
             rows = self._all(f"WITH k(t, c) AS (VALUES {pairs}) "
                              "SELECT x.thread_id, x.checkpoint_id, x.type, x.checkpoint FROM k "
                              "JOIN checkpoints x ON x.thread_id = k.t AND x.checkpoint_ns = '' "
-                             "AND x.checkpoint_id = k.c", **params)
+                             f"AND {_is_id('x.checkpoint_id', 'k.c')}", **params)
             for r in rows:
                 found[(_text(r[0]), _text(r[1]))] = HeadRow(_text(r[0]), _text(r[1]), _opt(r[2]), r[3], None)
         return found
@@ -293,26 +303,27 @@ class SqliteReader(SharedWriteQueries):
         return {(_text(r[0]), _text(r[1])): _int(r[2]) for r in rows}
 
     def position(self, thread_id: str, ns: str, checkpoint_id: str) -> int | None:
-        """The seq of a checkpoint (its rank in the listing order), None if it does not exist."""
+        """The seq of a checkpoint (its rank in the listing order), None if it does not exist.
+        Ranked by the id as stored: one held as a BLOB lists after every text id."""
         rows = self._all(
-            "SELECT EXISTS(SELECT 1 FROM checkpoints WHERE thread_id = :thread "
-            "AND checkpoint_ns = :ns AND checkpoint_id = :cid), "
-            "(SELECT COUNT(*) FROM checkpoints WHERE thread_id = :thread AND (checkpoint_id < :cid "
-            "OR (checkpoint_id = :cid AND checkpoint_ns < :ns)))",
+            "WITH m(id) AS (SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread "
+            f"AND checkpoint_ns = :ns AND {_is_id('checkpoint_id', ':cid')} LIMIT 1) "
+            "SELECT (SELECT COUNT(*) FROM checkpoints, m WHERE thread_id = :thread "
+            "AND (checkpoint_id < m.id OR (checkpoint_id = m.id AND checkpoint_ns < :ns))) FROM m",
             thread=thread_id, ns=ns, cid=checkpoint_id)
-        return _int(rows[0][1]) if rows and rows[0][0] else None
+        return _int(rows[0][0]) if rows else None
 
     def locate(self, checkpoint_id: str) -> list[tuple[str, str]]:
         """(thread, namespace) of every checkpoint with this LangGraph checkpoint id."""
         rows = self._all("SELECT thread_id, checkpoint_ns FROM checkpoints "
-                         "WHERE checkpoint_id = :cid LIMIT 2", cid=checkpoint_id)
+                         f"WHERE {_is_id('checkpoint_id', ':cid')} LIMIT 2", cid=checkpoint_id)
         return [(_text(r[0]), _text(r[1])) for r in rows]
 
     def body(self, thread_id: str, ns: str, checkpoint_id: str) -> BlobRow | None:
         """One checkpoint's serialized body and metadata."""
         rows = self._all("SELECT type, checkpoint, CAST(metadata AS BLOB), parent_checkpoint_id "
                          "FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns "
-                         "AND checkpoint_id = :cid", thread=thread_id, ns=ns, cid=checkpoint_id)
+                         f"AND {_is_id('checkpoint_id', ':cid')}", thread=thread_id, ns=ns, cid=checkpoint_id)
         if not rows:
             return None
         r = rows[0]

@@ -425,7 +425,9 @@ class LangGraphStore(Store):
         if back == 1:
             heads = self.reader.heads(run_id)
             seq = self.reader.position(run_id, "", heads[0].checkpoint_id) if heads else None
-            return self.list_checkpoints(run_id, after_seq=seq - 1, limit=1) if seq is not None else []
+            if seq is not None or not heads:
+                return self.list_checkpoints(run_id, after_seq=seq - 1, limit=1) if seq is not None else []
+            # a head whose id is not UTF-8 text is not found by its id: counted like the others
         end, found = total, 0
         while end > 0:
             start = max(0, end - 200)
@@ -562,6 +564,9 @@ class LangGraphStore(Store):
         assert ck is not None
         body = self.reader.body(*ck)
         if body is None:
+            if "\ufffd" in ck.checkpoint_id:   # listed, but its id's bytes are not UTF-8 text
+                raise StoreError(f"Checkpoint {info.id} cannot be read: its id in {self.display} "
+                                 "is not UTF-8 text (the checkpoints table is damaged).")
             raise StoreError(f"Checkpoint {info.id} disappeared from {self.display}.")
         writes = self.reader.writes(*ck)
         # the namespace's head (its pending writes are applied): read once while the store is

@@ -1,9 +1,10 @@
-"""Per-store LangGraph settings (like ``langgraph.json``): which graph, trust, task channel.
+"""Per-store settings of the code the inspector runs for a store (like ``langgraph.json``): a
+LangGraph store's graph, trust and task channel; the Python and folder of a framework's runner.
 
 Kept in one JSON file in the user's config directory, keyed by the store's resolved path
 (SQLite) or URL without password (PostgreSQL)::
 
-    ~/.config/checkpoint-inspector/langgraph-stores.json
+    ~/.config/checkpoint-inspector/store-settings.json
     {"/home/me/agent/checkpoints.db": {"graph": "agent.graph:app", "trusted": false,
                                       "task_channel": "todos", "python": null, "cwd": "/home/me/agent"}}
 
@@ -26,7 +27,8 @@ from inspector.errors import StoreError
 from inspector.store.target import path_target, plain_sqlite_url
 from inspector.taskstate import DEFAULT_TASK_CHANNEL
 
-FILE_NAME = "langgraph-stores.json"
+FILE_NAME = "store-settings.json"
+OLD_FILE_NAME = "langgraph-stores.json"     # its name before it kept framework stores' too: still read
 
 
 @dataclass(frozen=True)
@@ -72,12 +74,14 @@ def store_key(url_or_path: str) -> str:
 
 def _read_all() -> dict[str, Any]:
     path = config_dir() / FILE_NAME
+    if not path.exists() and (config_dir() / OLD_FILE_NAME).exists():
+        path = config_dir() / OLD_FILE_NAME
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as err:
-        raise StoreError(f"Cannot read the LangGraph settings in {path}: {err}.") from err
+        raise StoreError(f"Cannot read the store settings in {path}: {err}.") from err
     return data if isinstance(data, dict) else {}
 
 
@@ -114,10 +118,10 @@ def save_settings(url_or_path: str, settings: GraphSettings) -> Path:
     path = folder / FILE_NAME
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".langgraph-stores.")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".store-settings.")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=2, sort_keys=True)
         os.replace(tmp, path)
     except OSError as err:
-        raise StoreError(f"Cannot save the LangGraph settings in {path}: {err.strerror or err}.") from err
+        raise StoreError(f"Cannot save the store settings in {path}: {err.strerror or err}.") from err
     return path

@@ -355,10 +355,10 @@ def test_settings_are_keyed_by_resolved_path(lg_copy, config_home):
     finally:
         os.chdir(here)
     assert load_settings(f"sqlite:///{lg_copy}").trusted is True
-    assert (config_home / "langgraph-stores.json").exists()
+    assert (config_home / "store-settings.json").exists()
     with open_store(lg_copy) as store:          # the saved graph makes threads resumable
         assert store.graph == "pkg.mod:app" and all(r.resumable for r in store.list_runs())
-    (config_home / "langgraph-stores.json").write_text("{not json")
+    (config_home / "store-settings.json").write_text("{not json")
     with open_store(lg_copy) as store:          # a broken settings file does not stop opening
         assert not any(r.resumable for r in store.list_runs())
         assert "module:attr" in store.list_runs()[0].not_resumable_reason
@@ -439,3 +439,20 @@ def test_an_update_whose_parent_is_gone_still_says_what_it_changed(lg_copy):
     with open_store(lg_copy) as store:
         again = next(c for c in store.list_checkpoints("thread-D") if c.id == update.id)
     assert again.change == "priority"
+
+
+def test_settings_saved_under_the_old_file_name_are_still_read(lg_copy, tmp_path, monkeypatch):
+    # the file was langgraph-stores.json while it kept LangGraph stores' settings alone; the
+    # framework stores' --python/--cwd went there too, so it is store-settings.json now
+    import json
+
+    from inspector.store.langgraph import settings
+
+    home = tmp_path / "config"
+    monkeypatch.setenv("CHECKPOINT_INSPECTOR_CONFIG_DIR", str(home))
+    home.mkdir()
+    (home / "langgraph-stores.json").write_text(json.dumps({settings.store_key(str(lg_copy)): {"graph": "a.b:app"}}))
+    assert load_settings(str(lg_copy)).graph == "a.b:app"
+    save_settings(str(lg_copy), GraphSettings(graph="c.d:app"))
+    assert load_settings(str(lg_copy)).graph == "c.d:app"
+    assert sorted(p.name for p in home.iterdir()) == ["langgraph-stores.json", "store-settings.json"]

@@ -95,10 +95,18 @@ def test_agents_usage_rows_whose_counts_are_not_numbers(store_copy) -> None:
     with open_store(path) as store:
         runs = {r.id: r for r in store.list_runs()}
         assert isinstance(runs["planner"].labels["tokens"], int)
+        said = set()
         for run_id in runs:
             for cp in store.list_checkpoints(run_id):
-                usage = store.load(cp.id).state.get("usage")
+                snap = store.load(cp.id)
+                usage = snap.state.get("usage")
                 assert usage is None or all(isinstance(v, int) for v in usage["total"].values())
+                said.update(p for p in snap.problems if p.startswith("usage of turn"))
+        # a count read as 0 says so (it read as 0 without a word)
+        damaged = " ".join(r.damaged for r in runs.values())
+        assert 'its total_tokens is text "many", not a count' in damaged and "its requests is 1 byte, not a count" in damaged
+        assert "its turn is 1 byte, not a count" in damaged
+        assert any('total_tokens is text "many"' in p for p in said)
 
 
 

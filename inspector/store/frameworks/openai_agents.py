@@ -27,7 +27,7 @@ from inspector.store.base import Store
 from inspector.store.columns import as_count, as_real
 from inspector.store.engine import Target, guard, table_columns
 from inspector.store.frameworks.base import (MAX_ROWS, Budget, Catalog, EngineCatalogStore, damage, not_utf8,
-                                             number_checkpoints, parse_json, row_keys)
+                                             named, number_checkpoints, parse_json, row_keys)
 from inspector.store.sqlite_ro import DamagedText
 
 MESSAGES = frozenset({"id", "session_id", "message_data", "created_at"})
@@ -323,10 +323,16 @@ class OpenAIAgentsStore(EngineCatalogStore):
         for sid, branch, turn, req, inp, outp, total in self._all(
                 f"SELECT session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens, "
                 f"total_tokens FROM {q(self.tables.usage)} ORDER BY user_turn_number"):
-            # (a damaged row's counts may be text or bytes: such a count reads as 0, such a turn as none)
-            out.setdefault((str(sid), str(branch or "main")), []).append(
-                {"turn": as_count(turn), "requests": as_count(req) or 0, "input_tokens": as_count(inp) or 0,
-                 "output_tokens": as_count(outp) or 0, "total_tokens": as_count(total) or 0})
+            # (a damaged row's counts may be text or bytes: such a count reads as 0, such a turn as
+            # none, and the row says so under ``damaged``, which the run's damage lists)
+            values = {"turn": turn, "requests": req, "input_tokens": inp, "output_tokens": outp,
+                      "total_tokens": total}
+            entry: dict[str, Any] = {k: as_count(v) if k == "turn" else as_count(v) or 0 for k, v in values.items()}
+            bad = [f"its {k} is {named(v)}, not a count" for k, v in values.items()
+                   if as_count(v) is None and not (k == "turn" and v is None)]
+            if bad:
+                entry["damaged"] = f"usage of turn {named(turn) if entry['turn'] is None else turn}: {'; '.join(bad)}"
+            out.setdefault((str(sid), str(branch or "main")), []).append(entry)
         return out
 
     def _row(self, mid: Key, message: tuple[str, float, str], tools: dict[str, str], turn: int | None) -> _Row:
@@ -409,7 +415,8 @@ class OpenAIAgentsStore(EngineCatalogStore):
                        resumable=False, not_resumable_reason=RESUME_REASON,
                        parent_run=parent[0] if parent else None, parent_checkpoint=parent[1] if parent else None,
                        fork_reason=f"branch {branch!r}" if parent else None, labels=labels, last_error=error,
-                       damaged="; ".join(([broken] if broken else []) + [r.damaged for r in rows if r.damaged][:3]))
+                       damaged="; ".join(([broken] if broken else []) + [r.damaged for r in rows if r.damaged][:3]
+                                         + [t["damaged"] for t in turns if "damaged" in t][:3]))
 
     def branch_names(self, session: str) -> set[str]:
         """The branch names ``session`` has used, which the SDK never gives a new branch: those
@@ -445,6 +452,8 @@ class OpenAIAgentsStore(EngineCatalogStore):
                 meta["turn_usage"] = done[-1]
         problems = [f"item {mid} of session {sid}: {why}"
                     for (mid, _t), item in zip(ids[:upto], items, strict=True) if (why := self._why(mid, item))]
+        if self.tables.structure:
+            problems += [u["damaged"] for u in done if "damaged" in u]
         return Snapshot(info=info, state=state, tasks=None, meta=meta, problems=tuple(problems))
 
 

@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     info = snap.info
     if args.json:
         print_json({"checkpoint": info, "ref": format_ref(info), "run": {"id": run.id, "name": run.name,
-                    "status": status, "error": run.last_error}, "state": snap.state, "tasks": snap.tasks,
+                    "status": status, "error": run.last_error, **({"damaged": run.damaged} if run.damaged else {})},
+                    "state": snap.state, "tasks": snap.tasks,
                     "meta": snap.meta, "problems": list(snap.problems)})
         return 0
     print_header(snap, run, status)
@@ -49,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
         say(f"change: {info.change}")
     for problem in snap.problems:
         say(f"damaged: {problem}")
+    if run.damaged:       # (what runs lists under the table: the run's row, as the window marks it)
+        say(f"damaged: run: {run.damaged}")
     if snap.tasks:
         score = taskstate.score(snap.tasks)
         say(f"\ntasks ({score.tasks_done}/{score.tasks_total} done, checks {score}): {snap.tasks.get('goal', '')}")

@@ -6,6 +6,7 @@ every readable checkpoint can be reached (RUN:N, RUN:-1, the window's ``--select
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -147,6 +148,10 @@ def test_the_commands_show_the_counted_run_and_flag_the_damage(tmp_path: Path) -
         assert show.stdout.splitlines()[:2] == [
             f"checkpoint {run_id}:{seq}  (id {seq + 1})  tool s",
             f"run {run_id} 'base': completed, 3 checkpoints" + ("" if seq == 2 else f", head {run_id}:2")]
+        # the run's damage too (only runs and the window said it)
+        assert "damaged: run: checkpoint_count is negative (-2)" in show.stdout
+    as_json = _cli("show", str(path), "base", "--json")
+    assert json.loads(as_json.stdout)["run"]["damaged"].startswith("checkpoint_count is negative (-2)")
 
 
 def test_usage_leaves_an_impossible_size_out_of_its_totals(tmp_path: Path) -> None:

@@ -84,16 +84,18 @@ def _grouped(found: list[Candidate]) -> dict[str, list[int]]:
 def plan(store: NativeStore, rules: Rules) -> PrunePlan:
     """What ``apply`` would remove now, and the bytes it would free (changes nothing)."""
     with guard(store.info.display), store.engine.connect() as conn:
-        found = list(prune_sql.candidates(conn, rules))
+        groups = prune_sql.candidate_groups(conn, rules)
         protected = prune_sql.protected_counts(conn, rules)
-    by_run = _grouped(found)
-    freed = estimate(store, [(cand.state_hash, cand.tasks_hash) for cand in found])
+    by_run: dict[Any, int] = {}
+    for run_id, _state, _tasks, n in groups:        # (by run, as the candidates come)
+        by_run[run_id] = by_run.get(run_id, 0) + n
+    freed = estimate(store, [(state, tasks) for _run, state, tasks, _n in groups], [n for *_g, n in groups])
     runs = {r.id: r for r in usage_sql.list_runs(store)}
     plans = tuple(RunPlan(run=rid, name=runs[rid].name if rid in runs else rid,
-                          status=rules.shown_status(rid, runs[rid].status if rid in runs else ""), remove=len(ids),
-                          keep=max((runs[rid].checkpoint_count if rid in runs else 0) - len(ids), 0))
-                  for rid, ids in sorted(by_run.items(), key=lambda kv: -len(kv[1])))
-    return PrunePlan(store=store.info.display, kind="native", runs=plans, remove_checkpoints=len(found),
+                          status=rules.shown_status(rid, runs[rid].status if rid in runs else ""), remove=count,
+                          keep=max((runs[rid].checkpoint_count if rid in runs else 0) - count, 0))
+                  for rid, count in sorted(by_run.items(), key=lambda kv: -kv[1]))
+    return PrunePlan(store=store.info.display, kind="native", runs=plans, remove_checkpoints=sum(by_run.values()),
                      total_checkpoints=freed.total, rows_bytes=freed.rows_bytes, content_bytes=freed.content_bytes,
                      pieces=freed.pieces, protected=protected, disk_before=freed.disk_before, notes=freed.notes)
 
@@ -109,20 +111,22 @@ class Estimate(NamedTuple):
     notes: tuple[str, ...] = ()
 
 
-def estimate(store: NativeStore, roots: list[tuple[Any, Any]]) -> Estimate:
+def estimate(store: NativeStore, roots: list[tuple[Any, Any]], per_pair: list[int] | None = None) -> Estimate:
     """What deleting the checkpoints whose (state, task state) roots are ``roots`` would free
-    (a prune's or a delete's dry run; changes nothing)."""
+    (a prune's or a delete's dry run; changes nothing); ``per_pair``: how many checkpoints have
+    each pair (one each when not given)."""
     engine, display = store.engine, store.info.display
     total, _logical = usage_sql.checkpoint_totals(store)
     disk = usage_sql.disk_usage(store)
-    rows_bytes = row_bytes(disk, total, len(roots))
+    weights = per_pair if per_pair is not None else [1] * len(roots)
+    rows_bytes = row_bytes(disk, total, sum(weights))
     if not roots:
         return Estimate(total, rows_bytes, 0, 0, disk.total_bytes)
     doomed: dict[bytes, int] = {}
-    for pair in roots:
+    for pair, n in zip(roots, weights, strict=True):
         for digest in pair:
             if isinstance(digest, BINARY) and digest:   # (a damaged row's text hash names no piece)
-                doomed[bytes(digest)] = doomed.get(bytes(digest), 0) + 1
+                doomed[bytes(digest)] = doomed.get(bytes(digest), 0) + n
     with guard(display), engine.connect() as conn:
         counts, damaged = prune_sql.root_counts(conn)
     kept = {d for d, n in counts.items() if n > doomed.get(d, 0)}   # still referred to afterwards

@@ -109,3 +109,26 @@ def test_a_batch_of_runs_is_written_in_a_few_statements(tmp_path: Path, capsys) 
     assert json.loads(capsys.readouterr().out)["remove_checkpoints"] == 90
     writes = [s for s in statements if s.lstrip().upper().startswith(("UPDATE", "DELETE"))]
     assert len(writes) <= 8, writes
+
+
+@pytest.mark.parametrize("keep", [1, 3, 7])
+def test_a_dry_run_counts_in_sql_what_the_candidates_row_by_row_give(store_url: str, keep: int) -> None:
+    # the dry run groups the candidates by run and roots in SQL (a million rows took 4.5 s):
+    # the same runs, counts and bytes as the row-by-row candidates give
+    from inspector.retention.api import plan_prune
+    from inspector.retention.native import estimate
+    from inspector.retention.rules import make_rules
+    from inspector.store import open_store
+
+    many_runs(store_url)
+    rules = make_rules(keep_last=keep)
+    plan = plan_prune(store_url, rules)
+    with open_store(store_url) as store, store.engine.connect() as conn:
+        found = list(prune_sql.candidates(conn, rules))
+        by_run: dict = {}
+        for cand in found:
+            by_run[cand.run_id] = by_run.get(cand.run_id, 0) + 1
+        freed = estimate(store, [(c.state_hash, c.tasks_hash) for c in found])
+    assert [(r.run, r.remove) for r in plan.runs] == sorted(by_run.items(), key=lambda kv: -kv[1])
+    assert plan.remove_checkpoints == len(found) > 0
+    assert (plan.rows_bytes, plan.content_bytes, plan.pieces) == (freed.rows_bytes, freed.content_bytes, freed.pieces)

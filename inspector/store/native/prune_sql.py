@@ -139,6 +139,18 @@ def candidates(conn: sa.Connection, rules: Rules) -> Iterator[Candidate]:
         yield Candidate(cid, run, seq, created, state, tasks)
 
 
+def candidate_groups(conn: sa.Connection, rules: Rules) -> list[tuple[Any, Any, Any, int]]:
+    """``candidates`` counted by (run, state hash, task-state hash), by run: what a dry run
+    says (how many a run loses, which roots go), without a row each (a million candidates
+    took 4.5 s and 264 MB as rows)."""
+    c = checkpoints.c
+    stmt = (sa.select(c.run_id, c.state_hash, c.tasks_hash, sa.func.count())
+            .select_from(checkpoints.join(runs, runs.c.id == c.run_id))
+            .where(*_selected(rules), _unprotected(conn, rules))
+            .group_by(c.run_id, c.state_hash, c.tasks_hash).order_by(c.run_id))
+    return [(run_id, state, tasks, int(n)) for run_id, state, tasks, n in _plain(conn, stmt)]
+
+
 def _plain(conn: sa.Connection, stmt: sa.Select) -> Iterator[tuple]:
     """The rows of ``stmt`` as the driver's plain tuples, fetched ``ID_BATCH`` at a time on
     the connection's own cursor (in its transaction): hundreds of thousands of rows, where

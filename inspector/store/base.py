@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Collection, Iterator
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
@@ -210,22 +210,12 @@ def parse_ref(ref: int | str) -> tuple[str | None, int | str]:
     return None, text
 
 
-SERVER_IDENTITY = ("SELECT (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()), "
-                   "to_regclass(%s)::oid")
-
-
-def server_identity(execute: Callable[[str, tuple], Any], table: str) -> tuple | None:
-    """A PostgreSQL store's ``identity``: the database's oid and ``table``'s (None when no such
-    table is on the search path), through ``execute(sql, params)`` (psycopg's ``%s`` marks),
-    which returns the row."""
-    row = execute(SERVER_IDENTITY, ('"' + table.replace('"', '""') + '"',))
-    return None if row is None or row[1] is None else (int(row[0]), int(row[1]))
-
-
 def engine_identity(engine: sa.Engine, table: str, display: str) -> tuple | None:
-    """``server_identity`` through a SQLAlchemy engine on PostgreSQL (errors as StoreErrors
-    naming ``display``)."""
+    """A PostgreSQL store's ``identity`` through its engine: the database's oid and ``table``'s
+    (None when no such table is on the search path); errors as StoreErrors naming ``display``."""
     from inspector.store.engine import guard
 
     with guard(display), engine.connect() as conn:
-        return server_identity(lambda sql, params: conn.exec_driver_sql(sql, params).first(), table)
+        row = conn.exec_driver_sql("SELECT (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()), "
+                                   "to_regclass(%s)::oid", ('"' + table.replace('"', '""') + '"',)).first()
+    return None if row is None or row[1] is None else (int(row[0]), int(row[1]))

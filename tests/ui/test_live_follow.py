@@ -36,6 +36,18 @@ def _on_head_noting_placeholders(window, qtbot) -> list[int]:
         else placeholders.append(current.row()))
     return placeholders
 
+
+def _ends_on_the_head(window, qtbot, head: int, placeholders: list[int]) -> None:
+    """The writer done: the timeline and the details end on checkpoint ``head``, no placeholder
+    row was ever current, nothing is left loading."""
+    timeline = window.timeline_panel
+    qtbot.waitUntil(lambda: timeline.current_checkpoint() is not None
+                    and timeline.current_checkpoint().seq == head, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.details.snapshot is not None and window.details.snapshot.info.seq == head,
+                    timeout=TIMEOUT)
+    assert placeholders == []
+    assert window.details.loading is None
+
 def test_a_read_overtaken_by_newer_heads_is_shown_and_only_the_newest_is_read_next(
         window, qtbot, tmp_path: Path) -> None:
     """While a snapshot read waits (here behind the window's other background jobs, as a read
@@ -121,7 +133,6 @@ def test_the_details_follow_a_run_the_recording_library_writes_fast(window, qtbo
         qtbot.waitUntil(started.is_set, timeout=TIMEOUT)
         open_in(window, qtbot, path)
         select_run(window, qtbot, run["id"])
-        timeline = window.timeline_panel
         placeholders = _on_head_noting_placeholders(window, qtbot)
         go.set()
         qtbot.waitUntil(lambda: not writer.is_alive(), timeout=60_000)
@@ -130,12 +141,7 @@ def test_the_details_follow_a_run_the_recording_library_writes_fast(window, qtbo
         writer.join()
     with open_store(path) as store:
         head = store.get_run(run["id"]).head_seq
-    qtbot.waitUntil(lambda: timeline.current_checkpoint() is not None
-                    and timeline.current_checkpoint().seq == head, timeout=TIMEOUT)
-    qtbot.waitUntil(lambda: window.details.snapshot is not None and window.details.snapshot.info.seq == head,
-                    timeout=TIMEOUT)
-    assert placeholders == []
-    assert window.details.loading is None
+    _ends_on_the_head(window, qtbot, head, placeholders)
 
 
 AGENTS_PYTHON = Path.home() / ".cache" / "checkpoint-inspector-frameworks" / "openai-agents" / "bin" / "python"
@@ -171,7 +177,6 @@ def test_the_details_follow_a_session_the_agents_sdk_writes_fast(window, qtbot, 
         assert writer.poll() is None, writer.stderr.read() if writer.stderr else ""
         open_in(window, qtbot, path)
         select_run(window, qtbot, "live")
-        timeline = window.timeline_panel
         placeholders = _on_head_noting_placeholders(window, qtbot)
         (tmp_path / "go").touch()
         qtbot.waitUntil(lambda: writer.poll() is not None, timeout=120_000)
@@ -183,9 +188,4 @@ def test_the_details_follow_a_session_the_agents_sdk_writes_fast(window, qtbot, 
     with open_store(path) as store:
         head = store.get_run("live").head_seq
     assert head == 600
-    qtbot.waitUntil(lambda: timeline.current_checkpoint() is not None
-                    and timeline.current_checkpoint().seq == head, timeout=TIMEOUT)
-    qtbot.waitUntil(lambda: window.details.snapshot is not None and window.details.snapshot.info.seq == head,
-                    timeout=TIMEOUT)
-    assert placeholders == []
-    assert window.details.loading is None
+    _ends_on_the_head(window, qtbot, head, placeholders)

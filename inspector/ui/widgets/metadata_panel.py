@@ -27,7 +27,6 @@ from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.checkpoint_header import fmt_time, kind_chip
 from inspector.ui.widgets.empty_state import EmptyState
 from inspector.ui.widgets.palette import accent, is_dark, muted_text, theme_changed, tint
-from inspector.usage.frameworks import LOG_KINDS, stored_by
 
 Row = tuple[str, str]   # (label, rich text)
 LABEL_WIDTH = 130
@@ -381,6 +380,8 @@ class MetadataPanel(QWidget):
 
     def _stored_text(self, kind: str, info: CheckpointInfo) -> str:
         """What a session store kept for this checkpoint (as its Storage view counts it)."""
+        from inspector.usage.frameworks import LOG_KINDS, stored_by   # (the usage report: not at start-up)
+
         stored = fmt_bytes(stored_by(kind, info))
         if kind not in LOG_KINDS:
             return f"{stored} " + self._muted("a whole snapshot of the state, kept for this checkpoint")

@@ -62,7 +62,7 @@ def task_diff(old: Any, new: Any, *, edit: bool = False) -> tuple[tuple[TaskChan
     changes = _diff_normal(a, b)
     if edit:
         changes = tuple(replace(c, regression=False) if c.regression else c for c in changes)
-    return changes, _summary(changes, score(a), score(b))
+    return changes, _summary(changes, _state_score(a), _state_score(b))
 
 
 def diff_tasks(old: Any, new: Any) -> tuple[TaskChange, ...]:
@@ -75,6 +75,12 @@ def _state_tasks(tasks: list[dict]) -> list[dict]:
     from one checkpoint) describe that checkpoint's pending step, so a diff leaves them out
     (adjacent checkpoints would otherwise list every step's nodes as removed and added)."""
     return [t for t in tasks if not str(t.get("id", "")).startswith(NODE_TASK_PREFIX)]
+
+
+def _state_score(state: dict) -> Score:
+    """The score of the tasks a diff compares (step tasks left out, as from the changes: a
+    summary saying "checks 1/1 → 0/0" over changes that name no check explains nothing)."""
+    return score(dict(state, tasks=_state_tasks(state["tasks"])))
 
 
 def _diff_normal(a: dict, b: dict) -> tuple[TaskChange, ...]:
@@ -150,7 +156,7 @@ def _pair_by_name(old: list[dict], new: list[dict]) -> list[tuple[str, dict | No
 
 def task_summary(changes: tuple[TaskChange, ...], old: Any, new: Any) -> str:
     """One line: ``2 tasks done, review approved on 'draft', checks 4/7 → 6/7, 1 regression``."""
-    return _summary(changes, score(normalise(old)), score(normalise(new)))
+    return _summary(changes, _state_score(normalise(old)), _state_score(normalise(new)))
 
 
 def _summary(changes: tuple[TaskChange, ...], before: Score, after: Score) -> str:

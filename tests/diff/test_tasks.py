@@ -90,3 +90,18 @@ def test_invalid_task_states_are_diffed_leniently() -> None:
     changes = diff_tasks(old, new)
     assert [(c.task_id, c.kind, c.old, c.new) for c in changes] == [
         ("a", "status", "weird", "done"), ("b", "status", "pending", "done"), ("b", "progress", 0.0, 1.0)]
+
+
+def test_the_summary_counts_the_checks_of_the_tasks_it_compares() -> None:
+    """A LangGraph step's node task (``node:<name>``) is left out of a diff's changes, so its
+    checks are left out of the summary too: "checks 1/1 → 0/0" over no change said nothing."""
+    from inspector.diff import task_diff
+    node = {"id": "node:agent", "title": "agent", "status": "done",
+            "checks": [{"name": "finished", "passed": True}]}
+    work = {"id": "t1", "title": "Write", "status": "in_progress", "checks": [{"name": "lint", "passed": None}]}
+    changes, summary = task_diff({"goal": "g", "tasks": [node, work]}, {"goal": "g", "tasks": [work]})
+    assert changes == () and summary == ""
+    assert task_summary(changes, {"goal": "g", "tasks": [node]}, {"goal": "g", "tasks": []}) == ""
+    done = dict(work, status="done", checks=[{"name": "lint", "passed": True}])
+    changes, summary = task_diff({"goal": "g", "tasks": [node, work]}, {"goal": "g", "tasks": [done]})
+    assert summary == "1 task done, checks 0/1 → 1/1"

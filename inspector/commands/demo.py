@@ -29,6 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build (if needed) and open the demo store."""
+    if args.store and "://" in args.store:
+        # the demo's agents record into a file beside their workspaces; a URL taken for a path
+        # made a SQLite file under "./postgresql+psycopg:/…" and left the database empty
+        print(f"checkpoint-inspector: the demo store is a SQLite file: give --store a file path, not a "
+              f"{args.store.split('://')[0]}:// URL.", file=sys.stderr)
+        return 2
     store = Path(args.store).expanduser() if args.store else default_store_path()
     window_only = [f"--{name}" for name in ("screenshot", "select", "tab") if getattr(args, name, None)]
     if args.no_gui and window_only:

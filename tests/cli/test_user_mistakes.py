@@ -67,6 +67,8 @@ def recorded(tmp_path: Path) -> Path:
     (["prune", "STORE", "--keep-last", "1", "--status", "bogus"], "'bogus' is not a run status"),
     (["usage", "STORE", "no such run"], "There is no run 'no such run'"),
     (["demo", "--store", "STORE", "--no-gui", "--screenshot", "x.png"], "--no-gui only builds the store"),
+    # a URL was taken for a path: a SQLite file under ./postgresql+psycopg:/… and exit 0
+    (["demo", "--store", "postgresql+psycopg://u@127.0.0.1:1/db", "--no-gui"], "give --store a file path"),
 ])
 def test_what_does_not_apply_is_refused_and_nothing_runs_or_changes(recorded: Path, argv: list[str], words: str,
                                                                      tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -80,6 +80,15 @@ def _ours(store: Any, thread_id: str, newest: str) -> bool:
         and parse_metadata(heads[0].metadata).get("forked_by") == FORKED_BY
 
 
+class ThreadBusyError(StoreError):
+    """A write refused because the thread may be mid-run; ``wait`` says so without naming the
+    command line's ``--force`` (the window words its own way out: try again)."""
+
+    def __init__(self, wait: str) -> None:
+        super().__init__(f"{wait}, or act anyway with --force.")
+        self.wait = wait
+
+
 def check_quiet(store: Any, thread_id: str, quiet_seconds: float, force: bool, now: float | None = None) -> None:
     """Refuse to write while the thread may be mid-run: its newest checkpoint is younger than
     ``quiet_seconds`` (a fork this tool just wrote does not count)."""
@@ -90,8 +99,8 @@ def check_quiet(store: Any, thread_id: str, quiet_seconds: float, force: bool, n
         raise StoreError(f"No thread {thread_id!r} in {store.info.display}.")
     age = (time.time() if now is None else now) - id_time(rows[0].last_id)
     if age < quiet_seconds and not _ours(store, thread_id, rows[0].last_id):
-        raise StoreError(f"Thread {thread_id!r} wrote a checkpoint {max(age, 0):.1f} s ago and may still be "
-                         f"running; wait until it has been quiet for {quiet_seconds:g} s, or act anyway with --force.")
+        raise ThreadBusyError(f"Thread {thread_id!r} wrote a checkpoint {max(age, 0):.1f} s ago and may still be "
+                              f"running; wait until it has been quiet for {quiet_seconds:g} s")
 
 
 def _source(store: Any, ref: int | str) -> tuple[CheckpointKey, str, BlobRow]:

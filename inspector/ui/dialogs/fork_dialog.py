@@ -119,13 +119,17 @@ def _fork_langgraph(store: Any, checkpoint_id: int | str, reason: str,
                     kwargs: dict) -> tuple[RunInfo, CheckpointInfo]:
     """A LangGraph fork is a new checkpoint in the same thread (through the graph if one is set)."""
     from inspector.resume.langgraph import fork_langgraph
+    from inspector.store.langgraph.fork import ThreadBusyError
     from inspector.ui.dialogs.langgraph_options import QUIET_SECONDS
 
     if "tasks" in kwargs:
         raise StoreError("The task board of a LangGraph thread is derived from its channels; "
                          "edit the todos channel in the state instead.")
     edited = {"state": kwargs["state"]} if "state" in kwargs else {}
-    result = fork_langgraph(store, checkpoint_id, reason=reason, quiet_seconds=QUIET_SECONDS, **edited)
+    try:
+        result = fork_langgraph(store, checkpoint_id, reason=reason, quiet_seconds=QUIET_SECONDS, **edited)
+    except ThreadBusyError as err:      # (its text names the command line's --force)
+        raise StoreError(f"{err.wait}, then fork again.") from err
     return store.get_run(result.thread_id), store.get_checkpoint(result.checkpoint_id)
 
 

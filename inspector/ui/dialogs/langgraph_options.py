@@ -49,6 +49,7 @@ class PlanOutcome:
 def plan_langgraph(store: Store, ref: int | str, choices: LangGraphChoices) -> PlanOutcome:
     """Worker: plan a LangGraph resume with the user's choices (a refusal comes back as text)."""
     from inspector.resume import langgraph as lg
+    from inspector.store.langgraph.fork import ThreadBusyError
     from inspector.store.langgraph.settings import load_settings
 
     saved = load_settings(store.info.url)
@@ -66,7 +67,10 @@ def plan_langgraph(store: Store, ref: int | str, choices: LangGraphChoices) -> P
     except lg.UnansweredError as err:
         return PlanOutcome("langgraph", None, None, interrupts, saved.graph or "", saved.trusted, hint=str(err))
     except StoreError as err:
-        return PlanOutcome("langgraph", None, str(err), interrupts, saved.graph or "", saved.trusted)
+        busy = err if isinstance(err, ThreadBusyError) else err.__cause__
+        # a thread that may be mid-run: said without the command line's --force
+        text = f"{busy.wait}, then prepare the resume again." if isinstance(busy, ThreadBusyError) else str(err)
+        return PlanOutcome("langgraph", None, text, interrupts, saved.graph or "", saved.trusted)
 
 
 def remember(store: Store, choices: LangGraphChoices) -> None:

@@ -128,3 +128,38 @@ def test_before_a_graph_is_set_the_resume_dialog_says_what_it_needs(qtbot, lg_co
     with qtbot.waitSignal(dialog.failed, timeout=TIMEOUT):
         dialog.langgraph.replan.click()
     assert "needs its graph" in dialog.title.text() and not dialog.argv_editor.isVisible()
+
+
+def test_a_busy_thread_is_refused_in_words_the_window_can_follow(qtbot, lg_copy: Path, entry: Path,
+                                                                   tmp_path: Path, monkeypatch) -> None:
+    """A thread that wrote a checkpoint recently may still be running: the fork and resume
+    dialogs say to wait and try again, never to act "with --force" (an option only the
+    command line has); the command line's own sentence still names it."""
+    from PySide6.QtCore import Qt
+
+    from inspector.ui.dialogs.fork_dialog import ForkDialog
+    from tests.ui.dialogs.test_fork_dialog import _replace
+
+    monkeypatch.setenv("CHECKPOINT_INSPECTOR_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setattr(langgraph_options, "QUIET_SECONDS", 10.0 ** 9)     # every thread wrote "recently"
+    with open_store(lg_copy) as store:
+        head = store.load("thread-C:-1")
+    dialog = ForkDialog(str(lg_copy), head.info.id)
+    qtbot.addWidget(dialog)
+    with qtbot.waitSignal(dialog.loaded, timeout=TIMEOUT):
+        dialog.show()
+    assert head.state["priority"] == "low"
+    _replace(qtbot, dialog.state_editor, '"priority": "low"', '"priority": "high"')
+    qtbot.keyClicks(dialog.reason, "try")
+    qtbot.mouseClick(dialog.review_button, Qt.MouseButton.LeftButton)
+    errors: list[str] = []
+    dialog.failed.connect(errors.append)
+    qtbot.mouseClick(dialog.fork_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(errors), timeout=TIMEOUT)
+    assert "may still be running" in errors[0] and "then fork again" in errors[0] and "--force" not in errors[0]
+
+    with open_store(lg_copy) as store:
+        outcome = langgraph_options.plan_langgraph(store, "thread-C:-1", langgraph_options.LangGraphChoices(
+            graph="lg_entry:graph", trusted=False, answer=""))
+    assert outcome.error is not None and "may still be running" in outcome.error
+    assert "prepare the resume again" in outcome.error and "--force" not in outcome.error

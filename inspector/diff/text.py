@@ -1,17 +1,22 @@
 """Line- and word-level diff of long strings (difflib on tokens, trimmed ends first).
 
+In a line diff each changed line is one line removed and one added, as difflib counts lines
+(``TextDelta.added`` and ``removed`` count the lines of the '+' and '-' segments): an edited
+line is its unchanged words around one changed span, the line end both sides share outside it.
+
 Huge strings (``HUGE_TEXT`` characters or more, e.g. a 200 MB document) are never tokenized
 whole: their common head and tail are found by comparing 64 KB blocks, only the differing
 middle (plus a little context) is diffed by tokens, and unchanged runs longer than
 ``2 * KEEP`` characters are kept as ``KEEP`` characters of context next to the change and an
-``ELIDED`` segment (``("…", "<count>")``: that many unchanged characters not kept). A middle
-over ``HUGE_MIDDLE`` characters is one replaced region, not tokenized.
+``ELIDED`` segment (``("…", "<count>")``: that many unchanged characters not kept; in a line
+diff the context kept is whole lines). A middle over ``HUGE_MIDDLE`` characters is one
+replaced region, not tokenized.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
+from collections import Counter
 
 from inspector.diff.matching import matcher, word_matcher
 from inspector.diff.model import TextDelta
@@ -108,24 +113,48 @@ def huge_delta_at(old: str, new: str, same_head: int = 0, same_tail: int = 0) ->
     tail = max(0, min(tail, len(new) - head, len(old) - head))
     mid_old, mid_new = old[head:len(old) - tail], new[head:len(new) - tail]
     segments: list[tuple[str, str]] = []
-    if head > KEEP:
-        segments.append((ELIDED, str(head - KEEP)))
-    _add(segments, "=", old[max(0, head - KEEP):head])
+    lines = unit == "line"
+    keep_from = _line_after(old, max(0, head - KEEP), head) if lines else max(0, head - KEEP)
+    if keep_from:
+        segments.append((ELIDED, str(keep_from)))
+    _add(segments, "=", old[keep_from:head])
     if len(mid_old) > HUGE_MIDDLE or len(mid_new) > HUGE_MIDDLE:
         _add(segments, "-", mid_old)
         _add(segments, "+", mid_new)
     else:
         for tag, text in _small_delta(mid_old, mid_new, unit).segments:
             if tag == "=" and len(text) > 2 * KEEP:
-                _add(segments, "=", text[:KEEP])
-                segments.append((ELIDED, str(len(text) - 2 * KEEP)))
-                _add(segments, "=", text[-KEEP:])
+                first = _line_before(text, 0, KEEP) if lines else KEEP
+                last = _line_after(text, len(text) - KEEP, len(text)) if lines else len(text) - KEEP
+                _add(segments, "=", text[:first])
+                segments.append((ELIDED, str(last - first)))
+                _add(segments, "=", text[last:])
             else:
                 _add(segments, tag, text)
-    _add(segments, "=", old[len(old) - tail:len(old) - tail + KEEP] if tail else "")
-    if tail > KEEP:
-        segments.append((ELIDED, str(tail - KEEP)))
+    start = len(old) - tail
+    keep_to = min(len(old), start + KEEP)
+    if lines and keep_to < len(old):
+        keep_to = _line_before(old, start, keep_to)
+    _add(segments, "=", old[start:keep_to])
+    if keep_to < len(old):
+        segments.append((ELIDED, str(len(old) - keep_to)))
     return TextDelta(unit, tuple(segments))
+
+
+def _line_after(text: str, pos: int, limit: int) -> int:
+    """The first line start at or after ``pos`` (before ``limit``), else ``pos``: context kept
+    beside a change in huge text starts with a whole line."""
+    if pos == 0:
+        return 0
+    cut = text.find("\n", pos - 1, limit)
+    return cut + 1 if cut >= 0 else pos
+
+
+def _line_before(text: str, pos: int, limit: int) -> int:
+    """The last line start after ``pos`` and at or before ``limit``, else ``limit``: context
+    kept beside a change in huge text ends with a whole line."""
+    cut = text.rfind("\n", pos, limit)
+    return cut + 1 if cut >= 0 else limit
 
 
 def elided(delta: TextDelta) -> bool:
@@ -156,43 +185,129 @@ def _small_delta(old: str, new: str, unit: str) -> TextDelta:
     junk = len(mid_a) + len(mid_b) > _MAX_TOKENS_EXACT
     match = word_matcher if unit == "word" else matcher
     for tag, i1, i2, j1, j2 in match(mid_a, mid_b, junk).get_opcodes():
-        old_part, new_part = "".join(mid_a[i1:i2]), "".join(mid_b[j1:j2])
         if tag == "equal":
-            _add(segments, "=", old_part)
-        elif unit == "line" and tag == "replace" and len(old_part) + len(new_part) <= REFINE_CHARS:
-            for sub_tag, text in _refine(mid_a[i1:i2], mid_b[j1:j2]):
+            _add(segments, "=", "".join(mid_a[i1:i2]))
+        elif unit == "line" and tag == "replace":
+            old_lines, new_lines = mid_a[i1:i2], mid_b[j1:j2]
+            if sum(map(len, old_lines)) + sum(map(len, new_lines)) <= REFINE_CHARS:
+                parts = _refine(old_lines, new_lines)
+            else:
+                parts = _replaced_lines(old_lines, new_lines)
+            for sub_tag, text in parts:
                 _add(segments, sub_tag, text)
         else:
-            _add(segments, "-", old_part)
-            _add(segments, "+", new_part)
+            _add(segments, "-", "".join(mid_a[i1:i2]))
+            _add(segments, "+", "".join(mid_b[j1:j2]))
     _add(segments, "=", "".join(a[len(a) - end:]))
     return TextDelta(unit, tuple(segments))
 
 
+# A line diff says which lines changed: each changed line is one removed and one added line
+# (as difflib and git count them), so every changed line gets exactly one '-' and one '+'
+# segment. An edited line keeps what did not change around one changed span inside it, and a
+# line end common to both sides stays outside the change.
+_LINE_ENDS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")   # str.splitlines' line ends
+_PAIR_SEARCH = 400      # replaced blocks up to this many old x new lines look for the best pairs
+
+
+def _line_end(line: str) -> str:
+    """The line end a line (from ``splitlines(keepends=True)``) ends with, or ''."""
+    if line.endswith("\r\n"):
+        return "\r\n"
+    return line[-1] if line and line[-1] in _LINE_ENDS else ""
+
+
+def _likeness(old: str, new: str) -> float:
+    """difflib's ``quick_ratio`` of two lines (the characters they share, in any order), 0
+    at once when their lengths alone rule out half of them alike."""
+    total = len(old) + len(new)
+    if not total:
+        return 1.0
+    if 4 * min(len(old), len(new)) < total:     # even all of the shorter one shared: under 0.5
+        return 0.0
+    shared = Counter(old) & Counter(new)
+    return 2 * sum(shared.values()) / total
+
+
+def _pairs(old_lines: list[str], new_lines: list[str]) -> list[tuple[int, int]]:
+    """Which replaced lines are edits of which (in order): the same places when as many lines
+    were replaced, else the most alike pairs first (as ndiff pairs them, in small blocks)."""
+    if len(old_lines) == len(new_lines) or len(old_lines) * len(new_lines) > _PAIR_SEARCH:
+        return [(i, i) for i, (old, new) in enumerate(zip(old_lines, new_lines, strict=False))
+                if _likeness(old, new) >= 0.5]
+    alike = {(i, j): ratio for i, old in enumerate(old_lines) for j, new in enumerate(new_lines)
+             if (ratio := _likeness(old, new)) >= 0.5}
+    out: list[tuple[int, int]] = []
+    stack = [(0, len(old_lines), 0, len(new_lines))]
+    while stack:
+        lo_a, hi_a, lo_b, hi_b = stack.pop()
+        inside = [(-ratio, i, j) for (i, j), ratio in alike.items() if lo_a <= i < hi_a and lo_b <= j < hi_b]
+        if inside:
+            _, i, j = min(inside)
+            out.append((i, j))
+            stack += [(lo_a, i, lo_b, j), (i + 1, hi_a, j + 1, hi_b)]
+    return sorted(out)
+
+
 def _refine(old_lines: list[str], new_lines: list[str]) -> list[tuple[str, str]]:
-    """Replaced lines paired in order; a pair that is mostly alike gets a word diff inside."""
+    """Replaced lines: each edited line with its change inside it, the others replaced whole."""
     out: list[tuple[str, str]] = []
-    for old, new in zip(old_lines, new_lines, strict=False):
-        if difflib.SequenceMatcher(None, old, new, autojunk=False).quick_ratio() >= 0.5:
-            out.extend(_word_segments(old, new))
-        else:
-            out.extend([("-", old), ("+", new)])
-    paired = min(len(old_lines), len(new_lines))
-    rest_old, rest_new = old_lines[paired:], new_lines[paired:]
-    out.append(("-", "".join(rest_old)))
-    out.append(("+", "".join(rest_new)))
-    return [(tag, text) for tag, text in out if text]
+    i = j = 0
+    for pi, pj in [*_pairs(old_lines, new_lines), (len(old_lines), len(new_lines))]:
+        out += _replaced_lines(old_lines[i:pi], new_lines[j:pj])
+        if pi < len(old_lines):
+            out += _edited_line(old_lines[pi], new_lines[pj])
+        i, j = pi + 1, pj + 1
+    return out
 
 
-def _word_segments(old: str, new: str) -> list[tuple[str, str]]:
-    a, b = tokens(old, "word"), tokens(new, "word")
-    out: list[tuple[str, str]] = []
-    for tag, i1, i2, j1, j2 in word_matcher(a, b).get_opcodes():
-        if tag == "equal":
-            out.append(("=", "".join(a[i1:i2])))
-            continue
-        out.append(("-", "".join(a[i1:i2])))
-        out.append(("+", "".join(b[j1:j2])))
+def _replaced_lines(old_lines: list[str], new_lines: list[str]) -> list[tuple[str, str]]:
+    """Whole lines removed and added; the last line end, when both sides share it, unchanged."""
+    old, new = "".join(old_lines), "".join(new_lines)
+    if not old or not new:
+        return [(tag, text) for tag, text in (("-", old), ("+", new)) if text]
+    end = _line_end(old)
+    if not end or end != _line_end(new) or len(old) == len(end) or len(new) == len(end):
+        return [("-", old), ("+", new)]
+    return [("-", old[:-len(end)]), ("+", new[:-len(end)]), ("=", end)]
+
+
+def _edited_line(old: str, new: str) -> list[tuple[str, str]]:
+    """One edited line: its unchanged words around one changed span (a word inserted or
+    deleted takes its neighbour word in, so the line reads as one removed and one added)."""
+    old_end, new_end = _line_end(old), _line_end(new)
+    end = old_end if old_end == new_end else ""      # a line end that changed is part of the change
+    a = tokens(old[:len(old) - len(end)], "word")
+    b = tokens(new[:len(new) - len(end)], "word")
+    if a == b:
+        return [("=", old)]
+    limit = min(len(a), len(b))
+    p = 0
+    while p < limit and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < limit - p and a[-1 - s] == b[-1 - s]:
+        s += 1
+    if p + s in (len(a), len(b)):        # nothing left on one side
+        longer = b if p + s == len(a) else a
+        while p > 0 and longer[len(longer) - s - 1].isspace() and longer[len(longer) - s - 1] == longer[p - 1]:
+            p, s = p - 1, s + 1          # "b [X ]b" reads "b[ X] b": the space before the word
+        if p > 0:                        # the word before it
+            p -= 1
+            if a[p].isspace() and p > 0:
+                p -= 1
+            while p > 0 and not a[p - 1].isspace():
+                p -= 1
+        elif s > 0:                      # at the line's start: the word after it
+            s -= 1
+            if a[len(a) - 1 - s].isspace() and s > 0:
+                s -= 1
+            while s > 0 and not a[len(a) - s].isspace():
+                s -= 1
+        else:                            # an empty line: replaced whole
+            return [("-", old), ("+", new)]
+    out = [("=", "".join(a[:p])), ("-", "".join(a[p:len(a) - s])), ("+", "".join(b[p:len(b) - s])),
+           ("=", "".join(a[len(a) - s:]) + end)]
     return [(tag, text) for tag, text in out if text]
 
 
@@ -205,24 +320,85 @@ def _add(segments: list[tuple[str, str]], tag: str, text: str) -> None:
         segments.append((tag, text))
 
 
+CONTEXT_LINES = 2          # whole unchanged lines render_delta shows on each side of a change
+
+
 def render_delta(delta: TextDelta, context: int = 40, max_segment: int = 300) -> str:
-    """A compact one-string rendering: ``…context [-old-]{+new+} context…``."""
-    out: list[str] = []
-    last = len(delta.segments) - 1
-    for index, (tag, text) in enumerate(delta.segments):
+    """A compact one-string rendering: ``context [-old-]{+new+} context``, where what is left
+    out says what it was: ``…(1,233 unchanged lines)…`` in a line diff (whole lines of context,
+    each cut at ``2 * context`` characters), ``…(5,000 unchanged chars)…`` otherwise."""
+    out: list[str | list] = []      # text, or [lines or None, chars] not shown
+    segments = delta.segments
+    changed = [index for index, (tag, _) in enumerate(segments) if tag in "-+"]
+    first, last = (changed[0], changed[-1]) if changed else (len(segments), -1)
+    for index, (tag, text) in enumerate(segments):
         if tag == ELIDED:
-            out.append(f"…({int(text):,} unchanged chars)…")
-            continue
-        if tag != "=" and len(text) > max_segment:
-            text = f"{text[:max_segment]}…({len(text) - max_segment} more chars)"
-        if tag == "-":
-            out.append(f"[-{text}-]")
-        elif tag == "+":
-            out.append(f"{{+{text}+}}")
+            _skip(out, None, int(text))
+        elif tag in "-+":
+            if len(text) > max_segment:
+                text = f"{text[:max_segment]}…({len(text) - max_segment} more chars)"
+            out.append(f"[-{text}-]" if tag == "-" else f"{{+{text}+}}")
+        elif delta.unit == "line":
+            at_line_start = index == 0 or segments[index - 1][0] == ELIDED or bool(_line_end(segments[index - 1][1]))
+            _context_lines(out, text, at_line_start, index > first, index < last, 2 * context)
         elif len(text) > 2 * context:
-            head = text[:context] if index > 0 else ""
+            head = text[:context] if index > first else ""
             tail = text[-context:] if index < last else ""
-            out.append(f"{head}…{tail}")
+            out.append(head)
+            _skip(out, None, len(text) - len(head) - len(tail))
+            out.append(tail)
         else:
             out.append(text)
-    return "".join(out)
+    while out and out[-1] == "":
+        out.pop()
+    lines = delta.unit == "line"
+    return "".join(part if isinstance(part, str) else _skipped(part, lines and at < len(out) - 1)
+                   for at, part in enumerate(out))
+
+
+def _context_lines(out: list[str | list], text: str, at_line_start: bool, after: bool, before: bool,
+                   width: int) -> None:
+    """Unchanged text of a line diff: the rest of a changed line, ``CONTEXT_LINES`` whole lines
+    after a change and before the next one, the start of the next changed line; the lines
+    between are counted, not shown."""
+    lines = text.splitlines(keepends=True)
+    lead = lines.pop(0) if lines and not at_line_start else ""
+    trail = lines.pop() if lines and before and not _line_end(lines[-1]) else ""
+    head = lines[:CONTEXT_LINES] if after else []
+    tail = lines[len(head):][-CONTEXT_LINES:] if before else []
+    hidden = lines[len(head):len(lines) - len(tail)]
+    out.append(_clip(lead, width) + "".join(_clip(line, width) for line in head))
+    if hidden:
+        _skip(out, len(hidden), sum(map(len, hidden)))
+    out.append("".join(_clip(line, width) for line in tail) + _clip(trail, width, keep_end=True))
+
+
+def _clip(line: str, width: int, keep_end: bool = False) -> str:
+    """A line cut at ``width`` characters (its end kept), saying how many more it has."""
+    end = _line_end(line)
+    body = line[:len(line) - len(end)]
+    if len(body) <= width:
+        return line
+    if keep_end:
+        return f"({len(body) - width:,} more chars)…{body[-width:]}{end}"
+    return f"{body[:width]}…({len(body) - width:,} more chars){end}"
+
+
+def _skip(out: list[str | list], lines: int | None, chars: int) -> None:
+    """Text not shown, joined with text not shown just before it (lines, if both are lines)."""
+    while out and out[-1] == "":
+        out.pop()
+    if not chars:
+        return
+    if out and isinstance(out[-1], list):
+        before = out[-1]
+        before[0] = None if before[0] is None or lines is None else before[0] + lines
+        before[1] += chars
+    else:
+        out.append([lines, chars])
+
+
+def _skipped(part: list, own_line: bool) -> str:
+    lines, chars = part
+    said = f"…({lines:,} unchanged line{'s' * (lines != 1)})…" if lines is not None else f"…({chars:,} unchanged chars)…"
+    return said + "\n" if own_line else said

@@ -15,39 +15,82 @@ from inspector.ui.widgets.palette import is_dark, muted_text, theme_changed
 
 MAX_SEGMENT = 4000
 FIRST_CHANGE = "first-change"
+HANGING = 24       # px: how far the wrapped rest of a long line is indented in a line diff
 
 
 def delta_html(delta: TextDelta, dark: bool) -> str:
-    """A text delta as HTML: removed text struck through on red, added text on green."""
+    """A text delta as HTML: removed text struck through on red, added text on green; long
+    unchanged runs keep their ends (whole lines in a line diff) and say what they leave out.
+    In a line diff every line is a paragraph whose wrapped rest is indented, so a long line
+    that wraps never reads as a new line."""
     theme = theme_for(dark)
-    out = []
-    anchored = False
-    last = len(delta.segments) - 1
+    muted = f"color:{theme.color('punctuation') or '#888'}"
+    styles = {"-": f"background-color:{theme.removed_bg};color:{theme.removed_fg};text-decoration:line-through",
+              "+": f"background-color:{theme.added_bg};color:{theme.added_fg}", "=": ""}
+    lines = delta.unit == "line"
+    runs: list[tuple[str, str]] = []        # (style, text), or ("<a>", "") for the first change's anchor
+    changed = [index for index, (tag, _) in enumerate(delta.segments) if tag in "-+"]
+    first, last = (changed[0], changed[-1]) if changed else (len(delta.segments), -1)
     for index, (tag, text) in enumerate(delta.segments):
         if tag == ELIDED:
-            out.append(f"<span style='color:{theme.color('punctuation') or '#888'}'>"
-                       f"⋯ {int(text):,} unchanged characters ⋯</span>")
+            runs += _left_out(muted, f"{int(text):,} unchanged characters", lines and index < len(delta.segments) - 1)
             continue
-        if tag in "-+" and not anchored:
-            out.append(f"<a name='{FIRST_CHANGE}'></a>")
-            anchored = True
-        if len(text) > MAX_SEGMENT:
-            if tag == "=" and index == 0:        # context before the first change: its end
-                text = f"({len(text) - MAX_SEGMENT:,} more) …" + text[-MAX_SEGMENT:]
-            elif tag == "=" and index < last:    # between changes: both ends
-                half = MAX_SEGMENT // 2
-                text = text[:half] + f" … ({len(text) - 2 * half:,} more) … " + text[-half:]
-            else:
-                text = text[:MAX_SEGMENT] + f"… ({len(text) - MAX_SEGMENT:,} more)"
-        body = html.escape(text).replace("\n", "<br>")
-        if tag == "-":
-            out.append(f"<span style='background-color:{theme.removed_bg};color:{theme.removed_fg};"
-                       f"text-decoration:line-through'>{body}</span>")
-        elif tag == "+":
-            out.append(f"<span style='background-color:{theme.added_bg};color:{theme.added_fg}'>{body}</span>")
-        else:
-            out.append(body)
-    return "<div style='white-space:pre-wrap'>" + "".join(out) + "</div>"
+        if index == first:
+            runs.append(("<a>", ""))
+        if tag == "=" and len(text) > MAX_SEGMENT:
+            keep_head = MAX_SEGMENT // 2 if first < index < last else MAX_SEGMENT if index > first else 0
+            keep_tail = MAX_SEGMENT - keep_head if index < last else 0
+            head, hidden, tail = _ends(text, keep_head, keep_tail, lines)
+            count = f"{_line_count(hidden):,} unchanged lines" if lines else f"{len(hidden):,} unchanged characters"
+            runs += [("", head), *_left_out(muted, count, lines and bool(tail)), ("", tail)]
+            continue
+        if tag != "=" and len(text) > MAX_SEGMENT:
+            text = text[:MAX_SEGMENT] + f"… ({len(text) - MAX_SEGMENT:,} more characters)"
+        runs.append((styles[tag], text))
+    if not lines:
+        return "<div style='white-space:pre-wrap'>" + "".join(_span(style, text, "<br>") for style, text in runs) + "</div>"
+    paragraphs: list[str] = []
+    line: list[str] = []
+    for style, text in runs:
+        for at, part in enumerate(text.split("\n")):
+            if at:
+                paragraphs.append("".join(line))
+                line = []
+            line.append(_span(style, part, ""))
+    if any(line):
+        paragraphs.append("".join(line))
+    return "".join(f"<p style='margin:0;margin-left:{HANGING}px;text-indent:-{HANGING}px;white-space:pre-wrap'>"
+                   f"{body or '&nbsp;'}</p>" for body in paragraphs)
+
+
+def _span(style: str, text: str, newline: str) -> str:
+    if style == "<a>":
+        return f"<a name='{FIRST_CHANGE}'></a>"
+    body = html.escape(text).replace("\n", newline)
+    return f"<span style='{style}'>{body}</span>" if style and body else body
+
+
+def _ends(text: str, keep_head: int, keep_tail: int, lines: bool) -> tuple[str, str, str]:
+    """``text`` cut in three: about ``keep_head`` characters kept from its start and
+    ``keep_tail`` from its end (cut at line ends in a line diff), and the part between."""
+    head_end, tail_start = keep_head, len(text) - keep_tail
+    if lines:
+        cut = text.rfind("\n", 0, head_end)
+        head_end = cut + 1 if cut >= 0 or not keep_head else head_end
+        cut = text.find("\n", tail_start - 1, len(text)) if keep_tail else -1
+        tail_start = cut + 1 if cut >= 0 else tail_start
+    if tail_start <= head_end:
+        return text, "", ""
+    return text[:head_end], text[head_end:tail_start], text[tail_start:]
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (not text.endswith("\n"))
+
+
+def _left_out(style: str, what: str, own_line: bool) -> list[tuple[str, str]]:
+    """The muted mark of unchanged text not shown (on a line of its own in a line diff)."""
+    return [(style, f"⋯ {what} ⋯"), ("", "\n" if own_line else "")]
 
 
 class ChangeDetail(QWidget):

@@ -15,7 +15,7 @@ from inspector.codec import (Chunk, ChunkedList, ChunkedMap, ChunkedText, Ref, c
                              unpack)
 from inspector.codec.gcpause import gc_paused
 from inspector.diff.lists import (Added, Moved, Op, Pair, Removed, Replace, align, align_encoded, detect_moves,
-                                  equal_exactly, same_exactly, trim)
+                                  equal_exactly, same_exactly, trim, unmove)
 from inspector.diff.matching import matcher
 from inspector.diff.model import (ADDED, CHANGED, MOVED, REMOVED, CancelFn, Change, Detail, DiffCancelled,
                                   DiffError, Move, NumberDelta, ProgressFn)
@@ -306,7 +306,7 @@ class Engine:
         if isinstance(a, dict) and isinstance(b, dict):
             self._dict(key, path, a, b)
         elif isinstance(a, (list, tuple)) and type(a) is type(b):
-            self._emit_ops(key, path, detect_moves(align(a, b)))
+            self._emit_ops(key, path, align(a, b))
         else:
             self._leaf(key, path, a, b)
 
@@ -376,8 +376,12 @@ class Engine:
             elif type(op) is Removed:
                 self._emit(key + (n,), Change(path + (op.i,), REMOVED, op.old, None))
             else:
-                i, j, item = cast(Moved, op)    # the last kind (type() checks do not narrow the rest away)
-                self._emit(key + (n,), Change(path + (j,), MOVED, item, item, Move(i, j)))
+                i, j, old, new = cast(Moved, op)    # the last kind (type() checks do not narrow the rest away)
+                self._emit(key + (n,), Change(path + (j,), MOVED, old, new, Move(i, j)))
+                if old is not new and not same_exactly(old, new):
+                    # moved and edited (the same id, or an equal value of another type): its
+                    # changes follow the move, at its new place
+                    self._push(key + (n, 0), path + (j,), old, new, _KNOWN_UNEQUAL)
 
     # -- values kept encoded (inspector.lazy) ---------------------------------------
     def _lazy(self, key: tuple, path: tuple, a: Any, b: Any) -> None:
@@ -517,7 +521,7 @@ class Engine:
                     ops.extend(align(items_a, items_b, start_a, start_b))
                 else:
                     ops.extend(align_encoded(items_a, items_b, start_a, start_b, self._unpack_item))
-            self._emit_ops(key, path, detect_moves(ops))
+            self._emit_ops(key, path, unmove(detect_moves(ops)))
         self._after([], then, chunks=wanted)
 
     def _chunked_map(self, key: tuple, path: tuple, a: ChunkedMap, b: ChunkedMap) -> None:

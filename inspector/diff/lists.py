@@ -4,18 +4,26 @@ Appending to a list of 500 costs 500 C-level comparisons and reports only the ne
 an insertion in the middle is one insertion, not a cascade of changed indices. An item
 removed at one place and added, equal, at another is reported as moved.
 
+An item that carries an id (``identity``: a record's ``id``, a LangChain message's) is
+matched by it: two items with different ids are two items (one removed, one added), never
+one edited; an item whose id is at another place moved, and is compared in depth there.
+A reordered list reads as the fewest moves that explain it (``settle``): the items left in
+place are the longest run kept in order, and an item whose index did not change never moves.
+
 Ops are NamedTuples, one class per kind: ``Pair(i, j, old, new)`` (an edited item: compare
 a[i] with b[j] in depth), ``Replace(i, j, old, new)`` (a different item in the same place),
-``Removed(i, old)``, ``Added(j, new)`` and ``Moved(i, j, item)``; indices are absolute.
+``Removed(i, old)``, ``Added(j, new)`` and ``Moved(i, j, old, new)`` (compared in depth
+too when it was edited on the way); indices are absolute.
 """
 
 from _thread import _local
+from bisect import bisect_left
 from itertools import compress
 from math import copysign
 
 import msgpack
 from operator import eq, ne
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias, cast
 from collections.abc import Callable, Sequence
 
 from inspector.codec import Ref
@@ -62,11 +70,12 @@ class Added(NamedTuple):
 
 
 class Moved(NamedTuple):
-    """a[i] is b[j], at another place."""
+    """a[i] (``old``) is b[j] (``new``), at another place: equal, or the same id."""
 
     i: int
     j: int
-    item: Any
+    old: Any
+    new: Any
 
 
 Op: TypeAlias = Pair | Replace | Removed | Added | Moved
@@ -213,6 +222,45 @@ def _canonical(x: Any) -> Any:
         return _OTHER, repr(x)
 
 
+_ID = object()      # tags an identity key (``item_key``): no fingerprint holds it
+
+
+def identity(x: Any) -> str | int | None:
+    """The id an item carries, or None: a dict's ``id`` when it is a string or an integer (a
+    record, a plain-dict message, a LangChain message as our stores decode it), or the
+    ``kwargs`` id of LangChain's serialized form (``{"lc": 1, "id": [class path], "kwargs":
+    {"id": …}}``). Two items with different ids are different items, whatever they hold."""
+    if not isinstance(x, dict):
+        return None
+    found = x.get("id")
+    kind = type(found)
+    if kind is str or kind is int:
+        return found
+    if kind is list and "lc" in x:
+        kwargs = x.get("kwargs")
+        if isinstance(kwargs, dict):
+            found = kwargs.get("id")
+            if type(found) is str or type(found) is int:
+                return found
+    return None
+
+
+def item_key(x: Any) -> Any:
+    """What items are matched by: the id of an item that carries one (``identity``), else
+    its ``fingerprint``."""
+    found = identity(x)
+    return fingerprint(x) if found is None else (_ID, found)
+
+
+def _other_ids(x: Any, y: Any) -> bool:
+    """Whether two items carry ids and the ids differ (then they are two items)."""
+    found = identity(x)
+    if found is None:
+        return False
+    other = identity(y)
+    return other is not None and (type(other) is not type(found) or other != found)
+
+
 def trim(a: Sequence, b: Sequence) -> tuple[int, int]:
     """Lengths of the equal common prefix and (non-overlapping) suffix of two lists."""
     la, lb = len(a), len(b)
@@ -234,11 +282,12 @@ def trim(a: Sequence, b: Sequence) -> tuple[int, int]:
 
 
 def align(a: Sequence, b: Sequence, a_off: int = 0, b_off: int = 0) -> list[Op]:
-    """Ops turning list ``a`` into ``b`` (see module docstring), before move detection."""
+    """Ops turning list ``a`` into ``b`` (see module docstring), moves found and settled."""
     prefix, suffix = trim(a, b)
     mid_a = a[prefix:len(a) - suffix]
     mid_b = b[prefix:len(b) - suffix]
-    return _align_middle(mid_a, mid_b, a_off + prefix, b_off + prefix)
+    a_off, b_off = a_off + prefix, b_off + prefix
+    return settle(detect_moves(_align_middle(mid_a, mid_b, a_off, b_off)), mid_a, mid_b, a_off, b_off)
 
 
 def align_encoded(a: list[bytes], b: list[bytes], a_off: int, b_off: int,
@@ -317,8 +366,8 @@ def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[Op]:
         positional = _positional(a, b, a_off, b_off)
         if positional is not None:
             return positional
-    keys_a = [fingerprint(x) for x in a]
-    keys_b = [fingerprint(y) for y in b]
+    keys_a = [item_key(x) for x in a]
+    keys_b = [item_key(y) for y in b]
     junk = len(a) + len(b) > EXACT_LIMIT
     opcodes = matcher(keys_a, keys_b, junk).get_opcodes()
     # items that may have moved: an item of a replaced block that reappears elsewhere is not
@@ -335,7 +384,8 @@ def _align_middle(a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[Op]:
         unpaired_a, unpaired_b = list(range(i1 + paired, i2)), list(range(j1 + paired, j2))
         for k in range(paired):
             x, y = a[i1 + k], b[j1 + k]
-            if keys_a[i1 + k] not in loose_b and keys_b[j1 + k] not in loose_a and similar(x, y):
+            if keys_a[i1 + k] not in loose_b and keys_b[j1 + k] not in loose_a and similar(x, y) \
+                    and not _other_ids(x, y):
                 ops.append(Pair(a_off + i1 + k, b_off + j1 + k, x, y))
             else:
                 unpaired_a.append(i1 + k)
@@ -401,8 +451,41 @@ def _positional(a: Sequence, b: Sequence, a_off: int, b_off: int, moves: bool = 
         if any(fingerprint(b[k]) in olds for k in differing):
             # items changed places: a pure reshuffle is a set of moves, anything else is aligned
             return _permutation(a, b, differing, olds, a_off, b_off)
+    for k in differing:
+        if _other_ids(a[k], b[k]):
+            return _in_place(a, b, differing, a_off, b_off)
     return [_new(Pair, (a_off + k, b_off + k, a[k], b[k])) if similar(a[k], b[k])
             else _new(Replace, (a_off + k, b_off + k, a[k], b[k])) for k in differing]
+
+
+def _in_place(a: Sequence, b: Sequence, differing: list[int], a_off: int, b_off: int) -> list[Op] | None:
+    """``_positional``'s ops when some places hold an item with another id: each is one item
+    removed and one added (a run of such places: its items removed, then its items added,
+    as an alignment by id says it), the others edits in place. None when an id of one side
+    is found among the other side's differing items (a move, or a shift: aligned by id)."""
+    ids_a = {identity(a[k]) for k in differing}
+    ids_b = {identity(b[k]) for k in differing}
+    ops: list[Op] = []
+    gone: list[Op] = []
+    came: list[Op] = []
+    last = -2
+    for k in differing:
+        x, y = a[k], b[k]
+        if _other_ids(x, y):
+            if identity(x) in ids_b or identity(y) in ids_a:
+                return None
+            if gone and last != k - 1:
+                ops += gone + came
+                gone, came = [], []
+            gone.append(Removed(a_off + k, x))
+            came.append(Added(b_off + k, y))
+            last = k
+            continue
+        if gone:
+            ops += gone + came
+            gone, came = [], []
+        ops.append(Pair(a_off + k, b_off + k, x, y) if similar(x, y) else Replace(a_off + k, b_off + k, x, y))
+    return ops + gone + came
 
 
 def _permutation(a: Sequence, b: Sequence, differing: list[int], olds: dict[Any, list[int]],
@@ -415,29 +498,157 @@ def _permutation(a: Sequence, b: Sequence, differing: list[int], olds: dict[Any,
         if source is None:
             return None
         candidates.remove(source)
-        ops.append(Moved(a_off + source, b_off + k, b[k]))
+        ops.append(Moved(a_off + source, b_off + k, a[source], b[k]))
     return ops
 
 
 def detect_moves(ops: list[Op]) -> list[Op]:
-    """Replace a removed item and an equal added item by one ``Moved`` op."""
+    """Replace a removed item and an added one, equal or with the same id, by one ``Moved``
+    op (an item with an id moved and edited: compared in depth where it is now)."""
     removed = [(pos, op) for pos, op in enumerate(ops) if type(op) is Removed]
     if not removed or not any(type(op) is Added for op in ops):
         return ops
     by_key: dict[Any, list[int]] = {}
     for pos, op in enumerate(ops):
         if type(op) is Added:
-            by_key.setdefault(fingerprint(op.new), []).append(pos)
+            by_key.setdefault(item_key(op.new), []).append(pos)
     out: list[Op | None] = list(ops)
     for pos, (i, x) in removed:
-        candidates = by_key.get(fingerprint(x))
+        found = item_key(x)
+        candidates = by_key.get(found)
         if not candidates:
             continue
+        by_id = type(found) is tuple and len(found) == 2 and found[0] is _ID
         for n, target in enumerate(candidates):
             j, y = ops[target][:2]
-            if same(x, y):
-                out[target] = Moved(i, j, y)
+            if by_id or same(x, y):
+                out[target] = Moved(i, j, x, y)
                 out[pos] = None
                 del candidates[n]
                 break
     return [op for op in out if op is not None]
+
+
+def settle(ops: list[Op], a: Sequence, b: Sequence, a_off: int, b_off: int) -> list[Op]:
+    """The ops of the middles ``a`` and ``b`` (at ``a_off``/``b_off``) with the fewest moves.
+
+    Every old item still in the new list is kept in place or moved; the kept ones must keep
+    their order. Of all the ways to choose them, this keeps the most (a sorted list of 30
+    reads as the moves outside its longest run already in order, not as every item that
+    the alignment happened to leave out), with two rules first: an item at the same index
+    in both lists is never a move, and an item replaced in place stays in place. Ties keep
+    the alignment's choice. A move that ends kept is an edit in place, or nothing.
+    """
+    moves = [op for op in ops if type(op) is Moved]
+    if not moves:
+        return ops
+    gone = {op[0] for op in ops if type(op) is Removed or type(op) is Moved}
+    placed = {op.j for op in ops if type(op) is Added or type(op) is Moved}
+    kept_a = [i for i in range(a_off, a_off + len(a)) if i not in gone]
+    kept_b = [j for j in range(b_off, b_off + len(b)) if j not in placed]
+    if len(kept_a) != len(kept_b):
+        return ops      # (ops that do not describe these lists: left as they are)
+    low_i, low_j = min(m.i for m in moves), min(m.j for m in moves)
+    high_i, high_j = max(m.i for m in moves), max(m.j for m in moves)
+    # a kept item before every move on both sides (or after) is in order with every choice
+    kept = [(i, j) for i, j in zip(kept_a, kept_b, strict=True)
+            if not (i < low_i and j < low_j) and not (i > high_i and j > high_j)]
+    replaced = {op.i for op in ops if type(op) is Replace}
+    n = len(kept) + len(moves) + 1
+    candidates = sorted([(i, j, (n ** 3 if i in replaced else n * n if i == j else n + 1), True) for i, j in kept]
+                        + [(m.i, m.j, (n * n if m.i == m.j else n), False) for m in moves])
+    chosen = _heaviest_increasing(candidates)
+    if all(chosen[k] == candidates[k][3] for k in range(len(candidates))):
+        return ops      # the alignment's choice is already the best
+    settling = {c[0] for c, kept_now in zip(candidates, chosen, strict=True) if kept_now and not c[3]}
+    leaving = {c[0]: c[1] for c, kept_now in zip(candidates, chosen, strict=True) if c[3] and not kept_now}
+    out: list[Op] = []
+    for op in ops:
+        if type(op) is Moved:
+            if op.i in settling:        # in place after all: an edit, or nothing
+                if not same_exactly(op.old, op.new):
+                    out.append(Pair(op.i, op.j, op.old, op.new))
+                continue
+        elif type(op) is Pair and op.i in leaving:
+            op = Moved(op.i, op.j, op.old, op.new)
+            del leaving[op.i]
+        out.append(op)
+    if leaving:     # unchanged items that now move: placed among the ops by their new index
+        moving = sorted((j, i) for i, j in leaving.items())
+        merged: list[Op] = []
+        k = 0
+        for op in out:
+            if type(op) is not Removed:
+                while k < len(moving) and moving[k][0] < cast(Added, op).j:
+                    j, i = moving[k]
+                    merged.append(Moved(i, j, a[i - a_off], b[j - b_off]))
+                    k += 1
+            merged.append(op)
+        merged.extend(Moved(i, j, a[i - a_off], b[j - b_off]) for j, i in moving[k:])
+        out = merged
+    return out
+
+
+def unmove(ops: list[Op]) -> list[Op]:
+    """``ops`` (of whole lists, with absolute indices) without the moves that are none: an
+    item whose rank among the kept items is the same on both sides stays where it is (an
+    edit in place, or nothing). Moves matched across the regions of a chunked list, which
+    ``settle`` did not see together, may be such; no item is read for this."""
+    moves = [op for op in ops if type(op) is Moved]
+    if not moves:
+        return ops
+    gone = sorted(op[0] for op in ops if type(op) is Removed or type(op) is Moved)
+    placed = sorted(op.j for op in ops if type(op) is Added or type(op) is Moved)
+    settled: set[int] = set()
+    for move in moves:
+        at_a, at_b = bisect_left(gone, move.i), bisect_left(placed, move.j)
+        if move.i - at_a == move.j - at_b:      # as many kept items before it on each side
+            del gone[at_a], placed[at_b]
+            settled.add(move.i)
+    if not settled:
+        return ops
+    out: list[Op] = []
+    for op in ops:
+        if type(op) is Moved and op.i in settled:
+            if not same_exactly(op.old, op.new):
+                out.append(Pair(op.i, op.j, op.old, op.new))
+            continue
+        out.append(op)
+    return out
+
+
+def _heaviest_increasing(candidates: list[tuple[int, int, int, bool]]) -> list[bool]:
+    """Which of ``candidates`` ``(i, j, weight, _)``, sorted by ``i`` (each ``i`` and each
+    ``j`` once), form the heaviest chain increasing in ``j`` too: a longest increasing
+    subsequence with weights, in O(n log n) (a Fenwick tree of the best chain ending below
+    each ``j``)."""
+    ranks = {j: r + 1 for r, j in enumerate(sorted(c[1] for c in candidates))}
+    size = len(ranks)
+    tree_best = [0] * (size + 1)
+    tree_at = [-1] * (size + 1)
+    before = [-1] * len(candidates)
+    for k, (_, j, weight, _) in enumerate(candidates):
+        r = ranks[j] - 1        # the best chain ending at a rank below this one
+        best, at = 0, -1
+        while r > 0:
+            if tree_best[r] > best:
+                best, at = tree_best[r], tree_at[r]
+            r -= r & -r
+        before[k] = at
+        total = best + weight
+        r = ranks[j]
+        while r <= size:
+            if total > tree_best[r]:
+                tree_best[r], tree_at[r] = total, k
+            r += r & -r
+    best, at = 0, -1
+    r = size
+    while r > 0:
+        if tree_best[r] > best:
+            best, at = tree_best[r], tree_at[r]
+        r -= r & -r
+    chosen = [False] * len(candidates)
+    while at >= 0:
+        chosen[at] = True
+        at = before[at]
+    return chosen

@@ -7,25 +7,40 @@ from typing import Any
 
 from inspector.codec import ChunkedList, Ref
 from inspector.diff.lists import same
-from inspector.diff.model import ADDED, CHANGED, MOVED, REMOVED, Change
+from inspector.diff.model import ADDED, CHANGED, MOVED, REMOVED, Change, format_path
 from inspector.diff.tasks import diff_tasks
 
 MESSAGE_KEYS = frozenset({"messages", "history", "chat_history", "msgs", "conversation", "transcript"})
 SEPARATOR = " · "
+REORDERED_MOVES = 3     # a list with this many items moved reads as reordered in a headline
 
 
 def structural_summary(changes: tuple[Change, ...] | list[Change]) -> str:
-    """``+3 msgs, 2 changed, 1 removed`` from structural changes ('' when there are none)."""
+    """``+3 msgs, -1 msg, 2 changed, 1 removed`` from structural changes ('' when there are
+    none): messages added to and removed from a history are counted apart (a message
+    replaced is ``+1 msg, -1 msg``, not ``+1 msg, 1 removed``), and a list with
+    ``REORDERED_MOVES`` moves or more reads as reordered (``records reordered (21 moved)``)."""
     appended: Counter[Any] = Counter()
+    dropped: Counter[Any] = Counter()
+    moves: Counter[tuple] = Counter()
     rest: Counter[str] = Counter()
     for change in changes:
-        if (change.op == ADDED and len(change.path) == 2 and change.path[0] in MESSAGE_KEYS
-                and isinstance(change.path[1], int)):
-            appended[change.path[0]] += 1
+        path = change.path
+        if (change.op in (ADDED, REMOVED) and len(path) == 2 and path[0] in MESSAGE_KEYS
+                and isinstance(path[1], int)):
+            (appended if change.op == ADDED else dropped)[path[0]] += 1
+        elif change.op == MOVED and path:
+            moves[path[:-1]] += 1
         else:
             rest[change.op] += 1
-    parts = [f"+{_msgs(n)}" if len(appended) == 1 else f"+{_msgs(n)} in {key}"
-             for key, n in appended.items()]
+    several = len(appended.keys() | dropped.keys()) > 1
+    parts = [f"{sign}{_msgs(n)}" + (f" in {key}" if several else "")
+             for sign, counts in (("+", appended), ("-", dropped)) for key, n in counts.items()]
+    for parent, n in moves.items():
+        if n >= REORDERED_MOVES:
+            parts.append(f"{format_path(parent)} reordered ({n} moved)")
+        else:
+            rest[MOVED] += n
     parts.extend(f"{rest[op]} {op}" for op in (ADDED, REMOVED, CHANGED, MOVED) if rest[op])
     return ", ".join(parts)
 

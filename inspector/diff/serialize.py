@@ -1,14 +1,18 @@
 """JSON form of diff results for scripts (``checkpoint-inspector diff --json``).
 
 A change is ``{path, display, op, old, new, detail}`` (``old`` absent for an added value,
-``new`` for a removed one; a bytes key in ``path`` is its hex and " (bytes)"). A change of two huge strings whose text delta left unchanged
-text out (``detail.elided`` true: the ``"…"`` segments give how many characters were not
-kept) has ``old_length`` and ``new_length`` (characters) instead of ``old`` and ``new``: its
-``detail.segments`` are the diff, never two copies of a 200 MB string.
+``new`` for a removed one; a bytes key in ``path`` is its hex and " (bytes)"); ``old_type``
+and ``new_type`` name the types of the sides it has whenever JSON would not tell them: the
+type changed, or a side is bytes (hex) or a float that is not finite ("NaN"). A change of
+two huge strings whose text delta left unchanged text out (``detail.elided`` true: the
+``"…"`` segments give how many characters were not kept) has ``old_length`` and
+``new_length`` (characters) instead of ``old`` and ``new``: its ``detail.segments`` are the
+diff, never two copies of a 200 MB string.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from inspector.diff.model import (ADDED, REMOVED, Change, DiffResult, Move, NumberDelta, TaskChange,
@@ -81,22 +85,38 @@ def change_json(change: Change) -> dict:
         out["old"] = plain(change.old)
     if change.op != REMOVED:
         out["new"] = plain(change.new)
-    if change.op not in (ADDED, REMOVED):
-        kinds = _scalar_type(change.old), _scalar_type(change.new)
-        if None not in kinds and kinds[0] != kinds[1]:
-            # a value of another type may print the same ("NaN" and NaN, b"ab" and "6162"): say both
-            out["old_type"], out["new_type"] = kinds
+    out.update(_types(change))
     detail = detail_json(change.detail)
     if detail is not None:
         out["detail"] = detail
     return out
 
 
-def _scalar_type(value: Any) -> str | None:
-    """A leaf value's type name (a streamed string is a str), None for a map or a list."""
-    if isinstance(value, (dict, list, tuple)):
-        return None
-    return "str" if isinstance(value, LazyText) else type(value).__name__
+def _types(change: Change) -> dict[str, str]:
+    """``old_type``/``new_type`` of the sides a change's JSON holds, when JSON alone would not
+    tell them: the two types differ ("NaN" and NaN, b"ab" and "6162", a list and a map), or a
+    side is bytes (written as hex, like a string) or a float that is not finite (written as
+    "NaN", "Infinity", like a string); else none, as before."""
+    sides = {name: value for name, value, op in (("old", change.old, ADDED), ("new", change.new, REMOVED))
+             if change.op != op}
+    kinds = {name: _type_name(value) for name, value in sides.items()}
+    if len(set(kinds.values())) > 1 or any(map(_unfaithful, sides.values())):
+        return {f"{name}_type": kind for name, kind in kinds.items()}
+    return {}
+
+
+def _type_name(value: Any) -> str:
+    """A value's type name (a streamed string is a str; any map a dict, any list a list)."""
+    if isinstance(value, (str, LazyText)):
+        return "str"
+    if isinstance(value, dict):
+        return "dict"
+    return "list" if isinstance(value, list) else type(value).__name__
+
+
+def _unfaithful(value: Any) -> bool:
+    """A leaf JSON writes as something else: bytes as a hex string, NaN or ±inf as a string."""
+    return isinstance(value, (bytes, bytearray)) or (isinstance(value, float) and not math.isfinite(value))
 
 
 def task_change_json(change: TaskChange) -> dict:

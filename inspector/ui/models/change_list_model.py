@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QFontDatabase
 
 from inspector.diff import ADDED, CHANGED, MOVED, REMOVED, Change, Move, NumberDelta, TextDelta
 from inspector.diff.grouping import ItemRange, group_changes
+from inspector.diff.model import message_preview, number_note, preview_pair
 from inspector.highlight import to_json_text
 from inspector.lazy import LazyText
 from inspector.ui.formatting import visible
@@ -23,15 +24,35 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 
 
 def short_repr(value: Any, limit: int = 60) -> str:
-    """A one-line compact JSON preview of a value, cut to ``limit`` characters."""
+    """A one-line compact JSON preview of a value, cut to ``limit`` characters; a chat message
+    too long to show whole says what it is (``AIMessage ai-0: tool_calls write_file(…)``)."""
     if isinstance(value, LazyText):     # a huge string compared streamed: its first characters
         value = value.prefix[:limit + 1]
     if isinstance(value, (dict, list)) and len(value) > 50:
         text = f"{{{len(value):,} keys}}" if isinstance(value, dict) else f"[{len(value):,} items]"
     else:
         text = to_json_text(value, indent=None)
+    if len(text) > limit and isinstance(value, dict) and (message := message_preview(value, limit, _json)):
+        text = message
     text = text.replace("\n", "⏎")
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _json(value: Any) -> str:
+    return to_json_text(value, indent=None)
+
+
+def _both(change: Change, limit: int, gap: str = "  ") -> str:
+    """``old → new`` of a changed value, told apart where the two would read the same
+    (another Unicode normal form, a skin-tone modifier, a difference past the cut)."""
+    old, new, note = preview_pair(change.old, change.new, lambda value: short_repr(value, limit))
+    return f"{old} → {new}" + (gap + note if note else "")
+
+
+def _number(change: Change, detail: NumberDelta, limit: int, gap: str = "  ") -> str:
+    """``old → new  (+2)``; ``(int → float)`` for a change of type alone, no difference of NaN."""
+    note = number_note(change.old, change.new, detail)
+    return f"{short_repr(change.old, limit)} → {short_repr(change.new, limit)}" + (gap + note if note else "")
 
 
 def change_text(change: Change | ItemRange) -> str:
@@ -50,8 +71,8 @@ def change_text(change: Change | ItemRange) -> str:
     if isinstance(detail, TextDelta):
         return f"text: +{detail.added} −{detail.removed} {detail.unit}s"
     if isinstance(detail, NumberDelta):
-        return f"{short_repr(change.old, 30)} → {short_repr(change.new, 30)}  ({detail.text()})"
-    return f"{short_repr(change.old, 38)} → {short_repr(change.new, 38)}"
+        return _number(change, detail, 30)
+    return _both(change, 38)
 
 
 def describe_change(change: Change | ItemRange) -> str:
@@ -73,8 +94,8 @@ def describe_change(change: Change | ItemRange) -> str:
     if isinstance(detail, TextDelta):
         return f"~ {where}: text, +{detail.added} -{detail.removed} {detail.unit}s"
     if isinstance(detail, NumberDelta):
-        return f"~ {where}: {short_repr(change.old)} → {short_repr(change.new)} ({detail.text()})"
-    return f"~ {where}: {short_repr(change.old)} → {short_repr(change.new)}"
+        return f"~ {where}: {_number(change, detail, 60, ' ')}"
+    return f"~ {where}: {_both(change, 60, ' ')}"
 
 
 class ChangeListModel(QAbstractTableModel):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Callable, Collection
 from itertools import repeat
@@ -12,6 +14,7 @@ from inspector.lazy import LazyText, LazyValue
 from inspector.diff.model import format_path
 
 ELIDE_AT = 160          # characters of a string shown in a one-line cell
+PREVIEW_BYTES = 16      # bytes of a bytes value shown in hex in its cell
 MAX_MATCHES = 20_000    # a search stops collecting after this many hits
 _SCALAR_SIZES: dict[Any, int] = {True: 4, False: 5, None: 4}
 _FLAT = frozenset({int, float, str, bool, type(None)})
@@ -62,7 +65,7 @@ def typed_preview(value: dict) -> str | None:
     ``Name.value``-like ``low``, a numpy array ``float64 3×4 [[0.0, 1.0, …``, bytes their size."""
     tag = value.get("__type__")
     if set(value) == {"__bytes__", "size"}:
-        return f"<{value['size']} bytes>"
+        return _bytes_preview(value["__bytes__"], value["size"])
     if not isinstance(tag, str):
         return None
     if set(value) == {"__type__", "value"} and isinstance(value["value"], (str, int, float, bool)):
@@ -78,6 +81,20 @@ def typed_preview(value: dict) -> str | None:
         values = value.get("values")
         return f"{dtype} {shape}" + (f" {json.dumps(values)}" if values is not None else "")
     return None
+
+
+def _bytes_preview(head: bytes | str, size: Any) -> str:
+    """``<3 bytes: 61 62 63>``: the count and the first bytes in hex, so that two values of one
+    size tell apart (``head``: the bytes, or LangGraph's base64 of them)."""
+    if isinstance(head, str):
+        try:
+            head = base64.b64decode(head[:PREVIEW_BYTES * 2], validate=True)   # (a multiple of 4 characters)
+        except (binascii.Error, ValueError):
+            head = b""
+    shown = head[:PREVIEW_BYTES].hex(" ")
+    more = " …" if isinstance(size, int) and size > PREVIEW_BYTES else ""
+    count = f"{size:,}" if isinstance(size, int) else str(size)
+    return f"<{count} bytes: {shown}{more}>" if shown else f"<{count} bytes>"
 
 
 def preview(value: Any, limit: int = ELIDE_AT) -> str:
@@ -104,7 +121,7 @@ def preview(value: Any, limit: int = ELIDE_AT) -> str:
     elif isinstance(value, bool):
         return "true" if value else "false"
     elif isinstance(value, (bytes, bytearray)):
-        return f"<{len(value)} bytes>"
+        return _bytes_preview(bytes(value[:PREVIEW_BYTES]), len(value))
     else:
         text = repr(value)
     return text if len(text) <= limit else text[:limit - 1] + "…"

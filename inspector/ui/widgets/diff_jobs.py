@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from PySide6.QtGui import QBrush
 
-from inspector.diff import DiffResult, diff_checkpoints
+from inspector.diff import Change, DiffResult, diff_checkpoints
 from inspector.diff.checkpoints import stored_form
+from inspector.diff.grouping import group_changes
 from inspector.diff.piece_view import PieceView, size_hint
 from inspector.diff.resolve import raw_fetcher, store_fetcher
 from inspector.diff.window import BIG_CHARS, BIG_NODES, MAX_CHANGES, WRAP, is_big, window
@@ -16,6 +17,7 @@ from inspector.errors import StoreError
 from inspector.highlight import SideBySide, align
 from inspector.model import CheckpointInfo, Snapshot
 from inspector.store.base import Store
+from inspector.ui.formatting import visible
 from inspector.ui.tasks import JobContext
 from inspector.ui.widgets.json_view import PreparedText, prepare_json
 from inspector.ui.widgets.side_by_side import prepare_sides
@@ -103,6 +105,25 @@ def run_text(request: DiffRequest, result: DiffResult, colors: dict[str, QBrush]
         if wrapped:
             note += " A changed long string is shown as a list of its lines."
     return SideTexts(aligned, left, right, note, wrap if wrapped else None)
+
+
+def path_key(row: Any) -> str:
+    """What the change filter matches a row of the change list by: its path as the list shows
+    it, case-folded (the filter ignores case)."""
+    return visible(row.display_path).casefold()
+
+
+def filter_rows(changes: tuple[Change, ...], needle: str, cache: dict, ctx: JobContext) -> list[int]:
+    """The rows of the change list (``group_changes`` of ``changes``, as its model shows them)
+    whose path contains ``needle``, ignoring case (in a worker). The rows' paths are worked out
+    once per diff and kept in ``cache`` for the next keystrokes."""
+    keys = cache.get("paths")
+    if keys is None:
+        keys = [path_key(row) for row in group_changes(changes)]
+        cache["paths"] = keys
+    ctx.check()
+    needle = needle.casefold()
+    return [row for row, key in enumerate(keys) if needle in key]
 
 
 def _keep_for_rewrap(request: DiffRequest, result: DiffResult, wrapped: bool) -> None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 
-from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QPoint, QSortFilterProxyModel, Qt, QTimer, Signal
-from PySide6.QtGui import QActionGroup, QGuiApplication, QResizeEvent, QShowEvent
+from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import (QActionGroup, QFontDatabase, QFontMetrics, QGuiApplication, QResizeEvent, QShowEvent,
+                           QTextOption)
 from PySide6.QtWidgets import (QAbstractItemView, QSizePolicy, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QMenu, QProgressBar, QSplitter, QStyle, QToolButton,
-                               QTreeView, QVBoxLayout, QWidget)
+                               QLineEdit, QMenu, QPlainTextEdit, QProgressBar, QSplitter, QStyle, QTableView, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from inspector.diff.grouping import ItemRange
 from inspector.humanize import plural
@@ -26,10 +27,11 @@ from inspector.diff import REMOVED, DiffResult
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store
 from inspector.ui.models.change_list_model import CHANGE_ROLE, OP, PATH, ChangeListModel
+from inspector.ui.models.change_rows import ChangeRowsProxy
 from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.change_detail import ChangeDetail
 from inspector.ui.widgets.checkpoint_header import kind_chip
-from inspector.ui.widgets.diff_jobs import DiffRequest, SideTexts, run_diff, run_text
+from inspector.ui.widgets.diff_jobs import DiffRequest, SideTexts, filter_rows, path_key, run_diff, run_text
 from inspector.ui.widgets.diff_summary_view import DiffSummaryView
 from inspector.ui.widgets.elided_label import ElidedRichLabel
 
@@ -45,12 +47,27 @@ LIST_ROWS = 5   # change rows the list gets before the texts take the rest
 MIN_LIST_ROWS = 4   # change rows the list keeps however short the tab
 SIDES_MIN_LINES = 5   # the text diff's least height, in lines (its title, three lines of text, a scroll bar)
 REWRAP_MS = 250  # a resize settles this long before a long string's lines are cut again
+FILTER_MS = 200  # typing pauses this long before a long change list is filtered (in a worker)
+SYNC_ROWS = 2000  # a change list this short is filtered at once, on the GUI thread (a few ms)
+WIDTH_ROWS = 200  # the path column is as wide as the longest path of this many first rows
 PARENT, PINNED, PAIR = "parent", "pinned", "pair"
 STAGES = {"loading": "Loading…", "diffing": "Comparing…", "tasks": "Comparing tasks…",
           "ancestor": "Finding the common ancestor…", "text": "Formatting the text diff…"}
 
 NOT_A_FORK = ("the selected run is not a fork; select a fork (listed under its original run) to "
               "compare it with where it started.")
+
+
+class ChangeTable(QTableView):
+    """The change list: rows of fixed height; Home/End go to the first/last change (not column)."""
+
+    def moveCursor(self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier) -> QModelIndex:  # Qt override
+        model = self.model()
+        if model is not None and model.rowCount() and action in (
+                QAbstractItemView.CursorAction.MoveHome, QAbstractItemView.CursorAction.MoveEnd):
+            row = 0 if action == QAbstractItemView.CursorAction.MoveHome else model.rowCount() - 1
+            return model.index(row, max(0, self.currentIndex().column()))
+        return super().moveCursor(action, modifiers)
 
 
 class DiffPanel(QWidget):
@@ -85,13 +102,18 @@ class DiffPanel(QWidget):
         self._restyle_timer = QTimer(self, singleShot=True, interval=0)
         self._restyle_timer.timeout.connect(self._restyle)
         self._keep_place = False     # the text comes again only for new colours: the reader stays put
-        self._hunk_texts = ("", "")    # the hunk label's words, whole and short
+        self._hunk_texts = ("", "", "")    # the hunk label's words, whole and short, and its tip
         self._result: DiffResult | None = None
         self._pending_path: tuple | None = None
         self._user_sized = False
         self._diff_job = LatestJob(self)
         self._text_job = LatestJob(self)
         self._choose_job = LatestJob(self)
+        self._filter_job = LatestJob(self)
+        self._filter_timer = QTimer(self, singleShot=True, interval=FILTER_MS)
+        self._filter_timer.timeout.connect(self._apply_filter)
+        self._filter_cache: dict = {}      # the shown diff's rows' paths, for the filter job
+        self._select_first = False     # the filtered rows of a new diff: select the first
         self._build()
         self._wire()
         self.show_snapshot(None, None)
@@ -113,15 +135,16 @@ class DiffPanel(QWidget):
         self.stage.setEnabled(False)
         self.summary = DiffSummaryView(self)
         self.model = ChangeListModel(self)
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = ChangeRowsProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.proxy.setFilterKeyColumn(PATH)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.filter = QLineEdit(self)
         self.filter.setPlaceholderText("Filter changes by path")
         self.filter.setClearButtonEnabled(True)
         self.changes = self._make_change_view()
         self.detail = ChangeDetail(self)
+        for view in (self.detail.old, self.detail.new):   # side by side in a small window: a value
+            view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)   # wraps, never cut
+            view.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.sides = SideBySideView(self)
         self.prev_hunk = self._tool(QStyle.StandardPixmap.SP_ArrowUp, "Previous difference in the text")
         self.next_hunk = self._tool(QStyle.StandardPixmap.SP_ArrowDown, "Next difference in the text")
@@ -158,17 +181,28 @@ class DiffPanel(QWidget):
         menu.addAction("Swap sides", self.swap)
         return menu
 
-    def _make_change_view(self) -> QTreeView:
-        view = QTreeView(self)
+    def _make_change_view(self) -> ChangeTable:
+        # A table, not a tree: a tree lays out every row (a second per 60,000 changes, on
+        # the GUI thread); a table of fixed-height rows asks only the rows it shows.
+        view = ChangeTable(self)
         view.setModel(self.proxy)
-        view.setRootIsDecorated(False)
-        view.setUniformRowHeights(True)
         view.setAlternatingRowColors(True)
+        view.setShowGrid(False)
+        view.setWordWrap(False)
+        view.setTabKeyNavigation(False)   # Tab leaves for the next pane; arrows move between rows
+        view.setCornerButtonEnabled(False)
         view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         # a long change is cut with "…" (whole in its tooltip): a scroll bar would take a row
         view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        header = view.header()
+        rows = view.verticalHeader()
+        rows.hide()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        mono = QFontMetrics(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))   # (the path column's)
+        rows.setDefaultSectionSize(max(mono.height(), self.fontMetrics().height()) + 4)
+        header = view.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         header.setStretchLastSection(True)
         header.setSectionResizeMode(OP, QHeaderView.ResizeMode.Fixed)
         header.resizeSection(OP, 28)
@@ -225,7 +259,8 @@ class DiffPanel(QWidget):
         # a short tab (a small window, the Console open) keeps rows of changes before lines of text
         line = self.fontMetrics().lineSpacing()
         self.sides.setMinimumHeight(SIDES_MIN_LINES * line)
-        self.changes.setMinimumHeight(self.changes.header().sizeHint().height() + MIN_LIST_ROWS * (line + 4)
+        self.changes.setMinimumHeight(self.changes.horizontalHeader().sizeHint().height()
+                                      + MIN_LIST_ROWS * self.changes.verticalHeader().defaultSectionSize()
                                       + 2 * self.changes.frameWidth())
         for pane, stretch in ((self.summary, 0), (changes, 2), (self.sides, 3)):
             self.splitter.addWidget(pane)
@@ -245,7 +280,9 @@ class DiffPanel(QWidget):
         self._text_job.progressed.connect(self._on_job_progressed)
         self._choose_job.finished.connect(self.pin)
         self._choose_job.failed.connect(self._on_job_failed)
-        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self._filter_job.finished.connect(self._on_filter_finished)
+        self._filter_job.failed.connect(self._on_job_failed)
+        self.filter.textChanged.connect(self._on_filter_text_changed)
         self.changes.selectionModel().selectionChanged.connect(self._on_changes_selection_changed)
         self.prev_hunk.clicked.connect(lambda: self.sides.step_hunk(True))
         self.next_hunk.clicked.connect(lambda: self.sides.step_hunk(False))
@@ -355,8 +392,8 @@ class DiffPanel(QWidget):
 
     @property
     def busy(self) -> bool:
-        """True while a comparison or its text diff is running."""
-        return self._diff_job.busy or self._text_job.busy
+        """True while a comparison or its text diff is running, or a typed filter is not applied yet."""
+        return self._diff_job.busy or self._text_job.busy or self._filter_job.busy or self._filter_timer.isActive()
 
     def select_change(self, row: int) -> None:
         """Select a change in the (filtered) list."""
@@ -379,6 +416,7 @@ class DiffPanel(QWidget):
         self._request, self._result, self._pending_path = request, None, None
         self._wrapped_at = None
         self._text_job.cancel()
+        self._stop_filtering()
         self._diff_job.submit(lambda ctx: run_diff(request, ctx))
         self.model.set_changes(())
         self.detail.show_change(None)
@@ -389,6 +427,7 @@ class DiffPanel(QWidget):
     def _cancel(self) -> None:
         self._diff_job.cancel()
         self._text_job.cancel()
+        self._stop_filtering()
         self._request = None
 
     def _show_idle(self, text: str, target: CheckpointInfo | None = None) -> None:
@@ -402,7 +441,7 @@ class DiffPanel(QWidget):
         self._update_bar(target)
 
     def _update_bar(self, target: CheckpointInfo | None = None) -> None:
-        busy = self.busy
+        busy = self._diff_job.busy or self._text_job.busy    # (filtering is too quick to show)
         self.progress.setVisible(busy)
         self.stage.setVisible(busy)
         if not busy:
@@ -470,16 +509,78 @@ class DiffPanel(QWidget):
         self.summary.show_result(result)
         self._fit_summary()
         self.model.set_changes(result.changes, is_dark(self.palette()))
-        self.changes.resizeColumnToContents(PATH)
-        room = max(120, self.changes.viewport().width() * 9 // 20)   # the change's words keep the rest
-        self.changes.setColumnWidth(PATH, min(self.changes.columnWidth(PATH) + 12, 320, room))
+        self._fit_path_column()
         self._show_side_titles(result)
         self._update_bar()
         self.stage.setText(STAGES["text"])
-        if self.proxy.rowCount():
+        if self.filter.text():     # (a filter of the last diff stays: the new rows are filtered)
+            self._select_first = True
+            self._apply_filter()
+        elif self.proxy.rowCount():
             self.select_change(0)
         self.pair_changed.emit(result.a, result.b)
         self.diff_ready.emit(result)
+
+    def _fit_path_column(self) -> None:
+        """The path column as wide as the longest of the first rows' paths (not every row's:
+        a list of 60,000 changes would be measured on the GUI thread), within its bounds."""
+        font = self.model.index(0, PATH).data(Qt.ItemDataRole.FontRole)
+        metrics = QFontMetrics(font) if font is not None else self.changes.fontMetrics()
+        rows = min(self.model.rowCount(), WIDTH_ROWS)
+        widest = max((metrics.horizontalAdvance(self.model.index(r, PATH).data() or "") for r in range(rows)),
+                     default=0)
+        room = max(120, self.changes.viewport().width() * 9 // 20)   # the change's words keep the rest
+        self.changes.setColumnWidth(PATH, max(60, min(widest + 24, 320, room)))
+
+    # -- the filter ------------------------------------------------------------------------
+    def _on_filter_text_changed(self, _text: str) -> None:
+        """A short list is filtered at once; a long one once typing pauses, in a worker."""
+        if self.model.rowCount() <= SYNC_ROWS:
+            self._filter_timer.stop()
+            self._apply_filter()
+        else:
+            self._filter_timer.start()
+
+    def _apply_filter(self) -> None:
+        """Show the changes whose path holds the filter's text (a long list: in a worker)."""
+        needle = self.filter.text()
+        result = self._result
+        self._filter_job.cancel()
+        if not needle or result is None:
+            self._show_rows(None)
+        elif self.model.rowCount() <= SYNC_ROWS:
+            key = needle.casefold()
+            self._show_rows([r for r in range(self.model.rowCount()) if key in path_key(self.model.change(r))])
+        else:
+            cache = self._filter_cache
+            self._filter_job.submit(lambda ctx: filter_rows(result.changes, needle, cache, ctx))
+
+    def _on_filter_finished(self, rows: list[int]) -> None:
+        self._show_rows(rows)     # (a new comparison cancels the job: these are the shown list's rows)
+
+    def _show_rows(self, rows: list[int] | None) -> None:
+        """Show these rows of the change list (None: all), the selected change kept selected
+        when it is among them."""
+        current = self.proxy.mapToSource(self.changes.currentIndex())
+        if rows is None:
+            self.proxy.show_all()
+        else:
+            self.proxy.show_rows(rows)
+        again = self.proxy.mapFromSource(current) if current.isValid() else QModelIndex()
+        if again.isValid():
+            self.changes.setCurrentIndex(again)
+        elif self._select_first and self.proxy.rowCount():
+            self.select_change(0)
+        else:
+            self.detail.show_change(None)
+        self._select_first = False
+
+    def _stop_filtering(self) -> None:
+        """A new comparison: the last one's filter job and its rows' paths are of no use."""
+        self._filter_timer.stop()
+        self._filter_job.cancel()
+        self._filter_cache = {}
+        self._select_first = False
 
     def _show_side_titles(self, result: DiffResult) -> None:
         self.sides.set_titles(self._side_title("old", result.a), self._side_title("new", result.b))
@@ -518,8 +619,8 @@ class DiffPanel(QWidget):
             return
         wanted = min(self.summary.wanted_height(self.splitter.width()), total // 3)
         rest = total - wanted
-        rows = self.filter.sizeHint().height() + self.changes.header().height() + \
-            LIST_ROWS * max(self.changes.sizeHintForRow(0), self.fontMetrics().lineSpacing() + 4)
+        rows = self.filter.sizeHint().height() + self.changes.horizontalHeader().height() + \
+            LIST_ROWS * self.changes.verticalHeader().defaultSectionSize()
         listed = max(rest * 2 // 5, min(rest * 3 // 5, rows))   # a short window still lists a few changes
         self.splitter.setSizes([wanted, listed, rest - listed])
 
@@ -558,8 +659,10 @@ class DiffPanel(QWidget):
         aligned, left, right, note, self._wrapped_at = prepared
         keep, self._keep_place = self._keep_place, False
         count = len(aligned.hunks)
-        self._set_hunk_text(plural(count, "differing block") if count else "texts are equal",
-                            plural(count, "block") if count else "equal")
+        if count:
+            self._set_hunk_text(plural(count, "differing block"), plural(count, "block"))
+        else:
+            self._set_no_hunk_text()
         self.sides.set_prepared(aligned, left, right, keep_place=keep)
         self.sides.set_note(note)
         self._update_bar()
@@ -571,15 +674,27 @@ class DiffPanel(QWidget):
         self.text_ready.emit()
 
     def _on_sides_hunk_changed(self, index: int, count: int) -> None:
-        self._set_hunk_text(f"difference {index + 1} of {count}" if count else "texts are equal",
-                            f"{index + 1} of {count}" if count else "equal")
+        if count:
+            self._set_hunk_text(f"difference {index + 1} of {count}", f"{index + 1} of {count}")
+        else:
+            self._set_no_hunk_text()
 
-    def _set_hunk_text(self, text: str, short: str) -> None:
-        """Where the text diff is, in full, or ``short`` in a narrow bar (the full in its tooltip)."""
-        self._hunk_texts = (text, short)
+    def _set_no_hunk_text(self) -> None:
+        """The texts show no difference: equal states, or a change their JSON cannot show
+        (then never "equal": the state did change)."""
+        if self._result is not None and self._result.changes:
+            self._set_hunk_text("no difference in the text", "same text",
+                                "The states differ in what their JSON text cannot show: the change list has each change.")
+        else:
+            self._set_hunk_text("texts are equal", "equal")
+
+    def _set_hunk_text(self, text: str, short: str, tip: str = "") -> None:
+        """Where the text diff is, in full, or ``short`` in a narrow bar (the full in its
+        tooltip, with ``tip`` when there is one)."""
+        self._hunk_texts = (text, short, tip)
         narrow = self.width() < NARROW
         self.hunk_label.setText(short if narrow else text)
-        self.hunk_label.setToolTip(text if narrow else "")
+        self.hunk_label.setToolTip("\n".join(t for t in (text if narrow else "", tip) if t))
 
     def _on_changes_selection_changed(self, _sel: QItemSelection, _desel: QItemSelection) -> None:
         index = self.changes.currentIndex()

@@ -16,7 +16,7 @@ from inspector.ui.formatting import visible
 from inspector.ui.widgets.palette import accent, muted_text, theme_changed
 
 CHECK_WORDS = {True: "✓", False: "✗", None: "?"}
-MAX_VISIBLE_ROWS = 6
+MAX_VISIBLE_ROWS = 12   # task changes the list shows whole when its pane has the room (a third of the tab)
 HELD_LINES = 2   # lines of the summary a short pane keeps whole (a longer one is cut below them)
 KIND_HUES = {"added": "#1a7f37", "removed": "#cf222e", "status": "#0969da", "review": "#8250df",
              "check": "#1a7f37", "check_added": "#1a7f37", "check_removed": "#cf222e",
@@ -141,7 +141,8 @@ class DiffSummaryView(QWidget):
         self._show_divergence(result)
         self.tasks.clear()
         pal = self.palette()
-        for change in result.task_changes:
+        # regressions first: a short pane shows them whatever else scrolls out of sight
+        for change in sorted(result.task_changes, key=lambda c: not c.regression):
             flag = "   ⚠ regression" if change.regression else ""
             item = QListWidgetItem(visible(f"{task_change_line(change)}{flag}"))
             if change.regression or change.kind in ("status", "check", "check_added"):
@@ -157,7 +158,7 @@ class DiffSummaryView(QWidget):
         self.tasks.setVisible(rows > 0)
         if rows:
             row = self.tasks.sizeHintForRow(0)
-            self.tasks.setMaximumHeight(row * rows + 2 * self.tasks.frameWidth() + 2)
+            self.tasks.setMaximumHeight((row + self.tasks.spacing()) * rows + 2 * self.tasks.frameWidth() + 4)
             self.tasks.setMinimumHeight(row + 2 * self.tasks.frameWidth() + 2)   # (the summary keeps its lines first)
 
     def _show_divergence(self, result: DiffResult) -> None:

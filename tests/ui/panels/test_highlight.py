@@ -58,7 +58,7 @@ def test_to_json_text_matches_json_dumps_for_json_values() -> None:
 
 def test_to_json_text_tolerates_bytes_and_odd_keys() -> None:
     text = to_json_text({(1, 2): b"xyz"})
-    assert json.loads(text) == {"(1, 2)": "<3 bytes>"}
+    assert json.loads(text) == {"(1, 2)": {"__bytes__": "78 79 7a  |xyz|"}}
 
 
 def test_align_pads_both_sides_to_the_same_length() -> None:

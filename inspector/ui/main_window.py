@@ -37,6 +37,7 @@ from inspector.ui.widgets.welcome import WelcomePage
 
 APP_NAME = "Checkpoint Inspector"
 RUNS_MIN_WIDTH, RUNS_MAX_WIDTH = 420, 600   # the runs list's first width (names readable, details room)
+TIMELINE_HEIGHT = 300   # the timeline's first height at most: the details (the diff, the board) get the rest
 STORE_FILTER = "Checkpoint stores (*.db *.sqlite *.sqlite3 *.ckpt);;All files (*)"
 
 
@@ -105,8 +106,8 @@ class MainWindow(QMainWindow):
         top_layout.addWidget(self.timeline_panel, 1)
         self.right_splitter.addWidget(top)
         self.right_splitter.addWidget(self.details)
-        self.right_splitter.setStretchFactor(0, 1)
-        self.right_splitter.setStretchFactor(1, 1)
+        self.right_splitter.setStretchFactor(0, 1)   # a taller window gives most of its rows to the
+        self.right_splitter.setStretchFactor(1, 2)   # details (the diff, the board), not to the timeline
         self.right_splitter.setSizes([400, 420])
         self.main_splitter = ThinSplitter(Qt.Orientation.Horizontal)
         self.main_splitter.setObjectName("mainSplitter")
@@ -177,6 +178,8 @@ class MainWindow(QMainWindow):
         self.runs_panel.model.annotated.connect(self._refresh_forks)
         self.timeline_panel.checkpoint_selected.connect(self._on_checkpoint_selected)
         self.timeline_panel.checkpoints_selected.connect(self._on_checkpoints_selected)
+        self.timeline_panel.checkpoint_updated.connect(self.checkpoint_changed)     # (a pin made elsewhere)
+        self.timeline_panel.place_lost.connect(lambda text: self.banner.show_message(text, "warning"))
         self.details.task_history_requested.connect(self.open_task_history)
         self.details.value_history_requested.connect(self.open_value_history)
 
@@ -276,6 +279,7 @@ class MainWindow(QMainWindow):
             return
         self.runs_panel.refresh()
         self.session.bridge.poll_now()
+        self.timeline_panel.reread_pins()     # (a pin changes no row the poll reports)
         self.statusBar().showMessage("Refreshed", 2000)
 
     def show_error(self, message: str, level: str = "error") -> None:
@@ -343,11 +347,11 @@ class MainWindow(QMainWindow):
             self.banner.show_message(text, "info")
         self.statusBar().showMessage(text, 5000)
 
-    def _on_run_selected(self, run: RunInfo) -> None:
-        self.timeline_panel.show_run(run)
+    def _on_run_selected(self, run: RunInfo, keep: bool = False) -> None:
+        self.timeline_panel.show_run(run, keep=keep)      # (keep: it selects the checkpoint kept itself)
         self._refresh_forks()
         self.details.show_checkpoint(None, run)
-        if run.checkpoint_count:
+        if run.checkpoint_count and not keep:
             self.timeline_panel.select_seq(-1)     # its head: the state it is in now (followed live)
         self.run_changed.emit(run)
         self._update_copy_ref()
@@ -357,7 +361,7 @@ class MainWindow(QMainWindow):
         if shown is not None and shown.id == run.id and run.checkpoint_count < shown.checkpoint_count:
             # checkpoints of the run shown were deleted (a prune, a LangGraph fork deleted):
             # rows are gone and a native run's are numbered anew, so it is shown afresh
-            self._on_run_selected(run)
+            self._on_run_selected(run, keep=True)
             fewer = shown.checkpoint_count - run.checkpoint_count
             self.statusBar().showMessage(
                 f"{plural(fewer, 'checkpoint')} of “{run.name}” {'was' if fewer == 1 else 'were'} deleted "
@@ -562,7 +566,11 @@ class MainWindow(QMainWindow):
         self.main_splitter.setSizes([runs, max(1, width - runs)])
         height = sum(self.right_splitter.sizes())
         if height > 0:   # the details get the larger share: the diff and the task board need rows
-            self.right_splitter.setSizes([height * 2 // 5, height - height * 2 // 5])
+            # (up to a height for some rows: more would be empty rows of a short run, not the diff's)
+            pane = self.right_splitter.widget(0)
+            least = pane.minimumSizeHint().height() if pane is not None else 0
+            top = max(least, min(height * 2 // 5, TIMELINE_HEIGHT))
+            self.right_splitter.setSizes([top, height - top])
 
     def _check_theme(self, mode: str) -> None:
         for action in self.menu_actions.theme_group.actions():

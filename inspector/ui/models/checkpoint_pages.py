@@ -10,9 +10,9 @@ damaged store lacks is a hole (None) in its page: the checkpoints after it keep 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-from inspector.model import CheckpointInfo
+from inspector.model import CheckpointInfo, replace
 from inspector.store.base import Store
 
 PAGE_SIZE = 500
@@ -154,6 +154,17 @@ class PageCache:
             rows[offset] = info
             return True
         return False
+
+    def mark_pins(self, pinned: Collection[int | str]) -> list[int]:
+        """Give the loaded rows the pin marks of ``pinned`` (checkpoint ids, read again after
+        the store was written); the rows whose mark changed (the LRU order is kept)."""
+        changed = []
+        for page, rows in self._pages.items():
+            for offset, info in enumerate(rows):
+                if info is not None and info.pinned != (info.id in pinned):
+                    rows[offset] = replace(info, pinned=not info.pinned)
+                    changed.append(page * self.page_size + offset)
+        return sorted(changed)
 
     def loaded_pages(self) -> list[int]:
         """Page numbers currently held."""

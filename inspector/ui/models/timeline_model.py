@@ -8,6 +8,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 
 import bisect
+import logging
 from functools import partial
 
 from inspector.model import ChangeSet, CheckpointInfo, RunInfo
@@ -18,6 +19,8 @@ from inspector.ui import formatting, icons, style
 from inspector.ui.models.checkpoint_pages import PAGE_SIZE, Page, PageCache, fetch_branch_page, fetch_page
 from inspector.ui.session import StoreSession
 from inspector.ui.style import mono_font
+
+log = logging.getLogger(__name__)
 
 (COL_SEQ, COL_KIND, COL_NAME, COL_TIME, COL_GAP, COL_SIZE, COL_DELTA, COL_CHECKS, COL_FORKS,
  COL_CHANGE) = range(10)
@@ -53,6 +56,7 @@ class TimelineModel(QAbstractTableModel):
     rows_unreadable = Signal(int, int)   # first row, last row: read twice, not there (a damaged store)
     rows_appended = Signal(int)      # how many rows live updates added
     branches_changed = Signal()      # the run's branches or the branch shown changed
+    pins_changed = Signal(list)      # rows whose pin mark changed when the run's pins were read again
 
     def __init__(self, session: StoreSession, parent: Any = None) -> None:
         super().__init__(parent)
@@ -81,6 +85,9 @@ class TimelineModel(QAbstractTableModel):
         self._topology_state = "idle"   # idle | loading | again (one more read queued) | done
         self._live: list[CheckpointInfo] = []
         self._page_generation = 0
+        self._pin_notes: dict[Any, str] = {}   # the shown run's pinned checkpoint ids → their notes
+        self._pins_state = "idle"       # idle | loading | again (one more read queued)
+        self.store_gone = False         # the run was chosen after the store's file went: no rows to read
 
     # -- run -------------------------------------------------------------------------
     def set_run(self, run: RunInfo | None) -> None:
@@ -89,8 +96,11 @@ class TimelineModel(QAbstractTableModel):
         self.beginResetModel()
         self.run = run
         store = self.session.store
-        self._branching = bool(run and store is not None and store.may_branch(run))
-        self._count = 0 if self._branching or not run else \
+        # a store whose file went (deleted or moved) has nothing to read: no rows of "…" that
+        # would each fail to load; the panel says why instead
+        self.store_gone = bool(run and self.session.is_gone)
+        self._branching = bool(run and store is not None and not self.store_gone and store.may_branch(run))
+        self._count = 0 if self._branching or not run or self.store_gone else \
             min(max(run.checkpoint_count, run.head_seq + 1), MAX_ROWS)
         self._generation += 1
         self._store_generation = self.session.generation
@@ -100,12 +110,15 @@ class TimelineModel(QAbstractTableModel):
         self._lane_of = {}
         self._topology_state = "idle"
         self._live = []
+        self._pin_notes = {}
+        self._pins_state = "idle"
         self.endResetModel()
         self.branches_changed.emit()
         if self._branching:
             self._load_topology()
         elif self._count:
             self.request_row(0)
+        self.reread_pins()
 
     def _reset_rows(self) -> None:
         self.cache.clear()
@@ -159,6 +172,53 @@ class TimelineModel(QAbstractTableModel):
             if self.cache.has_row(last):
                 self._want(self.cache.page_of(last))
 
+    # -- pins --------------------------------------------------------------------------
+    def pin_note(self, info: CheckpointInfo) -> str | None:
+        """The note ``info`` was pinned with ('' without one), None when it is not pinned."""
+        return self._pin_notes.get(info.id, "") if info.pinned else None
+
+    def reread_pins(self) -> None:
+        """Read the shown run's pins again, in the background (a native store's; others keep
+        none). A pin or unpin changes no checkpoint row, only the store's pins, so a pin made
+        by another process (or window) reached no open window: the watcher's ``written``
+        and Refresh ask for this. Loaded rows whose mark differs are updated in place and
+        named by ``pins_changed``; a read asked for while one runs queues one more."""
+        store, run = self.session.store, self.run
+        read = getattr(store, "pin_notes", None)
+        if read is None or run is None or self.session.is_gone:
+            return
+        if self._pins_state != "idle":
+            self._pins_state = "again"
+            return
+        self._pins_state = "loading"
+        generation, run_id = self._generation, run.id
+        self.session.runner.run(lambda: read(run_id), partial(self._on_pins, generation),
+                                partial(self._on_pins_failed, generation))
+
+    def _on_pins(self, generation: int, notes: dict[Any, str]) -> None:
+        if generation != self._generation:
+            return
+        again = self._pins_state == "again"
+        self._pins_state = "idle"
+        noted = notes != self._pin_notes
+        self._pin_notes = notes
+        rows = self.cache.mark_pins(notes)
+        for row in rows:
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMN_TITLES) - 1))
+        if noted and self._count:      # a note changed: the name column's tooltips say it
+            self.dataChanged.emit(self.index(0, COL_NAME), self.index(self._count - 1, COL_NAME))
+        if rows:
+            self.pins_changed.emit(rows)
+        if again:
+            self.reread_pins()
+
+    def _on_pins_failed(self, generation: int, message: str) -> None:
+        # the pins are read again at the next write; a store that fails to read says so
+        # through what the window reads anyway (its pages, its changes), not once more here
+        if generation == self._generation:
+            self._pins_state = "idle"
+            log.info("the pins of the run shown could not be read again: %s", message)
+
     # -- branches ----------------------------------------------------------------------
     @property
     def topology_loading(self) -> bool:
@@ -173,7 +233,7 @@ class TimelineModel(QAbstractTableModel):
     def _load_topology(self) -> None:
         """Read the run's tree in the background; a request while one runs queues one more."""
         store, run = self.session.store, self.run
-        if store is None or run is None:
+        if store is None or run is None or self.session.is_gone:
             return
         if self._topology_state == "loading":
             self._topology_state = "again"
@@ -340,7 +400,8 @@ class TimelineModel(QAbstractTableModel):
 
     def _pump(self) -> None:
         store = self.session.store
-        if store is None or self.run is None or not self.session.is_current(self._store_generation):
+        if store is None or self.run is None or not self.session.is_current(self._store_generation) \
+                or self.session.is_gone:     # (the file is gone: a read would only fail)
             return
         while self._wanted and len(self._in_flight) < MAX_IN_FLIGHT:
             page = self._wanted.pop()
@@ -547,8 +608,9 @@ class TimelineModel(QAbstractTableModel):
         if col == COL_SIZE:
             return f"{info.size:,} bytes of state ({info.size_delta:+,} since the previous checkpoint)"
         text = f"#{info.seq} {info.kind} {info.name}\nid {info.id}"
-        if info.pinned:
-            text += "\npinned: prune never removes it"
+        note = self.pin_note(info)
+        if note is not None:
+            text += "\npinned: prune never removes it" + (f"\nnote: {note}" if note else "")
         if info.lane:
             text += f"\nlane {info.lane}"
         if info.ops > 1:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import shlex
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QFontDatabase, QTextDocumentFragment
@@ -27,6 +27,9 @@ from inspector.ui.tasks import LatestJob
 from inspector.ui.widgets.checkpoint_header import fmt_time, kind_chip
 from inspector.ui.widgets.empty_state import EmptyState
 from inspector.ui.widgets.palette import accent, is_dark, muted_text, theme_changed, tint
+
+if TYPE_CHECKING:
+    from inspector.ui.session import StoreSession
 
 Row = tuple[str, str]   # (label, rich text)
 LABEL_WIDTH = 130
@@ -113,9 +116,11 @@ def _plain(rich: str) -> str:
 
 class MetadataPanel(QWidget):
     """Everything known about a checkpoint and its run. ``show_snapshot``; ``show_diagnosis``;
-    ``set_store`` (optional) lets it look up the previous checkpoint for the time gap."""
+    ``set_store`` (optional) lets it look up the previous checkpoint for the time gap and
+    whether the checkpoint is pinned (with its note); given the window's ``session``, that
+    pin is read again whenever the store is written (a pin made by another process)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, session: StoreSession | None = None) -> None:
         super().__init__(parent)
         self._store: Store | None = None
         self._snapshot: Snapshot | None = None
@@ -124,6 +129,10 @@ class MetadataPanel(QWidget):
         self._diagnosis_text: str | None = None
         self._lookup_job = LatestJob(self)
         self._lookup_job.finished.connect(self._on_lookup_finished)
+        self._pin_job = LatestJob(self)
+        self._pin_job.finished.connect(self._on_pin_read)
+        if session is not None:
+            session.written.connect(self._on_store_written)
         self._found: dict[str, Any] = {}
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.diagnosis = QLabel(self)
@@ -338,6 +347,11 @@ class MetadataPanel(QWidget):
             rows.append(("Change", visible_html(info.change)))
         if info.branch_count:
             rows.append(("Branches", f"{plural(info.branch_count, 'fork')} start{'s' if info.branch_count == 1 else ''} here"))
+        note = self._found.get("pin")
+        if isinstance(note, str):
+            rows.append(("Pinned", "yes " + self._muted("(prune never removes it)")))
+            if note:
+                rows.append(("Pin note", visible_html(note)))
         return rows
 
     def _gap_text(self, info: CheckpointInfo) -> str:
@@ -445,12 +459,15 @@ class MetadataPanel(QWidget):
         parent_run = run.parent_run if run is not None else None
         parent_checkpoint = run.parent_checkpoint if run is not None else None
         wants_parent = parent_run is not None
-        if store is None or (info.parent_id is None and not wants_parent):
+        pin_notes = getattr(store, "pin_notes", None)     # (a native store's: others keep no pins)
+        if store is None or (info.parent_id is None and not wants_parent and pin_notes is None):
             self._lookup_job.cancel()
             return
 
         def job(_ctx: object) -> tuple[CheckpointInfo, dict[str, Any]]:
             found: dict[str, Any] = {}
+            if pin_notes is not None:
+                found["pin"] = pin_notes(info.run_id).get(info.id)
             if info.parent_id is not None:
                 found["previous"] = store.get_checkpoint(info.parent_id).created
             if parent_run is not None:
@@ -469,6 +486,24 @@ class MetadataPanel(QWidget):
         self.checkpoint.set_rows(self._checkpoint_rows(info, self._run))
         if self._run is not None:
             self.lineage.set_rows(self._lineage_rows(self._run, self._snapshot.meta))
+
+
+    def _on_store_written(self) -> None:
+        """The store was written: the checkpoint shown may have been pinned or unpinned by
+        another process (a pin changes nothing else), so its pin is read again."""
+        snapshot, store = self._snapshot, self._store
+        pin_notes = getattr(store, "pin_notes", None)
+        if snapshot is None or pin_notes is None:
+            return
+        info = snapshot.info
+        self._pin_job.submit(lambda _ctx: (info, pin_notes(info.run_id).get(info.id)))
+
+    def _on_pin_read(self, result: tuple[CheckpointInfo, str | None]) -> None:
+        info, note = result
+        if self._snapshot is None or self._snapshot.info != info or self._found.get("pin", False) == note:
+            return
+        self._found["pin"] = note
+        self.checkpoint.set_rows(self._checkpoint_rows(info, self._run))
 
 
 def _unowned(kind: str, run: RunInfo) -> str:

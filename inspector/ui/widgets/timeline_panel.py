@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics, QIcon
 from PySide6.QtWidgets import (
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from inspector.humanize import plural
 from inspector.model import CHECKPOINT_KINDS, ChangeSet, CheckpointInfo, RunInfo
+from inspector.store.base import Store
 from inspector.store.branches import Branch, lane_name
 from inspector.ui import icons, style
 from inspector.ui.formatting import visible
@@ -65,6 +68,19 @@ def fixed_widths(metrics, mono) -> dict[int, int]:
             COL_FORKS: metrics.horizontalAdvance("Forks") + pad}
 
 
+def _locate(store: Store, wanted: int | str, earlier: list[int | str],
+            batch: int = 100) -> dict[int | str, CheckpointInfo]:
+    """Checkpoint ``wanted`` as the store has it now (renumbered by a prune), else the first
+    of ``earlier`` (nearest first) still there; read in batches that stop at the first found
+    (a store without a batch read asks for each id alone). Worker thread."""
+    found = store.checkpoints_by_id([wanted])
+    for start in range(0, len(earlier), batch):
+        if found:
+            break
+        found = store.checkpoints_by_id(earlier[start:start + batch])
+    return found
+
+
 def _widest(metrics: QFontMetrics, texts: tuple[str, ...]) -> int:
     """The width of the widest of ``texts``."""
     return max(metrics.horizontalAdvance(text) for text in texts)
@@ -88,6 +104,12 @@ class TimelinePanel(QWidget):
 
     checkpoint_selected = Signal(object)    # CheckpointInfo of the current row
     checkpoints_selected = Signal(list)     # every selected (loaded) CheckpointInfo, by seq
+    # the current checkpoint read again in place (its pin, made or removed elsewhere): what
+    # follows it (the Pin action's check) updates; its state is the same, nothing reloads
+    checkpoint_updated = Signal(object)
+    # the checkpoint shown was deleted (a prune elsewhere) while its run was read again: one
+    # sentence saying so and which checkpoint is shown instead (for the window's banner)
+    place_lost = Signal(str)
 
     def __init__(self, session: StoreSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -99,6 +121,7 @@ class TimelinePanel(QWidget):
         self._head_wait: int | None = None   # following the head: the row kept current until the head's row loads
         self._branch_menu: QMenu | None = None
         self._at_bottom = False
+        self._keeping = 0       # counts show_run(keep=True): a late look-up of an older one is dropped
         self._build()
         self._wire()
         self._show_run_header(None)
@@ -200,17 +223,70 @@ class TimelinePanel(QWidget):
         self.model.rowsAboutToBeInserted.connect(self._on_rows_about_to_be_inserted)
         self.model.rows_appended.connect(self._on_rows_appended)
         self.model.branches_changed.connect(self._on_branches_changed)
+        self.model.pins_changed.connect(self._on_pins_changed)
+        self.session.written.connect(self.model.reread_pins)    # a pin made elsewhere writes only its pin
         self.branch_box.activated.connect(self._on_branch_box_activated)
 
     # -- public API ------------------------------------------------------------------------
-    def show_run(self, run: RunInfo | None) -> None:
-        """Show ``run``'s timeline (placeholders at once, rows as their pages load)."""
+    def show_run(self, run: RunInfo | None, keep: bool = False) -> None:
+        """Show ``run``'s timeline (placeholders at once, rows as their pages load).
+
+        ``keep``: the run shown, read again after some of its checkpoints were deleted (a
+        prune by another process): its rows are numbered anew, so the checkpoint that was
+        current is found again by its id and selected at its new #seq; when it was deleted
+        itself, its nearest kept ancestor (else the head) is selected and ``place_lost``
+        says so. Without a checkpoint current the head is selected."""
+        shown, current = self.model.run, self.current_checkpoint()
+        earlier = self._earlier_ids() if keep else []
         self._pending_row = None
         self._pending_seq = None
         self._head_wait = None
         self.model.set_run(run)
         self._show_run_header(run)
         self.view.scrollToTop()
+        if not keep or run is None or not run.checkpoint_count or self.model.store_gone:
+            return
+        store = self.session.store
+        if current is None or shown is None or shown.id != run.id or store is None:
+            self.select_seq(-1)
+            return
+        self._keeping += 1
+        asked = self._keeping
+        self.session.runner.run(partial(_locate, store, current.id, earlier),
+                                lambda found: self._on_kept(asked, run, current, earlier, found),
+                                lambda _why: self._on_kept(asked, run, current, earlier, {}))
+
+    def _earlier_ids(self, limit: int = 2000) -> list[int | str]:
+        """Ids of the loaded rows before the current one, nearest first (its ancestors on the
+        branch shown: where to go when it is deleted)."""
+        index = self.view.currentIndex()
+        if not index.isValid():
+            return []
+        found = (self.model.checkpoint(row) for row in range(index.row() - 1, max(-1, index.row() - 1 - limit), -1))
+        return [info.id for info in found if info is not None]
+
+    def _on_kept(self, asked: int, run: RunInfo, current: CheckpointInfo, earlier: list[int | str],
+                 found: dict[int | str, CheckpointInfo]) -> None:
+        """Where the checkpoint that was current went (``found``: the ids still there, at
+        their new #seq): selected there, else at its nearest kept ancestor, else the head."""
+        if asked != self._keeping or self.model.run is None or self.model.run.id != run.id:
+            return      # another run (or another read of this one) since
+        if self.view.currentIndex().isValid():
+            return      # the user chose a row meanwhile
+        kept = found.get(current.id)
+        if kept is not None:
+            self.select_seq(kept.seq)
+            return
+        ancestor = next((found[i] for i in earlier if i in found), None)
+        name = visible(run.name)
+        if ancestor is not None:
+            self.select_seq(ancestor.seq)
+            instead = f"its nearest kept ancestor, now #{ancestor.seq}, is shown instead"
+        else:
+            self.select_seq(-1)
+            instead = "the run's head is shown instead"
+        self.place_lost.emit(f"Checkpoint #{current.seq} of “{name}” is no longer in the store (pruned or "
+                             f"deleted): {instead}.")
 
     def update_run(self, run: RunInfo) -> None:
         """A newer RunInfo of the shown run arrived (live)."""
@@ -411,6 +487,19 @@ class TimelinePanel(QWidget):
         self._sync_scrubber(row)     # now with the checkpoint's seq
         self.checkpoint_selected.emit(info)
 
+    def _on_pins_changed(self, rows: list[int]) -> None:
+        """Pins read again changed loaded rows: the current one's new info goes out (the Pin
+        action's check follows a pin made elsewhere)."""
+        current = self.view.currentIndex()
+        if current.isValid() and current.row() in rows:
+            info = self.model.checkpoint(current.row())
+            if info is not None:
+                self.checkpoint_updated.emit(info)
+
+    def reread_pins(self) -> None:
+        """Read the shown run's pins again (View ▸ Refresh)."""
+        self.model.reread_pins()
+
     def _on_selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
         self.checkpoints_selected.emit(self.selected_checkpoints())
 
@@ -471,13 +560,17 @@ class TimelinePanel(QWidget):
     def _show_run_header(self, run: RunInfo | None) -> None:
         self.run_label.setText(visible(run.name) if run else "")
         self.run_label.setToolTip(f"{visible(run.name)}\n{run.id}" if run else "")
-        self.empty_hint.setVisible(run is None)
+        self.empty_hint.setText("Its checkpoints cannot be read: the store is no longer there."
+                                if self.model.store_gone else "Select a run to see its checkpoints.")
+        self.empty_hint.setVisible(run is None or self.model.store_gone)
         self.empty_hint.resize(self.view.viewport().size())
         self._show_count()
 
     def _show_count(self) -> None:
         count, branches = self.model.rowCount(), len(self.model.branches)
         total = max(self.model.branch_total, branches)
+        if self.model.store_gone and self.model.run is not None:
+            count = self.model.run.checkpoint_count      # (as listed before the store went; none are shown)
         text = plural(count, "checkpoint") if self.model.run is not None else ""
         if branches > 1:
             text = f"{branches} branches" if total <= branches else f"newest {branches:,} of {total:,} branches"

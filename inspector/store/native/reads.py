@@ -66,7 +66,10 @@ _TABLE_EXISTS = {"sqlite": "SELECT 1 FROM sqlite_master WHERE type = 'table' AND
 
 FETCH_BATCH = 500
 STREAM_PART = 64                    # pieces per part of stream_raw_pieces
-PIECE_CACHE_ITEMS = 20_000          # decoded pieces kept (the GUI re-reads what it just showed)
+PIECE_CACHE_ITEMS = 20_000          # decoded pieces kept (the GUI re-reads what it just showed) …
+PIECE_CACHE_BYTES = 16 * 1024 * 1024   # … as long as their raw bytes come to no more than this (a window
+                                       # following a live run reads new pieces at every save: counted
+                                       # in items alone, they held ~300 MB of decoded chunks)
 TEXT_CACHE_CHARS = 1 << 20          # a text piece's string this long is not kept: its chunks are
 RAW_CACHE_BYTES = 64 * 1024 * 1024  # raw piece bytes kept for diffs
 _BLOB_BATCHES = (8, STREAM_PART, FETCH_BATCH)   # IN-list sizes; a batch is padded up to one
@@ -107,6 +110,8 @@ class NativeReads(Store):
         self._pieces: OrderedDict[bytes, Any] = OrderedDict()
         self._raw: OrderedDict[bytes, bytes] = OrderedDict()
         self._raw_bytes = 0
+        self._piece_bytes: dict[bytes, int] = {}    # a decoded piece's raw size (what it costs, roughly)
+        self._pieces_bytes = 0
         self._pieces_lock = _thread.allocate_lock()   # threading.Lock(), without importing threading
         self._reducers: dict = {}   # (thread, channel) → (the thread's extent, what the reducer proof found)
 
@@ -240,6 +245,15 @@ class NativeReads(Store):
         return {int(r[0]) for r in self._execute(cur, "SELECT checkpoint_id FROM ci_pins WHERE run_id = ?",
                                                  (run_id,))}
 
+    def pin_notes(self, run_id: str) -> dict[int, str]:
+        """The run's pinned checkpoints (their ids) and the note each was pinned with: what a
+        window reads again when the store was written, to follow pins made elsewhere."""
+        with self._connection() as cur:
+            if not self._execute(cur, _TABLE_EXISTS[self.dialect], ("ci_pins",)):
+                return {}
+            rows = self._execute(cur, "SELECT checkpoint_id, note FROM ci_pins WHERE run_id = ?", (run_id,))
+        return {int(r[0]): str(r[1] or "") for r in rows}
+
     @staticmethod
     def _marked(infos: list[CheckpointInfo], pinned: set[int]) -> list[CheckpointInfo]:
         if not pinned:
@@ -287,8 +301,19 @@ class NativeReads(Store):
         else:
             raise StoreError(f"{ref!r} is not a checkpoint reference (use an id or RUN:SEQ).")
         if not rows:
-            raise StoreError(f"There is no checkpoint {ref} in {self.info.display}.")
+            raise StoreError(self._missing(cur, ref, run_id, key))
         return rows[0]
+
+    def _missing(self, cur: Any, ref: int | str, run_id: str | None, key: int | str) -> str:
+        """Why checkpoint ``ref`` is not found, in words the user can place: an id below the
+        store's newest one was there once (a window or dialog read it before another process
+        deleted or pruned it; its run and #seq went with its row), an id above it never was."""
+        if run_id is None and isinstance(key, int):
+            newest = self._fetch(cur, "SELECT max(id) FROM ci_checkpoints")[1][0][0]
+            if isinstance(newest, int) and 0 < key <= newest:
+                return (f"Checkpoint id {key} is no longer in {self.info.display} "
+                        "(deleted or pruned by another process?).")
+        return f"There is no checkpoint {ref} in {self.info.display}."
 
     def load(self, checkpoint_id: int | str) -> Snapshot:
         snap = self._load(checkpoint_id, True)
@@ -372,8 +397,10 @@ class NativeReads(Store):
         if not missing:
             return found
         from inspector.codec import ChunkedText, unpack
+        sizes: dict[bytes, int] = {}
         for d, raw in self.read_raw_pieces(missing).items():
             found[d] = unpack(raw)
+            sizes[d] = len(raw)
         texts = [d for d in missing if type(found[d]) is ChunkedText]
         if texts and join:
             found.update(self._join_texts({d: found[d] for d in texts}))
@@ -382,9 +409,14 @@ class NativeReads(Store):
         keep = [d for d in missing if type(found[d]) is not ChunkedText and d not in long_texts]
         with self._pieces_lock:
             for d in keep:
+                if d not in self._pieces:
+                    cost = max(sizes.get(d, 0), len(found[d]) if type(found[d]) is str else 0)
+                    self._piece_bytes[d] = cost
+                    self._pieces_bytes += cost
                 self._pieces[d] = found[d]
-            while len(self._pieces) > PIECE_CACHE_ITEMS:
-                self._pieces.popitem(last=False)
+            while self._pieces and (len(self._pieces) > PIECE_CACHE_ITEMS or self._pieces_bytes > PIECE_CACHE_BYTES):
+                gone, _ = self._pieces.popitem(last=False)
+                self._pieces_bytes -= self._piece_bytes.pop(gone, 0)
         return found
 
     def _join_texts(self, texts: dict[bytes, Any]) -> dict[bytes, str]:
@@ -502,6 +534,8 @@ class NativeReads(Store):
         """Forget every piece read so far (the next reads go to the database)."""
         with self._pieces_lock:
             self._pieces.clear()
+            self._piece_bytes.clear()
+            self._pieces_bytes = 0
             self._raw.clear()
             self._raw_bytes = 0
 

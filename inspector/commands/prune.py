@@ -81,11 +81,13 @@ def print_plan(plan: PrunePlan, vacuumed: bool = False) -> None:
     if plan.backup:
         print(f"Backup written first: {plan.backup}")
     if plan.applied:
-        before, after, wal = plan.on_disk()
+        before, after, wal = plan.on_disk()     # the file, then its log apart (see PrunePlan.on_disk)
         freed = "" if vacuumed or after < before else \
             " (the freed space stays in the file for new checkpoints; --vacuum gives it back to the disk)"
-        log = f", and a {fmt_size(wal)} write-ahead log of the prune until SQLite folds it into the file" if wal else ""
-        print(f"On disk: {fmt_size(before)} before, {fmt_size(after)} after{log}{freed}.")
+        print(f"On disk: {fmt_size(before)} before, {fmt_size(after)} after{freed}.")
+        if wal or plan.wal_before:
+            print(f"Write-ahead log: {fmt_size(plan.wal_before)} before, {fmt_size(wal)} after (every writer's "
+                  "changes, this prune's among them, until SQLite folds them into the file).")
         if plan.remove_checkpoints:
             print(RENUMBERED)
     else:

@@ -36,6 +36,7 @@ from inspector.store.native import live, prune_sql
 from inspector.store.native import pins as pin_sql
 from inspector.store.native.schema import checkpoints, runs
 from inspector.store.native.store import NativeStore
+from inspector.store.native.writer import notify
 from inspector.store.refs import resolve_run
 
 
@@ -144,6 +145,7 @@ def apply_delete(target: str | os.PathLike, refs: Sequence[str], *, alive: Alive
             conn.execute(checkpoints.delete().where(checkpoints.c.run_id.in_(ids)))
             conn.execute(runs.delete().where(runs.c.id.in_(ids)))
             live.note_removal(conn)
+            notify(conn, ids)       # a window showing them learns it on commit (PostgreSQL)
         pieces, content, why = collect_pieces(store, reader, say)
         return DeletePlan(store=plan.store, runs=plan.runs, checkpoints=plan.checkpoints, threads=plan.threads,
                           applied=True, rows_bytes=rows, pieces=pieces, content_bytes=content,

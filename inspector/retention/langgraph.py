@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from inspector.errors import StoreError
@@ -102,12 +102,15 @@ def _plan(store: LangGraphStore, rules: Rules, doomed: list[Key], counts: dict, 
                      **extra)
 
 
-def plan(store: LangGraphStore, rules: Rules) -> PrunePlan:
-    """What a prune would remove (rows and pending writes) and the bytes (changes nothing)."""
+def plan(store: LangGraphStore, rules: Rules, *, ids: bool = False) -> PrunePlan:
+    """What a prune would remove (rows and pending writes) and the bytes (changes nothing);
+    with ``ids``, also which checkpoints (``PrunePlan.chosen``: what ``apply(only=…)`` removes
+    at most)."""
     doomed, counts, kept, total = _doomed(store, rules)
     disk = usage_sql.disk_usage(store)
     return _plan(store, rules, doomed, counts, kept, total, rows_bytes=usage_sql.row_bytes(store, doomed),
-                 content_bytes=0, pieces=0, disk_before=disk.total_bytes,
+                 content_bytes=0, pieces=0, disk_before=disk.total_bytes, wal_before=disk.wal_bytes,
+                 chosen=frozenset(doomed) if ids else None,
                  notes=("PostgreSQL: blobs that only removed checkpoints name are deleted too (not counted here)."
                         ,) if store.info.backend == "postgresql" else ())
 
@@ -139,14 +142,20 @@ def check_backup_path(backup_path: Path) -> None:
 
 
 def apply(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False,
-          progress: Callable[[str], None] | None = None, backup: str | None = None) -> PrunePlan:
-    """Prune a LangGraph database (the caller checked ``--langgraph-write``)."""
+          progress: Callable[[str], None] | None = None, backup: str | None = None,
+          only: Collection[Key] | None = None) -> PrunePlan:
+    """Prune a LangGraph database (the caller checked ``--langgraph-write``); ``only``: the
+    checkpoints a preview listed (``plan(ids=True)``), the most that goes (see
+    ``native.apply``)."""
     say = progress or (lambda _text: None)
     with open_store(target) as store:
         assert isinstance(store, LangGraphStore)
         doomed, counts, kept, total = _doomed(store, rules)
+        changed: tuple[str, ...] = ()
+        if only is not None:
+            doomed, changed = _previewed(doomed, only, kept)
         rows_bytes = usage_sql.row_bytes(store, doomed)
-        before = usage_sql.disk_usage(store).total_bytes
+        disk_before = usage_sql.disk_usage(store)
         url, display, path = store.info.url, store.display, store._path
         backup_path = backup_first(path, backup, say) if path is not None and doomed else None
         blobs_gone = blob_bytes = 0
@@ -163,6 +172,20 @@ def apply(target: str | os.PathLike, rules: Rules, *, vacuum: bool = False,
                     usage_sql.vacuum(writer.engine)
         after = usage_sql.disk_usage(store)
         return _plan(store, rules, doomed, counts, kept, total, rows_bytes=rows_bytes, content_bytes=blob_bytes,
-                     pieces=blobs_gone, applied=True, disk_before=before, disk_after=after.total_bytes,
-                     wal_after=after.wal_bytes,
-                     backup=str(backup_path) if backup_path else None)
+                     pieces=blobs_gone, applied=True, disk_before=disk_before.total_bytes,
+                     wal_before=disk_before.wal_bytes, disk_after=after.total_bytes, wal_after=after.wal_bytes,
+                     backup=str(backup_path) if backup_path else None, notes=changed)
+
+
+def _previewed(doomed: list[Key], only: Collection[Key], kept: dict[str, int]) -> tuple[list[Key], tuple[str, ...]]:
+    """Of what the rules select now, what the preview listed (``kept`` per thread counted
+    anew), and what was left out, said."""
+    from inspector.retention.native import changed_notes
+
+    wanted = set(only)
+    chosen = [k for k in doomed if k in wanted]
+    for thread, _, _ in doomed:
+        kept[thread] += 1
+    for thread, _, _ in chosen:
+        kept[thread] -= 1
+    return chosen, changed_notes(len(wanted) - len(chosen), len(doomed) - len(chosen))

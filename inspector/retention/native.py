@@ -9,7 +9,8 @@ killed at any moment leaves committed transactions only, and a new prune finishe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from array import array
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, NamedTuple
 
 from inspector.retention.footprint import Layout
@@ -20,6 +21,7 @@ from inspector.store.native import pins as pin_sql
 from inspector.store.native import prune_sql, usage_sql
 from inspector.store.native.prune_sql import Candidate, Describe, Rules
 from inspector.store.native.store import NativeStore
+from inspector.store.native.writer import STORE_CHANGED, notify
 from inspector.usage.graph import PieceCache
 from inspector.humanize import plural
 
@@ -81,10 +83,22 @@ def _grouped(found: list[Candidate]) -> dict[str, list[int]]:
     return by_run
 
 
-def plan(store: NativeStore, rules: Rules) -> PrunePlan:
-    """What ``apply`` would remove now, and the bytes it would free (changes nothing)."""
+def plan(store: NativeStore, rules: Rules, *, ids: bool = False) -> PrunePlan:
+    """What ``apply`` would remove now, and the bytes it would free (changes nothing); with
+    ``ids``, also which checkpoints (``PrunePlan.chosen``: what ``apply(only=…)`` removes at
+    most), counted from those same rows so that the numbers said are the ids kept."""
+    chosen: array[int] | None = None
     with guard(store.info.display), store.engine.connect() as conn:
-        groups = prune_sql.candidate_groups(conn, rules)
+        if ids:
+            chosen = array("q")
+            counted: dict[tuple[Any, Any, Any], int] = {}
+            for cand in prune_sql.candidates(conn, rules):
+                chosen.append(cand.id)
+                key = (cand.run_id, cand.state_hash, cand.tasks_hash)
+                counted[key] = counted.get(key, 0) + 1
+            groups = [(*key, n) for key, n in counted.items()]
+        else:
+            groups = prune_sql.candidate_groups(conn, rules)
         protected = prune_sql.protected_counts(conn, rules)
     by_run: dict[Any, int] = {}
     for run_id, _state, _tasks, n in groups:        # (by run, as the candidates come)
@@ -97,7 +111,8 @@ def plan(store: NativeStore, rules: Rules) -> PrunePlan:
                   for rid, count in sorted(by_run.items(), key=lambda kv: -kv[1]))
     return PrunePlan(store=store.info.display, kind="native", runs=plans, remove_checkpoints=sum(by_run.values()),
                      total_checkpoints=freed.total, rows_bytes=freed.rows_bytes, content_bytes=freed.content_bytes,
-                     pieces=freed.pieces, protected=protected, disk_before=freed.disk_before, notes=freed.notes)
+                     pieces=freed.pieces, protected=protected, disk_before=freed.disk_before,
+                     wal_before=freed.wal_before, notes=freed.notes, chosen=chosen)
 
 
 class Estimate(NamedTuple):
@@ -108,6 +123,7 @@ class Estimate(NamedTuple):
     content_bytes: int          # the pieces no other checkpoint reaches (what their rows occupy)
     pieces: int                 # how many such pieces
     disk_before: int
+    wal_before: int
     notes: tuple[str, ...] = ()
 
 
@@ -121,7 +137,7 @@ def estimate(store: NativeStore, roots: list[tuple[Any, Any]], per_pair: list[in
     weights = per_pair if per_pair is not None else [1] * len(roots)
     rows_bytes = row_bytes(disk, total, sum(weights))
     if not roots:
-        return Estimate(total, rows_bytes, 0, 0, disk.total_bytes)
+        return Estimate(total, rows_bytes, 0, 0, disk.total_bytes, disk.wal_bytes)
     doomed: dict[bytes, int] = {}
     for pair, n in zip(roots, weights, strict=True):
         for digest in pair:
@@ -135,11 +151,11 @@ def estimate(store: NativeStore, roots: list[tuple[Any, Any]], per_pair: list[in
     with guard(display), engine.connect() as conn:
         why = unsure(damaged, _unread(conn, cache), done=False)
         if why:
-            return Estimate(total, rows_bytes, 0, 0, disk.total_bytes, (why,))
+            return Estimate(total, rows_bytes, 0, 0, disk.total_bytes, disk.wal_bytes, (why,))
         pieces_now = layout(conn)
     garbage = [d for d in pieces_now.sizes if d not in keep]
     return Estimate(total, rows_bytes, pieces_now.freed(garbage, disk.tables.get("ci_blobs", 0)), len(garbage),
-                    disk.total_bytes)
+                    disk.total_bytes, disk.wal_bytes)
 
 
 def row_bytes(disk: Any, total: int, count: int) -> int:
@@ -149,29 +165,58 @@ def row_bytes(disk: Any, total: int, count: int) -> int:
 
 
 def apply(store: NativeStore, rules: Rules, *, vacuum: bool = False, progress: Progress | None = None,
-          describe: Describe | None = None) -> PrunePlan:
+          describe: Describe | None = None, only: Collection[int] | None = None) -> PrunePlan:
     """Prune ``store`` (opened for writing): delete what the rules select and nothing protects
     (saying anew each kept checkpoint whose parent went, see ``prune_sql.renumber``), collect
-    the pieces no checkpoint reaches, optionally VACUUM. Returns what was done."""
+    the pieces no checkpoint reaches, optionally VACUUM. Returns what was done.
+
+    ``only``: the ids a preview listed (``plan(ids=True)``), which the user confirmed: of what
+    the rules select now, only those go. The store may have changed since (a run finished, a
+    checkpoint was pinned, another prune ran): the notes say what was left, and why."""
     say = progress or (lambda _text: None)
     # reads go through a read-only engine: on SQLite a writable engine's every transaction
     # takes the write lock (BEGIN IMMEDIATE), which would stall the agents writing meanwhile
     reader = NativeStore(make_engine(store.target, readonly=True), store.target, read_only=True)
     try:
-        return _apply(store, reader, rules, vacuum, say, describe)
+        return _apply(store, reader, rules, vacuum, say, describe, only)
     finally:
         reader.close()
 
 
+def previewed(found: list[Candidate], only: Collection[int]) -> tuple[list[Candidate], tuple[str, ...]]:
+    """Of the checkpoints the rules select now, those the preview listed (``only``), and what
+    the store's changes since the preview left out, said (nothing when it did not change)."""
+    wanted = set(only)
+    kept = [c for c in found if c.id in wanted]
+    return kept, changed_notes(len(wanted) - len(kept), len(found) - len(kept))
+
+
+def changed_notes(gone: int, more: int) -> tuple[str, ...]:
+    """What a prune confirmed after a preview left, said: ``gone`` previewed checkpoints no
+    longer selected (protected now, or deleted meanwhile), ``more`` selected now that the
+    preview did not list."""
+    notes: tuple[str, ...] = ()
+    if gone:
+        notes += (f"{plural(gone, 'previewed checkpoint')} {'was' if gone == 1 else 'were'} kept: the store "
+                  "changed since the preview (protected now, or no longer there).",)
+    if more:
+        notes += (f"{plural(more, 'more checkpoint')} that the rules select now {'was' if more == 1 else 'were'} "
+                  "not in the preview and stayed; press Preview to see what would go now.",)
+    return notes
+
+
 def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, say: Progress,
-           describe: Describe | None) -> PrunePlan:
+           describe: Describe | None, only: Collection[int] | None) -> PrunePlan:
     engine, display = store.engine, store.info.display
-    before = usage_sql.disk_usage(reader).total_bytes
+    disk_before = usage_sql.disk_usage(reader)
     with guard(display), engine.begin() as conn:
         pin_sql.ensure_table(conn)          # a writer may add the table (see FORMAT.md)
     with guard(display), reader.engine.connect() as conn:
         found = list(prune_sql.candidates(conn, rules))
         protected = prune_sql.protected_counts(conn, rules)     # said as the dry run says it
+    changed: tuple[str, ...] = ()
+    if only is not None:
+        found, changed = previewed(found, only)
     total, _ = usage_sql.checkpoint_totals(reader)
     disk = usage_sql.disk_usage(reader)
     by_run = _grouped(found)
@@ -204,6 +249,9 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
         say("vacuuming")
         with guard(display):
             prune_sql.vacuum(engine)
+        if engine.dialect.name == "postgresql":     # the store's size changed: tell its windows
+            with guard(display), engine.begin() as conn:
+                notify(conn, (STORE_CHANGED,))
     after = usage_sql.disk_usage(reader)
     plans = tuple(RunPlan(run=rid, name=runs[rid].name if rid in runs else rid,
                           status=rules.shown_status(rid, runs[rid].status if rid in runs else ""), remove=n,
@@ -212,11 +260,11 @@ def _apply(store: NativeStore, reader: NativeStore, rules: Rules, vacuum: bool, 
     notes: tuple[str, ...] = () if deleted == len(found) else (
         f"{plural(len(found) - deleted, 'selected checkpoint')} became protected while pruning and "
         f"{'was' if len(found) - deleted == 1 else 'were'} kept.",)
-    notes += (unsure_why,) if unsure_why else ()
+    notes += changed + ((unsure_why,) if unsure_why else ())
     return PrunePlan(store=display, kind="native", runs=plans, remove_checkpoints=deleted, total_checkpoints=total,
                      rows_bytes=row_bytes(disk, total, deleted), content_bytes=content,
-                     pieces=pieces, protected=protected, applied=True, disk_before=before, disk_after=after.total_bytes,
-                     wal_after=after.wal_bytes,
+                     pieces=pieces, protected=protected, applied=True, disk_before=disk_before.total_bytes,
+                     wal_before=disk_before.wal_bytes, disk_after=after.total_bytes, wal_after=after.wal_bytes,
                      notes=notes)
 
 
@@ -252,8 +300,9 @@ def collect_pieces(store: NativeStore, reader: NativeStore, say: Progress) -> Co
             if why:         # written since the mark: stop here (what is deleted was garbage)
                 return Collected(count, pieces_now.freed(gone, relation), why)
             part = [d for d in garbage[start:start + GC_BATCH] if d not in keep]
-            count += prune_sql.delete_pieces(conn, part)
-        gone += part
+            went = prune_sql.delete_pieces(conn, part)
+        gone += went        # (a piece another prune or delete collected first is not counted here)
+        count += len(went)
         say(f"collected {count:,} of {len(garbage):,} unreferenced pieces")
     return Collected(count, pieces_now.freed(gone, relation))
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from inspector.errors import StoreError
 from inspector.model import ACTIVE_STATUSES, RunInfo, parse_statuses
@@ -104,11 +104,16 @@ class PrunePlan:
     pieces: int                 # how many such pieces
     protected: dict[str, int] = field(default_factory=dict)   # reason -> selected checkpoints it keeps
     applied: bool = False
-    disk_before: int = 0
+    disk_before: int = 0        # the file and its write-ahead log, measured right before
     disk_after: int = 0         # the file and its write-ahead log, measured right after
     wal_after: int = 0          # of which the write-ahead log (SQLite folds it into the file)
     backup: str | None = None
     notes: tuple[str, ...] = ()
+    wal_before: int = 0         # the write-ahead log in ``disk_before``
+    # the checkpoints a dry run found (native: ids; LangGraph: (thread, namespace, checkpoint
+    # id)), kept when asked for (``plan_prune(ids=True)``): what ``apply_prune(preview=…)``
+    # removes at most, so that a prune confirmed after a preview never removes more
+    chosen: Collection[Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def bytes(self) -> int:
@@ -116,11 +121,13 @@ class PrunePlan:
         return self.rows_bytes + self.content_bytes
 
     def on_disk(self) -> tuple[int, int, int]:
-        """(on disk before, the file after, its write-ahead log after). The prune's deletions
-        are in the log until SQLite folds them into the file (at its next checkpoint; when the
-        last connection closes, the log goes), and the file keeps its size: the log is said
-        apart, not added to what the prune left on disk."""
-        return self.disk_before, self.disk_after - self.wal_after, self.wal_after
+        """(the file before, the file after, its write-ahead log after): file compared with
+        file, the log said apart (``wal_before`` is the log before). The log holds what every
+        writer committed since SQLite last folded it into the file (at its next checkpoint;
+        when the last connection closes, the log goes): the prune's deletions, and an agent's
+        saves meanwhile. Adding it to either side would credit the prune with another writer's
+        log, or hide it behind a file that keeps its size."""
+        return self.disk_before - self.wal_before, self.disk_after - self.wal_after, self.wal_after
 
     def to_json(self) -> dict:
         """The ``prune --json`` document."""
@@ -128,6 +135,7 @@ class PrunePlan:
                 "remove_checkpoints": self.remove_checkpoints, "total_checkpoints": self.total_checkpoints,
                 "bytes": self.bytes, "rows_bytes": self.rows_bytes, "content_bytes": self.content_bytes,
                 "pieces": self.pieces, "protected": self.protected, "disk_before": self.disk_before,
-                "disk_after": self.disk_after, "wal_after": self.wal_after, "backup": self.backup, "notes": list(self.notes),
+                "disk_after": self.disk_after, "wal_before": self.wal_before, "wal_after": self.wal_after,
+                "backup": self.backup, "notes": list(self.notes),
                 "runs": [{"run": r.run, "name": r.name, "status": r.status, "remove": r.remove, "keep": r.keep}
                          for r in self.runs]}

@@ -209,7 +209,7 @@ def test_a_damaged_row_stops_the_collection_of_pieces_until_its_run_goes(store, 
     out = capsys.readouterr().out
     assert "Removed 62 of" in out and "and 0 unreferenced pieces" in out
     assert "numbered again from #0 in each run" in out     # (#10 of a run is another checkpoint now)
-    assert "write-ahead log of the prune until SQLite folds it into the file" in out
+    assert "Write-ahead log: " in out and "this prune's among them, until SQLite folds them into the file" in out
     assert "note: Unreferenced pieces were not collected: 1 " in out
     assert ("1 reference from checkpoints to their state is damaged" in out and "delete their runs" in out
             if damage != "a piece row of the wrong types" else "1 piece the checkpoints reach could not be read" in out)

@@ -16,6 +16,7 @@ from inspector.errors import StoreError
 from inspector.model import CheckpointInfo
 from inspector.store.engine import guard
 from inspector.store.native.schema import checkpoints, pins
+from inspector.store.native.writer import notify
 
 TABLE = "ci_pins"
 
@@ -58,7 +59,8 @@ def list_pins(engine: sa.Engine, display: str) -> list[tuple[int, str, int, floa
 
 
 def set_pinned(engine: sa.Engine, display: str, info: CheckpointInfo, pinned: bool, note: str = "") -> bool:
-    """Pin or unpin one checkpoint; True when that changed anything."""
+    """Pin or unpin one checkpoint; True when that changed anything (then PostgreSQL listeners
+    are told, on commit, that its run changed)."""
     with guard(display), engine.begin() as conn:
         if not pinned and not table_exists(conn):
             return False
@@ -70,11 +72,12 @@ def set_pinned(engine: sa.Engine, display: str, info: CheckpointInfo, pinned: bo
         if pinned and found is None:
             conn.execute(pins.insert().values(checkpoint_id=int(info.id), run_id=info.run_id,
                                               created=time.time(), note=note))
-            return True
-        if not pinned and found is not None:
+        elif not pinned and found is not None:
             conn.execute(pins.delete().where(pins.c.checkpoint_id == info.id))
-            return True
-        return False
+        else:
+            return False
+        notify(conn, (info.run_id,))        # a window showing the run shows the pin
+        return True
 
 
 def delete_for(conn: sa.Connection, checkpoint_ids: Collection[int]) -> None:

@@ -29,6 +29,7 @@ from inspector.store.native import blobs, live
 from inspector.store.native import pins as pin_sql
 from inspector.store.native.schema import blobs as blob_table
 from inspector.store.native.schema import checkpoints, pins, runs
+from inspector.store.native.writer import STORE_CHANGED, notify
 
 LG_LANES = "ci_lg_lanes"     # issue 19's LangGraph lanes: their own prune, never touched here
 # checkpoints (and pieces) per deleting transaction; the crash tests make it small so that a
@@ -220,7 +221,8 @@ def delete_checkpoints(conn: sa.Connection, rules: Rules, run_ids: Collection[st
                        describe: Describe | None = None) -> int:
     """Delete these checkpoints unless protected now, renumber the runs' survivors, fix their
     parents and counts, and say anew each survivor whose parent went (``renumber``; its change
-    only with ``describe``); returns how many were deleted (inside the caller's transaction).
+    only with ``describe``); returns how many were deleted (inside the caller's transaction,
+    which tells PostgreSQL listeners of each run that lost checkpoints when it commits).
 
     The runs' rows are read once, each with whether it is protected now, and every write is
     one statement per table for the whole batch (a statement per run, or an IN list of
@@ -236,6 +238,7 @@ def delete_checkpoints(conn: sa.Connection, rules: Rules, run_ids: Collection[st
         pin_sql.delete_for(conn, [r[0] for r in conn.execute(sa.select(pins.c.checkpoint_id)) if r[0] in doomed])
     _delete_ids(conn, "ci_checkpoints", "id", gone)
     live.note_removal(conn)
+    notify(conn, [run_id for run_id, rows in before.items() if any(row[0] in doomed for row in rows)])
     renumber(conn, [(run_id, *_kept(rows, doomed)) for run_id, rows in before.items()], describe)
     return len(gone)
 
@@ -409,12 +412,16 @@ def page_size(conn: sa.Connection) -> int | None:
     return as_int(conn.exec_driver_sql("PRAGMA page_size").scalar()) or None
 
 
-def delete_pieces(conn: sa.Connection, digests: Sequence[bytes]) -> int:
-    """Delete these pieces (the caller checked that nothing reaches them); how many went."""
-    gone = 0
+def delete_pieces(conn: sa.Connection, digests: Sequence[bytes]) -> list[bytes]:
+    """Delete these pieces (the caller checked that nothing reaches them); the digests of those
+    that went (not those another prune or delete collected first: what was freed is theirs)."""
+    gone: list[bytes] = []
     for start in range(0, len(digests), ID_BATCH):
         part = list(digests[start:start + ID_BATCH])
-        gone += conn.execute(blob_table.delete().where(blob_table.c.hash.in_(part))).rowcount or 0
+        gone += [bytes(r[0]) for r in conn.execute(blob_table.delete().where(blob_table.c.hash.in_(part))
+                                                   .returning(blob_table.c.hash))]
+    if gone:        # the store's size changed: a window's totals follow it
+        notify(conn, (STORE_CHANGED,))
     return gone
 
 

@@ -8,7 +8,7 @@ import socket
 import time
 import uuid
 from typing import Any, NamedTuple, NoReturn
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 
 import sqlalchemy as sa
 
@@ -24,6 +24,18 @@ from inspector.store.native.rows import check_spec
 from inspector.store.native.store import NativeStore
 
 NOTIFY_CHANNEL = "checkpoint_inspector"
+STORE_CHANGED = ""      # a payload naming no run: the store changed (pieces collected), not a run listed
+
+
+def notify(conn: sa.Connection, run_ids: Collection[str]) -> None:
+    """Tell PostgreSQL listeners (``inspector.watch.pg_listen``) that these runs changed, when
+    the caller's transaction commits: one notification per run (the payload is its id), sent
+    in one statement. Every write that changes what a window shows calls it inside its
+    transaction (appends, status changes, deletes, prunes, pins); SQLite needs nothing (its
+    readers watch the files)."""
+    if run_ids and conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("SELECT pg_notify(%s, r) FROM unnest(%s::text[]) AS r",
+                             (NOTIFY_CHANNEL, sorted(set(run_ids))))
 
 
 def new_run_id() -> str:
@@ -62,8 +74,7 @@ class NativeWriter:
         self._statements()
 
     def _notify(self, conn: sa.Connection, run_id: str) -> None:
-        if self.engine.dialect.name == "postgresql":
-            conn.execute(sa.text("SELECT pg_notify(:ch, :run)"), {"ch": NOTIFY_CHANNEL, "run": run_id})
+        notify(conn, (run_id,))
 
     # -- runs --------------------------------------------------------------------
     def create_run(self, *, name: str, agent: str = "", status: str = "running",

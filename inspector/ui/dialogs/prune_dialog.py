@@ -75,6 +75,7 @@ class PruneDialog(QDialog):
         self.info = info
         self.runner = runner
         self.plan: PrunePlan | None = None
+        self._plan_rules: Any = None    # the rules the preview used (its cutoff time among them)
         self.keep_box = QCheckBox("Keep the last")
         self.keep_box.setChecked(True)
         self.keep = QSpinBox()
@@ -187,11 +188,12 @@ class PruneDialog(QDialog):
         target = target_of(self.info)
         set_available(self.preview_button, False, "working out what would go; the list comes in a moment.")
         self._say("Working out what would go \u2026")
-        self.runner.run(lambda: plan_prune(target, rules, diagnose=effective_statuses), self._on_plan,
-                        self._on_failed, key="prune-preview")
+        self.runner.run(lambda: (plan_prune(target, rules, diagnose=effective_statuses, ids=True), rules),
+                        self._on_plan, self._on_failed, key="prune-preview")
 
-    def _on_plan(self, plan: PrunePlan) -> None:
+    def _on_plan(self, planned: tuple[PrunePlan, Any]) -> None:
         set_available(self.preview_button, True)
+        plan, self._plan_rules = planned
         self.plan = plan
         self._show(plan)
         set_available(self.apply_button, plan.remove_checkpoints > 0,
@@ -216,8 +218,12 @@ class PruneDialog(QDialog):
         if kept:
             text += f"; kept although selected: {kept}"
         if plan.applied:
-            before, after, wal = plan.on_disk()
-            log = f" (and a {fmt_size(wal)} write-ahead log until SQLite folds it into the file)" if wal else ""
+            before, after, wal = plan.on_disk()     # the file, then its log apart (see PrunePlan.on_disk)
+            log = "" if not wal and not plan.wal_before else (
+                f" (and a {fmt_size(wal)} write-ahead log until SQLite folds it into the file: every writer's "
+                "changes meanwhile, this prune's among them)" if not plan.wal_before else
+                f" (and a write-ahead log until SQLite folds it into the file: {fmt_size(plan.wal_before)} before, "
+                f"{fmt_size(wal)} after, every writer's changes, this prune's among them)")
             text += f". On disk {fmt_size(before)} \u2192 {fmt_size(after)}{log}."
             if plan.backup:
                 text += f" Backup: {html.escape(plan.backup)}"
@@ -247,9 +253,13 @@ class PruneDialog(QDialog):
             self.apply()
 
     def apply(self) -> None:
-        """Prune now (no question asked: ``confirm_and_apply`` asks)."""
+        """Prune what the preview listed, now (no question asked: ``confirm_and_apply`` asks):
+        the preview's own rules, and none of the checkpoints it did not list, however the store
+        changed since (a run that finished meanwhile keeps its checkpoints; the summary says so)."""
+        if self.plan is None:
+            return
         self._vacuum_only = False
-        self._run_prune(self.rules(), self.vacuum.isChecked(), "Pruning \u2026")
+        self._run_prune(self._plan_rules, self.vacuum.isChecked(), "Pruning \u2026", preview=self.plan)
 
     def confirm_and_vacuum(self) -> None:
         """Ask, then VACUUM: the prune ``--vacuum`` runs, with rules that keep every checkpoint
@@ -273,7 +283,7 @@ class PruneDialog(QDialog):
         self._vacuum_only = True
         self._run_prune(make_rules(keep_last=KEEP_ALL), True, "Vacuuming \u2026")
 
-    def _run_prune(self, rules: Any, vacuum: bool, saying: str) -> None:
+    def _run_prune(self, rules: Any, vacuum: bool, saying: str, preview: PrunePlan | None = None) -> None:
         from inspector.retention.api import apply_prune
         target, unlock = target_of(self.info), self.unlock.isChecked()
         for button in (self.apply_button, self.preview_button, self.vacuum_button):
@@ -281,7 +291,7 @@ class PruneDialog(QDialog):
         self._vacuumed = vacuum
         self._say(saying)
         self.runner.run(lambda: apply_prune(target, rules, vacuum=vacuum, langgraph_write=unlock,
-                                            diagnose=effective_statuses, describe=summarize),
+                                            diagnose=effective_statuses, describe=summarize, preview=preview),
                         self._on_applied, self._on_failed, key="prune-apply")
 
     def _on_applied(self, plan: PrunePlan) -> None:

@@ -78,6 +78,7 @@ def run_gui(store: str | None, *, screenshot: str | os.PathLike | None = None, s
     """
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen":     # a screenshot, or a window run headless
         _quiet_offscreen_notes()
     if screenshot is None:     # a screenshot leaves no trace; the app logs to its rotating file
         from inspector.ui import logfile
@@ -164,7 +165,8 @@ OFFSCREEN_NOTES = ("This plugin does not support propagateSizeHints()",)
 
 
 def _quiet_offscreen_notes() -> None:
-    """Screenshot mode: drop what the offscreen platform says about every window it shows.
+    """The offscreen platform (screenshots, a window run headless): drop what it says about
+    every window it shows (a live window followed for minutes printed it hundreds of times).
 
     It is not a problem of the app (that plugin simply has no window manager to hint);
     every other Qt message still goes to stderr.

@@ -39,6 +39,19 @@ def test_without_a_display_the_gui_says_to_use_screenshot(demo_store: Path) -> N
     assert "Traceback" not in result.stderr
 
 
+def test_a_window_run_headless_prints_no_offscreen_notes(demo_store: Path, tmp_path: Path) -> None:
+    """QT_QPA_PLATFORM=offscreen without --screenshot (a window left following a store on a
+    server): the plugin's note about every window it shows (hundreds in minutes) is dropped,
+    as in screenshot mode; the window runs until stopped."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(tmp_path),
+           "XDG_STATE_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path)}
+    with pytest.raises(subprocess.TimeoutExpired) as stopped:     # (it stays up: stopped after 8 s)
+        _cli("open", str(demo_store), "--no-live", env=env, timeout=8)
+    err = stopped.value.stderr or b""
+    text = err.decode() if isinstance(err, bytes) else err
+    assert "propagateSizeHints" not in text and "Traceback" not in text, text
+
+
 def test_screenshot_renders_the_loaded_window(demo_store: Path, tmp_path: Path) -> None:
     from inspector.store import open_store
 

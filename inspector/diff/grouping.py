@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.diff.model import ADDED, REMOVED, Change, format_path, short_repr
+from inspector.diff.model import ADDED, REMOVED, Change, format_path
+from inspector.diff.preview import short_repr
 from inspector.model import Record
 
 MIN_ITEMS = 3       # fewer consecutive items stay separate rows

@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from inspector.diff.model import short_repr
+from inspector.diff.preview import short_repr
 from inspector.record import Checkpointer
 from inspector.store import open_store
 

@@ -9,7 +9,8 @@ from PySide6.QtGui import QColor, QFontDatabase
 
 from inspector.diff import ADDED, CHANGED, MOVED, REMOVED, Change, Move, NumberDelta, TextDelta
 from inspector.diff.grouping import ItemRange, group_changes
-from inspector.diff.model import message_preview, number_note, preview_pair
+from inspector.diff.model import number_note
+from inspector.diff.preview import message_preview, preview_pair
 from inspector.highlight import to_json_text
 from inspector.lazy import LazyText
 from inspector.ui.formatting import visible

@@ -19,6 +19,10 @@ class RunNotFoundError(StoreError):
     """There is no such run (never was, or it was deleted)."""
 
 
+class CheckpointNotFoundError(StoreError):
+    """There is no such checkpoint (never was, or it was pruned or deleted)."""
+
+
 class NewerFormatError(StoreError):
     """The store was written by a newer version of the format."""
 

@@ -182,6 +182,7 @@ class MainWindow(QMainWindow):
         self.timeline_panel.place_lost.connect(lambda text: self.banner.show_message(text, "warning"))
         self.details.task_history_requested.connect(self.open_task_history)
         self.details.value_history_requested.connect(self.open_value_history)
+        self.details.notice.connect(lambda text: self.banner.show_message(text, "warning"))
 
     # -- extension points --------------------------------------------------------------------
     def add_dock(self, widget: QWidget, title: str, area: Qt.DockWidgetArea = Qt.DockWidgetArea.BottomDockWidgetArea,
@@ -362,6 +363,9 @@ class MainWindow(QMainWindow):
             # checkpoints of the run shown were deleted (a prune, a LangGraph fork deleted):
             # rows are gone and a native run's are numbered anew, so it is shown afresh
             self._on_run_selected(run, keep=True)
+            diff = self.details.panels.get("diff")
+            if diff is not None and hasattr(diff, "recheck_base"):
+                diff.recheck_base()     # a base held for comparison may have gone, or be numbered anew
             fewer = shown.checkpoint_count - run.checkpoint_count
             self.statusBar().showMessage(
                 f"{plural(fewer, 'checkpoint')} of “{run.name}” {'was' if fewer == 1 else 'were'} deleted "

@@ -165,3 +165,30 @@ def test_a_checkpoint_deleted_under_a_reader_is_named_as_gone_not_by_a_bare_id(t
         assert str(gone.value) == f"Checkpoint id {old.id} is no longer in {path} (deleted or pruned by another process?)."
         with pytest.raises(StoreError, match="There is no checkpoint 99999 in"):
             store.load(99999)      # an id the store never had
+
+
+def test_a_held_diff_base_pruned_elsewhere_gives_way_to_the_parent(window, qtbot, tmp_path) -> None:
+    """The Diff tab holds #3 as its base; another process prunes the run to its last 8: the
+    base is gone, so each checkpoint is compared with its parent again and the banner says why
+    (the tab said "There is no checkpoint 7" — the base's row id — and kept "#3 (base)", which
+    after the renumbering named another checkpoint)."""
+    from inspector.ui.widgets.diff_panel import PARENT, DiffPanel
+
+    path = tmp_path / "s.db"
+    run = record(path, "base pruned", 20)
+    open_in(window, qtbot, path)
+    select_run(window, qtbot, run)
+    select_checkpoint(window, qtbot, 3)
+    window.go_to_tab("diff")
+    diff = window.findChildren(DiffPanel)[0]
+    qtbot.waitUntil(lambda: not diff.busy and diff.result is not None, timeout=20_000)
+    diff.pin_current()
+    select_checkpoint(window, qtbot, 15)
+    qtbot.waitUntil(lambda: not diff.busy and diff.result is not None and diff.result.b.seq == 15, timeout=20_000)
+    assert diff.result.a.seq == 3
+    apply_prune(path, make_rules(keep_last=8, runs=[run]))
+    qtbot.waitUntil(lambda: "is no longer in the store (pruned or deleted)" in window.banner.message
+                    and "base held for comparison" in window.banner.message, timeout=20_000)
+    qtbot.waitUntil(lambda: not diff.busy and diff.result is not None, timeout=20_000)
+    assert diff._mode == PARENT and diff.result.a.seq == diff.result.b.seq - 1
+    assert "no checkpoint" not in diff.summary.summary.text().lower()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector import limits
-from inspector.errors import (CorruptDataError, NewerFormatError, NotAStoreError, RunNotFoundError, StoreError,
+from inspector.errors import (CheckpointNotFoundError, CorruptDataError, NewerFormatError, NotAStoreError, RunNotFoundError, StoreError,
                               TaskStateError)
 from inspector.model import NATIVE_CAPABILITIES, ChangeSet, CheckpointInfo, RunInfo, Snapshot, StoreInfo, replace
 from inspector.store import dberrors, sqlite_ro
@@ -301,7 +301,7 @@ class NativeReads(Store):
         else:
             raise StoreError(f"{ref!r} is not a checkpoint reference (use an id or RUN:SEQ).")
         if not rows:
-            raise StoreError(self._missing(cur, ref, run_id, key))
+            raise CheckpointNotFoundError(self._missing(cur, ref, run_id, key))
         return rows[0]
 
     def _missing(self, cur: Any, ref: int | str, run_id: str | None, key: int | str) -> str:

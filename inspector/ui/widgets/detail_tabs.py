@@ -92,6 +92,7 @@ class DetailTabs(QWidget):
     pair_loaded = Signal(object, object)
     task_history_requested = Signal(str)   # a task's id ("" for every task), from the Tasks tab
     value_history_requested = Signal(object)   # a value's path (tuple), from the State tab
+    notice = Signal(str)   # a panel's word for the window's banner (the Diff tab's held base went)
 
     def __init__(self, session: StoreSession, parent: QWidget | None = None, *,
                  startup: Startup | None = None) -> None:
@@ -160,6 +161,8 @@ class DetailTabs(QWidget):
             panel.history_requested.connect(self.task_history_requested)
         if hasattr(panel, "value_history_requested"):
             panel.value_history_requested.connect(self.value_history_requested)
+        if hasattr(panel, "base_lost"):
+            panel.base_lost.connect(self.notice)
         if self.session.store is not None and hasattr(panel, "set_store"):
             panel.set_store(self.session.store)
         self._show_in(key, panel, self.snapshot, self._run)

@@ -24,6 +24,7 @@ from inspector.ui import icons
 from inspector.ui.availability import set_available
 from inspector.ui.formatting import elide_middle, visible, visible_html
 from inspector.diff import REMOVED, DiffResult
+from inspector.errors import CheckpointNotFoundError, StoreError
 from inspector.model import CheckpointInfo, RunInfo, Snapshot
 from inspector.store.base import Store
 from inspector.ui.models.change_list_model import CHANGE_ROLE, OP, PATH, ChangeListModel
@@ -58,6 +59,14 @@ NOT_A_FORK = ("the selected run is not a fork; select a fork (listed under its o
               "compare it with where it started.")
 
 
+def _held_base(store: Store, base: CheckpointInfo) -> CheckpointInfo | None:
+    """Worker: the held base's row read again, or None when it is no longer in the store."""
+    try:
+        return store.get_checkpoint(base.id)
+    except CheckpointNotFoundError:
+        return None
+
+
 class ChangeTable(QTableView):
     """The change list: rows of fixed height; Home/End go to the first/last change (not column)."""
 
@@ -83,6 +92,7 @@ class DiffPanel(QWidget):
     diff_ready = Signal(object)
     text_ready = Signal()
     value_history_requested = Signal(object)   # a changed value's path (tuple): its Value History
+    base_lost = Signal(str)     # the held base is no longer in the store: the sentence saying so
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -110,6 +120,8 @@ class DiffPanel(QWidget):
         self._text_job = LatestJob(self)
         self._choose_job = LatestJob(self)
         self._filter_job = LatestJob(self)
+        self._base_job = LatestJob(self)      # is a held base still in the store? (after a failed diff)
+        self._base_failure: BaseException | None = None
         self._filter_timer = QTimer(self, singleShot=True, interval=FILTER_MS)
         self._filter_timer.timeout.connect(self._apply_filter)
         self._filter_cache: dict = {}      # the shown diff's rows' paths, for the filter job
@@ -273,7 +285,9 @@ class DiffPanel(QWidget):
 
     def _wire(self) -> None:
         self._diff_job.finished.connect(self._on_diff_finished)
-        self._diff_job.failed.connect(self._on_job_failed)
+        self._diff_job.failed.connect(self._on_diff_failed)
+        self._base_job.finished.connect(self._on_base_checked)
+        self._base_job.failed.connect(lambda _err: self._on_job_failed(self._base_failure or _err))
         self._diff_job.progressed.connect(self._on_job_progressed)
         self._text_job.finished.connect(self._on_text_finished)
         self._text_job.failed.connect(self._on_job_failed)
@@ -491,6 +505,42 @@ class DiffPanel(QWidget):
 
     def _on_job_progressed(self, _done: int, _total: int, stage: str) -> None:
         self.stage.setText(STAGES.get(stage, stage))
+
+    def _on_diff_failed(self, err: BaseException) -> None:
+        """A diff that failed while a base is held: the base may have been pruned or deleted by
+        another process since it was chosen (a native run's checkpoints are numbered anew then,
+        and "#3 (base)" would name another one): its row is read again off the GUI thread
+        before the failure is shown."""
+        pinned, store = self._pinned, self._store
+        if self._mode == PINNED and pinned is not None and store is not None and isinstance(err, StoreError):
+            self._base_failure = err
+            self._base_job.submit(lambda _ctx: _held_base(store, pinned))
+            return
+        self._on_job_failed(err)
+
+    def recheck_base(self) -> None:
+        """Checkpoints were deleted from the store (a prune or a delete, here or elsewhere): a
+        held base is read again off the GUI thread — gone, the snapshot is compared with its
+        parent again and the window is told; renumbered, its new number is shown."""
+        pinned, store = self._pinned, self._store
+        if self._mode == PINNED and pinned is not None and store is not None:
+            self._base_failure = None
+            self._base_job.submit(lambda _ctx: _held_base(store, pinned))
+
+    def _on_base_checked(self, found: CheckpointInfo | None) -> None:
+        """The held base read again (after a failed diff, or ``recheck_base``)."""
+        gone, err = self._pinned, self._base_failure
+        self._base_failure = None
+        if gone is None or self._mode != PINNED or found is not None:
+            if err is not None:         # the diff failed for another reason: say it
+                self._on_job_failed(err)
+            elif found is not None and gone is not None and found.seq != gone.seq and found.id == gone.id:
+                self._pinned = found    # numbered anew by a prune: "#4 (base)", not the old #18
+                self._update_bar()
+            return
+        self.use_parent()
+        self.base_lost.emit(f"The base held for comparison, {self._where(gone, short=True)}, is no longer in the "
+                            "store (pruned or deleted): each checkpoint is compared with its parent again.")
 
     def _on_job_failed(self, err: BaseException) -> None:
         self._update_bar()

@@ -435,6 +435,8 @@ class DiffPanel(QWidget):
         self.model.set_changes(())
         self.detail.show_change(None)
         self.sides.clear("Comparing…")
+        self.sides.set_titles(NO_TITLE, NO_TITLE)    # (the last pair's "old #830 / new #831" stayed)
+        self._set_hunk_text("", "")                  # (… and its "3 differing blocks")
         self.summary.show_message("Comparing…")
         self._update_bar()
 

@@ -138,6 +138,22 @@ def test_without_a_comparison_the_panel_is_its_sentence_alone(qtbot, panels_stor
     assert not _body_shown(panel)
 
 
+def test_a_comparison_under_way_shows_nothing_of_the_last_pair(qtbot, panels_store, snap_at, beekeeping) -> None:
+    """While the next pair is compared (a window following a live run: every head), the text
+    panes' titles and the hunk count are cleared with the panes: a soak test's screenshot had
+    "Comparing…" under "old #830 / new #831" and "3 differing blocks" of the pair before."""
+    panel = _panel(qtbot, panels_store)
+    panel.show_snapshot(snap_at(5), beekeeping)
+    _wait_text(qtbot, panel)
+    assert "#5" in panel.sides.right_title.toolTip() + panel.sides.right_title.text()
+    assert panel.hunk_label.text()
+    panel.show_snapshot(snap_at(9), beekeeping)       # under way: no event handled yet
+    assert "#5" not in panel.sides.right_title.text() and "#4" not in panel.sides.left_title.text()
+    assert panel.hunk_label.text() == ""
+    _wait_text(qtbot, panel)
+    assert panel.result.b.seq == 9 and panel.hunk_label.text()
+
+
 def test_a_newer_pair_supersedes_an_older_one(qtbot, panels_store, snap_at, beekeeping) -> None:
     panel = _panel(qtbot, panels_store)
     results = []

@@ -59,7 +59,8 @@ class WatchBridge(QObject):
         self._moved = ""              # what the last poll found of the store's file ('' when it is there)
         self._poked_since = False     # a change source poked since the last poll began
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
-        self._debounce.timeout.connect(self._poll)
+        self._debounce.timeout.connect(self._on_debounce)
+        self._due = False             # a poll is owed when the throttle's timer ends
         self._fallback = QTimer(self, interval=FALLBACK_POLL_MS)
         self._fallback.timeout.connect(self._poll)
         self._identity = QTimer(self, interval=IDENTITY_POLL_MS)
@@ -137,6 +138,7 @@ class WatchBridge(QObject):
 
     def _stop(self) -> None:
         self._debounce.stop()
+        self._due = False
         self._fallback.stop()
         self._identity.stop()
         if self._source is not None:
@@ -149,12 +151,21 @@ class WatchBridge(QObject):
             self._poked.emit()
 
     def _on_poked(self) -> None:
-        # throttle rather than restart: a steady stream of writes still gets a poll every
-        # DEBOUNCE_MS instead of being postponed forever
+        # throttle rather than restart: the first write after a quiet spell is read at once,
+        # those that follow within DEBOUNCE_MS when its timer ends (a steady stream of writes
+        # gets a poll every DEBOUNCE_MS instead of being postponed forever)
         if self._live and self._tracker is not None:
             self._poked_since = True
-            if not self._debounce.isActive():
+            if self._debounce.isActive():
+                self._due = True
+            else:
                 self._debounce.start()
+                self._poll()
+
+    def _on_debounce(self) -> None:
+        if self._due:
+            self._due = False
+            self._poll()
 
     def _poll(self) -> None:
         tracker = self._tracker
@@ -210,5 +221,7 @@ class WatchBridge(QObject):
         self._in_flight = False
         if self._again:
             self._again = False
-            if self._live and not self._debounce.isActive():
-                self._debounce.start()
+            if self._live:
+                self._due = True
+                if not self._debounce.isActive():
+                    self._debounce.start()

@@ -8,17 +8,18 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from watchdog.events import (FileClosedEvent, FileCreatedEvent, FileDeletedEvent,
-                             FileModifiedEvent, FileMovedEvent, FileSystemEvent,
-                             FileSystemEventHandler)
+from watchdog.events import (FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent,
+                             FileSystemEvent, FileSystemEventHandler)
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 log = logging.getLogger(__name__)
 
 # Only events that mean "bytes changed". Opening or closing a file without writing (what a
-# reader does) is ignored, otherwise our own reads would wake us up in a loop.
-WRITE_EVENTS = (FileModifiedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent)
+# reader does) is ignored, otherwise our own reads would wake us up in a loop — closing too:
+# SQLite's readers open -wal and -shm read-write, and inotify says IN_CLOSE_WRITE (watchdog's
+# FileClosedEvent) for any file opened so, written or not; a write itself is IN_MODIFY.
+WRITE_EVENTS = (FileModifiedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent)
 
 
 def _observer_class() -> Callable[[], BaseObserver]:

@@ -260,3 +260,32 @@ def test_a_killed_agent_shows_crashed_within_seconds(window, qtbot, demo_store: 
         killed = time.monotonic()
         qtbot.waitUntil(lambda: window.runs_panel.model.tree.by_id[run_id].status == "crashed", timeout=10_000)
         assert time.monotonic() - killed < 8
+
+
+def test_an_idle_store_is_not_read_again_and_a_write_is_read_at_once(window, qtbot, tmp_path: Path) -> None:
+    """Nothing written, nothing read: the window's own reads close the store's -wal (opened
+    read-write by SQLite), which inotify reports as IN_CLOSE_WRITE; taken for a write, each
+    poll woke the next (6-7 polls a second on an idle store). And the first write after a quiet
+    spell is read at once, not after the throttle's DEBOUNCE_MS (live latency 77-163 -> 6 ms)."""
+    import time
+
+    from inspector.record import Checkpointer
+    from inspector.ui.watch_bridge import DEBOUNCE_MS
+
+    path = tmp_path / "s.db"
+    with Checkpointer(path, name="writer") as cp:       # open: its connection keeps the -wal
+        cp.save({"n": 0}, kind="step", name="first")
+        open_in(window, qtbot, path)
+        bridge = window.session.bridge
+        qtbot.waitUntil(lambda: window.runs_panel.model.rowCount() == 1, timeout=20_000)
+        qtbot.wait(1000)                # the opening's own reads settle
+        polls: list[float] = []
+        bridge.polled.connect(lambda: polls.append(time.monotonic()))
+        qtbot.wait(2000)
+        assert len(polls) <= 1, f"{len(polls)} polls of an idle store in 2 s"
+        polls.clear()
+        written = time.monotonic()
+        cp.save({"n": 1}, kind="step", name="second")
+        qtbot.waitUntil(lambda: bool(polls), timeout=10_000)
+        # read at once (a generous bound: the throttle alone would wait DEBOUNCE_MS)
+        assert polls[0] - written < DEBOUNCE_MS / 1000 + 2.0

@@ -12,6 +12,7 @@ from inspector.ui import formatting
 from inspector.ui.models.run_tree import (COL_CHECKPOINTS, COL_CHECKS, COL_ID, COL_NAME,
                                           COL_STATUS, COL_UPDATED, COLUMN_TITLES, RunNode, RunsLoad,
                                           RunTree, fork_points, load_running, load_runs)
+from inspector.resume.liveness import this_host
 from inspector.resume.status import EffectiveStatus, deep_statuses, quick_statuses
 from inspector.store.refs import match_runs
 from inspector.ui.session import StoreSession
@@ -298,7 +299,9 @@ class RunsModel(QAbstractItemModel):
         every 30 s). A silent owner is left to ``refresh_running``: the heartbeat times known
         here may be up to its period old. The runs that turned crashed are reported in
         ``runs_updated`` too, so that what describes the selected one is asked again."""
-        watched = [n.run for n in self.tree.by_id.values() if n.status in WATCHED]
+        host = this_host()      # (only an owner on this machine can be found gone: others' runs cost nothing)
+        watched = [n.run for n in self.tree.by_id.values()
+                   if n.status in WATCHED and n.run.owner_pid and n.run.owner_host == host]
         if not watched:
             return
         crashed = []

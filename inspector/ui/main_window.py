@@ -382,6 +382,8 @@ class MainWindow(QMainWindow):
         self.details.show_checkpoint(None, None)
         self.run_changed.emit(None)
         self._update_copy_ref()
+        if run_id in self.storage.deleting:
+            return      # this window's own delete: its status line says what went
         self.show_error(f"The run “{shown.name}” is no longer in the store: it was deleted (a prune, or "
                         "the program that wrote it).", "info")
 

@@ -34,6 +34,7 @@ class StorageActions:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.view: StorageView | None = None   # built when first shown: pyqtgraph stays out of start-up
+        self.deleting: set[str] = set()   # runs this window is deleting (the watcher may see them go first)
         self.dock = window.add_dock(QWidget(), "Storage", Qt.DockWidgetArea.BottomDockWidgetArea, name="dock-storage",
                                     in_panels=False)     # View ▸ Storage, once
         self.dock.hide()
@@ -151,12 +152,18 @@ class StorageActions:
         from inspector.resume.status import still_working
 
         refs, unlock = [r.id for r in plan.runs], plan.langgraph     # (the user just allowed it)
+        self.deleting = set(refs)
         self.window.session.runner.run(lambda: apply_delete(target, refs, alive=still_working, langgraph_write=unlock),
-                                       self._on_deleted, self.window.show_error, key="delete-run")
+                                       self._on_deleted, self._on_delete_failed, key="delete-run")
+
+    def _on_delete_failed(self, message: str) -> None:
+        self.deleting = set()
+        self.window.show_error(message)
 
     def _on_deleted(self, plan: DeletePlan) -> None:
         from inspector.humanize import fmt_size, plural
 
+        self.deleting = set()
         self.window.store_status.note_write()
         shown = self.window.timeline_panel.model.run
         if shown is not None and shown.id in {r.id for r in plan.runs}:
